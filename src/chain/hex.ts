@@ -1,0 +1,74 @@
+/**
+ * The one module that converts between wire types (0x-prefixed hex strings) and stored types
+ * (bytes, numbers, bigints). Parsers return `undefined` on malformed input so callers can name
+ * the parameter in their error; formatters never fail.
+ */
+
+const HEX_QUANTITY = /^0x(0|[1-9a-fA-F][0-9a-fA-F]*)$/;
+const HEX_DATA = /^0x([0-9a-fA-F]{2})*$/;
+
+/** Renders bytes as lower-case 0x-prefixed hex data. */
+export function bytesToHex(bytes: Uint8Array): string {
+  return '0x' + Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('hex');
+}
+
+/** Renders a non-negative integer as a hex quantity without leading zeros (`0x0` for zero). */
+export function quantityToHex(value: number | bigint): string {
+  return '0x' + value.toString(16);
+}
+
+/** Renders minimal big-endian bytes (as stored) as a hex quantity. */
+export function bytesQuantityToHex(bytes: Uint8Array): string {
+  let i = 0;
+  while (i < bytes.length && bytes[i] === 0) i++;
+  if (i === bytes.length) return '0x0';
+  const hex = Buffer.from(bytes.buffer, bytes.byteOffset + i, bytes.byteLength - i).toString('hex');
+  return hex[0] === '0' ? '0x' + hex.slice(1) : '0x' + hex;
+}
+
+/** Parses 0x-prefixed hex data of even length; with `length`, requires exactly that many bytes. */
+export function hexToBytes(hex: unknown, length?: number): Uint8Array | undefined {
+  if (typeof hex !== 'string' || !HEX_DATA.test(hex)) return undefined;
+  if (length !== undefined && hex.length !== 2 + 2 * length) return undefined;
+  return new Uint8Array(Buffer.from(hex.slice(2), 'hex'));
+}
+
+/** Parses a geth-style hex quantity (`0x0`, `0x1a`; no `0x`, no leading zeros) into a bigint. */
+export function hexToBigInt(hex: unknown): bigint | undefined {
+  if (typeof hex !== 'string' || !HEX_QUANTITY.test(hex)) return undefined;
+  return BigInt(hex);
+}
+
+/** Parses a hex quantity that must fit in a safe integer (block numbers, indexes). */
+export function hexToNumber(hex: unknown): number | undefined {
+  const value = hexToBigInt(hex);
+  if (value === undefined || value > BigInt(Number.MAX_SAFE_INTEGER)) return undefined;
+  return Number(value);
+}
+
+/** Encodes a non-negative bigint as minimal big-endian bytes (empty for zero), the stored form. */
+export function bigIntToBytes(value: bigint): Uint8Array {
+  if (value === 0n) return new Uint8Array(0);
+  let hex = value.toString(16);
+  if (hex.length % 2) hex = '0' + hex;
+  return new Uint8Array(Buffer.from(hex, 'hex'));
+}
+
+/** Decodes big-endian bytes into a bigint. */
+export function bytesToBigInt(bytes: Uint8Array): bigint {
+  if (bytes.length === 0) return 0n;
+  return BigInt(bytesToHex(bytes));
+}
+
+/** Left-pads bytes with zeros to `length` (used for storage slots and 32-byte values). */
+export function padLeft(bytes: Uint8Array, length: number): Uint8Array {
+  if (bytes.length >= length) return bytes;
+  const out = new Uint8Array(length);
+  out.set(bytes, length - bytes.length);
+  return out;
+}
+
+/** Compares two byte arrays for equality. */
+export function bytesEqual(a: Uint8Array, b: Uint8Array): boolean {
+  return Buffer.compare(a, b) === 0;
+}

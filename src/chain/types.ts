@@ -1,0 +1,125 @@
+/**
+ * Domain types: chain data as the store keeps it (bytes, numbers, bigints), never wire hex.
+ * Addresses are 20 bytes, hashes, topics and slots 32 bytes.
+ */
+
+/** A validator withdrawal (Shanghai and later). */
+export interface Withdrawal {
+  index: bigint;
+  validatorIndex: bigint;
+  address: Uint8Array;
+  amount: bigint;
+}
+
+/** A block header with the fields every fork up to Prague carries; absent fork fields are undefined. */
+export interface BlockHeader {
+  number: number;
+  hash: Uint8Array;
+  parentHash: Uint8Array;
+  sha3Uncles: Uint8Array;
+  miner: Uint8Array;
+  stateRoot: Uint8Array;
+  transactionsRoot: Uint8Array;
+  receiptsRoot: Uint8Array;
+  logsBloom: Uint8Array;
+  difficulty: bigint;
+  totalDifficulty: bigint;
+  gasLimit: bigint;
+  gasUsed: bigint;
+  timestamp: number;
+  extraData: Uint8Array;
+  mixHash: Uint8Array;
+  nonce: Uint8Array;
+  uncles: Uint8Array[];
+  size: number;
+  txCount: number;
+  baseFeePerGas?: bigint;
+  withdrawalsRoot?: Uint8Array;
+  withdrawals?: Withdrawal[];
+  blobGasUsed?: bigint;
+  excessBlobGas?: bigint;
+  parentBeaconBlockRoot?: Uint8Array;
+  requestsHash?: Uint8Array;
+}
+
+/** An EIP-2930 access list entry. */
+export interface AccessListEntry {
+  address: Uint8Array;
+  storageKeys: Uint8Array[];
+}
+
+/** An EIP-7702 authorization tuple. */
+export interface Authorization {
+  chainId: bigint;
+  address: Uint8Array;
+  nonce: bigint;
+  yParity: number;
+  r: bigint;
+  s: bigint;
+}
+
+/** Transaction types 0 (legacy), 1 (EIP-2930), 2 (EIP-1559), 3 (EIP-4844 blob), 4 (EIP-7702 set-code). */
+export type TxType = 0 | 1 | 2 | 3 | 4;
+
+/** A signed transaction; which optional fields are set depends on its type. */
+export interface Transaction {
+  type: TxType;
+  hash: Uint8Array;
+  from: Uint8Array;
+  to: Uint8Array | null;
+  nonce: bigint;
+  gas: bigint;
+  value: bigint;
+  input: Uint8Array;
+  v: bigint;
+  r: bigint;
+  s: bigint;
+  /** Types 0 (EIP-155 protected) and 1-4. */
+  chainId?: bigint;
+  /** Types 0 and 1. */
+  gasPrice?: bigint;
+  /** Types 2, 3, 4. */
+  maxFeePerGas?: bigint;
+  /** Types 2, 3, 4. */
+  maxPriorityFeePerGas?: bigint;
+  /** Types 1-4. */
+  accessList?: AccessListEntry[];
+  /** Type 3. */
+  maxFeePerBlobGas?: bigint;
+  /** Type 3. */
+  blobVersionedHashes?: Uint8Array[];
+  /** Type 4. */
+  authorizationList?: Authorization[];
+}
+
+/** A log as stored: its position in the block is its index in the block's log list. */
+export interface Log {
+  address: Uint8Array;
+  topics: Uint8Array[];
+  data: Uint8Array;
+  txIndex: number;
+}
+
+/** One storage slot's new value, written by a block. */
+export interface StorageWrite {
+  address: Uint8Array;
+  slot: Uint8Array;
+  value: Uint8Array;
+}
+
+/** A whole block as the writer appends it: header, transactions in order, logs in order, storage writes. */
+export interface BlockBundle {
+  header: BlockHeader;
+  transactions: Transaction[];
+  logs: Log[];
+  storage: StorageWrite[];
+}
+
+/** Chain-level markers kept in the store's meta database. */
+export interface ChainMeta {
+  chainId: bigint;
+  earliest: number;
+  head: number;
+  safe: number;
+  finalized: number;
+}

@@ -1,0 +1,77 @@
+/**
+ * JSON-RPC errors as classes that carry their code (DESIGN.md §5). Worker tasks never throw these
+ * across the thread boundary: they return a plain result and the main thread rebuilds the error.
+ */
+
+/** A JSON-RPC error with its code, message and optional data. */
+export class RpcError extends Error {
+  /** Builds an error with `code`, `message` and optional `data`. */
+  constructor(
+    readonly code: number,
+    message: string,
+    readonly data?: unknown,
+  ) {
+    super(message);
+  }
+
+  /** The error object of a JSON-RPC response. */
+  toJSON(): { code: number; message: string; data?: unknown } {
+    return this.data === undefined ? { code: this.code, message: this.message } : { code: this.code, message: this.message, data: this.data };
+  }
+}
+
+/** -32700: the body is not valid JSON. */
+export class ParseError extends RpcError {
+  /** Builds the standard parse error. */
+  constructor() {
+    super(-32700, 'parse error');
+  }
+}
+
+/** -32600: not a JSON-RPC 2.0 request object, or a bad batch. */
+export class InvalidRequestError extends RpcError {
+  /** Builds an invalid-request error with `message`. */
+  constructor(message = 'invalid request') {
+    super(-32600, message);
+  }
+}
+
+/** -32601: the method is not served. */
+export class MethodNotFoundError extends RpcError {
+  /** Builds geth's message for an unknown `method`. */
+  constructor(method: string) {
+    super(-32601, `the method ${method} does not exist/is not available`);
+  }
+}
+
+/** -32602: a parameter is missing, malformed or out of range. */
+export class InvalidParamsError extends RpcError {
+  /** Builds an invalid-params error; the message names the parameter. */
+  constructor(message: string) {
+    super(-32602, message);
+  }
+}
+
+/** -32005: a limit was exceeded (results, parameters, time). */
+export class LimitExceededError extends RpcError {
+  /** Builds a limit error with `message` and optional `data`. */
+  constructor(message: string, data?: unknown) {
+    super(-32005, message, data);
+  }
+}
+
+/** -32603: an unexpected failure; details go to the log only. */
+export class InternalError extends RpcError {
+  /** Builds the generic internal error. */
+  constructor() {
+    super(-32603, 'internal error');
+  }
+}
+
+/** -32000: authentication failure (missing, unknown or revoked API key). */
+export class AuthError extends RpcError {
+  /** Builds an auth error with `message`. */
+  constructor(message: string) {
+    super(-32000, message);
+  }
+}

@@ -1,0 +1,133 @@
+/**
+ * A growable byte writer and a cursor reader: the primitives of the store's value codecs
+ * (LEB128 varints, length-prefixed bytes, fixed-width bytes, minimal big-endian bigints).
+ */
+
+/** Appends primitives to a growing buffer. */
+export class ByteWriter {
+  private buf: Buffer;
+  private pos = 0;
+
+  /** Starts with room for `capacity` bytes (it grows as needed). */
+  constructor(capacity = 1024) {
+    this.buf = Buffer.allocUnsafe(capacity);
+  }
+
+  private ensure(extra: number): void {
+    if (this.pos + extra <= this.buf.length) return;
+    let size = this.buf.length * 2;
+    while (size < this.pos + extra) size *= 2;
+    const next = Buffer.allocUnsafe(size);
+    this.buf.copy(next, 0, 0, this.pos);
+    this.buf = next;
+  }
+
+  /** Writes one byte. */
+  u8(value: number): this {
+    this.ensure(1);
+    this.buf[this.pos++] = value;
+    return this;
+  }
+
+  /** Writes an unsigned integer (up to 2^53) as a LEB128 varint. */
+  varint(value: number): this {
+    this.ensure(8);
+    while (value >= 0x80) {
+      this.buf[this.pos++] = (value % 0x80) | 0x80;
+      value = Math.floor(value / 0x80);
+    }
+    this.buf[this.pos++] = value;
+    return this;
+  }
+
+  /** Writes bytes of a length both sides know (no prefix). */
+  fixed(bytes: Uint8Array): this {
+    this.ensure(bytes.length);
+    this.buf.set(bytes, this.pos);
+    this.pos += bytes.length;
+    return this;
+  }
+
+  /** Writes a varint length, then the bytes. */
+  bytes(bytes: Uint8Array): this {
+    return this.varint(bytes.length).fixed(bytes);
+  }
+
+  /** Writes a non-negative bigint as length-prefixed minimal big-endian bytes. */
+  bigint(value: bigint): this {
+    if (value < 0n) throw new RangeError('negative bigint in store codec');
+    if (value === 0n) return this.u8(0);
+    let hex = value.toString(16);
+    if (hex.length % 2) hex = '0' + hex;
+    this.u8(hex.length / 2);
+    this.ensure(hex.length / 2);
+    this.pos += this.buf.write(hex, this.pos, 'hex');
+    return this;
+  }
+
+  /** The bytes written so far, as a Buffer that owns its memory. */
+  finish(): Buffer {
+    return Buffer.from(this.buf.subarray(0, this.pos));
+  }
+}
+
+/** Reads primitives from a buffer, in the order a ByteWriter wrote them. */
+export class ByteReader {
+  /** Current read offset. */
+  pos = 0;
+  private readonly buf: Buffer;
+
+  /** Reads from `bytes` (not copied). */
+  constructor(bytes: Uint8Array) {
+    this.buf = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  }
+
+  /** Reads one byte. */
+  u8(): number {
+    return this.buf[this.pos++]!;
+  }
+
+  /** Reads a LEB128 varint. */
+  varint(): number {
+    let result = 0;
+    let scale = 1;
+    for (;;) {
+      const byte = this.buf[this.pos++]!;
+      result += (byte & 0x7f) * scale;
+      if (byte < 0x80) return result;
+      scale *= 0x80;
+    }
+  }
+
+  /** Reads `length` bytes as a copy. */
+  fixed(length: number): Uint8Array {
+    const out = new Uint8Array(length);
+    out.set(this.buf.subarray(this.pos, this.pos + length));
+    this.pos += length;
+    return out;
+  }
+
+  /** Skips `length` bytes. */
+  skip(length: number): void {
+    this.pos += length;
+  }
+
+  /** Reads varint-length-prefixed bytes. */
+  bytes(): Uint8Array {
+    return this.fixed(this.varint());
+  }
+
+  /** Reads a length-prefixed minimal big-endian bigint. */
+  bigint(): bigint {
+    const length = this.u8();
+    if (length === 0) return 0n;
+    const value = BigInt('0x' + this.buf.toString('hex', this.pos, this.pos + length));
+    this.pos += length;
+    return value;
+  }
+
+  /** Whether every byte has been read. */
+  done(): boolean {
+    return this.pos >= this.buf.length;
+  }
+}

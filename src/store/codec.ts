@@ -1,0 +1,205 @@
+/**
+ * Value codecs for headers, transactions and whole blocks (orphans, the pending block), as
+ * encode/decode pairs. A transaction's record starts with its 32-byte hash so readers that only
+ * need the hash can slice it without decoding.
+ */
+import type { AccessListEntry, Authorization, BlockBundle, BlockHeader, Transaction, TxType, Withdrawal } from '../chain/types.js';
+import { ByteReader, ByteWriter } from './bytes.js';
+import { decodeLogs, encodeLogs } from './logsRecord.js';
+
+const enum HeaderFlag {
+  BaseFee = 1,
+  Withdrawals = 2,
+  BlobGas = 4,
+  BeaconRoot = 8,
+  RequestsHash = 16,
+}
+
+/** Encodes a block header. */
+export function encodeHeader(h: BlockHeader): Buffer {
+  const w = new ByteWriter(1024);
+  const flags =
+    (h.baseFeePerGas !== undefined ? HeaderFlag.BaseFee : 0) |
+    (h.withdrawalsRoot !== undefined ? HeaderFlag.Withdrawals : 0) |
+    (h.blobGasUsed !== undefined ? HeaderFlag.BlobGas : 0) |
+    (h.parentBeaconBlockRoot !== undefined ? HeaderFlag.BeaconRoot : 0) |
+    (h.requestsHash !== undefined ? HeaderFlag.RequestsHash : 0);
+  w.u8(flags).varint(h.number).fixed(h.hash).fixed(h.parentHash).fixed(h.sha3Uncles).fixed(h.miner);
+  w.fixed(h.stateRoot).fixed(h.transactionsRoot).fixed(h.receiptsRoot).fixed(h.logsBloom);
+  w.bigint(h.difficulty).bigint(h.totalDifficulty).bigint(h.gasLimit).bigint(h.gasUsed);
+  w.varint(h.timestamp).bytes(h.extraData).fixed(h.mixHash).fixed(h.nonce);
+  w.varint(h.uncles.length);
+  for (const u of h.uncles) w.fixed(u);
+  w.varint(h.size).varint(h.txCount);
+  if (flags & HeaderFlag.BaseFee) w.bigint(h.baseFeePerGas!);
+  if (flags & HeaderFlag.Withdrawals) {
+    w.fixed(h.withdrawalsRoot!).varint(h.withdrawals!.length);
+    for (const wd of h.withdrawals!) w.bigint(wd.index).bigint(wd.validatorIndex).fixed(wd.address).bigint(wd.amount);
+  }
+  if (flags & HeaderFlag.BlobGas) w.bigint(h.blobGasUsed!).bigint(h.excessBlobGas!);
+  if (flags & HeaderFlag.BeaconRoot) w.fixed(h.parentBeaconBlockRoot!);
+  if (flags & HeaderFlag.RequestsHash) w.fixed(h.requestsHash!);
+  return w.finish();
+}
+
+/** Decodes a block header. */
+export function decodeHeader(bytes: Uint8Array): BlockHeader {
+  const r = new ByteReader(bytes);
+  const flags = r.u8();
+  const h: BlockHeader = {
+    number: r.varint(),
+    hash: r.fixed(32),
+    parentHash: r.fixed(32),
+    sha3Uncles: r.fixed(32),
+    miner: r.fixed(20),
+    stateRoot: r.fixed(32),
+    transactionsRoot: r.fixed(32),
+    receiptsRoot: r.fixed(32),
+    logsBloom: r.fixed(256),
+    difficulty: r.bigint(),
+    totalDifficulty: r.bigint(),
+    gasLimit: r.bigint(),
+    gasUsed: r.bigint(),
+    timestamp: r.varint(),
+    extraData: r.bytes(),
+    mixHash: r.fixed(32),
+    nonce: r.fixed(8),
+    uncles: Array.from({ length: r.varint() }, () => r.fixed(32)),
+    size: r.varint(),
+    txCount: r.varint(),
+  };
+  if (flags & HeaderFlag.BaseFee) h.baseFeePerGas = r.bigint();
+  if (flags & HeaderFlag.Withdrawals) {
+    h.withdrawalsRoot = r.fixed(32);
+    h.withdrawals = Array.from({ length: r.varint() }, (): Withdrawal => ({
+      index: r.bigint(),
+      validatorIndex: r.bigint(),
+      address: r.fixed(20),
+      amount: r.bigint(),
+    }));
+  }
+  if (flags & HeaderFlag.BlobGas) {
+    h.blobGasUsed = r.bigint();
+    h.excessBlobGas = r.bigint();
+  }
+  if (flags & HeaderFlag.BeaconRoot) h.parentBeaconBlockRoot = r.fixed(32);
+  if (flags & HeaderFlag.RequestsHash) h.requestsHash = r.fixed(32);
+  return h;
+}
+
+const enum TxFlag {
+  To = 1,
+  ChainId = 2,
+  GasPrice = 4,
+  DynamicFee = 8,
+  AccessList = 16,
+  Blob = 32,
+  Authorizations = 64,
+}
+
+function writeAccessList(w: ByteWriter, list: AccessListEntry[]): void {
+  w.varint(list.length);
+  for (const entry of list) {
+    w.fixed(entry.address).varint(entry.storageKeys.length);
+    for (const key of entry.storageKeys) w.fixed(key);
+  }
+}
+
+function readAccessList(r: ByteReader): AccessListEntry[] {
+  return Array.from({ length: r.varint() }, () => ({
+    address: r.fixed(20),
+    storageKeys: Array.from({ length: r.varint() }, () => r.fixed(32)),
+  }));
+}
+
+/** Encodes a transaction; the record starts with the 32-byte hash. */
+export function encodeTx(tx: Transaction): Buffer {
+  const w = new ByteWriter(256 + tx.input.length);
+  const flags =
+    (tx.to !== null ? TxFlag.To : 0) |
+    (tx.chainId !== undefined ? TxFlag.ChainId : 0) |
+    (tx.gasPrice !== undefined ? TxFlag.GasPrice : 0) |
+    (tx.maxFeePerGas !== undefined ? TxFlag.DynamicFee : 0) |
+    (tx.accessList !== undefined ? TxFlag.AccessList : 0) |
+    (tx.blobVersionedHashes !== undefined ? TxFlag.Blob : 0) |
+    (tx.authorizationList !== undefined ? TxFlag.Authorizations : 0);
+  w.fixed(tx.hash).u8(tx.type).u8(flags).fixed(tx.from);
+  if (tx.to !== null) w.fixed(tx.to);
+  w.bigint(tx.nonce).bigint(tx.gas).bigint(tx.value).bytes(tx.input).bigint(tx.v).bigint(tx.r).bigint(tx.s);
+  if (flags & TxFlag.ChainId) w.bigint(tx.chainId!);
+  if (flags & TxFlag.GasPrice) w.bigint(tx.gasPrice!);
+  if (flags & TxFlag.DynamicFee) w.bigint(tx.maxFeePerGas!).bigint(tx.maxPriorityFeePerGas!);
+  if (flags & TxFlag.AccessList) writeAccessList(w, tx.accessList!);
+  if (flags & TxFlag.Blob) {
+    w.bigint(tx.maxFeePerBlobGas!).varint(tx.blobVersionedHashes!.length);
+    for (const h of tx.blobVersionedHashes!) w.fixed(h);
+  }
+  if (flags & TxFlag.Authorizations) {
+    w.varint(tx.authorizationList!.length);
+    for (const a of tx.authorizationList!) w.bigint(a.chainId).fixed(a.address).bigint(a.nonce).u8(a.yParity).bigint(a.r).bigint(a.s);
+  }
+  return w.finish();
+}
+
+/** Decodes a transaction record. */
+export function decodeTx(bytes: Uint8Array): Transaction {
+  const r = new ByteReader(bytes);
+  const hash = r.fixed(32);
+  const type = r.u8() as TxType;
+  const flags = r.u8();
+  const from = r.fixed(20);
+  const to = flags & TxFlag.To ? r.fixed(20) : null;
+  const tx: Transaction = {
+    type,
+    hash,
+    from,
+    to,
+    nonce: r.bigint(),
+    gas: r.bigint(),
+    value: r.bigint(),
+    input: r.bytes(),
+    v: r.bigint(),
+    r: r.bigint(),
+    s: r.bigint(),
+  };
+  if (flags & TxFlag.ChainId) tx.chainId = r.bigint();
+  if (flags & TxFlag.GasPrice) tx.gasPrice = r.bigint();
+  if (flags & TxFlag.DynamicFee) {
+    tx.maxFeePerGas = r.bigint();
+    tx.maxPriorityFeePerGas = r.bigint();
+  }
+  if (flags & TxFlag.AccessList) tx.accessList = readAccessList(r);
+  if (flags & TxFlag.Blob) {
+    tx.maxFeePerBlobGas = r.bigint();
+    tx.blobVersionedHashes = Array.from({ length: r.varint() }, () => r.fixed(32));
+  }
+  if (flags & TxFlag.Authorizations) {
+    tx.authorizationList = Array.from({ length: r.varint() }, (): Authorization => ({
+      chainId: r.bigint(),
+      address: r.fixed(20),
+      nonce: r.bigint(),
+      yParity: r.u8(),
+      r: r.bigint(),
+      s: r.bigint(),
+    }));
+  }
+  return tx;
+}
+
+/** Encodes a whole block (header, transactions, logs; storage writes are not kept) for orphans and the pending block. */
+export function encodeBundle(bundle: BlockBundle): Buffer {
+  const w = new ByteWriter(64 * 1024);
+  w.bytes(encodeHeader(bundle.header)).varint(bundle.transactions.length);
+  for (const tx of bundle.transactions) w.bytes(encodeTx(tx));
+  w.bytes(encodeLogs(bundle.logs));
+  return w.finish();
+}
+
+/** Decodes a whole block written by encodeBundle (its storage list is empty). */
+export function decodeBundle(bytes: Uint8Array): BlockBundle {
+  const r = new ByteReader(bytes);
+  const header = decodeHeader(r.bytes());
+  const transactions = Array.from({ length: r.varint() }, () => decodeTx(r.bytes()));
+  const logs = decodeLogs(r.bytes());
+  return { header, transactions, logs, storage: [] };
+}

@@ -1,0 +1,99 @@
+/**
+ * The compact record holding all logs of one block, as an encode/decode pair.
+ *
+ * Layout: the block's distinct addresses, sorted (so an address filter rejects a block with a
+ * binary search); a dictionary of the distinct topics, sorted, each with leading zero bytes
+ * stripped; then each log as (tx index, address index, topic indexes, data). Data whose length is
+ * a multiple of 32 is stored word by word with leading zeros stripped (ABI words are mostly zeros).
+ */
+import type { Log } from '../chain/types.js';
+import { ByteReader, ByteWriter } from './bytes.js';
+
+function stripLeadingZeros(bytes: Uint8Array): Uint8Array {
+  let i = 0;
+  while (i < bytes.length && bytes[i] === 0) i++;
+  return bytes.subarray(i);
+}
+
+function hexKey(bytes: Uint8Array): string {
+  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('latin1');
+}
+
+function writeData(w: ByteWriter, data: Uint8Array): void {
+  const words = data.length > 0 && data.length % 32 === 0;
+  w.varint(data.length * 2 + (words ? 1 : 0));
+  if (!words) {
+    w.fixed(data);
+    return;
+  }
+  for (let off = 0; off < data.length; off += 32) {
+    const word = stripLeadingZeros(data.subarray(off, off + 32));
+    w.u8(word.length).fixed(word);
+  }
+}
+
+function readData(r: ByteReader): Uint8Array {
+  const tag = r.varint();
+  const length = Math.floor(tag / 2);
+  if (tag % 2 === 0) return r.fixed(length);
+  const out = new Uint8Array(length);
+  for (let off = 0; off < length; off += 32) {
+    const n = r.u8();
+    out.set(r.fixed(n), off + 32 - n);
+  }
+  return out;
+}
+
+/** Encodes a block's logs (in log-index order) into one record. */
+export function encodeLogs(logs: Log[]): Buffer {
+  const addressSet = new Map<string, Uint8Array>();
+  const topicSet = new Map<string, Uint8Array>();
+  for (const log of logs) {
+    addressSet.set(hexKey(log.address), log.address);
+    for (const t of log.topics) topicSet.set(hexKey(t), t);
+  }
+  const addresses = [...addressSet.values()].sort(Buffer.compare);
+  const topics = [...topicSet.values()].sort(Buffer.compare);
+  const addressIndex = new Map(addresses.map((a, i) => [hexKey(a), i]));
+  const topicIndex = new Map(topics.map((t, i) => [hexKey(t), i]));
+
+  const w = new ByteWriter(256 + logs.length * 96);
+  w.varint(addresses.length);
+  for (const a of addresses) w.fixed(a);
+  w.varint(topics.length);
+  for (const t of topics) {
+    const s = stripLeadingZeros(t);
+    w.u8(s.length).fixed(s);
+  }
+  w.varint(logs.length);
+  for (const log of logs) {
+    w.varint(log.txIndex).varint(addressIndex.get(hexKey(log.address))!).u8(log.topics.length);
+    for (const t of log.topics) w.varint(topicIndex.get(hexKey(t))!);
+    writeData(w, log.data);
+  }
+  return w.finish();
+}
+
+/** Decodes a logs record back into the block's logs, in log-index order. */
+export function decodeLogs(bytes: Uint8Array): Log[] {
+  const r = new ByteReader(bytes);
+  const addresses = Array.from({ length: r.varint() }, () => r.fixed(20));
+  const topics = Array.from({ length: r.varint() }, () => {
+    const n = r.u8();
+    const t = new Uint8Array(32);
+    t.set(r.fixed(n), 32 - n);
+    return t;
+  });
+  return Array.from({ length: r.varint() }, (): Log => {
+    const txIndex = r.varint();
+    const address = addresses[r.varint()]!;
+    const logTopics = Array.from({ length: r.u8() }, () => topics[r.varint()]!);
+    return { address, topics: logTopics, data: readData(r), txIndex };
+  });
+}
+
+/** Reads only the sorted distinct-address table at the front of a logs record. */
+export function decodeLogAddresses(bytes: Uint8Array): Uint8Array[] {
+  const r = new ByteReader(bytes);
+  return Array.from({ length: r.varint() }, () => r.fixed(20));
+}

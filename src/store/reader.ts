@@ -1,0 +1,117 @@
+/**
+ * Point lookups over the store: synchronous LMDB reads, decoded into domain types.
+ */
+import type { BlockBundle, BlockHeader, ChainMeta, Log, Transaction } from '../chain/types.js';
+import { decodeBundle, decodeHeader, decodeTx } from './codec.js';
+import { decodeBlockKey, decodeTxKey, encodeBlockKey, encodeStorageKey, encodeTxKey, STORAGE_PREFIX_BYTES } from './keys.js';
+import { decodeLogs } from './logsRecord.js';
+import type { Store } from './schema.js';
+
+/** Where a transaction sits: block number and index in the block. */
+export interface TxLocation {
+  number: number;
+  index: number;
+}
+
+const ZERO_WORD = new Uint8Array(32);
+
+/** Reads chain data from an open store. */
+export class StoreReader {
+  /** Reads from `store`. */
+  constructor(readonly store: Store) {}
+
+  /** The chain markers, or undefined while the store holds no block. */
+  meta(): ChainMeta | undefined {
+    const head = this.store.meta.get('head') as number | undefined;
+    if (head === undefined) return undefined;
+    return {
+      chainId: BigInt(this.store.meta.get('chainId') as string),
+      earliest: this.store.meta.get('earliest') as number,
+      head,
+      safe: (this.store.meta.get('safe') as number | undefined) ?? head,
+      finalized: (this.store.meta.get('finalized') as number | undefined) ?? head,
+    };
+  }
+
+  /** The header of canonical block `number`. */
+  header(number: number): BlockHeader | undefined {
+    const raw = this.store.headers.getBinaryFast(encodeBlockKey(number));
+    return raw === undefined ? undefined : decodeHeader(raw);
+  }
+
+  /** The number of the canonical block with this hash. */
+  numberByHash(hash: Uint8Array): number | undefined {
+    const raw = this.store.blockByHash.getBinaryFast(Buffer.from(hash));
+    return raw === undefined ? undefined : decodeBlockKey(raw);
+  }
+
+  /** Transaction `index` of canonical block `number`. */
+  transaction(number: number, index: number): Transaction | undefined {
+    const raw = this.store.txs.getBinaryFast(encodeTxKey(number, index));
+    return raw === undefined ? undefined : decodeTx(raw);
+  }
+
+  /** Where the canonical transaction with this hash sits. */
+  txLocation(hash: Uint8Array): TxLocation | undefined {
+    const raw = this.store.txByHash.getBinaryFast(Buffer.from(hash));
+    return raw === undefined ? undefined : decodeTxKey(raw);
+  }
+
+  /** All transactions of canonical block `number`, in order. */
+  transactions(number: number): Transaction[] {
+    const out: Transaction[] = [];
+    const range = this.store.txs.getRange({ start: encodeTxKey(number, 0), end: encodeBlockKey(number + 1) });
+    for (const { value } of range) out.push(decodeTx(value));
+    return out;
+  }
+
+  /** The hashes of all transactions of canonical block `number`, in order (no decoding). */
+  txHashes(number: number): Uint8Array[] {
+    const out: Uint8Array[] = [];
+    const range = this.store.txs.getRange({ start: encodeTxKey(number, 0), end: encodeBlockKey(number + 1) });
+    for (const { value } of range) out.push(new Uint8Array(value.subarray(0, 32)));
+    return out;
+  }
+
+  /** The hash of transaction `index` of canonical block `number` (no decoding). */
+  txHash(number: number, index: number): Uint8Array | undefined {
+    const raw = this.store.txs.getBinaryFast(encodeTxKey(number, index));
+    return raw === undefined ? undefined : new Uint8Array(raw.subarray(0, 32));
+  }
+
+  /** The raw logs record of canonical block `number`. */
+  logsRecord(number: number): Buffer | undefined {
+    return this.store.logs.getBinary(encodeBlockKey(number));
+  }
+
+  /** All logs of canonical block `number`, in log-index order. */
+  logs(number: number): Log[] {
+    const raw = this.store.logs.getBinaryFast(encodeBlockKey(number));
+    return raw === undefined ? [] : decodeLogs(raw);
+  }
+
+  /** The 32-byte value of `slot` of `address` as of the end of block `number` (zero when never written). */
+  storageAt(address: Uint8Array, slot: Uint8Array, number: number): Uint8Array {
+    const start = encodeStorageKey(address, slot, number);
+    const prefix = start.subarray(0, STORAGE_PREFIX_BYTES);
+    for (const { key, value } of this.store.storage.getRange({ start, limit: 1 })) {
+      if (Buffer.compare(key.subarray(0, STORAGE_PREFIX_BYTES), prefix) !== 0) break;
+      const out = new Uint8Array(32);
+      out.set(value, 32 - value.length);
+      return out;
+    }
+    return ZERO_WORD;
+  }
+
+  /** The pending block, when one is stored. */
+  pending(): BlockBundle | undefined {
+    const raw = this.store.meta.get('pending') as Uint8Array | undefined;
+    return raw === undefined ? undefined : decodeBundle(raw);
+  }
+
+  /** A block removed by a reorganisation, by its hash. */
+  orphan(hash: Uint8Array): BlockBundle | undefined {
+    const raw = this.store.orphans.getBinaryFast(Buffer.from(hash));
+    return raw === undefined ? undefined : decodeBundle(raw);
+  }
+}

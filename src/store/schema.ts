@@ -1,0 +1,63 @@
+/**
+ * Opens the LMDB environment and its named databases (DESIGN.md §3). One environment per data
+ * directory; all keys are binary except meta's names.
+ */
+import { open, type Database, type RootDatabase } from 'lmdb';
+
+/** Version of the on-disk layout; a store written by another version is refused. */
+export const SCHEMA_VERSION = 1;
+
+/** Most named databases the environment holds (the layout uses fewer; room for later ones). */
+const MAX_DBS = 16;
+
+/** The open environment and every named database of the layout. */
+export interface Store {
+  env: RootDatabase;
+  /** Chain markers, schema version and the pending block, by name. */
+  meta: Database<unknown, string>;
+  headers: Database<Buffer, Buffer>;
+  blockByHash: Database<Buffer, Buffer>;
+  orphans: Database<Buffer, Buffer>;
+  txs: Database<Buffer, Buffer>;
+  txByHash: Database<Buffer, Buffer>;
+  logs: Database<Buffer, Buffer>;
+  storage: Database<Buffer, Buffer>;
+  apiKeys: Database<unknown, Buffer>;
+  readOnly: boolean;
+}
+
+/** Options for opening a store. */
+export interface OpenStoreOptions {
+  readOnly?: boolean;
+}
+
+/** Opens (creating when writable) the store at `path`. */
+export function openStore(path: string, options: OpenStoreOptions = {}): Store {
+  const readOnly = options.readOnly ?? false;
+  const env = open({ path, maxDbs: MAX_DBS, readOnly, compression: false });
+  const bin = (name: string) => env.openDB<Buffer, Buffer>({ name, keyEncoding: 'binary', encoding: 'binary' });
+  const store: Store = {
+    env,
+    meta: env.openDB<unknown, string>({ name: 'meta' }),
+    headers: bin('headers'),
+    blockByHash: bin('blockByHash'),
+    orphans: bin('orphans'),
+    txs: bin('txs'),
+    txByHash: bin('txByHash'),
+    logs: bin('logs'),
+    storage: bin('storage'),
+    apiKeys: env.openDB<unknown, Buffer>({ name: 'apiKeys', keyEncoding: 'binary' }),
+    readOnly,
+  };
+  const version = store.meta.get('schemaVersion');
+  if (version === undefined && !readOnly) store.meta.putSync('schemaVersion', SCHEMA_VERSION);
+  else if (version !== undefined && version !== SCHEMA_VERSION) {
+    throw new Error(`store at ${path} has schema version ${String(version)}, this build reads ${SCHEMA_VERSION}`);
+  }
+  return store;
+}
+
+/** Closes the environment (all its databases). */
+export async function closeStore(store: Store): Promise<void> {
+  await store.env.close();
+}

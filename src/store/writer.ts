@@ -1,0 +1,93 @@
+/**
+ * Appends blocks to the store. Every call is one LMDB write transaction, so after a crash the
+ * store holds whole batches only: a block is never half written, nor its indexes out of step.
+ */
+import type { BlockBundle, ChainMeta } from '../chain/types.js';
+import { encodeBundle, encodeHeader, encodeTx } from './codec.js';
+import { encodeBlockKey, encodeStorageKey, encodeTxKey } from './keys.js';
+import { encodeLogs } from './logsRecord.js';
+import { StoreReader } from './reader.js';
+import type { Store } from './schema.js';
+
+/** Raised when a batch does not extend the stored chain (wrong number or parent hash). */
+export class ChainContinuityError extends Error {}
+
+/** What one append commits: the next blocks in order, and optionally new markers and pending block. */
+export interface AppendBatch {
+  blocks: BlockBundle[];
+  /** Needed on the first batch of an empty store. */
+  chainId?: bigint;
+  safe?: number;
+  finalized?: number;
+  /** A new pending block; `null` clears it; undefined leaves it as it is. */
+  pending?: BlockBundle | null;
+}
+
+function stripLeadingZeros(bytes: Uint8Array): Uint8Array {
+  let i = 0;
+  while (i < bytes.length && bytes[i] === 0) i++;
+  return bytes.subarray(i);
+}
+
+/** Writes batches of blocks to an open, writable store. */
+export class StoreWriter {
+  private readonly reader: StoreReader;
+
+  /** Writes to `store`, which must be open for writing. */
+  constructor(readonly store: Store) {
+    if (store.readOnly) throw new Error('store is open read-only');
+    this.reader = new StoreReader(store);
+  }
+
+  /** The markers after the last committed batch. */
+  meta(): ChainMeta | undefined {
+    return this.reader.meta();
+  }
+
+  /** Appends a batch in one write transaction; the batch must continue the stored chain. */
+  append(batch: AppendBatch): void {
+    const s = this.store;
+    s.env.transactionSync(() => {
+      const meta = this.reader.meta();
+      let expected = meta ? meta.head + 1 : batch.blocks[0]?.header.number ?? 0;
+      let parent = meta ? this.reader.header(meta.head)!.hash : undefined;
+      if (!meta) {
+        if (batch.chainId === undefined) throw new ChainContinuityError('the first batch must carry the chain id');
+        s.meta.put('chainId', batch.chainId.toString());
+        s.meta.put('earliest', expected);
+      }
+      for (const block of batch.blocks) {
+        const h = block.header;
+        if (h.number !== expected) throw new ChainContinuityError(`expected block ${expected}, got ${h.number}`);
+        if (parent && Buffer.compare(parent, h.parentHash) !== 0) {
+          throw new ChainContinuityError(`block ${h.number} does not extend the stored head`);
+        }
+        this.putBlock(block);
+        parent = h.hash;
+        expected++;
+      }
+      if (batch.blocks.length > 0) s.meta.put('head', expected - 1);
+      if (batch.safe !== undefined) s.meta.put('safe', batch.safe);
+      if (batch.finalized !== undefined) s.meta.put('finalized', batch.finalized);
+      if (batch.pending === null) s.meta.remove('pending');
+      else if (batch.pending !== undefined) s.meta.put('pending', encodeBundle(batch.pending));
+    });
+  }
+
+  private putBlock(block: BlockBundle): void {
+    const s = this.store;
+    const n = block.header.number;
+    const blockKey = encodeBlockKey(n);
+    s.headers.put(blockKey, encodeHeader(block.header));
+    s.blockByHash.put(Buffer.from(block.header.hash), blockKey);
+    block.transactions.forEach((tx, i) => {
+      const txKey = encodeTxKey(n, i);
+      s.txs.put(txKey, encodeTx(tx));
+      s.txByHash.put(Buffer.from(tx.hash), txKey);
+    });
+    if (block.logs.length > 0) s.logs.put(blockKey, encodeLogs(block.logs));
+    for (const w of block.storage) {
+      s.storage.put(encodeStorageKey(w.address, w.slot, n), Buffer.from(stripLeadingZeros(w.value)));
+    }
+  }
+}
