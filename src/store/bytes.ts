@@ -15,7 +15,7 @@ export class ByteWriter {
 
   private ensure(extra: number): void {
     if (this.pos + extra <= this.buf.length) return;
-    let size = this.buf.length * 2;
+    let size = Math.max(1, this.buf.length) * 2;
     while (size < this.pos + extra) size *= 2;
     const next = Buffer.allocUnsafe(size);
     this.buf.copy(next, 0, 0, this.pos);

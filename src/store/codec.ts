@@ -203,3 +203,14 @@ export function decodeBundle(bytes: Uint8Array): BlockBundle {
   const logs = decodeLogs(r.bytes());
   return { header, transactions, logs, storage: [] };
 }
+
+/** Offset of logsBloom in a header record: flags, varint number, 3 hashes, miner, 3 roots precede it. */
+const BLOOM_OFFSET_AFTER_NUMBER = 32 * 3 + 20 + 32 * 3;
+
+/** A view of the 256-byte logsBloom inside an encoded header, without decoding the rest. */
+export function headerLogsBloom(raw: Uint8Array): Uint8Array {
+  let pos = 1;
+  while (raw[pos]! >= 0x80) pos++;
+  const start = pos + 1 + BLOOM_OFFSET_AFTER_NUMBER;
+  return raw.subarray(start, start + 256);
+}

@@ -53,3 +53,17 @@ export function decodeStorageKey(key: Uint8Array): { address: Uint8Array; slot: 
     number: Number(U64_MAX - buf.readBigUInt64BE(52)),
   };
 }
+
+/** Encodes (bloom bit 0..2047, segment number) as a u16 ‖ u32 bloomBits key: one bit's rows are contiguous. */
+export function encodeBloomBitsKey(bit: number, segment: number): Buffer {
+  const key = Buffer.allocUnsafe(6);
+  key.writeUInt16BE(bit, 0);
+  key.writeUInt32BE(segment, 2);
+  return key;
+}
+
+/** Decodes a bloomBits key. */
+export function decodeBloomBitsKey(key: Uint8Array): { bit: number; segment: number } {
+  const buf = Buffer.from(key.buffer, key.byteOffset, 6);
+  return { bit: buf.readUInt16BE(0), segment: buf.readUInt32BE(2) };
+}

@@ -97,3 +97,27 @@ export function decodeLogAddresses(bytes: Uint8Array): Uint8Array[] {
   const r = new ByteReader(bytes);
   return Array.from({ length: r.varint() }, () => r.fixed(20));
 }
+
+/**
+ * Whether a logs record's sorted address table holds any of `addresses` (each 20 bytes), by binary
+ * search over the raw record: the cheap rejection of a bloom false positive.
+ */
+export function logsRecordHasAddress(bytes: Uint8Array, addresses: Uint8Array[]): boolean {
+  const r = new ByteReader(bytes);
+  const count = r.varint();
+  const base = r.pos;
+  const buf = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  for (const address of addresses) {
+    let lo = 0;
+    let hi = count - 1;
+    while (lo <= hi) {
+      const mid = (lo + hi) >> 1;
+      const off = base + mid * 20;
+      const c = buf.compare(address, 0, 20, off, off + 20);
+      if (c === 0) return true;
+      if (c < 0) lo = mid + 1;
+      else hi = mid - 1;
+    }
+  }
+  return false;
+}

@@ -13,7 +13,6 @@ export interface TxLocation {
   index: number;
 }
 
-const ZERO_WORD = new Uint8Array(32);
 
 /** Reads chain data from an open store. */
 export class StoreReader {
@@ -100,7 +99,7 @@ export class StoreReader {
       out.set(value, 32 - value.length);
       return out;
     }
-    return ZERO_WORD;
+    return new Uint8Array(32);
   }
 
   /** The pending block, when one is stored. */

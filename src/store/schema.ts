@@ -22,6 +22,8 @@ export interface Store {
   txByHash: Database<Buffer, Buffer>;
   logs: Database<Buffer, Buffer>;
   storage: Database<Buffer, Buffer>;
+  /** u16 bit ‖ u32 segment → that bloom bit of every block of a complete segment. */
+  bloomBits: Database<Buffer, Buffer>;
   apiKeys: Database<unknown, Buffer>;
   readOnly: boolean;
 }
@@ -46,6 +48,7 @@ export function openStore(path: string, options: OpenStoreOptions = {}): Store {
     txByHash: bin('txByHash'),
     logs: bin('logs'),
     storage: bin('storage'),
+    bloomBits: bin('bloomBits'),
     apiKeys: env.openDB<unknown, Buffer>({ name: 'apiKeys', keyEncoding: 'binary' }),
     readOnly,
   };

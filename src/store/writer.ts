@@ -3,11 +3,12 @@
  * store holds whole batches only: a block is never half written, nor its indexes out of step.
  */
 import type { BlockBundle, ChainMeta } from '../chain/types.js';
-import { encodeBundle, encodeHeader, encodeTx } from './codec.js';
-import { encodeBlockKey, encodeStorageKey, encodeTxKey } from './keys.js';
+import { encodeBundle, encodeHeader, encodeTx, headerLogsBloom } from './codec.js';
+import { encodeBlockKey, encodeBloomBitsKey, encodeStorageKey, encodeTxKey } from './keys.js';
 import { encodeLogs } from './logsRecord.js';
 import { StoreReader } from './reader.js';
 import type { Store } from './schema.js';
+import { buildSegmentRows, SEGMENT_BLOCKS, segmentOf, segmentStart } from './segments.js';
 
 /** Raised when a batch does not extend the stored chain (wrong number or parent hash). */
 export class ChainContinuityError extends Error {}
@@ -63,6 +64,7 @@ export class StoreWriter {
           throw new ChainContinuityError(`block ${h.number} does not extend the stored head`);
         }
         this.putBlock(block);
+        if ((h.number + 1) % SEGMENT_BLOCKS === 0) this.putSegmentRows(segmentOf(h.number));
         parent = h.hash;
         expected++;
       }
@@ -72,6 +74,26 @@ export class StoreWriter {
       if (batch.pending === null) s.meta.remove('pending');
       else if (batch.pending !== undefined) s.meta.put('pending', encodeBundle(batch.pending));
     });
+  }
+
+  /** Rewrites the bloom-bits rows of every complete segment (for a store written before they existed). */
+  rebuildBloomBits(): number {
+    const meta = this.reader.meta();
+    if (!meta) return 0;
+    const complete = segmentOf(meta.head + 1);
+    for (let segment = segmentOf(meta.earliest); segment < complete; segment++) {
+      this.store.env.transactionSync(() => this.putSegmentRows(segment));
+    }
+    return Math.max(0, complete - segmentOf(meta.earliest));
+  }
+
+  private putSegmentRows(segment: number): void {
+    const start = segmentStart(segment);
+    const rows = buildSegmentRows((i) => {
+      const raw = this.store.headers.getBinaryFast(encodeBlockKey(start + i));
+      return raw === undefined ? undefined : headerLogsBloom(raw);
+    });
+    rows.forEach((row, bit) => this.store.bloomBits.put(encodeBloomBitsKey(bit, segment), Buffer.from(row)));
   }
 
   private putBlock(block: BlockBundle): void {

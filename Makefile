@@ -1,0 +1,40 @@
+# ethlogd: `make run` installs, builds, generates the default dataset and serves it;
+# `make test` installs, builds and runs every test.
+
+NODE_MODULES := node_modules/.package-lock.json
+BUILD_STAMP  := dist/.build-stamp
+SOURCES      := $(shell find src test native-free-bench -name '*.ts' 2>/dev/null) tsconfig.json package.json
+DATA         ?= data/default
+BLOCKS       ?= 2000
+DENSITY      ?= 0.25
+PORT         ?= 8545
+HOST         ?= 127.0.0.1
+
+.PHONY: all install build run test clean
+
+all: build
+
+$(NODE_MODULES): package.json package-lock.json
+	npm ci --no-audit --no-fund
+	@touch $@
+
+install: $(NODE_MODULES)
+
+$(BUILD_STAMP): $(NODE_MODULES) $(SOURCES)
+	rm -rf dist
+	npx tsc -p tsconfig.json
+	@touch $@
+
+build: $(BUILD_STAMP)
+
+$(DATA)/data.mdb: | $(BUILD_STAMP)
+	node dist/src/cli.js generate --out $(DATA) --blocks $(BLOCKS) --density $(DENSITY)
+
+run: build $(DATA)/data.mdb
+	@DATA=$(DATA) HOST=$(HOST) PORT=$(PORT) sh scripts/run.sh
+
+test: build
+	npm test
+
+clean:
+	rm -rf dist

@@ -1,0 +1,10 @@
+import { generateStore } from './dist/src/ingest/generateStore.js';
+import fs from 'fs'; import os from 'os'; import path from 'path'; import { execSync } from 'child_process';
+const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'gen-'));
+const blocks = Number(process.argv[2] ?? 2000);
+const r = await generateStore(dir, { blocks, seed: 'bench', density: 1, progress: true });
+console.log(r, 'blocks/s', r.blocks / r.seconds, 'logs/s', r.logs / r.seconds);
+const du = Number(execSync(`du -sb ${dir}`).toString().split('\t')[0]);
+const files = execSync(`ls -la ${dir}`).toString();
+console.log(files, 'bytes', du, 'per log', du / r.logs);
+fs.rmSync(dir, { recursive: true });

@@ -1,0 +1,17 @@
+#!/bin/sh
+# Serves $DATA on $HOST:$PORT with a demo API key (created once, kept in $DATA.key), printing the
+# URL and a ready curl line. Called by `make run`.
+set -eu
+KEYFILE="$DATA.key"
+if [ ! -s "$KEYFILE" ]; then
+  node dist/src/cli.js keys create --data "$DATA" --label demo | tail -n 1 > "$KEYFILE"
+fi
+KEY=$(cat "$KEYFILE")
+URL="http://$HOST:$PORT/v3/$KEY"
+echo
+echo "ethlogd serves $DATA at:"
+echo "  $URL"
+echo "try:"
+echo "  curl -s -H 'Content-Type: application/json' -d '{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"eth_getBlockByNumber\",\"params\":[\"latest\",false]}' $URL"
+echo
+exec node dist/src/cli.js serve --data "$DATA" --host "$HOST" --port "$PORT"

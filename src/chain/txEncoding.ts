@@ -1,0 +1,70 @@
+/**
+ * The consensus encoding of signed transactions (EIP-2718 envelopes) and their hashes: legacy
+ * transactions are rlp([nonce, gasPrice, gas, to, value, data, v, r, s]); typed ones are the type
+ * byte followed by the RLP list of their fields (EIP-2930, EIP-1559, EIP-4844, EIP-7702), with
+ * the signature as yParity, r, s. The hash is keccak256 of that encoding.
+ */
+import { keccak256 } from './keccak.js';
+import { rlpEncode, rlpEncodeAfter, rlpUint, type RlpItem } from './rlp.js';
+import type { AccessListEntry, Authorization, Transaction } from './types.js';
+
+const EMPTY = new Uint8Array(0);
+const TYPE_BYTES = [0, 1, 2, 3, 4].map((t) => Uint8Array.of(t));
+
+function need<T>(value: T | undefined, field: string, tx: Transaction): T {
+  if (value === undefined) throw new Error(`a type ${tx.type} transaction needs ${field}`);
+  return value;
+}
+
+function accessListItem(list: AccessListEntry[]): RlpItem {
+  return list.map((e) => [e.address, e.storageKeys]);
+}
+
+function authorizationItem(list: Authorization[]): RlpItem {
+  return list.map((a) => [rlpUint(a.chainId), a.address, rlpUint(a.nonce), rlpUint(a.yParity), rlpUint(a.r), rlpUint(a.s)]);
+}
+
+/** The RLP fields of a transaction, signature included, in consensus order. */
+export function transactionFields(tx: Transaction): RlpItem[] {
+  const to = tx.to ?? EMPTY;
+  const sig = [rlpUint(tx.v), rlpUint(tx.r), rlpUint(tx.s)];
+  switch (tx.type) {
+    case 0:
+      return [rlpUint(tx.nonce), rlpUint(need(tx.gasPrice, 'gasPrice', tx)), rlpUint(tx.gas), to, rlpUint(tx.value), tx.input, ...sig];
+    case 1:
+      return [
+        rlpUint(need(tx.chainId, 'chainId', tx)), rlpUint(tx.nonce), rlpUint(need(tx.gasPrice, 'gasPrice', tx)), rlpUint(tx.gas),
+        to, rlpUint(tx.value), tx.input, accessListItem(need(tx.accessList, 'accessList', tx)), ...sig,
+      ];
+    case 2:
+      return [
+        rlpUint(need(tx.chainId, 'chainId', tx)), rlpUint(tx.nonce), rlpUint(need(tx.maxPriorityFeePerGas, 'maxPriorityFeePerGas', tx)),
+        rlpUint(need(tx.maxFeePerGas, 'maxFeePerGas', tx)), rlpUint(tx.gas), to, rlpUint(tx.value), tx.input,
+        accessListItem(need(tx.accessList, 'accessList', tx)), ...sig,
+      ];
+    case 3:
+      return [
+        rlpUint(need(tx.chainId, 'chainId', tx)), rlpUint(tx.nonce), rlpUint(need(tx.maxPriorityFeePerGas, 'maxPriorityFeePerGas', tx)),
+        rlpUint(need(tx.maxFeePerGas, 'maxFeePerGas', tx)), rlpUint(tx.gas), need(tx.to ?? undefined, 'to', tx), rlpUint(tx.value), tx.input,
+        accessListItem(need(tx.accessList, 'accessList', tx)), rlpUint(need(tx.maxFeePerBlobGas, 'maxFeePerBlobGas', tx)),
+        need(tx.blobVersionedHashes, 'blobVersionedHashes', tx), ...sig,
+      ];
+    case 4:
+      return [
+        rlpUint(need(tx.chainId, 'chainId', tx)), rlpUint(tx.nonce), rlpUint(need(tx.maxPriorityFeePerGas, 'maxPriorityFeePerGas', tx)),
+        rlpUint(need(tx.maxFeePerGas, 'maxFeePerGas', tx)), rlpUint(tx.gas), need(tx.to ?? undefined, 'to', tx), rlpUint(tx.value), tx.input,
+        accessListItem(need(tx.accessList, 'accessList', tx)), authorizationItem(need(tx.authorizationList, 'authorizationList', tx)), ...sig,
+      ];
+  }
+}
+
+/** The consensus encoding of a signed transaction: rlp(fields) for legacy, type ‖ rlp(fields) for typed ones. */
+export function encodeTransaction(tx: Transaction): Uint8Array {
+  if (tx.type === 0) return rlpEncode(transactionFields(tx));
+  return rlpEncodeAfter(TYPE_BYTES[tx.type]!, transactionFields(tx));
+}
+
+/** The transaction hash: keccak256 of its consensus encoding. */
+export function transactionHash(tx: Transaction): Uint8Array {
+  return keccak256(encodeTransaction(tx));
+}

@@ -1,0 +1,48 @@
+#!/usr/bin/env node
+/**
+ * The ethlogd command line: serve, generate, keys.
+ */
+import { UsageError } from './cli/args.js';
+import { GENERATE_USAGE, generateCommand } from './cli/generate.js';
+import { KEYS_USAGE, keysCommand } from './cli/keys.js';
+import { SERVE_USAGE, serveCommand } from './cli/serve.js';
+
+const USAGE = `Usage: ethlogd <command> [options]
+
+Commands:
+  serve      serve a store over JSON-RPC (HTTP)
+  generate   generate a synthetic mainnet-like chain into a store
+  keys       create, list and revoke API keys
+
+Run "ethlogd <command> --help" for a command's options.`;
+
+const COMMANDS: Record<string, { run: (argv: string[]) => Promise<number>; usage: string }> = {
+  serve: { run: serveCommand, usage: SERVE_USAGE },
+  generate: { run: generateCommand, usage: GENERATE_USAGE },
+  keys: { run: keysCommand, usage: KEYS_USAGE },
+};
+
+async function main(argv: string[]): Promise<number> {
+  const [name, ...rest] = argv;
+  if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
+    console.log(USAGE);
+    return name === undefined ? 2 : 0;
+  }
+  const command = COMMANDS[name];
+  if (!command) {
+    console.error(`unknown command "${name}"\n\n${USAGE}`);
+    return 2;
+  }
+  try {
+    return await command.run(rest);
+  } catch (error) {
+    if (error instanceof UsageError) {
+      console.error(`ethlogd ${name}: ${error.message}\n\n${command.usage}`);
+      return 2;
+    }
+    console.error(`ethlogd ${name}: ${error instanceof Error ? error.message : String(error)}`);
+    return 1;
+  }
+}
+
+process.exitCode = await main(process.argv.slice(2));

@@ -1,0 +1,46 @@
+/**
+ * Argument parsing shared by the commands: node:util's parseArgs with usage errors that name the
+ * command, and number options checked.
+ */
+import { parseArgs, type ParseArgsConfig } from 'node:util';
+
+/** A command-line mistake: printed with the command's usage, exit code 2. */
+export class UsageError extends Error {}
+
+/** Parses `argv` with `options`; unknown options and missing values become UsageErrors. */
+export function parse(
+  argv: string[],
+  options: NonNullable<ParseArgsConfig['options']>,
+  allowPositionals = false,
+): { values: Record<string, string | boolean | undefined>; positionals: string[] } {
+  try {
+    const parsed = parseArgs({ args: argv, options: { ...options, help: { type: 'boolean', short: 'h' } }, allowPositionals, strict: true });
+    return { values: parsed.values as Record<string, string | boolean | undefined>, positionals: parsed.positionals };
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
+}
+
+/** Reads a required string option. */
+export function required(value: string | boolean | undefined, name: string): string {
+  if (typeof value !== 'string' || value === '') throw new UsageError(`--${name} is required`);
+  return value;
+}
+
+/** Reads an integer option within [min, max], or its default. */
+export function integer(value: string | boolean | undefined, name: string, fallback: number, min = 0, max = Number.MAX_SAFE_INTEGER): number {
+  if (value === undefined) return fallback;
+  const n = Number(value);
+  if (typeof value !== 'string' || !Number.isInteger(n) || n < min || n > max) {
+    throw new UsageError(`--${name} must be an integer from ${min} to ${max}`);
+  }
+  return n;
+}
+
+/** Reads a positive number option, or its default. */
+export function positive(value: string | boolean | undefined, name: string, fallback: number): number {
+  if (value === undefined) return fallback;
+  const n = Number(value);
+  if (typeof value !== 'string' || !Number.isFinite(n) || n <= 0) throw new UsageError(`--${name} must be a positive number`);
+  return n;
+}

@@ -1,0 +1,53 @@
+/**
+ * `ethlogd keys create|list|revoke`: API key administration (keys are stored only as hashes).
+ */
+import { createApiKey, listApiKeys, revokeApiKey } from '../store/apiKeys.js';
+import { closeStore, openStore } from '../store/schema.js';
+import { parse, required, UsageError } from './args.js';
+
+/** Usage text of `keys`. */
+export const KEYS_USAGE = `Usage:
+  ethlogd keys create --data DIR [--label L]   creates a key; prints it alone on the last line
+  ethlogd keys list --data DIR                 lists key ids (sha256 of the key), labels, states
+  ethlogd keys revoke --data DIR KEY           revokes KEY; effective on the next request
+
+Options:
+  --data DIR     store directory                                       required
+  --label L      label for a new key                                   default "default"
+  -h, --help     this text`;
+
+/** Runs `keys`. */
+export async function keysCommand(argv: string[]): Promise<number> {
+  const { values, positionals } = parse(argv, { data: { type: 'string' }, label: { type: 'string' } }, true);
+  const [action, ...rest] = positionals;
+  if (values.help || action === undefined) {
+    console.log(KEYS_USAGE);
+    return values.help ? 0 : 2;
+  }
+  if (!['create', 'list', 'revoke'].includes(action)) throw new UsageError(`unknown keys action "${action}"`);
+  const store = openStore(required(values.data, 'data'));
+  try {
+    if (action === 'create') {
+      const label = typeof values.label === 'string' ? values.label : 'default';
+      console.log(`created key "${label}"; it is shown only now:`);
+      console.log(createApiKey(store, label));
+      return 0;
+    }
+    if (action === 'list') {
+      for (const k of listApiKeys(store)) {
+        const state = k.revoked === null ? 'active' : `revoked ${new Date(k.revoked).toISOString()}`;
+        console.log(`${k.id}  ${new Date(k.created).toISOString()}  ${state}  ${k.label}`);
+      }
+      return 0;
+    }
+    if (rest.length !== 1) throw new UsageError('keys revoke takes exactly one KEY');
+    if (!revokeApiKey(store, rest[0]!)) {
+      console.error('no such key');
+      return 1;
+    }
+    console.log('revoked');
+    return 0;
+  } finally {
+    await closeStore(store);
+  }
+}

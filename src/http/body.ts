@@ -1,0 +1,74 @@
+/**
+ * Reads a request body with a size limit: chunks are copied as they come (uWS reuses their memory
+ * after each callback), except a body that arrives whole in one chunk, which is handed over in place.
+ */
+import type { HttpResponse } from './uws.js';
+
+/** Capacity to start with when the length is not announced (chunked transfer encoding). */
+const INITIAL_CAPACITY = 16 * 1024;
+
+/** Where a body reading ends. */
+export interface BodySink {
+  /**
+   * Receives the whole body. The bytes are only valid until this call returns when the body came in
+   * one chunk (a view of uWS's receive buffer, detached afterwards); copy them to keep them.
+   */
+  body(bytes: Uint8Array): void;
+  /** Called once the body passes the limit; no more data is delivered after it. */
+  tooLarge(): void;
+}
+
+/** A growing byte buffer bounded by the body limit. */
+class Accumulator {
+  private buf: Buffer;
+  private length = 0;
+
+  /** Starts with room for `capacity` bytes. */
+  constructor(capacity: number) {
+    this.buf = Buffer.allocUnsafe(capacity);
+  }
+
+  /** Copies `chunk` to the end, growing up to `limit` bytes. */
+  append(chunk: Uint8Array, limit: number): void {
+    const needed = this.length + chunk.byteLength;
+    if (needed > this.buf.length) {
+      const grown = Buffer.allocUnsafe(Math.max(needed, Math.min(limit, this.buf.length * 2)));
+      grown.set(this.buf.subarray(0, this.length));
+      this.buf = grown;
+    }
+    this.buf.set(chunk, this.length);
+    this.length = needed;
+  }
+
+  /** The bytes collected. */
+  bytes(): Uint8Array {
+    return this.buf.subarray(0, this.length);
+  }
+}
+
+/**
+ * Reads the body of `res` into `sink`: `announced` is the Content-Length (or -1 when absent), already
+ * checked against `limit`; reading stops at the first chunk that passes `limit`.
+ */
+export function readBody(res: HttpResponse, announced: number, limit: number, sink: BodySink): void {
+  let received = 0;
+  let stopped = false;
+  let acc: Accumulator | null = null;
+  res.onData((chunk: ArrayBuffer, isLast: boolean) => {
+    if (stopped) return;
+    received += chunk.byteLength;
+    if (received > limit) {
+      stopped = true;
+      sink.tooLarge();
+      return;
+    }
+    const view = new Uint8Array(chunk);
+    if (isLast && acc === null) {
+      sink.body(view);
+      return;
+    }
+    acc ??= new Accumulator(announced > 0 ? announced : Math.min(limit, INITIAL_CAPACITY));
+    acc.append(view, limit);
+    if (isLast) sink.body(acc.bytes());
+  });
+}

@@ -1,0 +1,61 @@
+/**
+ * Matching and rendering the logs of one block: the step the oracle and the worker engine share,
+ * so that both render byte-identical JSON.
+ */
+import { bytesToHex, quantityToHex } from '../chain/hex.js';
+import type { BlockBundle, Log } from '../chain/types.js';
+import { renderLogJson, type LogContext } from '../rpc/format.js';
+import type { StoreReader } from '../store/reader.js';
+import { matchLog, type CompiledFilter } from './filter.js';
+
+/** Renders the logs of `logs` that match `filter` as JSON fragments, for canonical block `number`. */
+export function renderCanonicalMatches(reader: StoreReader, number: number, logs: Log[], filter: CompiledFilter): string[] {
+  const out: string[] = [];
+  let ctx: LogContext | undefined;
+  for (let i = 0; i < logs.length; i++) {
+    const log = logs[i]!;
+    if (!matchLog(filter, log)) continue;
+    ctx ??= canonicalContext(reader, number);
+    out.push(renderLogJson(log, i, ctx));
+  }
+  return out;
+}
+
+function canonicalContext(reader: StoreReader, number: number): LogContext {
+  const header = reader.header(number)!;
+  const hashes = new Map<number, string>();
+  return {
+    blockHash: bytesToHex(header.hash),
+    blockNumber: quantityToHex(number),
+    blockTimestamp: quantityToHex(header.timestamp),
+    txHash: (i) => {
+      let h = hashes.get(i);
+      if (h === undefined) {
+        h = bytesToHex(reader.txHash(number, i)!);
+        hashes.set(i, h);
+      }
+      return h;
+    },
+    removed: false,
+    pending: false,
+  };
+}
+
+/** Renders the matching logs of a whole stored block: pending (null positions) or orphaned (removed: true). */
+export function renderBundleMatches(bundle: BlockBundle, filter: CompiledFilter, kind: 'pending' | 'orphan'): string[] {
+  const pending = kind === 'pending';
+  const h = bundle.header;
+  const ctx: LogContext = {
+    blockHash: pending ? null : bytesToHex(h.hash),
+    blockNumber: pending ? null : quantityToHex(h.number),
+    blockTimestamp: pending ? null : quantityToHex(h.timestamp),
+    txHash: (i) => (pending ? null : bytesToHex(bundle.transactions[i]!.hash)),
+    removed: !pending,
+    pending,
+  };
+  const out: string[] = [];
+  bundle.logs.forEach((log, i) => {
+    if (matchLog(filter, log)) out.push(renderLogJson(log, i, ctx));
+  });
+  return out;
+}

@@ -1,0 +1,161 @@
+/**
+ * The parallel eth_getLogs engine (DESIGN.md §4): resolves the range once, plans segment tasks,
+ * keeps a window of them in flight on a Piscina pool, merges results in order, and answers the
+ * -32005 cap and deadline errors. Once a query is answered its remaining tasks stop at their next
+ * check (a shared cancel flag); no running thread is killed.
+ */
+import { availableParallelism } from 'node:os';
+import { Piscina } from 'piscina';
+import type { LogLimits } from '../config.js';
+import { InternalError, RpcError } from '../rpc/errors.js';
+import type { StoreReader } from '../store/reader.js';
+import { renderBundleMatches } from './blockLogs.js';
+import { compileFilter, type FilterSpec } from './filter.js';
+import { resultCapError, timeoutError } from './limits.js';
+import { planTasks } from './planner.js';
+import { resolveRange } from './range.js';
+import type { ScanResult, ScanTask } from './task.js';
+
+/** Tasks in flight per thread: two keeps every thread busy while the main thread merges. */
+const WINDOW_PER_THREAD = 2;
+
+/** How to run the engine. */
+export interface LogEngineOptions {
+  dataDir: string;
+  limits: LogLimits;
+  /** Worker threads; default: the machine's cores. */
+  threads?: number;
+  /** Where unexpected worker failures are reported. */
+  onError: (message: string, error: unknown) => void;
+}
+
+type ScanOk = Extract<ScanResult, { ok: true }>;
+
+const decoder = new TextDecoder();
+
+/** The worker pool and the query path over it. */
+export class LogEngine {
+  /** The Piscina pool (exposed for tests and metrics). */
+  readonly pool: Piscina<ScanTask, ScanResult>;
+  /** Worker threads in the pool. */
+  readonly threads: number;
+
+  /** Starts the pool. */
+  constructor(private readonly options: LogEngineOptions) {
+    this.threads = options.threads ?? availableParallelism();
+    this.pool = new Piscina<ScanTask, ScanResult>({
+      filename: new URL('./worker.js', import.meta.url).href,
+      minThreads: this.threads,
+      maxThreads: this.threads,
+      idleTimeout: Number.POSITIVE_INFINITY,
+    });
+  }
+
+  /** Answers a parsed filter: JSON chunks of comma-separated logs, in order; rejects with an RpcError. */
+  query(spec: FilterSpec, reader: StoreReader): Promise<string[]> {
+    const started = Date.now();
+    const { limits } = this.options;
+    const range = resolveRange(spec, reader);
+    const tasks = planTasks(range.from, range.to, this.threads);
+    const cancel = new Int32Array(new SharedArrayBuffer(4));
+    const deadline = started + limits.timeoutMs;
+    const window = this.threads * WINDOW_PER_THREAD;
+
+    return new Promise<string[]>((resolve, reject) => {
+      const results: (ScanOk | undefined)[] = new Array(tasks.length);
+      const chunks: string[] = [];
+      let merged = 0;
+      let count = 0;
+      let dispatched = 0;
+      let inFlight = 0;
+      let done = false;
+
+      const finish = (error?: RpcError) => {
+        if (done) return;
+        done = true;
+        Atomics.store(cancel, 0, 1);
+        clearTimeout(timer);
+        if (error) return reject(error);
+        const extra = range.pending
+          ? renderBundleMatches(range.pending, compileFilter(spec), 'pending')
+          : range.orphan
+            ? renderBundleMatches(range.orphan, compileFilter(spec), 'orphan')
+            : [];
+        if (count + extra.length > limits.maxResults) return reject(resultCapError(range.from, range.to, limits.maxResults));
+        if (extra.length > 0) chunks.push(extra.join(','));
+        resolve(chunks);
+      };
+
+      const timer = setTimeout(() => finish(timeoutError()), Math.max(0, deadline - Date.now()));
+
+      const merge = () => {
+        while (!done && merged < tasks.length && results[merged]) {
+          const r = results[merged]!;
+          results[merged] = undefined;
+          if (count + r.count > limits.maxResults) {
+            let running = count;
+            let lastFitting = tasks[merged]![1];
+            for (let i = 0; i < r.blockCounts.length; i += 2) {
+              running += r.blockCounts[i + 1]!;
+              if (running > limits.maxResults) {
+                lastFitting = r.blockCounts[i]! - 1;
+                break;
+              }
+            }
+            return finish(resultCapError(range.from, lastFitting, limits.maxResults));
+          }
+          if (r.count > 0) chunks.push(decoder.decode(r.json));
+          count += r.count;
+          merged++;
+        }
+        if (!done && merged === tasks.length) finish();
+      };
+
+      const dispatch = () => {
+        while (!done && inFlight < window && dispatched < tasks.length) {
+          const index = dispatched++;
+          const [from, to] = tasks[index]!;
+          inFlight++;
+          const task: ScanTask = {
+            dataDir: this.options.dataDir,
+            from,
+            to,
+            addresses: spec.addresses,
+            topics: spec.topics,
+            deadline,
+            budget: limits.maxResults - count,
+            cancel,
+          };
+          this.pool.run(task).then(
+            (result) => {
+              inFlight--;
+              if (done) return;
+              if (!result.ok) {
+                this.options.onError('log scan task failed', result.message);
+                return finish(new InternalError());
+              }
+              if (result.stop === 'deadline') return finish(timeoutError());
+              results[index] = result;
+              merge();
+              dispatch();
+            },
+            (error: unknown) => {
+              inFlight--;
+              this.options.onError('log scan worker died', error);
+              finish(new InternalError());
+            },
+          );
+        }
+      };
+
+      if (Date.now() > deadline) return finish(timeoutError());
+      merge();
+      dispatch();
+    });
+  }
+
+  /** Stops the pool (running tasks finish first). */
+  async close(): Promise<void> {
+    await this.pool.destroy();
+  }
+}

@@ -1,0 +1,50 @@
+/**
+ * Resolves an eth_getLogs filter's block selection once, at the start of a query (a consistent
+ * snapshot: the head does not move mid-query), with geth's range errors.
+ */
+import type { BlockBundle, ChainMeta } from '../chain/types.js';
+import { InvalidParamsError } from '../rpc/errors.js';
+import { tagNumber } from '../rpc/blocks.js';
+import type { BlockRef } from '../rpc/params.js';
+import type { StoreReader } from '../store/reader.js';
+import type { FilterSpec } from './filter.js';
+
+/** What a query scans: canonical blocks [from, to] (empty when from > to), and maybe the pending block or one orphan. */
+export interface ResolvedRange {
+  from: number;
+  to: number;
+  /** The pending block's logs follow the range (toBlock `pending` with a stored pending block). */
+  pending?: BlockBundle;
+  /** A reorganised-out block selected by blockHash: its logs answer with removed: true. */
+  orphan?: BlockBundle;
+}
+
+const EMPTY: ResolvedRange = { from: 1, to: 0 };
+
+function endpoint(ref: BlockRef, meta: ChainMeta, hasPending: boolean): number {
+  if ('tag' in ref) return ref.tag === 'pending' && hasPending ? meta.head + 1 : tagNumber(ref.tag, meta);
+  return (ref as { number: number }).number;
+}
+
+/** Resolves the filter's blocks against the store's current markers. */
+export function resolveRange(spec: FilterSpec, reader: StoreReader): ResolvedRange {
+  const meta = reader.meta();
+  if (!meta) return EMPTY;
+  if (spec.blockHash) {
+    const number = reader.numberByHash(spec.blockHash);
+    if (number !== undefined) return { from: number, to: number };
+    const orphan = reader.orphan(spec.blockHash);
+    return orphan ? { ...EMPTY, orphan } : EMPTY;
+  }
+  const pending = reader.pending();
+  const from = endpoint(spec.fromBlock, meta, pending !== undefined);
+  const to = endpoint(spec.toBlock, meta, pending !== undefined);
+  const toIsPending = 'tag' in spec.toBlock && spec.toBlock.tag === 'pending' && pending !== undefined;
+  if ('number' in spec.toBlock && spec.toBlock.number > meta.head) {
+    throw new InvalidParamsError('block range extends beyond current head block');
+  }
+  if (from > to) throw new InvalidParamsError('invalid block range params');
+  const range: ResolvedRange = { from: Math.max(from, meta.earliest), to: Math.min(to, meta.head) };
+  if (toIsPending) range.pending = pending;
+  return range;
+}

@@ -1,0 +1,37 @@
+/**
+ * The message types that cross the worker boundary. No error object crosses it: a task returns a
+ * result object, and the main thread rebuilds the JSON-RPC error from it.
+ */
+
+/** One scan task: a run of blocks inside whole segments, with the query's filter and limits. */
+export interface ScanTask {
+  dataDir: string;
+  from: number;
+  to: number;
+  addresses: Uint8Array[];
+  topics: (Uint8Array[] | null)[];
+  /** Epoch milliseconds after which the task stops. */
+  deadline: number;
+  /** The task stops once it holds more results than this. */
+  budget: number;
+  /** Shared flag: non-zero once the query has been answered (cancelled). */
+  cancel: Int32Array;
+}
+
+/** Why a task stopped. */
+export type ScanStop = 'done' | 'budget' | 'deadline' | 'cancelled';
+
+/** A task's answer. */
+export type ScanResult =
+  | {
+      ok: true;
+      /** The matching logs as comma-separated JSON objects (UTF-8), in order. */
+      json: Uint8Array;
+      count: number;
+      /** Pairs (block number, matches in it) for every block with matches, in order. */
+      blockCounts: Float64Array;
+      stop: ScanStop;
+      /** Blocks whose logs were read (bloom candidates, including false positives). */
+      candidates: number;
+    }
+  | { ok: false; message: string };

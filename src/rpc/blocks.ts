@@ -1,0 +1,44 @@
+/**
+ * Resolves a block parameter (tag, number, hash) against the store's markers, as DESIGN.md §5
+ * defines the tags: latest = head, earliest = first stored block, safe/finalized = stored
+ * markers, pending = the stored pending block, else latest.
+ */
+import type { BlockBundle, ChainMeta } from '../chain/types.js';
+import type { StoreReader } from '../store/reader.js';
+import type { BlockRef, BlockTag } from './params.js';
+
+/** A resolved block: a canonical number, the pending block, or nothing. */
+export type ResolvedBlock = { number: number } | { pending: BlockBundle } | null;
+
+/** The canonical number a tag names (pending maps to latest here). */
+export function tagNumber(tag: BlockTag, meta: ChainMeta): number {
+  switch (tag) {
+    case 'earliest':
+      return meta.earliest;
+    case 'safe':
+      return meta.safe;
+    case 'finalized':
+      return meta.finalized;
+    default:
+      return meta.head;
+  }
+}
+
+/** Resolves `ref` to a stored canonical block or the pending block; null when there is none. */
+export function resolveBlock(ref: BlockRef, reader: StoreReader): ResolvedBlock {
+  const meta = reader.meta();
+  if (!meta) return null;
+  if ('tag' in ref) {
+    if (ref.tag === 'pending') {
+      const pending = reader.pending();
+      if (pending) return { pending };
+    }
+    return { number: tagNumber(ref.tag, meta) };
+  }
+  if ('hash' in ref) {
+    const number = reader.numberByHash(ref.hash);
+    return number === undefined ? null : { number };
+  }
+  if (ref.number > meta.head || ref.number < meta.earliest) return null;
+  return { number: ref.number };
+}

@@ -1,0 +1,159 @@
+/**
+ * Renders domain objects as geth renders them on the wire: blocks (keys in geth's sorted order),
+ * transactions (RPCTransaction's fields per type), logs (as JSON text, so workers can render
+ * fragments that the main thread splices into a response).
+ */
+import { bytesToHex, quantityToHex } from '../chain/hex.js';
+import type { AccessListEntry, BlockHeader, Log, Transaction } from '../chain/types.js';
+
+/** Where a transaction or log sits; `null` for pending ones (position fields render as null). */
+export interface BlockPosition {
+  hash: Uint8Array;
+  number: number;
+  timestamp: number;
+  baseFeePerGas?: bigint;
+}
+
+/** The wire form of an access list. */
+function formatAccessList(list: AccessListEntry[]): unknown[] {
+  return list.map((e) => ({ address: bytesToHex(e.address), storageKeys: e.storageKeys.map(bytesToHex) }));
+}
+
+/** The effective gas price of a 1559-style transaction: min(tip + baseFee, feeCap) once included. */
+function effectiveGasPrice(tx: Transaction, baseFee: bigint | undefined): bigint {
+  if (baseFee === undefined) return tx.maxFeePerGas!;
+  const price = tx.maxPriorityFeePerGas! + baseFee;
+  return price < tx.maxFeePerGas! ? price : tx.maxFeePerGas!;
+}
+
+/** Renders a transaction as geth's RPCTransaction; `at` is null for a pending transaction. */
+export function formatTransaction(tx: Transaction, at: BlockPosition | null, index: number): Record<string, unknown> {
+  const dynamic = tx.maxFeePerGas !== undefined;
+  const gasPrice = dynamic ? (at ? effectiveGasPrice(tx, at.baseFeePerGas) : tx.maxFeePerGas!) : tx.gasPrice!;
+  const out: Record<string, unknown> = {
+    blockHash: at ? bytesToHex(at.hash) : null,
+    blockNumber: at ? quantityToHex(at.number) : null,
+    blockTimestamp: at ? quantityToHex(at.timestamp) : null,
+    from: bytesToHex(tx.from),
+    gas: quantityToHex(tx.gas),
+    gasPrice: quantityToHex(gasPrice),
+  };
+  if (dynamic) {
+    out.maxFeePerGas = quantityToHex(tx.maxFeePerGas!);
+    out.maxPriorityFeePerGas = quantityToHex(tx.maxPriorityFeePerGas!);
+  }
+  if (tx.maxFeePerBlobGas !== undefined) out.maxFeePerBlobGas = quantityToHex(tx.maxFeePerBlobGas);
+  out.hash = bytesToHex(tx.hash);
+  out.input = bytesToHex(tx.input);
+  out.nonce = quantityToHex(tx.nonce);
+  out.to = tx.to ? bytesToHex(tx.to) : null;
+  out.transactionIndex = at ? quantityToHex(index) : null;
+  out.value = quantityToHex(tx.value);
+  out.type = quantityToHex(tx.type);
+  if (tx.accessList !== undefined) out.accessList = formatAccessList(tx.accessList);
+  if (tx.chainId !== undefined) out.chainId = quantityToHex(tx.chainId);
+  if (tx.blobVersionedHashes !== undefined && tx.blobVersionedHashes.length > 0) {
+    out.blobVersionedHashes = tx.blobVersionedHashes.map(bytesToHex);
+  }
+  if (tx.authorizationList !== undefined && tx.authorizationList.length > 0) {
+    out.authorizationList = tx.authorizationList.map((a) => ({
+      chainId: quantityToHex(a.chainId),
+      address: bytesToHex(a.address),
+      nonce: quantityToHex(a.nonce),
+      yParity: quantityToHex(a.yParity),
+      r: quantityToHex(a.r),
+      s: quantityToHex(a.s),
+    }));
+  }
+  out.v = quantityToHex(tx.v);
+  out.r = quantityToHex(tx.r);
+  out.s = quantityToHex(tx.s);
+  if (tx.type !== 0) out.yParity = quantityToHex(tx.v);
+  return out;
+}
+
+/** What a block response lists: transaction hashes, or full transactions. */
+export type BlockTransactions = { hashes: Uint8Array[] } | { full: Transaction[] };
+
+/**
+ * Renders a block as geth's RPCMarshalBlock (keys sorted, as Go renders a map) plus SPEC.md's
+ * totalDifficulty; a pending block has null hash, logsBloom, nonce and number (SPEC.md §3).
+ */
+export function formatBlock(h: BlockHeader, txs: BlockTransactions, pending: boolean): Record<string, unknown> {
+  const at: BlockPosition = { hash: h.hash, number: h.number, timestamp: h.timestamp, baseFeePerGas: h.baseFeePerGas };
+  const fields: Record<string, unknown> = {
+    difficulty: quantityToHex(h.difficulty),
+    extraData: bytesToHex(h.extraData),
+    gasLimit: quantityToHex(h.gasLimit),
+    gasUsed: quantityToHex(h.gasUsed),
+    hash: pending ? null : bytesToHex(h.hash),
+    logsBloom: pending ? null : bytesToHex(h.logsBloom),
+    miner: bytesToHex(h.miner),
+    mixHash: bytesToHex(h.mixHash),
+    nonce: pending ? null : bytesToHex(h.nonce),
+    number: pending ? null : quantityToHex(h.number),
+    parentHash: bytesToHex(h.parentHash),
+    receiptsRoot: bytesToHex(h.receiptsRoot),
+    sha3Uncles: bytesToHex(h.sha3Uncles),
+    size: quantityToHex(h.size),
+    stateRoot: bytesToHex(h.stateRoot),
+    timestamp: quantityToHex(h.timestamp),
+    totalDifficulty: quantityToHex(h.totalDifficulty),
+    transactions:
+      'hashes' in txs ? txs.hashes.map(bytesToHex) : txs.full.map((tx, i) => formatTransaction(tx, pending ? null : at, i)),
+    transactionsRoot: bytesToHex(h.transactionsRoot),
+    uncles: h.uncles.map(bytesToHex),
+  };
+  if (h.baseFeePerGas !== undefined) fields.baseFeePerGas = quantityToHex(h.baseFeePerGas);
+  if (h.withdrawalsRoot !== undefined) fields.withdrawalsRoot = bytesToHex(h.withdrawalsRoot);
+  if (h.withdrawals !== undefined) {
+    fields.withdrawals = h.withdrawals.map((w) => ({
+      index: quantityToHex(w.index),
+      validatorIndex: quantityToHex(w.validatorIndex),
+      address: bytesToHex(w.address),
+      amount: quantityToHex(w.amount),
+    }));
+  }
+  if (h.blobGasUsed !== undefined) fields.blobGasUsed = quantityToHex(h.blobGasUsed);
+  if (h.excessBlobGas !== undefined) fields.excessBlobGas = quantityToHex(h.excessBlobGas);
+  if (h.parentBeaconBlockRoot !== undefined) fields.parentBeaconBlockRoot = bytesToHex(h.parentBeaconBlockRoot);
+  if (h.requestsHash !== undefined) fields.requestsHash = bytesToHex(h.requestsHash);
+  const sorted: Record<string, unknown> = {};
+  for (const key of Object.keys(fields).sort()) sorted[key] = fields[key];
+  return sorted;
+}
+
+/** The block context a log renders with; `null` position fields for a pending log. */
+export interface LogContext {
+  /** Hex of the block hash, or null when pending. */
+  blockHash: string | null;
+  /** Hex block number, or null when pending. */
+  blockNumber: string | null;
+  /** Hex block timestamp, or null when pending. */
+  blockTimestamp: string | null;
+  /** Transaction hash (hex) of each transaction index, or null when pending. */
+  txHash: (txIndex: number) => string | null;
+  /** Whether the block was removed by a reorganisation. */
+  removed: boolean;
+  /** Whether the log is pending (log and transaction index render as null). */
+  pending: boolean;
+}
+
+/** Renders one log as JSON text, in geth's field order plus blockTimestamp. */
+export function renderLogJson(log: Log, logIndex: number, ctx: LogContext): string {
+  let topics = '';
+  for (let i = 0; i < log.topics.length; i++) topics += (i ? ',"' : '"') + bytesToHex(log.topics[i]!) + '"';
+  const str = (v: string | null) => (v === null ? 'null' : '"' + v + '"');
+  return (
+    '{"address":"' + bytesToHex(log.address) +
+    '","topics":[' + topics +
+    '],"data":"' + bytesToHex(log.data) +
+    '","blockNumber":' + str(ctx.blockNumber) +
+    ',"transactionHash":' + str(ctx.txHash(log.txIndex)) +
+    ',"transactionIndex":' + (ctx.pending ? 'null' : '"' + quantityToHex(log.txIndex) + '"') +
+    ',"blockHash":' + str(ctx.blockHash) +
+    ',"blockTimestamp":' + str(ctx.blockTimestamp) +
+    ',"logIndex":' + (ctx.pending ? 'null' : '"' + quantityToHex(logIndex) + '"') +
+    ',"removed":' + (ctx.removed ? 'true' : 'false') + '}'
+  );
+}

@@ -1,0 +1,22 @@
+import { bytesToHex } from '../../chain/hex.js';
+import { resolveBlock } from '../blocks.js';
+import { RpcError } from '../errors.js';
+import type { RpcMethod } from '../method.js';
+import { checkArity, parseAddress, parseBlockNumberOrHash, parseStorageKey, type BlockRef } from '../params.js';
+
+const LATEST: BlockRef = { tag: 'latest' };
+
+/**
+ * eth_getStorageAt(address, position, block = latest): the 32-byte word at that slot after that
+ * block. The pending block's state is the head's (pending blocks carry no storage writes here).
+ */
+export const eth_getStorageAt: RpcMethod = (params, { reader }) => {
+  checkArity(params, 2, 3);
+  const address = parseAddress(params[0], 0);
+  const slot = parseStorageKey(params[1], 1);
+  const ref = params[2] === undefined || params[2] === null ? LATEST : parseBlockNumberOrHash(params[2], 2);
+  const block = resolveBlock(ref, reader);
+  if (block === null) throw new RpcError(-32000, 'hash' in ref ? 'header for hash not found' : 'header not found');
+  const number = 'pending' in block ? reader.meta()!.head : block.number;
+  return bytesToHex(reader.storageAt(address, slot, number));
+};

@@ -1,0 +1,27 @@
+/**
+ * The method table: SPEC.md's five methods and DESIGN.md §5's companions.
+ */
+import type { RpcMethod } from '../method.js';
+import { eth_blockNumber, eth_chainId, net_version, web3_clientVersion } from './chain.js';
+import { eth_getBlockByHash } from './eth_getBlockByHash.js';
+import { eth_getBlockByNumber } from './eth_getBlockByNumber.js';
+import { eth_getLogs } from './eth_getLogs.js';
+import { eth_getStorageAt } from './eth_getStorageAt.js';
+import { eth_getTransactionByBlockHashAndIndex } from './eth_getTransactionByBlockHashAndIndex.js';
+import { eth_getTransactionByBlockNumberAndIndex } from './eth_getTransactionByBlockNumberAndIndex.js';
+import { eth_getTransactionByHash } from './eth_getTransactionByHash.js';
+
+/** Every served method by name. */
+export const METHODS: ReadonlyMap<string, RpcMethod> = new Map<string, RpcMethod>([
+  ['eth_getStorageAt', eth_getStorageAt],
+  ['eth_getLogs', eth_getLogs],
+  ['eth_getTransactionByBlockNumberAndIndex', eth_getTransactionByBlockNumberAndIndex],
+  ['eth_getBlockByNumber', eth_getBlockByNumber],
+  ['eth_getTransactionByHash', eth_getTransactionByHash],
+  ['eth_chainId', eth_chainId],
+  ['net_version', net_version],
+  ['eth_blockNumber', eth_blockNumber],
+  ['web3_clientVersion', web3_clientVersion],
+  ['eth_getBlockByHash', eth_getBlockByHash],
+  ['eth_getTransactionByBlockHashAndIndex', eth_getTransactionByBlockHashAndIndex],
+]);

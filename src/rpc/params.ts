@@ -1,0 +1,121 @@
+/**
+ * Parameter parsing as geth does it: hex quantities without leading zeros, fixed-length addresses
+ * and hashes, block tags, EIP-1898 block objects, storage keys up to 32 bytes. Every rejection is
+ * an InvalidParamsError whose message names the argument.
+ */
+import { hexToBigInt, hexToBytes, padLeft } from '../chain/hex.js';
+import { InvalidParamsError } from './errors.js';
+
+/** The block tags of SPEC.md §2.3. */
+export type BlockTag = 'latest' | 'earliest' | 'pending' | 'safe' | 'finalized';
+
+/** A block chosen by tag, by number, or (EIP-1898) by hash. */
+export type BlockRef = { tag: BlockTag } | { number: number } | { hash: Uint8Array; requireCanonical: boolean };
+
+const TAGS: ReadonlySet<string> = new Set(['latest', 'earliest', 'pending', 'safe', 'finalized']);
+
+/** Largest block number geth accepts (int64); larger ones are rejected, smaller unknown ones are not found. */
+const MAX_BLOCK_NUMBER = (1n << 63n) - 1n;
+
+/** Builds the error geth gives for argument `index`, naming the parameter. */
+export function argError(index: number, name: string, reason: string): InvalidParamsError {
+  return new InvalidParamsError(`invalid argument ${index} (${name}): ${reason}`);
+}
+
+function describeHexFailure(value: unknown, quantity: boolean): string {
+  if (typeof value !== 'string') return `expected a hex string, got ${value === null ? 'null' : typeof value}`;
+  if (!value.startsWith('0x') && !value.startsWith('0X')) return 'hex string without 0x prefix';
+  if (value.length === 2) return 'empty hex string';
+  if (!/^0[xX][0-9a-fA-F]+$/.test(value)) return 'invalid hex string';
+  if (quantity && value[2] === '0') return 'hex number with leading zero digits';
+  if (quantity) return 'hex number > 256 bits';
+  return 'hex string of odd length';
+}
+
+/** Parses a hex quantity argument into a bigint (at most `bits` wide). */
+export function parseQuantity(value: unknown, index: number, name: string, bits = 64): bigint {
+  const n = hexToBigInt(value);
+  if (n === undefined) throw argError(index, name, describeHexFailure(value, true));
+  if (n >= 1n << BigInt(bits)) throw argError(index, name, `hex number > ${bits} bits`);
+  return n;
+}
+
+/** Parses a 0x-prefixed byte string of exactly `length` bytes (addresses, hashes). */
+export function parseFixedBytes(value: unknown, length: number, index: number, name: string): Uint8Array {
+  const bytes = hexToBytes(value, length);
+  if (bytes !== undefined) return bytes;
+  const any = hexToBytes(value);
+  if (any === undefined) throw argError(index, name, describeHexFailure(value, false));
+  throw argError(index, name, `hex string has length ${any.length * 2}, want ${length * 2}`);
+}
+
+/** Parses a 20-byte address. */
+export function parseAddress(value: unknown, index: number, name = 'address'): Uint8Array {
+  return parseFixedBytes(value, 20, index, name);
+}
+
+/** Parses a 32-byte hash. */
+export function parseHash(value: unknown, index: number, name = 'hash'): Uint8Array {
+  return parseFixedBytes(value, 32, index, name);
+}
+
+/** Parses a block number or tag (geth's rpc.BlockNumber). */
+export function parseBlockNumber(value: unknown, index: number, name = 'block parameter'): BlockRef {
+  if (typeof value === 'string' && TAGS.has(value)) return { tag: value as BlockTag };
+  const n = hexToBigInt(value);
+  if (n === undefined) throw argError(index, name, describeHexFailure(value, true));
+  if (n > MAX_BLOCK_NUMBER) throw argError(index, name, 'block number larger than int64');
+  return { number: n > BigInt(Number.MAX_SAFE_INTEGER) ? Number.MAX_SAFE_INTEGER : Number(n) };
+}
+
+/**
+ * Parses a block number, tag, hash or EIP-1898 object (geth's rpc.BlockNumberOrHash): a 32-byte
+ * hash string, `{blockHash, requireCanonical?}` or `{blockNumber}`.
+ */
+export function parseBlockNumberOrHash(value: unknown, index: number, name = 'block parameter'): BlockRef {
+  if (typeof value === 'string' && value.length === 66) return { hash: parseHash(value, index, name), requireCanonical: false };
+  if (value !== null && typeof value === 'object' && !Array.isArray(value)) {
+    const obj = value as Record<string, unknown>;
+    const hasHash = obj.blockHash !== undefined;
+    const hasNumber = obj.blockNumber !== undefined;
+    if (hasHash && hasNumber) throw argError(index, name, 'cannot specify both BlockHash and BlockNumber, choose one or the other');
+    if (hasHash) {
+      const rc = obj.requireCanonical;
+      if (rc !== undefined && typeof rc !== 'boolean') throw argError(index, name, 'requireCanonical must be a boolean');
+      return { hash: parseHash(obj.blockHash, index, name), requireCanonical: rc === true };
+    }
+    if (hasNumber) return parseBlockNumber(obj.blockNumber, index, name);
+    throw argError(index, name, 'block object needs blockHash or blockNumber');
+  }
+  return parseBlockNumber(value, index, name);
+}
+
+/**
+ * Parses a storage position as geth's decodeHash does: optional 0x, odd length allowed,
+ * at most 32 bytes, left-padded to 32.
+ */
+export function parseStorageKey(value: unknown, index: number, name = 'storage position'): Uint8Array {
+  if (typeof value !== 'string') throw argError(index, name, `expected a hex string, got ${value === null ? 'null' : typeof value}`);
+  let hex = value.startsWith('0x') || value.startsWith('0X') ? value.slice(2) : value;
+  if (hex.length % 2) hex = '0' + hex;
+  if (!/^[0-9a-fA-F]*$/.test(hex)) throw argError(index, name, 'unable to decode storage key: hex string invalid');
+  if (hex.length > 64) throw argError(index, name, 'unable to decode storage key: hex string too long, want at most 32 bytes');
+  return padLeft(new Uint8Array(Buffer.from(hex, 'hex')), 32);
+}
+
+/** Parses a boolean argument. */
+export function parseBool(value: unknown, index: number, name: string): boolean {
+  if (typeof value !== 'boolean') throw argError(index, name, `expected a boolean, got ${value === null ? 'null' : typeof value}`);
+  return value;
+}
+
+/**
+ * Checks the positional argument count as geth does: at most `max`, at least `required`
+ * (trailing optional arguments may be missing or null).
+ */
+export function checkArity(params: unknown[], required: number, max: number): void {
+  if (params.length > max) throw new InvalidParamsError(`too many arguments, want at most ${max}`);
+  for (let i = 0; i < required; i++) {
+    if (params[i] === undefined || params[i] === null) throw new InvalidParamsError(`missing value for required argument ${i}`);
+  }
+}

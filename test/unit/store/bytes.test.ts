@@ -1,0 +1,173 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { ByteReader, ByteWriter } from '../../../src/store/bytes.js';
+import { Rng } from './fixtures.js';
+
+const MAX_U256 = (1n << 256n) - 1n;
+
+test('u8 round trip', () => {
+  const w = new ByteWriter();
+  for (let i = 0; i < 256; i++) w.u8(i);
+  const bytes = w.finish();
+  assert.equal(bytes.length, 256);
+  const r = new ByteReader(bytes);
+  for (let i = 0; i < 256; i++) assert.equal(r.u8(), i);
+  assert.equal(r.done(), true);
+});
+
+test('varint round trip and LEB128 encoding', () => {
+  const values = [0, 1, 127, 128, 255, 300, 16383, 16384, 2 ** 31, 2 ** 32 - 1, 2 ** 32, 2 ** 32 + 1, 2 ** 49, 2 ** 53 - 1];
+  const w = new ByteWriter();
+  for (const v of values) w.varint(v);
+  const r = new ByteReader(w.finish());
+  for (const v of values) assert.equal(r.varint(), v);
+  assert.equal(r.done(), true);
+
+  const one = (v: number) => new ByteWriter().varint(v).finish().toString('hex');
+  assert.equal(one(0), '00');
+  assert.equal(one(127), '7f');
+  assert.equal(one(128), '8001');
+  assert.equal(one(300), 'ac02');
+  assert.equal(one(2 ** 32), '8080808010');
+  assert.equal(one(2 ** 53 - 1), 'ffffffffffffff0f');
+});
+
+test('bytes (length-prefixed) round trip', () => {
+  const rng = new Rng(10);
+  const items = [new Uint8Array(0), Uint8Array.of(0), rng.bytes(127), rng.bytes(128), rng.bytes(5000)];
+  const w = new ByteWriter();
+  for (const b of items) w.bytes(b);
+  const out = w.finish();
+  assert.equal(out.length, items.reduce((n, b) => n + b.length + (b.length < 128 ? 1 : 2), 0));
+  const r = new ByteReader(out);
+  for (const b of items) assert.deepEqual(r.bytes(), b);
+  assert.equal(r.done(), true);
+});
+
+test('fixed round trip (no prefix) and copies on read', () => {
+  const rng = new Rng(11);
+  const a = rng.bytes(20);
+  const b = rng.bytes(32);
+  const out = new ByteWriter().fixed(a).fixed(new Uint8Array(0)).fixed(b).finish();
+  assert.equal(out.length, 52);
+  const r = new ByteReader(out);
+  const ra = r.fixed(20);
+  assert.deepEqual(ra, a);
+  assert.deepEqual(r.fixed(0), new Uint8Array(0));
+  assert.deepEqual(r.fixed(32), b);
+  assert.equal(r.done(), true);
+  out[0] = out[0]! ^ 0xff;
+  assert.deepEqual(ra, a, 'fixed() must return a copy, not a view of the source');
+});
+
+test('bigint round trip and minimal encoding', () => {
+  const values = [0n, 1n, 127n, 128n, 255n, 256n, 65535n, 65536n, 1n << 64n, (1n << 255n) + 12345n, MAX_U256];
+  const w = new ByteWriter();
+  for (const v of values) w.bigint(v);
+  const r = new ByteReader(w.finish());
+  for (const v of values) assert.equal(r.bigint(), v);
+  assert.equal(r.done(), true);
+
+  const one = (v: bigint) => new ByteWriter().bigint(v).finish().toString('hex');
+  assert.equal(one(0n), '00');
+  assert.equal(one(1n), '0101');
+  assert.equal(one(255n), '01ff');
+  assert.equal(one(256n), '020100');
+  assert.equal(one(MAX_U256), '20' + 'ff'.repeat(32));
+});
+
+test('bigint rejects negatives', () => {
+  assert.throws(() => new ByteWriter().bigint(-1n), RangeError);
+});
+
+test('mixed primitives round trip', () => {
+  const rng = new Rng(12);
+  const w = new ByteWriter();
+  const data = rng.bytes(77);
+  w.u8(7).varint(2 ** 40).bytes(data).bigint(MAX_U256).fixed(Uint8Array.of(1, 2, 3)).varint(0).bigint(0n).u8(255);
+  const r = new ByteReader(w.finish());
+  assert.equal(r.u8(), 7);
+  assert.equal(r.varint(), 2 ** 40);
+  assert.deepEqual(r.bytes(), data);
+  assert.equal(r.bigint(), MAX_U256);
+  assert.deepEqual(r.fixed(3), Uint8Array.of(1, 2, 3));
+  assert.equal(r.done(), false);
+  assert.equal(r.varint(), 0);
+  assert.equal(r.bigint(), 0n);
+  assert.equal(r.u8(), 255);
+  assert.equal(r.done(), true);
+});
+
+test('growth past the initial capacity keeps earlier bytes', () => {
+  const rng = new Rng(13);
+  for (const capacity of [0, 1, 2, 7, 16]) {
+    const w = new ByteWriter(capacity);
+    const chunks = Array.from({ length: 50 }, (_, i) => rng.bytes(i * 3));
+    const ints = Array.from({ length: 50 }, () => rng.int(2 ** 31) * 1024);
+    const bigs = Array.from({ length: 50 }, () => rng.bigint(32));
+    for (let i = 0; i < 50; i++) w.u8(i).varint(ints[i]!).bytes(chunks[i]!).bigint(bigs[i]!);
+    w.fixed(rng.bytes(10_000));
+    const out = w.finish();
+    const r = new ByteReader(out);
+    for (let i = 0; i < 50; i++) {
+      assert.equal(r.u8(), i);
+      assert.equal(r.varint(), ints[i]);
+      assert.deepEqual(r.bytes(), chunks[i]);
+      assert.equal(r.bigint(), bigs[i]);
+    }
+    r.skip(10_000);
+    assert.equal(r.done(), true);
+  }
+});
+
+test('a writer created with capacity 0 grows (no endless doubling of 0)', () => {
+  const w = new ByteWriter(0);
+  w.u8(1).varint(2 ** 53 - 1).bigint(MAX_U256).bytes(new Uint8Array(100));
+  const r = new ByteReader(w.finish());
+  assert.equal(r.u8(), 1);
+  assert.equal(r.varint(), 2 ** 53 - 1);
+  assert.equal(r.bigint(), MAX_U256);
+  assert.deepEqual(r.bytes(), new Uint8Array(100));
+  assert.equal(r.done(), true);
+  assert.equal(new ByteWriter(0).finish().length, 0);
+});
+
+test('a bigint landing right at the capacity boundary grows correctly', () => {
+  for (let pad = 0; pad < 40; pad++) {
+    const w = new ByteWriter(32);
+    for (let i = 0; i < pad; i++) w.u8(0xaa);
+    w.bigint(MAX_U256).varint(2 ** 53 - 1);
+    const r = new ByteReader(w.finish());
+    r.skip(pad);
+    assert.equal(r.bigint(), MAX_U256);
+    assert.equal(r.varint(), 2 ** 53 - 1);
+    assert.equal(r.done(), true);
+  }
+});
+
+test('finish returns a buffer that owns its memory', () => {
+  const w = new ByteWriter(8);
+  w.u8(1).u8(2);
+  const first = w.finish();
+  w.u8(3);
+  const second = w.finish();
+  assert.deepEqual([...first], [1, 2]);
+  assert.deepEqual([...second], [1, 2, 3]);
+  first[0] = 9;
+  assert.equal(w.finish()[0], 1);
+});
+
+test('done() tracks position; reader works on a view at an offset; skip advances', () => {
+  assert.equal(new ByteReader(new Uint8Array(0)).done(), true);
+  const inner = new ByteWriter().varint(300).bytes(Uint8Array.of(5, 6)).u8(9).finish();
+  const outer = new Uint8Array(inner.length + 6);
+  outer.fill(0xee);
+  outer.set(inner, 3);
+  const r = new ByteReader(outer.subarray(3, 3 + inner.length));
+  assert.equal(r.done(), false);
+  assert.equal(r.varint(), 300);
+  assert.equal(r.pos, 2);
+  r.skip(3);
+  assert.equal(r.u8(), 9);
+  assert.equal(r.done(), true);
+});

@@ -1,0 +1,224 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import type { BlockBundle, BlockHeader, Transaction } from '../../../src/chain/types.js';
+import { decodeBundle, decodeHeader, decodeTx, encodeBundle, encodeHeader, encodeTx } from '../../../src/store/codec.js';
+import { filled, makeBundle, makeHeader, makeTx, Rng } from './fixtures.js';
+
+const MAX_U256 = (1n << 256n) - 1n;
+
+function baseHeader(rng: Rng): BlockHeader {
+  return makeHeader(rng, 19_000_000, rng.bytes(32), 3);
+}
+
+test('header round trip with no fork fields (frontier-style)', () => {
+  const rng = new Rng(100);
+  const h = baseHeader(rng);
+  h.difficulty = 17_171_480_576n;
+  h.nonce = Uint8Array.of(0, 0, 0, 0, 0, 0, 0x00, 0x42);
+  h.uncles = [rng.bytes(32), rng.bytes(32)];
+  const decoded = decodeHeader(encodeHeader(h));
+  assert.deepStrictEqual(decoded, h);
+  for (const k of ['baseFeePerGas', 'withdrawalsRoot', 'withdrawals', 'blobGasUsed', 'excessBlobGas', 'parentBeaconBlockRoot', 'requestsHash']) {
+    assert.equal(k in decoded, false, `${k} should be absent`);
+  }
+});
+
+test('header round trip with each fork field alone', () => {
+  const rng = new Rng(101);
+  const variants: Array<Partial<BlockHeader>> = [
+    { baseFeePerGas: 7n },
+    { baseFeePerGas: 0n },
+    { withdrawalsRoot: rng.bytes(32), withdrawals: [] },
+    {
+      withdrawalsRoot: rng.bytes(32),
+      withdrawals: [
+        { index: 0n, validatorIndex: 0n, address: rng.bytes(20), amount: 0n },
+        { index: 123456789n, validatorIndex: 987654n, address: rng.bytes(20), amount: 32_000_000_000n },
+      ],
+    },
+    { blobGasUsed: 0n, excessBlobGas: 0n },
+    { blobGasUsed: 786432n, excessBlobGas: 79_953_920n },
+    { parentBeaconBlockRoot: rng.bytes(32) },
+    { requestsHash: rng.bytes(32) },
+  ];
+  for (const extra of variants) {
+    const h = { ...baseHeader(rng), ...extra };
+    assert.deepStrictEqual(decodeHeader(encodeHeader(h)), h);
+  }
+});
+
+test('header round trip with every fork field (Prague) and cumulative fork sets', () => {
+  const rng = new Rng(102);
+  const london = { ...baseHeader(rng), baseFeePerGas: 12_345_678_901n };
+  const shanghai = {
+    ...london,
+    withdrawalsRoot: rng.bytes(32),
+    withdrawals: Array.from({ length: 16 }, (_, i) => ({
+      index: 40_000_000n + BigInt(i),
+      validatorIndex: BigInt(rng.int(1_000_000)),
+      address: rng.bytes(20),
+      amount: BigInt(rng.int(2 ** 30)),
+    })),
+  };
+  const cancun = { ...shanghai, blobGasUsed: 393216n, excessBlobGas: 0n, parentBeaconBlockRoot: rng.bytes(32) };
+  const prague = { ...cancun, requestsHash: rng.bytes(32) };
+  for (const h of [london, shanghai, cancun, prague]) assert.deepStrictEqual(decodeHeader(encodeHeader(h)), h);
+});
+
+test('header round trip with extreme values', () => {
+  const rng = new Rng(103);
+  const h: BlockHeader = {
+    ...baseHeader(rng),
+    number: Number.MAX_SAFE_INTEGER,
+    difficulty: MAX_U256,
+    totalDifficulty: MAX_U256,
+    gasLimit: (1n << 64n) - 1n,
+    gasUsed: 0n,
+    timestamp: 2 ** 40,
+    extraData: new Uint8Array(0),
+    size: 0,
+    txCount: 0,
+    logsBloom: filled(256, 0xff),
+    nonce: filled(8, 0xff),
+    baseFeePerGas: MAX_U256,
+  };
+  assert.deepStrictEqual(decodeHeader(encodeHeader(h)), h);
+  const zero = { ...h, number: 0, timestamp: 0, difficulty: 0n, totalDifficulty: 0n, gasLimit: 0n, extraData: filled(97, 0) };
+  assert.deepStrictEqual(decodeHeader(encodeHeader(zero)), zero);
+});
+
+const accessList = (rng: Rng) => [
+  { address: rng.bytes(20), storageKeys: [] },
+  { address: rng.bytes(20), storageKeys: [rng.bytes(32), new Uint8Array(32), filled(32, 0xff)] },
+];
+
+function txBase(rng: Rng): Pick<Transaction, 'hash' | 'from' | 'to' | 'nonce' | 'gas' | 'value' | 'input' | 'v' | 'r' | 's'> {
+  return {
+    hash: rng.bytes(32),
+    from: rng.bytes(20),
+    to: rng.bytes(20),
+    nonce: 42n,
+    gas: 21000n,
+    value: 10n ** 18n,
+    input: rng.bytes(68),
+    v: 1n,
+    r: rng.bigint(32) | 1n,
+    s: rng.bigint(32) | 1n,
+  };
+}
+
+function sampleTxs(rng: Rng): Record<string, Transaction> {
+  return {
+    legacyPre155: { type: 0, ...txBase(rng), v: 27n, gasPrice: 20_000_000_000n },
+    legacyEip155: { type: 0, ...txBase(rng), v: 37n, chainId: 1n, gasPrice: 1n },
+    legacyCreation: { type: 0, ...txBase(rng), to: null, value: 0n, input: rng.bytes(3000), v: 38n, chainId: 1n, gasPrice: 0n },
+    accessList: { type: 1, ...txBase(rng), chainId: 1n, gasPrice: 30_000_000_000n, accessList: accessList(rng) },
+    accessListEmpty: { type: 1, ...txBase(rng), to: null, v: 0n, chainId: 5n, gasPrice: 7n, accessList: [] },
+    dynamicFee: {
+      type: 2,
+      ...txBase(rng),
+      input: new Uint8Array(0),
+      chainId: 1n,
+      maxFeePerGas: 100_000_000_000n,
+      maxPriorityFeePerGas: 0n,
+      accessList: accessList(rng),
+    },
+    dynamicFeeCreation: {
+      type: 2,
+      ...txBase(rng),
+      to: null,
+      chainId: 11155111n,
+      maxFeePerGas: 2n,
+      maxPriorityFeePerGas: 1n,
+      accessList: [],
+    },
+    blob: {
+      type: 3,
+      ...txBase(rng),
+      chainId: 1n,
+      maxFeePerGas: 50_000_000_000n,
+      maxPriorityFeePerGas: 2_000_000_000n,
+      accessList: accessList(rng),
+      maxFeePerBlobGas: 1_000_000_000n,
+      blobVersionedHashes: [Uint8Array.of(1, ...rng.bytes(31)), Uint8Array.of(1, ...rng.bytes(31))],
+    },
+    setCode: {
+      type: 4,
+      ...txBase(rng),
+      chainId: 1n,
+      maxFeePerGas: 50_000_000_000n,
+      maxPriorityFeePerGas: 2_000_000_000n,
+      accessList: [],
+      authorizationList: [
+        { chainId: 0n, address: rng.bytes(20), nonce: 0n, yParity: 0, r: rng.bigint(32), s: rng.bigint(32) },
+        { chainId: 1n, address: rng.bytes(20), nonce: 17n, yParity: 1, r: MAX_U256, s: 1n },
+      ],
+    },
+  };
+}
+
+test('tx round trip for every type 0-4 with the fields each type carries', () => {
+  const rng = new Rng(200);
+  for (const [name, tx] of Object.entries(sampleTxs(rng))) {
+    const decoded = decodeTx(encodeTx(tx));
+    assert.deepStrictEqual(decoded, tx, name);
+  }
+});
+
+test('tx decoding keeps absent optional fields absent and `to` null for creations', () => {
+  const txs = sampleTxs(new Rng(201));
+  const pre155 = decodeTx(encodeTx(txs.legacyPre155!));
+  assert.equal('chainId' in pre155, false);
+  assert.equal('accessList' in pre155, false);
+  assert.equal('maxFeePerGas' in pre155, false);
+  assert.equal(decodeTx(encodeTx(txs.legacyCreation!)).to, null);
+  assert.equal(decodeTx(encodeTx(txs.dynamicFeeCreation!)).to, null);
+  assert.equal('gasPrice' in decodeTx(encodeTx(txs.dynamicFee!)), false);
+  assert.deepStrictEqual(decodeTx(encodeTx(txs.accessListEmpty!)).accessList, []);
+});
+
+test('the first 32 bytes of an encoded tx are its hash', () => {
+  const rng = new Rng(202);
+  for (const tx of [...Object.values(sampleTxs(rng)), makeTx(rng)]) {
+    const encoded = encodeTx(tx);
+    assert.deepStrictEqual(new Uint8Array(encoded.subarray(0, 32)), tx.hash);
+  }
+});
+
+test('tx with a large input round trips (writer growth)', () => {
+  const rng = new Rng(203);
+  const tx: Transaction = { ...makeTx(rng), input: rng.bytes(200_000) };
+  assert.deepStrictEqual(decodeTx(encodeTx(tx)), tx);
+});
+
+test('bundle round trip (storage writes are not kept)', () => {
+  const rng = new Rng(300);
+  const bundle = makeBundle(rng, 1234, rng.bytes(32), 5);
+  assert.ok(bundle.logs.length > 0);
+  assert.deepStrictEqual(decodeBundle(encodeBundle(bundle)), bundle);
+
+  const txs = Object.values(sampleTxs(rng));
+  const header: BlockHeader = {
+    ...makeHeader(rng, 20_000_000, rng.bytes(32), txs.length),
+    baseFeePerGas: 9n,
+    withdrawalsRoot: rng.bytes(32),
+    withdrawals: [{ index: 1n, validatorIndex: 2n, address: rng.bytes(20), amount: 3n }],
+    blobGasUsed: 131072n,
+    excessBlobGas: 5n,
+    parentBeaconBlockRoot: rng.bytes(32),
+    requestsHash: rng.bytes(32),
+  };
+  const full: BlockBundle = {
+    header,
+    transactions: txs,
+    logs: [
+      { address: rng.bytes(20), topics: [rng.bytes(32)], data: rng.bytes(64), txIndex: 0 },
+      { address: rng.bytes(20), topics: [], data: new Uint8Array(0), txIndex: 8 },
+    ],
+    storage: [{ address: rng.bytes(20), slot: rng.bytes(32), value: rng.bytes(32) }],
+  };
+  assert.deepStrictEqual(decodeBundle(encodeBundle(full)), { ...full, storage: [] });
+
+  const empty: BlockBundle = { header: makeHeader(rng, 0, new Uint8Array(32)), transactions: [], logs: [], storage: [] };
+  assert.deepStrictEqual(decodeBundle(encodeBundle(empty)), empty);
+});
