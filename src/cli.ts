@@ -1,8 +1,9 @@
 #!/usr/bin/env node
 /**
- * The ethlogd command line: serve, generate, keys.
+ * The ethlogd command line: serve, generate, keys, bloombits.
  */
 import { UsageError } from './cli/args.js';
+import { BLOOMBITS_USAGE, bloombitsCommand } from './cli/bloombits.js';
 import { GENERATE_USAGE, generateCommand } from './cli/generate.js';
 import { KEYS_USAGE, keysCommand } from './cli/keys.js';
 import { SERVE_USAGE, serveCommand } from './cli/serve.js';
@@ -13,6 +14,7 @@ Commands:
   serve      serve a store over JSON-RPC (HTTP)
   generate   generate a synthetic mainnet-like chain into a store
   keys       create, list and revoke API keys
+  bloombits  rebuild the bloom index of a store's complete segments
 
 Run "ethlogd <command> --help" for a command's options.`;
 
@@ -20,6 +22,7 @@ const COMMANDS: Record<string, { run: (argv: string[]) => Promise<number>; usage
   serve: { run: serveCommand, usage: SERVE_USAGE },
   generate: { run: generateCommand, usage: GENERATE_USAGE },
   keys: { run: keysCommand, usage: KEYS_USAGE },
+  bloombits: { run: bloombitsCommand, usage: BLOOMBITS_USAGE },
 };
 
 async function main(argv: string[]): Promise<number> {

@@ -7,7 +7,7 @@
 import { BLOOM_BYTES, bloomBits, setBloomBit } from './bloom.js';
 
 /** Default bound on the number of distinct values cached by their bytes. */
-const DEFAULT_MAX_ENTRIES = 1 << 20;
+const DEFAULT_MAX_ENTRIES = 1 << 17;
 
 function pack(bits: [number, number, number]): number {
   return bits[0] * 4194304 + bits[1] * 2048 + bits[2];

@@ -1,13 +1,14 @@
 /**
  * `ethlogd serve`: serves a store over HTTP until SIGINT or SIGTERM.
  */
-import { DEFAULT_HOST, DEFAULT_HTTP_PORT } from '../config.js';
+import { availableParallelism } from 'node:os';
+import { DEFAULT_HOST, DEFAULT_HTTP_PORT, LOG_QUERY_TIMEOUT_MS, MAX_FILTER_PARAMS, MAX_LOG_RESULTS } from '../config.js';
 import { createLogger } from '../log.js';
 import { startService } from '../service.js';
 import { integer, parse, required } from './args.js';
 
 /** Usage text of `serve`. */
-export const SERVE_USAGE = `Usage: ethlogd serve --data DIR [--host ${DEFAULT_HOST}] [--port ${DEFAULT_HTTP_PORT}]
+export const SERVE_USAGE = `Usage: ethlogd serve --data DIR [--host ${DEFAULT_HOST}] [--port ${DEFAULT_HTTP_PORT}] [--threads N]
 
 Serves the store in DIR: POST /v3/<API_KEY> with JSON-RPC 2.0 (single or batch).
 Prints "listening on http://HOST:PORT" once it accepts requests; stops cleanly on SIGINT/SIGTERM.
@@ -16,11 +17,23 @@ Options:
   --data DIR     store directory (made by generate or ingest)          required
   --host HOST    address to bind                                       default ${DEFAULT_HOST}
   --port PORT    port to bind, 0 for any free port                     default ${DEFAULT_HTTP_PORT}
+  --threads N    eth_getLogs worker threads                            default ${availableParallelism()} (the cores)
+  --log-timeout-ms MS    eth_getLogs deadline                          default ${LOG_QUERY_TIMEOUT_MS}
+  --max-log-results N    eth_getLogs result cap                        default ${MAX_LOG_RESULTS}
+  --max-filter-params N  addresses + topics per filter                 default ${MAX_FILTER_PARAMS}
   -h, --help     this text`;
 
 /** Runs `serve`. */
 export async function serveCommand(argv: string[]): Promise<number> {
-  const { values } = parse(argv, { data: { type: 'string' }, host: { type: 'string' }, port: { type: 'string' } });
+  const { values } = parse(argv, {
+    data: { type: 'string' },
+    host: { type: 'string' },
+    port: { type: 'string' },
+    threads: { type: 'string' },
+    'log-timeout-ms': { type: 'string' },
+    'max-log-results': { type: 'string' },
+    'max-filter-params': { type: 'string' },
+  });
   if (values.help) {
     console.log(SERVE_USAGE);
     return 0;
@@ -30,6 +43,12 @@ export async function serveCommand(argv: string[]): Promise<number> {
     dataDir: required(values.data, 'data'),
     host: typeof values.host === 'string' ? values.host : DEFAULT_HOST,
     port: integer(values.port, 'port', DEFAULT_HTTP_PORT, 0, 65535),
+    threads: integer(values.threads, 'threads', availableParallelism(), 1, 256),
+    limits: {
+      timeoutMs: integer(values['log-timeout-ms'], 'log-timeout-ms', LOG_QUERY_TIMEOUT_MS, 1),
+      maxResults: integer(values['max-log-results'], 'max-log-results', MAX_LOG_RESULTS, 1),
+      maxParams: integer(values['max-filter-params'], 'max-filter-params', MAX_FILTER_PARAMS, 1),
+    },
     logger,
   });
   console.log(`listening on ${service.url}`);

@@ -48,7 +48,7 @@ export class Progress {
   private readonly label: string;
   private readonly intervalMs: number;
   private readonly started = performance.now();
-  private lastPrint = 0;
+  private lastPrint = -Infinity;
   private counts: ProgressCounts = { blocks: 0, txs: 0, logs: 0 };
 
   /** A reporter for `total` blocks. */

@@ -22,6 +22,8 @@ export interface Store {
   txByHash: Database<Buffer, Buffer>;
   logs: Database<Buffer, Buffer>;
   storage: Database<Buffer, Buffer>;
+  /** u64 number → the address ‖ slot prefixes that block wrote (to undo them on a reorganisation). */
+  storageWrites: Database<Buffer, Buffer>;
   /** u16 bit ‖ u32 segment → that bloom bit of every block of a complete segment. */
   bloomBits: Database<Buffer, Buffer>;
   apiKeys: Database<unknown, Buffer>;
@@ -48,6 +50,7 @@ export function openStore(path: string, options: OpenStoreOptions = {}): Store {
     txByHash: bin('txByHash'),
     logs: bin('logs'),
     storage: bin('storage'),
+    storageWrites: bin('storageWrites'),
     bloomBits: bin('bloomBits'),
     apiKeys: env.openDB<unknown, Buffer>({ name: 'apiKeys', keyEncoding: 'binary' }),
     readOnly,

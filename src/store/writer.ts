@@ -4,17 +4,22 @@
  */
 import type { BlockBundle, ChainMeta } from '../chain/types.js';
 import { encodeBundle, encodeHeader, encodeTx, headerLogsBloom } from './codec.js';
-import { encodeBlockKey, encodeBloomBitsKey, encodeStorageKey, encodeTxKey } from './keys.js';
+import { encodeBlockKey, encodeBloomBitsKey, encodeStorageKey, encodeTxKey, STORAGE_PREFIX_BYTES } from './keys.js';
 import { encodeLogs } from './logsRecord.js';
 import { StoreReader } from './reader.js';
 import type { Store } from './schema.js';
-import { buildSegmentRows, SEGMENT_BLOCKS, segmentOf, segmentStart } from './segments.js';
+import { BLOOM_BITS, buildSegmentRows, SEGMENT_BLOCKS, segmentOf, segmentStart } from './segments.js';
 
 /** Raised when a batch does not extend the stored chain (wrong number or parent hash). */
 export class ChainContinuityError extends Error {}
 
-/** What one append commits: the next blocks in order, and optionally new markers and pending block. */
+/**
+ * What one append commits: optionally a rollback (a reorganisation), then the next blocks in
+ * order, and optionally new markers and pending block.
+ */
 export interface AppendBatch {
+  /** Moves the blocks above this number to `orphans` before appending (the common ancestor of a reorganisation). */
+  rollbackTo?: number;
   blocks: BlockBundle[];
   /** Needed on the first batch of an empty store. */
   chainId?: bigint;
@@ -49,7 +54,9 @@ export class StoreWriter {
   append(batch: AppendBatch): void {
     const s = this.store;
     s.env.transactionSync(() => {
+      if (batch.rollbackTo !== undefined) this.rollback(batch.rollbackTo);
       const meta = this.reader.meta();
+      if (!meta && batch.blocks.length === 0) throw new ChainContinuityError('the first batch must carry blocks');
       let expected = meta ? meta.head + 1 : batch.blocks[0]?.header.number ?? 0;
       let parent = meta ? this.reader.header(meta.head)!.hash : undefined;
       if (!meta) {
@@ -96,6 +103,43 @@ export class StoreWriter {
     rows.forEach((row, bit) => this.store.bloomBits.put(encodeBloomBitsKey(bit, segment), Buffer.from(row)));
   }
 
+  /** Within a write transaction: moves blocks above `to` to orphans and undoes their indexes. */
+  private rollback(to: number): void {
+    const s = this.store;
+    const meta = this.reader.meta();
+    if (!meta || to < meta.earliest || to > meta.head) throw new ChainContinuityError(`cannot roll back to block ${to}`);
+    for (let n = meta.head; n > to; n--) {
+      const key = encodeBlockKey(n);
+      const header = this.reader.header(n)!;
+      const transactions = this.reader.transactions(n);
+      const logs = this.reader.logs(n);
+      s.orphans.put(Buffer.from(header.hash), encodeBundle({ header, transactions, logs, storage: [] }));
+      s.headers.remove(key);
+      s.blockByHash.remove(Buffer.from(header.hash));
+      transactions.forEach((tx, i) => {
+        const txKey = encodeTxKey(n, i);
+        s.txs.remove(txKey);
+        const at = s.txByHash.getBinary(Buffer.from(tx.hash));
+        if (at && Buffer.compare(at, txKey) === 0) s.txByHash.remove(Buffer.from(tx.hash));
+      });
+      s.logs.remove(key);
+      const writes = s.storageWrites.getBinary(key);
+      if (writes) {
+        for (let off = 0; off < writes.length; off += STORAGE_PREFIX_BYTES) {
+          const prefix = writes.subarray(off, off + STORAGE_PREFIX_BYTES);
+          s.storage.remove(encodeStorageKey(prefix.subarray(0, 20), prefix.subarray(20), n));
+        }
+        s.storageWrites.remove(key);
+      }
+    }
+    for (let segment = segmentOf(to + 1); segment < segmentOf(meta.head + 1); segment++) {
+      for (let bit = 0; bit < BLOOM_BITS; bit++) s.bloomBits.remove(encodeBloomBitsKey(bit, segment));
+    }
+    s.meta.put('head', to);
+    s.meta.put('safe', Math.min(meta.safe, to));
+    s.meta.put('finalized', Math.min(meta.finalized, to));
+  }
+
   private putBlock(block: BlockBundle): void {
     const s = this.store;
     const n = block.header.number;
@@ -107,9 +151,16 @@ export class StoreWriter {
       s.txs.put(txKey, encodeTx(tx));
       s.txByHash.put(Buffer.from(tx.hash), txKey);
     });
+    s.orphans.remove(Buffer.from(block.header.hash));
     if (block.logs.length > 0) s.logs.put(blockKey, encodeLogs(block.logs));
-    for (const w of block.storage) {
-      s.storage.put(encodeStorageKey(w.address, w.slot, n), Buffer.from(stripLeadingZeros(w.value)));
+    if (block.storage.length > 0) {
+      const prefixes = Buffer.allocUnsafe(block.storage.length * STORAGE_PREFIX_BYTES);
+      block.storage.forEach((w, i) => {
+        const key = encodeStorageKey(w.address, w.slot, n);
+        s.storage.put(key, Buffer.from(stripLeadingZeros(w.value)));
+        key.copy(prefixes, i * STORAGE_PREFIX_BYTES, 0, STORAGE_PREFIX_BYTES);
+      });
+      s.storageWrites.put(blockKey, prefixes);
     }
   }
 }
