@@ -94,10 +94,12 @@ export class Random {
 
   /** A uniform bigint of `bits` random bits (0 ≤ value < 2^bits). */
   bigBits(bits: number): bigint {
-    const bytes = this.bytes(Math.ceil(bits / 8));
-    const extra = bytes.length * 8 - bits;
-    if (extra > 0) bytes[0]! &= 0xff >>> extra;
-    return BigInt('0x' + (bytes.length ? Buffer.from(bytes.buffer, 0, bytes.length).toString('hex') : '0'));
+    if (bits <= 0) return 0n;
+    const words = Math.ceil(bits / 32);
+    const top = bits - 32 * (words - 1);
+    let hex = '0x' + (top === 32 ? this.u32() : this.u32() >>> (32 - top)).toString(16);
+    for (let i = 1; i < words; i++) hex += this.u32().toString(16).padStart(8, '0');
+    return BigInt(hex);
   }
 
   /** A uniform bigint in [min, max) (rejection sampling over the span's bit length). */
