@@ -4,20 +4,18 @@
  * matches exactly and renders the matches as JSON text, transferred back without a copy.
  */
 import { move, transferableSymbol, valueSymbol } from 'piscina';
+import type { BlockHeader } from '../chain/types.js';
 import { encodeBlockKey } from '../store/keys.js';
-import { decodeLogs, logsRecordHasAddress } from '../store/logsRecord.js';
 import { StoreReader } from '../store/reader.js';
 import { openStore, type Store } from '../store/schema.js';
 import { segmentOf } from '../store/segments.js';
-import { renderCanonicalMatches } from './blockLogs.js';
 import { candidateBlocks, filterBits } from './candidates.js';
-import { compileFilter } from './filter.js';
+import { JsonSink } from './jsonSink.js';
+import { prepareRecordQuery, scanRecord, type RecordBlock } from './recordScan.js';
 import type { ScanResult, ScanStop, ScanTask } from './task.js';
 
 /** How many candidate blocks pass between deadline and cancellation checks. */
 const CHECK_EVERY = 64;
-
-const encoder = new TextEncoder();
 
 const stores = new Map<string, { store: Store; reader: StoreReader }>();
 
@@ -31,11 +29,31 @@ function storeFor(dataDir: string) {
   return entry;
 }
 
+/** The per-block values of rendered logs, read only when the block has a match. */
+function blockContext(reader: StoreReader, n: number): RecordBlock {
+  let header: BlockHeader | undefined;
+  const txs = new Map<number, Uint8Array>();
+  return {
+    number: n,
+    hash: () => (header ??= reader.header(n)!).hash,
+    timestamp: () => (header ??= reader.header(n)!).timestamp,
+    txHash: (i) => {
+      let h = txs.get(i);
+      if (h === undefined) {
+        h = reader.txHash(n, i)!;
+        txs.set(i, h);
+      }
+      return h;
+    },
+  };
+}
+
 function scan(task: ScanTask): ScanResult {
   const { store, reader } = storeFor(task.dataDir);
   const bits = filterBits(task.addresses, task.topics);
-  const compiled = compileFilter(task);
-  const fragments: string[] = [];
+  const query = prepareRecordQuery(task.addresses, task.topics);
+  const sink = new JsonSink();
+  let count = 0;
   const blockCounts: number[] = [];
   let stop: ScanStop = 'done';
   let candidates = 0;
@@ -52,21 +70,19 @@ function scan(task: ScanTask): ScanResult {
           break outer;
         }
       }
-      const raw = store.logs.getBinaryFast(encodeBlockKey(n));
+      const raw = store.logs.getBinary(encodeBlockKey(n));
       if (raw === undefined) continue;
-      if (task.addresses.length > 0 && !logsRecordHasAddress(raw, task.addresses)) continue;
-      const matches = renderCanonicalMatches(reader, n, decodeLogs(raw), compiled);
-      if (matches.length === 0) continue;
-      for (const m of matches) fragments.push(m);
-      blockCounts.push(n, matches.length);
-      if (fragments.length > task.budget) {
+      const matched = scanRecord(raw, query, blockContext(reader, n), sink);
+      if (matched === 0) continue;
+      count += matched;
+      blockCounts.push(n, matched);
+      if (count > task.budget) {
         stop = 'budget';
         break outer;
       }
     }
   }
-  const json = encoder.encode(fragments.join(','));
-  return { ok: true, json, count: fragments.length, blockCounts: new Float64Array(blockCounts), stop, candidates };
+  return { ok: true, json: sink.take(), count, blockCounts: new Float64Array(blockCounts), stop, candidates };
 }
 
 /**

@@ -1,0 +1,88 @@
+/**
+ * A growable byte buffer that JSON text is written into directly (ASCII constants, hex of raw
+ * bytes through a lookup table), so rendering thousands of logs allocates no strings.
+ */
+
+const HEX_PAIRS = (() => {
+  const table = new Uint16Array(256);
+  const digits = '0123456789abcdef';
+  for (let i = 0; i < 256; i++) {
+    // Little-endian u16: the first hex digit is the low byte.
+    table[i] = digits.charCodeAt(i >> 4) | (digits.charCodeAt(i & 15) << 8);
+  }
+  return table;
+})();
+
+const ZERO = 0x30;
+
+/** Encodes an ASCII string once, for repeated writes. */
+export function ascii(text: string): Uint8Array {
+  return Uint8Array.from(text, (c) => c.charCodeAt(0));
+}
+
+/** Writes JSON bytes into a buffer that grows by doubling. */
+export class JsonSink {
+  private buf: Uint8Array;
+  /** Bytes written. */
+  length = 0;
+
+  /** Starts with `capacity` bytes. */
+  constructor(capacity = 64 * 1024) {
+    this.buf = new Uint8Array(capacity);
+  }
+
+  private ensure(extra: number): void {
+    if (this.length + extra <= this.buf.length) return;
+    let size = this.buf.length * 2;
+    while (size < this.length + extra) size *= 2;
+    const next = new Uint8Array(size);
+    next.set(this.buf.subarray(0, this.length));
+    this.buf = next;
+  }
+
+  /** Writes pre-encoded bytes. */
+  bytes(bytes: Uint8Array): void {
+    this.ensure(bytes.length);
+    this.buf.set(bytes, this.length);
+    this.length += bytes.length;
+  }
+
+  /** Writes one ASCII byte. */
+  byte(code: number): void {
+    this.ensure(1);
+    this.buf[this.length++] = code;
+  }
+
+  /** Writes `source[start, end)` as lower-case hex digits. */
+  hex(source: Uint8Array, start: number, end: number): void {
+    const n = end - start;
+    this.ensure(2 * n);
+    const out = this.buf;
+    let p = this.length;
+    for (let i = start; i < end; i++) {
+      const pair = HEX_PAIRS[source[i]!]!;
+      out[p++] = pair & 0xff;
+      out[p++] = pair >> 8;
+    }
+    this.length = p;
+  }
+
+  /** Writes `count` '0' digits (the stripped leading zero bytes of a word, two digits each). */
+  zeros(count: number): void {
+    this.ensure(count);
+    this.buf.fill(ZERO, this.length, this.length + count);
+    this.length += count;
+  }
+
+  /** Writes a non-negative integer as hex digits without leading zeros (at least one digit). */
+  quantity(value: number): void {
+    const text = value.toString(16);
+    this.ensure(text.length);
+    for (let i = 0; i < text.length; i++) this.buf[this.length++] = text.charCodeAt(i);
+  }
+
+  /** The bytes written, as a copy that owns its memory (safe to transfer). */
+  take(): Uint8Array {
+    return this.buf.slice(0, this.length);
+  }
+}

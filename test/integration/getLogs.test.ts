@@ -1,0 +1,424 @@
+/**
+ * eth_getLogs under its limits, through the real HTTP server and the real Piscina pool: the result
+ * cap and its suggested range, the deadline, point lookups answered while a long scan runs,
+ * batches, worker failures and recovery, the pool size, cancellation after a capped answer, and
+ * reorganised-out blocks selected by hash.
+ */
+import assert from 'node:assert/strict';
+import { request } from 'node:http';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { bytesToHex, quantityToHex } from '../../src/chain/hex.js';
+import type { BlockBundle } from '../../src/chain/types.js';
+import { DEFAULT_LOG_LIMITS, type LogLimits } from '../../src/config.js';
+import { LogEngine } from '../../src/logs/engine.js';
+import { parseFilter } from '../../src/logs/filter.js';
+import { oracleGetLogs } from '../../src/logs/oracle.js';
+import type { ScanResult, ScanTask } from '../../src/logs/task.js';
+import { RpcError } from '../../src/rpc/errors.js';
+import { StoreReader } from '../../src/store/reader.js';
+import { closeStore, openStore, type Store } from '../../src/store/schema.js';
+import { StoreWriter } from '../../src/store/writer.js';
+import { makeDataset, startTestService, type RpcResponse, type TestDataset, type TestService } from './harness.js';
+
+/** Large enough that an unfiltered scan of the whole range takes hundreds of ms (about 1 s here, 2 threads). */
+const BLOCKS = 1200;
+const DENSITY = 0.05;
+const SEED = 'getlogs';
+const HEAD = BLOCKS - 1;
+const hex = quantityToHex;
+
+type Obj = Record<string, unknown>;
+
+let dataset: TestDataset;
+let store: Store;
+let reader: StoreReader;
+
+before(async () => {
+  dataset = await makeDataset(BLOCKS, DENSITY, SEED);
+  store = openStore(dataset.dir, { readOnly: true });
+  reader = new StoreReader(store);
+});
+
+after(async () => {
+  await closeStore(store);
+  dataset.remove();
+});
+
+/** The oracle's outcome for a raw filter: the logs (parsed) or the RpcError's JSON. */
+function oracle(raw: Obj, limits: Partial<LogLimits>): { logs: Obj[] } | { error: unknown } {
+  const l = { ...DEFAULT_LOG_LIMITS, ...limits };
+  try {
+    return { logs: JSON.parse(`[${oracleGetLogs(reader, parseFilter(raw, l.maxParams), l).join(',')}]`) as Obj[] };
+  } catch (error) {
+    if (error instanceof RpcError) return { error: error.toJSON() };
+    throw error;
+  }
+}
+
+/** POSTs on a connection of its own; `sent` settles once the request is fully written. */
+function postOwnConnection(svc: TestService, body: unknown): { sent: Promise<void>; response: Promise<RpcResponse> } {
+  const url = new URL(svc.endpoint);
+  let sentResolve!: () => void;
+  const sent = new Promise<void>((resolve) => (sentResolve = resolve));
+  const response = new Promise<RpcResponse>((resolve, reject) => {
+    const req = request(
+      { host: url.hostname, port: url.port, path: url.pathname, method: 'POST', agent: false, headers: { 'Content-Type': 'application/json' } },
+      (res) => {
+        const parts: Buffer[] = [];
+        res.on('data', (c: Buffer) => parts.push(c));
+        res.on('end', () => {
+          try {
+            resolve(JSON.parse(Buffer.concat(parts).toString('utf8')) as RpcResponse);
+          } catch (error) {
+            reject(error as Error);
+          }
+        });
+        res.on('error', reject);
+      },
+    );
+    req.on('error', reject);
+    req.on('finish', sentResolve);
+    req.end(JSON.stringify(body));
+  });
+  return { sent, response };
+}
+
+describe('result cap through HTTP', () => {
+  const CAP = 200;
+  let svc: TestService;
+  before(async () => {
+    svc = await startTestService(dataset, { maxResults: CAP });
+  });
+  after(async () => {
+    await svc.close();
+  });
+
+  test('-32005 with the largest range that fits: [from, to] answers, [from, to+1] does not', async () => {
+    const topic = (reader.logs(HEAD).find((l) => l.topics.length > 0) ?? reader.logs(HEAD - 1)[0]!).topics[0]!;
+    const filters: Obj[] = [
+      { fromBlock: '0x0', toBlock: 'latest' },
+      { fromBlock: hex(1000), toBlock: hex(HEAD) }, // across the task boundary at 1024
+      { fromBlock: '0x0', toBlock: 'latest', topics: [bytesToHex(topic)] },
+    ];
+    let checked = 0;
+    for (const filter of filters) {
+      const res = await svc.call('eth_getLogs', [filter]);
+      assert.ok(res.error, `capped: ${JSON.stringify(filter)}`);
+      const data = res.error.data as { from: string; to: string; limit: number };
+      assert.equal(res.error.code, -32005);
+      assert.equal(res.error.message, `query returned more than ${CAP} results. Try with this block range [${data.from}, ${data.to}].`);
+      assert.deepEqual(Object.keys(data).sort(), ['from', 'limit', 'to']);
+      assert.equal(data.limit, CAP);
+      assert.equal(data.from, filter.fromBlock);
+      assert.deepEqual(res.error, oracle(filter, { maxResults: CAP }).error ?? 'the oracle caps too', 'the same answer as the oracle');
+      const to = Number(data.to);
+      assert.ok(to < HEAD);
+
+      const fits = await svc.call('eth_getLogs', [{ ...filter, fromBlock: data.from, toBlock: data.to }]);
+      assert.equal(fits.error, undefined, JSON.stringify(fits.error));
+      const logs = fits.result as Obj[];
+      assert.ok(logs.length <= CAP && logs.length > 0, `${logs.length} logs`);
+      assert.equal(logs.at(-1)!.blockNumber !== undefined, true);
+      assert.ok(Number(logs.at(-1)!.blockNumber) <= to);
+
+      const over = await svc.call('eth_getLogs', [{ ...filter, fromBlock: data.from, toBlock: hex(to + 1) }]);
+      assert.equal(over.error?.code, -32005, `[${data.from}, ${hex(to + 1)}] must not fit`);
+      assert.deepEqual(over.error!.data, data, 'the same suggestion again');
+      checked++;
+    }
+    assert.equal(checked, filters.length);
+  });
+
+  test('a range whose results fit exactly is answered', async () => {
+    const res = await svc.call('eth_getLogs', [{ fromBlock: '0x0', toBlock: 'latest' }]);
+    const { to } = res.error!.data as { to: string };
+    // Grow one block at a time from the suggestion's start: every range up to `to` fits.
+    const first = Number(to) - 3;
+    for (let end = first; end <= Number(to); end++) {
+      const ok = await svc.call('eth_getLogs', [{ fromBlock: '0x0', toBlock: hex(end) }]);
+      assert.ok(Array.isArray(ok.result), `[0, ${end}]`);
+      assert.deepEqual(ok.result, (oracle({ fromBlock: '0x0', toBlock: hex(end) }, { maxResults: CAP }) as { logs: Obj[] }).logs);
+    }
+  });
+});
+
+test('deadline: a whole-range scan under a 1 ms budget answers -32005 query timeout exceeded, promptly', async () => {
+  const svc = await startTestService(dataset, { timeoutMs: 1, maxResults: 1e9 });
+  try {
+    // A cheap call first, so the pool's startup is not what is measured.
+    assert.equal(await svc.result('eth_blockNumber', []), hex(HEAD));
+    const started = performance.now();
+    const res = await svc.call('eth_getLogs', [{ fromBlock: '0x0', toBlock: 'latest' }]);
+    const elapsed = performance.now() - started;
+    assert.deepEqual(res.error, { code: -32005, message: 'query timeout exceeded' });
+    assert.ok(elapsed < 2000, `answered in ${elapsed.toFixed(0)} ms`);
+    // The service still answers afterwards.
+    assert.equal(await svc.result('eth_blockNumber', []), hex(HEAD));
+  } finally {
+    await svc.close();
+  }
+});
+
+describe('concurrency and batches', () => {
+  let svc: TestService;
+  before(async () => {
+    svc = await startTestService(dataset, { maxResults: 1e9 });
+  });
+  after(async () => {
+    await svc.close();
+  });
+
+  test('a point lookup is answered while a long scan runs', async () => {
+    const order: string[] = [];
+    const heavy = postOwnConnection(svc, { jsonrpc: '2.0', id: 'logs', method: 'eth_getLogs', params: [{ fromBlock: '0x0', toBlock: 'latest' }] });
+    const logsDone = heavy.response.then((r) => {
+      order.push('getLogs');
+      return r;
+    });
+    // Only once the scan request is on the wire does the lookup go out, on another connection.
+    await heavy.sent;
+    const lookup = postOwnConnection(svc, { jsonrpc: '2.0', id: 'bn', method: 'eth_blockNumber', params: [] });
+    const lookupDone = lookup.response.then((r) => {
+      order.push('blockNumber');
+      return r;
+    });
+    const [logs, bn] = await Promise.all([logsDone, lookupDone]);
+    assert.equal(bn.result, hex(HEAD));
+    const all = logs.result as Obj[];
+    assert.ok(all.length > 10_000, `a heavy answer (${all.length} logs)`);
+    assert.equal(all.at(-1)!.blockNumber, hex(HEAD));
+    assert.deepEqual(order, ['blockNumber', 'getLogs']);
+  });
+
+  test('a batch of several eth_getLogs and point lookups answers in order', async () => {
+    const a = { fromBlock: hex(5), toBlock: hex(40) };
+    const b = { fromBlock: hex(1000), toBlock: hex(1100), topics: [bytesToHex(reader.logs(1050)[0]!.topics[0]!)] };
+    const c = { blockHash: bytesToHex(reader.header(700)!.hash) };
+    const items = [
+      { jsonrpc: '2.0', id: 0, method: 'eth_getLogs', params: [a] },
+      { jsonrpc: '2.0', id: 1, method: 'eth_blockNumber', params: [] },
+      { jsonrpc: '2.0', id: 2, method: 'eth_getLogs', params: [b] },
+      { jsonrpc: '2.0', id: 3, method: 'eth_getBlockByNumber', params: [hex(77), false] },
+      { jsonrpc: '2.0', id: 4, method: 'eth_getLogs', params: [{ fromBlock: '0x5', toBlock: '0x4' }] },
+      { jsonrpc: '2.0', id: 5, method: 'eth_getLogs', params: [c] },
+      { jsonrpc: '2.0', id: 6, method: 'eth_chainId', params: [] },
+      { jsonrpc: '2.0', id: 7, method: 'eth_getLogs', params: [{ fromBlock: '0x0', toBlock: 'latest', address: '0x' + '99'.repeat(20) }] },
+    ];
+    const { status, json } = await svc.post(items);
+    assert.equal(status, 200);
+    const out = json as RpcResponse[];
+    assert.deepEqual(out.map((r) => r.id), [0, 1, 2, 3, 4, 5, 6, 7]);
+    const expectLogs = (raw: Obj) => (oracle(raw, { maxResults: 1e9 }) as { logs: Obj[] }).logs;
+    assert.deepEqual(out[0]!.result, expectLogs(a));
+    assert.ok((out[0]!.result as Obj[]).length > 0);
+    assert.equal(out[1]!.result, hex(HEAD));
+    assert.deepEqual(out[2]!.result, expectLogs(b));
+    assert.ok((out[2]!.result as Obj[]).length > 0);
+    assert.equal((out[3]!.result as Obj).hash, bytesToHex(reader.header(77)!.hash));
+    assert.deepEqual(out[4]!.error, { code: -32602, message: 'invalid block range params' });
+    assert.deepEqual(out[5]!.result, expectLogs(c));
+    assert.equal((out[5]!.result as Obj[]).length, reader.logs(700).length);
+    assert.equal(out[6]!.result, '0x1');
+    assert.deepEqual(out[7]!.result, []);
+  });
+});
+
+describe('the engine and its pool', () => {
+  const wholeRange = () => parseFilter({ fromBlock: '0x0', toBlock: 'latest' }, DEFAULT_LOG_LIMITS.maxParams);
+  const noErrors = (message: string, error: unknown) => assert.fail(`${message}: ${String(error)}`);
+
+  test('the pool size is the threads option', async () => {
+    for (const threads of [1, 2]) {
+      const engine = new LogEngine({ dataDir: dataset.dir, limits: DEFAULT_LOG_LIMITS, threads, onError: noErrors });
+      try {
+        assert.equal(engine.threads, threads);
+        assert.equal(engine.pool.threads.length, threads);
+        const spec = parseFilter({ fromBlock: hex(10), toBlock: hex(20) }, 5000);
+        const expected = oracleGetLogs(reader, spec, DEFAULT_LOG_LIMITS).join(',');
+        assert.ok(expected.length > 0);
+        assert.equal((await engine.query(spec, reader)).join(','), expected);
+        assert.equal(engine.pool.threads.length, threads);
+      } finally {
+        await engine.close();
+      }
+    }
+  });
+
+  test('a worker killed mid-query fails that query with -32603; the pool recovers', async () => {
+    const errors: string[] = [];
+    const limits = { ...DEFAULT_LOG_LIMITS, maxResults: 1e9 };
+    const engine = new LogEngine({ dataDir: dataset.dir, limits, threads: 2, onError: (m) => errors.push(m) });
+    try {
+      const small = parseFilter({ fromBlock: hex(100), toBlock: hex(110) }, 5000);
+      const expectedSmall = oracleGetLogs(reader, small, limits).join(',');
+      // Warm: both workers have loaded the code and opened the store.
+      await Promise.all([engine.query(small, reader), engine.query(small, reader)]);
+      const before = engine.pool.threads.map((t) => t.threadId);
+      assert.equal(before.length, 2);
+
+      // query() hands its first tasks to the (ready) workers synchronously: each thread holds a
+      // scan of ~1,000 blocks when it is terminated.
+      const running = engine.query(wholeRange(), reader);
+      assert.equal(engine.pool.queueSize, 0, 'no task waits in the queue: both are on threads');
+      const exits = engine.pool.threads.map((t) => t.terminate());
+      await assert.rejects(running, (error: unknown) => {
+        assert.ok(error instanceof RpcError);
+        assert.deepEqual(error.toJSON(), { code: -32603, message: 'internal error' });
+        return true;
+      });
+      await Promise.all(exits);
+      assert.ok(errors.includes('log scan worker died'), `onError was called: ${JSON.stringify(errors)}`);
+
+      // The pool replaced its threads and answers the next queries, heavy ones included.
+      assert.equal((await engine.query(small, reader)).join(','), expectedSmall);
+      const heavy = await engine.query(wholeRange(), reader);
+      assert.equal(heavy.join(','), oracleGetLogs(reader, wholeRange(), limits).join(','));
+      const afterIds = engine.pool.threads.map((t) => t.threadId);
+      assert.equal(afterIds.length, 2);
+      for (const id of afterIds) assert.ok(!before.includes(id), 'new threads');
+    } finally {
+      await engine.close();
+    }
+  });
+
+  test('a task on a store that does not exist fails its query with -32603 and kills nothing', async () => {
+    const parent = mkdtempSync(join(tmpdir(), 'ethlogd-missing-'));
+    const errors: { message: string; error: unknown }[] = [];
+    const engine = new LogEngine({
+      dataDir: join(parent, 'no-such-store'),
+      limits: DEFAULT_LOG_LIMITS,
+      threads: 1,
+      onError: (message, error) => errors.push({ message, error }),
+    });
+    try {
+      const thread = engine.pool.threads[0]!;
+      let exited = false;
+      thread.once('exit', () => (exited = true));
+      for (let i = 1; i <= 2; i++) {
+        await assert.rejects(engine.query(parseFilter({ fromBlock: hex(1), toBlock: hex(5) }, 5000), reader), (error: unknown) => {
+          assert.ok(error instanceof RpcError);
+          assert.deepEqual(error.toJSON(), { code: -32603, message: 'internal error' });
+          return true;
+        });
+        assert.equal(errors.length, i);
+        assert.equal(errors[i - 1]!.message, 'log scan task failed');
+        assert.match(String(errors[i - 1]!.error), /no-such-store|No such file|ENOENT/i);
+      }
+      assert.equal(exited, false);
+      assert.equal(engine.pool.threads.length, 1);
+      assert.equal(engine.pool.threads[0], thread, 'the same worker thread');
+      assert.equal(engine.pool.completed, 2);
+    } finally {
+      await engine.close();
+      rmSync(parent, { recursive: true, force: true });
+    }
+  });
+
+  test('after a capped answer no task keeps scanning for that query', async () => {
+    const limits = { ...DEFAULT_LOG_LIMITS, maxResults: 10 };
+    const engine = new LogEngine({ dataDir: dataset.dir, limits, threads: 1, onError: noErrors });
+    try {
+      // Record every task and its result.
+      const runs: { task: ScanTask; result: Promise<ScanResult> }[] = [];
+      const run = engine.pool.run.bind(engine.pool);
+      engine.pool.run = ((task: ScanTask, options?: Parameters<typeof run>[1]) => {
+        const result = run(task, options) as Promise<ScanResult>;
+        runs.push({ task, result });
+        return result;
+      }) as typeof engine.pool.run;
+
+      await assert.rejects(engine.query(wholeRange(), reader), (error: unknown) => {
+        assert.ok(error instanceof RpcError);
+        assert.equal(error.code, -32005);
+        return true;
+      });
+      // One thread, a window of two: the first task answers (over its budget) while the second waits.
+      assert.equal(runs.length, 2);
+      const results = await Promise.all(runs.map((r) => r.result));
+      const [first, second] = results.map((r) => {
+        assert.ok(r.ok);
+        return r;
+      }) as [Extract<ScanResult, { ok: true }>, Extract<ScanResult, { ok: true }>];
+      assert.equal(first.stop, 'budget');
+      assert.ok(first.count > 10 && first.count < 200, `${first.count} results`);
+      const secondBlocks = runs[1]!.task.to - runs[1]!.task.from + 1;
+      assert.ok(secondBlocks > 100);
+      assert.equal(second.stop, 'cancelled', 'the waiting task stopped at its first check');
+      assert.ok(second.candidates < secondBlocks / 2, `${second.candidates} of ${secondBlocks} blocks read`);
+      assert.equal(second.count, 0);
+      // Nothing is left running: every dispatched task completed, and the next query is answered in full.
+      assert.equal(engine.pool.completed, 2);
+      engine.pool.run = run as typeof engine.pool.run;
+      const spec = parseFilter({ fromBlock: hex(600), toBlock: hex(601) }, 5000);
+      assert.equal((await engine.query(spec, reader)).join(','), oracleGetLogs(reader, spec, limits).join(','));
+    } finally {
+      await engine.close();
+    }
+  });
+});
+
+test('eth_getLogs by the hash of a reorganised-out block: its logs with removed: true', async () => {
+  const small = await makeDataset(60, 0.05, 'reorged');
+  try {
+    const writable = openStore(small.dir);
+    const r = new StoreReader(writable);
+    const head = r.meta()!.head;
+    const ROLLBACK = head - 3;
+    const old: BlockBundle[] = [];
+    for (let n = ROLLBACK + 1; n <= head; n++) old.push({ header: r.header(n)!, transactions: r.transactions(n), logs: r.logs(n), storage: [] });
+    new StoreWriter(writable).append({ rollbackTo: ROLLBACK, blocks: [] });
+    await closeStore(writable);
+
+    const svc = await startTestService(small);
+    try {
+      assert.equal(await svc.result('eth_blockNumber', []), hex(ROLLBACK));
+      const withLogs = old.filter((b) => b.logs.length > 0);
+      assert.ok(withLogs.length > 0);
+      for (const b of withLogs) {
+        const hash = bytesToHex(b.header.hash);
+        const logs = (await svc.result('eth_getLogs', [{ blockHash: hash }])) as Obj[];
+        assert.equal(logs.length, b.logs.length);
+        logs.forEach((log, i) => {
+          const l = b.logs[i]!;
+          assert.equal(log.removed, true);
+          assert.equal(log.blockHash, hash);
+          assert.equal(log.blockNumber, hex(b.header.number));
+          assert.equal(log.logIndex, hex(i));
+          assert.equal(log.transactionIndex, hex(l.txIndex));
+          assert.equal(log.transactionHash, bytesToHex(b.transactions[l.txIndex]!.hash));
+          assert.equal(log.address, bytesToHex(l.address));
+          assert.deepEqual(log.topics, l.topics.map(bytesToHex));
+          assert.equal(log.data, bytesToHex(l.data));
+        });
+        // A filter applies to the orphan's logs too.
+        const address = bytesToHex(b.logs[0]!.address);
+        const filtered = (await svc.result('eth_getLogs', [{ blockHash: hash, address }])) as Obj[];
+        assert.equal(filtered.length, b.logs.filter((l) => bytesToHex(l.address) === address).length);
+
+        const block = (await svc.result('eth_getBlockByHash', [hash, false])) as Obj;
+        assert.equal(block.hash, hash);
+        assert.equal(block.number, hex(b.header.number));
+        assert.deepEqual(block.transactions, b.transactions.map((t) => bytesToHex(t.hash)));
+        for (const tx of b.transactions) assert.equal(await svc.result('eth_getTransactionByHash', [bytesToHex(tx.hash)]), null);
+      }
+      // A range that used to hold the orphans no longer returns their logs.
+      const orphanHashes = new Set(old.map((b) => bytesToHex(b.header.hash)));
+      const range = (await svc.result('eth_getLogs', [{ fromBlock: hex(ROLLBACK - 5), toBlock: 'latest' }])) as Obj[];
+      assert.ok(range.length > 0);
+      for (const log of range) {
+        assert.equal(log.removed, false);
+        assert.ok(!orphanHashes.has(log.blockHash as string));
+        assert.ok(Number(log.blockNumber) <= ROLLBACK);
+      }
+      const beyond = await svc.call('eth_getLogs', [{ fromBlock: hex(ROLLBACK - 5), toBlock: hex(head) }]);
+      assert.deepEqual(beyond.error, { code: -32602, message: 'block range extends beyond current head block' });
+    } finally {
+      await svc.close();
+    }
+  } finally {
+    small.remove();
+  }
+});
