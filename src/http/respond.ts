@@ -3,6 +3,7 @@
  * larger than what is worth copying into uWS's own buffer.
  */
 import { writeCorsOrigin } from './cors.js';
+import type { RpcBody } from '../rpc/handler.js';
 import type { Reply } from './replies.js';
 import type { HttpResponse } from './uws.js';
 import { uwsNative } from './uws.js';
@@ -50,8 +51,8 @@ export function sendReply(res: HttpResponse, reply: Reply, options: ReplyOptions
   });
 }
 
-/** Sends `body` as a 200 JSON answer; large bodies stream out as the client reads them. */
-export function sendJson(res: HttpResponse, body: string): void {
+/** Sends `body` (text or UTF-8 bytes) as a 200 JSON answer; large bodies stream out as the client reads them. */
+export function sendJson(res: HttpResponse, body: RpcBody): void {
   if (body.length <= STREAM_THRESHOLD_CHARS || !uwsNative) {
     res.cork(() => {
       writeJsonHeaders(res);
@@ -59,7 +60,7 @@ export function sendJson(res: HttpResponse, body: string): void {
     });
     return;
   }
-  streamBytes(res, Buffer.from(body, 'utf8'));
+  streamBytes(res, typeof body === 'string' ? Buffer.from(body, 'utf8') : Buffer.from(body.buffer, body.byteOffset, body.byteLength));
 }
 
 /**

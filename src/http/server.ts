@@ -8,7 +8,7 @@
  * (a promise, or a large answer still streaming), as it refuses to reorder answers.
  */
 import { MAX_BODY_BYTES } from '../config.js';
-import type { RpcHandler } from '../rpc/handler.js';
+import type { RpcBody, RpcHandler } from '../rpc/handler.js';
 import { readBody } from './body.js';
 import { answerPreflight } from './cors.js';
 import {
@@ -120,7 +120,7 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<HttpServ
 
   /** Sends the answer of `handler` to `body`, now or when its promise settles. */
   function dispatch(res: HttpResponse, exchange: { aborted: boolean }, body: Uint8Array): void {
-    let out: string | Promise<string>;
+    let out: RpcBody | Promise<RpcBody>;
     try {
       out = handler.handle(body);
     } catch (err) {
@@ -128,7 +128,7 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<HttpServ
       sendJson(res, INTERNAL_ERROR_BODY);
       return;
     }
-    if (typeof out === 'string') {
+    if (!(out instanceof Promise)) {
       sendJson(res, out);
       return;
     }

@@ -8,6 +8,7 @@ import { availableParallelism } from 'node:os';
 import { Piscina } from 'piscina';
 import type { LogLimits } from '../config.js';
 import { InternalError, RpcError } from '../rpc/errors.js';
+import type { LogChunks } from '../rpc/method.js';
 import type { StoreReader } from '../store/reader.js';
 import { renderBundleMatches } from './blockLogs.js';
 import { compileFilter, type FilterSpec } from './filter.js';
@@ -31,14 +32,14 @@ export interface LogEngineOptions {
 
 type ScanOk = Extract<ScanResult, { ok: true }>;
 
-const decoder = new TextDecoder();
-
 /** The worker pool and the query path over it. */
 export class LogEngine {
   /** The Piscina pool (exposed for tests and metrics). */
   readonly pool: Piscina<ScanTask, ScanResult>;
   /** Worker threads in the pool. */
   readonly threads: number;
+  /** Set by close(): tasks the shutdown aborts are not worker failures. */
+  private closing = false;
 
   /** Starts the pool. */
   constructor(private readonly options: LogEngineOptions) {
@@ -51,8 +52,8 @@ export class LogEngine {
     });
   }
 
-  /** Answers a parsed filter: JSON chunks of comma-separated logs, in order; rejects with an RpcError. */
-  query(spec: FilterSpec, reader: StoreReader): Promise<string[]> {
+  /** Answers a parsed filter: chunks of comma-separated log JSON (UTF-8), in order; rejects with an RpcError. */
+  query(spec: FilterSpec, reader: StoreReader): Promise<LogChunks> {
     const started = Date.now();
     const { limits } = this.options;
     const range = resolveRange(spec, reader);
@@ -61,9 +62,9 @@ export class LogEngine {
     const deadline = started + limits.timeoutMs;
     const window = this.threads * WINDOW_PER_THREAD;
 
-    return new Promise<string[]>((resolve, reject) => {
+    return new Promise<LogChunks>((resolve, reject) => {
       const results: (ScanOk | undefined)[] = new Array(tasks.length);
-      const chunks: string[] = [];
+      const chunks: LogChunks = [];
       let merged = 0;
       let count = 0;
       let dispatched = 0;
@@ -104,7 +105,7 @@ export class LogEngine {
             }
             return finish(resultCapError(range.from, lastFitting, limits.maxResults));
           }
-          if (r.count > 0) chunks.push(decoder.decode(r.json));
+          if (r.count > 0) chunks.push(r.json);
           count += r.count;
           merged++;
         }
@@ -141,7 +142,7 @@ export class LogEngine {
             },
             (error: unknown) => {
               inFlight--;
-              this.options.onError('log scan worker died', error);
+              if (!this.closing) this.options.onError('log scan worker died', error);
               finish(new InternalError());
             },
           );
@@ -154,8 +155,9 @@ export class LogEngine {
     });
   }
 
-  /** Stops the pool (running tasks finish first). */
+  /** Stops the pool: running tasks are aborted (a query still unanswered fails with -32603), and not reported as failures. */
   async close(): Promise<void> {
+    this.closing = true;
     await this.pool.destroy();
   }
 }

@@ -5,14 +5,14 @@
  */
 import { MAX_BATCH_ITEMS } from '../config.js';
 import { InternalError, InvalidParamsError, InvalidRequestError, MethodNotFoundError, ParseError, RpcError } from './errors.js';
-import type { RpcHandler } from './handler.js';
+import type { RpcBody, RpcHandler } from './handler.js';
 import { RawJson, type MethodContext, type RpcMethod } from './method.js';
 import { METHODS } from './methods/index.js';
 
 /** Where unexpected failures are reported (their details never reach the client). */
 export type ErrorSink = (message: string, error: unknown) => void;
 
-type Answer = string | Promise<string>;
+type Answer = RpcBody | Promise<RpcBody>;
 
 const decoder = new TextDecoder('utf-8', { fatal: true });
 
@@ -24,9 +24,26 @@ function errorResponse(id: string, error: RpcError): string {
   return '{"jsonrpc":"2.0","id":' + id + ',"error":' + JSON.stringify(error) + '}';
 }
 
-function resultResponse(id: string, result: unknown): string {
-  const json = result instanceof RawJson ? result.text : JSON.stringify(result === undefined ? null : result);
-  return '{"jsonrpc":"2.0","id":' + id + ',"result":' + json + '}';
+/** Concatenates text and byte parts: text when every part is text, else UTF-8 bytes. */
+function concat(parts: RpcBody[]): RpcBody {
+  if (parts.every((p) => typeof p === 'string')) return parts.join('');
+  return Buffer.concat(parts.map((p) => (typeof p === 'string' ? Buffer.from(p, 'utf8') : p)));
+}
+
+function resultResponse(id: string, result: unknown): RpcBody {
+  const head = '{"jsonrpc":"2.0","id":' + id + ',"result":';
+  if (result instanceof RawJson) return concat([head, ...result.parts, '}']);
+  return head + JSON.stringify(result === undefined ? null : result) + '}';
+}
+
+function batchResponse(answers: RpcBody[]): RpcBody {
+  const parts: RpcBody[] = ['['];
+  answers.forEach((a, i) => {
+    if (i > 0) parts.push(',');
+    parts.push(a);
+  });
+  parts.push(']');
+  return concat(parts);
 }
 
 function isValidId(id: unknown): boolean {
@@ -72,8 +89,8 @@ export function createRpcHandler(ctx: MethodContext, onError: ErrorSink, methods
     if (requests.length === 0) return errorResponse('null', new InvalidRequestError('empty batch'));
     if (requests.length > MAX_BATCH_ITEMS) return errorResponse('null', new InvalidRequestError('batch too large'));
     const answers = requests.map(handleOne);
-    if (answers.every((a): a is string => typeof a === 'string')) return '[' + answers.join(',') + ']';
-    return Promise.all(answers).then((all) => '[' + all.join(',') + ']');
+    if (answers.every((a): a is RpcBody => !(a instanceof Promise))) return batchResponse(answers);
+    return Promise.all(answers).then(batchResponse);
   };
 
   return {

@@ -2,8 +2,11 @@
  * The contract between a transport front (HTTP, gRPC) and the JSON-RPC layer.
  */
 
-/** Answers raw JSON-RPC request bodies (single or batch) with response body text. */
+/** A response body: JSON text, or JSON already encoded as UTF-8 bytes (large log answers). */
+export type RpcBody = string | Uint8Array;
+
+/** Answers raw JSON-RPC request bodies (single or batch) with response bodies. */
 export interface RpcHandler {
-  /** Handles one request body; synchronous answers come back as a string, others as a promise. */
-  handle(body: Uint8Array): string | Promise<string>;
+  /** Handles one request body; synchronous answers come back directly, others as a promise. */
+  handle(body: Uint8Array): RpcBody | Promise<RpcBody>;
 }

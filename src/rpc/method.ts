@@ -5,14 +5,20 @@ import type { LogLimits } from '../config.js';
 import type { FilterSpec } from '../logs/filter.js';
 import type { StoreReader } from '../store/reader.js';
 
-/** A result that is already JSON text (log fragments rendered elsewhere), spliced in as is. */
+/** A result that is already JSON (log fragments rendered elsewhere): its parts are spliced in as they are. */
 export class RawJson {
-  /** Wraps JSON `text`. */
-  constructor(readonly text: string) {}
+  /** Wraps JSON made of `parts`, concatenated in order (text or UTF-8 bytes). */
+  constructor(readonly parts: (string | Uint8Array)[]) {}
 }
 
-/** Runs an eth_getLogs query: JSON fragments of the matching logs, in order. */
-export type LogQuery = (spec: FilterSpec) => string[] | Promise<string[]>;
+/**
+ * Runs an eth_getLogs query: the matching logs in order, as chunks of comma-separated JSON objects
+ * (text or UTF-8 bytes); the answer is the chunks joined with commas inside brackets.
+ */
+export type LogQuery = (spec: FilterSpec) => LogChunks | Promise<LogChunks>;
+
+/** Chunks of comma-separated log objects, none empty. */
+export type LogChunks = (string | Uint8Array)[];
 
 /** What every method can reach. */
 export interface MethodContext {

@@ -1,9 +1,15 @@
 import { parseFilter } from '../../logs/filter.js';
-import { RawJson, type RpcMethod } from '../method.js';
+import { RawJson, type LogChunks, type RpcMethod } from '../method.js';
 import { checkArity } from '../params.js';
 
-function wrap(fragments: string[]): RawJson {
-  return new RawJson('[' + fragments.join(',') + ']');
+function wrap(chunks: LogChunks): RawJson {
+  const parts: (string | Uint8Array)[] = ['['];
+  chunks.forEach((chunk, i) => {
+    if (i > 0) parts.push(',');
+    parts.push(chunk);
+  });
+  parts.push(']');
+  return new RawJson(parts);
 }
 
 /** eth_getLogs(filter): the matching logs in block and log-index order, under SPEC.md §8's limits. */
