@@ -1,9 +1,9 @@
 #!/usr/bin/env node
 /**
- * The ethlogd command line: serve, generate, keys, bloombits.
+ * The ethlogd command line: serve, generate, keys, reindex.
  */
 import { UsageError } from './cli/args.js';
-import { BLOOMBITS_USAGE, bloombitsCommand } from './cli/bloombits.js';
+import { REINDEX_USAGE, reindexCommand } from './cli/reindex.js';
 import { GENERATE_USAGE, generateCommand } from './cli/generate.js';
 import { KEYS_USAGE, keysCommand } from './cli/keys.js';
 import { SERVE_USAGE, serveCommand } from './cli/serve.js';
@@ -14,7 +14,7 @@ Commands:
   serve      serve a store over JSON-RPC (HTTP)
   generate   generate a synthetic mainnet-like chain into a store
   keys       create, list and revoke API keys
-  bloombits  rebuild the bloom index of a store's complete segments
+  reindex    rebuild a store's derived log indexes (address tables, bloom bits)
 
 Run "ethlogd <command> --help" for a command's options.`;
 
@@ -22,7 +22,7 @@ const COMMANDS: Record<string, { run: (argv: string[]) => Promise<number>; usage
   serve: { run: serveCommand, usage: SERVE_USAGE },
   generate: { run: generateCommand, usage: GENERATE_USAGE },
   keys: { run: keysCommand, usage: KEYS_USAGE },
-  bloombits: { run: bloombitsCommand, usage: BLOOMBITS_USAGE },
+  reindex: { run: reindexCommand, usage: REINDEX_USAGE },
 };
 
 async function main(argv: string[]): Promise<number> {

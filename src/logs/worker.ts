@@ -6,6 +6,7 @@
 import { move, transferableSymbol, valueSymbol } from 'piscina';
 import type { BlockHeader } from '../chain/types.js';
 import { encodeBlockKey } from '../store/keys.js';
+import { addressTableHas } from '../store/logsRecord.js';
 import { StoreReader } from '../store/reader.js';
 import { openStore, type Store } from '../store/schema.js';
 import { segmentOf } from '../store/segments.js';
@@ -70,7 +71,12 @@ function scan(task: ScanTask): ScanResult {
           break outer;
         }
       }
-      const raw = store.logs.getBinary(encodeBlockKey(n));
+      const key = encodeBlockKey(n);
+      if (task.addresses.length > 0) {
+        const table = store.logAddresses.getBinaryFast(key);
+        if (table === undefined || !addressTableHas(table, task.addresses)) continue;
+      }
+      const raw = store.logs.getBinary(key);
       if (raw === undefined) continue;
       const matched = scanRecord(raw, query, blockContext(reader, n), sink);
       if (matched === 0) continue;

@@ -98,15 +98,21 @@ export function decodeLogAddresses(bytes: Uint8Array): Uint8Array[] {
   return Array.from({ length: r.varint() }, () => r.fixed(20));
 }
 
+/** The sorted distinct addresses of a block's logs, concatenated: the value of the logAddresses database. */
+export function encodeLogAddresses(logs: Log[]): Buffer {
+  const set = new Map<string, Uint8Array>();
+  for (const log of logs) set.set(hexKey(log.address), log.address);
+  return Buffer.concat([...set.values()].sort(Buffer.compare));
+}
+
 /**
- * Whether a logs record's sorted address table holds any of `addresses` (each 20 bytes), by binary
- * search over the raw record: the cheap rejection of a bloom false positive.
+ * Whether a sorted table of 20-byte addresses (a logAddresses value) holds any of `addresses`, by
+ * binary search: the cheap rejection of a bloom false positive.
  */
-export function logsRecordHasAddress(bytes: Uint8Array, addresses: Uint8Array[]): boolean {
-  const r = new ByteReader(bytes);
-  const count = r.varint();
-  const base = r.pos;
-  const buf = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+export function addressTableHas(table: Uint8Array, addresses: Uint8Array[]): boolean {
+  const count = Math.floor(table.length / 20);
+  const base = 0;
+  const buf = Buffer.from(table.buffer, table.byteOffset, table.byteLength);
   for (const address of addresses) {
     let lo = 0;
     let hi = count - 1;

@@ -22,6 +22,8 @@ export interface Store {
   txByHash: Database<Buffer, Buffer>;
   logs: Database<Buffer, Buffer>;
   storage: Database<Buffer, Buffer>;
+  /** u64 number → the block's distinct log addresses, sorted (rejects bloom false positives without reading the logs). */
+  logAddresses: Database<Buffer, Buffer>;
   /** u64 number → the address ‖ slot prefixes that block wrote (to undo them on a reorganisation). */
   storageWrites: Database<Buffer, Buffer>;
   /** u16 bit ‖ u32 segment → that bloom bit of every block of a complete segment. */
@@ -50,6 +52,7 @@ export function openStore(path: string, options: OpenStoreOptions = {}): Store {
     txByHash: bin('txByHash'),
     logs: bin('logs'),
     storage: bin('storage'),
+    logAddresses: bin('logAddresses'),
     storageWrites: bin('storageWrites'),
     bloomBits: bin('bloomBits'),
     apiKeys: env.openDB<unknown, Buffer>({ name: 'apiKeys', keyEncoding: 'binary' }),

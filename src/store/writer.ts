@@ -5,7 +5,7 @@
 import type { BlockBundle, ChainMeta } from '../chain/types.js';
 import { encodeBundle, encodeHeader, encodeTx, headerLogsBloom } from './codec.js';
 import { encodeBlockKey, encodeBloomBitsKey, encodeStorageKey, encodeTxKey, STORAGE_PREFIX_BYTES } from './keys.js';
-import { encodeLogs } from './logsRecord.js';
+import { decodeLogAddresses, encodeLogAddresses, encodeLogs } from './logsRecord.js';
 import { StoreReader } from './reader.js';
 import type { Store } from './schema.js';
 import { BLOOM_BITS, buildSegmentRows, SEGMENT_BLOCKS, segmentOf, segmentStart } from './segments.js';
@@ -83,15 +83,30 @@ export class StoreWriter {
     });
   }
 
-  /** Rewrites the bloom-bits rows of every complete segment (for a store written before they existed). */
-  rebuildBloomBits(): number {
+  /**
+   * Rewrites the derived log indexes from the stored blocks: every block's address table and every
+   * complete segment's bloom-bits rows (for a store written before they existed, or to repair
+   * them). One write transaction per segment; returns the segments visited.
+   */
+  rebuildIndexes(): number {
     const meta = this.reader.meta();
     if (!meta) return 0;
-    const complete = segmentOf(meta.head + 1);
-    for (let segment = segmentOf(meta.earliest); segment < complete; segment++) {
-      this.store.env.transactionSync(() => this.putSegmentRows(segment));
+    const s = this.store;
+    const last = segmentOf(meta.head);
+    for (let segment = segmentOf(meta.earliest); segment <= last; segment++) {
+      s.env.transactionSync(() => {
+        const from = Math.max(meta.earliest, segmentStart(segment));
+        const to = Math.min(meta.head, segmentStart(segment + 1) - 1);
+        for (let n = from; n <= to; n++) {
+          const key = encodeBlockKey(n);
+          const record = s.logs.getBinary(key);
+          if (record) s.logAddresses.put(key, Buffer.concat(decodeLogAddresses(record)));
+          else s.logAddresses.remove(key);
+        }
+        if (to === segmentStart(segment + 1) - 1) this.putSegmentRows(segment);
+      });
     }
-    return Math.max(0, complete - segmentOf(meta.earliest));
+    return last - segmentOf(meta.earliest) + 1;
   }
 
   private putSegmentRows(segment: number): void {
@@ -123,6 +138,7 @@ export class StoreWriter {
         if (at && Buffer.compare(at, txKey) === 0) s.txByHash.remove(Buffer.from(tx.hash));
       });
       s.logs.remove(key);
+      s.logAddresses.remove(key);
       const writes = s.storageWrites.getBinary(key);
       if (writes) {
         for (let off = 0; off < writes.length; off += STORAGE_PREFIX_BYTES) {
@@ -152,7 +168,10 @@ export class StoreWriter {
       s.txByHash.put(Buffer.from(tx.hash), txKey);
     });
     s.orphans.remove(Buffer.from(block.header.hash));
-    if (block.logs.length > 0) s.logs.put(blockKey, encodeLogs(block.logs));
+    if (block.logs.length > 0) {
+      s.logs.put(blockKey, encodeLogs(block.logs));
+      s.logAddresses.put(blockKey, encodeLogAddresses(block.logs));
+    }
     if (block.storage.length > 0) {
       const prefixes = Buffer.allocUnsafe(block.storage.length * STORAGE_PREFIX_BYTES);
       block.storage.forEach((w, i) => {

@@ -1,0 +1,126 @@
+/**
+ * eth_getLogs engine benchmark on a generated store (no HTTP): latency percentiles of a
+ * single-address query (an address in ~1% of blocks) by range size, the single-threaded oracle on
+ * the same queries, 1 vs 2 workers on a scan-bound query, and a whole-dataset sparse scan rate.
+ *
+ *   node dist/native-free-bench/logQueries.js --data data/bench --seed bench [--reps 25]
+ */
+import { parseArgs } from 'node:util';
+import { bytesToHex, quantityToHex } from '../src/chain/hex.js';
+import { DEFAULT_LOG_LIMITS, type LogLimits } from '../src/config.js';
+import { describeDataset } from '../src/ingest/generator.js';
+import { LogEngine } from '../src/logs/engine.js';
+import { parseFilter } from '../src/logs/filter.js';
+import { oracleGetLogs } from '../src/logs/oracle.js';
+import { StoreReader } from '../src/store/reader.js';
+import { closeStore, openStore } from '../src/store/schema.js';
+
+/** One measured figure. */
+export interface Figure {
+  name: string;
+  value: number;
+  unit: string;
+  baseline?: number;
+  baselineName?: string;
+}
+
+/** The p-th percentile (0..100) of `values`. */
+export function percentile(values: number[], p: number): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
+}
+
+/** A small seeded PRNG (mulberry32), so runs pick the same windows. */
+function prng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** Runs the log-query figures against the store in `dataDir`, generated with `seed`. */
+export async function measureLogQueries(dataDir: string, seed: string, reps: number): Promise<Figure[]> {
+  const store = openStore(dataDir, { readOnly: true });
+  const reader = new StoreReader(store);
+  const head = reader.meta()!.head;
+  const rare = bytesToHex(describeDataset({ blocks: head + 1, seed, density: 1 }).rareAddress);
+  const limits: LogLimits = { ...DEFAULT_LOG_LIMITS, maxResults: 1e9, timeoutMs: 600_000 };
+  const figures: Figure[] = [];
+  const engines = new Map<number, LogEngine>();
+  const engine = (threads: number) => {
+    let e = engines.get(threads);
+    if (!e) {
+      e = new LogEngine({ dataDir, limits, threads, onError: (m, err) => console.error(m, err) });
+      engines.set(threads, e);
+    }
+    return e;
+  };
+  const time = async (run: () => unknown) => {
+    const t = performance.now();
+    await run();
+    return performance.now() - t;
+  };
+  const filterFor = (from: number, to: number, extra: Record<string, unknown> = {}) =>
+    parseFilter({ fromBlock: quantityToHex(from), toBlock: quantityToHex(to), ...extra }, limits.maxParams);
+
+  try {
+    for (const threads of [1, 2]) await engine(threads).query(filterFor(0, Math.min(head, 4096), { address: rare }), reader);
+    for (const size of [100, 1000, 10_000]) {
+      if (size > head + 1) continue;
+      const rand = prng(size);
+      const windows = Array.from({ length: reps }, () => {
+        const from = Math.floor(rand() * (head + 1 - size));
+        return filterFor(from, from + size - 1, { address: rare });
+      });
+      const ours: number[] = [];
+      for (const spec of windows) ours.push(await time(() => engine(2).query(spec, reader)));
+      const oracleReps = Math.max(3, Math.floor(reps / (size / 100)));
+      const oracle: number[] = [];
+      for (const spec of windows.slice(0, oracleReps)) oracle.push(await time(() => oracleGetLogs(reader, spec, limits)));
+      figures.push({
+        name: `eth_getLogs one address (~1% of blocks), ${size} blocks, p50`,
+        value: percentile(ours, 50),
+        unit: 'ms',
+        baseline: percentile(oracle, 50),
+        baselineName: 'single-threaded oracle',
+      });
+      figures.push({ name: `eth_getLogs one address, ${size} blocks, p99`, value: percentile(ours, 99), unit: 'ms' });
+    }
+
+    const whole = filterFor(0, head, { address: rare });
+    const scanOne: number[] = [];
+    const scanTwo: number[] = [];
+    for (let i = 0; i < Math.max(3, Math.floor(reps / 5)); i++) {
+      scanOne.push(await time(() => engine(1).query(whole, reader)));
+      scanTwo.push(await time(() => engine(2).query(whole, reader)));
+    }
+    figures.push({
+      name: `whole range (${head + 1} blocks), one address: 2 workers vs 1`,
+      value: percentile(scanOne, 50) / percentile(scanTwo, 50),
+      unit: '× speed-up',
+    });
+    const absent = filterFor(0, head, { address: '0x' + 'de'.repeat(20), topics: ['0x' + 'ad'.repeat(32)] });
+    const sparse: number[] = [];
+    for (let i = 0; i < Math.max(3, Math.floor(reps / 5)); i++) sparse.push(await time(() => engine(2).query(absent, reader)));
+    figures.push({ name: 'sparse scan over the whole dataset (absent address+topic)', value: (head + 1) / (percentile(sparse, 50) / 1000), unit: 'blocks/s' });
+    return figures;
+  } finally {
+    for (const e of engines.values()) await e.close();
+    await closeStore(store);
+  }
+}
+
+async function main(): Promise<void> {
+  const { values } = parseArgs({ options: { data: { type: 'string' }, seed: { type: 'string' }, reps: { type: 'string' } } });
+  const figures = await measureLogQueries(values.data ?? 'data/bench', values.seed ?? 'bench', Number(values.reps ?? 25));
+  for (const f of figures) {
+    const base = f.baseline === undefined ? '' : `   baseline ${f.baseline.toFixed(1)} ${f.unit} (${f.baselineName}), ratio ${(f.baseline / f.value).toFixed(1)}×`;
+    console.log(`${f.name}: ${f.value.toFixed(f.unit === 'blocks/s' ? 0 : 2)} ${f.unit}${base}`);
+  }
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) await main();

@@ -1,0 +1,196 @@
+/**
+ * The built command line as a user runs it: `node dist/src/cli.js` in child processes. generate,
+ * keys create/list/revoke, serve (a real request, a revocation seen without a restart, SIGTERM),
+ * reindex, --help everywhere, and usage errors.
+ */
+import assert from 'node:assert/strict';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+import { after, before, describe, test } from 'node:test';
+import { bytesToHex } from '../../src/chain/hex.js';
+import { generateChain } from '../../src/ingest/generator.js';
+
+const CLI = fileURLToPath(new URL('../../src/cli.js', import.meta.url));
+const BLOCKS = 50;
+const DENSITY = 0.05;
+const SEED = 'cli';
+
+interface Ran {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs the CLI to completion. */
+function cli(args: string[]): Promise<Ran> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [CLI, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (c: string) => (stdout += c));
+    child.stderr.setEncoding('utf8').on('data', (c: string) => (stderr += c));
+    child.on('error', reject);
+    child.on('close', (code, signal) => resolve({ code, signal, stdout, stderr }));
+  });
+}
+
+function lines(text: string): string[] {
+  return text.split('\n').filter((l) => l.length > 0);
+}
+
+let dir: string;
+
+before(() => {
+  dir = mkdtempSync(join(tmpdir(), 'ethlogd-cli-'));
+});
+
+after(() => {
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe('a store made, keyed and served from the command line', () => {
+  let data: string;
+  let key: string;
+
+  before(async () => {
+    data = join(dir, 'store');
+    const gen = await cli(['generate', '--out', data, '--blocks', String(BLOCKS), '--seed', SEED, '--density', String(DENSITY)]);
+    assert.equal(gen.code, 0, gen.stderr);
+    assert.match(gen.stdout, new RegExp(`generated ${BLOCKS} blocks, \\d+ transactions, \\d+ logs`));
+  });
+
+  test('keys create prints the key alone on its last line; keys list shows it active', async () => {
+    const created = await cli(['keys', 'create', '--data', data, '--label', 'cli-test']);
+    assert.equal(created.code, 0, created.stderr);
+    key = lines(created.stdout).at(-1)!;
+    assert.match(key, /^[0-9a-f]{64}$/);
+
+    const listed = await cli(['keys', 'list', '--data', data]);
+    assert.equal(listed.code, 0, listed.stderr);
+    const id = createHash('sha256').update(key).digest('hex');
+    const line = lines(listed.stdout).find((l) => l.startsWith(id));
+    assert.ok(line, `the key's id is listed:\n${listed.stdout}`);
+    assert.match(line, /\sactive\s+cli-test$/);
+    assert.ok(!listed.stdout.includes(key), 'the key itself is never listed');
+  });
+
+  test('serve: listens, answers with the key, sees a revocation without a restart, exits 0 on SIGTERM', { timeout: 60_000 }, async () => {
+    assert.ok(key, 'a key was created');
+    const child: ChildProcess = spawn(process.execPath, [CLI, 'serve', '--data', data, '--port', '0', '--threads', '1'], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stderr = '';
+    child.stderr!.setEncoding('utf8').on('data', (c: string) => (stderr += c));
+    const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+      child.on('exit', (code, signal) => resolve({ code, signal })),
+    );
+    try {
+      // The first stdout line announces the address once requests are accepted.
+      const out = createInterface({ input: child.stdout! });
+      const first = await new Promise<string>((resolve, reject) => {
+        out.once('line', resolve);
+        void exited.then(({ code }) => reject(new Error(`serve exited (${code}) before listening:\n${stderr}`)));
+      });
+      const m = /^listening on (http:\/\/127\.0\.0\.1:(\d+))$/.exec(first);
+      assert.ok(m, `announcement: ${first}`);
+      assert.notEqual(Number(m[2]), 0);
+      const url = `${m[1]}/v3/${key}`;
+
+      const call = async (method: string, params: unknown[]) => {
+        const res = await fetch(url, {
+          method: 'POST',
+          headers: { 'Content-Type': 'application/json' },
+          body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
+        });
+        return { status: res.status, body: (await res.json()) as { result?: Record<string, unknown> | string; error?: unknown } };
+      };
+
+      const chain = [...generateChain({ blocks: BLOCKS, seed: SEED, density: DENSITY })];
+      const { status, body } = await call('eth_getBlockByNumber', ['0x7', false]);
+      assert.equal(status, 200);
+      const block = body.result as Record<string, unknown>;
+      assert.equal(block.number, '0x7');
+      assert.equal(block.hash, bytesToHex(chain[7]!.header.hash));
+      assert.equal((await call('eth_blockNumber', [])).body.result, '0x' + (BLOCKS - 1).toString(16));
+
+      // Revoked from another process while the server runs: the next request is refused.
+      const revoked = await cli(['keys', 'revoke', '--data', data, key]);
+      assert.equal(revoked.code, 0, revoked.stderr);
+      assert.match(revoked.stdout, /revoked/);
+      const refused = await call('eth_blockNumber', []);
+      assert.equal(refused.status, 401);
+      assert.deepEqual(refused.body, { jsonrpc: '2.0', id: null, error: { code: -32000, message: 'API key revoked' } });
+      const listed = await cli(['keys', 'list', '--data', data]);
+      assert.match(listed.stdout, /\srevoked \d{4}-\d\d-\d\dT[\d:.]+Z\s+cli-test$/m);
+
+      assert.ok(child.kill('SIGTERM'));
+      const { code, signal } = await exited;
+      assert.equal(signal, null, stderr);
+      assert.equal(code, 0, stderr);
+    } finally {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    }
+  });
+
+  test('reindex rebuilds the derived indexes of a store', async () => {
+    const ran = await cli(['reindex', '--data', data]);
+    assert.equal(ran.code, 0, ran.stderr);
+    assert.match(ran.stdout, /^rebuilt the log indexes of 1 segments in [\d.]+ s$/m);
+  });
+
+  test('a store of another chain is refused by generate (exit 1, message on stderr)', async () => {
+    const ran = await cli(['generate', '--out', data, '--blocks', String(BLOCKS + 1), '--seed', 'other', '--density', String(DENSITY)]);
+    assert.equal(ran.code, 1);
+    assert.match(ran.stderr, /^ethlogd generate: the store at .* holds another chain/m);
+  });
+});
+
+describe('help and usage errors', () => {
+  const commands = ['serve', 'generate', 'keys', 'reindex'];
+
+  test('every command answers --help (and -h) with its usage and exit 0', async () => {
+    const top = await cli(['--help']);
+    assert.equal(top.code, 0);
+    assert.match(top.stdout, /^Usage: ethlogd <command>/);
+    for (const name of commands) assert.match(top.stdout, new RegExp(`^  ${name}\\s`, 'm'), `${name} is listed`);
+    for (const name of commands) {
+      for (const flag of ['--help', '-h']) {
+        const ran = await cli([name, flag]);
+        assert.equal(ran.code, 0, `${name} ${flag}: ${ran.stderr}`);
+        assert.match(ran.stdout, new RegExp(`^Usage:(\\n  | )ethlogd ${name}`), `${name} ${flag}`);
+        assert.equal(ran.stderr, '');
+      }
+    }
+  });
+
+  test('a bad flag, a missing value or a missing required option exits 2 with the usage', async () => {
+    const cases: [string[], RegExp][] = [
+      [['generate', '--bogus'], /ethlogd generate: .*--bogus/],
+      [['serve', '--data', dir, '--nope', '1'], /ethlogd serve: .*--nope/],
+      [['keys', 'list', '--data', dir, '--wat'], /ethlogd keys: .*--wat/],
+      [['reindex', '--frobnicate'], /ethlogd reindex: .*--frobnicate/],
+      [['generate', '--blocks', '5'], /ethlogd generate: --out is required/],
+      [['generate', '--out', join(dir, 'x'), '--blocks', 'many'], /ethlogd generate: --blocks must be an integer/],
+      [['serve', '--data', dir, '--port', '70000'], /ethlogd serve: --port must be an integer from 0 to 65535/],
+      [['keys', 'explode', '--data', dir], /ethlogd keys: unknown keys action "explode"/],
+    ];
+    for (const [args, message] of cases) {
+      const ran = await cli(args);
+      assert.equal(ran.code, 2, `${args.join(' ')}: ${ran.stderr}`);
+      assert.match(ran.stderr, message, args.join(' '));
+      assert.match(ran.stderr, new RegExp(`Usage:(\\n  | )ethlogd ${args[0]}`), `${args.join(' ')} prints the usage`);
+    }
+    const unknown = await cli(['frobnicate']);
+    assert.equal(unknown.code, 2);
+    assert.match(unknown.stderr, /unknown command "frobnicate"[\s\S]*Usage: ethlogd <command>/);
+    const none = await cli([]);
+    assert.equal(none.code, 2);
+    assert.match(none.stdout, /^Usage: ethlogd <command>/);
+  });
+});
