@@ -18,7 +18,7 @@ export class ChainContinuityError extends Error {}
  * order, and optionally new markers and pending block.
  */
 export interface AppendBatch {
-  /** Moves the blocks above this number to `orphans` before appending (the common ancestor of a reorganisation). */
+  /** Moves the blocks above this number to `orphans` (and drops the pending block built on them) before appending: a reorganisation. */
   rollbackTo?: number;
   blocks: BlockBundle[];
   /** Needed on the first batch of an empty store. */
@@ -152,6 +152,7 @@ export class StoreWriter {
       for (let bit = 0; bit < BLOOM_BITS; bit++) s.bloomBits.remove(encodeBloomBitsKey(bit, segment));
     }
     s.meta.put('head', to);
+    s.meta.remove('pending');
     s.meta.put('safe', Math.min(meta.safe, to));
     s.meta.put('finalized', Math.min(meta.finalized, to));
   }
