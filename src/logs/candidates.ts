@@ -1,58 +1,83 @@
 /**
- * Candidate blocks of a segment from the bloom index: for each constrained position (the address
- * list, each topic position), OR over its alternatives of the AND of the alternative's three bloom
- * rows; then AND the positions. False positives are possible, false negatives are not.
+ * Candidate blocks of a segment: the address list from the exact per-segment address index (or
+ * the bloom rows), each topic position from the bloom rows (OR over its alternatives of the AND of
+ * the alternative's three rows); the positions ANDed. False positives are possible (blooms), false
+ * negatives are not.
  */
 import { bloomBits } from '../chain/bloom.js';
 import { headerLogsBloom } from '../store/codec.js';
-import { encodeBlockKey, encodeBloomBitsKey } from '../store/keys.js';
+import { orSegmentBlocks } from '../store/addressIndex.js';
+import { encodeAddressSegmentKey, encodeBlockKey, encodeBloomBitsKey } from '../store/keys.js';
 import type { Store } from '../store/schema.js';
 import { ROW_BYTES, SEGMENT_BLOCKS, segmentStart } from '../store/segments.js';
 
-/** The bloom bits of a filter: per constrained position, per alternative, its three bit numbers. */
-export type FilterBits = [number, number, number][][];
+/** A bloom position: per alternative, its three bit numbers. */
+export type BloomPosition = [number, number, number][];
 
-/** Computes a filter's bloom bits: the address list is one position, each non-wildcard topic position another. */
+/** A filter's bloom bits: the address list (null: any address) and each constrained topic position. */
+export interface FilterBits {
+  address: BloomPosition | null;
+  topics: BloomPosition[];
+}
+
+/** Computes a filter's bloom bits. */
 export function filterBits(addresses: Uint8Array[], topics: (Uint8Array[] | null)[]): FilterBits {
-  const positions: FilterBits = [];
-  if (addresses.length > 0) positions.push(addresses.map(bloomBits));
-  for (const p of topics) if (p) positions.push(p.map(bloomBits));
-  return positions;
+  return {
+    address: addresses.length > 0 ? addresses.map(bloomBits) : null,
+    topics: topics.filter((p): p is Uint8Array[] => p !== null).map((p) => p.map(bloomBits)),
+  };
+}
+
+/** How a segment's candidates are chosen: the filter's addresses and bits, and whether the store has the address index. */
+export interface CandidateQuery {
+  addresses: Uint8Array[];
+  bits: FilterBits;
+  addressIndex: boolean;
 }
 
 /**
  * The candidate bitmap of a complete segment (bit i = block start+i), or undefined when the
- * segment has no bloom rows yet (the open segment). With no constrained position every block is a candidate.
+ * segment has no bloom rows yet (the open segment). Addresses come from the exact address index
+ * when the store has it, else from the bloom rows; topic positions always from the bloom rows.
  */
-export function segmentCandidates(store: Store, segment: number, bits: FilterBits): Uint8Array | undefined {
-  const result = new Uint8Array(ROW_BYTES);
-  if (bits.length === 0) return result.fill(0xff);
+export function segmentCandidates(store: Store, segment: number, q: CandidateQuery): Uint8Array | undefined {
   const rows = new Map<number, Uint8Array>();
   const row = (bit: number): Uint8Array | undefined => {
     let r = rows.get(bit);
     if (r === undefined) {
-      const raw = store.bloomBits.getBinary(encodeBloomBitsKey(bit, segment));
-      if (raw === undefined) return undefined;
-      r = raw;
+      r = store.bloomBits.getBinary(encodeBloomBitsKey(bit, segment));
+      if (r === undefined) return undefined;
       rows.set(bit, r);
     }
     return r;
   };
-  result.fill(0xff);
+  if (row(0) === undefined) return undefined;
+  const result = new Uint8Array(ROW_BYTES).fill(0xff);
   const alt = new Uint8Array(ROW_BYTES);
   const pos = new Uint8Array(ROW_BYTES);
-  for (const alternatives of bits) {
+  const andBloomPosition = (alternatives: BloomPosition): void => {
     pos.fill(0);
     for (const [a, b, c] of alternatives) {
-      const ra = row(a);
-      const rb = row(b);
-      const rc = row(c);
-      if (!ra || !rb || !rc) return undefined;
+      const ra = row(a)!;
+      const rb = row(b)!;
+      const rc = row(c)!;
       for (let i = 0; i < ROW_BYTES; i++) alt[i] = ra[i]! & rb[i]! & rc[i]!;
       for (let i = 0; i < ROW_BYTES; i++) pos[i]! |= alt[i]!;
     }
     for (let i = 0; i < ROW_BYTES; i++) result[i]! &= pos[i]!;
+  };
+  if (q.bits.address && q.addressIndex) {
+    pos.fill(0);
+    for (const address of q.addresses) {
+      const value = store.addressSegments.getBinaryFast(encodeAddressSegmentKey(address, segment));
+      if (value !== undefined) orSegmentBlocks(value, pos);
+    }
+    for (let i = 0; i < ROW_BYTES; i++) result[i]! &= pos[i]!;
+    if (result.every((b) => b === 0)) return result;
+  } else if (q.bits.address) {
+    andBloomPosition(q.bits.address);
   }
+  for (const position of q.bits.topics) andBloomPosition(position);
   return result;
 }
 
@@ -63,23 +88,24 @@ function bloomHas(bloom: Uint8Array, [a, b, c]: [number, number, number]): boole
 
 /** Whether block `number` may match, from its own logsBloom (the open segment's path). */
 export function blockMayMatch(store: Store, number: number, bits: FilterBits): boolean {
-  if (bits.length === 0) return true;
+  const positions = bits.address ? [bits.address, ...bits.topics] : bits.topics;
+  if (positions.length === 0) return true;
   const raw = store.headers.getBinaryFast(encodeBlockKey(number));
   if (raw === undefined) return false;
   const bloom = headerLogsBloom(raw);
-  return bits.every((alternatives) => alternatives.some((alt) => bloomHas(bloom, alt)));
+  return positions.every((alternatives) => alternatives.some((alt) => bloomHas(bloom, alt)));
 }
 
 /** The blocks [from, to] of `segment` to read, in order: from the bloom rows, else from per-block blooms. */
-export function candidateBlocks(store: Store, segment: number, from: number, to: number, bits: FilterBits): number[] {
+export function candidateBlocks(store: Store, segment: number, from: number, to: number, q: CandidateQuery): number[] {
   const start = segmentStart(segment);
   const lo = Math.max(from, start);
   const hi = Math.min(to, start + SEGMENT_BLOCKS - 1);
   const out: number[] = [];
-  const bitmap = segmentCandidates(store, segment, bits);
+  const bitmap = segmentCandidates(store, segment, q);
   for (let n = lo; n <= hi; n++) {
     const i = n - start;
-    if (bitmap ? (bitmap[i >> 3]! & (0x80 >> (i & 7))) !== 0 : blockMayMatch(store, n, bits)) out.push(n);
+    if (bitmap ? (bitmap[i >> 3]! & (0x80 >> (i & 7))) !== 0 : blockMayMatch(store, n, q.bits)) out.push(n);
   }
   return out;
 }

@@ -13,12 +13,10 @@ import type { StoreReader } from '../store/reader.js';
 import { renderBundleMatches } from './blockLogs.js';
 import { compileFilter, type FilterSpec } from './filter.js';
 import { resultCapError, timeoutError } from './limits.js';
-import { planTasks } from './planner.js';
+import { planTasks, TASKS_PER_THREAD } from './planner.js';
 import { resolveRange } from './range.js';
 import type { ScanResult, ScanTask } from './task.js';
 
-/** Tasks in flight per thread: two keeps every thread busy while the main thread merges. */
-const WINDOW_PER_THREAD = 2;
 
 /** How to run the engine. */
 export interface LogEngineOptions {
@@ -60,7 +58,7 @@ export class LogEngine {
     const tasks = planTasks(range.from, range.to, this.threads);
     const cancel = new Int32Array(new SharedArrayBuffer(4));
     const deadline = started + limits.timeoutMs;
-    const window = this.threads * WINDOW_PER_THREAD;
+    const window = this.threads * TASKS_PER_THREAD;
 
     return new Promise<LogChunks>((resolve, reject) => {
       const results: (ScanOk | undefined)[] = new Array(tasks.length);

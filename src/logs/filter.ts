@@ -6,7 +6,7 @@ import { hexToBytes } from '../chain/hex.js';
 import type { Log } from '../chain/types.js';
 import { MAX_TOPIC_POSITIONS } from '../config.js';
 import { InvalidParamsError, LimitExceededError } from '../rpc/errors.js';
-import { parseBlockNumber, type BlockRef } from '../rpc/params.js';
+import { lowerHexPrefix, parseBlockNumber, parseHash, type BlockRef } from '../rpc/params.js';
 
 /** A parsed filter: either a block hash or a range (tags unresolved), plus addresses and topics. */
 export interface FilterSpec {
@@ -33,17 +33,25 @@ function field(obj: Record<string, unknown>, name: string): unknown {
   return undefined;
 }
 
+/** Why geth's hexutil.Decode refuses `value` (its checks in its order). */
+function decodeFailure(value: string): string {
+  if (value === '') return 'empty hex string';
+  if (!value.startsWith('0x') && !value.startsWith('0X')) return 'hex string without 0x prefix';
+  if (!/^0[xX][0-9a-fA-F]*$/.test(value)) return 'invalid hex string';
+  return 'hex string of odd length';
+}
+
 function decodeAddress(value: string): Uint8Array | string {
-  const bytes = hexToBytes(value);
-  if (bytes === undefined) return 'invalid hex string';
+  const bytes = hexToBytes(lowerHexPrefix(value));
+  if (bytes === undefined) return decodeFailure(value);
   if (bytes.length !== 20) return `hex has invalid length ${bytes.length} after decoding; expected 20 for address`;
   return bytes;
 }
 
 function decodeTopic(value: unknown): Uint8Array {
   if (typeof value !== 'string') throw fail('invalid topic(s)');
-  const bytes = hexToBytes(value);
-  if (bytes === undefined) throw fail('invalid topic(s)');
+  const bytes = hexToBytes(lowerHexPrefix(value));
+  if (bytes === undefined) throw fail(`invalid topic(s): ${decodeFailure(value)}`);
   if (bytes.length !== 32) throw fail(`hex has invalid length ${bytes.length} after decoding; expected 32 for topic`);
   return bytes;
 }
@@ -97,8 +105,7 @@ export function parseFilter(raw: unknown, maxParams: number): FilterSpec {
   const rawHash = field(obj, 'blockHash');
   const rawFrom = field(obj, 'fromBlock');
   const rawTo = field(obj, 'toBlock');
-  const blockHash = rawHash === undefined || rawHash === null ? undefined : hexToBytes(rawHash, 32);
-  if (rawHash !== undefined && rawHash !== null && blockHash === undefined) throw fail('blockHash: invalid 32-byte hash');
+  const blockHash = rawHash === undefined || rawHash === null ? undefined : parseHash(rawHash, 0, 'blockHash');
   const fromBlock = rawFrom === undefined || rawFrom === null ? LATEST : parseBlockNumber(rawFrom, 0, 'fromBlock');
   const toBlock = rawTo === undefined || rawTo === null ? LATEST : parseBlockNumber(rawTo, 0, 'toBlock');
   const topics = parseTopics(field(obj, 'topics'));

@@ -36,15 +36,16 @@ export function resolveRange(spec: FilterSpec, reader: StoreReader): ResolvedRan
     const orphan = reader.orphan(spec.blockHash);
     return orphan ? { ...EMPTY, orphan } : EMPTY;
   }
-  const pending = reader.pending();
-  const from = endpoint(spec.fromBlock, meta, pending !== undefined);
-  const to = endpoint(spec.toBlock, meta, pending !== undefined);
-  const toIsPending = 'tag' in spec.toBlock && spec.toBlock.tag === 'pending' && pending !== undefined;
+  const namesPending = [spec.fromBlock, spec.toBlock].some((ref) => 'tag' in ref && ref.tag === 'pending');
+  const hasPending = namesPending && reader.hasPending();
+  const from = endpoint(spec.fromBlock, meta, hasPending);
+  const to = endpoint(spec.toBlock, meta, hasPending);
+  const toIsPending = 'tag' in spec.toBlock && spec.toBlock.tag === 'pending' && hasPending;
   if ('number' in spec.toBlock && spec.toBlock.number > meta.head) {
     throw new InvalidParamsError('block range extends beyond current head block');
   }
   if (from > to) throw new InvalidParamsError('invalid block range params');
   const range: ResolvedRange = { from: Math.max(from, meta.earliest), to: Math.min(to, meta.head) };
-  if (toIsPending) range.pending = pending;
+  if (toIsPending) range.pending = reader.pending();
   return range;
 }

@@ -8,7 +8,7 @@ import type { BlockHeader } from '../chain/types.js';
 import { encodeBlockKey } from '../store/keys.js';
 import { addressTableHas } from '../store/logsRecord.js';
 import { StoreReader } from '../store/reader.js';
-import { openStore, type Store } from '../store/schema.js';
+import { ADDRESS_INDEX_FLAG, openStore, type Store } from '../store/schema.js';
 import { segmentOf } from '../store/segments.js';
 import { candidateBlocks, filterBits } from './candidates.js';
 import { JsonSink } from './jsonSink.js';
@@ -51,7 +51,11 @@ function blockContext(reader: StoreReader, n: number): RecordBlock {
 
 function scan(task: ScanTask): ScanResult {
   const { store, reader } = storeFor(task.dataDir);
-  const bits = filterBits(task.addresses, task.topics);
+  const candidateQuery = {
+    addresses: task.addresses,
+    bits: filterBits(task.addresses, task.topics),
+    addressIndex: store.meta.get(ADDRESS_INDEX_FLAG) === true,
+  };
   const query = prepareRecordQuery(task.addresses, task.topics);
   const sink = new JsonSink();
   let count = 0;
@@ -59,7 +63,7 @@ function scan(task: ScanTask): ScanResult {
   let stop: ScanStop = 'done';
   let candidates = 0;
   outer: for (let segment = segmentOf(task.from); segment <= segmentOf(task.to); segment++) {
-    const blocks = candidateBlocks(store, segment, task.from, task.to, bits);
+    const blocks = candidateBlocks(store, segment, task.from, task.to, candidateQuery);
     for (const n of blocks) {
       if (candidates++ % CHECK_EVERY === 0) {
         if (Atomics.load(task.cancel, 0) !== 0) {

@@ -67,3 +67,17 @@ export function decodeBloomBitsKey(key: Uint8Array): { bit: number; segment: num
   const buf = Buffer.from(key.buffer, key.byteOffset, 6);
   return { bit: buf.readUInt16BE(0), segment: buf.readUInt32BE(2) };
 }
+
+/** Encodes address20 ‖ u32 segment: the key of the per-segment address index. */
+export function encodeAddressSegmentKey(address: Uint8Array, segment: number): Buffer {
+  const key = Buffer.allocUnsafe(24);
+  key.set(address, 0);
+  key.writeUInt32BE(segment, 20);
+  return key;
+}
+
+/** Decodes an address-index key. */
+export function decodeAddressSegmentKey(key: Uint8Array): { address: Uint8Array; segment: number } {
+  const buf = Buffer.from(key.buffer, key.byteOffset, 24);
+  return { address: new Uint8Array(buf.subarray(0, 20)), segment: buf.readUInt32BE(20) };
+}

@@ -102,6 +102,11 @@ export class StoreReader {
     return new Uint8Array(32);
   }
 
+  /** Whether a pending block is stored (without decoding it). */
+  hasPending(): boolean {
+    return this.store.meta.doesExist('pending');
+  }
+
   /** The pending block, when one is stored. */
   pending(): BlockBundle | undefined {
     const raw = this.store.meta.get('pending') as Uint8Array | undefined;

@@ -4,6 +4,9 @@
  */
 import { open, type Database, type RootDatabase } from 'lmdb';
 
+/** Meta flag: every complete segment has its address index (stores written before it existed lack it until reindexed). */
+export const ADDRESS_INDEX_FLAG = 'addressIndex';
+
 /** Version of the on-disk layout; a store written by another version is refused. */
 export const SCHEMA_VERSION = 1;
 
@@ -13,7 +16,7 @@ const MAX_DBS = 16;
 /** The open environment and every named database of the layout. */
 export interface Store {
   env: RootDatabase;
-  /** Chain markers, schema version and the pending block, by name. */
+  /** Chain markers, schema version, the pending block and index flags, by name. */
   meta: Database<unknown, string>;
   headers: Database<Buffer, Buffer>;
   blockByHash: Database<Buffer, Buffer>;
@@ -26,6 +29,8 @@ export interface Store {
   logAddresses: Database<Buffer, Buffer>;
   /** u64 number → the address ‖ slot prefixes that block wrote (to undo them on a reorganisation). */
   storageWrites: Database<Buffer, Buffer>;
+  /** address20 ‖ u32 segment → the complete segment's blocks with a log from that address (store/addressIndex.ts). */
+  addressSegments: Database<Buffer, Buffer>;
   /** u16 bit ‖ u32 segment → that bloom bit of every block of a complete segment. */
   bloomBits: Database<Buffer, Buffer>;
   apiKeys: Database<unknown, Buffer>;
@@ -55,6 +60,7 @@ export function openStore(path: string, options: OpenStoreOptions = {}): Store {
     logAddresses: bin('logAddresses'),
     storageWrites: bin('storageWrites'),
     bloomBits: bin('bloomBits'),
+    addressSegments: bin('addressSegments'),
     apiKeys: env.openDB<unknown, Buffer>({ name: 'apiKeys', keyEncoding: 'binary' }),
     readOnly,
   };

@@ -4,10 +4,11 @@
  */
 import type { BlockBundle, ChainMeta } from '../chain/types.js';
 import { encodeBundle, encodeHeader, encodeTx, headerLogsBloom } from './codec.js';
-import { encodeBlockKey, encodeBloomBitsKey, encodeStorageKey, encodeTxKey, STORAGE_PREFIX_BYTES } from './keys.js';
+import { collectSegmentAddresses, encodeSegmentBlocks } from './addressIndex.js';
+import { encodeAddressSegmentKey, encodeBlockKey, encodeBloomBitsKey, encodeStorageKey, encodeTxKey, STORAGE_PREFIX_BYTES } from './keys.js';
 import { decodeLogAddresses, encodeLogAddresses, encodeLogs } from './logsRecord.js';
 import { StoreReader } from './reader.js';
-import type { Store } from './schema.js';
+import { ADDRESS_INDEX_FLAG, type Store } from './schema.js';
 import { BLOOM_BITS, buildSegmentRows, SEGMENT_BLOCKS, segmentOf, segmentStart } from './segments.js';
 
 /** Raised when a batch does not extend the stored chain (wrong number or parent hash). */
@@ -63,6 +64,7 @@ export class StoreWriter {
         if (batch.chainId === undefined) throw new ChainContinuityError('the first batch must carry the chain id');
         s.meta.put('chainId', batch.chainId.toString());
         s.meta.put('earliest', expected);
+        s.meta.put(ADDRESS_INDEX_FLAG, true);
       }
       for (const block of batch.blocks) {
         const h = block.header;
@@ -71,7 +73,7 @@ export class StoreWriter {
           throw new ChainContinuityError(`block ${h.number} does not extend the stored head`);
         }
         this.putBlock(block);
-        if ((h.number + 1) % SEGMENT_BLOCKS === 0) this.putSegmentRows(segmentOf(h.number));
+        if ((h.number + 1) % SEGMENT_BLOCKS === 0) this.putSegmentIndexes(segmentOf(h.number));
         parent = h.hash;
         expected++;
       }
@@ -103,19 +105,40 @@ export class StoreWriter {
           if (record) s.logAddresses.put(key, Buffer.concat(decodeLogAddresses(record)));
           else s.logAddresses.remove(key);
         }
-        if (to === segmentStart(segment + 1) - 1) this.putSegmentRows(segment);
+        if (to === segmentStart(segment + 1) - 1) this.putSegmentIndexes(segment);
       });
     }
+    s.meta.putSync(ADDRESS_INDEX_FLAG, true);
     return last - segmentOf(meta.earliest) + 1;
   }
 
-  private putSegmentRows(segment: number): void {
+  /** Writes a complete segment's bloom-bits rows and address index. */
+  private putSegmentIndexes(segment: number): void {
+    const s = this.store;
     const start = segmentStart(segment);
     const rows = buildSegmentRows((i) => {
-      const raw = this.store.headers.getBinaryFast(encodeBlockKey(start + i));
+      const raw = s.headers.getBinaryFast(encodeBlockKey(start + i));
       return raw === undefined ? undefined : headerLogsBloom(raw);
     });
-    rows.forEach((row, bit) => this.store.bloomBits.put(encodeBloomBitsKey(bit, segment), Buffer.from(row)));
+    rows.forEach((row, bit) => s.bloomBits.put(encodeBloomBitsKey(bit, segment), Buffer.from(row)));
+    for (const [address, offsets] of this.segmentAddresses(segment)) {
+      s.addressSegments.put(encodeAddressSegmentKey(Buffer.from(address, 'latin1'), segment), encodeSegmentBlocks(offsets));
+    }
+  }
+
+  /** The addresses of a segment's stored blocks, with their block offsets. */
+  private segmentAddresses(segment: number): Map<string, number[]> {
+    const start = segmentStart(segment);
+    return collectSegmentAddresses((i) => this.store.logAddresses.getBinary(encodeBlockKey(start + i)));
+  }
+
+  /** Deletes a segment's bloom-bits rows and address index (it is no longer complete). */
+  private dropSegmentIndexes(segment: number): void {
+    const s = this.store;
+    for (let bit = 0; bit < BLOOM_BITS; bit++) s.bloomBits.remove(encodeBloomBitsKey(bit, segment));
+    for (const address of this.segmentAddresses(segment).keys()) {
+      s.addressSegments.remove(encodeAddressSegmentKey(Buffer.from(address, 'latin1'), segment));
+    }
   }
 
   /** Within a write transaction: moves blocks above `to` to orphans and undoes their indexes. */
@@ -123,6 +146,7 @@ export class StoreWriter {
     const s = this.store;
     const meta = this.reader.meta();
     if (!meta || to < meta.earliest || to > meta.head) throw new ChainContinuityError(`cannot roll back to block ${to}`);
+    for (let segment = segmentOf(to + 1); segment < segmentOf(meta.head + 1); segment++) this.dropSegmentIndexes(segment);
     for (let n = meta.head; n > to; n--) {
       const key = encodeBlockKey(n);
       const header = this.reader.header(n)!;
@@ -147,9 +171,6 @@ export class StoreWriter {
         }
         s.storageWrites.remove(key);
       }
-    }
-    for (let segment = segmentOf(to + 1); segment < segmentOf(meta.head + 1); segment++) {
-      for (let bit = 0; bit < BLOOM_BITS; bit++) s.bloomBits.remove(encodeBloomBitsKey(bit, segment));
     }
     s.meta.put('head', to);
     s.meta.remove('pending');
