@@ -22,19 +22,28 @@ export function argError(index: number, name: string, reason: string): InvalidPa
   return new InvalidParamsError(`invalid argument ${index} (${name}): ${reason}`);
 }
 
+/**
+ * geth's hexutil takes `0X` as a prefix too; the codecs of chain/hex.ts take `0x` only, so wire
+ * arguments are brought to `0x` first.
+ */
+export function lowerHexPrefix(value: unknown): unknown {
+  return typeof value === 'string' && value.startsWith('0X') ? '0x' + value.slice(2) : value;
+}
+
 function describeHexFailure(value: unknown, quantity: boolean): string {
   if (typeof value !== 'string') return `expected a hex string, got ${value === null ? 'null' : typeof value}`;
+  if (value === '') return 'empty hex string';
   if (!value.startsWith('0x') && !value.startsWith('0X')) return 'hex string without 0x prefix';
-  if (value.length === 2) return 'empty hex string';
+  if (quantity && value.length === 2) return 'hex string "0x"';
   if (!/^0[xX][0-9a-fA-F]+$/.test(value)) return 'invalid hex string';
   if (quantity && value[2] === '0') return 'hex number with leading zero digits';
-  if (quantity) return 'hex number > 256 bits';
-  return 'hex string of odd length';
+  if (!quantity) return 'hex string of odd length';
+  return 'invalid hex string';
 }
 
 /** Parses a hex quantity argument into a bigint (at most `bits` wide). */
 export function parseQuantity(value: unknown, index: number, name: string, bits = 64): bigint {
-  const n = hexToBigInt(value);
+  const n = hexToBigInt(lowerHexPrefix(value));
   if (n === undefined) throw argError(index, name, describeHexFailure(value, true));
   if (n >= 1n << BigInt(bits)) throw argError(index, name, `hex number > ${bits} bits`);
   return n;
@@ -42,9 +51,9 @@ export function parseQuantity(value: unknown, index: number, name: string, bits 
 
 /** Parses a 0x-prefixed byte string of exactly `length` bytes (addresses, hashes). */
 export function parseFixedBytes(value: unknown, length: number, index: number, name: string): Uint8Array {
-  const bytes = hexToBytes(value, length);
+  const bytes = hexToBytes(lowerHexPrefix(value), length);
   if (bytes !== undefined) return bytes;
-  const any = hexToBytes(value);
+  const any = hexToBytes(value === '' ? '0x' : lowerHexPrefix(value));
   if (any === undefined) throw argError(index, name, describeHexFailure(value, false));
   throw argError(index, name, `hex string has length ${any.length * 2}, want ${length * 2}`);
 }
@@ -62,8 +71,9 @@ export function parseHash(value: unknown, index: number, name = 'hash'): Uint8Ar
 /** Parses a block number or tag (geth's rpc.BlockNumber). */
 export function parseBlockNumber(value: unknown, index: number, name = 'block parameter'): BlockRef {
   if (typeof value === 'string' && TAGS.has(value)) return { tag: value as BlockTag };
-  const n = hexToBigInt(value);
+  const n = hexToBigInt(lowerHexPrefix(value));
   if (n === undefined) throw argError(index, name, describeHexFailure(value, true));
+  if (n >= 1n << 64n) throw argError(index, name, 'hex number > 64 bits');
   if (n > MAX_BLOCK_NUMBER) throw argError(index, name, 'block number larger than int64');
   return { number: n > BigInt(Number.MAX_SAFE_INTEGER) ? Number.MAX_SAFE_INTEGER : Number(n) };
 }
@@ -111,11 +121,15 @@ export function parseBool(value: unknown, index: number, name: string): boolean 
 
 /**
  * Checks the positional argument count as geth does: at most `max`, at least `required`
- * (trailing optional arguments may be missing or null).
+ * (trailing optional arguments may be missing or null). With `names` (one per position), a missing
+ * argument's message names it as every other argument error does.
  */
-export function checkArity(params: unknown[], required: number, max: number): void {
+export function checkArity(params: unknown[], required: number, max: number, names: readonly string[] = []): void {
   if (params.length > max) throw new InvalidParamsError(`too many arguments, want at most ${max}`);
   for (let i = 0; i < required; i++) {
-    if (params[i] === undefined || params[i] === null) throw new InvalidParamsError(`missing value for required argument ${i}`);
+    if (params[i] === undefined || params[i] === null) {
+      const missing = `missing value for required argument ${i}`;
+      throw names[i] === undefined ? new InvalidParamsError(missing) : argError(i, names[i]!, missing);
+    }
   }
 }

@@ -4,7 +4,7 @@ import { renderBundle, renderResolvedBlock } from './blockLookup.js';
 
 /** eth_getBlockByHash(hash, fullTransactions): a canonical or reorganised-out block, or null. */
 export const eth_getBlockByHash: RpcMethod = (params, { reader }) => {
-  checkArity(params, 2, 2);
+  checkArity(params, 2, 2, ['block hash', 'show transaction details flag']);
   const hash = parseHash(params[0], 0, 'block hash');
   const full = parseBool(params[1], 1, 'show transaction details flag');
   const number = reader.numberByHash(hash);

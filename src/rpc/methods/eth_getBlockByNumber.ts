@@ -5,7 +5,7 @@ import { renderResolvedBlock } from './blockLookup.js';
 
 /** eth_getBlockByNumber(block, fullTransactions): the block, or null. */
 export const eth_getBlockByNumber: RpcMethod = (params, { reader }) => {
-  checkArity(params, 2, 2);
+  checkArity(params, 2, 2, ['block parameter', 'show transaction details flag']);
   const ref = parseBlockNumber(params[0], 0);
   const full = parseBool(params[1], 1, 'show transaction details flag');
   return renderResolvedBlock(reader, resolveBlock(ref, reader), full);

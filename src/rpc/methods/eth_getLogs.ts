@@ -14,7 +14,7 @@ function wrap(chunks: LogChunks): RawJson {
 
 /** eth_getLogs(filter): the matching logs in block and log-index order, under SPEC.md §8's limits. */
 export const eth_getLogs: RpcMethod = (params, ctx) => {
-  checkArity(params, 1, 1);
+  checkArity(params, 1, 1, ['filter']);
   const spec = parseFilter(params[0], ctx.limits.maxParams);
   const result = ctx.queryLogs(spec);
   return Array.isArray(result) ? wrap(result) : result.then(wrap);

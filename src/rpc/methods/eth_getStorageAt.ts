@@ -11,7 +11,7 @@ const LATEST: BlockRef = { tag: 'latest' };
  * block. The pending block's state is the head's (pending blocks carry no storage writes here).
  */
 export const eth_getStorageAt: RpcMethod = (params, { reader }) => {
-  checkArity(params, 2, 3);
+  checkArity(params, 2, 3, ['address', 'storage position', 'block parameter']);
   const address = parseAddress(params[0], 0);
   const slot = parseStorageKey(params[1], 1);
   const ref = params[2] === undefined || params[2] === null ? LATEST : parseBlockNumberOrHash(params[2], 2);

@@ -6,7 +6,7 @@ import { renderTxAt } from './blockLookup.js';
 
 /** eth_getTransactionByHash(hash): a canonical transaction, else a pending one (null positions), else null. */
 export const eth_getTransactionByHash: RpcMethod = (params, { reader }) => {
-  checkArity(params, 1, 1);
+  checkArity(params, 1, 1, ['transaction hash']);
   const hash = parseHash(params[0], 0, 'transaction hash');
   const at = reader.txLocation(hash);
   if (at) return renderTxAt(reader, { number: at.number }, BigInt(at.index));
