@@ -38,3 +38,11 @@ test: build
 
 clean:
 	rm -rf dist
+
+.PHONY: bench bench-quick
+
+bench: build
+	node dist/native-free-bench/run.js
+
+bench-quick: build
+	node dist/native-free-bench/run.js --quick
