@@ -1,10 +1,11 @@
 #!/usr/bin/env node
 /**
- * The ethlogd command line: serve, generate, keys, reindex.
+ * The ethlogd command line: serve, generate, ingest, keys, reindex.
  */
 import { UsageError } from './cli/args.js';
 import { REINDEX_USAGE, reindexCommand } from './cli/reindex.js';
 import { GENERATE_USAGE, generateCommand } from './cli/generate.js';
+import { INGEST_USAGE, ingestCommand } from './cli/ingest.js';
 import { KEYS_USAGE, keysCommand } from './cli/keys.js';
 import { SERVE_USAGE, serveCommand } from './cli/serve.js';
 
@@ -13,6 +14,7 @@ const USAGE = `Usage: ethlogd <command> [options]
 Commands:
   serve      serve a store over JSON-RPC (HTTP)
   generate   generate a synthetic mainnet-like chain into a store
+  ingest     copy (or follow) an Ethereum node's chain into a store
   keys       create, list and revoke API keys
   reindex    rebuild a store's derived log indexes (address tables, bloom bits)
 
@@ -21,6 +23,7 @@ Run "ethlogd <command> --help" for a command's options.`;
 const COMMANDS: Record<string, { run: (argv: string[]) => Promise<number>; usage: string }> = {
   serve: { run: serveCommand, usage: SERVE_USAGE },
   generate: { run: generateCommand, usage: GENERATE_USAGE },
+  ingest: { run: ingestCommand, usage: INGEST_USAGE },
   keys: { run: keysCommand, usage: KEYS_USAGE },
   reindex: { run: reindexCommand, usage: REINDEX_USAGE },
 };

@@ -42,3 +42,63 @@ export const DEFAULT_LOG_LIMITS: LogLimits = {
   timeoutMs: LOG_QUERY_TIMEOUT_MS,
   maxParams: MAX_FILTER_PARAMS,
 };
+
+/** Blocks per upstream batch request during ingest (three calls each: block, receipts, storage diff): geth caps a batch at 1,000 calls and its response at 25 MB, and ten mainnet blocks with full transactions, receipts and storage diffs stay well under both. */
+export const INGEST_BLOCKS_PER_REQUEST = 10;
+
+/** Upstream batch requests in flight at once during ingest: enough to hide the round trip and keep a node's cores busy, few enough to stay under hosted providers' concurrency limits. */
+export const INGEST_REQUESTS_IN_FLIGHT = 8;
+
+/** Blocks per write transaction during ingest: amortises LMDB's commit (an fsync) over many blocks while one commit stays a few MB at mainnet density. */
+export const INGEST_COMMIT_BLOCKS = 200;
+
+/** Longest fetched blocks wait before they are committed: on a slow node readers still see progress (and a stop loses little) about once a second. */
+export const INGEST_COMMIT_INTERVAL_MS = 1_000;
+
+/** Most calls in one upstream batch request: geth's default BatchRequestLimit (larger batches are refused whole); longer batches are split. */
+export const RPC_MAX_BATCH_CALLS = 1_000;
+
+/** Timeout of one upstream request: a batch of heavy blocks with storage diffs can take seconds on a loaded node; past this it is retried. */
+export const RPC_TIMEOUT_MS = 30_000;
+
+/** Retries of a failed upstream request (timeout, network error, HTTP 429 or 5xx) before ingest stops: with the backoff below, that rides out about a minute of node trouble. */
+export const RPC_MAX_RETRIES = 8;
+
+/** First retry delay in milliseconds; it doubles (with jitter) each attempt: short enough that a one-off failure costs little. */
+export const RPC_RETRY_BASE_MS = 200;
+
+/** Longest retry delay in milliseconds (also the cap on a node's Retry-After): a rate-limited node gets room without stalling ingest for minutes. */
+export const RPC_RETRY_MAX_MS = 10_000;
+
+/** Head poll interval of follow mode: well under a 12 s slot, so a new block is stored within about a second of the node having it. */
+export const FOLLOW_POLL_MS = 1_000;
+
+/** Block hashes fetched per request while walking back to a reorganisation's common ancestor: most reorganisations are one or two blocks, so one request usually finds it. */
+export const REORG_WALK_BLOCKS = 32;
+
+/** Deepest reorganisation ingest follows: far beyond finality (two epochs, 64 blocks); a deeper divergence means the node serves another chain, and ingest stops rather than discard the store. */
+export const MAX_REORG_DEPTH = 4_096;
+
+/** Refetches of a block range whose answers disagree (block, receipts and traces from different blocks): that happens only when the node's head moves between the calls of one batch, which a refetch or two outlasts. */
+export const INGEST_INCONSISTENT_RETRIES = 3;
+
+/** Port of the gRPC front under `make run`: the HTTP port's neighbour (`serve` starts gRPC only when given --grpc-port). */
+export const DEFAULT_GRPC_PORT = 8546;
+
+/** StreamLogs deadline in milliseconds; 0 means none: a pipeline's stream runs as long as it reads (the call's own gRPC deadline still applies). */
+export const STREAM_TIMEOUT_MS = 0;
+
+/** Logs one StreamLogs scan task renders before it hands back (then the rest of its range is planned again): bounds a task's buffer to about 1 MB, while a task still takes milliseconds, far above its dispatch cost. */
+export const STREAM_TASK_LOGS = 4096;
+
+/** Largest LogBatch of a StreamLogs answer in bytes (whole logs, so one large log may exceed it): well under gRPC's 4 MiB default receive limit, small enough that a stream's resumption granularity and per-message latency stay low. */
+export const STREAM_BATCH_BYTES = 128 * 1024;
+
+/** How long close() lets running gRPC calls finish before cancelling them: unary calls end within the log deadline, streams may run for hours and must not hold a shutdown. */
+export const GRPC_SHUTDOWN_GRACE_MS = 2_000;
+
+/**
+ * Scheduling niceness added to eth_getLogs worker threads: scans use every idle core, but the main
+ * thread (point lookups, merging) preempts them, so lookups keep their latency while heavy scans run.
+ */
+export const LOG_WORKER_NICE = 10;

@@ -6,6 +6,7 @@
 
 const HEX_QUANTITY = /^0x(0|[1-9a-fA-F][0-9a-fA-F]*)$/;
 const HEX_DATA = /^0x([0-9a-fA-F]{2})*$/;
+const NODE_QUANTITY = /^0x[0-9a-fA-F]*$/;
 
 /** Renders bytes as lower-case 0x-prefixed hex data. */
 export function bytesToHex(bytes: Uint8Array): string {
@@ -37,6 +38,15 @@ export function hexToBytes(hex: unknown, length?: number): Uint8Array | undefine
 export function hexToBigInt(hex: unknown): bigint | undefined {
   if (typeof hex !== 'string' || !HEX_QUANTITY.test(hex)) return undefined;
   return BigInt(hex);
+}
+
+/**
+ * Parses a hex quantity as upstream nodes write it: `0x` and leading zeros tolerated (some clients
+ * pad quantities), anything else malformed. For ingest, never for request parameters.
+ */
+export function nodeQuantityToBigInt(hex: unknown): bigint | undefined {
+  if (typeof hex !== 'string' || !NODE_QUANTITY.test(hex)) return undefined;
+  return hex.length === 2 ? 0n : BigInt(hex);
 }
 
 /** Parses a hex quantity that must fit in a safe integer (block numbers, indexes). */

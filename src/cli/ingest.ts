@@ -1,0 +1,110 @@
+/**
+ * `ethlogd ingest`: copies a node's chain into a store, or follows its head, until done or stopped
+ * (SIGINT/SIGTERM stop cleanly after the current batch; a second signal kills).
+ */
+import {
+  FOLLOW_POLL_MS,
+  INGEST_BLOCKS_PER_REQUEST,
+  INGEST_COMMIT_BLOCKS,
+  INGEST_REQUESTS_IN_FLIGHT,
+} from '../config.js';
+import { runIngest } from '../ingest/ingest.js';
+import type { StorageMode } from '../ingest/source.js';
+import { createLogger } from '../log.js';
+import { integer, parse, positive, required, UsageError } from './args.js';
+
+/** Usage text of `ingest`. */
+export const INGEST_USAGE = `Usage: ethlogd ingest --rpc URL --data DIR [--from N] [--to N | --follow] [--storage prestate|none]
+
+Copies blocks with full transactions, receipts' logs, the chain id, the safe/finalized markers and
+storage changes from an Ethereum node's JSON-RPC into the store in DIR. A stopped or killed ingest
+continues from the last committed block. With --follow it then polls the node's head and follows
+reorganisations (reorganised-out blocks move to orphans). SIGINT/SIGTERM stop it cleanly after the
+current batch.
+
+Options:
+  --rpc URL                 the node's JSON-RPC endpoint (HTTP)          required
+  --data DIR                store directory (created if absent)          required
+  --from N                  first block of an empty store                default 0
+  --to N                    last block to copy, then exit                default the node's head
+  --follow                  after catching up, follow the head until stopped (not with --to)
+  --storage prestate|none   storage history from debug_traceBlockByNumber
+                            (prestateTracer, diffMode), or none          default prestate
+  --poll-ms MS              head poll interval with --follow             default ${FOLLOW_POLL_MS}
+  --blocks-per-request N    blocks per batch request                     default ${INGEST_BLOCKS_PER_REQUEST}
+  --in-flight N             batch requests in flight                     default ${INGEST_REQUESTS_IN_FLIGHT}
+  --commit-blocks N         blocks per write transaction                 default ${INGEST_COMMIT_BLOCKS}
+  --progress-seconds S      seconds between progress lines when stderr
+                            is not a terminal                            default 5
+  -h, --help                this text`;
+
+function storageMode(value: string | boolean | undefined): StorageMode {
+  if (value === undefined) return 'prestate';
+  if (value === 'prestate' || value === 'none') return value;
+  throw new UsageError('--storage must be prestate or none');
+}
+
+/** Runs `ingest`. */
+export async function ingestCommand(argv: string[]): Promise<number> {
+  const { values } = parse(argv, {
+    rpc: { type: 'string' },
+    data: { type: 'string' },
+    from: { type: 'string' },
+    to: { type: 'string' },
+    follow: { type: 'boolean' },
+    storage: { type: 'string' },
+    'poll-ms': { type: 'string' },
+    'blocks-per-request': { type: 'string' },
+    'in-flight': { type: 'string' },
+    'commit-blocks': { type: 'string' },
+    'progress-seconds': { type: 'string' },
+  });
+  if (values.help) {
+    console.log(INGEST_USAGE);
+    return 0;
+  }
+  const rpc = required(values.rpc, 'rpc');
+  const dataDir = required(values.data, 'data');
+  if (values.follow && values.to !== undefined) throw new UsageError('--to and --follow exclude each other');
+  const from = values.from === undefined ? undefined : integer(values.from, 'from', 0);
+  const to = values.to === undefined ? undefined : integer(values.to, 'to', 0);
+  if (from !== undefined && to !== undefined && to < from) throw new UsageError('--to must not be below --from');
+  const options = {
+    rpc,
+    dataDir,
+    from,
+    to,
+    follow: values.follow === true,
+    storage: storageMode(values.storage),
+    pollMs: integer(values['poll-ms'], 'poll-ms', FOLLOW_POLL_MS, 1),
+    tuning: {
+      blocksPerRequest: integer(values['blocks-per-request'], 'blocks-per-request', INGEST_BLOCKS_PER_REQUEST, 1, 1000),
+      requestsInFlight: integer(values['in-flight'], 'in-flight', INGEST_REQUESTS_IN_FLIGHT, 1, 256),
+      commitBlocks: integer(values['commit-blocks'], 'commit-blocks', INGEST_COMMIT_BLOCKS, 1, 100_000),
+    },
+    progressIntervalSeconds: positive(values['progress-seconds'], 'progress-seconds', 5),
+  };
+  const logger = createLogger();
+  const stop = new AbortController();
+  const onSignal = (signal: string) => {
+    logger.info(`${signal}: stopping after the current batch`);
+    stop.abort(new Error(`stopped by ${signal}`));
+  };
+  const onInt = () => onSignal('SIGINT');
+  const onTerm = () => onSignal('SIGTERM');
+  process.once('SIGINT', onInt);
+  process.once('SIGTERM', onTerm);
+  try {
+    const r = await runIngest({ ...options, progress: true, signal: stop.signal, logger });
+    const rate = (n: number) => Math.round(n / Math.max(r.seconds, 1e-9));
+    console.log(
+      `ingested ${r.blocks} blocks, ${r.txs} transactions, ${r.logs} logs in ${r.seconds.toFixed(1)} s ` +
+        `(${rate(r.blocks)} blocks/s, ${rate(r.logs)} logs/s; ${r.requests} requests, ${r.retries} retries` +
+        `${r.receiptsByBlock ? '' : ', receipts per transaction'}); head ${r.head} in ${dataDir}`,
+    );
+    return 0;
+  } finally {
+    process.removeListener('SIGINT', onInt);
+    process.removeListener('SIGTERM', onTerm);
+  }
+}

@@ -1,0 +1,154 @@
+/**
+ * Ingest from an upstream node: opens the store, checks it belongs to the node's chain, and either
+ * copies up to a block (resuming after the last committed block, whose hash must still be the
+ * node's) or follows the node's head through reorganisations until stopped.
+ */
+import { bytesEqual } from '../chain/hex.js';
+import {
+  INGEST_BLOCKS_PER_REQUEST,
+  INGEST_COMMIT_BLOCKS,
+  INGEST_COMMIT_INTERVAL_MS,
+  INGEST_REQUESTS_IN_FLIGHT,
+} from '../config.js';
+import type { Logger } from '../log.js';
+import { StoreReader } from '../store/reader.js';
+import { closeStore, openStore, type Store } from '../store/schema.js';
+import { StoreWriter } from '../store/writer.js';
+import { copyBlocks, type IngestContext, type IngestTuning } from './copy.js';
+import { IngestConflictError, NodeDataError } from './errors.js';
+import { Follower } from './follower.js';
+import { Progress } from './progress.js';
+import { RpcClient, type RpcClientOptions } from './rpcClient.js';
+import { NodeSource, type StorageMode } from './source.js';
+
+/** What to ingest, from where, into where, and how. */
+export interface IngestOptions {
+  /** The node's JSON-RPC URL. */
+  rpc: string;
+  /** Store directory (created if absent). */
+  dataDir: string;
+  /** First block of an empty store (default 0); a non-empty store must start there. */
+  from?: number;
+  /** Last block to copy (default: the node's head when ingest starts); not with `follow`. */
+  to?: number;
+  /** Follow the head (reorganisations included) until the signal aborts. */
+  follow?: boolean;
+  storage?: StorageMode;
+  tuning?: Partial<IngestTuning>;
+  /** Head poll interval of follow mode. */
+  pollMs?: number;
+  /** Client settings (timeouts, retries); the stop signal is added. */
+  rpcOptions?: Omit<RpcClientOptions, 'signal'>;
+  /** Prints a progress bar (terminal) or plain progress lines (otherwise) on stderr. */
+  progress?: boolean;
+  progressIntervalSeconds?: number;
+  /** Stops the run: the blocks fetched so far are committed, then runIngest returns. */
+  signal?: AbortSignal;
+  logger: Logger;
+}
+
+/** What a run did. */
+export interface IngestResult {
+  blocks: number;
+  txs: number;
+  logs: number;
+  seconds: number;
+  /** The stored head at the end. */
+  head: number;
+  requests: number;
+  retries: number;
+  /** Whether receipts came per block (false: the node lacks eth_getBlockReceipts). */
+  receiptsByBlock: boolean;
+}
+
+/** Checks that the stored head is the node's block at that height (copy mode resumes only on the same chain). */
+async function checkStoredHead(ctx: IngestContext, head: number): Promise<void> {
+  const [ref] = await ctx.source.refs(head, head);
+  if (!ref || !bytesEqual(ref.hash, ctx.reader.header(head)!.hash)) {
+    throw new IngestConflictError(
+      'head-mismatch',
+      `the stored head, block ${head}, is not the node's block ${head} (a reorganisation, or another chain): run with --follow to reconcile`,
+    );
+  }
+}
+
+/** Runs ingest per `options` and returns what it did; resolves after a stop once the fetched blocks are committed. */
+export async function runIngest(options: IngestOptions): Promise<IngestResult> {
+  const signal = options.signal ?? new AbortController().signal;
+  const started = performance.now();
+  const store = openStore(options.dataDir);
+  try {
+    return await ingestInto(store, options, signal, started);
+  } finally {
+    await closeStore(store);
+  }
+}
+
+async function ingestInto(store: Store, options: IngestOptions, signal: AbortSignal, started: number): Promise<IngestResult> {
+  const client = new RpcClient(options.rpc, {
+    ...options.rpcOptions,
+    maxInFlight: options.tuning?.requestsInFlight ?? INGEST_REQUESTS_IN_FLIGHT,
+    signal,
+    onRetry: (attempt, error) => options.logger.warn(`retry ${attempt} after: ${error.message}`),
+  });
+  const source = new NodeSource(client, options.storage ?? 'prestate');
+  const reader = new StoreReader(store);
+  const ctx: IngestContext = {
+    source,
+    writer: new StoreWriter(store),
+    reader,
+    chainId: 0n,
+    tuning: {
+      blocksPerRequest: INGEST_BLOCKS_PER_REQUEST,
+      requestsInFlight: INGEST_REQUESTS_IN_FLIGHT,
+      commitBlocks: INGEST_COMMIT_BLOCKS,
+      commitIntervalMs: INGEST_COMMIT_INTERVAL_MS,
+      ...options.tuning,
+    },
+    signal,
+    counts: { blocks: 0, txs: 0, logs: 0 },
+  };
+  try {
+    ctx.chainId = await source.chainId();
+    const meta = reader.meta();
+    if (meta && meta.chainId !== ctx.chainId) {
+      throw new IngestConflictError('chain-id', `the store at ${options.dataDir} holds chain ${meta.chainId}, the node serves chain ${ctx.chainId}`);
+    }
+    if (meta && options.from !== undefined && options.from !== meta.earliest) {
+      throw new IngestConflictError('start', `the store at ${options.dataDir} starts at block ${meta.earliest}, not ${options.from}: resume without --from, or use another directory`);
+    }
+    if (options.follow) {
+      const follower = new Follower(ctx, {
+        from: options.from ?? 0,
+        pollMs: options.pollMs,
+        logger: options.logger,
+        progress: options.progress === true,
+        progressIntervalSeconds: options.progressIntervalSeconds,
+      });
+      await follower.run();
+    } else {
+      const nodeHead = await source.headNumber();
+      const to = options.to ?? nodeHead;
+      if (to > nodeHead) throw new NodeDataError('missing-block', `the node's head is block ${nodeHead}, below --to ${to}`);
+      if (meta) await checkStoredHead(ctx, meta.head);
+      const from = meta ? meta.head + 1 : (options.from ?? 0);
+      const progress = new Progress(Math.max(0, to - from + 1), {
+        enabled: options.progress === true,
+        label: 'ingest',
+        intervalSeconds: options.progressIntervalSeconds,
+      });
+      if (from <= to) await copyBlocks(ctx, from, to, progress);
+      progress.finish();
+    }
+  } catch (error) {
+    if (!signal.aborted) throw error;
+  }
+  return {
+    ...ctx.counts,
+    seconds: (performance.now() - started) / 1000,
+    head: reader.meta()?.head ?? -1,
+    requests: client.stats.requests,
+    retries: client.stats.retries,
+    receiptsByBlock: source.receiptsByBlock,
+  };
+}

@@ -1,0 +1,303 @@
+/**
+ * Turns what a node answers (geth-style JSON: a block with full transactions, its receipts, its
+ * prestateTracer diffs) into the store's BlockBundle, through src/chain/hex.ts, and checks what it
+ * can: every transaction and receipt in its block and position, every log's block hash, number,
+ * transaction and index, and the block's logsBloom recomputed from its logs.
+ *
+ * Decisions: a node that omits `totalDifficulty` (geth since 1.14, post-merge) is stored as 0;
+ * absent `mixHash`/`nonce` are stored as zeros; the wire `gasPrice` of types 2-4 is not stored (it
+ * is derived from the fee caps and the base fee when rendered, as geth does).
+ */
+import { logsBloom } from '../chain/bloom.js';
+import { bytesEqual, bytesToHex, hexToBytes, nodeQuantityToBigInt, padLeft, quantityToHex } from '../chain/hex.js';
+import type {
+  AccessListEntry,
+  Authorization,
+  BlockBundle,
+  BlockHeader,
+  Log,
+  StorageWrite,
+  Transaction,
+  TxType,
+  Withdrawal,
+} from '../chain/types.js';
+import { NodeDataError } from './errors.js';
+
+/** What the node answered about one block: the block with full transactions, its receipts, and (optionally) its per-transaction storage diffs. */
+export interface NodeBlock {
+  block: unknown;
+  receipts: unknown[];
+  /** debug_traceBlockByNumber with prestateTracer in diffMode; undefined when storage is not ingested. */
+  traces?: unknown[];
+}
+
+/** A block's identity and link, enough to compare chains. */
+export interface BlockRef {
+  number: number;
+  hash: Uint8Array;
+  parentHash: Uint8Array;
+}
+
+type Json = Record<string, unknown>;
+
+const MAX_TOPICS = 4;
+const ZERO_WORD = new Uint8Array(32);
+
+/** Reads typed fields of one JSON object, naming the object and field in errors. */
+class Fields {
+  private constructor(
+    readonly obj: Json,
+    readonly where: string,
+  ) {}
+
+  static of(value: unknown, where: string): Fields {
+    if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+      throw new NodeDataError('malformed', `${where}: expected an object`);
+    }
+    return new Fields(value as Json, where);
+  }
+
+  fail(name: string, what: string): never {
+    throw new NodeDataError('malformed', `${this.where}: ${name} ${what} (got ${JSON.stringify(this.obj[name])?.slice(0, 80)})`);
+  }
+
+  has(name: string): boolean {
+    return this.obj[name] !== undefined && this.obj[name] !== null;
+  }
+
+  quantity(name: string): bigint {
+    return nodeQuantityToBigInt(this.obj[name]) ?? this.fail(name, 'is not a hex quantity');
+  }
+
+  optQuantity(name: string): bigint | undefined {
+    return this.has(name) ? this.quantity(name) : undefined;
+  }
+
+  number(name: string): number {
+    const value = this.quantity(name);
+    return value <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(value) : this.fail(name, 'is too large');
+  }
+
+  data(name: string): Uint8Array {
+    return hexToBytes(this.obj[name]) ?? this.fail(name, 'is not hex data');
+  }
+
+  fixed(name: string, length: number): Uint8Array {
+    return hexToBytes(this.obj[name], length) ?? this.fail(name, `is not ${length} bytes of hex`);
+  }
+
+  optFixed(name: string, length: number): Uint8Array | undefined {
+    return this.has(name) ? this.fixed(name, length) : undefined;
+  }
+
+  array(name: string): unknown[] {
+    const value = this.obj[name];
+    return Array.isArray(value) ? value : this.fail(name, 'is not an array');
+  }
+
+  optArray(name: string): unknown[] | undefined {
+    return this.has(name) ? this.array(name) : undefined;
+  }
+}
+
+function fixedAt(value: unknown, length: number, where: string): Uint8Array {
+  return hexToBytes(value, length) ?? fail('malformed', `${where}: not ${length} bytes of hex (got ${JSON.stringify(value)?.slice(0, 80)})`);
+}
+
+function fail(code: 'malformed' | 'inconsistent' | 'log-position' | 'unsupported', message: string): never {
+  throw new NodeDataError(code, message);
+}
+
+/** Reads a block's number, hash and parent hash. */
+export function normalizeBlockRef(value: unknown, where: string): BlockRef {
+  const f = Fields.of(value, where);
+  return { number: f.number('number'), hash: f.fixed('hash', 32), parentHash: f.fixed('parentHash', 32) };
+}
+
+function normalizeHeader(f: Fields, txCount: number): BlockHeader {
+  const h: BlockHeader = {
+    number: f.number('number'),
+    hash: f.fixed('hash', 32),
+    parentHash: f.fixed('parentHash', 32),
+    sha3Uncles: f.fixed('sha3Uncles', 32),
+    miner: f.fixed('miner', 20),
+    stateRoot: f.fixed('stateRoot', 32),
+    transactionsRoot: f.fixed('transactionsRoot', 32),
+    receiptsRoot: f.fixed('receiptsRoot', 32),
+    logsBloom: f.fixed('logsBloom', 256),
+    difficulty: f.quantity('difficulty'),
+    totalDifficulty: f.optQuantity('totalDifficulty') ?? 0n,
+    gasLimit: f.quantity('gasLimit'),
+    gasUsed: f.quantity('gasUsed'),
+    timestamp: f.number('timestamp'),
+    extraData: f.data('extraData'),
+    mixHash: f.optFixed('mixHash', 32) ?? new Uint8Array(32),
+    nonce: f.optFixed('nonce', 8) ?? new Uint8Array(8),
+    uncles: (f.optArray('uncles') ?? []).map((u, i) => fixedAt(u, 32, `${f.where}: uncles[${i}]`)),
+    size: f.number('size'),
+    txCount,
+  };
+  const baseFee = f.optQuantity('baseFeePerGas');
+  if (baseFee !== undefined) h.baseFeePerGas = baseFee;
+  const withdrawalsRoot = f.optFixed('withdrawalsRoot', 32);
+  if (withdrawalsRoot !== undefined) {
+    h.withdrawalsRoot = withdrawalsRoot;
+    h.withdrawals = (f.optArray('withdrawals') ?? []).map((w, i): Withdrawal => {
+      const wf = Fields.of(w, `${f.where}: withdrawals[${i}]`);
+      return { index: wf.quantity('index'), validatorIndex: wf.quantity('validatorIndex'), address: wf.fixed('address', 20), amount: wf.quantity('amount') };
+    });
+  }
+  const blobGasUsed = f.optQuantity('blobGasUsed');
+  if (blobGasUsed !== undefined) {
+    h.blobGasUsed = blobGasUsed;
+    h.excessBlobGas = f.optQuantity('excessBlobGas') ?? 0n;
+  }
+  const beaconRoot = f.optFixed('parentBeaconBlockRoot', 32);
+  if (beaconRoot !== undefined) h.parentBeaconBlockRoot = beaconRoot;
+  const requestsHash = f.optFixed('requestsHash', 32);
+  if (requestsHash !== undefined) h.requestsHash = requestsHash;
+  return h;
+}
+
+function normalizeAccessList(list: unknown[], where: string): AccessListEntry[] {
+  return list.map((entry, i) => {
+    const f = Fields.of(entry, `${where}: accessList[${i}]`);
+    return { address: f.fixed('address', 20), storageKeys: f.array('storageKeys').map((k, j) => fixedAt(k, 32, `${f.where}: storageKeys[${j}]`)) };
+  });
+}
+
+function normalizeAuthorization(value: unknown, where: string): Authorization {
+  const f = Fields.of(value, where);
+  return {
+    chainId: f.quantity('chainId'),
+    address: f.fixed('address', 20),
+    nonce: f.quantity('nonce'),
+    yParity: Number(f.quantity('yParity')),
+    r: f.quantity('r'),
+    s: f.quantity('s'),
+  };
+}
+
+function normalizeTransaction(value: unknown, header: BlockHeader, index: number): Transaction {
+  const f = Fields.of(value, `block ${header.number} transaction ${index}`);
+  const type = f.has('type') ? f.quantity('type') : 0n;
+  if (type > 4n) fail('unsupported', `${f.where}: type ${quantityToHex(type)} is not an Ethereum transaction type (0-4)`);
+  if (!bytesEqual(f.fixed('blockHash', 32), header.hash) || f.number('blockNumber') !== header.number || f.number('transactionIndex') !== index) {
+    fail('inconsistent', `${f.where}: the node places it at another block or index`);
+  }
+  const tx: Transaction = {
+    type: Number(type) as TxType,
+    hash: f.fixed('hash', 32),
+    from: f.fixed('from', 20),
+    to: f.has('to') ? f.fixed('to', 20) : null,
+    nonce: f.quantity('nonce'),
+    gas: f.quantity('gas'),
+    value: f.quantity('value'),
+    input: f.data('input'),
+    v: f.optQuantity('v') ?? f.quantity('yParity'),
+    r: f.quantity('r'),
+    s: f.quantity('s'),
+  };
+  const chainId = f.optQuantity('chainId');
+  if (chainId !== undefined) tx.chainId = chainId;
+  if (tx.type <= 1) tx.gasPrice = f.quantity('gasPrice');
+  else {
+    tx.maxFeePerGas = f.quantity('maxFeePerGas');
+    tx.maxPriorityFeePerGas = f.quantity('maxPriorityFeePerGas');
+  }
+  if (tx.type >= 1) tx.accessList = normalizeAccessList(f.optArray('accessList') ?? [], f.where);
+  if (tx.type === 3) {
+    tx.maxFeePerBlobGas = f.quantity('maxFeePerBlobGas');
+    tx.blobVersionedHashes = f.array('blobVersionedHashes').map((h, i) => fixedAt(h, 32, `${f.where}: blobVersionedHashes[${i}]`));
+  }
+  if (tx.type === 4) {
+    tx.authorizationList = f.array('authorizationList').map((a, i) => normalizeAuthorization(a, `${f.where}: authorizationList[${i}]`));
+  }
+  return tx;
+}
+
+/** The block's logs from its receipts, each checked against its block, transaction and log index. */
+function normalizeLogs(receipts: unknown[], header: BlockHeader, txs: Transaction[]): Log[] {
+  if (receipts.length !== txs.length) {
+    fail('inconsistent', `block ${header.number}: ${receipts.length} receipts for ${txs.length} transactions`);
+  }
+  const logs: Log[] = [];
+  receipts.forEach((receipt, i) => {
+    const r = Fields.of(receipt, `block ${header.number} receipt ${i}`);
+    if (!bytesEqual(r.fixed('transactionHash', 32), txs[i]!.hash) || !bytesEqual(r.fixed('blockHash', 32), header.hash)) {
+      fail('inconsistent', `${r.where}: belongs to another transaction or block`);
+    }
+    r.array('logs').forEach((value, j) => {
+      const l = Fields.of(value, `${r.where} log ${j}`);
+      if (!bytesEqual(l.fixed('blockHash', 32), header.hash) || l.number('blockNumber') !== header.number) {
+        fail('log-position', `${l.where}: blockHash/blockNumber ${String(l.obj.blockHash)}/${String(l.obj.blockNumber)} are not its block's`);
+      }
+      if (l.number('transactionIndex') !== i || !bytesEqual(l.fixed('transactionHash', 32), txs[i]!.hash) || l.number('logIndex') !== logs.length) {
+        fail('log-position', `${l.where}: transactionIndex/transactionHash/logIndex do not match its position`);
+      }
+      if (l.obj.removed === true) fail('inconsistent', `${l.where}: marked removed`);
+      const topics = l.array('topics').map((t, k) => fixedAt(t, 32, `${l.where}: topics[${k}]`));
+      if (topics.length > MAX_TOPICS) l.fail('topics', `has more than ${MAX_TOPICS} entries`);
+      logs.push({ address: l.fixed('address', 20), topics, data: l.data('data'), txIndex: i });
+    });
+  });
+  return logs;
+}
+
+function storageMap(value: unknown, where: string): Json {
+  if (value === undefined || value === null) return {};
+  if (typeof value !== 'object' || Array.isArray(value)) fail('malformed', `${where}: expected an object`);
+  return value as Json;
+}
+
+/**
+ * The block's storage writes from its per-transaction prestateTracer diffs, applied in order: a
+ * slot in `post` takes that value; a slot in `pre` but not in `post` was cleared (zero). The last
+ * write of a slot in the block wins.
+ */
+function normalizeStorage(traces: unknown[], header: BlockHeader, txs: Transaction[]): StorageWrite[] {
+  if (traces.length !== txs.length) fail('inconsistent', `block ${header.number}: ${traces.length} traces for ${txs.length} transactions`);
+  const writes = new Map<string, StorageWrite>();
+  const put = (address: string, slot: string, value: Uint8Array, where: string) => {
+    const a = fixedAt(address.toLowerCase(), 20, where);
+    const s = fixedAt(slot.toLowerCase(), 32, where);
+    writes.set(bytesToHex(a) + bytesToHex(s).slice(2), { address: a, slot: s, value });
+  };
+  traces.forEach((trace, i) => {
+    const t = Fields.of(trace, `block ${header.number} trace ${i}`);
+    if (t.has('error')) fail('malformed', `${t.where}: the node could not trace it: ${String(t.obj.error)}`);
+    if (t.has('txHash') && !bytesEqual(t.fixed('txHash', 32), txs[i]!.hash)) fail('inconsistent', `${t.where}: traces another transaction`);
+    const result = Fields.of(t.obj.result, `${t.where} result`);
+    const pre = storageMap(result.obj.pre, `${result.where}.pre`);
+    const post = storageMap(result.obj.post, `${result.where}.post`);
+    for (const [address, account] of Object.entries(pre)) {
+      const before = storageMap((account as Json | null)?.storage, `${result.where}.pre[${address}].storage`);
+      const after = storageMap((post[address] as Json | undefined)?.storage, `${result.where}.post[${address}].storage`);
+      for (const slot of Object.keys(before)) if (!(slot in after)) put(address, slot, ZERO_WORD, `${result.where}.pre[${address}]`);
+    }
+    for (const [address, account] of Object.entries(post)) {
+      const after = storageMap((account as Json | null)?.storage, `${result.where}.post[${address}].storage`);
+      for (const [slot, value] of Object.entries(after)) {
+        const bytes = hexToBytes(value);
+        if (bytes === undefined || bytes.length > 32) fail('malformed', `${result.where}.post[${address}].storage[${slot}]: not a 32-byte value`);
+        put(address, slot, padLeft(bytes, 32), `${result.where}.post[${address}]`);
+      }
+    }
+  });
+  return [...writes.values()];
+}
+
+/** Converts and checks one block as the node answered it; `expected` is the number asked for. */
+export function normalizeBlock(raw: NodeBlock, expected: number): BlockBundle {
+  const f = Fields.of(raw.block, `block ${expected}`);
+  const txValues = f.array('transactions');
+  const header = normalizeHeader(f, txValues.length);
+  if (header.number !== expected) fail('inconsistent', `block ${expected}: the node answered block ${header.number}`);
+  const transactions = txValues.map((tx, i) => normalizeTransaction(tx, header, i));
+  const logs = normalizeLogs(raw.receipts, header, transactions);
+  if (!bytesEqual(logsBloom(logs), header.logsBloom)) {
+    throw new NodeDataError('bloom-mismatch', `block ${header.number}: the logsBloom recomputed from its ${logs.length} logs differs from the header's`);
+  }
+  const storage = raw.traces ? normalizeStorage(raw.traces, header, transactions) : [];
+  return { header, transactions, logs, storage };
+}

@@ -1,0 +1,210 @@
+/**
+ * A real local Ethereum node for integration tests: anvil (the @foundry-rs binary) spawned on a free
+ * port, ready once it answers eth_chainId, killed at the end; JSON-RPC helpers to send transactions
+ * from its unlocked dev accounts and mine; and an HTTP proxy in front of a node that can slow it
+ * down, drop methods (as a node without them answers) or inject failures (429, 503, hangs).
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { createServer as createNetServer, type Socket } from 'node:net';
+
+const ANVIL_BIN = new URL('../../../node_modules/@foundry-rs/anvil-linux-amd64/bin/anvil', import.meta.url).pathname;
+
+/** Private key of anvil's 10th dev account (the default mnemonic's index 9), for transactions anvil cannot sign itself (blob, set-code). */
+export const RAW_SIGNER_KEY = '0x2a871d0798f97d79848a013d4936a73bf4cc922c825d33c1cf7073dff6d409c6';
+
+/** A JSON-RPC call. */
+export interface Call {
+  method: string;
+  params: unknown[];
+}
+
+/** A JSON-RPC response object. */
+export interface Reply {
+  id: unknown;
+  result?: unknown;
+  error?: { code: number; message: string; data?: unknown };
+}
+
+/** A port nothing listens on right now (bound to port 0, then released). */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createNetServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/** Posts JSON-RPC `body` (one call or a batch) to `url` and returns the parsed answer. */
+export async function postJson(url: string, body: unknown): Promise<unknown> {
+  const res = await fetch(url, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
+  return JSON.parse(await res.text()) as unknown;
+}
+
+/** Sends `calls` as batches of at most `size` to `url`; the replies come in call order. */
+export async function batchCalls(url: string, calls: Call[], size = 500): Promise<Reply[]> {
+  const out: Reply[] = [];
+  for (let i = 0; i < calls.length; i += size) {
+    const chunk = calls.slice(i, i + size).map((c, j) => ({ jsonrpc: '2.0', id: i + j, ...c }));
+    const replies = (await postJson(url, chunk)) as Reply[];
+    if (!Array.isArray(replies)) throw new Error(`batch answered with ${JSON.stringify(replies).slice(0, 200)}`);
+    const byId = new Map(replies.map((r) => [r.id, r]));
+    for (const c of chunk) out.push(byId.get(c.id) ?? { id: c.id, error: { code: 0, message: 'no reply' } });
+  }
+  return out;
+}
+
+/** A running anvil. */
+export class Anvil {
+  /** The dev accounts (unlocked), lower-case. */
+  accounts: `0x${string}`[] = [];
+
+  private constructor(
+    readonly url: string,
+    private readonly child: ChildProcess,
+  ) {}
+
+  /**
+   * Spawns anvil with `args` on a free port and waits until it answers. Transactions are mined in
+   * the order they are sent (`--order fifo`): by fee, anvil drops a sender's later nonces when it
+   * meets them before earlier ones.
+   */
+  static async start(args: string[] = []): Promise<Anvil> {
+    const port = await freePort();
+    const child = spawn(ANVIL_BIN, ['--port', String(port), '--quiet', '--order', 'fifo', ...args], { stdio: ['ignore', 'ignore', 'pipe'] });
+    let stderr = '';
+    child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
+    const anvil = new Anvil(`http://127.0.0.1:${port}`, child);
+    const deadline = Date.now() + 20_000;
+    for (let delay = 10; ; delay = Math.min(delay * 2, 250)) {
+      if (child.exitCode !== null) throw new Error(`anvil exited with ${child.exitCode}: ${stderr}`);
+      try {
+        await anvil.rpc('eth_chainId', []);
+        break;
+      } catch (error) {
+        if (Date.now() > deadline) throw new Error(`anvil did not answer within 20 s: ${(error as Error).message} ${stderr}`);
+        await new Promise((r) => setTimeout(r, delay));
+      }
+    }
+    anvil.accounts = await anvil.rpc<`0x${string}`[]>('eth_accounts', []);
+    return anvil;
+  }
+
+  /** Calls one method; a JSON-RPC error throws. */
+  async rpc<T = unknown>(method: string, params: unknown[]): Promise<T> {
+    const reply = (await postJson(this.url, { jsonrpc: '2.0', id: 1, method, params })) as Reply;
+    if (reply.error) throw new Error(`${method}: ${reply.error.message}`);
+    return reply.result as T;
+  }
+
+  /** Calls many methods in batches; a JSON-RPC error in any reply throws. */
+  async rpcAll<T = unknown>(calls: Call[]): Promise<T[]> {
+    const replies = await batchCalls(this.url, calls);
+    return replies.map((r, i) => {
+      if (r.error) throw new Error(`${calls[i]!.method}: ${r.error.message}`);
+      return r.result as T;
+    });
+  }
+
+  /** Sends transactions with eth_sendTransaction (anvil signs for its dev accounts) and returns their hashes. */
+  sendAll(txs: Record<string, unknown>[]): Promise<`0x${string}`[]> {
+    return this.rpcAll<`0x${string}`>(txs.map((tx) => ({ method: 'eth_sendTransaction', params: [tx] })));
+  }
+
+  /** Mines `blocks` blocks (the pending transactions go into the first). */
+  async mine(blocks = 1): Promise<void> {
+    if (blocks === 1) await this.rpc('evm_mine', []);
+    else await this.rpc('anvil_mine', ['0x' + blocks.toString(16)]);
+  }
+
+  /** The head block number. */
+  async head(): Promise<number> {
+    return Number(await this.rpc<string>('eth_blockNumber', []));
+  }
+
+  /** The process id of anvil (to read its CPU time). */
+  get pid(): number {
+    return this.child.pid!;
+  }
+
+  /** Kills anvil and waits for it to exit. */
+  async stop(): Promise<void> {
+    if (this.child.exitCode !== null || this.child.signalCode !== null) return;
+    const exited = new Promise((r) => this.child.once('exit', r));
+    this.child.kill('SIGKILL');
+    await exited;
+  }
+}
+
+/** What the proxy does to each request. */
+export interface ProxyBehavior {
+  /** Milliseconds to wait before forwarding each request. */
+  delayMs?: number;
+  /** Methods answered with -32601, as a node without them answers. */
+  unsupported?: string[];
+  /** The fate of request number n (from 1): forwarded, an HTTP error status, or never answered. */
+  fault?: (n: number) => 'ok' | 429 | 503 | 'hang';
+}
+
+/** A running proxy. */
+export interface Proxy {
+  url: string;
+  /** Requests received, by fate. */
+  stats: { requests: number; faults: number; unsupported: number };
+  close(): Promise<void>;
+}
+
+/** Starts an HTTP JSON-RPC proxy to `target` with `behavior`. */
+export async function startProxy(target: string, behavior: ProxyBehavior): Promise<Proxy> {
+  const stats = { requests: 0, faults: 0, unsupported: 0 };
+  const sockets = new Set<Socket>();
+  const unsupported = new Set(behavior.unsupported ?? []);
+  const handle = async (req: IncomingMessage, res: ServerResponse) => {
+    const chunks: Buffer[] = [];
+    for await (const c of req) chunks.push(c as Buffer);
+    const n = ++stats.requests;
+    const fate = behavior.fault?.(n) ?? 'ok';
+    if (fate === 'hang') {
+      stats.faults++;
+      return;
+    }
+    if (fate !== 'ok') {
+      stats.faults++;
+      res.writeHead(fate, { 'Content-Type': 'text/plain', 'Retry-After': '0' }).end('injected failure');
+      return;
+    }
+    if (behavior.delayMs) await new Promise((r) => setTimeout(r, behavior.delayMs));
+    const body = JSON.parse(Buffer.concat(chunks).toString()) as { id: unknown; method: string }[] | { id: unknown; method: string };
+    const items = Array.isArray(body) ? body : [body];
+    const refused = items.filter((i) => unsupported.has(i.method));
+    stats.unsupported += refused.length;
+    const forward = items.filter((i) => !unsupported.has(i.method));
+    const answered = forward.length > 0 ? ((await postJson(target, forward)) as Reply[]) : [];
+    const replies = [
+      ...answered,
+      ...refused.map((i) => ({ jsonrpc: '2.0', id: i.id, error: { code: -32601, message: `the method ${i.method} does not exist/is not available` } })),
+    ];
+    res.writeHead(200, { 'Content-Type': 'application/json' }).end(JSON.stringify(Array.isArray(body) ? replies : replies[0]));
+  };
+  const server = createServer((req, res) => {
+    handle(req, res).catch((error: Error) => res.writeHead(502).end(error.message));
+  });
+  server.on('connection', (s) => {
+    sockets.add(s);
+    s.once('close', () => sockets.delete(s));
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const { port } = server.address() as { port: number };
+  return {
+    url: `http://127.0.0.1:${port}`,
+    stats,
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const s of sockets) s.destroy();
+        server.close(() => resolve());
+      }),
+  };
+}

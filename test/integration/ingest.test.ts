@@ -1,0 +1,263 @@
+/**
+ * Ingest from a real node, checked differentially: anvil mines a chain of mixed transactions (every
+ * type, creations, reverts, events with 0 to 4 topics, anonymous and large ones, mapping and slot
+ * writes and clears); ingest copies it (in two runs, a server already serving the store between
+ * them); then anvil and our server are asked the same questions — every block by number with both
+ * flags and by every tag, every transaction by hash and by block and index, eth_getStorageAt of the
+ * written slots at every block, and a few hundred eth_getLogs filters — and must answer alike,
+ * field for field, apart from the differences listed in TOLERATED. A second ingest through a
+ * proxy that drops eth_getBlockReceipts and injects 429s, 503s and a hang must store the same bytes.
+ */
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { runIngest } from '../../src/ingest/ingest.js';
+import { createLogger } from '../../src/log.js';
+import { startService, type RunningService } from '../../src/service.js';
+import { createApiKey } from '../../src/store/apiKeys.js';
+import { closeStore, openStore, type Store } from '../../src/store/schema.js';
+import { Anvil, batchCalls, startProxy, type Call } from './anvil.js';
+import { ANVIL_EXTRAS, compareAnswers, type Tolerance } from './differ.js';
+import { until } from './poll.js';
+import { Workload } from './workload.js';
+
+/** Blocks mined in all; the last FOLLOWED_BLOCKS are mined while follow mode runs. */
+const BLOCKS = 150;
+const FOLLOWED_BLOCKS = 30;
+
+/** Every difference between our answers and anvil's that the comparison accepts, with the reason. */
+const TOLERATED: readonly Tolerance[] = ANVIL_EXTRAS;
+
+type Obj = Record<string, unknown>;
+const hex = (n: number) => '0x' + n.toString(16);
+const logger = createLogger('warn');
+
+let anvil: Anvil;
+let workload: Workload;
+let dir: string;
+let service: RunningService | undefined;
+let endpoint: string;
+let head: number;
+let anvilBlocks: Obj[];
+
+before(async () => {
+  anvil = await Anvil.start(['--hardfork', 'prague', '--no-mining']);
+  workload = await Workload.deploy(anvil);
+  await workload.mine(BLOCKS - FOLLOWED_BLOCKS);
+  head = await anvil.head();
+  dir = mkdtempSync(join(tmpdir(), 'ethlogd-ingest-'));
+});
+
+after(async () => {
+  await service?.close();
+  await anvil?.stop();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+async function ours(method: string, params: unknown[] = []): Promise<unknown> {
+  const [reply] = await batchCalls(endpoint, [{ method, params }]);
+  if (reply!.error) throw new Error(`${method}: ${reply!.error.message}`);
+  return reply!.result;
+}
+
+/** Asks both servers `calls` and returns every untolerated difference, naming the call. */
+function compare(kind: string, calls: Call[]): Promise<string[]> {
+  return compareAnswers(endpoint, anvil.url, kind, calls, TOLERATED);
+}
+
+describe('ingest from anvil', () => {
+  test('copies the chain, resumes it, then follows it; a server on the store sees each commit without a restart', async () => {
+    const first = await runIngest({ rpc: anvil.url, dataDir: dir, to: head - 50, logger, tuning: { blocksPerRequest: 7, commitBlocks: 20 } });
+    assert.equal(first.head, head - 50);
+    assert.equal(first.blocks, head - 49);
+    assert.ok(first.receiptsByBlock);
+    const second = await runIngest({ rpc: anvil.url, dataDir: dir, logger });
+    assert.equal(second.blocks, 50);
+    assert.equal(second.head, head);
+    const store = openStore(dir);
+    const key = createApiKey(store, 'test');
+    await closeStore(store);
+    // In one process lmdb-js shares one environment per path, opened with the first opener's flags:
+    // the writer (the follower) opens the store before the read-only server.
+    const stop = new AbortController();
+    const following = runIngest({ rpc: anvil.url, dataDir: dir, follow: true, pollMs: 10, signal: stop.signal, logger });
+    service = await startService({ dataDir: dir, host: '127.0.0.1', port: 0, logger, threads: 1 });
+    endpoint = `${service.url}/v3/${key}`;
+    assert.equal(await ours('eth_chainId'), await anvil.rpc('eth_chainId', []));
+    try {
+      for (let round = 0; round < 3; round++) {
+        await workload.mine(FOLLOWED_BLOCKS / 3);
+        head = await anvil.head();
+        await until(async () => (await ours('eth_blockNumber')) === hex(head), `the server answers the new head ${head}`);
+        const recent = { method: 'eth_getLogs', params: [{ fromBlock: hex(head - 9), toBlock: hex(head) }] };
+        assert.deepEqual(await compare('log', [recent]), [], 'the log workers read the new blocks too');
+      }
+    } finally {
+      stop.abort();
+      const followed = await following;
+      assert.equal(followed.head, head);
+    }
+    await workload.discover();
+    const tip = (await ours('eth_getBlockByNumber', ['latest', false])) as Obj;
+    assert.equal(tip.hash, (await anvil.rpc<Obj>('eth_getBlockByNumber', [hex(head), false])).hash);
+  });
+
+  test('every block by number (both flags) and by every tag answers as anvil does', async () => {
+    const calls: Call[] = [];
+    for (let n = 0; n <= head; n++) for (const full of [false, true]) calls.push({ method: 'eth_getBlockByNumber', params: [hex(n), full] });
+    for (const tag of ['latest', 'earliest', 'safe', 'finalized']) for (const full of [false, true]) calls.push({ method: 'eth_getBlockByNumber', params: [tag, full] });
+    calls.push({ method: 'eth_getBlockByNumber', params: [hex(head + 1), false] });
+    assert.deepEqual(await compare('block', calls), []);
+    anvilBlocks = (await anvil.rpcAll<Obj>(calls.filter((c) => c.params[1] === true && String(c.params[0]).startsWith('0x')).slice(0, head + 1)));
+    const types = new Set(anvilBlocks.flatMap((b) => (b.transactions as Obj[]).map((t) => t.type)));
+    assert.deepEqual([...types].sort(), ['0x0', '0x1', '0x2', '0x3', '0x4'], 'the chain holds every transaction type');
+    const byHash = anvilBlocks.filter((_, i) => i % 7 === 0).flatMap((b) => [false, true].map((full) => ({ method: 'eth_getBlockByHash', params: [b.hash, full] })));
+    assert.deepEqual(await compare('block', byHash), []);
+  });
+
+  test('every transaction by hash and by block and index answers as anvil does', async () => {
+    const calls: Call[] = [];
+    for (const b of anvilBlocks) {
+      const txs = b.transactions as Obj[];
+      txs.forEach((tx, i) => {
+        calls.push({ method: 'eth_getTransactionByHash', params: [tx.hash] });
+        calls.push({ method: 'eth_getTransactionByBlockNumberAndIndex', params: [b.number, hex(i)] });
+        calls.push({ method: 'eth_getTransactionByBlockHashAndIndex', params: [b.hash, hex(i)] });
+      });
+      calls.push({ method: 'eth_getTransactionByBlockNumberAndIndex', params: [b.number, hex(txs.length)] });
+    }
+    calls.push({ method: 'eth_getTransactionByHash', params: ['0x' + 'ab'.repeat(32)] });
+    assert.ok(calls.length > 1000);
+    assert.deepEqual(await compare('transaction', calls), []);
+    const receipts = await anvil.rpcAll<Obj>(anvilBlocks.flatMap((b) => (b.transactions as Obj[]).map((t) => ({ method: 'eth_getTransactionReceipt', params: [t.hash] }))));
+    assert.ok(receipts.some((r) => r.status === '0x0'), 'the chain holds reverted transactions');
+    assert.ok(receipts.filter((r) => r.contractAddress).length >= 4, 'the chain holds contract creations');
+  });
+
+  test('eth_getStorageAt of the written slots at every block answers as anvil does', async () => {
+    const slots = workload.slots();
+    const calls: Call[] = [];
+    for (const { address, slot } of slots.filter((_, i) => i % 7 === 0)) {
+      for (let n = 0; n <= head; n++) calls.push({ method: 'eth_getStorageAt', params: [address, slot, hex(n)] });
+      calls.push({ method: 'eth_getStorageAt', params: [address, slot, 'latest'] });
+    }
+    assert.deepEqual(await compare('storage', calls), []);
+    const values = await anvil.rpcAll<string>(calls);
+    let writes = 0;
+    let clears = 0;
+    for (let i = 1; i < calls.length; i++) {
+      if (calls[i]!.params[2] === '0x0' || calls[i]!.params[2] === 'latest' || values[i] === values[i - 1]) continue;
+      writes++;
+      if (/^0x0+$/.test(values[i]!)) clears++;
+    }
+    assert.ok(writes >= 100, `the comparison covers many writes (before and after each), got ${writes}`);
+    assert.ok(clears >= 5, `and slots cleared back to zero, got ${clears}`);
+  });
+
+  test('a few hundred eth_getLogs filters answer as anvil does', async () => {
+    const all = await anvil.rpc<Obj[]>('eth_getLogs', [{ fromBlock: '0x0', toBlock: hex(head) }]);
+    assert.ok(all.length >= 3 * BLOCKS, `several logs per block, got ${all.length}`);
+    assert.deepEqual([...new Set(all.map((l) => (l.topics as unknown[]).length))].sort(), [0, 1, 2, 3, 4], 'logs with 0 to 4 topics');
+    assert.ok(all.some((l) => (l.data as string).length > 2 * 2000), 'logs with large data');
+    let seed = 7;
+    const rand = (n: number) => {
+      seed = (seed * 1103515245 + 12345) % 2 ** 31;
+      return seed % n;
+    };
+    const pick = <T>(xs: readonly T[]): T => xs[rand(xs.length)]!;
+    const addresses = [...workload.emitters, workload.factoryAddress, '0x' + '12'.repeat(20)];
+    const known = workload.topics();
+    /** A topic at position `i` of a real log half of the time (so filters match), else a known value. */
+    const topic = (i: number) => {
+      const log = pick(all);
+      return rand(2) === 0 && (log.topics as string[]).length > i ? (log.topics as string[])[i]! : pick(known);
+    };
+    const patterns: (() => unknown[])[] = [
+      () => [],
+      () => [topic(0)],
+      () => [[topic(0), topic(0), topic(0)]],
+      () => [null, topic(1)],
+      () => [null, null, topic(2)],
+      () => [topic(0), null, null, topic(3)],
+      () => [null, [topic(1), topic(1)]],
+      () => [topic(0), topic(1)],
+      () => [null, null, null, null],
+      () => [[topic(0), topic(0)], null, [topic(2), topic(2)]],
+    ];
+    const calls: Call[] = [];
+    for (let i = 0; i < 300; i++) {
+      const filter: Obj = {};
+      if (i % 10 === 0) filter.blockHash = pick(anvilBlocks).hash;
+      else if (i % 10 === 1) Object.assign(filter, { fromBlock: pick(['earliest', 'safe', 'finalized']), toBlock: 'latest' });
+      else if (i % 10 !== 2) {
+        const a = rand(head + 1);
+        const b = rand(head + 1);
+        Object.assign(filter, { fromBlock: hex(Math.min(a, b)), toBlock: hex(Math.max(a, b)) });
+      }
+      const k = rand(5);
+      if (k === 1) filter.address = pick(addresses);
+      else if (k >= 2) filter.address = Array.from({ length: k - 1 }, () => (rand(2) ? pick(all).address : pick(addresses)));
+      const t = pick(patterns)();
+      if (t.length > 0 || rand(2) === 0) filter.topics = t;
+      calls.push({ method: 'eth_getLogs', params: [filter] });
+    }
+    assert.deepEqual(await compare('log', calls), []);
+    const answers = await anvil.rpcAll<Obj[]>(calls);
+    const nonEmpty = answers.filter((a) => a.length > 0).length;
+    assert.ok(nonEmpty >= 90, `a good share of the filters match logs, got ${nonEmpty}`);
+  });
+
+  test('the pending tag: ethlogd stores no pending block from a node and answers latest', async () => {
+    const pending = (await ours('eth_getBlockByNumber', ['pending', false])) as Obj;
+    assert.equal(pending.number, hex(head));
+  });
+});
+
+/** Every entry of every chain database (API keys aside), as hex text. */
+function snapshot(store: Store): Record<string, string[]> {
+  const render = (v: unknown): string => (v instanceof Uint8Array ? Buffer.from(v).toString('hex') : JSON.stringify(v));
+  const out: Record<string, string[]> = {};
+  for (const [name, db] of Object.entries(store)) {
+    if (name === 'env' || name === 'apiKeys' || typeof (db as { getRange?: unknown })?.getRange !== 'function') continue;
+    out[name] = [];
+    for (const { key, value } of (db as Store['headers']).getRange()) out[name]!.push(`${render(key)}=${render(value)}`);
+  }
+  return out;
+}
+
+describe('ingest through a troubled node', () => {
+  test('without eth_getBlockReceipts, through 429s, 503s and a hang, it stores the same bytes', async () => {
+    const proxy = await startProxy(anvil.url, {
+      unsupported: ['eth_getBlockReceipts'],
+      fault: (n) => (n === 4 ? 'hang' : n % 5 === 2 ? 503 : n % 7 === 3 ? 429 : 'ok'),
+    });
+    const other = mkdtempSync(join(tmpdir(), 'ethlogd-ingest-proxy-'));
+    try {
+      const result = await runIngest({
+        rpc: proxy.url,
+        dataDir: other,
+        logger: createLogger('error'),
+        tuning: { blocksPerRequest: 5, requestsInFlight: 3, commitBlocks: 30 },
+        rpcOptions: { timeoutMs: 500, retryBaseMs: 1, retryMaxMs: 20 },
+      });
+      assert.equal(result.head, head);
+      assert.equal(result.receiptsByBlock, false);
+      assert.ok(proxy.stats.unsupported > 0);
+      assert.ok(proxy.stats.faults >= 10, `faults injected: ${proxy.stats.faults}`);
+      assert.equal(result.retries, proxy.stats.faults);
+      const a = openStore(dir, { readOnly: true });
+      const b = openStore(other, { readOnly: true });
+      try {
+        assert.deepEqual(snapshot(b), snapshot(a));
+      } finally {
+        await closeStore(b);
+        await closeStore(a);
+      }
+    } finally {
+      await proxy.close();
+      rmSync(other, { recursive: true, force: true });
+    }
+  });
+});
