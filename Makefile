@@ -8,6 +8,7 @@ DATA         ?= data/default
 BLOCKS       ?= 2000
 DENSITY      ?= 0.25
 PORT         ?= 8545
+GRPC_PORT    ?= 8546
 HOST         ?= 127.0.0.1
 
 .PHONY: all install build run test clean
@@ -31,7 +32,7 @@ $(DATA)/data.mdb: | $(BUILD_STAMP)
 	node dist/src/cli.js generate --out $(DATA) --blocks $(BLOCKS) --density $(DENSITY)
 
 run: build $(DATA)/data.mdb
-	@DATA=$(DATA) HOST=$(HOST) PORT=$(PORT) sh scripts/run.sh
+	@DATA=$(DATA) HOST=$(HOST) PORT=$(PORT) GRPC_PORT=$(GRPC_PORT) sh scripts/run.sh
 
 test: build
 	npm test

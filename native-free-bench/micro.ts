@@ -10,7 +10,7 @@ import { describeDataset } from '../src/ingest/generator.js';
 import { filterBits, segmentCandidates } from '../src/logs/candidates.js';
 import { compileFilter, matchLog } from '../src/logs/filter.js';
 import { JsonSink } from '../src/logs/jsonSink.js';
-import { JsonRecordRenderer, prepareRecordQuery, scanRecord, type RecordBlock } from '../src/logs/recordScan.js';
+import { prepareRecordQuery, scanRecord, type RecordBlock } from '../src/logs/recordScan.js';
 import { formatBlock, formatTransaction } from '../src/rpc/format.js';
 import { encodeBlockKey, encodeTxKey } from '../src/store/keys.js';
 import { decodeLogs } from '../src/store/logsRecord.js';
@@ -42,7 +42,7 @@ export async function measureMicro(dataDir: string, seed: string, maxTime: numbe
     let perRecord = 0;
     {
       const sink = new JsonSink();
-      perRecord = scanRecord(raw, all, block, new JsonRecordRenderer(sink));
+      perRecord = scanRecord(raw, all, block, sink);
     }
     const recordsFor10k = Math.ceil(10_000 / Math.max(1, perRecord));
     const compiled = compileFilter({ addresses: [address], topics: [[d.transferTopic]] });
@@ -65,8 +65,7 @@ export async function measureMicro(dataDir: string, seed: string, maxTime: numbe
     add('render one transaction (format + JSON.stringify)', () => JSON.stringify(formatTransaction(txs[0]!, at, 0)));
     add(`render ${recordsFor10k * perRecord} logs as JSON bytes from raw records`, () => {
       const sink = new JsonSink(8 * 1024 * 1024);
-      const renderer = new JsonRecordRenderer(sink);
-      for (let i = 0; i < recordsFor10k; i++) scanRecord(raw, all, block, renderer);
+      for (let i = 0; i < recordsFor10k; i++) scanRecord(raw, all, block, sink);
       return sink.length;
     });
     await new Promise<void>((resolve) => {

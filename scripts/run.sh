@@ -1,6 +1,6 @@
 #!/bin/sh
-# Serves $DATA on $HOST:$PORT with a demo API key (created once, kept in $DATA.key), printing the
-# URL and a ready curl line. Called by `make run`.
+# Serves $DATA on $HOST:$PORT (JSON-RPC) and $HOST:$GRPC_PORT (gRPC) with a demo API key (created
+# once, kept in $DATA.key), printing both addresses and a ready curl line. Called by `make run`.
 set -eu
 KEYFILE="$DATA.key"
 if [ ! -s "$KEYFILE" ]; then
@@ -13,5 +13,7 @@ echo "ethlogd serves $DATA at:"
 echo "  $URL"
 echo "try:"
 echo "  curl -s -H 'Content-Type: application/json' -d '{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"eth_getBlockByNumber\",\"params\":[\"latest\",false]}' $URL"
+echo "and gRPC (ethlogd.v1.EthLogs, src/grpc/ethlogd.proto, server reflection on) at:"
+echo "  $HOST:$GRPC_PORT   with metadata x-api-key: $KEY"
 echo
-exec node dist/src/cli.js serve --data "$DATA" --host "$HOST" --port "$PORT"
+exec node dist/src/cli.js serve --data "$DATA" --host "$HOST" --port "$PORT" --grpc-port "$GRPC_PORT"

@@ -8,6 +8,7 @@ import { GENERATE_USAGE, generateCommand } from './cli/generate.js';
 import { INGEST_USAGE, ingestCommand } from './cli/ingest.js';
 import { KEYS_USAGE, keysCommand } from './cli/keys.js';
 import { SERVE_USAGE, serveCommand } from './cli/serve.js';
+import { VERIFY_USAGE, verifyCommand } from './cli/verify.js';
 
 const USAGE = `Usage: ethlogd <command> [options]
 
@@ -17,6 +18,7 @@ Commands:
   ingest     copy (or follow) an Ethereum node's chain into a store
   keys       create, list and revoke API keys
   reindex    rebuild a store's derived log indexes (address tables, bloom bits)
+  verify     check a store's consistency (blocks, indexes, markers)
 
 Run "ethlogd <command> --help" for a command's options.`;
 
@@ -26,6 +28,7 @@ const COMMANDS: Record<string, { run: (argv: string[]) => Promise<number>; usage
   ingest: { run: ingestCommand, usage: INGEST_USAGE },
   keys: { run: keysCommand, usage: KEYS_USAGE },
   reindex: { run: reindexCommand, usage: REINDEX_USAGE },
+  verify: { run: verifyCommand, usage: VERIFY_USAGE },
 };
 
 async function main(argv: string[]): Promise<number> {

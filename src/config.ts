@@ -82,9 +82,6 @@ export const MAX_REORG_DEPTH = 4_096;
 /** Refetches of a block range whose answers disagree (block, receipts and traces from different blocks): that happens only when the node's head moves between the calls of one batch, which a refetch or two outlasts. */
 export const INGEST_INCONSISTENT_RETRIES = 3;
 
-/** Port of the gRPC front under `make run`: the HTTP port's neighbour (`serve` starts gRPC only when given --grpc-port). */
-export const DEFAULT_GRPC_PORT = 8546;
-
 /** StreamLogs deadline in milliseconds; 0 means none: a pipeline's stream runs as long as it reads (the call's own gRPC deadline still applies). */
 export const STREAM_TIMEOUT_MS = 0;
 

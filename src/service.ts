@@ -1,8 +1,12 @@
 /**
  * Wires a running service: the store opened read-only, the method layer over it, the eth_getLogs
- * worker pool, and the HTTP front. The CLI's `serve` and the integration tests start the service through here.
+ * worker pool, the HTTP front, and the gRPC front when asked for. The CLI's `serve` and the
+ * integration tests start the service through here.
  */
+import type { EventEmitter } from 'node:events';
 import { DEFAULT_LOG_LIMITS, type LogLimits } from './config.js';
+import { startGrpcServer, type GrpcServer } from './grpc/server.js';
+import type { StreamEvents } from './grpc/streamLogs.js';
 import { startHttpServer } from './http/server.js';
 import type { Logger } from './log.js';
 import { LogEngine } from './logs/engine.js';
@@ -22,6 +26,10 @@ export interface ServiceOptions {
   limits?: Partial<LogLimits>;
   /** eth_getLogs worker threads; default: the machine's cores. */
   threads?: number;
+  /** Port of the gRPC front (0 picks a free one); no gRPC front when unset. */
+  grpcPort?: number;
+  /** StreamLogs tuning: deadline (0: none), batch size in bytes, logs per scan task; config.ts defaults. */
+  grpcStream?: { timeoutMs?: number; batchBytes?: number; taskLogs?: number };
 }
 
 /** A running service. */
@@ -30,11 +38,15 @@ export interface RunningService {
   port: number;
   /** Base URL, without the /v3/<key> path. */
   url: string;
-  /** Stops accepting, then closes the worker pool and the store. */
+  /** The gRPC front's port, when it runs. */
+  grpcPort?: number;
+  /** StreamLogs progress events of the gRPC front, when it runs. */
+  grpcEvents?: EventEmitter<StreamEvents>;
+  /** Stops accepting (HTTP, then gRPC after its grace period), then closes the worker pool and the store. */
   close(): Promise<void>;
 }
 
-/** Opens the store at `dataDir` and serves it over HTTP. */
+/** Opens the store at `dataDir` and serves it over HTTP, and over gRPC when `grpcPort` is set. */
 export async function startService(options: ServiceOptions): Promise<RunningService> {
   const store = openStore(options.dataDir, { readOnly: true });
   const reader = new StoreReader(store);
@@ -50,14 +62,37 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     auth: (key) => checkApiKey(store, key),
     log: (line) => options.logger.info(line),
   });
+  const shutdown = async (grpc?: GrpcServer) => {
+    server.close();
+    await grpc?.close();
+    await engine.close();
+    await closeStore(store);
+  };
+  let grpc: GrpcServer | undefined;
+  if (options.grpcPort !== undefined) {
+    try {
+      grpc = await startGrpcServer({
+        host: options.host,
+        port: options.grpcPort,
+        ctx,
+        engine,
+        auth: (key) => checkApiKey(store, key),
+        streamTimeoutMs: options.grpcStream?.timeoutMs,
+        streamBatchBytes: options.grpcStream?.batchBytes,
+        streamTaskLogs: options.grpcStream?.taskLogs,
+        onError,
+      });
+    } catch (error) {
+      await shutdown();
+      throw error;
+    }
+  }
   return {
     host: server.host,
     port: server.port,
     url: `http://${server.host}:${server.port}`,
-    async close() {
-      server.close();
-      await engine.close();
-      await closeStore(store);
-    },
+    grpcPort: grpc?.port,
+    grpcEvents: grpc?.events,
+    close: () => shutdown(grpc),
   };
 }

@@ -2,21 +2,23 @@
  * The parallel eth_getLogs engine (DESIGN.md §4): resolves the range once, plans segment tasks,
  * keeps a window of them in flight on a Piscina pool, merges results in order, and answers the
  * -32005 cap and deadline errors. Once a query is answered its remaining tasks stop at their next
- * check (a shared cancel flag); no running thread is killed.
+ * check (a shared cancel flag); no running thread is killed. Answers come as JSON text (eth_getLogs)
+ * or protobuf messages (the gRPC front); stream() runs the uncapped, flow-controlled variant.
  */
 import { availableParallelism } from 'node:os';
 import { Piscina } from 'piscina';
-import type { LogLimits } from '../config.js';
+import { LOG_WORKER_NICE, type LogLimits } from '../config.js';
 import { InternalError, RpcError } from '../rpc/errors.js';
 import type { LogChunks } from '../rpc/method.js';
 import type { StoreReader } from '../store/reader.js';
 import { renderBundleMatches } from './blockLogs.js';
 import { compileFilter, type FilterSpec } from './filter.js';
 import { resultCapError, timeoutError } from './limits.js';
+import { LogProtoWriter } from './logProto.js';
 import { planTasks, TASKS_PER_THREAD } from './planner.js';
-import { resolveRange } from './range.js';
-import type { ScanResult, ScanTask } from './task.js';
-
+import { resolveRange, type ResolvedRange } from './range.js';
+import { streamQuery, type StreamChunk, type StreamOptions, type TaskOutcome } from './stream.js';
+import type { LogFormat, ScanResult, ScanTask } from './task.js';
 
 /** How to run the engine. */
 export interface LogEngineOptions {
@@ -29,6 +31,20 @@ export interface LogEngineOptions {
 }
 
 type ScanOk = Extract<ScanResult, { ok: true }>;
+
+/** The matches of the pending or orphaned block a range ends with, in `format`, and how many there are. */
+function renderExtra(range: ResolvedRange, spec: FilterSpec, format: LogFormat): { chunk?: string | Uint8Array; count: number } {
+  const bundle = range.pending ?? range.orphan;
+  if (!bundle) return { count: 0 };
+  const kind = range.pending ? 'pending' : 'orphan';
+  if (format === 'json') {
+    const logs = renderBundleMatches(bundle, compileFilter(spec), kind);
+    return logs.length > 0 ? { chunk: logs.join(','), count: logs.length } : { count: 0 };
+  }
+  const writer = new LogProtoWriter();
+  writer.writeBundle(bundle, compileFilter(spec), kind);
+  return writer.count > 0 ? { chunk: writer.take().bytes, count: writer.count } : { count: 0 };
+}
 
 /** The worker pool and the query path over it. */
 export class LogEngine {
@@ -47,11 +63,15 @@ export class LogEngine {
       minThreads: this.threads,
       maxThreads: this.threads,
       idleTimeout: Number.POSITIVE_INFINITY,
+      niceIncrement: LOG_WORKER_NICE,
     });
   }
 
-  /** Answers a parsed filter: chunks of comma-separated log JSON (UTF-8), in order; rejects with an RpcError. */
-  query(spec: FilterSpec, reader: StoreReader): Promise<LogChunks> {
+  /**
+   * Answers a parsed filter, in order: chunks of comma-separated log JSON (UTF-8), or with format
+   * `proto` chunks of protobuf Log messages (logProto.ts); rejects with an RpcError.
+   */
+  query(spec: FilterSpec, reader: StoreReader, format: LogFormat = 'json'): Promise<LogChunks> {
     const started = Date.now();
     const { limits } = this.options;
     const range = resolveRange(spec, reader);
@@ -75,13 +95,9 @@ export class LogEngine {
         Atomics.store(cancel, 0, 1);
         clearTimeout(timer);
         if (error) return reject(error);
-        const extra = range.pending
-          ? renderBundleMatches(range.pending, compileFilter(spec), 'pending')
-          : range.orphan
-            ? renderBundleMatches(range.orphan, compileFilter(spec), 'orphan')
-            : [];
-        if (count + extra.length > limits.maxResults) return reject(resultCapError(range.from, range.to, limits.maxResults));
-        if (extra.length > 0) chunks.push(extra.join(','));
+        const extra = renderExtra(range, spec, format);
+        if (count + extra.count > limits.maxResults) return reject(resultCapError(range.from, range.to, limits.maxResults));
+        if (extra.chunk !== undefined) chunks.push(extra.chunk);
         resolve(chunks);
       };
 
@@ -103,7 +119,7 @@ export class LogEngine {
             }
             return finish(resultCapError(range.from, lastFitting, limits.maxResults));
           }
-          if (r.count > 0) chunks.push(r.json);
+          if (r.count > 0) chunks.push(r.bytes);
           count += r.count;
           merged++;
         }
@@ -117,6 +133,7 @@ export class LogEngine {
           inFlight++;
           const task: ScanTask = {
             dataDir: this.options.dataDir,
+            format,
             from,
             to,
             addresses: spec.addresses,
@@ -151,6 +168,34 @@ export class LogEngine {
       merge();
       dispatch();
     });
+  }
+
+  /**
+   * Streams a parsed filter's matches in order as protobuf Log messages, without the result cap:
+   * see stream.ts for the flow control, the cursor and the deadline. Throws RpcErrors.
+   */
+  stream(spec: FilterSpec, reader: StoreReader, options: StreamOptions = {}): AsyncGenerator<StreamChunk> {
+    return streamQuery(
+      { dataDir: this.options.dataDir, threads: this.threads, run: (task) => this.runTask(task) },
+      spec,
+      resolveRange(spec, reader),
+      options,
+    );
+  }
+
+  /** Runs one task; a failure comes back as an InternalError (reported unless the pool is closing), never as a rejection. */
+  private runTask(task: ScanTask): Promise<TaskOutcome> {
+    return this.pool.run(task).then(
+      (result): TaskOutcome => {
+        if (result.ok) return result;
+        this.options.onError('log scan task failed', result.message);
+        return { error: new InternalError() };
+      },
+      (error: unknown): TaskOutcome => {
+        if (!this.closing) this.options.onError('log scan worker died', error);
+        return { error: new InternalError() };
+      },
+    );
   }
 
   /** Stops the pool: running tasks are aborted (a query still unanswered fails with -32603), and not reported as failures. */

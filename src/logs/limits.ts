@@ -16,7 +16,15 @@ export function resultCapError(from: number, lastFitting: number, limit: number)
   });
 }
 
+/** -32005 past a query's deadline: a class of its own so a transport can tell it from the other limits (gRPC answers DEADLINE_EXCEEDED). */
+export class QueryTimeoutError extends LimitExceededError {
+  /** Builds the deadline error. */
+  constructor() {
+    super('query timeout exceeded');
+  }
+}
+
 /** The deadline error. */
-export function timeoutError(): LimitExceededError {
-  return new LimitExceededError('query timeout exceeded');
+export function timeoutError(): QueryTimeoutError {
+  return new QueryTimeoutError();
 }

@@ -1,11 +1,12 @@
 /**
  * The worker's fast path: matches a filter against a block's raw logs record (store/logsRecord.ts
- * layout) and renders the matches as JSON text, without decoding logs into objects. Addresses
- * match by table index, topics by dictionary index (memoised per block), and each address, topic
- * and transaction hash is turned into hex at most once per block. Its output is byte-identical to
- * renderLogJson's (the oracle's path), which the differential test checks.
+ * layout) and renders each match, from offsets into the record, without decoding logs into
+ * objects. Addresses match by table index, topics by dictionary index (memoised per block). Matches
+ * render as JSON text into a JsonSink, or go to a RecordRenderer (logProto.ts: protobuf). The JSON
+ * output is byte-identical to renderLogJson's (the oracle's path), which the differential test
+ * checks.
  */
-import { ascii, type JsonSink } from './jsonSink.js';
+import { ascii, JsonSink } from './jsonSink.js';
 
 /** A filter prepared for raw-record scanning. */
 export interface RecordQuery {
@@ -51,11 +52,40 @@ const QUOTE = 0x22;
 const COMMA = 0x2c;
 
 /**
- * Writes the JSON of every log in `raw` that matches `q` into `out` (comma-separated, a comma
- * before each log when `out` is not empty); returns how many matched. Returns 0 at once when the
- * block's address table holds none of the filter's addresses.
+ * A matched log, as offsets into its raw record. scanRecord reuses one object from log to log: a
+ * renderer reads it during render() and keeps nothing.
  */
-export function scanRecord(raw: Buffer, q: RecordQuery, block: RecordBlock, out: JsonSink): number {
+export interface RecordLog {
+  /** Position in the block. */
+  logIndex: number;
+  txIndex: number;
+  /** Offset of the 20-byte address. */
+  addressOffset: number;
+  /** How many topics the log has (at most 4). */
+  topicCount: number;
+  /** Per topic, the offset of its dictionary entry: a length byte, then the topic without leading zeros. */
+  topicOffsets: Int32Array;
+  /** Offset of the stored data. */
+  dataStart: number;
+  /** Length of the data once decoded. */
+  dataLength: number;
+  /** Whether the data is stored as 32-byte words, each a length byte then the word without leading zeros. */
+  dataWords: boolean;
+}
+
+/** Renders the matches of a record scan into an output other than JSON text (protobuf messages). */
+export interface RecordRenderer {
+  /** Renders one matched log of `block`, whose hash and timestamp are read once per block. */
+  render(raw: Buffer, log: RecordLog, block: RecordBlock, blockHash: Uint8Array, timestamp: number): void;
+}
+
+/**
+ * Renders every log in `raw` that matches `q` into `out`, in order: as JSON into a JsonSink
+ * (comma-separated, a comma before each log when the sink is not empty), or through a
+ * RecordRenderer; returns how many matched. Returns 0 at once when the block's address table holds
+ * none of the filter's addresses. (Each output has its own call site, so both stay monomorphic.)
+ */
+export function scanRecord(raw: Buffer, q: RecordQuery, block: RecordBlock, out: JsonSink | RecordRenderer): number {
   let pos = 0;
   const varint = (): number => {
     let result = 0;
@@ -121,7 +151,17 @@ export function scanRecord(raw: Buffer, q: RecordQuery, block: RecordBlock, out:
 
   let blockHash: Uint8Array | undefined;
   let timestamp = 0;
-  const logTopics = new Int32Array(4);
+  const log: RecordLog = {
+    logIndex: 0,
+    txIndex: 0,
+    addressOffset: 0,
+    topicCount: 0,
+    topicOffsets: new Int32Array(4),
+    dataStart: 0,
+    dataLength: 0,
+    dataWords: false,
+  };
+  const logTopics = log.topicOffsets;
   const logCount = varint();
   let matched = 0;
   for (let logIndex = 0; logIndex < logCount; logIndex++) {
@@ -132,7 +172,7 @@ export function scanRecord(raw: Buffer, q: RecordQuery, block: RecordBlock, out:
     if (ok && n < positions) ok = false;
     for (let t = 0; t < n; t++) {
       const index = varint();
-      if (t < 4) logTopics[t] = index;
+      if (t < 4) logTopics[t] = topicOffsets[index]!;
       if (ok && t < positions && q.topics[t] !== null && !topicMatches(t, index)) ok = false;
     }
     const tag = varint();
@@ -146,46 +186,58 @@ export function scanRecord(raw: Buffer, q: RecordQuery, block: RecordBlock, out:
       blockHash = block.hash();
       timestamp = block.timestamp();
     }
-    if (out.length > 0) out.byte(COMMA);
-    out.bytes(OPEN);
-    const addressOff = addressBase + addressIndex * 20;
-    out.hex(raw, addressOff, addressOff + 20);
-    out.bytes(TOPICS);
-    for (let t = 0; t < n; t++) {
-      if (t > 0) out.byte(COMMA);
-      const off = topicOffsets[logTopics[t]!]!;
-      const len = raw[off]!;
-      out.bytes(QUOTE_0X);
-      out.zeros(64 - 2 * len);
-      out.hex(raw, off + 1, off + 1 + len);
-      out.byte(QUOTE);
-    }
-    out.bytes(DATA);
-    if (tag % 2 === 0) {
-      out.hex(raw, dataStart, dataStart + length);
-    } else {
-      for (let p = dataStart, w = 0; w < length; w += 32) {
-        const len = raw[p]!;
-        out.zeros(64 - 2 * len);
-        out.hex(raw, p + 1, p + 1 + len);
-        p += 1 + len;
-      }
-    }
-    out.bytes(NUMBER);
-    out.quantity(block.number);
-    out.bytes(TX_HASH);
-    const tx = block.txHash(txIndex);
-    out.hex(tx, 0, 32);
-    out.bytes(TX_INDEX);
-    out.quantity(txIndex);
-    out.bytes(BLOCK_HASH);
-    out.hex(blockHash, 0, 32);
-    out.bytes(TIMESTAMP);
-    out.quantity(timestamp);
-    out.bytes(LOG_INDEX);
-    out.quantity(logIndex);
-    out.bytes(CLOSE);
+    log.logIndex = logIndex;
+    log.txIndex = txIndex;
+    log.addressOffset = addressBase + addressIndex * 20;
+    log.topicCount = n;
+    log.dataStart = dataStart;
+    log.dataLength = length;
+    log.dataWords = tag % 2 === 1;
+    if (out instanceof JsonSink) renderJson(out, raw, log, block, blockHash, timestamp);
+    else out.render(raw, log, block, blockHash, timestamp);
     matched++;
   }
   return matched;
+}
+
+/** Writes one log object, in geth's field order plus blockTimestamp. */
+function renderJson(out: JsonSink, raw: Buffer, log: RecordLog, block: RecordBlock, blockHash: Uint8Array, timestamp: number): void {
+  if (out.length > 0) out.byte(COMMA);
+  out.bytes(OPEN);
+  out.hex(raw, log.addressOffset, log.addressOffset + 20);
+  out.bytes(TOPICS);
+  for (let t = 0; t < log.topicCount; t++) {
+    if (t > 0) out.byte(COMMA);
+    const off = log.topicOffsets[t]!;
+    const len = raw[off]!;
+    out.bytes(QUOTE_0X);
+    out.zeros(64 - 2 * len);
+    out.hex(raw, off + 1, off + 1 + len);
+    out.byte(QUOTE);
+  }
+  out.bytes(DATA);
+  if (!log.dataWords) {
+    out.hex(raw, log.dataStart, log.dataStart + log.dataLength);
+  } else {
+    for (let p = log.dataStart, w = 0; w < log.dataLength; w += 32) {
+      const len = raw[p]!;
+      out.zeros(64 - 2 * len);
+      out.hex(raw, p + 1, p + 1 + len);
+      p += 1 + len;
+    }
+  }
+  out.bytes(NUMBER);
+  out.quantity(block.number);
+  out.bytes(TX_HASH);
+  const tx = block.txHash(log.txIndex);
+  out.hex(tx, 0, 32);
+  out.bytes(TX_INDEX);
+  out.quantity(log.txIndex);
+  out.bytes(BLOCK_HASH);
+  out.hex(blockHash, 0, 32);
+  out.bytes(TIMESTAMP);
+  out.quantity(timestamp);
+  out.bytes(LOG_INDEX);
+  out.quantity(log.logIndex);
+  out.bytes(CLOSE);
 }

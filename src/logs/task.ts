@@ -3,9 +3,13 @@
  * result object, and the main thread rebuilds the JSON-RPC error from it.
  */
 
+/** How a task renders its matches: JSON text (eth_getLogs) or protobuf Log messages (the gRPC front, logProto.ts). */
+export type LogFormat = 'json' | 'proto';
+
 /** One scan task: a run of blocks inside whole segments, with the query's filter and limits. */
 export interface ScanTask {
   dataDir: string;
+  format: LogFormat;
   from: number;
   to: number;
   addresses: Uint8Array[];
@@ -25,8 +29,10 @@ export type ScanStop = 'done' | 'budget' | 'deadline' | 'cancelled';
 export type ScanResult =
   | {
       ok: true;
-      /** The matching logs as comma-separated JSON objects (UTF-8), in order. */
-      json: Uint8Array;
+      /** The matching logs in order: comma-separated JSON objects (UTF-8), or protobuf Log messages. */
+      bytes: Uint8Array;
+      /** Proto format only (else empty): per log, its end offset in `bytes`, block number and log index. */
+      marks: Float64Array;
       count: number;
       /** Pairs (block number, matches in it) for every block with matches, in order. */
       blockCounts: Float64Array;

@@ -1,7 +1,8 @@
 /**
  * The Piscina worker task: scans a run of blocks for a filter. Per segment it selects candidate
  * blocks from the bloom index, rejects false positives cheaply by the block's address table, then
- * matches exactly and renders the matches as JSON text, transferred back without a copy.
+ * matches exactly and renders the matches as JSON text or protobuf messages, transferred back
+ * without a copy.
  */
 import { move, transferableSymbol, valueSymbol } from 'piscina';
 import type { BlockHeader } from '../chain/types.js';
@@ -12,6 +13,7 @@ import { ADDRESS_INDEX_FLAG, openStore, type Store } from '../store/schema.js';
 import { segmentOf } from '../store/segments.js';
 import { candidateBlocks, filterBits } from './candidates.js';
 import { JsonSink } from './jsonSink.js';
+import { LogProtoWriter } from './logProto.js';
 import { prepareRecordQuery, scanRecord, type RecordBlock } from './recordScan.js';
 import type { ScanResult, ScanStop, ScanTask } from './task.js';
 
@@ -20,6 +22,11 @@ const CHECK_EVERY = 64;
 
 const stores = new Map<string, { store: Store; reader: StoreReader }>();
 
+/**
+ * The worker's store, reading the latest commit: lmdb-js renews its read transaction on a timer
+ * (a new event turn), which never fires in a Piscina worker parked in Atomics.wait between tasks,
+ * so without the reset a worker would answer from the snapshot of its first task forever.
+ */
 function storeFor(dataDir: string) {
   let entry = stores.get(dataDir);
   if (!entry) {
@@ -27,6 +34,7 @@ function storeFor(dataDir: string) {
     entry = { store, reader: new StoreReader(store) };
     stores.set(dataDir, entry);
   }
+  entry.store.env.resetReadTxn();
   return entry;
 }
 
@@ -57,7 +65,9 @@ function scan(task: ScanTask): ScanResult {
     addressIndex: store.meta.get(ADDRESS_INDEX_FLAG) === true,
   };
   const query = prepareRecordQuery(task.addresses, task.topics);
-  const sink = new JsonSink();
+  const json = task.format === 'json' ? new JsonSink() : undefined;
+  const proto = json ? undefined : new LogProtoWriter();
+  const out = json ?? proto!;
   let count = 0;
   const blockCounts: number[] = [];
   let stop: ScanStop = 'done';
@@ -82,7 +92,7 @@ function scan(task: ScanTask): ScanResult {
       }
       const raw = store.logs.getBinary(key);
       if (raw === undefined) continue;
-      const matched = scanRecord(raw, query, blockContext(reader, n), sink);
+      const matched = scanRecord(raw, query, blockContext(reader, n), out);
       if (matched === 0) continue;
       count += matched;
       blockCounts.push(n, matched);
@@ -92,18 +102,19 @@ function scan(task: ScanTask): ScanResult {
       }
     }
   }
-  return { ok: true, json: sink.take(), count, blockCounts: new Float64Array(blockCounts), stop, candidates };
+  const { bytes, marks } = json ? { bytes: json.take(), marks: new Float64Array(0) } : proto!.take();
+  return { ok: true, bytes, marks, count, blockCounts: new Float64Array(blockCounts), stop, candidates };
 }
 
 /**
- * Runs a scan task; the JSON and counts buffers are transferred, not copied. An unexpected failure
- * comes back as `{ ok: false }`, never as a thrown error.
+ * Runs a scan task; the output, marks and counts buffers are transferred, not copied. An
+ * unexpected failure comes back as `{ ok: false }`, never as a thrown error.
  */
 export default function runScanTask(task: ScanTask): ScanResult | object {
   try {
     const result = scan(task);
     if (!result.ok) return result;
-    return move({ [transferableSymbol]: [result.json.buffer, result.blockCounts.buffer], [valueSymbol]: result });
+    return move({ [transferableSymbol]: [result.bytes.buffer, result.marks.buffer, result.blockCounts.buffer], [valueSymbol]: result });
   } catch (error) {
     return { ok: false, message: error instanceof Error ? (error.stack ?? error.message) : String(error) };
   }

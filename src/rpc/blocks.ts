@@ -24,21 +24,24 @@ export function tagNumber(tag: BlockTag, meta: ChainMeta): number {
   }
 }
 
-/** Resolves `ref` to a stored canonical block or the pending block; null when there is none. */
+/**
+ * Resolves `ref` to a stored canonical block or the pending block; null when there is none. Reads
+ * only the markers it needs (the head; earliest for a number; all of them for safe and finalized).
+ */
 export function resolveBlock(ref: BlockRef, reader: StoreReader): ResolvedBlock {
-  const meta = reader.meta();
-  if (!meta) return null;
+  const head = reader.head();
+  if (head === undefined) return null;
   if ('tag' in ref) {
     if (ref.tag === 'pending') {
       const pending = reader.pending();
       if (pending) return { pending };
     }
-    return { number: tagNumber(ref.tag, meta) };
+    return { number: ref.tag === 'latest' || ref.tag === 'pending' ? head : tagNumber(ref.tag, reader.meta()!) };
   }
   if ('hash' in ref) {
     const number = reader.numberByHash(ref.hash);
     return number === undefined ? null : { number };
   }
-  if (ref.number > meta.head || ref.number < meta.earliest) return null;
+  if (ref.number > head || ref.number < reader.earliest()) return null;
   return { number: ref.number };
 }

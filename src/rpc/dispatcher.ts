@@ -51,7 +51,8 @@ function isValidId(id: unknown): boolean {
 }
 
 /** Builds the handler that answers JSON-RPC bodies with the methods of METHODS over `ctx`. */
-export function createRpcHandler(ctx: MethodContext, onError: ErrorSink, methods: ReadonlyMap<string, RpcMethod> = METHODS): RpcHandler {
+export function createRpcHandler(context: MethodContext, onError: ErrorSink, methods: ReadonlyMap<string, RpcMethod> = METHODS): RpcHandler {
+  const ctx: MethodContext = { ...context, rawJson: true };
   const failure = (id: string, error: unknown): string => {
     if (error instanceof RpcError) return errorResponse(id, error);
     onError('unexpected failure in a method', error);

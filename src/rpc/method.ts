@@ -25,6 +25,12 @@ export interface MethodContext {
   reader: StoreReader;
   limits: LogLimits;
   queryLogs: LogQuery;
+  /**
+   * Set by the JSON-RPC envelope, which splices RawJson into its answers: block and transaction
+   * lookups then answer with JSON rendered straight from the stored records. Unset (other fronts),
+   * they answer with wire objects.
+   */
+  rawJson?: boolean;
 }
 
 /** A method: positional params in, result (or RawJson) out; throws RpcError for bad input. */

@@ -54,11 +54,45 @@ export function revokeApiKey(store: Store, key: string): boolean {
 }
 
 /**
+ * Most presented keys whose digest (and last record seen) checkApiKey remembers; the memo is
+ * cleared when it is full, so a flood of random keys costs memory bounded by this.
+ */
+const MEMO_MAX_KEYS = 10_000;
+
+/** What checkApiKey remembers of a presented key: its digest, and the stored record's bytes last seen with the status they gave. */
+interface KeyMemo {
+  digest: Buffer;
+  record: Buffer | undefined;
+  status: ApiKeyStatus;
+}
+
+const memo = new Map<string, KeyMemo>();
+
+/** The memo of `key`, created (digest computed once) when absent. */
+function memoOf(key: string): KeyMemo {
+  let entry = memo.get(key);
+  if (entry === undefined) {
+    if (memo.size >= MEMO_MAX_KEYS) memo.clear();
+    entry = { digest: hashApiKey(key), record: undefined, status: 'unknown' };
+    memo.set(key, entry);
+  }
+  return entry;
+}
+
+/**
  * Checks a presented key. The lookup is by hash, so comparing the presented key with stored ones
- * never happens byte by byte on the secret (no timing signal about stored keys).
+ * never happens byte by byte on the secret (no timing signal about stored keys). The digest of a
+ * presented key is memoised; its record is read on every call, and decoded only when its bytes
+ * differ from the last ones seen, so a revocation (from any process) is refused on the next request.
  */
 export function checkApiKey(store: Store, key: string): ApiKeyStatus {
-  const record = store.apiKeys.get(hashApiKey(key)) as ApiKeyRecord | undefined;
-  if (!record) return 'unknown';
-  return record.revoked === null ? 'valid' : 'revoked';
+  const entry = memoOf(key);
+  const raw = store.apiKeys.getBinaryFast(entry.digest);
+  if (raw === undefined) return 'unknown';
+  const bytes = raw.subarray(0, raw.length);
+  if (entry.record !== undefined && entry.record.equals(bytes)) return entry.status;
+  entry.record = Buffer.from(bytes);
+  const record = store.apiKeys.get(entry.digest) as ApiKeyRecord | undefined;
+  entry.status = !record ? 'unknown' : record.revoked === null ? 'valid' : 'revoked';
+  return entry.status;
 }

@@ -87,12 +87,13 @@ export class ByteReader {
     return this.buf[this.pos++]!;
   }
 
-  /** Reads a LEB128 varint. */
+  /** Reads a LEB128 varint; throws RangeError when the buffer ends inside it (a damaged record). */
   varint(): number {
     let result = 0;
     let scale = 1;
     for (;;) {
-      const byte = this.buf[this.pos++]!;
+      const byte = this.buf[this.pos++];
+      if (byte === undefined) throw new RangeError('record ends inside a varint');
       result += (byte & 0x7f) * scale;
       if (byte < 0x80) return result;
       scale *= 0x80;

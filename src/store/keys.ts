@@ -6,30 +6,53 @@
 /** Largest u64, the base of the descending block order in storage keys. */
 const U64_MAX = 0xffffffffffffffffn;
 
+/** 2^32: a u64 is written and read as two u32 words (no BigInt on the point-lookup path). */
+const TWO_32 = 0x100000000;
+
+/** Writes an integer in [0, 2^64) as a big-endian u64 at `key[offset]`; otherwise throws RangeError, as writeBigUInt64BE(BigInt(value)) does. */
+function writeU64(key: Buffer, value: number, offset: number): void {
+  if (!Number.isInteger(value) || value < 0 || value >= TWO_32 * TWO_32) throw new RangeError(`not a u64: ${value}`);
+  key.writeUInt32BE(Math.floor(value / TWO_32), offset);
+  key.writeUInt32BE(value % TWO_32, offset + 4);
+}
+
+/** Reads a big-endian u64 at `key[offset]` as a number (rounded past 2^53, as Number(bigint) rounds). */
+function readU64(key: Buffer, offset: number): number {
+  return key.readUInt32BE(offset) * TWO_32 + key.readUInt32BE(offset + 4);
+}
+
+/** Writes a block number into an 8-byte key buffer (hot readers reuse one) and returns it. */
+export function writeBlockKey(key: Buffer, number: number): Buffer {
+  writeU64(key, number, 0);
+  return key;
+}
+
 /** Encodes a block number as a u64 key. */
 export function encodeBlockKey(number: number): Buffer {
-  const key = Buffer.allocUnsafe(8);
-  key.writeBigUInt64BE(BigInt(number));
-  return key;
+  return writeBlockKey(Buffer.allocUnsafe(8), number);
 }
 
 /** Decodes a u64 block-number key. */
 export function decodeBlockKey(key: Uint8Array): number {
-  return Number(Buffer.from(key.buffer, key.byteOffset, 8).readBigUInt64BE(0));
+  return readU64(Buffer.from(key.buffer, key.byteOffset, 8), 0);
+}
+
+/** Writes (block number, transaction index) into a 12-byte key buffer (hot readers reuse one) and returns it. */
+export function writeTxKey(key: Buffer, number: number, index: number): Buffer {
+  writeU64(key, number, 0);
+  key.writeUInt32BE(index, 8);
+  return key;
 }
 
 /** Encodes (block number, transaction index) as a u64 ‖ u32 key. */
 export function encodeTxKey(number: number, index: number): Buffer {
-  const key = Buffer.allocUnsafe(12);
-  key.writeBigUInt64BE(BigInt(number));
-  key.writeUInt32BE(index, 8);
-  return key;
+  return writeTxKey(Buffer.allocUnsafe(12), number, index);
 }
 
 /** Decodes a u64 ‖ u32 transaction key. */
 export function decodeTxKey(key: Uint8Array): { number: number; index: number } {
   const buf = Buffer.from(key.buffer, key.byteOffset, 12);
-  return { number: Number(buf.readBigUInt64BE(0)), index: buf.readUInt32BE(8) };
+  return { number: readU64(buf, 0), index: buf.readUInt32BE(8) };
 }
 
 /** Length of a storage key's address ‖ slot prefix. */
@@ -40,7 +63,8 @@ export function encodeStorageKey(address: Uint8Array, slot: Uint8Array, number: 
   const key = Buffer.allocUnsafe(60);
   key.set(address, 0);
   key.set(slot, 20);
-  key.writeBigUInt64BE(U64_MAX - BigInt(number), 52);
+  writeU64(key, number, 52);
+  for (let i = 52; i < 60; i++) key[i] = 255 - key[i]!;
   return key;
 }
 

@@ -3,7 +3,7 @@
  */
 import type { BlockBundle, BlockHeader, ChainMeta, Log, Transaction } from '../chain/types.js';
 import { decodeBundle, decodeHeader, decodeTx } from './codec.js';
-import { decodeBlockKey, decodeTxKey, encodeBlockKey, encodeStorageKey, encodeTxKey, STORAGE_PREFIX_BYTES } from './keys.js';
+import { decodeBlockKey, decodeTxKey, encodeBlockKey, encodeStorageKey, encodeTxKey, STORAGE_PREFIX_BYTES, writeBlockKey, writeTxKey } from './keys.js';
 import { decodeLogs } from './logsRecord.js';
 import type { Store } from './schema.js';
 
@@ -13,29 +13,58 @@ export interface TxLocation {
   index: number;
 }
 
-
 /** Reads chain data from an open store. */
 export class StoreReader {
+  /** Key buffers the raw point reads reuse (LMDB copies a key before the read returns). */
+  private readonly blockKey = Buffer.allocUnsafe(8);
+  private readonly txKey = Buffer.allocUnsafe(12);
+
   /** Reads from `store`. */
   constructor(readonly store: Store) {}
 
   /** The chain markers, or undefined while the store holds no block. */
   meta(): ChainMeta | undefined {
-    const head = this.store.meta.get('head') as number | undefined;
+    const head = this.head();
     if (head === undefined) return undefined;
     return {
       chainId: BigInt(this.store.meta.get('chainId') as string),
-      earliest: this.store.meta.get('earliest') as number,
+      earliest: this.earliest(),
       head,
       safe: (this.store.meta.get('safe') as number | undefined) ?? head,
       finalized: (this.store.meta.get('finalized') as number | undefined) ?? head,
     };
   }
 
+  /** The head block number alone (one read, where meta() reads every marker), or undefined while the store holds no block. */
+  head(): number | undefined {
+    return this.store.meta.get('head') as number | undefined;
+  }
+
+  /** The first stored block number alone (once the store holds a block). */
+  earliest(): number {
+    return this.store.meta.get('earliest') as number;
+  }
+
   /** The header of canonical block `number`. */
   header(number: number): BlockHeader | undefined {
     const raw = this.store.headers.getBinaryFast(encodeBlockKey(number));
     return raw === undefined ? undefined : decodeHeader(raw);
+  }
+
+  /**
+   * The header record of canonical block `number`, undecoded (store/codec.ts): a view of LMDB's
+   * read buffer, valid only until the next read of this store.
+   */
+  headerRecord(number: number): Uint8Array | undefined {
+    return this.store.headers.getBinaryFast(writeBlockKey(this.blockKey, number));
+  }
+
+  /**
+   * The record of transaction `index` of canonical block `number`, undecoded (store/codec.ts): a
+   * view of LMDB's read buffer, valid only until the next read of this store.
+   */
+  txRecord(number: number, index: number): Uint8Array | undefined {
+    return this.store.txs.getBinaryFast(writeTxKey(this.txKey, number, index));
   }
 
   /** The number of the canonical block with this hash. */

@@ -1,16 +1,53 @@
 /**
  * Shared lookups of the block and transaction methods: a block (canonical, pending or orphaned)
- * rendered, and a transaction at a position rendered.
+ * rendered, and a transaction at a position rendered. Canonical ones render straight from their
+ * stored records as RawJson when the caller splices JSON (MethodContext.rawJson), else as wire
+ * objects (format.ts); pending and orphaned ones always as wire objects.
  */
 import type { BlockBundle } from '../../chain/types.js';
+import { HeaderOffsets, readHeaderOffsets } from '../../store/codec.js';
 import type { StoreReader } from '../../store/reader.js';
 import type { ResolvedBlock } from '../blocks.js';
 import { formatBlock, formatTransaction } from '../format.js';
+import { RawJson } from '../method.js';
+import { writeBlockJson } from '../render/blockJson.js';
+import { JsonWriter } from '../render/jsonWriter.js';
+import { TxBlock, writeTxJson } from '../render/txJson.js';
 
-/** Renders a resolved block with hashes or full transactions; null when not found. */
-export function renderResolvedBlock(reader: StoreReader, block: ResolvedBlock, full: boolean): unknown {
+/** The buffer every canonical block or transaction is rendered into (methods run one at a time). */
+const out = new JsonWriter();
+const txBlock = new TxBlock();
+const headerOffsets = new HeaderOffsets();
+
+/** Canonical block `number` as JSON text; null when it is not stored. */
+function blockJson(reader: StoreReader, number: number, full: boolean): RawJson | null {
+  const header = reader.headerRecord(number);
+  if (header === undefined) return null;
+  out.reset();
+  writeBlockJson(out, header, (i) => reader.txRecord(number, i), full);
+  return new RawJson([out.text()]);
+}
+
+/** Transaction `index` of canonical block `number` as JSON text; null when it is not stored. */
+function txJson(reader: StoreReader, number: number, index: number): RawJson | null {
+  const header = reader.headerRecord(number);
+  if (header === undefined) {
+    if (reader.txRecord(number, index) === undefined) return null;
+    throw new Error(`transaction ${index} of block ${number} is stored without its header`);
+  }
+  txBlock.load(header, readHeaderOffsets(header, headerOffsets));
+  const tx = reader.txRecord(number, index);
+  if (tx === undefined) return null;
+  out.reset();
+  writeTxJson(out, tx, txBlock, index);
+  return new RawJson([out.text()]);
+}
+
+/** Renders a resolved block with hashes or full transactions (RawJson when `rawJson`); null when not found. */
+export function renderResolvedBlock(reader: StoreReader, block: ResolvedBlock, full: boolean, rawJson = false): unknown {
   if (block === null) return null;
   if ('pending' in block) return renderBundle(block.pending, full, true);
+  if (rawJson) return blockJson(reader, block.number, full);
   const header = reader.header(block.number);
   if (!header) return null;
   return formatBlock(header, full ? { full: reader.transactions(block.number) } : { hashes: reader.txHashes(block.number) }, false);
@@ -22,14 +59,15 @@ export function renderBundle(bundle: BlockBundle, full: boolean, pending: boolea
   return formatBlock(bundle.header, txs, pending);
 }
 
-/** Renders transaction `index` of a resolved block; null when either is absent. */
-export function renderTxAt(reader: StoreReader, block: ResolvedBlock, index: bigint): unknown {
+/** Renders transaction `index` of a resolved block (RawJson when `rawJson` and canonical); null when either is absent. */
+export function renderTxAt(reader: StoreReader, block: ResolvedBlock, index: bigint, rawJson = false): unknown {
   if (block === null || index > 0xffffffffn) return null;
   const i = Number(index);
   if ('pending' in block) {
     const tx = block.pending.transactions[i];
     return tx ? formatTransaction(tx, null, i) : null;
   }
+  if (rawJson) return txJson(reader, block.number, i);
   const tx = reader.transaction(block.number, i);
   if (!tx) return null;
   const h = reader.header(block.number)!;

@@ -332,6 +332,28 @@ test('a store reopens with its data, read-only too; a foreign schema version is 
   }
 });
 
+test('api keys: checks stay exact past the memo of presented keys, after a key is created or removed', async () => {
+  const dir = tempDir();
+  const store = openStore(dir);
+  try {
+    const k1 = createApiKey(store, 'alice');
+    assert.equal(checkApiKey(store, k1), 'valid');
+    for (let i = 0; i < 10_050; i++) assert.equal(checkApiKey(store, `flood-${i}`), 'unknown');
+    assert.equal(checkApiKey(store, k1), 'valid');
+    const unknownFirst = 'a'.repeat(64);
+    assert.equal(checkApiKey(store, unknownFirst), 'unknown');
+    store.apiKeys.putSync(hashApiKey(unknownFirst), { label: 'late', created: Date.now(), revoked: null });
+    assert.equal(checkApiKey(store, unknownFirst), 'valid', 'a key stored after it was refused is accepted');
+    store.apiKeys.removeSync(hashApiKey(k1));
+    assert.equal(checkApiKey(store, k1), 'unknown', 'a removed key is refused at once');
+    assert.equal(revokeApiKey(store, unknownFirst), true);
+    assert.equal(checkApiKey(store, unknownFirst), 'revoked');
+  } finally {
+    await closeStore(store);
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
+
 test('api keys: create, list, check, revoke; only the sha256 hash is stored', async () => {
   const dir = tempDir();
   const store = openStore(dir);

@@ -1,0 +1,193 @@
+/**
+ * The gRPC front (DESIGN.md §1): ethlogd.v1.EthLogs on @grpc/grpc-js over HTTP/2, with server
+ * reflection. Every call is authenticated by its `x-api-key` metadata, then answered by the same
+ * method layer as the HTTP front (convert.ts maps the messages); GetLogs and StreamLogs answer with
+ * protobuf the log engine's workers render directly (logProto.ts), sent without re-encoding.
+ */
+import { EventEmitter } from 'node:events';
+import {
+  Server,
+  ServerCredentials,
+  type handleServerStreamingCall,
+  type handleUnaryCall,
+  type ServiceDefinition,
+  type UntypedServiceImplementation,
+} from '@grpc/grpc-js';
+import { ReflectionService } from '@grpc/reflection';
+import { GRPC_SHUTDOWN_GRACE_MS, STREAM_BATCH_BYTES, STREAM_TIMEOUT_MS } from '../config.js';
+import type { LogEngine } from '../logs/engine.js';
+import { parseFilter } from '../logs/filter.js';
+import type { MethodContext, RpcMethod } from '../rpc/method.js';
+import { METHODS } from '../rpc/methods/index.js';
+import type { ApiKeyStatus } from '../store/apiKeys.js';
+import { authenticate } from './auth.js';
+import {
+  blockByNumberParams,
+  blockResponse,
+  filterObject,
+  storageAtParams,
+  storageAtResponse,
+  transactionResponse,
+  txByBlockNumberAndIndexParams,
+  txByHashParams,
+  type LogFilterMessage,
+  type ProtoObject,
+} from './convert.js';
+import { LOADER_OPTIONS, loadDefinition, SERVICE_NAME } from './definition.js';
+import { toGrpcFailure } from './errors.js';
+import { serveStreamLogs, type StreamEvents, type StreamLogsMessage } from './streamLogs.js';
+
+/** Options of the gRPC front. */
+export interface GrpcServerOptions {
+  /** Address to bind. */
+  host: string;
+  /** Port to bind; 0 picks a free one. */
+  port: number;
+  /** The method layer's context, shared with the HTTP front. */
+  ctx: MethodContext;
+  /** The log engine behind ctx.queryLogs, asked for protobuf answers and streams. */
+  engine: LogEngine;
+  /** Checks an API key. */
+  auth: (key: string) => ApiKeyStatus;
+  /** StreamLogs deadline in milliseconds, 0 for none; STREAM_TIMEOUT_MS by default. */
+  streamTimeoutMs?: number;
+  /** Largest LogBatch in bytes; STREAM_BATCH_BYTES by default. */
+  streamBatchBytes?: number;
+  /** Logs per StreamLogs scan task; the engine's default when unset. */
+  streamTaskLogs?: number;
+  /** Where unexpected failures are reported (their details never reach the client). */
+  onError: (message: string, error: unknown) => void;
+}
+
+/** A listening gRPC front. */
+export interface GrpcServer {
+  /** The address bound. */
+  host: string;
+  /** The port actually bound. */
+  port: number;
+  /** StreamLogs progress events. */
+  events: EventEmitter<StreamEvents>;
+  /** Stops accepting calls, lets running ones finish for a grace period, then cancels the rest. */
+  close(): Promise<void>;
+}
+
+/** The service definition, with GetLogs and StreamLogs sending the bytes they are given as they are. */
+function serviceDefinition(): { definition: ServiceDefinition; reflection: ReflectionService } {
+  const pkg = loadDefinition();
+  const service = pkg[SERVICE_NAME] as unknown as ServiceDefinition;
+  const asIs = (message: Buffer) => message;
+  const definition: ServiceDefinition = {
+    ...service,
+    GetLogs: { ...service.GetLogs!, responseSerialize: asIs },
+    StreamLogs: { ...service.StreamLogs!, responseSerialize: asIs },
+  };
+  // Reflection describes the fields by their names in the .proto (snake_case), not as camelCased for JavaScript.
+  return { definition, reflection: new ReflectionService(loadDefinition({ ...LOADER_OPTIONS, keepCase: true })) };
+}
+
+/** `host:port` as gRPC wants it (IPv6 literals in brackets). */
+function address(host: string, port: number): string {
+  return host.includes(':') ? `[${host}]:${port}` : `${host}:${port}`;
+}
+
+/** Starts the gRPC front; resolves once it listens. */
+export async function startGrpcServer(options: GrpcServerOptions): Promise<GrpcServer> {
+  const { engine, auth, onError } = options;
+  // Answers come back as wire objects (convert.ts maps them), never as JSON text.
+  const ctx: MethodContext = { ...options.ctx, rawJson: false };
+  const events = new EventEmitter<StreamEvents>();
+  const fail = (error: unknown) => toGrpcFailure(error, onError);
+
+  /** A unary call answered by a JSON-RPC method: request to params, result to the response. */
+  const unary = <Request>(name: string, toParams: (request: Request) => unknown[], toResponse: (result: unknown) => ProtoObject): handleUnaryCall<Request, ProtoObject> => {
+    const method: RpcMethod = METHODS.get(name)!;
+    return (call, callback) => {
+      const answer = (result: unknown) => {
+        let response: ProtoObject;
+        try {
+          response = toResponse(result);
+        } catch (error) {
+          return callback(fail(error));
+        }
+        callback(null, response);
+      };
+      try {
+        const denied = authenticate(call.metadata, auth);
+        if (denied) return callback(fail(denied));
+        const result = method(toParams(call.request), ctx);
+        if (result instanceof Promise) result.then(answer, (error: unknown) => callback(fail(error)));
+        else answer(result);
+      } catch (error) {
+        callback(fail(error));
+      }
+    };
+  };
+
+  const getLogs: handleUnaryCall<{ filter?: LogFilterMessage }, Buffer> = (call, callback) => {
+    try {
+      const denied = authenticate(call.metadata, auth);
+      if (denied) return callback(fail(denied));
+      const spec = parseFilter(filterObject(call.request.filter), ctx.limits.maxParams);
+      engine.query(spec, ctx.reader, 'proto').then(
+        (chunks) => callback(null, Buffer.concat(chunks as Uint8Array[])),
+        (error: unknown) => callback(fail(error)),
+      );
+    } catch (error) {
+      callback(fail(error));
+    }
+  };
+
+  const streamContext = {
+    engine,
+    reader: ctx.reader,
+    limits: ctx.limits,
+    timeoutMs: options.streamTimeoutMs ?? STREAM_TIMEOUT_MS,
+    batchBytes: options.streamBatchBytes ?? STREAM_BATCH_BYTES,
+    taskLogs: options.streamTaskLogs,
+    events,
+    onError,
+  };
+  const streamLogs: handleServerStreamingCall<StreamLogsMessage, Buffer> = (call) => {
+    const denied = authenticate(call.metadata, auth);
+    if (denied) {
+      call.emit('error', fail(denied));
+      return;
+    }
+    void serveStreamLogs(call, streamContext);
+  };
+
+  const handlers: UntypedServiceImplementation = {
+    GetStorageAt: unary('eth_getStorageAt', storageAtParams, storageAtResponse),
+    GetLogs: getLogs,
+    GetTransactionByBlockNumberAndIndex: unary('eth_getTransactionByBlockNumberAndIndex', txByBlockNumberAndIndexParams, transactionResponse),
+    GetBlockByNumber: unary('eth_getBlockByNumber', blockByNumberParams, blockResponse),
+    GetTransactionByHash: unary('eth_getTransactionByHash', txByHashParams, transactionResponse),
+    StreamLogs: streamLogs,
+  };
+
+  // Channelz (per-call tracing for debugging tools) costs every call; nothing here serves it.
+  const server = new Server({ 'grpc.enable_channelz': 0 });
+  const { definition, reflection } = serviceDefinition();
+  server.addService(definition, handlers);
+  reflection.addToServer(server);
+  const port = await new Promise<number>((resolve, reject) => {
+    server.bindAsync(address(options.host, options.port), ServerCredentials.createInsecure(), (error, bound) => (error ? reject(error) : resolve(bound)));
+  });
+
+  return {
+    host: options.host,
+    port,
+    events,
+    close: () =>
+      new Promise<void>((resolve) => {
+        const timer = setTimeout(() => {
+          server.forceShutdown();
+          resolve();
+        }, GRPC_SHUTDOWN_GRACE_MS);
+        server.tryShutdown(() => {
+          clearTimeout(timer);
+          resolve();
+        });
+      }),
+  };
+}

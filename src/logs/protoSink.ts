@@ -1,0 +1,84 @@
+/**
+ * A growable byte buffer that protobuf wire data is written into directly (tags, varints, raw
+ * bytes), so encoding thousands of log messages allocates no objects.
+ */
+
+/** Longest run copied byte by byte (addresses, hashes, topics, ABI words). */
+const SHORT_COPY = 64;
+
+/** The bytes a varint of `value` (a non-negative integer up to 2^53) takes. */
+export function varintSize(value: number): number {
+  let size = 1;
+  while (value >= 0x80) {
+    value = Math.floor(value / 0x80);
+    size++;
+  }
+  return size;
+}
+
+/** Writes protobuf wire bytes into a buffer that grows by doubling. */
+export class ProtoSink {
+  private buf: Uint8Array;
+  /** Bytes written. */
+  length = 0;
+
+  /** Starts with `capacity` bytes. */
+  constructor(capacity = 64 * 1024) {
+    this.buf = new Uint8Array(capacity);
+  }
+
+  private ensure(extra: number): void {
+    if (this.length + extra <= this.buf.length) return;
+    let size = this.buf.length * 2;
+    while (size < this.length + extra) size *= 2;
+    const next = new Uint8Array(size);
+    next.set(this.buf.subarray(0, this.length));
+    this.buf = next;
+  }
+
+  /** Writes one byte (a tag or a length known to fit in one byte). */
+  byte(value: number): void {
+    this.ensure(1);
+    this.buf[this.length++] = value;
+  }
+
+  /** Writes a non-negative integer up to 2^53 as a varint. */
+  varint(value: number): void {
+    this.ensure(8);
+    const out = this.buf;
+    let p = this.length;
+    while (value >= 0x80) {
+      out[p++] = (value % 0x80) | 0x80;
+      value = Math.floor(value / 0x80);
+    }
+    out[p++] = value;
+    this.length = p;
+  }
+
+  /** Writes `source[start, end)` as it is (short runs byte by byte: a subarray view costs more than the copy). */
+  copy(source: Uint8Array, start: number, end: number): void {
+    const n = end - start;
+    this.ensure(n);
+    const out = this.buf;
+    if (n > SHORT_COPY) {
+      out.set(source.subarray(start, end), this.length);
+      this.length += n;
+      return;
+    }
+    let p = this.length;
+    for (let i = start; i < end; i++) out[p++] = source[i]!;
+    this.length = p;
+  }
+
+  /** Writes `count` zero bytes. */
+  zeros(count: number): void {
+    this.ensure(count);
+    this.buf.fill(0, this.length, this.length + count);
+    this.length += count;
+  }
+
+  /** The bytes written, as a copy that owns its memory (safe to transfer). */
+  take(): Uint8Array {
+    return this.buf.slice(0, this.length);
+  }
+}

@@ -1,0 +1,148 @@
+/**
+ * A reusable byte buffer that JSON text is written into directly: ASCII constants, hex of raw bytes
+ * through a lookup table, quantities from stored minimal big-endian bytes or from numbers. The
+ * renderers of src/rpc/render write into one writer per call and take the text at the end, so a
+ * point lookup allocates no intermediate strings or objects.
+ */
+
+/** Per byte, its two lower-case hex digits as a little-endian u16 (the first digit is the low byte). */
+const HEX_PAIRS = (() => {
+  const table = new Uint16Array(256);
+  const digits = '0123456789abcdef';
+  for (let i = 0; i < 256; i++) table[i] = digits.charCodeAt(i >> 4) | (digits.charCodeAt(i & 15) << 8);
+  return table;
+})();
+
+/** The ASCII code of each hex digit. */
+const HEX_DIGITS = Uint8Array.from('0123456789abcdef', (c) => c.charCodeAt(0));
+
+/** 2^32, to split integers above 32 bits into two words. */
+const TWO_32 = 0x100000000;
+
+/** Encodes an ASCII string once, for repeated writes. */
+export function ascii(text: string): Uint8Array {
+  return Uint8Array.from(text, (c) => c.charCodeAt(0));
+}
+
+/** Writes JSON text as bytes into a buffer that grows by doubling and is reused from call to call. */
+export class JsonWriter {
+  private buf: Buffer;
+  /** Bytes written since the last reset. */
+  pos = 0;
+
+  /** Starts with room for `capacity` bytes. */
+  constructor(capacity = 16 * 1024) {
+    this.buf = Buffer.allocUnsafe(capacity);
+  }
+
+  /** Forgets what was written (the buffer is kept). */
+  reset(): void {
+    this.pos = 0;
+  }
+
+  private ensure(extra: number): void {
+    if (this.pos + extra <= this.buf.length) return;
+    let size = this.buf.length * 2;
+    while (size < this.pos + extra) size *= 2;
+    const next = Buffer.allocUnsafe(size);
+    next.set(this.buf.subarray(0, this.pos));
+    this.buf = next;
+  }
+
+  /** Writes pre-encoded ASCII bytes. */
+  ascii(bytes: Uint8Array): void {
+    const n = bytes.length;
+    this.ensure(n);
+    const out = this.buf;
+    let p = this.pos;
+    for (let i = 0; i < n; i++) out[p++] = bytes[i]!;
+    this.pos = p;
+  }
+
+  /** Writes what `other` holds since its last reset. */
+  append(other: JsonWriter): void {
+    this.ensure(other.pos);
+    this.buf.set(other.buf.subarray(0, other.pos), this.pos);
+    this.pos += other.pos;
+  }
+
+  /** Replaces the byte written at `pos` (e.g. a leading comma by an opening brace). */
+  patch(pos: number, code: number): void {
+    this.buf[pos] = code;
+  }
+
+  /** Writes one ASCII byte. */
+  byte(code: number): void {
+    this.ensure(1);
+    this.buf[this.pos++] = code;
+  }
+
+  /** Writes `source[start, end)` as lower-case hex digits (two per byte). */
+  hex(source: Uint8Array, start: number, end: number): void {
+    this.ensure(2 * (end - start));
+    const out = this.buf;
+    let p = this.pos;
+    for (let i = start; i < end; i++) {
+      const pair = HEX_PAIRS[source[i]!]!;
+      out[p++] = pair & 0xff;
+      out[p++] = pair >> 8;
+    }
+    this.pos = p;
+  }
+
+  /**
+   * Writes the big-endian unsigned integer in `source[start, end)` as hex digits without leading
+   * zeros, `0` when it is zero or empty (a quantity's digits, without the `0x`).
+   */
+  quantity(source: Uint8Array, start: number, end: number): void {
+    while (start < end && source[start] === 0) start++;
+    if (start === end) {
+      this.byte(0x30);
+      return;
+    }
+    this.ensure(2 * (end - start));
+    const out = this.buf;
+    let p = this.pos;
+    const first = source[start]!;
+    if (first < 16) out[p++] = HEX_DIGITS[first]!;
+    else {
+      const pair = HEX_PAIRS[first]!;
+      out[p++] = pair & 0xff;
+      out[p++] = pair >> 8;
+    }
+    for (let i = start + 1; i < end; i++) {
+      const pair = HEX_PAIRS[source[i]!]!;
+      out[p++] = pair & 0xff;
+      out[p++] = pair >> 8;
+    }
+    this.pos = p;
+  }
+
+  /** Writes a non-negative safe integer as hex digits without leading zeros (`0` for zero). */
+  number(value: number): void {
+    if (value < TWO_32) {
+      this.word(value >>> 0, false);
+      return;
+    }
+    this.word(Math.floor(value / TWO_32), false);
+    this.word(value % TWO_32, true);
+  }
+
+  /** Writes a u32's hex digits: all eight when `padded`, else without leading zeros. */
+  private word(value: number, padded: boolean): void {
+    let digits = 8;
+    if (!padded) {
+      digits = 1;
+      while (digits < 8 && value >>> (4 * digits) !== 0) digits++;
+    }
+    this.ensure(digits);
+    const out = this.buf;
+    for (let i = digits - 1, p = this.pos; i >= 0; i--) out[p++] = HEX_DIGITS[(value >>> (4 * i)) & 15]!;
+    this.pos += digits;
+  }
+
+  /** The text written since the last reset. */
+  text(): string {
+    return this.buf.toString('latin1', 0, this.pos);
+  }
+}

@@ -1,0 +1,386 @@
+/**
+ * A full consistency check of a store (DESIGN.md §3): every block from earliest to head is whole
+ * (header, hash index, parent link, transactions and their hash index, logs record, address table,
+ * logsBloom, storage history), every complete segment's bloom rows and address index equal what
+ * the blocks give, nothing is indexed outside earliest..head, and the meta markers are in range.
+ *
+ * Records are checked by round trip (decode, encode again, compare bytes), so a damaged or
+ * truncated record shows. The check runs synchronously, so it reads one snapshot of the store
+ * even while a writer commits (lmdb-js renews its read transaction only on a later tick).
+ */
+import { BloomCache } from '../chain/bloomCache.js';
+import type { BlockHeader, Log } from '../chain/types.js';
+import { collectSegmentAddresses, encodeSegmentBlocks } from './addressIndex.js';
+import { decodeBundle, decodeHeader, decodeTx, encodeBundle, encodeHeader, encodeTx, headerLogsBloom } from './codec.js';
+import {
+  decodeAddressSegmentKey,
+  decodeBlockKey,
+  decodeBloomBitsKey,
+  decodeStorageKey,
+  decodeTxKey,
+  encodeAddressSegmentKey,
+  encodeBlockKey,
+  encodeBloomBitsKey,
+  encodeStorageKey,
+  encodeTxKey,
+  STORAGE_PREFIX_BYTES,
+} from './keys.js';
+import { decodeLogs, encodeLogAddresses, encodeLogs } from './logsRecord.js';
+import { ADDRESS_INDEX_FLAG, SCHEMA_VERSION, type Store } from './schema.js';
+import { BLOOM_BITS, buildSegmentRows, segmentOf, segmentStart } from './segments.js';
+
+/** What verifyStore found. */
+export interface VerifyResult {
+  /** Blocks from earliest to head (0 for an empty store). */
+  blocks: number;
+  /** One line per inconsistency; empty when the store is consistent. */
+  problems: string[];
+}
+
+/** Problems listed in full; past it only their number is added, so a badly damaged store still gives a readable report. */
+const MAX_PROBLEMS = 1_000;
+
+/** Bytes of a block key, a transaction key, a bloom-bits key and an address-index key. */
+const BLOCK_KEY_BYTES = 8;
+const TX_KEY_BYTES = 12;
+const BLOOM_BITS_KEY_BYTES = 6;
+const ADDRESS_SEGMENT_KEY_BYTES = 24;
+
+/** Bytes of an address and of a hash. */
+const ADDRESS_BYTES = 20;
+const HASH_BYTES = 32;
+
+/** The chain databases (everything but meta and the API keys), which an empty store leaves empty. */
+const CHAIN_DATABASES = [
+  'headers',
+  'blockByHash',
+  'orphans',
+  'txs',
+  'txByHash',
+  'logs',
+  'logAddresses',
+  'storage',
+  'storageWrites',
+  'bloomBits',
+  'addressSegments',
+] as const;
+
+/** Meta entries the first batch writes together with the head. */
+const CHAIN_META = ['chainId', 'earliest', 'safe', 'finalized', 'pending', ADDRESS_INDEX_FLAG] as const;
+
+const hex = (bytes: Uint8Array) => '0x' + Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('hex');
+const same = (a: Uint8Array, b: Uint8Array) => Buffer.compare(a, b) === 0;
+const isBlockNumber = (value: unknown): value is number => typeof value === 'number' && Number.isSafeInteger(value) && value >= 0;
+const describe = (error: unknown) => (error instanceof Error ? error.message : String(error));
+
+/** Checks one store, collecting problems. */
+class Verifier {
+  readonly problems: string[] = [];
+  private omitted = 0;
+  private readonly bloom = new BloomCache();
+  /** Storage keys per block number, counted by one scan of the storage database. */
+  private readonly storageKeys = new Map<number, number>();
+  /** Address-index entries per segment, counted by one scan of the addressSegments database. */
+  private readonly addressEntries = new Map<number, number>();
+
+  constructor(private readonly store: Store) {}
+
+  /** Records a problem. */
+  private report(problem: string): void {
+    if (this.problems.length < MAX_PROBLEMS) this.problems.push(problem);
+    else this.omitted++;
+  }
+
+  /** Runs every check and returns the result. */
+  run(): VerifyResult {
+    const s = this.store;
+    const version = s.meta.get('schemaVersion');
+    const head = s.meta.get('head');
+    // A store killed while it was first opened may lack even its version: it holds nothing yet.
+    if (version !== SCHEMA_VERSION && (version !== undefined || head !== undefined)) this.report(`meta: schema version ${String(version)}, want ${SCHEMA_VERSION}`);
+    let blocks = 0;
+    if (head === undefined) this.checkEmpty();
+    else if (!isBlockNumber(head)) this.report(`meta: head ${JSON.stringify(head)} is not a block number`);
+    else {
+      const earliest = s.meta.get('earliest');
+      if (!isBlockNumber(earliest) || earliest > head) this.report(`meta: earliest ${JSON.stringify(earliest)} is not a block number at or below head ${head}`);
+      else {
+        blocks = head - earliest + 1;
+        this.checkChain(earliest, head);
+      }
+    }
+    if (this.omitted > 0) this.problems.push(`… and ${this.omitted} more problems`);
+    return { blocks, problems: this.problems };
+  }
+
+  /** A store without a head holds no chain data at all. */
+  private checkEmpty(): void {
+    for (const name of CHAIN_META) if (this.store.meta.doesExist(name)) this.report(`meta: ${name} is set but the store has no head`);
+    for (const name of CHAIN_DATABASES) {
+      const count = this.store[name].getKeysCount();
+      if (count > 0) this.report(`${name}: ${count} entries but the store has no head`);
+    }
+  }
+
+  private checkChain(earliest: number, head: number): void {
+    this.checkMeta(head);
+    this.scanStorage(earliest, head);
+    this.scanOutside(earliest, head);
+    this.scanHashIndexes(earliest, head);
+    let parent: BlockHeader | undefined;
+    for (let n = earliest; n <= head; n++) parent = this.checkBlock(n, parent);
+    this.checkSegments(earliest, head);
+    this.checkOrphans();
+  }
+
+  /** chainId, safe, finalized and the pending block. */
+  private checkMeta(head: number): void {
+    const meta = this.store.meta;
+    const chainId = meta.get('chainId');
+    if (typeof chainId !== 'string' || !/^\d+$/.test(chainId)) this.report(`meta: chain id ${JSON.stringify(chainId)} is not a decimal number`);
+    for (const name of ['safe', 'finalized'] as const) {
+      const value = meta.get(name);
+      // Below earliest is allowed: ingest --from keeps the node's markers, which may precede the first stored block.
+      if (value !== undefined && (!isBlockNumber(value) || value > head)) this.report(`meta: ${name} ${JSON.stringify(value)} is not a block number at or below head ${head}`);
+    }
+    const pending = meta.get('pending');
+    if (pending === undefined) return;
+    if (!(pending instanceof Uint8Array)) {
+      this.report('meta: the pending block is not a record');
+      return;
+    }
+    try {
+      const bundle = decodeBundle(pending);
+      if (!same(encodeBundle(bundle), pending)) this.report('meta: the pending block record does not round-trip');
+      const top = this.store.headers.getBinary(encodeBlockKey(head));
+      if (bundle.header.number !== head + 1) this.report(`meta: the pending block is number ${bundle.header.number}, want head + 1 = ${head + 1}`);
+      else if (top && !same(bundle.header.parentHash, headerHash(top))) this.report(`meta: the pending block's parent is not head ${head}`);
+    } catch (error) {
+      this.report(`meta: the pending block does not decode: ${describe(error)}`);
+    }
+  }
+
+  /** Counts storage keys per block; keys outside earliest..head or malformed values are problems. */
+  private scanStorage(earliest: number, head: number): void {
+    for (const { key, value } of this.store.storage.getRange()) {
+      if (key.length !== STORAGE_PREFIX_BYTES + BLOCK_KEY_BYTES) {
+        this.report(`storage: key ${hex(key)} has ${key.length} bytes`);
+        continue;
+      }
+      const { number } = decodeStorageKey(key);
+      if (number < earliest || number > head) this.report(`storage: key ${hex(key)} is at block ${number}, outside ${earliest}..${head}`);
+      else this.storageKeys.set(number, (this.storageKeys.get(number) ?? 0) + 1);
+      if (value.length > HASH_BYTES || (value.length > 0 && value[0] === 0)) this.report(`storage: value of ${hex(key)} is not a minimal word (${hex(value)})`);
+    }
+  }
+
+  /** Entries of the block-keyed databases below earliest or above head. */
+  private scanOutside(earliest: number, head: number): void {
+    const ranges = [{ end: encodeBlockKey(earliest) }, { start: encodeBlockKey(head + 1) }];
+    for (const name of ['headers', 'logs', 'logAddresses', 'storageWrites', 'txs'] as const) {
+      for (const range of ranges) {
+        for (const key of this.store[name].getKeys(range)) {
+          const where = key.length >= BLOCK_KEY_BYTES ? `block ${decodeBlockKey(key)}` : `key ${hex(key)}`;
+          this.report(`${name}: an entry for ${where}, outside ${earliest}..${head}`);
+        }
+      }
+    }
+  }
+
+  /** Every blockByHash and txByHash entry names a stored block or transaction with that hash. */
+  private scanHashIndexes(earliest: number, head: number): void {
+    for (const { key, value } of this.store.blockByHash.getRange()) {
+      const number = value.length === BLOCK_KEY_BYTES ? decodeBlockKey(value) : -1;
+      const raw = number >= earliest && number <= head ? this.store.headers.getBinary(encodeBlockKey(number)) : undefined;
+      if (!raw || !same(headerHash(raw), key)) this.report(`blockByHash: ${hex(key)} → ${hex(value)} is not a stored block with that hash`);
+    }
+    for (const { key, value } of this.store.txByHash.getRange()) {
+      const raw = value.length === TX_KEY_BYTES ? this.store.txs.getBinary(value) : undefined;
+      if (!raw || !same(raw.subarray(0, HASH_BYTES), key)) this.report(`txByHash: ${hex(key)} → ${hex(value)} is not a stored transaction with that hash`);
+    }
+  }
+
+  /** Checks block `n` against its parent's header; returns its header (undefined when missing). */
+  private checkBlock(n: number, parent: BlockHeader | undefined): BlockHeader | undefined {
+    const s = this.store;
+    const key = encodeBlockKey(n);
+    const raw = s.headers.getBinary(key);
+    if (!raw) {
+      this.report(`block ${n}: header missing`);
+      return undefined;
+    }
+    let header: BlockHeader;
+    try {
+      header = decodeHeader(raw);
+      if (!same(encodeHeader(header), raw)) this.report(`block ${n}: header record does not round-trip`);
+    } catch (error) {
+      this.report(`block ${n}: header does not decode: ${describe(error)}`);
+      return undefined;
+    }
+    if (header.number !== n) this.report(`block ${n}: header says number ${header.number}`);
+    const byHash = s.blockByHash.getBinary(Buffer.from(header.hash));
+    if (!byHash || !same(byHash, key)) this.report(`block ${n}: blockByHash[${hex(header.hash)}] is ${byHash ? hex(byHash) : 'missing'}`);
+    if (parent && !same(header.parentHash, parent.hash)) this.report(`block ${n}: parent hash ${hex(header.parentHash)} is not block ${n - 1}'s hash`);
+    this.checkTransactions(n, header.txCount);
+    this.checkLogs(n, header);
+    this.checkStorageWrites(n);
+    return header;
+  }
+
+  /** Transactions 0..txCount−1 present, decodable, hash-indexed; none beyond. */
+  private checkTransactions(n: number, txCount: number): void {
+    const s = this.store;
+    let expected = 0;
+    for (const { key, value } of s.txs.getRange({ start: encodeTxKey(n, 0), end: encodeBlockKey(n + 1) })) {
+      const { index } = decodeTxKey(key);
+      if (index >= txCount) {
+        this.report(`block ${n}: transaction ${index} beyond the header's ${txCount}`);
+        continue;
+      }
+      if (index !== expected) this.report(`block ${n}: transactions ${expected}..${index - 1} missing`);
+      expected = index + 1;
+      try {
+        if (!same(encodeTx(decodeTx(value)), value)) this.report(`block ${n}: transaction ${index} record does not round-trip`);
+      } catch (error) {
+        this.report(`block ${n}: transaction ${index} does not decode: ${describe(error)}`);
+      }
+      const hash = value.subarray(0, HASH_BYTES);
+      const at = s.txByHash.getBinary(Buffer.from(hash));
+      if (!at) this.report(`block ${n}: transaction ${index} (${hex(hash)}) is not in txByHash`);
+      else if (!same(at, key)) {
+        // A transaction may be included again later (after a reorganisation): the index then names the later place.
+        const later = decodeTxKey(at).number > n && s.txs.getBinary(at)?.subarray(0, HASH_BYTES);
+        if (!later || !same(later, hash)) this.report(`block ${n}: txByHash of transaction ${index} points to ${hex(at)}`);
+      }
+    }
+    if (expected < txCount) this.report(`block ${n}: transactions ${expected}..${txCount - 1} missing`);
+  }
+
+  /** The logs record decodes, fits the transactions, matches the address table and the header's logsBloom. */
+  private checkLogs(n: number, header: BlockHeader): void {
+    const s = this.store;
+    const key = encodeBlockKey(n);
+    const record = s.logs.getBinary(key);
+    let logs: Log[] = [];
+    if (record) {
+      try {
+        logs = decodeLogs(record);
+        if (!same(encodeLogs(logs), record)) this.report(`block ${n}: logs record does not round-trip`);
+      } catch (error) {
+        this.report(`block ${n}: logs record does not decode: ${describe(error)}`);
+        return;
+      }
+    }
+    let previous = 0;
+    logs.forEach((log, i) => {
+      if (log.txIndex >= header.txCount) this.report(`block ${n}: log ${i} names transaction ${log.txIndex} of ${header.txCount}`);
+      if (log.txIndex < previous) this.report(`block ${n}: log ${i} names transaction ${log.txIndex} after ${previous}`);
+      previous = log.txIndex;
+    });
+    const table = s.logAddresses.getBinary(key);
+    if (!record) {
+      if (table) this.report(`block ${n}: an address table but no logs record`);
+    } else if (!table || !same(table, encodeLogAddresses(logs))) {
+      this.report(`block ${n}: the address table is not the sorted distinct addresses of its logs`);
+    }
+    if (!same(this.bloom.logsBloom(logs), header.logsBloom)) this.report(`block ${n}: logsBloom is not the OR of its ${logs.length} logs' blooms`);
+  }
+
+  /** The block's storage-write list names exactly the storage keys stored at the block. */
+  private checkStorageWrites(n: number): void {
+    const writes = this.store.storageWrites.getBinary(encodeBlockKey(n));
+    const stored = this.storageKeys.get(n) ?? 0;
+    if (!writes) {
+      if (stored > 0) this.report(`block ${n}: ${stored} storage keys but no storage-write list`);
+      return;
+    }
+    if (writes.length % STORAGE_PREFIX_BYTES !== 0 || writes.length === 0) {
+      this.report(`block ${n}: storage-write list of ${writes.length} bytes`);
+      return;
+    }
+    const distinct = new Set<string>();
+    for (let off = 0; off < writes.length; off += STORAGE_PREFIX_BYTES) {
+      const prefix = writes.subarray(off, off + STORAGE_PREFIX_BYTES);
+      distinct.add(prefix.toString('latin1'));
+      if (!this.store.storage.doesExist(encodeStorageKey(prefix.subarray(0, ADDRESS_BYTES), prefix.subarray(ADDRESS_BYTES), n))) {
+        this.report(`block ${n}: storage write ${hex(prefix)} has no storage key`);
+      }
+    }
+    if (distinct.size !== stored) this.report(`block ${n}: ${distinct.size} distinct storage writes listed, ${stored} storage keys stored`);
+  }
+
+  /** Bloom rows and address index: exactly the complete segments', equal to what their blocks give. */
+  private checkSegments(earliest: number, head: number): void {
+    const s = this.store;
+    const first = segmentOf(earliest);
+    const complete = (segment: number) => segment >= first && segmentStart(segment + 1) - 1 <= head;
+    for (const key of s.bloomBits.getKeys()) {
+      const { bit, segment } = key.length === BLOOM_BITS_KEY_BYTES ? decodeBloomBitsKey(key) : { bit: -1, segment: -1 };
+      if (bit < 0 || bit >= BLOOM_BITS || !complete(segment)) this.report(`bloomBits: a row ${hex(key)} for bit ${bit} of segment ${segment}, not a complete segment`);
+    }
+    const indexed = s.meta.get(ADDRESS_INDEX_FLAG) === true;
+    for (const key of s.addressSegments.getKeys()) {
+      const segment = key.length === ADDRESS_SEGMENT_KEY_BYTES ? decodeAddressSegmentKey(key).segment : -1;
+      if (!complete(segment)) this.report(`addressSegments: an entry ${hex(key)} for segment ${segment}, not a complete segment`);
+      else this.addressEntries.set(segment, (this.addressEntries.get(segment) ?? 0) + 1);
+    }
+    for (let segment = first; complete(segment); segment++) {
+      this.checkBloomRows(segment);
+      if (indexed) this.checkAddressIndex(segment);
+    }
+  }
+
+  /** A complete segment's 2048 bloom rows equal the transposed blooms of its headers. */
+  private checkBloomRows(segment: number): void {
+    const start = segmentStart(segment);
+    const rows = buildSegmentRows((i) => {
+      const raw = this.store.headers.getBinary(encodeBlockKey(start + i));
+      return raw === undefined ? undefined : headerLogsBloom(raw);
+    });
+    let wrong = 0;
+    rows.forEach((row, bit) => {
+      const stored = this.store.bloomBits.getBinary(encodeBloomBitsKey(bit, segment));
+      if (!stored || !same(stored, row)) wrong++;
+    });
+    if (wrong > 0) this.report(`segment ${segment}: ${wrong} of ${BLOOM_BITS} bloom rows missing or not the blocks' blooms`);
+  }
+
+  /** A complete segment's address index holds exactly the addresses of its blocks' address tables. */
+  private checkAddressIndex(segment: number): void {
+    const start = segmentStart(segment);
+    const expected = collectSegmentAddresses((i) => this.store.logAddresses.getBinary(encodeBlockKey(start + i)));
+    let wrong = 0;
+    for (const [address, offsets] of expected) {
+      const stored = this.store.addressSegments.getBinary(encodeAddressSegmentKey(Buffer.from(address, 'latin1'), segment));
+      if (!stored || !same(stored, encodeSegmentBlocks(offsets))) wrong++;
+    }
+    const entries = this.addressEntries.get(segment) ?? 0;
+    if (wrong > 0) this.report(`segment ${segment}: ${wrong} of ${expected.size} address-index entries missing or wrong`);
+    if (entries !== expected.size) this.report(`segment ${segment}: ${entries} address-index entries, its blocks have ${expected.size} addresses`);
+  }
+
+  /** Orphans decode to a block with their hash, and none is canonical. */
+  private checkOrphans(): void {
+    for (const { key, value } of this.store.orphans.getRange()) {
+      try {
+        const bundle = decodeBundle(value);
+        if (!same(bundle.header.hash, key)) this.report(`orphans: ${hex(key)} holds block ${hex(bundle.header.hash)}`);
+      } catch (error) {
+        this.report(`orphans: ${hex(key)} does not decode: ${describe(error)}`);
+      }
+      if (this.store.blockByHash.doesExist(key)) this.report(`orphans: ${hex(key)} is also canonical`);
+    }
+  }
+}
+
+/** The hash inside an encoded header (after the flags byte and the varint number), without decoding the rest. */
+function headerHash(raw: Uint8Array): Uint8Array {
+  let pos = 1;
+  while (raw[pos]! >= 0x80) pos++;
+  return raw.subarray(pos + 1, pos + 1 + HASH_BYTES);
+}
+
+/** Checks the whole store for consistency; returns the number of blocks and every problem found. */
+export function verifyStore(store: Store): VerifyResult {
+  return new Verifier(store).run();
+}

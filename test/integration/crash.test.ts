@@ -1,0 +1,242 @@
+/**
+ * Crash safety (DESIGN.md §3: every batch is one write transaction): `ethlogd generate` and
+ * `ethlogd ingest` run as child processes and are killed with SIGKILL at seeded random moments,
+ * many times; after every kill verifyStore must find the store whole (only whole blocks, every
+ * index consistent with them), the head must never move back, and the restarted writer must end
+ * with exactly the store an uninterrupted run makes (every database equal, entry by entry).
+ *
+ * The generator crosses a segment boundary (4,096 blocks) while being killed, so the bloom rows and
+ * the address index written with the boundary's batch are checked too. Kill moments are drawn
+ * from a seeded PRNG: either a delay after the start (a kill while the store opens or the chain
+ * resumes) or the moment the stored head passes a random block, plus a random delay (a kill in
+ * the middle of a later batch). Ingest runs against anvil through a slowing proxy and is killed
+ * after a random number of its progress lines. Real kills need real time; nothing here sleeps to
+ * synchronise, only to pick the moment of a kill.
+ *
+ * Sizes come from the environment: CRASH_KILLS (generate kills, default 12), CRASH_INGEST_KILLS
+ * (default 3), CRASH_BLOCKS (default 5,000), CRASH_SEED; `make crash` runs a long variant.
+ */
+import assert from 'node:assert/strict';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { after, before, describe, test, type TestContext } from 'node:test';
+import { generateStore } from '../../src/ingest/generateStore.js';
+import { closeStore, openStore, type Store } from '../../src/store/schema.js';
+import { SEGMENT_BLOCKS } from '../../src/store/segments.js';
+import { verifyStore } from '../../src/store/verify.js';
+import { Rng } from '../unit/store/fixtures.js';
+import { Anvil, startProxy, type Proxy } from './anvil.js';
+import { runCli, startCli, type CliProcess } from './child.js';
+import { diffStores } from './storeDiff.js';
+import { Workload } from './workload.js';
+
+/** Reads a positive integer from the environment, or `fallback`. */
+function envInt(name: string, fallback: number): number {
+  const value = Number(process.env[name] ?? fallback);
+  assert.ok(Number.isSafeInteger(value) && value > 0, `${name} must be a positive integer`);
+  return value;
+}
+
+/** Kills of the generator: enough to land in every phase (open, resume, mid-batch, the boundary batch) a few times. */
+const GENERATE_KILLS = envInt('CRASH_KILLS', 12);
+/** Kills of ingest: each costs a restart against anvil, so a few in CI. */
+const INGEST_KILLS = envInt('CRASH_INGEST_KILLS', 3);
+/** Generated blocks: past one segment boundary with room after it. */
+const BLOCKS = envInt('CRASH_BLOCKS', SEGMENT_BLOCKS + 904);
+const SEED = process.env.CRASH_SEED ?? 'crash';
+/** A low density keeps the generator fast (thousands of blocks per second) while blocks still have logs, transactions and storage writes. */
+const DENSITY = 0.003;
+/** Share of generate kills taken at a delay after the start (store opening, chain resume) rather than mid-generation. */
+const STARTUP_KILL_SHARE = 0.25;
+/** Window of a startup kill after the spawn, in ms: node's start and the store's opening take about this long. */
+const STARTUP_KILL_WINDOW_MS = 400;
+/** Blocks that must be left for a startup kill: more than an idle machine generates within the window. */
+const STARTUP_MARGIN_BLOCKS = 2048;
+/** Blocks before the end no kill waits for: the kill lands before the final batch even when this process is slow to notice the head. */
+const FINAL_MARGIN_BLOCKS = 512;
+/** Interval of the stored-head poll that times a mid-generation kill, in ms (a batch of 64 blocks takes about 15 ms). */
+const HEAD_POLL_MS = 2;
+/** Random delay after the head passes its target, in ms: moves the kill into the middle of a later batch. */
+const KILL_JITTER_MS = 25;
+/** Anvil blocks ingested: enough for several commits of 4 blocks between kills. */
+const INGEST_BLOCKS = 80;
+/** Progress lines of ingest (one per 50 ms) before a kill: 1 up to this many. */
+const INGEST_KILL_LINES = 4;
+
+const rng = new Rng([...SEED].reduce((h, c) => Math.imul(h ^ c.charCodeAt(0), 0x01000193), 0x811c9dc5));
+const dirs: string[] = [];
+
+function tempDir(label: string): string {
+  const dir = mkdtempSync(join(tmpdir(), `ethlogd-crash-${label}-`));
+  dirs.push(dir);
+  return dir;
+}
+
+after(() => {
+  for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+});
+
+/** The stored head, or -1 while the store holds no block. */
+function storedHead(store: Store): number {
+  return (store.meta.get('head') as number | undefined) ?? -1;
+}
+
+/** Whether the process has exited (on its own or killed). */
+function ended(p: CliProcess): boolean {
+  return p.child.exitCode !== null || p.child.signalCode !== null;
+}
+
+/** Kills `p` with SIGKILL unless it already ended; resolves with how it ended. */
+async function kill(p: CliProcess): Promise<number | string> {
+  if (!ended(p)) p.child.kill('SIGKILL');
+  return p.exited;
+}
+
+/** Resolves once `p` has written its first stderr line (the generator's first progress line follows its first commit). */
+async function firstProgress(p: CliProcess): Promise<void> {
+  await p.waitForStderr(/\n/);
+}
+
+/** Checks the store after a kill: whole, and its head not behind `previous`; returns the head. */
+function checkAfterKill(store: Store, previous: number, what: string): number {
+  const { problems } = verifyStore(store);
+  assert.deepEqual(problems, [], `${what}: the store is consistent`);
+  const head = storedHead(store);
+  assert.ok(head >= previous, `${what}: the head (${head}) did not move back from ${previous}`);
+  return head;
+}
+
+describe('generate killed at random moments', () => {
+  const opts = { blocks: BLOCKS, seed: SEED, density: DENSITY };
+  const args = (dir: string) => ['generate', '--out', dir, '--blocks', String(BLOCKS), '--seed', SEED, '--density', String(DENSITY)];
+
+  test(`${GENERATE_KILLS} kills, each verified, then the finished store equals an uninterrupted one`, { timeout: 600_000 }, async (t: TestContext) => {
+    const dir = tempDir('generate');
+    const last = BLOCKS - 1;
+    let store: Store | undefined;
+    let head = -1;
+    const heads: number[] = [];
+    const modes = { startup: 0, progress: 0 };
+    try {
+      for (let k = 0; k < GENERATE_KILLS; k++) {
+        const p = startCli(args(dir));
+        // The first run always commits before it is killed, so the store exists when this process opens it;
+        // a startup kill needs room left, as an idle machine starts in less than the window.
+        const startup = k > 0 && last - head > STARTUP_MARGIN_BLOCKS && rng.chance(STARTUP_KILL_SHARE);
+        if (startup) {
+          modes.startup++;
+          await sleep(rng.int(STARTUP_KILL_WINDOW_MS));
+        } else {
+          modes.progress++;
+          await firstProgress(p);
+          store ??= openStore(dir, { readOnly: true });
+          const remaining = GENERATE_KILLS - k;
+          const span = Math.max(1, Math.floor((2 * (last - FINAL_MARGIN_BLOCKS - head)) / (remaining + 1)));
+          const target = Math.min(last - FINAL_MARGIN_BLOCKS, head + 1 + rng.int(span));
+          while (!ended(p) && storedHead(store) < target) await sleep(HEAD_POLL_MS);
+          await sleep(rng.int(KILL_JITTER_MS));
+        }
+        const how = await kill(p);
+        assert.equal(how, 'SIGKILL', `kill ${k + 1} came before the generator finished (stderr: ${p.stderr()})`);
+        store ??= existsSync(join(dir, 'data.mdb')) ? openStore(dir, { readOnly: true }) : undefined;
+        if (store) head = checkAfterKill(store, head, `after kill ${k + 1}`);
+        heads.push(head);
+      }
+      assert.ok(heads.some((h) => h < SEGMENT_BLOCKS - 1) && heads.some((h) => h >= SEGMENT_BLOCKS - 1), `kills before and after the segment boundary: ${heads.join(', ')}`);
+
+      const finished = await runCli(args(dir));
+      assert.equal(finished.code, 0, finished.stderr);
+      store ??= openStore(dir, { readOnly: true });
+      assert.deepEqual(verifyStore(store), { blocks: BLOCKS, problems: [] });
+
+      const reference = tempDir('generate-reference');
+      await generateStore(reference, { ...opts, pending: true, progress: false });
+      const expected = openStore(reference, { readOnly: true });
+      try {
+        assert.deepEqual(diffStores(store, expected), [], 'the killed and resumed store equals the uninterrupted one');
+      } finally {
+        await closeStore(expected);
+      }
+      t.diagnostic(`generate: ${GENERATE_KILLS} SIGKILLs (${modes.startup} while starting, ${modes.progress} mid-generation), each verified; heads after the kills: ${heads.join(', ')}`);
+    } finally {
+      if (store) await closeStore(store);
+    }
+  });
+});
+
+describe('ingest killed at random moments', () => {
+  let anvil: Anvil;
+  let proxy: Proxy;
+  let head: number;
+
+  before(async () => {
+    anvil = await Anvil.start(['--hardfork', 'prague', '--no-mining']);
+    const workload = await Workload.deploy(anvil);
+    await workload.mine(INGEST_BLOCKS, { min: 1, max: 4, special: false });
+    head = await anvil.head();
+    proxy = await startProxy(anvil.url, { delayMs: 15 });
+  });
+
+  after(async () => {
+    await proxy?.close();
+    await anvil?.stop();
+  });
+
+  /** Resolves once `p` has printed `lines` progress lines, or has ended. */
+  function progressLines(p: CliProcess, lines: number): Promise<void> {
+    return new Promise((resolve) => {
+      const check = () => {
+        if ((p.stderr().match(/^ingest: \d+\/\d+ blocks/gm)?.length ?? 0) < lines) return;
+        p.child.stderr!.off('data', check);
+        resolve();
+      };
+      p.child.stderr!.on('data', check);
+      void p.exited.then(() => {
+        p.child.stderr!.off('data', check);
+        resolve();
+      });
+      check();
+    });
+  }
+
+  test(`${INGEST_KILLS} kills, each verified, then the finished store equals an uninterrupted ingest`, { timeout: 600_000 }, async (t: TestContext) => {
+    const dir = tempDir('ingest');
+    const tuning = ['--blocks-per-request', '2', '--in-flight', '2', '--commit-blocks', '4', '--progress-seconds', '0.05'];
+    let store: Store | undefined;
+    let stored = -1;
+    const heads: number[] = [];
+    try {
+      for (let k = 0; k < INGEST_KILLS; k++) {
+        const p = startCli(['ingest', '--rpc', proxy.url, '--data', dir, ...tuning]);
+        await progressLines(p, 1 + rng.int(INGEST_KILL_LINES));
+        await sleep(rng.int(KILL_JITTER_MS));
+        const how = await kill(p);
+        assert.equal(how, 'SIGKILL', `kill ${k + 1} came before ingest finished (stderr: ${p.stderr()})`);
+        store ??= openStore(dir, { readOnly: true });
+        stored = checkAfterKill(store, stored, `after ingest kill ${k + 1}`);
+        heads.push(stored);
+      }
+      assert.ok(stored < head, `the kills came before the end (stored head ${stored} of ${head})`);
+
+      const finished = await runCli(['ingest', '--rpc', anvil.url, '--data', dir]);
+      assert.equal(finished.code, 0, finished.stderr);
+      store ??= openStore(dir, { readOnly: true });
+      assert.deepEqual(verifyStore(store), { blocks: head + 1, problems: [] });
+
+      const reference = tempDir('ingest-reference');
+      const direct = await runCli(['ingest', '--rpc', anvil.url, '--data', reference]);
+      assert.equal(direct.code, 0, direct.stderr);
+      const expected = openStore(reference, { readOnly: true });
+      try {
+        assert.deepEqual(diffStores(store, expected), [], 'the killed and resumed store equals the uninterrupted one');
+      } finally {
+        await closeStore(expected);
+      }
+      t.diagnostic(`ingest: ${INGEST_KILLS} SIGKILLs, each verified; stored heads after the kills: ${heads.join(', ')} of ${head}`);
+    } finally {
+      if (store) await closeStore(store);
+    }
+  });
+});

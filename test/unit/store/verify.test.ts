@@ -1,0 +1,222 @@
+/**
+ * verifyStore over real generated stores: a whole store has no problems, and each kind of damage a
+ * crash or a bug could leave (a missing or extra record, a stale index, a wrong bloom or row, an
+ * entry above the head, a marker out of range, a truncated record) is named. Each damage is made
+ * inside a write transaction, checked there (reads see the transaction's writes), then undone by
+ * aborting the transaction, so every case starts from the same whole store.
+ */
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { generateStore } from '../../../src/ingest/generateStore.js';
+import { decodeHeader, encodeBundle, encodeHeader } from '../../../src/store/codec.js';
+import { decodeTxKey, encodeAddressSegmentKey, encodeBlockKey, encodeBloomBitsKey, encodeStorageKey, encodeTxKey } from '../../../src/store/keys.js';
+import { decodeLogs, encodeLogs } from '../../../src/store/logsRecord.js';
+import { StoreReader } from '../../../src/store/reader.js';
+import { closeStore, openStore, type Store } from '../../../src/store/schema.js';
+import { SEGMENT_BLOCKS } from '../../../src/store/segments.js';
+import { verifyStore, type VerifyResult } from '../../../src/store/verify.js';
+
+/** A small store: block-level damage. */
+const SMALL = { blocks: 120, seed: 'verify', density: 0.05 };
+/** Past one segment boundary at a low density: bloom rows and the address index of segment 0. */
+const SEGMENTED = { blocks: SEGMENT_BLOCKS + 40, seed: 'verify-segments', density: 0.002 };
+
+/** Thrown to abort a damage transaction after the check. */
+class Undo extends Error {}
+
+const dirs: string[] = [];
+
+async function makeStore(opts: { blocks: number; seed: string; density: number }): Promise<Store> {
+  const dir = mkdtempSync(join(tmpdir(), 'ethlogd-verify-'));
+  dirs.push(dir);
+  await generateStore(dir, { ...opts, pending: true, progress: false });
+  return openStore(dir);
+}
+
+/** Applies `damage` in a write transaction, verifies inside it, and rolls everything back. */
+function verifyDamaged(store: Store, damage: () => void): VerifyResult {
+  let result: VerifyResult | undefined;
+  assert.throws(() =>
+    store.env.transactionSync(() => {
+      damage();
+      result = verifyStore(store);
+      throw new Undo();
+    }),
+  Undo);
+  return result!;
+}
+
+/** Asserts every pattern matches some problem. */
+function assertProblems(result: VerifyResult, ...patterns: RegExp[]): void {
+  for (const p of patterns) assert.ok(result.problems.some((line) => p.test(line)), `a problem matching ${p} in:\n${result.problems.join('\n')}`);
+}
+
+/** The first block from `from` that has logs, and (when `busy`) two transactions and storage writes. */
+function blockWithLogs(store: Store, from: number, busy: boolean): number {
+  const reader = new StoreReader(store);
+  const head = reader.meta()!.head;
+  for (let n = from; n <= head; n++) {
+    if (reader.logs(n).length === 0) continue;
+    if (!busy || (reader.header(n)!.txCount > 1 && store.storageWrites.doesExist(encodeBlockKey(n)))) return n;
+  }
+  throw new Error(`no block from ${from} to ${head} fits`);
+}
+
+after(() => {
+  for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+});
+
+describe('a small store', () => {
+  let store: Store;
+  let head: number;
+  let n: number;
+
+  before(async () => {
+    store = await makeStore(SMALL);
+    head = SMALL.blocks - 1;
+    n = blockWithLogs(store, 10, true);
+  });
+  after(async () => {
+    await closeStore(store);
+  });
+
+  test('a whole store has no problems', () => {
+    assert.deepEqual(verifyStore(store), { blocks: SMALL.blocks, problems: [] });
+  });
+
+  test('a missing transaction, and its dangling hash index', () => {
+    const r = verifyDamaged(store, () => store.txs.remove(encodeTxKey(n, 1)));
+    assertProblems(r, new RegExp(`^block ${n}: transactions 1\\.\\.1 missing$`), /^txByHash: 0x[0-9a-f]{64} → 0x[0-9a-f]{24} is not a stored transaction/);
+  });
+
+  test('a transaction beyond the header count, and one missing from the hash index', () => {
+    const extra = store.txs.getBinary(encodeTxKey(n, 0))!;
+    const r = verifyDamaged(store, () => {
+      store.txs.put(encodeTxKey(n + 1, 999), extra);
+      store.txByHash.remove(extra.subarray(0, 32));
+    });
+    assertProblems(r, new RegExp(`^block ${n + 1}: transaction 999 beyond`), new RegExp(`^block ${n}: transaction 0 \\(0x[0-9a-f]+\\) is not in txByHash$`));
+  });
+
+  test('a hash index pointing elsewhere', () => {
+    const hash = store.txs.getBinary(encodeTxKey(n, 0))!.subarray(0, 32);
+    const r = verifyDamaged(store, () => store.txByHash.put(Buffer.from(hash), encodeTxKey(n, 1)));
+    assertProblems(r, new RegExp(`^block ${n}: txByHash of transaction 0 points to`));
+    assert.equal(decodeTxKey(store.txByHash.getBinary(Buffer.from(hash))!).index, 0, 'the damage was undone');
+  });
+
+  test('entries above the head, in every block-keyed database and the storage history', () => {
+    const above = head + 3;
+    const r = verifyDamaged(store, () => {
+      store.headers.put(encodeBlockKey(above), store.headers.getBinary(encodeBlockKey(n))!);
+      store.logs.put(encodeBlockKey(above), store.logs.getBinary(encodeBlockKey(n))!);
+      store.logAddresses.put(encodeBlockKey(above), store.logAddresses.getBinary(encodeBlockKey(n))!);
+      store.storageWrites.put(encodeBlockKey(above), store.storageWrites.getBinary(encodeBlockKey(n))!);
+      store.storage.put(encodeStorageKey(new Uint8Array(20).fill(1), new Uint8Array(32), above), Buffer.from([7]));
+    });
+    for (const name of ['headers', 'logs', 'logAddresses', 'storageWrites']) assertProblems(r, new RegExp(`^${name}: an entry for block ${above}, outside 0\\.\\.${head}$`));
+    assertProblems(r, new RegExp(`^storage: key 0x0101[0-9a-f]+ is at block ${above}, outside`));
+  });
+
+  test('a missing header, and the hash index and parent link around it', () => {
+    const r = verifyDamaged(store, () => store.headers.remove(encodeBlockKey(n)));
+    assertProblems(r, new RegExp(`^block ${n}: header missing$`), /^blockByHash: .* is not a stored block with that hash$/);
+  });
+
+  test('a broken parent link and a logsBloom that is not its logs\'', () => {
+    const header = decodeHeader(store.headers.getBinary(encodeBlockKey(n))!);
+    const damaged = { ...header, parentHash: new Uint8Array(32).fill(9), logsBloom: new Uint8Array(256) };
+    const r = verifyDamaged(store, () => store.headers.put(encodeBlockKey(n), encodeHeader(damaged)));
+    assertProblems(r, new RegExp(`^block ${n}: parent hash 0x0909[0-9a-f]+ is not block ${n - 1}'s hash$`), new RegExp(`^block ${n}: logsBloom is not the OR`));
+  });
+
+  test('a logs record naming a transaction the block lacks; a stale address table', () => {
+    const key = encodeBlockKey(n);
+    const logs = decodeLogs(store.logs.getBinary(key)!);
+    const txCount = decodeHeader(store.headers.getBinary(key)!).txCount;
+    const r = verifyDamaged(store, () => {
+      store.logs.put(key, encodeLogs(logs.map((log, i) => (i === logs.length - 1 ? { ...log, txIndex: txCount } : log))));
+      store.logAddresses.put(encodeBlockKey(n + 1), Buffer.alloc(20, 0xee));
+    });
+    assertProblems(r, new RegExp(`^block ${n}: log ${logs.length - 1} names transaction ${txCount} of ${txCount}$`), new RegExp(`^block ${n + 1}: (an address table but no logs record|the address table is not)`));
+  });
+
+  test('a truncated logs record is named, not decoded forever', () => {
+    const key = encodeBlockKey(n);
+    const record = store.logs.getBinary(key)!;
+    const r = verifyDamaged(store, () => store.logs.put(key, record.subarray(0, record.length - 3)));
+    assertProblems(r, new RegExp(`^block ${n}: logs record (does not decode|does not round-trip)`));
+  });
+
+  test('a storage write without its key, and a key the block does not list', () => {
+    const key = encodeBlockKey(n);
+    const prefix = store.storageWrites.getBinary(key)!.subarray(0, 52);
+    const r = verifyDamaged(store, () => {
+      store.storage.remove(encodeStorageKey(prefix.subarray(0, 20), prefix.subarray(20), n));
+      store.storage.put(encodeStorageKey(new Uint8Array(20).fill(2), new Uint8Array(32), n + 1), Buffer.from([1]));
+    });
+    assertProblems(r, new RegExp(`^block ${n}: storage write 0x[0-9a-f]{104} has no storage key$`), new RegExp(`^block ${n + 1}: `));
+  });
+
+  test('markers out of range and a pending block that does not follow the head', () => {
+    const pending = new StoreReader(store).pending()!;
+    const r = verifyDamaged(store, () => {
+      store.meta.put('safe', head + 1);
+      store.meta.put('finalized', -1);
+      store.meta.put('pending', encodeBundle({ ...pending, header: { ...pending.header, number: head + 2 } }));
+    });
+    assertProblems(r, /^meta: safe \d+ is not a block number at or below head/, /^meta: finalized -1 /, new RegExp(`^meta: the pending block is number ${head + 2}, want head \\+ 1`));
+  });
+
+  test('orphans must not be canonical', () => {
+    const raw = store.headers.getBinary(encodeBlockKey(n))!;
+    const hash = Buffer.from(decodeHeader(raw).hash);
+    const r = verifyDamaged(store, () => store.orphans.put(hash, encodeBundle({ header: decodeHeader(raw), transactions: [], logs: [], storage: [] })));
+    assertProblems(r, /^orphans: 0x[0-9a-f]{64} is also canonical$/);
+  });
+
+  test('a store without a head holds nothing', () => {
+    const r = verifyDamaged(store, () => store.meta.remove('head'));
+    assert.equal(r.blocks, 0);
+    assertProblems(r, /^meta: chainId is set but the store has no head$/, /^headers: \d+ entries but the store has no head$/);
+  });
+});
+
+describe('a store past a segment boundary', () => {
+  let store: Store;
+
+  before(async () => {
+    store = await makeStore(SEGMENTED);
+  });
+  after(async () => {
+    await closeStore(store);
+  });
+
+  test('a whole store has no problems', () => {
+    assert.deepEqual(verifyStore(store), { blocks: SEGMENTED.blocks, problems: [] });
+  });
+
+  test('a wrong bloom row, a missing address-index entry, and indexes of the incomplete segment', () => {
+    const n = blockWithLogs(store, 0, false);
+    const address = store.logAddresses.getBinary(encodeBlockKey(n))!.subarray(0, 20);
+    const row = store.bloomBits.getBinary(encodeBloomBitsKey(5, 0))!;
+    const r = verifyDamaged(store, () => {
+      store.bloomBits.put(encodeBloomBitsKey(5, 0), Buffer.from(row.map((b) => b ^ 1)));
+      store.addressSegments.remove(encodeAddressSegmentKey(address, 0));
+      store.bloomBits.put(encodeBloomBitsKey(7, 1), Buffer.alloc(512));
+      store.addressSegments.put(encodeAddressSegmentKey(address, 1), Buffer.from([0, 1]));
+    });
+    assertProblems(
+      r,
+      /^segment 0: 1 of 2048 bloom rows missing or not the blocks' blooms$/,
+      /^segment 0: 1 of \d+ address-index entries missing or wrong$/,
+      /^segment 0: \d+ address-index entries, its blocks have \d+ addresses$/,
+      /^bloomBits: a row 0x000700000001 for bit 7 of segment 1, not a complete segment$/,
+      /^addressSegments: an entry 0x[0-9a-f]{40}00000001 for segment 1, not a complete segment$/,
+    );
+    assert.equal(r.problems.length, 5, r.problems.join('\n'));
+  });
+});
