@@ -8,8 +8,8 @@
  * The generator crosses a segment boundary (4,096 blocks) while being killed, so the bloom rows and
  * the address index written with the boundary's batch are checked too. Kill moments are drawn
  * from a seeded PRNG: either a delay after the start (a kill while the store opens or the chain
- * resumes) or the moment the stored head passes a random block, plus a random delay (a kill in
- * the middle of a later batch). Ingest runs against anvil through a slowing proxy and is killed
+ * resumes) or the moment the stored head passes a random block of the kill's share of the chain
+ * (kill k of K waits in the k-th K-th), plus a random delay (a kill in the middle of a later batch). Ingest runs against anvil through a slowing proxy and is killed
  * after a random number of its progress lines. Real kills need real time; nothing here sleeps to
  * synchronise, only to pick the moment of a kill.
  *
@@ -99,9 +99,14 @@ async function firstProgress(p: CliProcess): Promise<void> {
   await p.waitForStderr(/\n/);
 }
 
+/** Milliseconds spent in verifyStore after kills, for the report. */
+let verifyMs = 0;
+
 /** Checks the store after a kill: whole, and its head not behind `previous`; returns the head. */
 function checkAfterKill(store: Store, previous: number, what: string): number {
+  const started = performance.now();
   const { problems } = verifyStore(store);
+  verifyMs += performance.now() - started;
   assert.deepEqual(problems, [], `${what}: the store is consistent`);
   const head = storedHead(store);
   assert.ok(head >= previous, `${what}: the head (${head}) did not move back from ${previous}`);
@@ -132,9 +137,9 @@ describe('generate killed at random moments', () => {
           modes.progress++;
           await firstProgress(p);
           store ??= openStore(dir, { readOnly: true });
-          const remaining = GENERATE_KILLS - k;
-          const span = Math.max(1, Math.floor((2 * (last - FINAL_MARGIN_BLOCKS - head)) / (remaining + 1)));
-          const target = Math.min(last - FINAL_MARGIN_BLOCKS, head + 1 + rng.int(span));
+          // Stratified: kill k waits for a random block of the k-th of GENERATE_KILLS equal stretches, so the kills spread over the whole chain.
+          const stretch = (last - FINAL_MARGIN_BLOCKS) / GENERATE_KILLS;
+          const target = Math.max(head + 1, Math.floor(k * stretch + rng.int(Math.max(1, Math.floor(stretch)))));
           while (!ended(p) && storedHead(store) < target) await sleep(HEAD_POLL_MS);
           await sleep(rng.int(KILL_JITTER_MS));
         }
@@ -159,7 +164,7 @@ describe('generate killed at random moments', () => {
       } finally {
         await closeStore(expected);
       }
-      t.diagnostic(`generate: ${GENERATE_KILLS} SIGKILLs (${modes.startup} while starting, ${modes.progress} mid-generation), each verified; heads after the kills: ${heads.join(', ')}`);
+      t.diagnostic(`generate: ${GENERATE_KILLS} SIGKILLs (${modes.startup} while starting, ${modes.progress} mid-generation), each verified (${Math.round(verifyMs)} ms verifying); heads after the kills: ${heads.join(', ')}`);
     } finally {
       if (store) await closeStore(store);
     }
