@@ -2,6 +2,7 @@
  * A growable byte buffer that JSON text is written into directly (ASCII constants, hex of raw
  * bytes through a lookup table), so rendering thousands of logs allocates no strings.
  */
+import { GrowableBytes } from './growableBytes.js';
 
 const HEX_PAIRS = (() => {
   const table = new Uint16Array(256);
@@ -21,36 +22,12 @@ export function ascii(text: string): Uint8Array {
 }
 
 /** Writes JSON bytes into a buffer that grows by doubling. */
-export class JsonSink {
-  private buf: Uint8Array;
-  /** Bytes written. */
-  length = 0;
-
-  /** Starts with `capacity` bytes. */
-  constructor(capacity = 64 * 1024) {
-    this.buf = new Uint8Array(capacity);
-  }
-
-  private ensure(extra: number): void {
-    if (this.length + extra <= this.buf.length) return;
-    let size = this.buf.length * 2;
-    while (size < this.length + extra) size *= 2;
-    const next = new Uint8Array(size);
-    next.set(this.buf.subarray(0, this.length));
-    this.buf = next;
-  }
-
+export class JsonSink extends GrowableBytes {
   /** Writes pre-encoded bytes. */
   bytes(bytes: Uint8Array): void {
     this.ensure(bytes.length);
     this.buf.set(bytes, this.length);
     this.length += bytes.length;
-  }
-
-  /** Writes one ASCII byte. */
-  byte(code: number): void {
-    this.ensure(1);
-    this.buf[this.length++] = code;
   }
 
   /** Writes `source[start, end)` as lower-case hex digits. */
@@ -81,8 +58,4 @@ export class JsonSink {
     for (let i = 0; i < text.length; i++) this.buf[this.length++] = text.charCodeAt(i);
   }
 
-  /** The bytes written, as a copy that owns its memory (safe to transfer). */
-  take(): Uint8Array {
-    return this.buf.slice(0, this.length);
-  }
 }

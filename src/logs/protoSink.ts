@@ -2,6 +2,7 @@
  * A growable byte buffer that protobuf wire data is written into directly (tags, varints, raw
  * bytes), so encoding thousands of log messages allocates no objects.
  */
+import { GrowableBytes } from './growableBytes.js';
 
 /** Longest run copied byte by byte (addresses, hashes, topics, ABI words). */
 const SHORT_COPY = 64;
@@ -17,31 +18,7 @@ export function varintSize(value: number): number {
 }
 
 /** Writes protobuf wire bytes into a buffer that grows by doubling. */
-export class ProtoSink {
-  private buf: Uint8Array;
-  /** Bytes written. */
-  length = 0;
-
-  /** Starts with `capacity` bytes. */
-  constructor(capacity = 64 * 1024) {
-    this.buf = new Uint8Array(capacity);
-  }
-
-  private ensure(extra: number): void {
-    if (this.length + extra <= this.buf.length) return;
-    let size = this.buf.length * 2;
-    while (size < this.length + extra) size *= 2;
-    const next = new Uint8Array(size);
-    next.set(this.buf.subarray(0, this.length));
-    this.buf = next;
-  }
-
-  /** Writes one byte (a tag or a length known to fit in one byte). */
-  byte(value: number): void {
-    this.ensure(1);
-    this.buf[this.length++] = value;
-  }
-
+export class ProtoSink extends GrowableBytes {
   /** Writes a non-negative integer up to 2^53 as a varint. */
   varint(value: number): void {
     this.ensure(8);
@@ -77,8 +54,4 @@ export class ProtoSink {
     this.length += count;
   }
 
-  /** The bytes written, as a copy that owns its memory (safe to transfer). */
-  take(): Uint8Array {
-    return this.buf.slice(0, this.length);
-  }
 }

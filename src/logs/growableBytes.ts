@@ -1,0 +1,38 @@
+/**
+ * The growable byte buffer the log renderers write into (JSON text, protobuf wire data): it grows
+ * by doubling, and hands out what was written as a copy that owns its memory.
+ */
+
+/** A byte buffer that grows by doubling as it is written. */
+export class GrowableBytes {
+  /** The backing storage; bytes [0, length) are written. */
+  protected buf: Uint8Array;
+  /** Bytes written. */
+  length = 0;
+
+  /** Starts with `capacity` bytes. */
+  constructor(capacity = 64 * 1024) {
+    this.buf = new Uint8Array(capacity);
+  }
+
+  /** Makes room for `extra` more bytes. */
+  protected ensure(extra: number): void {
+    if (this.length + extra <= this.buf.length) return;
+    let size = this.buf.length * 2;
+    while (size < this.length + extra) size *= 2;
+    const next = new Uint8Array(size);
+    next.set(this.buf.subarray(0, this.length));
+    this.buf = next;
+  }
+
+  /** Writes one byte. */
+  byte(value: number): void {
+    this.ensure(1);
+    this.buf[this.length++] = value;
+  }
+
+  /** The bytes written, as a copy that owns its memory (safe to transfer). */
+  take(): Uint8Array {
+    return this.buf.slice(0, this.length);
+  }
+}
