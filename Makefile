@@ -47,3 +47,17 @@ bench: build
 
 bench-quick: build
 	node dist/native-free-bench/run.js --quick
+
+.PHONY: fuzz crash
+
+# Long variants of the fuzz and crash-safety tests (`make test` runs short seeded ones).
+FUZZ_RUNS          ?= 100000
+CRASH_KILLS        ?= 100
+CRASH_INGEST_KILLS ?= 20
+CRASH_BLOCKS       ?= 13192
+
+fuzz: build
+	FUZZ_RUNS=$(FUZZ_RUNS) node --test --test-reporter=spec dist/test/integration/fuzz.test.js
+
+crash: build
+	CRASH_KILLS=$(CRASH_KILLS) CRASH_INGEST_KILLS=$(CRASH_INGEST_KILLS) CRASH_BLOCKS=$(CRASH_BLOCKS) node --test --test-reporter=spec dist/test/integration/crash.test.js

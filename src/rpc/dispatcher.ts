@@ -17,6 +17,7 @@ type Answer = RpcBody | Promise<RpcBody>;
 const decoder = new TextDecoder('utf-8', { fatal: true });
 
 function idJson(id: unknown): string {
+  if (typeof id === 'number') return Number.isFinite(id) ? String(id) : 'null';
   return id === undefined ? 'null' : JSON.stringify(id);
 }
 

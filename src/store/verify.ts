@@ -83,6 +83,7 @@ class Verifier {
   /** Address-index entries per segment, counted by one scan of the addressSegments database. */
   private readonly addressEntries = new Map<number, number>();
 
+  /** A checker of `store`. */
   constructor(private readonly store: Store) {}
 
   /** Records a problem. */
@@ -122,6 +123,7 @@ class Verifier {
     }
   }
 
+  /** Checks a store holding blocks earliest..head. */
   private checkChain(earliest: number, head: number): void {
     this.checkMeta(head);
     this.scanStorage(earliest, head);

@@ -5,6 +5,7 @@
  * (VmRSS) sampled before, during and after. Returns what was sent and seen, for the report.
  */
 import fc from 'fast-check';
+import { MAX_BODY_BYTES } from '../../src/config.js';
 import { FuzzClient, sendRaw } from './client.js';
 import { exchangeArb, rawRequestArb, type FuzzExchange, type FuzzKeys } from './exchanges.js';
 import { answerProblems, rawAnswerProblems } from './oracle.js';
@@ -37,6 +38,8 @@ export interface CampaignReport {
   byKind: Record<string, number>;
   byStatus: Record<string, number>;
   rssMiB: { baseline: number; peak: number; after: number };
+  /** RSS samples (MiB) at each quarter of the measured run: growth that levels off is the heap's high-water mark, growth that keeps on is a leak. */
+  rssQuartersMiB: number[];
   seconds: number;
 }
 
@@ -52,12 +55,14 @@ const KIB_PER_MIB = 1024;
 export async function runCampaign(server: ServerProcess, corpus: FuzzCorpus, keys: FuzzKeys, options: CampaignOptions): Promise<CampaignReport> {
   const started = performance.now();
   const client = new FuzzClient(server.host, server.port, options.lanes);
-  const report: CampaignReport = { exchanges: 0, calls: 0, raw: 0, rawHeld: 0, closedWhileSending: 0, byKind: {}, byStatus: {}, rssMiB: { baseline: 0, peak: 0, after: 0 }, seconds: 0 };
+  const report: CampaignReport = { exchanges: 0, calls: 0, raw: 0, rawHeld: 0, closedWhileSending: 0, byKind: {}, byStatus: {}, rssMiB: { baseline: 0, peak: 0, after: 0 }, rssQuartersMiB: [], seconds: 0 };
   let peakKiB = 0;
+  const samplesKiB: number[] = [];
   let firstFailure: string | undefined;
   const sampleRss = () => {
     const kib = server.rssKiB();
     peakKiB = Math.max(peakKiB, kib);
+    samplesKiB.push(kib);
     return kib;
   };
   /** Fails with the server's stderr when it has exited. */
@@ -73,9 +78,10 @@ export async function runCampaign(server: ServerProcess, corpus: FuzzCorpus, key
 
   const exchange = fc.asyncProperty(exchangeArb(corpus, keys), async (ex: FuzzExchange) => {
     checkAlive();
-    const outcome = await client.send(ex, ex.kind === 'oversized').catch((error: Error) => {
+    // The server refuses a body over the limit before reading it and closes the connection (a 413 or a reset, whichever the client sees first).
+    const outcome = await client.send(ex, ex.body.length > MAX_BODY_BYTES).catch((error: Error): never => {
       checkAlive();
-      throw error;
+      return fail(`${ex.method} ${ex.path}, ${ex.kind} body of ${ex.body.length} bytes`, [error.message]);
     });
     report.exchanges++;
     report.calls += ex.calls;
@@ -102,15 +108,20 @@ export async function runCampaign(server: ServerProcess, corpus: FuzzCorpus, key
     await fc.assert(exchange, { seed: options.seed - 1, numRuns: WARMUP_RUNS });
     const baselineKiB = sampleRss();
     peakKiB = baselineKiB;
+    samplesKiB.length = 0;
     const perLane = Math.ceil(options.runs / options.lanes);
     const lanes = Array.from({ length: options.lanes }, (_, i) => fc.assert(exchange, { seed: options.seed + i, numRuns: perLane }));
     const rawLane = options.rawRuns > 0 ? fc.assert(raw, { seed: options.seed + options.lanes, numRuns: options.rawRuns }) : Promise.resolve();
     const settled = await Promise.allSettled([...lanes, rawLane]);
     const rejected = settled.find((s): s is PromiseRejectedResult => s.status === 'rejected');
-    if (rejected) throw new Error(`${firstFailure ?? ''}\n${(rejected.reason as Error).message}`);
+    if (rejected) {
+      const reason = rejected.reason as Error;
+      throw new Error(`${firstFailure ?? String(reason.cause ?? '')}\n${reason.message}`);
+    }
     checkAlive();
     const afterKiB = sampleRss();
     report.rssMiB = { baseline: baselineKiB / KIB_PER_MIB, peak: peakKiB / KIB_PER_MIB, after: afterKiB / KIB_PER_MIB };
+    report.rssQuartersMiB = [1, 2, 3, 4].map((q) => samplesKiB[Math.ceil((q * samplesKiB.length) / 4) - 1]! / KIB_PER_MIB);
     report.seconds = (performance.now() - started) / 1000;
     return report;
   } finally {

@@ -7,6 +7,7 @@
  */
 import { MAX_BATCH_ITEMS, MAX_BODY_BYTES } from '../../src/config.js';
 import type { FuzzExchange, FuzzKeys } from './exchanges.js';
+import { SERVED_METHODS } from './requests.js';
 
 /** An answer as received. */
 export interface HttpAnswer {
@@ -70,6 +71,17 @@ function expectedId(request: unknown): unknown {
   return null;
 }
 
+/** The error code the envelope of `request` calls for (README.md's decisions, geth's order), or undefined when its method runs. */
+function envelopeCode(request: unknown): number | undefined {
+  if (!isObject(request)) return -32600;
+  const { id, jsonrpc, method, params } = request;
+  if (id !== undefined && id !== null && typeof id !== 'string' && typeof id !== 'number') return -32600;
+  if (jsonrpc !== '2.0' || typeof method !== 'string') return -32600;
+  if (!(SERVED_METHODS as readonly string[]).includes(method)) return -32601;
+  if (params !== undefined && params !== null && !Array.isArray(params)) return -32602;
+  return undefined;
+}
+
 /** Problems of one JSON-RPC response object (to `request`, or to an unparsable body when undefined). */
 function responseProblems(response: unknown, request: unknown, where: string): string[] {
   if (!isObject(response)) return [`${where}: not a response object`];
@@ -84,6 +96,8 @@ function responseProblems(response: unknown, request: unknown, where: string): s
     if (!isObject(error) || !Number.isInteger(error.code) || typeof error.message !== 'string') out.push(`${where}: malformed error ${JSON.stringify(error)}`);
     else if (!INPUT_ERROR_CODES.has(error.code as number)) out.push(`${where}: error ${error.code} ${error.message}`);
   }
+  const code = request === undefined ? undefined : envelopeCode(request);
+  if (code !== undefined && (!isObject(response.error) || response.error.code !== code)) out.push(`${where}: ${JSON.stringify(response).slice(0, 200)}, want error ${code}`);
   return out;
 }
 

@@ -1,7 +1,8 @@
 /**
- * The server under fuzz: `node dist/src/cli.js serve` in a child process, so a crash shows as an
- * exit (with its stderr) instead of taking the test runner down, and its memory can be read from
- * /proc (VmRSS) while it runs.
+ * The server under test in its own process (the fuzz and load-isolation tests): `node
+ * dist/src/cli.js serve` as a child, so a crash shows as an exit (with its stderr) instead of taking
+ * the test runner down, the client's work does not share the server's main thread, and its memory
+ * can be read from /proc (VmRSS) while it runs.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';

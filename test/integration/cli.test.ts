@@ -14,6 +14,7 @@ import { fileURLToPath } from 'node:url';
 import { after, before, describe, test } from 'node:test';
 import { bytesToHex } from '../../src/chain/hex.js';
 import { generateChain } from '../../src/ingest/generator.js';
+import { closeStore, openStore, type Store } from '../../src/store/schema.js';
 
 const CLI = fileURLToPath(new URL('../../src/cli.js', import.meta.url));
 const BLOCKS = 50;
@@ -144,6 +145,36 @@ describe('a store made, keyed and served from the command line', () => {
     assert.match(ran.stdout, /^rebuilt the log indexes of 1 segments in [\d.]+ s$/m);
   });
 
+  test('verify: a whole store exits 0; a damaged one lists its problems and exits 1', async () => {
+    const ok = await cli(['verify', '--data', data]);
+    assert.equal(ok.code, 0, ok.stdout + ok.stderr);
+    assert.match(ok.stdout, new RegExp(`^verified ${BLOCKS} blocks in [\\d.]+ s: no problems$`, 'm'));
+    const block = [...generateChain({ blocks: BLOCKS, seed: SEED, density: DENSITY })].find((b) => b.transactions.length > 0)!;
+    const hash = Buffer.from(block.transactions[0]!.hash);
+    /** Runs `change` on the store opened for writing, and returns what it returns. */
+    const withStore = async <T>(change: (store: Store) => T): Promise<T> => {
+      const store = openStore(data);
+      try {
+        return change(store);
+      } finally {
+        await closeStore(store);
+      }
+    };
+    const location = await withStore((store) => {
+      const at = store.txByHash.getBinary(hash)!;
+      store.txByHash.removeSync(hash);
+      return at;
+    });
+    try {
+      const bad = await cli(['verify', '--data', data]);
+      assert.equal(bad.code, 1, bad.stdout + bad.stderr);
+      assert.match(bad.stdout, new RegExp(`^block ${block.header.number}: transaction 0 \\(${bytesToHex(hash)}\\) is not in txByHash$`, 'm'));
+      assert.match(bad.stdout, new RegExp(`^verified ${BLOCKS} blocks in [\\d.]+ s: 1 problem$`, 'm'));
+    } finally {
+      await withStore((store) => store.txByHash.putSync(hash, location));
+    }
+  });
+
   test('a store of another chain is refused by generate (exit 1, message on stderr)', async () => {
     const ran = await cli(['generate', '--out', data, '--blocks', String(BLOCKS + 1), '--seed', 'other', '--density', String(DENSITY)]);
     assert.equal(ran.code, 1);
@@ -152,7 +183,7 @@ describe('a store made, keyed and served from the command line', () => {
 });
 
 describe('help and usage errors', () => {
-  const commands = ['serve', 'generate', 'keys', 'reindex'];
+  const commands = ['serve', 'generate', 'keys', 'reindex', 'verify'];
 
   test('every command answers --help (and -h) with its usage and exit 0', async () => {
     const top = await cli(['--help']);

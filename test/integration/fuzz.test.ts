@@ -29,7 +29,7 @@ function envInt(name: string, fallback: number): number {
 }
 
 /** HTTP exchanges of the campaign: the fast run takes a few seconds. */
-const RUNS = envInt('FUZZ_RUNS', 2_000);
+const RUNS = envInt('FUZZ_RUNS', 4_000);
 /** Raw socket exchanges: each opens a connection, so fewer. */
 const RAW_RUNS = envInt('FUZZ_RAW_RUNS', Math.ceil(RUNS / 10));
 const SEED = envInt('FUZZ_SEED', 8_2026);
@@ -73,7 +73,10 @@ test(`fuzz: ${RUNS} HTTP exchanges and ${RAW_RUNS} raw socket exchanges, every a
       `(${report.rawHeld} held open by the server until the client gave up) in ${report.seconds.toFixed(1)} s; seed ${SEED}`,
   );
   t.diagnostic(`bodies: ${JSON.stringify(report.byKind)}; statuses: ${JSON.stringify(report.byStatus)}; ${report.closedWhileSending} closed while sending`);
-  t.diagnostic(`server RSS: ${report.rssMiB.baseline.toFixed(0)} MiB after warm-up, peak ${report.rssMiB.peak.toFixed(0)} MiB, ${report.rssMiB.after.toFixed(0)} MiB at the end`);
+  t.diagnostic(
+    `server RSS: ${report.rssMiB.baseline.toFixed(0)} MiB after warm-up, ${report.rssQuartersMiB.map((m) => m.toFixed(0)).join(' / ')} MiB at each quarter of the run, ` +
+      `peak ${report.rssMiB.peak.toFixed(0)} MiB`,
+  );
   assert.ok(growth <= RSS_GROWTH_LIMIT_MIB, `the server's RSS grew by ${growth.toFixed(0)} MiB (limit ${RSS_GROWTH_LIMIT_MIB})`);
   assert.equal(await server.stop(), 0, `the server stops cleanly on SIGTERM:\n${server.stderr()}`);
 });

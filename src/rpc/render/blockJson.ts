@@ -57,23 +57,23 @@ let header = new Uint8Array(4096);
 
 /** Writes the block's withdrawals array (the header has them). */
 function writeWithdrawals(w: JsonWriter, raw: Uint8Array, h: HeaderOffsets): void {
-  w.ascii(WITHDRAWALS);
+  w.bytes(WITHDRAWALS);
   let at = h.withdrawals;
   for (let i = 0; i < h.withdrawalCount; i++) {
     if (i > 0) w.byte(COMMA);
-    w.ascii(WITHDRAWAL_INDEX);
+    w.bytes(WITHDRAWAL_INDEX);
     writeQuantity(w, raw, at);
     at = skipQuantity(raw, at);
-    w.ascii(WITHDRAWAL_VALIDATOR);
+    w.bytes(WITHDRAWAL_VALIDATOR);
     writeQuantity(w, raw, at);
     at = skipQuantity(raw, at);
-    w.ascii(WITHDRAWAL_ADDRESS);
+    w.bytes(WITHDRAWAL_ADDRESS);
     w.hex(raw, at, at + 20);
     at += 20;
-    w.ascii(WITHDRAWAL_AMOUNT);
+    w.bytes(WITHDRAWAL_AMOUNT);
     writeQuantity(w, raw, at);
     at = skipQuantity(raw, at);
-    w.ascii(WITHDRAWAL_CLOSE);
+    w.bytes(WITHDRAWAL_CLOSE);
   }
   w.byte(CLOSE_BRACKET);
 }
@@ -112,7 +112,7 @@ export function writeBlockJson(w: JsonWriter, record: Uint8Array, txs: TxRecordS
   dataField(w, STATE_ROOT, raw, h.stateRoot, h.stateRoot + 32);
   numberField(w, TIMESTAMP, h.timestamp);
   quantityField(w, TOTAL_DIFFICULTY, raw, h.totalDifficulty);
-  w.ascii(TRANSACTIONS);
+  w.bytes(TRANSACTIONS);
   if (full) txBlock.load(raw, h);
   for (let i = 0; ; i++) {
     const tx = txs(i);
@@ -120,14 +120,14 @@ export function writeBlockJson(w: JsonWriter, record: Uint8Array, txs: TxRecordS
     if (i > 0) w.byte(COMMA);
     if (full) writeTxJson(w, tx, txBlock, i);
     else {
-      w.ascii(QUOTE_0X);
+      w.bytes(QUOTE_0X);
       w.hex(tx, 0, 32);
       w.byte(QUOTE);
     }
   }
   w.byte(CLOSE_BRACKET);
   dataField(w, TRANSACTIONS_ROOT, raw, h.transactionsRoot, h.transactionsRoot + 32);
-  w.ascii(UNCLES);
+  w.bytes(UNCLES);
   hashList(w, raw, h.uncles, h.uncleCount);
   w.byte(CLOSE_BRACKET);
   if (h.withdrawals >= 0) writeWithdrawals(w, raw, h);

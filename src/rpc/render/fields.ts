@@ -20,21 +20,21 @@ export function writeQuantity(w: JsonWriter, raw: Uint8Array, at: number): void 
 
 /** Writes `name` (pre-encoded `,"name":"0x`), the digits of the stored quantity at `raw[at]`, and the closing quote. */
 export function quantityField(w: JsonWriter, name: Uint8Array, raw: Uint8Array, at: number): void {
-  w.ascii(name);
+  w.bytes(name);
   w.quantity(raw, at + 1, at + 1 + raw[at]!);
   w.byte(QUOTE);
 }
 
 /** Writes `name` (pre-encoded `,"name":"0x`), `raw[start, end)` as hex, and the closing quote. */
 export function dataField(w: JsonWriter, name: Uint8Array, raw: Uint8Array, start: number, end: number): void {
-  w.ascii(name);
+  w.bytes(name);
   w.hex(raw, start, end);
   w.byte(QUOTE);
 }
 
 /** Writes `name` (pre-encoded `,"name":"0x`), the digits of `value`, and the closing quote. */
 export function numberField(w: JsonWriter, name: Uint8Array, value: number): void {
-  w.ascii(name);
+  w.bytes(name);
   w.number(value);
   w.byte(QUOTE);
 }
@@ -43,7 +43,7 @@ export function numberField(w: JsonWriter, name: Uint8Array, value: number): voi
 export function hashList(w: JsonWriter, raw: Uint8Array, at: number, count: number): void {
   for (let i = 0; i < count; i++, at += 32) {
     if (i > 0) w.byte(COMMA);
-    w.ascii(QUOTE_0X);
+    w.bytes(QUOTE_0X);
     w.hex(raw, at, at + 32);
     w.byte(QUOTE);
   }

@@ -50,7 +50,7 @@ export class JsonWriter {
   }
 
   /** Writes pre-encoded ASCII bytes. */
-  ascii(bytes: Uint8Array): void {
+  bytes(bytes: Uint8Array): void {
     const n = bytes.length;
     this.ensure(n);
     const out = this.buf;

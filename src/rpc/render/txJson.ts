@@ -58,21 +58,28 @@ const MAX_QUANTITY_BYTES = 255;
  */
 export class TxBlock {
   private readonly head = new JsonWriter(256);
+  private readonly hash = new Uint8Array(32);
+  private number = -1;
+  private timestamp = -1;
   private readonly baseFee = new Uint8Array(MAX_QUANTITY_BYTES);
   private baseFeeLength = -1;
   private readonly sum = new Uint8Array(MAX_QUANTITY_BYTES + 1);
 
-  /** Loads the fields of the header record `header`, whose offsets are `h`. */
+  /** Loads the fields of the header record `header`, whose offsets are `h` (nothing to do when they are those loaded). */
   load(header: Uint8Array, h: HeaderOffsets): this {
+    if (this.holds(header, h)) return this;
     const w = this.head;
     w.reset();
-    w.ascii(BLOCK_HASH);
+    w.bytes(BLOCK_HASH);
     w.hex(header, h.hash, h.hash + 32);
-    w.ascii(BLOCK_NUMBER);
+    w.bytes(BLOCK_NUMBER);
     w.number(h.number);
-    w.ascii(BLOCK_TIMESTAMP);
+    w.bytes(BLOCK_TIMESTAMP);
     w.number(h.timestamp);
-    w.ascii(FROM);
+    w.bytes(FROM);
+    this.hash.set(header.subarray(h.hash, h.hash + 32));
+    this.number = h.number;
+    this.timestamp = h.timestamp;
     if (h.baseFeePerGas < 0) this.baseFeeLength = -1;
     else {
       const length = header[h.baseFeePerGas]!;
@@ -80,6 +87,17 @@ export class TxBlock {
       this.baseFeeLength = length;
     }
     return this;
+  }
+
+  /** Whether `header` has the hash, number, timestamp and base fee already loaded (all a rendering reads from it). */
+  private holds(header: Uint8Array, h: HeaderOffsets): boolean {
+    if (h.number !== this.number || h.timestamp !== this.timestamp) return false;
+    for (let i = 0; i < 32; i++) if (header[h.hash + i] !== this.hash[i]) return false;
+    if (h.baseFeePerGas < 0) return this.baseFeeLength < 0;
+    const length = header[h.baseFeePerGas]!;
+    if (length !== this.baseFeeLength) return false;
+    for (let i = 0; i < length; i++) if (header[h.baseFeePerGas + 1 + i] !== this.baseFee[i]) return false;
+    return true;
   }
 
   /** Writes the JSON from the opening brace up to the sender's digits. */
@@ -155,9 +173,9 @@ export function writeTxJson(w: JsonWriter, raw: Uint8Array, block: TxBlock, inde
   const o = readTxOffsets(raw, offsets);
   block.writeHead(w);
   w.hex(raw, TX_FROM_OFFSET, TX_FROM_OFFSET + 20);
-  w.ascii(GAS);
+  w.bytes(GAS);
   writeQuantity(w, raw, o.gas);
-  w.ascii(GAS_PRICE);
+  w.bytes(GAS_PRICE);
   if (o.maxFeePerGas >= 0) block.writeEffectiveGasPrice(w, raw, o.maxFeePerGas, o.maxPriorityFeePerGas);
   else if (o.gasPrice >= 0) writeQuantity(w, raw, o.gasPrice);
   else throw new TypeError('transaction record has neither a gas price nor a fee cap');
@@ -171,55 +189,55 @@ export function writeTxJson(w: JsonWriter, raw: Uint8Array, block: TxBlock, inde
   dataField(w, INPUT, raw, o.input, o.input + o.inputLength);
   quantityField(w, NONCE, raw, o.nonce);
   if (o.to >= 0) dataField(w, TO, raw, o.to, o.to + 20);
-  else w.ascii(TO_NULL);
+  else w.bytes(TO_NULL);
   numberField(w, INDEX, index);
   quantityField(w, VALUE, raw, o.value);
   numberField(w, TYPE, o.type);
   if (o.accessList >= 0) {
-    w.ascii(ACCESS_LIST);
+    w.bytes(ACCESS_LIST);
     let at = o.accessList;
     for (let i = 0; i < o.accessListCount; i++) {
       if (i > 0) w.byte(COMMA);
-      w.ascii(ENTRY_ADDRESS);
+      w.bytes(ENTRY_ADDRESS);
       w.hex(raw, at, at + 20);
-      w.ascii(STORAGE_KEYS);
+      w.bytes(STORAGE_KEYS);
       const keys = varint(raw, cursor, at + 20);
       at = cursor.pos;
       hashList(w, raw, at, keys);
       at += 32 * keys;
-      w.ascii(ENTRY_CLOSE);
+      w.bytes(ENTRY_CLOSE);
     }
     w.byte(CLOSE_BRACKET);
   }
   if (o.chainId >= 0) quantityField(w, CHAIN_ID, raw, o.chainId);
   if (o.blobHashCount > 0) {
-    w.ascii(BLOB_HASHES);
+    w.bytes(BLOB_HASHES);
     hashList(w, raw, o.blobHashes, o.blobHashCount);
     w.byte(CLOSE_BRACKET);
   }
   if (o.authorizationCount > 0) {
-    w.ascii(AUTHORIZATIONS);
+    w.bytes(AUTHORIZATIONS);
     let at = o.authorizations;
     for (let i = 0; i < o.authorizationCount; i++) {
       if (i > 0) w.byte(COMMA);
-      w.ascii(AUTH_CHAIN_ID);
+      w.bytes(AUTH_CHAIN_ID);
       writeQuantity(w, raw, at);
       at = skipQuantity(raw, at);
-      w.ascii(AUTH_ADDRESS);
+      w.bytes(AUTH_ADDRESS);
       w.hex(raw, at, at + 20);
       at += 20;
-      w.ascii(AUTH_NONCE);
+      w.bytes(AUTH_NONCE);
       writeQuantity(w, raw, at);
       at = skipQuantity(raw, at);
-      w.ascii(AUTH_Y_PARITY);
+      w.bytes(AUTH_Y_PARITY);
       w.number(raw[at++]!);
-      w.ascii(AUTH_R);
+      w.bytes(AUTH_R);
       writeQuantity(w, raw, at);
       at = skipQuantity(raw, at);
-      w.ascii(AUTH_S);
+      w.bytes(AUTH_S);
       writeQuantity(w, raw, at);
       at = skipQuantity(raw, at);
-      w.ascii(AUTH_CLOSE);
+      w.bytes(AUTH_CLOSE);
     }
     w.byte(CLOSE_BRACKET);
   }

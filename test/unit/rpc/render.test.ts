@@ -189,6 +189,31 @@ test('blocks: no fork fields, each fork field alone, all of them, uncles, extra 
   }
 });
 
+test('a reused block context reloads when any field it renders differs, even one alone', () => {
+  const block = new TxBlock();
+  const offsets = new HeaderOffsets();
+  const base = header({ baseFeePerGas: 7n });
+  const variants = [
+    base,
+    { ...base },
+    { ...base, baseFeePerGas: 8n },
+    { ...base, baseFeePerGas: 0x107n },
+    { ...base, baseFeePerGas: undefined },
+    { ...base, hash: Uint8Array.from(base.hash, (b, i) => (i === 31 ? b ^ 1 : b)) },
+    { ...base, number: base.number + 1 },
+    { ...base, timestamp: base.timestamp + 1 },
+    base,
+  ];
+  const tx = dynamic({ maxFeePerGas: 10n ** 12n, maxPriorityFeePerGas: 1n });
+  for (const h of variants) {
+    const record = encodeHeader(h);
+    block.load(record, readHeaderOffsets(record, offsets));
+    const w = new JsonWriter();
+    writeTxJson(w, encodeTx(tx), block, 1);
+    assert.equal(w.text(), JSON.stringify(formatTransaction(tx, position(h), 1)));
+  }
+});
+
 test('the writer grows from a tiny buffer and keeps what it wrote', () => {
   const h = header({ baseFeePerGas: 3n });
   const txs = Array.from({ length: 40 }, (_, i) => (i % 2 ? legacy({ input: rng.bytes(3000) }) : dynamic({ accessList: accessList(3, 3) })));

@@ -1,7 +1,19 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { BlockBundle, BlockHeader, Transaction } from '../../../src/chain/types.js';
-import { decodeBundle, decodeHeader, decodeTx, encodeBundle, encodeHeader, encodeTx } from '../../../src/store/codec.js';
+import {
+  decodeBundle,
+  decodeHeader,
+  decodeTx,
+  encodeBundle,
+  encodeHeader,
+  encodeTx,
+  HeaderOffsets,
+  readHeaderOffsets,
+  readTxOffsets,
+  TX_FROM_OFFSET,
+  TxOffsets,
+} from '../../../src/store/codec.js';
 import { filled, makeBundle, makeHeader, makeTx, Rng } from './fixtures.js';
 
 const MAX_U256 = (1n << 256n) - 1n;
@@ -221,4 +233,73 @@ test('bundle round trip (storage writes are not kept)', () => {
 
   const empty: BlockBundle = { header: makeHeader(rng, 0, new Uint8Array(32)), transactions: [], logs: [], storage: [] };
   assert.deepStrictEqual(decodeBundle(encodeBundle(empty)), empty);
+});
+
+/** The quantity whose length byte is at `raw[at]`, or undefined for an absent field (-1). */
+function quantityAt(raw: Uint8Array, at: number): bigint | undefined {
+  if (at < 0) return undefined;
+  const length = raw[at]!;
+  return length === 0 ? 0n : BigInt('0x' + Buffer.from(raw.subarray(at + 1, at + 1 + length)).toString('hex'));
+}
+
+/** The `length` bytes at `raw[at]`, or undefined for an absent field (-1). */
+function bytesAt(raw: Uint8Array, at: number, length: number): Uint8Array | undefined {
+  return at < 0 ? undefined : new Uint8Array(raw.subarray(at, at + length));
+}
+
+test('header offsets point at every field, for every fork set', () => {
+  const rng = new Rng(400);
+  const withdrawals = [
+    { index: 1n, validatorIndex: 2n, address: rng.bytes(20), amount: 0n },
+    { index: 2n ** 40n, validatorIndex: 300n, address: rng.bytes(20), amount: 32n * 10n ** 9n },
+  ];
+  const variants: BlockHeader[] = [
+    { ...baseHeader(rng), uncles: [rng.bytes(32), rng.bytes(32)], number: 2 ** 40, timestamp: 300, extraData: rng.bytes(200) },
+    { ...baseHeader(rng), baseFeePerGas: 7n },
+    { ...baseHeader(rng), baseFeePerGas: 0n, withdrawalsRoot: rng.bytes(32), withdrawals },
+    { ...baseHeader(rng), baseFeePerGas: MAX_U256, withdrawalsRoot: rng.bytes(32), withdrawals: [], blobGasUsed: 0n, excessBlobGas: 5n, parentBeaconBlockRoot: rng.bytes(32), requestsHash: rng.bytes(32) },
+  ];
+  const o = new HeaderOffsets();
+  for (const h of variants) {
+    const raw = encodeHeader(h);
+    readHeaderOffsets(raw, o);
+    assert.equal(o.number, h.number);
+    for (const [field, length] of [['hash', 32], ['parentHash', 32], ['sha3Uncles', 32], ['miner', 20], ['stateRoot', 32], ['transactionsRoot', 32], ['receiptsRoot', 32], ['logsBloom', 256], ['mixHash', 32], ['nonce', 8]] as const) {
+      assert.deepStrictEqual(bytesAt(raw, o[field], length), h[field], field);
+    }
+    for (const field of ['difficulty', 'totalDifficulty', 'gasLimit', 'gasUsed', 'baseFeePerGas', 'blobGasUsed', 'excessBlobGas'] as const) {
+      assert.equal(quantityAt(raw, o[field]), h[field], field);
+    }
+    assert.deepStrictEqual(bytesAt(raw, o.extraData, o.extraDataLength), h.extraData);
+    assert.equal(o.timestamp, h.timestamp);
+    assert.equal(o.size, h.size);
+    assert.equal(o.txCount, h.txCount);
+    assert.deepStrictEqual(Array.from({ length: o.uncleCount }, (_, i) => bytesAt(raw, o.uncles + 32 * i, 32)), h.uncles);
+    assert.deepStrictEqual(bytesAt(raw, o.withdrawalsRoot, 32), h.withdrawalsRoot);
+    assert.equal(o.withdrawalCount, h.withdrawals?.length ?? 0);
+    assert.equal(o.withdrawals < 0, h.withdrawals === undefined);
+    assert.deepStrictEqual(bytesAt(raw, o.parentBeaconBlockRoot, 32), h.parentBeaconBlockRoot);
+    assert.deepStrictEqual(bytesAt(raw, o.requestsHash, 32), h.requestsHash);
+  }
+});
+
+test('transaction offsets point at every field, for every type', () => {
+  const o = new TxOffsets();
+  for (const [name, tx] of Object.entries(sampleTxs(new Rng(401)))) {
+    const raw = encodeTx(tx);
+    readTxOffsets(raw, o);
+    assert.equal(o.type, tx.type, name);
+    assert.deepStrictEqual(bytesAt(raw, TX_FROM_OFFSET, 20), tx.from, name);
+    assert.deepStrictEqual(o.to < 0 ? null : bytesAt(raw, o.to, 20), tx.to, name);
+    assert.deepStrictEqual(bytesAt(raw, o.input, o.inputLength), tx.input, name);
+    for (const field of ['nonce', 'gas', 'value', 'v', 'r', 's', 'chainId', 'gasPrice', 'maxFeePerGas', 'maxPriorityFeePerGas', 'maxFeePerBlobGas'] as const) {
+      assert.equal(quantityAt(raw, o[field]), tx[field], `${name} ${field}`);
+    }
+    assert.equal(o.accessList < 0, tx.accessList === undefined, name);
+    assert.equal(o.accessListCount, tx.accessList?.length ?? 0, name);
+    assert.equal(o.blobHashCount, tx.blobVersionedHashes?.length ?? 0, name);
+    assert.deepStrictEqual(Array.from({ length: o.blobHashCount }, (_, i) => bytesAt(raw, o.blobHashes + 32 * i, 32)), tx.blobVersionedHashes ?? [], name);
+    assert.equal(o.authorizationCount, tx.authorizationList?.length ?? 0, name);
+    assert.equal(o.authorizations < 0, tx.authorizationList === undefined, name);
+  }
 });

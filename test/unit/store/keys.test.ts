@@ -8,6 +8,8 @@ import {
   encodeStorageKey,
   encodeTxKey,
   STORAGE_PREFIX_BYTES,
+  writeBlockKey,
+  writeTxKey,
 } from '../../../src/store/keys.js';
 import { filled, Rng } from './fixtures.js';
 
@@ -109,5 +111,38 @@ test('storage keys sort newer blocks first within one address ‖ slot, and grou
     const prefixCmp = Buffer.compare(Buffer.concat([prev.address, prev.slot]), Buffer.concat([cur.address, cur.slot]));
     assert.ok(prefixCmp <= 0);
     if (prefixCmp === 0) assert.ok(prev.number > cur.number);
+  }
+});
+
+test('u64 keys without BigInt: the bytes writeBigUInt64BE gives, past 2^53 too, and the same RangeErrors', () => {
+  const values = [...NUMBERS, 2 ** 53, 2 ** 60 + 2 ** 12, 2 ** 64 - 2 ** 11];
+  for (const n of values) {
+    const reference = Buffer.alloc(8);
+    reference.writeBigUInt64BE(BigInt(n));
+    assert.deepEqual(encodeBlockKey(n), reference);
+    assert.deepEqual(encodeTxKey(n, 9).subarray(0, 8), reference);
+    const complement = Buffer.alloc(8);
+    complement.writeBigUInt64BE(0xffffffffffffffffn - BigInt(n));
+    assert.deepEqual(encodeStorageKey(new Uint8Array(20), new Uint8Array(32), n).subarray(52), complement);
+    assert.equal(decodeBlockKey(reference), Number(reference.readBigUInt64BE(0)));
+  }
+  for (const bad of [-1, 0.5, 2 ** 64, Number.NaN, Number.POSITIVE_INFINITY]) {
+    assert.throws(() => Buffer.alloc(8).writeBigUInt64BE(BigInt(bad)), RangeError);
+    assert.throws(() => encodeBlockKey(bad), RangeError);
+    assert.throws(() => encodeTxKey(bad, 0), RangeError);
+    assert.throws(() => encodeStorageKey(new Uint8Array(20), new Uint8Array(32), bad), RangeError);
+  }
+});
+
+test('writeBlockKey and writeTxKey fill a reused buffer with the encoded key', () => {
+  const block = Buffer.alloc(8);
+  const tx = Buffer.alloc(12);
+  for (const n of NUMBERS) {
+    assert.equal(writeBlockKey(block, n), block);
+    assert.deepEqual(block, encodeBlockKey(n));
+    for (const i of INDEXES) {
+      assert.equal(writeTxKey(tx, n, i), tx);
+      assert.deepEqual(tx, encodeTxKey(n, i));
+    }
   }
 });
