@@ -17,6 +17,15 @@ export const MAX_TOPIC_POSITIONS = 4;
 /** Items one JSON-RPC batch may hold: DESIGN.md §5 (bounds the work one request can queue). */
 export const MAX_BATCH_ITEMS = 1_000;
 
+/**
+ * Largest batch answer in bytes: geth's default --rpc.batch-response-max-size. Items not started
+ * once it is passed answer -32003 `response too large`, so one batch cannot hold gigabytes of logs.
+ */
+export const MAX_BATCH_RESPONSE_BYTES = 25_000_000;
+
+/** Asynchronous items (eth_getLogs) of one batch running at once: keeps its memory bounded, still concurrent. */
+export const MAX_BATCH_CONCURRENCY = 4;
+
 /** Largest request body in bytes: DESIGN.md §5 (413 past it; a 1,000-item batch fits easily). */
 export const MAX_BODY_BYTES = 5 * 1024 * 1024;
 

@@ -3,8 +3,8 @@
  * and writes responses in request order. Synchronous methods answer without a promise; a batch
  * runs its items concurrently and answers when all are done.
  */
-import { MAX_BATCH_ITEMS } from '../config.js';
-import { InternalError, InvalidParamsError, InvalidRequestError, MethodNotFoundError, ParseError, RpcError } from './errors.js';
+import { MAX_BATCH_CONCURRENCY, MAX_BATCH_ITEMS, MAX_BATCH_RESPONSE_BYTES } from '../config.js';
+import { InternalError, InvalidParamsError, InvalidRequestError, MethodNotFoundError, ParseError, ResponseTooLargeError, RpcError } from './errors.js';
 import type { RpcBody, RpcHandler } from './handler.js';
 import { RawJson, type MethodContext, type RpcMethod } from './method.js';
 import { METHODS } from './methods/index.js';
@@ -47,6 +47,13 @@ function batchResponse(answers: RpcBody[]): RpcBody {
   return concat(parts);
 }
 
+/** The id text of a batch item, for an error answered without running it. */
+function requestId(request: unknown): string {
+  if (request === null || typeof request !== 'object' || Array.isArray(request)) return 'null';
+  const id = (request as Record<string, unknown>).id;
+  return isValidId(id) ? idJson(id) : 'null';
+}
+
 function isValidId(id: unknown): boolean {
   return id === undefined || id === null || typeof id === 'string' || typeof id === 'number';
 }
@@ -87,12 +94,47 @@ export function createRpcHandler(context: MethodContext, onError: ErrorSink, met
     }
   };
 
+  /**
+   * Runs a batch: synchronous items at once, at most MAX_BATCH_CONCURRENCY asynchronous ones at a
+   * time; once the answers pass MAX_BATCH_RESPONSE_BYTES the items not yet started answer
+   * -32003 `response too large` (as geth) instead of running, so a batch's memory stays bounded.
+   */
   const handleBatch = (requests: unknown[]): Answer => {
     if (requests.length === 0) return errorResponse('null', new InvalidRequestError('empty batch'));
     if (requests.length > MAX_BATCH_ITEMS) return errorResponse('null', new InvalidRequestError('batch too large'));
-    const answers = requests.map(handleOne);
-    if (answers.every((a): a is RpcBody => !(a instanceof Promise))) return batchResponse(answers);
-    return Promise.all(answers).then(batchResponse);
+    const answers: RpcBody[] = new Array(requests.length);
+    let bytes = 0;
+    let next = 0;
+    let active = 0;
+    let settle: ((body: RpcBody) => void) | undefined;
+    const launch = (): void => {
+      while (active < MAX_BATCH_CONCURRENCY && next < requests.length) {
+        const i = next++;
+        if (bytes > MAX_BATCH_RESPONSE_BYTES) {
+          answers[i] = errorResponse(requestId(requests[i]), new ResponseTooLargeError());
+          continue;
+        }
+        const answer = handleOne(requests[i]);
+        if (answer instanceof Promise) {
+          active++;
+          void answer.then((body) => {
+            answers[i] = body;
+            bytes += body.length;
+            active--;
+            launch();
+          });
+        } else {
+          answers[i] = answer;
+          bytes += answer.length;
+        }
+      }
+      if (active === 0 && next === requests.length) settle?.(batchResponse(answers));
+    };
+    launch();
+    if (active === 0) return batchResponse(answers);
+    return new Promise<RpcBody>((resolve) => {
+      settle = resolve;
+    });
   };
 
   return {

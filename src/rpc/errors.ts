@@ -60,6 +60,14 @@ export class LimitExceededError extends RpcError {
   }
 }
 
+/** -32003: a batch's answers passed the response size limit; the remaining items did not run (geth's code and message). */
+export class ResponseTooLargeError extends RpcError {
+  /** Builds geth's response-too-large error. */
+  constructor() {
+    super(-32003, 'response too large');
+  }
+}
+
 /** -32603: an unexpected failure; details go to the log only. */
 export class InternalError extends RpcError {
   /** Builds the generic internal error. */
