@@ -59,7 +59,10 @@ export function table(rows: Row[]): string {
     '| figure | ours | baseline | ratio | target | met |',
     '|---|---|---|---|---|---|',
     ...rows.map((r) => {
-      const ratio = r.baseline === undefined ? '' : `${(r.baseline / r.ours >= 1 ? r.baseline / r.ours : r.ours / r.baseline).toFixed(2)}×`;
+      const ratio =
+        r.baseline === undefined || r.baseline === 0 || r.ours === 0
+          ? ''
+          : `${(r.baseline / r.ours >= 1 ? r.baseline / r.ours : r.ours / r.baseline).toFixed(2)}×`;
       const base = r.baseline === undefined ? '' : `${fmt(r.baseline)} ${r.unit} (${r.baselineName})`;
       const m = met(r);
       return `| ${r.figure} | ${fmt(r.ours)} ${r.unit} | ${base} | ${ratio} | ${r.target?.text ?? ''} | ${m === undefined ? '' : m ? 'yes' : 'no'} |`;
