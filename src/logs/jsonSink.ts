@@ -2,24 +2,12 @@
  * A growable byte buffer that JSON text is written into directly (ASCII constants, hex of raw
  * bytes through a lookup table), so rendering thousands of logs allocates no strings.
  */
+import { HEX_PAIRS } from '../chain/asciiHex.js';
 import { GrowableBytes } from './growableBytes.js';
 
-const HEX_PAIRS = (() => {
-  const table = new Uint16Array(256);
-  const digits = '0123456789abcdef';
-  for (let i = 0; i < 256; i++) {
-    // Little-endian u16: the first hex digit is the low byte.
-    table[i] = digits.charCodeAt(i >> 4) | (digits.charCodeAt(i & 15) << 8);
-  }
-  return table;
-})();
 
 const ZERO = 0x30;
 
-/** Encodes an ASCII string once, for repeated writes. */
-export function ascii(text: string): Uint8Array {
-  return Uint8Array.from(text, (c) => c.charCodeAt(0));
-}
 
 /** Writes JSON bytes into a buffer that grows by doubling. */
 export class JsonSink extends GrowableBytes {

@@ -6,7 +6,8 @@
  * output is byte-identical to renderLogJson's (the oracle's path), which the differential test
  * checks.
  */
-import { ascii, JsonSink } from './jsonSink.js';
+import { ascii } from '../chain/asciiHex.js';
+import { JsonSink } from './jsonSink.js';
 
 /** A filter prepared for raw-record scanning. */
 export interface RecordQuery {

@@ -7,6 +7,21 @@ import { open, type Database, type RootDatabase } from 'lmdb';
 /** Meta flag: every complete segment has its address index (stores written before it existed lack it until reindexed). */
 export const ADDRESS_INDEX_FLAG = 'addressIndex';
 
+/** The chain databases: everything but meta and the API keys (an empty store leaves them empty). */
+export const CHAIN_DATABASES = [
+  'headers',
+  'blockByHash',
+  'orphans',
+  'txs',
+  'txByHash',
+  'logs',
+  'logAddresses',
+  'storage',
+  'storageWrites',
+  'bloomBits',
+  'addressSegments',
+] as const;
+
 /** Version of the on-disk layout; a store written by another version is refused. */
 export const SCHEMA_VERSION = 1;
 

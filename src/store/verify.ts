@@ -26,7 +26,7 @@ import {
   STORAGE_PREFIX_BYTES,
 } from './keys.js';
 import { decodeLogs, encodeLogAddresses, encodeLogs } from './logsRecord.js';
-import { ADDRESS_INDEX_FLAG, SCHEMA_VERSION, type Store } from './schema.js';
+import { ADDRESS_INDEX_FLAG, CHAIN_DATABASES, SCHEMA_VERSION, type Store } from './schema.js';
 import { BLOOM_BITS, buildSegmentRows, segmentOf, segmentStart } from './segments.js';
 
 /** What verifyStore found. */
@@ -49,21 +49,6 @@ const ADDRESS_SEGMENT_KEY_BYTES = 24;
 /** Bytes of an address and of a hash. */
 const ADDRESS_BYTES = 20;
 const HASH_BYTES = 32;
-
-/** The chain databases (everything but meta and the API keys), which an empty store leaves empty. */
-const CHAIN_DATABASES = [
-  'headers',
-  'blockByHash',
-  'orphans',
-  'txs',
-  'txByHash',
-  'logs',
-  'logAddresses',
-  'storage',
-  'storageWrites',
-  'bloomBits',
-  'addressSegments',
-] as const;
 
 /** Meta entries the first batch writes together with the head. */
 const CHAIN_META = ['chainId', 'earliest', 'safe', 'finalized', 'pending', ADDRESS_INDEX_FLAG] as const;

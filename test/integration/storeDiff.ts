@@ -3,23 +3,10 @@
  * values as decoded): the test that a store built with interruptions equals one built without.
  */
 import { isDeepStrictEqual } from 'node:util';
-import type { Store } from '../../src/store/schema.js';
+import { CHAIN_DATABASES, type Store } from '../../src/store/schema.js';
 
 /** Databases compared; API keys are per store by design. */
-const DATABASES = [
-  'meta',
-  'headers',
-  'blockByHash',
-  'orphans',
-  'txs',
-  'txByHash',
-  'logs',
-  'logAddresses',
-  'storage',
-  'storageWrites',
-  'bloomBits',
-  'addressSegments',
-] as const;
+const DATABASES = ['meta', ...CHAIN_DATABASES] as const;
 
 /** Differences listed per database before the rest are only counted. */
 const MAX_LISTED = 5;

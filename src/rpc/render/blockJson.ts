@@ -6,7 +6,8 @@
  */
 import { HeaderOffsets, readHeaderOffsets } from '../../store/codec.js';
 import { dataField, hashList, numberField, quantityField, skipQuantity, writeQuantity } from './fields.js';
-import { ascii, type JsonWriter } from './jsonWriter.js';
+import { ascii } from '../../chain/asciiHex.js';
+import type { JsonWriter } from './jsonWriter.js';
 import { TxBlock, writeTxJson } from './txJson.js';
 
 const BASE_FEE = ascii(',"baseFeePerGas":"0x');

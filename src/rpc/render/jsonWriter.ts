@@ -4,14 +4,8 @@
  * renderers of src/rpc/render write into one writer per call and take the text at the end, so a
  * point lookup allocates no intermediate strings or objects.
  */
+import { HEX_PAIRS } from '../../chain/asciiHex.js';
 
-/** Per byte, its two lower-case hex digits as a little-endian u16 (the first digit is the low byte). */
-const HEX_PAIRS = (() => {
-  const table = new Uint16Array(256);
-  const digits = '0123456789abcdef';
-  for (let i = 0; i < 256; i++) table[i] = digits.charCodeAt(i >> 4) | (digits.charCodeAt(i & 15) << 8);
-  return table;
-})();
 
 /** The ASCII code of each hex digit. */
 const HEX_DIGITS = Uint8Array.from('0123456789abcdef', (c) => c.charCodeAt(0));
@@ -19,10 +13,6 @@ const HEX_DIGITS = Uint8Array.from('0123456789abcdef', (c) => c.charCodeAt(0));
 /** 2^32, to split integers above 32 bits into two words. */
 const TWO_32 = 0x100000000;
 
-/** Encodes an ASCII string once, for repeated writes. */
-export function ascii(text: string): Uint8Array {
-  return Uint8Array.from(text, (c) => c.charCodeAt(0));
-}
 
 /** Writes JSON text as bytes into a buffer that grows by doubling and is reused from call to call. */
 export class JsonWriter {

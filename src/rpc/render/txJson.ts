@@ -7,7 +7,8 @@
  */
 import { TX_FROM_OFFSET, TxOffsets, readTxOffsets, type HeaderOffsets } from '../../store/codec.js';
 import { dataField, hashList, numberField, quantityField, skipQuantity, writeQuantity } from './fields.js';
-import { ascii, JsonWriter } from './jsonWriter.js';
+import { ascii } from '../../chain/asciiHex.js';
+import { JsonWriter } from './jsonWriter.js';
 
 const BLOCK_HASH = ascii('{"blockHash":"0x');
 const BLOCK_NUMBER = ascii('","blockNumber":"0x');
