@@ -48,8 +48,3 @@ export function buildSegmentRows(bloomAt: (i: number) => Uint8Array | undefined)
   }
   return rows;
 }
-
-/** Whether block `i` of a segment is set in a row (or a candidate bitmap of the same shape). */
-export function rowHas(row: Uint8Array, i: number): boolean {
-  return (row[i >> 3]! & (0x80 >> (i & 7))) !== 0;
-}
