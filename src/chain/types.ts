@@ -100,6 +100,23 @@ export interface Log {
   txIndex: number;
 }
 
+/**
+ * A log where a query found it: its block and position (null for a log of the pending block) and
+ * whether a reorganisation removed its block.
+ */
+export interface LogEntry {
+  address: Uint8Array;
+  topics: Uint8Array[];
+  data: Uint8Array;
+  blockNumber: number | null;
+  blockHash: Uint8Array | null;
+  blockTimestamp: number | null;
+  transactionHash: Uint8Array | null;
+  transactionIndex: number | null;
+  logIndex: number | null;
+  removed: boolean;
+}
+
 /** One storage slot's new value, written by a block. */
 export interface StorageWrite {
   address: Uint8Array;

@@ -1,7 +1,7 @@
 /**
  * `ethlogd generate`: writes a deterministic synthetic chain into a store.
  */
-import { generateStore } from '../ingest/generateStore.js';
+import { generateStore } from '../index.js';
 import { integer, parse, positive, required } from './args.js';
 
 /** Usage text of `generate`. */

@@ -3,14 +3,14 @@
  * (SIGINT/SIGTERM stop cleanly after the current batch; a second signal kills).
  */
 import {
+  createLogger,
   FOLLOW_POLL_MS,
   INGEST_BLOCKS_PER_REQUEST,
   INGEST_COMMIT_BLOCKS,
   INGEST_REQUESTS_IN_FLIGHT,
-} from '../config.js';
-import { runIngest } from '../ingest/ingest.js';
-import type { StorageMode } from '../ingest/source.js';
-import { createLogger } from '../log.js';
+  runIngest,
+  type StorageMode,
+} from '../index.js';
 import { integer, parse, positive, required, UsageError } from './args.js';
 
 /** Usage text of `ingest`. */

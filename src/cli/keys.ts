@@ -1,8 +1,7 @@
 /**
  * `ethlogd keys create|list|revoke`: API key administration (keys are stored only as hashes).
  */
-import { createApiKey, listApiKeys, revokeApiKey } from '../store/apiKeys.js';
-import { closeStore, openStore } from '../store/schema.js';
+import { EthLogStore } from '../index.js';
 import { parse, required, UsageError } from './args.js';
 
 /** Usage text of `keys`. */
@@ -25,29 +24,29 @@ export async function keysCommand(argv: string[]): Promise<number> {
     return values.help ? 0 : 2;
   }
   if (!['create', 'list', 'revoke'].includes(action)) throw new UsageError(`unknown keys action "${action}"`);
-  const store = openStore(required(values.data, 'data'));
+  const store = EthLogStore.open(required(values.data, 'data'), { writable: true });
   try {
     if (action === 'create') {
       const label = typeof values.label === 'string' ? values.label : 'default';
       console.log(`created key "${label}"; it is shown only now:`);
-      console.log(createApiKey(store, label));
+      console.log(store.createApiKey(label));
       return 0;
     }
     if (action === 'list') {
-      for (const k of listApiKeys(store)) {
+      for (const k of store.listApiKeys()) {
         const state = k.revoked === null ? 'active' : `revoked ${new Date(k.revoked).toISOString()}`;
         console.log(`${k.id}  ${new Date(k.created).toISOString()}  ${state}  ${k.label}`);
       }
       return 0;
     }
     if (rest.length !== 1) throw new UsageError('keys revoke takes exactly one KEY');
-    if (!revokeApiKey(store, rest[0]!)) {
+    if (!store.revokeApiKey(rest[0]!)) {
       console.error('no such key');
       return 1;
     }
     console.log('revoked');
     return 0;
   } finally {
-    await closeStore(store);
+    await store.close();
   }
 }

@@ -1,8 +1,7 @@
 /**
  * `ethlogd reindex`: rebuilds a store's derived log indexes (block address tables, bloom bits).
  */
-import { closeStore, openStore } from '../store/schema.js';
-import { StoreWriter } from '../store/writer.js';
+import { EthLogStore } from '../index.js';
 import { parse, required } from './args.js';
 
 /** Usage text of `reindex`. */
@@ -23,13 +22,13 @@ export async function reindexCommand(argv: string[]): Promise<number> {
     console.log(REINDEX_USAGE);
     return 0;
   }
-  const store = openStore(required(values.data, 'data'));
+  const store = EthLogStore.open(required(values.data, 'data'), { writable: true });
   try {
     const started = Date.now();
-    const segments = new StoreWriter(store).rebuildIndexes();
+    const segments = store.reindex();
     console.log(`rebuilt the log indexes of ${segments} segments in ${((Date.now() - started) / 1000).toFixed(1)} s`);
     return 0;
   } finally {
-    await closeStore(store);
+    await store.close();
   }
 }

@@ -1,8 +1,7 @@
 /**
  * `ethlogd verify`: checks a store's consistency (src/store/verify.ts) and lists what is wrong.
  */
-import { closeStore, openStore } from '../store/schema.js';
-import { verifyStore } from '../store/verify.js';
+import { EthLogStore } from '../index.js';
 import { parse, required } from './args.js';
 
 /** Usage text of `verify`. */
@@ -26,16 +25,16 @@ export async function verifyCommand(argv: string[]): Promise<number> {
     return 0;
   }
   const dir = required(values.data, 'data');
-  const store = openStore(dir, { readOnly: true });
+  const store = EthLogStore.open(dir);
   try {
     const started = Date.now();
-    const { blocks, problems } = verifyStore(store);
+    const { blocks, problems } = store.verify();
     for (const problem of problems) console.log(problem);
     const seconds = ((Date.now() - started) / 1000).toFixed(1);
     const found = problems.length === 0 ? 'no problems' : problems.length === 1 ? '1 problem' : `${problems.length} problems`;
     console.log(`verified ${blocks} blocks in ${seconds} s: ${found}`);
     return problems.length === 0 ? 0 : 1;
   } finally {
-    await closeStore(store);
+    await store.close();
   }
 }

@@ -1,0 +1,238 @@
+/**
+ * The library's store handle: opens a store read-only (point lookups, log queries) or as a writer
+ * (also appends, API keys, index rebuilds), over the same reader, writer and eth_getLogs engine
+ * the servers use.
+ */
+import { bytesEqual } from '../chain/hex.js';
+import type { BlockBundle, ChainMeta, LogEntry } from '../chain/types.js';
+import { DEFAULT_LOG_LIMITS, type LogLimits } from '../config.js';
+import { LogEngine } from '../logs/engine.js';
+import { decodeLogMessages } from '../logs/logProtoDecode.js';
+import { resolveBlock } from '../rpc/blocks.js';
+import { RpcError } from '../rpc/errors.js';
+import { createApiKey, listApiKeys, revokeApiKey, type ApiKeyEntry } from '../store/apiKeys.js';
+import { StoreReader } from '../store/reader.js';
+import { closeStore, openStore, type Store } from '../store/schema.js';
+import { verifyStore, type VerifyResult } from '../store/verify.js';
+import { StoreWriter, type AppendBatch } from '../store/writer.js';
+import { addressArg, blockRef, filterSpec, hashArg, slotArg } from './params.js';
+import type { Block, BlockSelector, BytesLike, LogFilter, LogsOptions, TransactionEntry } from './types.js';
+
+/** How to open a store. */
+export interface OpenOptions {
+  /** Open for appending too (creating the store when absent); default false: read-only. */
+  writable?: boolean;
+  /** Worker threads of the log engine, started on the first logs() call; default: the machine's cores. */
+  threads?: number;
+  /** Limits of log queries: only `maxParams` applies to the uncapped logs() iteration. */
+  limits?: Partial<LogLimits>;
+  /** Where unexpected worker failures are reported (the iteration itself fails with -32603); default: stderr. */
+  onError?: (message: string, error: unknown) => void;
+}
+
+/** Thrown by operations that need a writable store on a read-only one. */
+export class ReadOnlyStoreError extends Error {
+  /** Names the operation that was refused. */
+  constructor(operation: string) {
+    super(`${operation} needs a store opened with { writable: true }`);
+  }
+}
+
+/** The error an aborted iteration throws: the signal's reason, or an AbortError. */
+function abortReason(signal: AbortSignal): unknown {
+  return signal.reason ?? new DOMException('the operation was aborted', 'AbortError');
+}
+
+function bundleBlock(bundle: BlockBundle, status: Block['status'], full: boolean): Block {
+  const block: Block = { header: bundle.header, status, transactionHashes: bundle.transactions.map((t) => t.hash) };
+  if (full) block.transactions = bundle.transactions;
+  return block;
+}
+
+/** An open store: point lookups and ordered log iteration, and appends when writable. */
+export class EthLogStore {
+  private readonly reader: StoreReader;
+  private readonly limits: LogLimits;
+  private engine: LogEngine | undefined;
+  private storeWriter: StoreWriter | undefined;
+  private closed = false;
+
+  private constructor(
+    /** The store's directory. */
+    readonly dataDir: string,
+    private readonly store: Store,
+    private readonly options: OpenOptions,
+  ) {
+    this.reader = new StoreReader(store);
+    this.limits = { ...DEFAULT_LOG_LIMITS, ...options.limits };
+  }
+
+  /** Opens the store in `dataDir` (read-only unless `writable`). */
+  static open(dataDir: string, options: OpenOptions = {}): EthLogStore {
+    return new EthLogStore(dataDir, openStore(dataDir, { readOnly: options.writable !== true }), options);
+  }
+
+  /** Whether appends and key changes are refused. */
+  get readOnly(): boolean {
+    return this.store.readOnly;
+  }
+
+  /** The chain markers (chain id, earliest, head, safe, finalized), or undefined while the store holds no block. */
+  meta(): ChainMeta | undefined {
+    return this.reader.meta();
+  }
+
+  /** The head block number, or undefined while the store holds no block. */
+  head(): number | undefined {
+    return this.reader.head();
+  }
+
+  /** A block by number, tag or hash, with its transactions when `transactions` is true; null when the store has no such block. */
+  getBlock(selector: BlockSelector, options: { transactions?: boolean } = {}): Block | null {
+    const full = options.transactions === true;
+    const ref = blockRef(selector);
+    const resolved = resolveBlock(ref, this.reader);
+    if (resolved === null) {
+      const orphan = 'hash' in ref ? this.reader.orphan(ref.hash) : undefined;
+      return orphan ? bundleBlock(orphan, 'orphaned', full) : null;
+    }
+    if ('pending' in resolved) return bundleBlock(resolved.pending, 'pending', full);
+    const header = this.reader.header(resolved.number);
+    if (!header) return null;
+    const block: Block = { header, status: 'canonical', transactionHashes: this.reader.txHashes(resolved.number) };
+    if (full) block.transactions = this.reader.transactions(resolved.number);
+    return block;
+  }
+
+  /** A transaction by hash: canonical, else in the pending block; null when unknown. */
+  getTransaction(hash: BytesLike): TransactionEntry | null {
+    const h = hashArg(hash, 'transaction hash');
+    const at = this.reader.txLocation(h);
+    if (at) return this.canonicalTx(at.number, at.index);
+    const pending = this.reader.pending();
+    const index = pending ? pending.transactions.findIndex((tx) => bytesEqual(tx.hash, h)) : -1;
+    return index >= 0 ? { transaction: pending!.transactions[index]!, index, block: null } : null;
+  }
+
+  /** Transaction `index` of a block (by number, tag or hash); null when either is absent. */
+  getTransactionAt(selector: BlockSelector, index: number): TransactionEntry | null {
+    if (!Number.isSafeInteger(index) || index < 0) return null;
+    const ref = blockRef(selector);
+    const resolved = resolveBlock(ref, this.reader);
+    if (resolved === null) {
+      const orphan = 'hash' in ref ? this.reader.orphan(ref.hash) : undefined;
+      const tx = orphan?.transactions[index];
+      if (!orphan || !tx) return null;
+      const h = orphan.header;
+      return { transaction: tx, index, block: { hash: h.hash, number: h.number, timestamp: h.timestamp, baseFeePerGas: h.baseFeePerGas } };
+    }
+    if ('pending' in resolved) {
+      const tx = resolved.pending.transactions[index];
+      return tx ? { transaction: tx, index, block: null } : null;
+    }
+    return this.canonicalTx(resolved.number, index);
+  }
+
+  private canonicalTx(number: number, index: number): TransactionEntry | null {
+    const tx = this.reader.transaction(number, index);
+    const h = this.reader.header(number);
+    if (!tx || !h) return null;
+    return { transaction: tx, index, block: { hash: h.hash, number: h.number, timestamp: h.timestamp, baseFeePerGas: h.baseFeePerGas } };
+  }
+
+  /**
+   * The 32-byte value of a storage slot after a block (default latest; the pending block's state is
+   * the head's); throws RpcError -32000 `header not found` for a block the store does not hold.
+   */
+  getStorageAt(address: BytesLike, slot: BytesLike | number | bigint, selector: BlockSelector = 'latest'): Uint8Array {
+    const a = addressArg(address);
+    const s = slotArg(slot);
+    const ref = blockRef(selector);
+    const resolved = resolveBlock(ref, this.reader);
+    if (resolved === null) throw new RpcError(-32000, 'hash' in ref ? 'header for hash not found' : 'header not found');
+    const number = 'pending' in resolved ? this.reader.meta()!.head : resolved.number;
+    return this.reader.storageAt(a, s, number);
+  }
+
+  /**
+   * The logs matching `filter`, in order, without eth_getLogs's result cap: scans run on the worker
+   * pool a window ahead of the consumer (a slow consumer holds the scan back). The range is resolved
+   * once, at the start. Throws RpcErrors (invalid filter -32602, parameter limit and timeout -32005).
+   */
+  async *logs(filter: LogFilter, options: LogsOptions = {}): AsyncGenerator<LogEntry, void, undefined> {
+    const { signal } = options;
+    if (signal?.aborted) throw abortReason(signal);
+    const spec = filterSpec(filter, this.limits.maxParams);
+    const deadline = options.timeoutMs === undefined ? undefined : Date.now() + options.timeoutMs;
+    const chunks = this.logEngine().stream(spec, this.reader, { deadline, signal, from: options.from });
+    for await (const chunk of chunks) {
+      for (const log of decodeLogMessages(chunk.bytes)) {
+        if (signal?.aborted) break;
+        yield log;
+      }
+      if (signal?.aborted) break;
+    }
+    if (signal?.aborted) throw abortReason(signal);
+  }
+
+  private logEngine(): LogEngine {
+    if (this.closed) throw new Error('the store is closed');
+    this.engine ??= new LogEngine({
+      dataDir: this.dataDir,
+      limits: this.limits,
+      threads: this.options.threads,
+      onError: this.options.onError ?? ((message, error) => process.stderr.write(`ethlogd: ${message}: ${String(error)}\n`)),
+    });
+    return this.engine;
+  }
+
+  /** Appends blocks in one write transaction (a reorganisation with `rollbackTo`); the batch must continue the stored chain. */
+  append(batch: AppendBatch): void {
+    this.writer('append').append(batch);
+  }
+
+  /** Rebuilds the derived log indexes (address tables, bloom rows) from the stored blocks; returns the segments rebuilt. */
+  reindex(): number {
+    return this.writer('reindex').rebuildIndexes();
+  }
+
+  /** Checks every block and index of the store (one read snapshot); lists the problems found. */
+  verify(): VerifyResult {
+    return verifyStore(this.store);
+  }
+
+  /** Creates an API key with `label` and returns it: only its hash is stored, so this is the only time it is seen. */
+  createApiKey(label: string): string {
+    this.requireWritable('createApiKey');
+    return createApiKey(this.store, label);
+  }
+
+  /** Lists the API keys: id (the key's sha256), label, creation and revocation times. */
+  listApiKeys(): ApiKeyEntry[] {
+    return listApiKeys(this.store);
+  }
+
+  /** Revokes `key` (refused by running servers from their next request); false when the store does not know it. */
+  revokeApiKey(key: string): boolean {
+    this.requireWritable('revokeApiKey');
+    return revokeApiKey(this.store, key);
+  }
+
+  private requireWritable(operation: string): void {
+    if (this.store.readOnly) throw new ReadOnlyStoreError(operation);
+  }
+
+  private writer(operation: string): StoreWriter {
+    this.requireWritable(operation);
+    this.storeWriter ??= new StoreWriter(this.store);
+    return this.storeWriter;
+  }
+
+  /** Stops the log engine's workers and closes the store; running iterations fail with -32603. */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    await this.engine?.close();
+    await closeStore(this.store);
+  }
+}

@@ -1,0 +1,69 @@
+/**
+ * The library API's own types: how a caller names a block and a log filter, and the typed objects
+ * point lookups return (stored types: bytes, numbers, bigints; src/api/wire.ts renders them as
+ * JSON-RPC answers).
+ */
+import type { BlockHeader, Transaction } from '../chain/types.js';
+
+/** A block tag, as JSON-RPC names them (DESIGN.md §5 defines what each resolves to). */
+export type BlockTag = 'latest' | 'earliest' | 'pending' | 'safe' | 'finalized';
+
+/**
+ * A block: a number, a tag, a 32-byte hash (bytes or 0x-hex), or a 0x-hex quantity. A hash selects
+ * a canonical block, or a reorganised-out one where the JSON-RPC method would (by-hash lookups).
+ */
+export type BlockSelector = number | bigint | BlockTag | string | Uint8Array;
+
+/** 20 or 32 bytes, as bytes or 0x-hex. */
+export type BytesLike = Uint8Array | string;
+
+/** An eth_getLogs filter: a range (default latest..latest) or one block hash, addresses (OR) and topic positions (AND of ORs, null = any). */
+export interface LogFilter {
+  fromBlock?: number | bigint | BlockTag | string;
+  toBlock?: number | bigint | BlockTag | string;
+  blockHash?: BytesLike;
+  address?: BytesLike | BytesLike[];
+  topics?: (BytesLike | BytesLike[] | null)[];
+}
+
+/** A position in a filter's ordered logs: log `logIndex` of block `block`, and everything after it. */
+export interface LogPosition {
+  block: number;
+  logIndex: number;
+}
+
+/** How to run a logs iteration. */
+export interface LogsOptions {
+  /** Milliseconds the whole iteration may take; past it the iterator throws QueryTimeoutError (-32005). Default: none. */
+  timeoutMs?: number;
+  /** Aborting stops the iteration: running scans stop at their next check and the iterator throws the signal's reason. */
+  signal?: AbortSignal;
+  /** Start at this position (resume after the last log a previous iteration delivered, at logIndex + 1). */
+  from?: LogPosition;
+}
+
+/** Where a block sits in the store: on the canonical chain, the pending block, or removed by a reorganisation. */
+export type BlockStatus = 'canonical' | 'pending' | 'orphaned';
+
+/** A block as a point lookup returns it; `transactions` only when asked for. */
+export interface Block {
+  header: BlockHeader;
+  status: BlockStatus;
+  transactionHashes: Uint8Array[];
+  transactions?: Transaction[];
+}
+
+/** The block a transaction was included in. */
+export interface InclusionBlock {
+  hash: Uint8Array;
+  number: number;
+  timestamp: number;
+  baseFeePerGas?: bigint;
+}
+
+/** A transaction as a point lookup returns it: the signed transaction, its index, and its block (null while pending). */
+export interface TransactionEntry {
+  transaction: Transaction;
+  index: number;
+  block: InclusionBlock | null;
+}

@@ -1,0 +1,55 @@
+/**
+ * ethlogd as a library (the package entry point): open a store read-only or as a writer, look up
+ * blocks, transactions and storage as typed objects, iterate logs in order, append blocks, generate
+ * or ingest a chain, and start or stop the HTTP and gRPC servers in-process. The `ethlogd` command
+ * line is built on exactly this surface.
+ */
+export { EthLogStore, ReadOnlyStoreError, type OpenOptions } from './api/store.js';
+export type {
+  Block,
+  BlockSelector,
+  BlockStatus,
+  BlockTag,
+  BytesLike,
+  InclusionBlock,
+  LogFilter,
+  LogPosition,
+  LogsOptions,
+  TransactionEntry,
+} from './api/types.js';
+export { toRpcBlock, toRpcLog, toRpcTransaction, type RpcLog } from './api/wire.js';
+export type {
+  AccessListEntry,
+  Authorization,
+  BlockBundle,
+  BlockHeader,
+  ChainMeta,
+  Log,
+  LogEntry,
+  StorageWrite,
+  Transaction,
+  TxType,
+  Withdrawal,
+} from './chain/types.js';
+export { bytesToHex, hexToBytes, quantityToHex } from './chain/hex.js';
+export { startService, type RunningService, type ServiceOptions } from './service.js';
+export { generateStore, type GenerateStoreOptions, type GenerateStoreResult } from './ingest/generateStore.js';
+export { runIngest, type IngestOptions, type IngestResult } from './ingest/ingest.js';
+export type { StorageMode } from './ingest/source.js';
+export { createLogger, type Logger, type LogLevel } from './log.js';
+export {
+  AuthError,
+  InternalError,
+  InvalidParamsError,
+  InvalidRequestError,
+  LimitExceededError,
+  MethodNotFoundError,
+  ParseError,
+  ResponseTooLargeError,
+  RpcError,
+} from './rpc/errors.js';
+export { QueryTimeoutError } from './logs/limits.js';
+export { ChainContinuityError, type AppendBatch } from './store/writer.js';
+export type { ApiKeyEntry } from './store/apiKeys.js';
+export type { VerifyResult } from './store/verify.js';
+export * from './config.js';
