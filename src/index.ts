@@ -36,7 +36,7 @@ export { startService, type RunningService, type ServiceOptions } from './servic
 export { generateStore, type GenerateStoreOptions, type GenerateStoreResult } from './ingest/generateStore.js';
 export { runIngest, type IngestOptions, type IngestResult } from './ingest/ingest.js';
 export type { StorageMode } from './ingest/source.js';
-export { createLogger, type Logger, type LogLevel } from './log.js';
+export { createLogger, LOG_LEVELS, type Logger, type LogLevel } from './log.js';
 export {
   AuthError,
   InternalError,

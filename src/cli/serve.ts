@@ -1,61 +1,73 @@
 /**
  * `ethlogd serve`: serves a store over HTTP, and over gRPC when given a port, until SIGINT or SIGTERM.
+ * Every option comes from a flag, an ETHLOGD_* environment variable or a JSON config file, in that
+ * order of precedence (src/cli/options.ts).
  */
 import { availableParallelism } from 'node:os';
-import { DEFAULT_HOST, DEFAULT_HTTP_PORT, LOG_QUERY_TIMEOUT_MS, MAX_FILTER_PARAMS, MAX_LOG_RESULTS, STREAM_TIMEOUT_MS } from '../config.js';
-import { createLogger } from '../log.js';
-import { startService } from '../service.js';
-import { integer, parse, required } from './args.js';
+import {
+  createLogger,
+  DEFAULT_HOST,
+  DEFAULT_HTTP_PORT,
+  LOG_LEVELS,
+  LOG_QUERY_TIMEOUT_MS,
+  MAX_FILTER_PARAMS,
+  MAX_LOG_RESULTS,
+  startService,
+  STREAM_TIMEOUT_MS,
+  type LogLevel,
+} from '../index.js';
+import { optionsHelp, resolveOptions, type OptionSpec } from './options.js';
+
+/** Largest value a millisecond or count option takes (about 24 days: setTimeout's limit). */
+const MAX_OPTION_INT = 2 ** 31 - 1;
+
+/** Every option of `serve`, with its default. */
+export const SERVE_OPTIONS: readonly OptionSpec[] = [
+  { name: 'data', type: { kind: 'string' }, required: true, placeholder: 'DIR', description: 'store directory (made by generate or ingest)' },
+  { name: 'host', type: { kind: 'string' }, default: DEFAULT_HOST, placeholder: 'HOST', description: 'address to bind' },
+  { name: 'port', type: { kind: 'integer', min: 0, max: 65535 }, default: DEFAULT_HTTP_PORT, placeholder: 'PORT', description: 'HTTP port, 0 for any free port' },
+  { name: 'grpc-port', type: { kind: 'integer', min: 0, max: 65535 }, defaultText: 'off', placeholder: 'PORT', description: 'gRPC port, 0 for any free port' },
+  { name: 'threads', type: { kind: 'integer', min: 1, max: 256 }, default: availableParallelism(), defaultText: `${availableParallelism()} (the cores)`, description: 'eth_getLogs worker threads' },
+  { name: 'log-timeout-ms', type: { kind: 'integer', min: 1, max: MAX_OPTION_INT }, default: LOG_QUERY_TIMEOUT_MS, placeholder: 'MS', description: 'eth_getLogs deadline' },
+  { name: 'max-log-results', type: { kind: 'integer', min: 1, max: MAX_OPTION_INT }, default: MAX_LOG_RESULTS, description: 'eth_getLogs result cap' },
+  { name: 'max-filter-params', type: { kind: 'integer', min: 1, max: MAX_OPTION_INT }, default: MAX_FILTER_PARAMS, description: 'addresses + topics per filter' },
+  { name: 'stream-timeout-ms', type: { kind: 'integer', min: 0, max: MAX_OPTION_INT }, default: STREAM_TIMEOUT_MS, defaultText: `${STREAM_TIMEOUT_MS} (none)`, placeholder: 'MS', description: 'gRPC StreamLogs deadline, 0 for none' },
+  { name: 'log-level', type: { kind: 'choice', choices: LOG_LEVELS }, default: 'info', placeholder: 'LEVEL', description: 'log level (JSON lines on stderr)' },
+];
 
 /** Usage text of `serve`. */
-export const SERVE_USAGE = `Usage: ethlogd serve --data DIR [--host ${DEFAULT_HOST}] [--port ${DEFAULT_HTTP_PORT}] [--grpc-port N] [--threads N]
+export const SERVE_USAGE = `Usage: ethlogd serve --data DIR [options]
 
 Serves the store in DIR: POST /v3/<API_KEY> with JSON-RPC 2.0 (single or batch), and with
 --grpc-port the gRPC service ethlogd.v1.EthLogs (src/grpc/ethlogd.proto, key in x-api-key metadata).
 Prints "listening on http://HOST:PORT" once it accepts requests, then "grpc listening on HOST:PORT"
 when gRPC is on; stops cleanly on SIGINT/SIGTERM.
 
+Each option is read from its flag, else its environment variable, else the config file, else its
+default.
+
 Options:
-  --data DIR     store directory (made by generate or ingest)          required
-  --host HOST    address to bind                                       default ${DEFAULT_HOST}
-  --port PORT    port to bind, 0 for any free port                     default ${DEFAULT_HTTP_PORT}
-  --grpc-port N  gRPC port, 0 for any free port                        default off
-  --threads N    eth_getLogs worker threads                            default ${availableParallelism()} (the cores)
-  --log-timeout-ms MS    eth_getLogs deadline                          default ${LOG_QUERY_TIMEOUT_MS}
-  --max-log-results N    eth_getLogs result cap                        default ${MAX_LOG_RESULTS}
-  --max-filter-params N  addresses + topics per filter                 default ${MAX_FILTER_PARAMS}
-  --stream-timeout-ms MS gRPC StreamLogs deadline, 0 for none          default ${STREAM_TIMEOUT_MS}
-  -h, --help     this text`;
+${optionsHelp(SERVE_OPTIONS)}`;
 
 /** Runs `serve`. */
 export async function serveCommand(argv: string[]): Promise<number> {
-  const { values } = parse(argv, {
-    data: { type: 'string' },
-    host: { type: 'string' },
-    port: { type: 'string' },
-    'grpc-port': { type: 'string' },
-    'stream-timeout-ms': { type: 'string' },
-    threads: { type: 'string' },
-    'log-timeout-ms': { type: 'string' },
-    'max-log-results': { type: 'string' },
-    'max-filter-params': { type: 'string' },
-  });
-  if (values.help) {
+  const { values: v, help } = resolveOptions(argv, SERVE_OPTIONS);
+  if (help) {
     console.log(SERVE_USAGE);
     return 0;
   }
-  const logger = createLogger();
+  const logger = createLogger(v['log-level'] as LogLevel);
   const service = await startService({
-    dataDir: required(values.data, 'data'),
-    host: typeof values.host === 'string' ? values.host : DEFAULT_HOST,
-    port: integer(values.port, 'port', DEFAULT_HTTP_PORT, 0, 65535),
-    grpcPort: values['grpc-port'] === undefined ? undefined : integer(values['grpc-port'], 'grpc-port', 0, 0, 65535),
-    grpcStream: { timeoutMs: integer(values['stream-timeout-ms'], 'stream-timeout-ms', STREAM_TIMEOUT_MS, 0) },
-    threads: integer(values.threads, 'threads', availableParallelism(), 1, 256),
+    dataDir: v.data as string,
+    host: v.host as string,
+    port: v.port as number,
+    grpcPort: v['grpc-port'] as number | undefined,
+    grpcStream: { timeoutMs: v['stream-timeout-ms'] as number },
+    threads: v.threads as number,
     limits: {
-      timeoutMs: integer(values['log-timeout-ms'], 'log-timeout-ms', LOG_QUERY_TIMEOUT_MS, 1),
-      maxResults: integer(values['max-log-results'], 'max-log-results', MAX_LOG_RESULTS, 1),
-      maxParams: integer(values['max-filter-params'], 'max-filter-params', MAX_FILTER_PARAMS, 1),
+      timeoutMs: v['log-timeout-ms'] as number,
+      maxResults: v['max-log-results'] as number,
+      maxParams: v['max-filter-params'] as number,
     },
     logger,
   });

@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -173,6 +173,45 @@ describe('a store made, keyed and served from the command line', () => {
     } finally {
       await withStore((store) => store.txByHash.putSync(hash, location));
     }
+  });
+
+  test('serve takes each option from its flag, else the environment, else the config file', { timeout: 60_000 }, async () => {
+    const created = await cli(['keys', 'create', '--data', data, '--label', 'options']);
+    const optionsKey = lines(created.stdout).at(-1)!;
+    const config = join(dir, 'serve.json');
+    writeFileSync(config, JSON.stringify({ data, port: 0, threads: 1, 'max-log-results': 5, 'log-level': 'warn' }));
+    /** Serves with `args` and `env`, and returns the result cap an over-wide eth_getLogs reports. */
+    const capOf = async (args: string[], env: NodeJS.ProcessEnv): Promise<string> => {
+      const child = spawn(process.execPath, [CLI, 'serve', ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env } });
+      let stderr = '';
+      child.stderr.setEncoding('utf8').on('data', (c: string) => (stderr += c));
+      const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+      try {
+        const first = await new Promise<string>((resolve, reject) => {
+          createInterface({ input: child.stdout }).once('line', resolve);
+          void exited.then((code) => reject(new Error(`serve exited (${code}) before listening:\n${stderr}`)));
+        });
+        const url = /^listening on (http:\/\/\S+)$/.exec(first)![1]!;
+        const res = await fetch(`${url}/v3/${optionsKey}`, {
+          method: 'POST',
+          headers: { 'Content-Type': 'application/json' },
+          body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_getLogs', params: [{ fromBlock: '0x0', toBlock: 'latest' }] }),
+        });
+        const { error } = (await res.json()) as { error: { code: number; message: string } };
+        assert.equal(error.code, -32005);
+        child.kill('SIGTERM');
+        assert.equal(await exited, 0, stderr);
+        return /more than (\d+) results/.exec(error.message)![1]!;
+      } finally {
+        if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+      }
+    };
+    assert.equal(await capOf(['--config', config], {}), '5', 'config file');
+    assert.equal(await capOf([], { ETHLOGD_CONFIG: config, ETHLOGD_MAX_LOG_RESULTS: '7' }), '7', 'environment over config file');
+    assert.equal(await capOf(['--config', config, '--max-log-results', '9'], { ETHLOGD_MAX_LOG_RESULTS: '7' }), '9', 'flag over environment');
+    const bad = await cli(['serve', '--config', config, '--port', 'x']);
+    assert.equal(bad.code, 2);
+    assert.match(bad.stderr, /^ethlogd serve: --port must be an integer from 0 to 65535/m);
   });
 
   test('a store of another chain is refused by generate (exit 1, message on stderr)', async () => {
