@@ -3,10 +3,12 @@
  * The ethlogd command line: serve, generate, ingest, keys, reindex.
  */
 import { UsageError } from './cli/args.js';
+import { redactSecrets } from './index.js';
 import { REINDEX_USAGE, reindexCommand } from './cli/reindex.js';
 import { GENERATE_USAGE, generateCommand } from './cli/generate.js';
 import { INGEST_USAGE, ingestCommand } from './cli/ingest.js';
 import { KEYS_USAGE, keysCommand } from './cli/keys.js';
+import { QUERY_USAGE, queryCommand } from './cli/query.js';
 import { SERVE_USAGE, serveCommand } from './cli/serve.js';
 import { VERIFY_USAGE, verifyCommand } from './cli/verify.js';
 
@@ -19,6 +21,7 @@ Commands:
   keys       create, list and revoke API keys
   reindex    rebuild a store's derived log indexes (address tables, bloom bits)
   verify     check a store's consistency (blocks, indexes, markers)
+  query      print logs (streamed, uncapped), a block, a transaction or storage from a store
 
 Run "ethlogd <command> --help" for a command's options.`;
 
@@ -29,6 +32,7 @@ const COMMANDS: Record<string, { run: (argv: string[]) => Promise<number>; usage
   keys: { run: keysCommand, usage: KEYS_USAGE },
   reindex: { run: reindexCommand, usage: REINDEX_USAGE },
   verify: { run: verifyCommand, usage: VERIFY_USAGE },
+  query: { run: queryCommand, usage: QUERY_USAGE },
 };
 
 async function main(argv: string[]): Promise<number> {
@@ -49,7 +53,7 @@ async function main(argv: string[]): Promise<number> {
       console.error(`ethlogd ${name}: ${error.message}\n\n${command.usage}`);
       return 2;
     }
-    console.error(`ethlogd ${name}: ${error instanceof Error ? error.message : String(error)}`);
+    console.error(`ethlogd ${name}: ${redactSecrets(error instanceof Error ? error.message : String(error))}`);
     return 1;
   }
 }
