@@ -15,13 +15,13 @@ import { percentile } from './logQueries.js';
 import type { ChartData, Row } from './report.js';
 
 /** A child process serving HTTP. */
-interface Child {
+export interface Child {
   port: number;
   stop(): Promise<void>;
 }
 
 /** Starts `node args…` and resolves once it prints a listening line with its port. */
-async function startChild(args: string[]): Promise<Child> {
+export async function startChild(args: string[]): Promise<Child> {
   const child: ChildProcess = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'inherit'] });
   const lines = createInterface({ input: child.stdout! });
   const port = await new Promise<number>((resolve, reject) => {

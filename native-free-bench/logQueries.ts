@@ -29,7 +29,7 @@ export function percentile(values: number[], p: number): number {
 }
 
 /** A small seeded PRNG (mulberry32), so runs pick the same windows. */
-function prng(seed: number): () => number {
+export function prng(seed: number): () => number {
   let a = seed >>> 0;
   return () => {
     a = (a + 0x6d2b79f5) >>> 0;

@@ -111,7 +111,7 @@ function svg(chart: ChartData): string {
     bars.forEach((b, i) => {
       const bh = (b.rps / max) * (h - 2 * pad - 10);
       const x = left + i * bw + bw * 0.15;
-      parts.push(`<rect x="${x}" y="${h - pad - bh}" width="${bw * 0.7}" height="${bh}" fill="${i === 0 ? '#7f8c8d' : '#2471a3'}"/>`);
+      parts.push(`<rect x="${x}" y="${h - pad - bh}" width="${bw * 0.7}" height="${bh}" fill="${b.name.startsWith('bare') ? '#7f8c8d' : b.name.startsWith('anvil') ? '#c0392b' : '#2471a3'}"/>`);
       parts.push(text(x + bw * 0.35, h - pad - bh - 4, fmt(b.rps), 'middle', 9), text(x + bw * 0.35, h - pad + 14, b.name, 'middle', 9));
     });
     parts.push(text(left + half / 2, h - 10, 'requests/s over HTTP (same load generator)'));

@@ -1,25 +1,44 @@
 /**
- * `make bench` / `make bench-quick`: every figure of DESIGN.md §7 beside its baseline, measured in
- * one run on this machine, printed as one table and written as JSON, Markdown and an SVG chart
- * under native-free-bench/results/.
+ * `make bench` / `make bench-quick`: every figure of DESIGN.md §7 beside its baseline, and the peer
+ * baseline (anvil serving the same chain for the same requests), measured in one run on this
+ * machine, printed as one table and written as JSON, Markdown and an SVG chart under
+ * native-free-bench/results/.
  *
- *   node dist/native-free-bench/run.js [--quick]
+ *   node dist/native-free-bench/run.js [--quick] [--only logs,http,anvil,ingest,micro]
+ *
+ * With --only, just the named sections run and the table is printed, not written: results/ keeps
+ * the last whole run (the README's table is copied from results/full.md).
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
+import { ANVIL_BIN } from '../test/integration/anvil.js';
+import { measureAnvil } from './anvilBaseline.js';
 import { measureHttp } from './http.js';
 import { measureIngest } from './ingest.js';
 import { measureLogQueries } from './logQueries.js';
 import { measureMicro } from './micro.js';
-import { writeReport, type Row } from './report.js';
+import { table, writeReport, type ChartData, type Row } from './report.js';
 
-/** The two profiles: the full one on a 20,480-block mainnet-density dataset, the quick one in under two minutes. */
+/**
+ * The two profiles: the full one on a 20,480-block mainnet-density dataset (and a 3,000-block anvil
+ * chain), the quick one in under two minutes.
+ */
 const PROFILES = {
-  full: { data: 'data/bench', blocks: 20_480, density: 1, reps: 25, seconds: 8, runs: 3, ingestBlocks: 1000, microTime: 1 },
-  quick: { data: 'data/bench-quick', blocks: 4_200, density: 0.2, reps: 7, seconds: 2, runs: 1, ingestBlocks: 100, microTime: 0.1 },
+  full: {
+    data: 'data/bench', blocks: 20_480, density: 1, reps: 25, seconds: 8, runs: 3, ingestBlocks: 1000, microTime: 1,
+    anvilBlocks: 3_000, anvilSeconds: 8, anvilLatencyRequests: 2_000, anvilLogReps: 50,
+  },
+  quick: {
+    data: 'data/bench-quick', blocks: 4_200, density: 0.2, reps: 7, seconds: 2, runs: 1, ingestBlocks: 100, microTime: 0.1,
+    anvilBlocks: 300, anvilSeconds: 1, anvilLatencyRequests: 300, anvilLogReps: 20,
+  },
 } as const;
+
+/** The sections of the benchmark, in the order they run. */
+const SECTIONS = ['logs', 'http', 'anvil', 'ingest', 'micro'] as const;
+type Section = (typeof SECTIONS)[number];
 
 /** The seed of the benchmark datasets (fixed: every run measures the same chain). */
 const SEED = 'bench';
@@ -33,28 +52,71 @@ function ensureDataset(p: (typeof PROFILES)[keyof typeof PROFILES]): void {
   if (r.status !== 0) throw new Error('dataset generation failed');
 }
 
+function sections(only: string | undefined): Set<Section> {
+  if (only === undefined) return new Set(SECTIONS);
+  const names = only.split(',').map((s) => s.trim());
+  const unknown = names.filter((s) => !(SECTIONS as readonly string[]).includes(s));
+  if (unknown.length > 0) throw new Error(`--only: unknown section ${unknown.join(', ')} (sections: ${SECTIONS.join(', ')})`);
+  return new Set(names as Section[]);
+}
+
 async function main(): Promise<void> {
-  const { values } = parseArgs({ options: { quick: { type: 'boolean' } } });
+  const { values } = parseArgs({ options: { quick: { type: 'boolean' }, only: { type: 'string' } } });
   const name = values.quick ? 'quick' : 'full';
   const p = PROFILES[name];
+  const run = sections(values.only);
   const started = Date.now();
-  ensureDataset(p);
+  const sectionSeconds: Record<string, number> = {};
+  const step = async (section: Section | 'dataset', label: string, body: () => Promise<void> | void) => {
+    console.log(`${label} …`);
+    const t = Date.now();
+    await body();
+    sectionSeconds[section] = (Date.now() - t) / 1000;
+    console.log(`  ${label}: ${sectionSeconds[section].toFixed(0)} s`);
+  };
+  if (run.has('logs') || run.has('http') || run.has('micro')) await step('dataset', `dataset ${p.data}`, () => ensureDataset(p));
   const rows: Row[] = [];
-  console.log('log queries …');
-  const logs = await measureLogQueries(p.data, SEED, p.reps);
-  rows.push(...logs.rows);
-  console.log('HTTP …');
-  const http = await measureHttp({ dataDir: p.data, seed: SEED, seconds: p.seconds, connections: 50, runs: p.runs });
-  rows.push(...http.rows);
-  console.log('ingest …');
-  rows.push(...(await measureIngest(p.ingestBlocks)));
-  console.log('micro-benchmarks …');
-  rows.push(...(await measureMicro(p.data, SEED, p.microTime)));
-  const md = writeReport('native-free-bench/results', name, rows, { latencyByRange: logs.latencyByRange, throughput: http.throughput }, {
-    profile: { name, ...p },
-    seconds: (Date.now() - started) / 1000,
-  });
-  console.log(`\n${md}\n(${((Date.now() - started) / 1000).toFixed(0)} s; results in native-free-bench/results/${name}.{json,md,svg})`);
+  const chart: ChartData = { latencyByRange: [], throughput: [] };
+  const extra: Record<string, unknown> = { profile: { name, ...p }, sectionSeconds };
+  if (run.has('logs')) {
+    await step('logs', 'log queries', async () => {
+      const logs = await measureLogQueries(p.data, SEED, p.reps);
+      rows.push(...logs.rows);
+      chart.latencyByRange.push(...logs.latencyByRange);
+    });
+  }
+  if (run.has('http')) {
+    await step('http', 'HTTP', async () => {
+      const http = await measureHttp({ dataDir: p.data, seed: SEED, seconds: p.seconds, connections: 50, runs: p.runs });
+      rows.push(...http.rows);
+      chart.throughput.push(...http.throughput);
+    });
+  }
+  if (run.has('anvil') && !existsSync(ANVIL_BIN)) console.log(`anvil baseline skipped: ${ANVIL_BIN} is not installed (npm's optional @foundry-rs/anvil-linux-amd64)`);
+  else if (run.has('anvil')) {
+    await step('anvil', `anvil baseline (${p.anvilBlocks}-block chain)`, async () => {
+      try {
+        const anvil = await measureAnvil({
+          blocks: p.anvilBlocks, seconds: p.anvilSeconds, connections: 50, runs: p.runs, latencyRequests: p.anvilLatencyRequests, logReps: p.anvilLogReps,
+        });
+        rows.push(...anvil.rows);
+        chart.throughput.push(...anvil.throughput);
+        extra.anvil = { chain: anvil.chain, mismatches: anvil.mismatches };
+      } catch (error) {
+        console.log(`anvil baseline failed, its rows are missing: ${(error as Error).stack}`);
+        extra.anvil = { error: (error as Error).message };
+      }
+    });
+  }
+  if (run.has('ingest')) await step('ingest', 'ingest', async () => void rows.push(...(await measureIngest(p.ingestBlocks))));
+  if (run.has('micro')) await step('micro', 'micro-benchmarks', async () => void rows.push(...(await measureMicro(p.data, SEED, p.microTime))));
+  const seconds = (Date.now() - started) / 1000;
+  if (values.only !== undefined) {
+    console.log(`\n${table(rows)}\n(${seconds.toFixed(0)} s; --only: results/ not written)`);
+    return;
+  }
+  const md = writeReport('native-free-bench/results', name, rows, chart, { ...extra, seconds });
+  console.log(`\n${md}\n(${seconds.toFixed(0)} s; results in native-free-bench/results/${name}.{json,md,svg})`);
 }
 
 await main();

@@ -8,7 +8,8 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { createServer as createNetServer, type Socket } from 'node:net';
 
-const ANVIL_BIN = new URL('../../../node_modules/@foundry-rs/anvil-linux-amd64/bin/anvil', import.meta.url).pathname;
+/** Path of the anvil binary (from the optional npm dependency @foundry-rs/anvil-linux-amd64). */
+export const ANVIL_BIN = new URL('../../../node_modules/@foundry-rs/anvil-linux-amd64/bin/anvil', import.meta.url).pathname;
 
 /** Private key of anvil's 10th dev account (the default mnemonic's index 9), for transactions anvil cannot sign itself (blob, set-code). */
 export const RAW_SIGNER_KEY = '0x2a871d0798f97d79848a013d4936a73bf4cc922c825d33c1cf7073dff6d409c6';
