@@ -63,10 +63,11 @@ export interface StreamRunner {
   run(task: ScanTask): Promise<TaskOutcome>;
 }
 
-/** A piece of the range, in order; `outcome` is set once it has been dispatched. */
+/** A piece of the range, in order; `outcome` is set once it has been dispatched, and dropped once consumed (so delivered results are not retained). */
 interface Slot {
   from: number;
   to: number;
+  dispatched?: true;
   outcome?: Promise<TaskOutcome>;
 }
 
@@ -138,7 +139,7 @@ export async function* streamQuery(runner: StreamRunner, spec: FilterSpec, range
   const fill = (head: number) => {
     for (let i = head; i < slots.length && inFlight < window; i++) {
       const slot = slots[i]!;
-      if (slot.outcome) continue;
+      if (slot.dispatched) continue;
       const task: ScanTask = {
         dataDir: runner.dataDir,
         format: 'proto',
@@ -151,6 +152,7 @@ export async function* streamQuery(runner: StreamRunner, spec: FilterSpec, range
         cancel,
       };
       slot.outcome = runner.run(task);
+      slot.dispatched = true;
       dispatched++;
       inFlight++;
     }
@@ -162,6 +164,7 @@ export async function* streamQuery(runner: StreamRunner, spec: FilterSpec, range
       fill(i);
       const slot = slots[i]!;
       const outcome = await settle(slot.outcome!, deadline, options.signal);
+      slot.outcome = undefined;
       inFlight--;
       if (outcome === ABORTED) return;
       if (outcome === TIMED_OUT) throw timeoutError();
