@@ -38,6 +38,15 @@ export const DEFAULT_HOST = '127.0.0.1';
 /** Client version reported by web3_clientVersion. */
 export const CLIENT_VERSION = 'ethlogd/0.1.0';
 
+/**
+ * Upper bounds (seconds) of the per-method latency histogram: point lookups answer in 5 to 50 µs
+ * and eth_getLogs in milliseconds up to its 10 s deadline, so the bounds run from 10 µs to 10 s,
+ * about three per decade (19 buckets per method keeps a scrape small).
+ */
+export const METRICS_LATENCY_BUCKETS_S: readonly number[] = [
+  0.00001, 0.000025, 0.00005, 0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10,
+];
+
 /** Runtime limits of the log query path; tests shrink them, production keeps the defaults. */
 export interface LogLimits {
   maxResults: number;
@@ -100,8 +109,22 @@ export const STREAM_TASK_LOGS = 4096;
 /** Largest LogBatch of a StreamLogs answer in bytes (whole logs, so one large log may exceed it): well under gRPC's 4 MiB default receive limit, small enough that a stream's resumption granularity and per-message latency stay low. */
 export const STREAM_BATCH_BYTES = 128 * 1024;
 
-/** How long close() lets running gRPC calls finish before cancelling them: unary calls end within the log deadline, streams may run for hours and must not hold a shutdown. */
-export const GRPC_SHUTDOWN_GRACE_MS = 2_000;
+/**
+ * How long a shutdown waits for requests in flight beyond the eth_getLogs deadline (the drain bound
+ * is that deadline plus this, 12 s by default): time to render and send a 10,000-log answer to a
+ * slow client once its query ends. HTTP requests and gRPC calls (streams included: they resume
+ * from their cursor) still running at the bound are cut off, and `serve` then exits 1.
+ */
+export const SHUTDOWN_GRACE_MARGIN_MS = 2_000;
+
+/** Per-key request rate limit in calls per second by default: none, since a self-hosted service serves its own clients; an operator sharing it sets one. */
+export const DEFAULT_RATE_LIMIT_PER_SECOND = 0;
+
+/** Burst of a rate limit, in seconds of its rate, when none is given: a client may spend one second's allowance at once (start-up calls, a modest batch), and an idle key hoards no more. */
+export const DEFAULT_RATE_BURST_SECONDS = 1;
+
+/** Most API keys the rate limiter tracks at once: buckets exist only for valid keys, so this bounds its memory (about 10 MB) even with more keys issued than clients active. */
+export const MAX_RATE_LIMIT_BUCKETS = 100_000;
 
 /**
  * Scheduling niceness added to eth_getLogs worker threads: scans use every idle core, but the main

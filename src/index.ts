@@ -4,6 +4,18 @@
  * or ingest a chain, and start or stop the HTTP and gRPC servers in-process. The `ethlogd` command
  * line is built on exactly this surface.
  */
+import type { RunningService, ServiceOptions } from './service.js';
+
+/**
+ * Opens the store at `options.dataDir` read-only and serves it over HTTP, and over gRPC when
+ * `grpcPort` is set. The servers' modules (uWebSockets.js, grpc-js) load on the first call, so a
+ * program that only reads a store does not pay for them.
+ */
+export async function startService(options: ServiceOptions): Promise<RunningService> {
+  const service = await import('./service.js');
+  return service.startService(options);
+}
+
 export { EthLogStore, ReadOnlyStoreError, type OpenOptions } from './api/store.js';
 export type {
   Block,
@@ -32,11 +44,12 @@ export type {
   Withdrawal,
 } from './chain/types.js';
 export { bytesToHex, hexToBytes, quantityToHex } from './chain/hex.js';
-export { startService, type RunningService, type ServiceOptions } from './service.js';
+export type { RunningService, ServiceOptions } from './service.js';
+export type { RateLimitOptions, ShutdownOutcome } from './lifecycle.js';
 export { generateStore, type GenerateStoreOptions, type GenerateStoreResult } from './ingest/generateStore.js';
 export { runIngest, type IngestOptions, type IngestResult } from './ingest/ingest.js';
 export type { StorageMode } from './ingest/source.js';
-export { createLogger, LOG_LEVELS, type Logger, type LogLevel } from './log.js';
+export { createLogger, isLogLevel, LOG_LEVELS, redactSecrets, type Logger, type LogLevel } from './log.js';
 export {
   AuthError,
   InternalError,
@@ -45,8 +58,11 @@ export {
   LimitExceededError,
   MethodNotFoundError,
   ParseError,
+  BatchOverBurstError,
+  RateLimitedError,
   ResponseTooLargeError,
   RpcError,
+  ShuttingDownError,
 } from './rpc/errors.js';
 export { QueryTimeoutError } from './logs/limits.js';
 export { ChainContinuityError, type AppendBatch } from './store/writer.js';

@@ -4,17 +4,21 @@
  * integration tests start the service through here.
  */
 import type { EventEmitter } from 'node:events';
-import { DEFAULT_LOG_LIMITS, type LogLimits } from './config.js';
+import { DEFAULT_LOG_LIMITS, SHUTDOWN_GRACE_MARGIN_MS, type LogLimits } from './config.js';
 import { startGrpcServer, type GrpcServer } from './grpc/server.js';
 import type { StreamEvents } from './grpc/streamLogs.js';
+import { storeReadiness } from './http/health.js';
 import { startHttpServer } from './http/server.js';
+import { rateLimiterFor, shutdownService, type RateLimitOptions, type ShutdownOutcome } from './lifecycle.js';
 import type { Logger } from './log.js';
 import { LogEngine } from './logs/engine.js';
+import { createServiceMetrics } from './metrics/metrics.js';
 import { createRpcHandler } from './rpc/dispatcher.js';
 import type { MethodContext } from './rpc/method.js';
+import { METHODS } from './rpc/methods/index.js';
 import { checkApiKey } from './store/apiKeys.js';
 import { StoreReader } from './store/reader.js';
-import { closeStore, openStore } from './store/schema.js';
+import { openStore } from './store/schema.js';
 
 /** How to start the service. */
 export interface ServiceOptions {
@@ -30,6 +34,12 @@ export interface ServiceOptions {
   grpcPort?: number;
   /** StreamLogs tuning: deadline (0: none), batch size in bytes, logs per scan task; config.ts defaults. */
   grpcStream?: { timeoutMs?: number; batchBytes?: number; taskLogs?: number };
+  /** Per-API-key rate limit (calls per second and burst); none by default (DEFAULT_RATE_LIMIT_PER_SECOND). */
+  rateLimit?: RateLimitOptions;
+  /** How long close() lets requests in flight finish; default: the eth_getLogs deadline plus SHUTDOWN_GRACE_MARGIN_MS. */
+  shutdownGraceMs?: number;
+  /** Prometheus metrics at GET /metrics; on by default. */
+  metrics?: boolean;
 }
 
 /** A running service. */
@@ -42,8 +52,12 @@ export interface RunningService {
   grpcPort?: number;
   /** StreamLogs progress events of the gRPC front, when it runs. */
   grpcEvents?: EventEmitter<StreamEvents>;
-  /** Stops accepting (HTTP, then gRPC after its grace period), then closes the worker pool and the store. */
-  close(): Promise<void>;
+  /**
+   * Stops accepting on both fronts at once, lets requests in flight finish for up to
+   * shutdownGraceMs and cuts off the rest, then closes the worker pool and the store; calling it
+   * again returns the same promise.
+   */
+  close(): Promise<ShutdownOutcome>;
 }
 
 /** Opens the store at `dataDir` and serves it over HTTP, and over gRPC when `grpcPort` is set. */
@@ -54,20 +68,22 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   const onError = (message: string, error: unknown) => options.logger.error(message, error);
   const engine = new LogEngine({ dataDir: options.dataDir, limits, threads: options.threads, onError });
   const ctx: MethodContext = { reader, limits, queryLogs: (spec) => engine.query(spec, reader) };
-  const handler = createRpcHandler(ctx, onError);
+  const metrics = options.metrics === false ? undefined : createServiceMetrics({ dataDir: options.dataDir, reader, engine, methods: METHODS.keys() });
+  const handler = createRpcHandler(ctx, onError, METHODS, metrics?.calls);
+  const rateLimit = rateLimiterFor(options.rateLimit);
+  const graceMs = options.shutdownGraceMs ?? limits.timeoutMs + SHUTDOWN_GRACE_MARGIN_MS;
   const server = await startHttpServer({
     host: options.host,
     port: options.port,
     handler,
     auth: (key) => checkApiKey(store, key),
-    log: (line) => options.logger.info(line),
+    rateLimit,
+    logger: options.logger,
+    onResponse: metrics?.onResponse,
+    ops: { ready: () => storeReadiness(reader), metrics: metrics?.render },
   });
-  const shutdown = async (grpc?: GrpcServer) => {
-    server.close();
-    await grpc?.close();
-    await engine.close();
-    await closeStore(store);
-  };
+  let closing: Promise<ShutdownOutcome> | undefined;
+  const shutdown = (grpc?: GrpcServer) => (closing ??= shutdownService({ http: server, grpc, engine, store, graceMs, logger: options.logger }));
   let grpc: GrpcServer | undefined;
   if (options.grpcPort !== undefined) {
     try {
@@ -77,6 +93,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
         ctx,
         engine,
         auth: (key) => checkApiKey(store, key),
+        rateLimit,
         streamTimeoutMs: options.grpcStream?.timeoutMs,
         streamBatchBytes: options.grpcStream?.batchBytes,
         streamTaskLogs: options.grpcStream?.taskLogs,

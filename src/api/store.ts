@@ -3,6 +3,8 @@
  * (also appends, API keys, index rebuilds), over the same reader, writer and eth_getLogs engine
  * the servers use.
  */
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import { bytesEqual } from '../chain/hex.js';
 import type { BlockBundle, ChainMeta, LogEntry } from '../chain/types.js';
 import { DEFAULT_LOG_LIMITS, type LogLimits } from '../config.js';
@@ -17,6 +19,9 @@ import { verifyStore, type VerifyResult } from '../store/verify.js';
 import { StoreWriter, type AppendBatch } from '../store/writer.js';
 import { addressArg, blockRef, filterSpec, hashArg, slotArg } from './params.js';
 import type { Block, BlockSelector, BytesLike, LogFilter, LogsOptions, TransactionEntry } from './types.js';
+
+/** The LMDB data file of a store directory. */
+const STORE_FILE = 'data.mdb';
 
 /** How to open a store. */
 export interface OpenOptions {
@@ -67,8 +72,9 @@ export class EthLogStore {
     this.limits = { ...DEFAULT_LOG_LIMITS, ...options.limits };
   }
 
-  /** Opens the store in `dataDir` (read-only unless `writable`). */
+  /** Opens the store in `dataDir` (read-only unless `writable`, which creates it when absent). */
   static open(dataDir: string, options: OpenOptions = {}): EthLogStore {
+    if (options.writable !== true && !existsSync(join(dataDir, STORE_FILE))) throw new Error(`no store at ${dataDir}`);
     return new EthLogStore(dataDir, openStore(dataDir, { readOnly: options.writable !== true }), options);
   }
 

@@ -5,6 +5,8 @@
 import {
   createLogger,
   FOLLOW_POLL_MS,
+  isLogLevel,
+  LOG_LEVELS,
   INGEST_BLOCKS_PER_REQUEST,
   INGEST_COMMIT_BLOCKS,
   INGEST_REQUESTS_IN_FLIGHT,
@@ -36,6 +38,8 @@ Options:
   --commit-blocks N         blocks per write transaction                 default ${INGEST_COMMIT_BLOCKS}
   --progress-seconds S      seconds between progress lines when stderr
                             is not a terminal                            default 5
+  --log-level LEVEL         debug|info|warn|error|silent (JSON lines on
+                            stderr; or ETHLOGD_LOG_LEVEL)                default info
   -h, --help                this text`;
 
 function storageMode(value: string | boolean | undefined): StorageMode {
@@ -58,6 +62,7 @@ export async function ingestCommand(argv: string[]): Promise<number> {
     'in-flight': { type: 'string' },
     'commit-blocks': { type: 'string' },
     'progress-seconds': { type: 'string' },
+    'log-level': { type: 'string' },
   });
   if (values.help) {
     console.log(INGEST_USAGE);
@@ -84,7 +89,9 @@ export async function ingestCommand(argv: string[]): Promise<number> {
     },
     progressIntervalSeconds: positive(values['progress-seconds'], 'progress-seconds', 5),
   };
-  const logger = createLogger();
+  const level = values['log-level'] ?? process.env.ETHLOGD_LOG_LEVEL ?? 'info';
+  if (typeof level !== 'string' || !isLogLevel(level)) throw new UsageError(`--log-level must be one of ${LOG_LEVELS.join(', ')}`);
+  const logger = createLogger(level);
   const stop = new AbortController();
   const onSignal = (signal: string) => {
     logger.info(`${signal}: stopping after the current batch`);

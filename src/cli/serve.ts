@@ -7,11 +7,14 @@ import { availableParallelism } from 'node:os';
 import {
   createLogger,
   DEFAULT_HOST,
+  DEFAULT_RATE_BURST_SECONDS,
+  DEFAULT_RATE_LIMIT_PER_SECOND,
   DEFAULT_HTTP_PORT,
   LOG_LEVELS,
   LOG_QUERY_TIMEOUT_MS,
   MAX_FILTER_PARAMS,
   MAX_LOG_RESULTS,
+  SHUTDOWN_GRACE_MARGIN_MS,
   startService,
   STREAM_TIMEOUT_MS,
   type LogLevel,
@@ -32,6 +35,10 @@ export const SERVE_OPTIONS: readonly OptionSpec[] = [
   { name: 'max-log-results', type: { kind: 'integer', min: 1, max: MAX_OPTION_INT }, default: MAX_LOG_RESULTS, description: 'eth_getLogs result cap' },
   { name: 'max-filter-params', type: { kind: 'integer', min: 1, max: MAX_OPTION_INT }, default: MAX_FILTER_PARAMS, description: 'addresses + topics per filter' },
   { name: 'stream-timeout-ms', type: { kind: 'integer', min: 0, max: MAX_OPTION_INT }, default: STREAM_TIMEOUT_MS, defaultText: `${STREAM_TIMEOUT_MS} (none)`, placeholder: 'MS', description: 'gRPC StreamLogs deadline, 0 for none' },
+  { name: 'rate-limit', type: { kind: 'integer', min: 0, max: MAX_OPTION_INT }, default: DEFAULT_RATE_LIMIT_PER_SECOND, defaultText: `${DEFAULT_RATE_LIMIT_PER_SECOND} (no limit)`, description: 'calls per second per API key (HTTP 429 / -32005 past it)' },
+  { name: 'rate-burst', type: { kind: 'integer', min: 1, max: MAX_OPTION_INT }, defaultText: `${DEFAULT_RATE_BURST_SECONDS} s of --rate-limit`, description: 'calls a key may make at once' },
+  { name: 'shutdown-grace-ms', type: { kind: 'integer', min: 0, max: MAX_OPTION_INT }, defaultText: `--log-timeout-ms + ${SHUTDOWN_GRACE_MARGIN_MS}`, placeholder: 'MS', description: 'on SIGTERM, how long requests in flight may finish' },
+  { name: 'no-metrics', type: { kind: 'boolean' }, default: false, description: 'do not serve GET /metrics (and keep no counters)' },
   { name: 'log-level', type: { kind: 'choice', choices: LOG_LEVELS }, default: 'info', placeholder: 'LEVEL', description: 'log level (JSON lines on stderr)' },
 ];
 
@@ -41,7 +48,9 @@ export const SERVE_USAGE = `Usage: ethlogd serve --data DIR [options]
 Serves the store in DIR: POST /v3/<API_KEY> with JSON-RPC 2.0 (single or batch), and with
 --grpc-port the gRPC service ethlogd.v1.EthLogs (src/grpc/ethlogd.proto, key in x-api-key metadata).
 Prints "listening on http://HOST:PORT" once it accepts requests, then "grpc listening on HOST:PORT"
-when gRPC is on; stops cleanly on SIGINT/SIGTERM.
+when gRPC is on. SIGINT/SIGTERM stop accepting at once, let requests in flight finish within
+--shutdown-grace-ms, then close the workers and the store: exit 0, or 1 if requests had to be cut;
+a second signal exits at once.
 
 Each option is read from its flag, else its environment variable, else the config file, else its
 default.
@@ -69,6 +78,9 @@ export async function serveCommand(argv: string[]): Promise<number> {
       maxResults: v['max-log-results'] as number,
       maxParams: v['max-filter-params'] as number,
     },
+    rateLimit: { perSecond: v['rate-limit'] as number, burst: v['rate-burst'] as number | undefined },
+    shutdownGraceMs: v['shutdown-grace-ms'] as number | undefined,
+    metrics: v['no-metrics'] !== true,
     logger,
   });
   console.log(`listening on ${service.url}`);
@@ -77,7 +89,7 @@ export async function serveCommand(argv: string[]): Promise<number> {
     const stop = (signal: string) => {
       logger.info(`${signal}: shutting down`);
       service.close().then(
-        () => resolve(0),
+        (outcome) => resolve(outcome.clean ? 0 : 1),
         (error) => {
           logger.error('shutdown failed', error);
           resolve(1);

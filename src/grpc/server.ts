@@ -6,6 +6,7 @@
  */
 import { EventEmitter } from 'node:events';
 import {
+  type Metadata,
   Server,
   ServerCredentials,
   type handleServerStreamingCall,
@@ -14,7 +15,8 @@ import {
   type UntypedServiceImplementation,
 } from '@grpc/grpc-js';
 import { ReflectionService } from '@grpc/reflection';
-import { GRPC_SHUTDOWN_GRACE_MS, STREAM_BATCH_BYTES, STREAM_TIMEOUT_MS } from '../config.js';
+import { STREAM_BATCH_BYTES, STREAM_TIMEOUT_MS } from '../config.js';
+import type { RateLimiter } from '../limits/rateLimiter.js';
 import type { LogEngine } from '../logs/engine.js';
 import { parseFilter } from '../logs/filter.js';
 import type { MethodContext, RpcMethod } from '../rpc/method.js';
@@ -49,6 +51,8 @@ export interface GrpcServerOptions {
   engine: LogEngine;
   /** Checks an API key. */
   auth: (key: string) => ApiKeyStatus;
+  /** Per-key rate limit, one token a call (RESOURCE_EXHAUSTED past it); none by default. */
+  rateLimit?: RateLimiter;
   /** StreamLogs deadline in milliseconds, 0 for none; STREAM_TIMEOUT_MS by default. */
   streamTimeoutMs?: number;
   /** Largest LogBatch in bytes; STREAM_BATCH_BYTES by default. */
@@ -67,8 +71,8 @@ export interface GrpcServer {
   port: number;
   /** StreamLogs progress events. */
   events: EventEmitter<StreamEvents>;
-  /** Stops accepting calls, lets running ones finish for a grace period, then cancels the rest. */
-  close(): Promise<void>;
+  /** Stops accepting calls, lets running ones finish for `graceMs`, then cancels the rest; resolves true when it had to. */
+  close(graceMs: number): Promise<boolean>;
 }
 
 /** The service definition, with GetLogs and StreamLogs sending the bytes they are given as they are. */
@@ -92,7 +96,8 @@ function address(host: string, port: number): string {
 
 /** Starts the gRPC front; resolves once it listens. */
 export async function startGrpcServer(options: GrpcServerOptions): Promise<GrpcServer> {
-  const { engine, auth, onError } = options;
+  const { engine, onError } = options;
+  const auth = (metadata: Metadata) => authenticate(metadata, options.auth, options.rateLimit);
   // Answers come back as wire objects (convert.ts maps them), never as JSON text.
   const ctx: MethodContext = { ...options.ctx, rawJson: false };
   const events = new EventEmitter<StreamEvents>();
@@ -112,7 +117,7 @@ export async function startGrpcServer(options: GrpcServerOptions): Promise<GrpcS
         callback(null, response);
       };
       try {
-        const denied = authenticate(call.metadata, auth);
+        const denied = auth(call.metadata);
         if (denied) return callback(fail(denied));
         const result = method(toParams(call.request), ctx);
         if (result instanceof Promise) result.then(answer, (error: unknown) => callback(fail(error)));
@@ -125,7 +130,7 @@ export async function startGrpcServer(options: GrpcServerOptions): Promise<GrpcS
 
   const getLogs: handleUnaryCall<{ filter?: LogFilterMessage }, Buffer> = (call, callback) => {
     try {
-      const denied = authenticate(call.metadata, auth);
+      const denied = auth(call.metadata);
       if (denied) return callback(fail(denied));
       const spec = parseFilter(filterObject(call.request.filter), ctx.limits.maxParams);
       engine.query(spec, ctx.reader, 'proto').then(
@@ -148,7 +153,7 @@ export async function startGrpcServer(options: GrpcServerOptions): Promise<GrpcS
     onError,
   };
   const streamLogs: handleServerStreamingCall<StreamLogsMessage, Buffer> = (call) => {
-    const denied = authenticate(call.metadata, auth);
+    const denied = auth(call.metadata);
     if (denied) {
       call.emit('error', fail(denied));
       return;
@@ -178,15 +183,15 @@ export async function startGrpcServer(options: GrpcServerOptions): Promise<GrpcS
     host: options.host,
     port,
     events,
-    close: () =>
-      new Promise<void>((resolve) => {
+    close: (graceMs) =>
+      new Promise<boolean>((resolve) => {
         const timer = setTimeout(() => {
           server.forceShutdown();
-          resolve();
-        }, GRPC_SHUTDOWN_GRACE_MS);
+          resolve(true);
+        }, graceMs);
         server.tryShutdown(() => {
           clearTimeout(timer);
-          resolve();
+          resolve(false);
         });
       }),
   };

@@ -39,6 +39,9 @@ export const REVOKED_KEY = reply('401 Unauthorized', new AuthError('API key revo
 /** 404: a path other than `/v3/<key>`. */
 export const NOT_FOUND = reply('404 Not Found', new InvalidRequestError('not found'));
 
+/** 405: a method other than GET or HEAD on an operations path (/health, /ready, /metrics). */
+export const OPS_METHOD_NOT_ALLOWED = reply('405 Method Not Allowed', new InvalidRequestError('method not allowed, use GET'), [['Allow', 'GET, HEAD']]);
+
 /** 405: a method other than POST or OPTIONS on `/v3/...`. */
 export const METHOD_NOT_ALLOWED = reply('405 Method Not Allowed', new InvalidRequestError('method not allowed, use POST'), [
   ['Allow', 'POST, OPTIONS'],

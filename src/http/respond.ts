@@ -51,35 +51,66 @@ export function sendReply(res: HttpResponse, reply: Reply, options: ReplyOptions
   });
 }
 
+/** Options of a JSON answer. */
+export interface JsonOptions {
+  /** Close the connection after the answer (the server is draining). */
+  close?: boolean;
+  /** Called once the whole answer is handed to the socket (not when the client goes away first). */
+  onSent?: () => void;
+}
+
+/**
+ * Sends a text `body` with `status`, `contentType` and extra `headers` (the operations endpoints:
+ * health, readiness, metrics), without the JSON-RPC answers' CORS header; HEAD gets the headers alone.
+ */
+export function sendText(res: HttpResponse, status: string, contentType: string, body: string, options: ReplyOptions & { headers?: ReadonlyArray<readonly [string, string]> } = {}): void {
+  res.cork(() => {
+    res.writeStatus(status);
+    res.writeHeader('Content-Type', contentType);
+    for (const [name, value] of options.headers ?? []) res.writeHeader(name, value);
+    if (!uwsNative) res.end(body);
+    else if (options.head) endHead(res, Buffer.byteLength(body));
+    else res.end(body);
+  });
+}
+
 /** Sends `body` (text or UTF-8 bytes) as a 200 JSON answer; large bodies stream out as the client reads them. */
-export function sendJson(res: HttpResponse, body: RpcBody): void {
+export function sendJson(res: HttpResponse, body: RpcBody, options: JsonOptions = {}): void {
   if (body.length <= STREAM_THRESHOLD_CHARS || !uwsNative) {
     res.cork(() => {
       writeJsonHeaders(res);
-      res.end(body);
+      if (uwsNative) res.end(body, options.close);
+      else res.end(body);
     });
+    options.onSent?.();
     return;
   }
-  streamBytes(res, typeof body === 'string' ? Buffer.from(body, 'utf8') : Buffer.from(body.buffer, body.byteOffset, body.byteLength));
+  streamBytes(res, typeof body === 'string' ? Buffer.from(body, 'utf8') : Buffer.from(body.buffer, body.byteOffset, body.byteLength), options);
 }
 
 /**
  * Writes `bytes` with tryEnd; what the socket does not take now is written from onWritable, from the
  * offset uWS reports (uWebSockets.js's VideoStreamer pattern). Once the response is aborted uWS calls
- * neither handler again, and the bytes are released with the closure.
+ * neither handler again, and the bytes are released with the closure. tryEnd cannot close the
+ * connection, so a draining server says `Connection: close` in a header and the client closes it.
  */
-function streamBytes(res: HttpResponse, bytes: Buffer): void {
+function streamBytes(res: HttpResponse, bytes: Buffer, options: JsonOptions): void {
   const total = bytes.length;
   let base = 0;
   let done = false;
   res.cork(() => {
     writeJsonHeaders(res);
+    if (options.close) res.writeHeader('Connection', 'close');
     base = res.getWriteOffset();
     done = res.tryEnd(bytes, total)[1];
   });
-  if (done) return;
+  if (done) {
+    options.onSent?.();
+    return;
+  }
   res.onWritable((offset) => {
-    const [ok] = res.tryEnd(bytes.subarray(offset - base), total);
+    const [ok, finished] = res.tryEnd(bytes.subarray(offset - base), total);
+    if (finished) options.onSent?.();
     return ok;
   });
 }

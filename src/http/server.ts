@@ -8,9 +8,16 @@
  * (a promise, or a large answer still streaming), as it refuses to reorder answers.
  */
 import { MAX_BODY_BYTES } from '../config.js';
+import type { RateLimiter } from '../limits/rateLimiter.js';
+import { createLogger, type Logger } from '../log.js';
 import type { RpcBody, RpcHandler } from '../rpc/handler.js';
+import { RequestTrace } from '../rpc/observe.js';
+import { keyId } from '../store/apiKeys.js';
 import { readBody } from './body.js';
 import { answerPreflight } from './cors.js';
+import { InFlight, SHUTTING_DOWN } from './drain.js';
+import { registerOpsRoutes, type OpsEndpoints } from './health.js';
+import { callCount, tooManyRequests } from './rateLimit.js';
 import {
   AUTH_FAILURE,
   INTERNAL_ERROR_BODY,
@@ -23,7 +30,7 @@ import {
   UNSUPPORTED_MEDIA_TYPE,
   type Reply,
 } from './replies.js';
-import { sendJson, sendReply } from './respond.js';
+import { sendJson, sendReply, type ReplyOptions } from './respond.js';
 import { uWS, uwsImplementation, type HttpRequest, type HttpResponse, type us_listen_socket, type us_socket } from './uws.js';
 
 /** The result of checking an API key (as src/store/apiKeys.ts's checkApiKey returns it). */
@@ -41,8 +48,14 @@ export interface HttpServerOptions {
   auth: (key: string) => AuthStatus;
   /** Largest request body in bytes (413 past it); MAX_BODY_BYTES by default. */
   maxBodyBytes?: number;
-  /** Receives log lines; stderr by default. */
-  log?: (line: string) => void;
+  /** Per-key rate limit, applied to valid keys (429 past it, see rateLimit.ts); none by default. */
+  rateLimit?: RateLimiter;
+  /** Where the front logs: failures, and one line per API request at debug level; JSON to stderr at info by default. */
+  logger?: Logger;
+  /** Hears the status of every response to an API request (not the operations endpoints): the metrics. */
+  onResponse?: (status: number) => void;
+  /** What /ready and /metrics report; without it /ready tells only whether the server is draining, and /metrics is not served. */
+  ops?: OpsEndpoints;
 }
 
 /** A listening HTTP front. */
@@ -51,8 +64,12 @@ export interface HttpServer {
   port: number;
   /** The address bound. */
   host: string;
-  /** Stops listening and closes every open connection. */
-  close(): void;
+  /**
+   * Stops listening at once, refuses requests on open connections with 503, lets requests in
+   * flight finish for up to `graceMs` (0 by default), then closes every connection; resolves with
+   * the number of requests cut off unanswered.
+   */
+  close(graceMs?: number): Promise<number>;
 }
 
 /** uSockets' LIBUS_LISTEN_EXCLUSIVE_PORT: without it a busy port is shared (SO_REUSEPORT), not refused. */
@@ -106,43 +123,100 @@ function contentLength(value: string): number {
   return Number.isSafeInteger(n) && n >= 0 ? n : -1;
 }
 
-/** A message for `err`, with its stack when it has one. */
-function describe(err: unknown): string {
-  return err instanceof Error ? (err.stack ?? err.message) : String(err);
+/** Status of a client that went away before its answer was sent (nginx's convention), for metrics and logs. */
+const CLIENT_CLOSED = 499;
+
+/** An API request being logged (at debug level only): when it started, its key and what its body held. */
+interface RequestEntry {
+  started: number;
+  /** The presented key ('' when none); only its keyId is logged. */
+  key: string;
+  trace: RequestTrace;
+}
+
+/** A request whose body is being read or answered. */
+interface Exchange {
+  /** The client went away. */
+  aborted: boolean;
+  /** An answer was sent (so a later abort is not counted as the client leaving first). */
+  answered: boolean;
+  entry: RequestEntry | undefined;
+}
+
+/** The numeric status of a fixed reply (its status line starts with it). */
+function statusOf(reply: Reply): number {
+  return Number.parseInt(reply.status, 10);
 }
 
 /** Starts the HTTP front and resolves once it listens. */
 export async function startHttpServer(opts: HttpServerOptions): Promise<HttpServer> {
   const { handler, auth } = opts;
   const limit = opts.maxBodyBytes ?? MAX_BODY_BYTES;
-  const log = opts.log ?? ((line: string) => process.stderr.write(`${line}\n`));
+  const logger = opts.logger ?? createLogger();
   const tooLarge = payloadTooLarge(limit);
+  const inFlight = new InFlight();
 
-  /** Sends the answer of `handler` to `body`, now or when its promise settles. */
-  function dispatch(res: HttpResponse, exchange: { aborted: boolean }, body: Uint8Array): void {
+  /** Starts the log entry of an API request presenting `key`, when debug lines are written (checked once per request). */
+  function begin(key: string): RequestEntry | undefined {
+    return logger.isLevelEnabled('debug') ? { started: performance.now(), key, trace: new RequestTrace() } : undefined;
+  }
+
+  /** Counts an answered API request by `status`, and writes its log line when it has an entry. */
+  function answered(status: number, entry: RequestEntry | undefined): void {
+    opts.onResponse?.(status);
+    if (entry === undefined) return;
+    const { trace } = entry;
+    logger.debug('request', {
+      status,
+      ms: Math.round((performance.now() - entry.started) * 1000) / 1000,
+      methods: trace.methods,
+      calls: trace.calls,
+      errors: trace.errors,
+      batch: trace.batch,
+      key: entry.key === '' ? null : keyId(entry.key),
+    });
+  }
+
+  /** Sends a fixed reply to an API request, and counts and logs it. */
+  function refuse(res: HttpResponse, reply: Reply, entry: RequestEntry | undefined, options?: ReplyOptions): void {
+    sendReply(res, reply, options);
+    answered(statusOf(reply), entry);
+  }
+
+  /** Sends the answer of `handler` to `body`, now or when its promise settles; calls `done` once it is written. */
+  function dispatch(res: HttpResponse, exchange: Exchange, body: Uint8Array, done: () => void): void {
+    const { entry } = exchange;
+    const send = (text: RpcBody) => {
+      exchange.answered = true;
+      sendJson(res, text, { close: inFlight.closing, onSent: done });
+      answered(200, entry);
+    };
     let out: RpcBody | Promise<RpcBody>;
     try {
-      out = handler.handle(body);
+      out = handler.handle(body, entry?.trace);
     } catch (err) {
-      log(`http: handler failed: ${describe(err)}`);
-      sendJson(res, INTERNAL_ERROR_BODY);
+      logger.error('http: handler failed', err);
+      send(INTERNAL_ERROR_BODY);
       return;
     }
     if (!(out instanceof Promise)) {
-      sendJson(res, out);
+      send(out);
       return;
     }
     out
       .then(
         (text) => {
-          if (!exchange.aborted) sendJson(res, text);
+          if (!exchange.aborted) send(text);
         },
         (err: unknown) => {
-          log(`http: handler failed: ${describe(err)}`);
-          if (!exchange.aborted) sendJson(res, INTERNAL_ERROR_BODY);
+          logger.error('http: handler failed', err);
+          if (!exchange.aborted) send(INTERNAL_ERROR_BODY);
         },
       )
-      .catch((err: unknown) => log(`http: writing an answer failed: ${describe(err)}`));
+      .catch((err: unknown) => {
+        logger.error('http: writing an answer failed', err);
+        done();
+      });
   }
 
   /**
@@ -154,7 +228,7 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<HttpServ
       try {
         handle(res, req);
       } catch (err) {
-        log(`http: request failed: ${describe(err)}`);
+        logger.error('http: request failed', err);
         try {
           res.close();
         } catch {
@@ -169,27 +243,45 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<HttpServ
    * nobody reads and keeps the connection, except after 413, which closes it.
    */
   function onPost(res: HttpResponse, req: HttpRequest, key: string): void {
-    if (key === '') return sendReply(res, MISSING_KEY);
+    const entry = begin(key);
+    if (inFlight.closing) return refuse(res, SHUTTING_DOWN, entry, { close: true });
+    if (key === '') return refuse(res, MISSING_KEY, entry);
     let denied: Reply | null;
     try {
       const status = auth(key);
       denied = status === 'valid' ? null : status === 'revoked' ? REVOKED_KEY : INVALID_KEY;
     } catch (err) {
-      log(`http: API key check failed: ${describe(err)}`);
+      logger.error('http: API key check failed', err);
       denied = AUTH_FAILURE;
     }
-    if (denied !== null) return sendReply(res, denied);
-    if (!isJson(req.getHeader('content-type'))) return sendReply(res, UNSUPPORTED_MEDIA_TYPE);
+    if (denied !== null) return refuse(res, denied, entry);
+    if (!isJson(req.getHeader('content-type'))) return refuse(res, UNSUPPORTED_MEDIA_TYPE, entry);
     const announced = contentLength(req.getHeader('content-length'));
-    if (announced > limit) return sendReply(res, tooLarge, { close: true });
+    if (announced > limit) return refuse(res, tooLarge, entry, { close: true });
+    const budget = opts.rateLimit?.budget(key);
+    const limited = budget?.check(1);
+    if (limited) return refuse(res, tooManyRequests(limited), entry);
 
-    const exchange = { aborted: false };
+    const exchange: Exchange = { aborted: false, answered: false, entry };
+    const done = inFlight.enter();
     res.onAborted(() => {
       exchange.aborted = true;
+      if (!exchange.answered) answered(CLIENT_CLOSED, entry);
+      done();
     });
     readBody(res, announced, limit, {
-      body: (bytes) => dispatch(res, exchange, bytes),
-      tooLarge: () => sendReply(res, tooLarge, { close: true }),
+      body: (bytes) => {
+        const refused = budget?.take(callCount(bytes));
+        if (!refused) return dispatch(res, exchange, bytes, done);
+        exchange.answered = true;
+        refuse(res, tooManyRequests(refused), entry, { close: inFlight.closing });
+        done();
+      },
+      tooLarge: () => {
+        exchange.answered = true;
+        refuse(res, tooLarge, entry, { close: true });
+        done();
+      },
     });
   }
 
@@ -198,14 +290,27 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<HttpServ
     const method = req.getMethod().toLowerCase();
     const head = method === 'head';
     const target = route(req.getUrl());
-    if (target === null) return sendReply(res, NOT_FOUND, { head });
-    if (method === 'options') return answerPreflight(res, req.getHeader('access-control-request-headers'));
-    if (method !== 'post') return sendReply(res, METHOD_NOT_ALLOWED, { head });
+    if (target === null) return refuse(res, NOT_FOUND, begin(''), { head });
+    if (method === 'options') {
+      const entry = begin('');
+      answerPreflight(res, req.getHeader('access-control-request-headers'));
+      return answered(204, entry);
+    }
+    if (method !== 'post') return refuse(res, METHOD_NOT_ALLOWED, begin(''), { head });
     onPost(res, req, target.key);
   }
 
   const app = uWS.App();
   app.post(`${API_ROOT}/:key`, guarded((res, req) => onPost(res, req, withoutQuery(req.getParameter(0)))));
+  registerOpsRoutes(
+    app,
+    {
+      ready: () => (inFlight.closing ? { ready: false, reason: 'shutting down' } : (opts.ops?.ready() ?? { ready: true })),
+      metrics: opts.ops?.metrics,
+    },
+    guarded,
+    (message, error) => logger.error(message, error),
+  );
   app.any('/*', guarded(onOther));
   const listen = app.listen.bind(app) as unknown as ListenWithOptions;
   const socket = await new Promise<us_listen_socket>((resolve, reject) => {
@@ -215,18 +320,23 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<HttpServ
     });
   });
   const port = uWS.us_socket_local_port(socket as us_socket);
-  log(`http: listening on ${opts.host}:${port} (uWebSockets.js ${uwsImplementation})`);
+  logger.info(`http: listening on ${opts.host}:${port} (uWebSockets.js ${uwsImplementation})`);
 
-  let closed = false;
+  let closed: Promise<number> | undefined;
   return {
     port,
     host: opts.host,
-    close(): void {
-      if (closed) return;
-      closed = true;
+    close(graceMs = 0): Promise<number> {
+      if (closed) return closed;
       uWS.us_listen_socket_close(socket);
-      (app as { close?: () => void }).close?.();
-      (socket as FallbackListenSocket).http?.closeAllConnections();
+      if (inFlight.size > 0) logger.info('http: draining requests in flight', { requests: inFlight.size, graceMs });
+      closed = inFlight.drain(graceMs).then((cut) => {
+        if (cut > 0) logger.warn('http: requests still unanswered after the grace period are cut off', { requests: cut, graceMs });
+        (app as { close?: () => void }).close?.();
+        (socket as FallbackListenSocket).http?.closeAllConnections();
+        return cut;
+      });
+      return closed;
     },
   };
 }

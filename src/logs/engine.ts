@@ -15,7 +15,7 @@ import { renderBundleMatches } from './blockLogs.js';
 import { compileFilter, type FilterSpec } from './filter.js';
 import { resultCapError, timeoutError } from './limits.js';
 import { LogProtoWriter } from './logProto.js';
-import { planTasks, TASKS_PER_THREAD } from './planner.js';
+import { minTaskBlocks, planTasks, TASKS_PER_THREAD } from './planner.js';
 import { resolveRange, type ResolvedRange } from './range.js';
 import { streamQuery, type StreamChunk, type StreamOptions, type TaskOutcome } from './stream.js';
 import type { LogFormat, ScanResult, ScanTask } from './task.js';
@@ -31,6 +31,16 @@ export interface LogEngineOptions {
 }
 
 type ScanOk = Extract<ScanResult, { ok: true }>;
+
+/** The work of the engine's completed scan tasks since it started, query() and stream() together (read by the metrics). */
+export interface ScanTotals {
+  /** Blocks the tasks covered. */
+  blocks: number;
+  /** Candidate blocks whose records were read. */
+  candidates: number;
+  /** Candidate blocks with at least one match (the others were bloom false positives). */
+  matchedBlocks: number;
+}
 
 /** The matches of the pending or orphaned block a range ends with, in `format`, and how many there are. */
 function renderExtra(range: ResolvedRange, spec: FilterSpec, format: LogFormat): { chunk?: string | Uint8Array; count: number } {
@@ -52,6 +62,8 @@ export class LogEngine {
   readonly pool: Piscina<ScanTask, ScanResult>;
   /** Worker threads in the pool. */
   readonly threads: number;
+  /** What the scan tasks did so far. */
+  readonly totals: ScanTotals = { blocks: 0, candidates: 0, matchedBlocks: 0 };
   /** Set by close(): tasks the shutdown aborts are not worker failures. */
   private closing = false;
 
@@ -75,7 +87,7 @@ export class LogEngine {
     const started = Date.now();
     const { limits } = this.options;
     const range = resolveRange(spec, reader);
-    const tasks = planTasks(range.from, range.to, this.threads);
+    const tasks = planTasks(range.from, range.to, this.threads, minTaskBlocks(spec.addresses));
     const cancel = new Int32Array(new SharedArrayBuffer(4));
     const deadline = started + limits.timeoutMs;
     const window = this.threads * TASKS_PER_THREAD;
@@ -145,6 +157,7 @@ export class LogEngine {
           this.pool.run(task).then(
             (result) => {
               inFlight--;
+              if (result.ok) this.account(result);
               if (done) return;
               if (!result.ok) {
                 this.options.onError('log scan task failed', result.message);
@@ -187,7 +200,10 @@ export class LogEngine {
   private runTask(task: ScanTask): Promise<TaskOutcome> {
     return this.pool.run(task).then(
       (result): TaskOutcome => {
-        if (result.ok) return result;
+        if (result.ok) {
+          this.account(result);
+          return result;
+        }
         this.options.onError('log scan task failed', result.message);
         return { error: new InternalError() };
       },
@@ -196,6 +212,13 @@ export class LogEngine {
         return { error: new InternalError() };
       },
     );
+  }
+
+  /** Adds a completed task's work to the totals. */
+  private account(result: ScanOk): void {
+    this.totals.blocks += result.blocks;
+    this.totals.candidates += result.candidates;
+    this.totals.matchedBlocks += result.blockCounts.length / 2;
   }
 
   /** Stops the pool: running tasks are aborted (a query still unanswered fails with -32603), and not reported as failures. */

@@ -37,7 +37,12 @@ export type ScanResult =
       /** Pairs (block number, matches in it) for every block with matches, in order. */
       blockCounts: Float64Array;
       stop: ScanStop;
-      /** Blocks whose logs were read (bloom candidates, including false positives). */
+      /** Blocks of the range the task covered before it stopped (all of them when `stop` is 'done'). */
+      blocks: number;
+      /**
+       * Candidate blocks (from the bloom rows or the address index) whose records were read: the
+       * address table, then the logs. Those without a match (not in blockCounts) are false positives.
+       */
       candidates: number;
     }
   | { ok: false; message: string };

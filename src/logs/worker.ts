@@ -72,19 +72,24 @@ function scan(task: ScanTask): ScanResult {
   const blockCounts: number[] = [];
   let stop: ScanStop = 'done';
   let candidates = 0;
+  /** The last block of the range whose candidacy was settled. */
+  let reached = task.to;
   outer: for (let segment = segmentOf(task.from); segment <= segmentOf(task.to); segment++) {
     const blocks = candidateBlocks(store, segment, task.from, task.to, candidateQuery);
     for (const n of blocks) {
-      if (candidates++ % CHECK_EVERY === 0) {
+      if (candidates % CHECK_EVERY === 0) {
         if (Atomics.load(task.cancel, 0) !== 0) {
           stop = 'cancelled';
+          reached = n - 1;
           break outer;
         }
         if (Date.now() > task.deadline) {
           stop = 'deadline';
+          reached = n - 1;
           break outer;
         }
       }
+      candidates++;
       const key = encodeBlockKey(n);
       if (task.addresses.length > 0) {
         const table = store.logAddresses.getBinaryFast(key);
@@ -98,12 +103,13 @@ function scan(task: ScanTask): ScanResult {
       blockCounts.push(n, matched);
       if (count > task.budget) {
         stop = 'budget';
+        reached = n;
         break outer;
       }
     }
   }
   const { bytes, marks } = json ? { bytes: json.take(), marks: new Float64Array(0) } : proto!.take();
-  return { ok: true, bytes, marks, count, blockCounts: new Float64Array(blockCounts), stop, candidates };
+  return { ok: true, bytes, marks, count, blockCounts: new Float64Array(blockCounts), stop, blocks: reached - task.from + 1, candidates };
 }
 
 /**

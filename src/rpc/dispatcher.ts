@@ -8,6 +8,7 @@ import { InternalError, InvalidParamsError, InvalidRequestError, MethodNotFoundE
 import type { RpcBody, RpcHandler } from './handler.js';
 import { RawJson, type MethodContext, type RpcMethod } from './method.js';
 import { METHODS } from './methods/index.js';
+import { CALL_OK, INVALID_REQUEST, UNKNOWN_METHOD, type CallObserver, type RequestTrace } from './observe.js';
 
 /** Where unexpected failures are reported (their details never reach the client). */
 export type ErrorSink = (message: string, error: unknown) => void;
@@ -58,39 +59,65 @@ function isValidId(id: unknown): boolean {
   return id === undefined || id === null || typeof id === 'string' || typeof id === 'number';
 }
 
-/** Builds the handler that answers JSON-RPC bodies with the methods of METHODS over `ctx`. */
-export function createRpcHandler(context: MethodContext, onError: ErrorSink, methods: ReadonlyMap<string, RpcMethod> = METHODS): RpcHandler {
+/**
+ * Builds the handler that answers JSON-RPC bodies with the methods of METHODS over `ctx`; every
+ * answered call is reported to `observer` (metrics) and to the trace a body is handled with (logs).
+ */
+export function createRpcHandler(
+  context: MethodContext,
+  onError: ErrorSink,
+  methods: ReadonlyMap<string, RpcMethod> = METHODS,
+  observer?: CallObserver,
+): RpcHandler {
   const ctx: MethodContext = { ...context, rawJson: true };
-  const failure = (id: string, error: unknown): string => {
-    if (error instanceof RpcError) return errorResponse(id, error);
+  /** When a call started, for the observer (no clock read without one). */
+  const clock = (): number => (observer === undefined ? 0 : performance.now());
+  /** Reports an answered call to the observer and the trace, and passes its answer through. */
+  const answered = <T extends RpcBody>(answer: T, method: string, code: number, started: number, trace: RequestTrace | undefined): T => {
+    if (observer !== undefined) observer.onCall(method, code, (performance.now() - started) / 1000);
+    if (trace !== undefined) trace.note(method, code);
+    return answer;
+  };
+  const refuse = (id: string, error: RpcError, method: string, started: number, trace: RequestTrace | undefined): string =>
+    answered(errorResponse(id, error), method, error.code, started, trace);
+  const failure = (id: string, error: unknown, method: string, started: number, trace: RequestTrace | undefined): string => {
+    if (error instanceof RpcError) return refuse(id, error, method, started, trace);
     onError('unexpected failure in a method', error);
-    return errorResponse(id, new InternalError());
+    return refuse(id, new InternalError(), method, started, trace);
+  };
+  /** The label of a request answered without running: its method when known, else UNKNOWN_METHOD or INVALID_REQUEST. */
+  const labelOf = (request: unknown): string => {
+    if (request === null || typeof request !== 'object' || Array.isArray(request)) return INVALID_REQUEST;
+    const { method } = request as Record<string, unknown>;
+    if (typeof method !== 'string') return INVALID_REQUEST;
+    return methods.has(method) ? method : UNKNOWN_METHOD;
   };
 
-  const handleOne = (request: unknown): Answer => {
+  const handleOne = (request: unknown, trace: RequestTrace | undefined): Answer => {
+    const started = clock();
     if (request === null || typeof request !== 'object' || Array.isArray(request)) {
-      return errorResponse('null', new InvalidRequestError());
+      return refuse('null', new InvalidRequestError(), INVALID_REQUEST, started, trace);
     }
     const { jsonrpc, method, params, id } = request as Record<string, unknown>;
-    if (!isValidId(id)) return errorResponse('null', new InvalidRequestError());
+    if (!isValidId(id)) return refuse('null', new InvalidRequestError(), INVALID_REQUEST, started, trace);
     const idText = idJson(id);
-    if (jsonrpc !== '2.0' || typeof method !== 'string') return errorResponse(idText, new InvalidRequestError());
+    if (jsonrpc !== '2.0' || typeof method !== 'string') return refuse(idText, new InvalidRequestError(), INVALID_REQUEST, started, trace);
     const fn = methods.get(method);
-    if (!fn) return errorResponse(idText, new MethodNotFoundError(method));
+    if (!fn) return refuse(idText, new MethodNotFoundError(method), UNKNOWN_METHOD, started, trace);
     if (params !== undefined && params !== null && !Array.isArray(params)) {
-      return errorResponse(idText, new InvalidParamsError('non-array args'));
+      return refuse(idText, new InvalidParamsError('non-array args'), method, started, trace);
     }
     try {
       const result = fn((params as unknown[] | undefined) ?? [], ctx);
       if (result instanceof Promise) {
         return result.then(
-          (value) => resultResponse(idText, value),
-          (error) => failure(idText, error),
+          (value) => answered(resultResponse(idText, value), method, CALL_OK, started, trace),
+          (error) => failure(idText, error, method, started, trace),
         );
       }
-      return resultResponse(idText, result);
+      return answered(resultResponse(idText, result), method, CALL_OK, started, trace);
     } catch (error) {
-      return failure(idText, error);
+      return failure(idText, error, method, started, trace);
     }
   };
 
@@ -99,9 +126,10 @@ export function createRpcHandler(context: MethodContext, onError: ErrorSink, met
    * time; once the answers pass MAX_BATCH_RESPONSE_BYTES the items not yet started answer
    * -32003 `response too large` (as geth) instead of running, so a batch's memory stays bounded.
    */
-  const handleBatch = (requests: unknown[]): Answer => {
-    if (requests.length === 0) return errorResponse('null', new InvalidRequestError('empty batch'));
-    if (requests.length > MAX_BATCH_ITEMS) return errorResponse('null', new InvalidRequestError('batch too large'));
+  const handleBatch = (requests: unknown[], trace: RequestTrace | undefined): Answer => {
+    if (trace !== undefined) trace.batch = true;
+    if (requests.length === 0) return refuse('null', new InvalidRequestError('empty batch'), INVALID_REQUEST, clock(), trace);
+    if (requests.length > MAX_BATCH_ITEMS) return refuse('null', new InvalidRequestError('batch too large'), INVALID_REQUEST, clock(), trace);
     const answers: RpcBody[] = new Array(requests.length);
     let bytes = 0;
     let next = 0;
@@ -111,10 +139,10 @@ export function createRpcHandler(context: MethodContext, onError: ErrorSink, met
       while (active < MAX_BATCH_CONCURRENCY && next < requests.length) {
         const i = next++;
         if (bytes > MAX_BATCH_RESPONSE_BYTES) {
-          answers[i] = errorResponse(requestId(requests[i]), new ResponseTooLargeError());
+          answers[i] = refuse(requestId(requests[i]), new ResponseTooLargeError(), labelOf(requests[i]), clock(), trace);
           continue;
         }
-        const answer = handleOne(requests[i]);
+        const answer = handleOne(requests[i], trace);
         if (answer instanceof Promise) {
           active++;
           void answer.then((body) => {
@@ -138,14 +166,14 @@ export function createRpcHandler(context: MethodContext, onError: ErrorSink, met
   };
 
   return {
-    handle(body: Uint8Array): Answer {
+    handle(body: Uint8Array, trace?: RequestTrace): Answer {
       let parsed: unknown;
       try {
         parsed = JSON.parse(decoder.decode(body));
       } catch {
-        return errorResponse('null', new ParseError());
+        return refuse('null', new ParseError(), INVALID_REQUEST, clock(), trace);
       }
-      return Array.isArray(parsed) ? handleBatch(parsed) : handleOne(parsed);
+      return Array.isArray(parsed) ? handleBatch(parsed, trace) : handleOne(parsed, trace);
     },
   };
 }

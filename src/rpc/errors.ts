@@ -83,3 +83,33 @@ export class AuthError extends RpcError {
     super(-32000, message);
   }
 }
+
+/**
+ * -32005 `project ID request rate exceeded` (Infura's code and message): the key's rate limit has
+ * no tokens left for the request; `data` says the allowed rate and when to retry, as Infura's does.
+ */
+export class RateLimitedError extends LimitExceededError {
+  /** Builds the refusal of a request that may be retried after `retryAfterMs`, under a limit of `perSecond`. */
+  constructor(
+    readonly retryAfterMs: number,
+    perSecond: number,
+  ) {
+    super('project ID request rate exceeded', { allowed_rps: perSecond, backoff_seconds: Math.ceil(retryAfterMs) / 1000 });
+  }
+}
+
+/** -32005: a batch that costs more calls than the rate limit's burst, so no wait would ever admit it. */
+export class BatchOverBurstError extends LimitExceededError {
+  /** Builds the refusal of a batch of `calls` calls under a burst of `burst`. */
+  constructor(calls: number, burst: number) {
+    super(`batch of ${calls} calls exceeds the rate limit burst of ${burst}`);
+  }
+}
+
+/** -32000: the server is shutting down and takes no new requests. */
+export class ShuttingDownError extends RpcError {
+  /** Builds the refusal of a request that arrived while the server drains. */
+  constructor() {
+    super(-32000, 'server is shutting down');
+  }
+}

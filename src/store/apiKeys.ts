@@ -1,7 +1,7 @@
 /**
  * API keys, stored only as sha256 hashes: created, listed, revoked, and checked per request.
  */
-import { randomBytes, createHash } from 'node:crypto';
+import { createHash, hash, randomBytes } from 'node:crypto';
 import type { Store } from './schema.js';
 
 /** What the store keeps about a key (never the key itself). */
@@ -25,6 +25,14 @@ const KEY_BYTES = 32;
 /** The sha256 of a key: its id and its database key. */
 export function hashApiKey(key: string): Buffer {
   return createHash('sha256').update(key, 'utf8').digest();
+}
+
+/** Hex digits of a key's hash that identify it in logs (a prefix of the id `keys list` shows), never the key. */
+const KEY_ID_CHARS = 8;
+
+/** The short id of a key for logs: the first hex digits of its sha256. */
+export function keyId(key: string): string {
+  return hash('sha256', key, 'hex').slice(0, KEY_ID_CHARS);
 }
 
 /** Creates a key with `label`, stores its hash, and returns the key (the only time it is seen). */
@@ -54,45 +62,57 @@ export function revokeApiKey(store: Store, key: string): boolean {
 }
 
 /**
- * Most presented keys whose digest (and last record seen) checkApiKey remembers; the memo is
- * cleared when it is full, so a flood of random keys costs memory bounded by this.
+ * Most stored keys whose last record checkApiKey remembers; the memo is cleared when it is full.
+ * Only keys found in the store are remembered, so a flood of random keys adds nothing to it.
  */
 const MEMO_MAX_KEYS = 10_000;
 
-/** What checkApiKey remembers of a presented key: its digest, and the stored record's bytes last seen with the status they gave. */
+/** What checkApiKey remembers of a stored key: its digest as bytes, and its record's bytes last seen with the status they gave. */
 interface KeyMemo {
   digest: Buffer;
-  record: Buffer | undefined;
+  record: Buffer;
   status: ApiKeyStatus;
 }
 
+/** Remembered stored keys, by apiKeyId (the digest, never the key). */
 const memo = new Map<string, KeyMemo>();
 
-/** The memo of `key`, created (digest computed once) when absent. */
-function memoOf(key: string): KeyMemo {
-  let entry = memo.get(key);
-  if (entry === undefined) {
-    if (memo.size >= MEMO_MAX_KEYS) memo.clear();
-    entry = { digest: hashApiKey(key), record: undefined, status: 'unknown' };
-    memo.set(key, entry);
-  }
-  return entry;
+/**
+ * The id of a presented key: its sha256 as a 32-character binary string (one-shot crypto.hash,
+ * cheaper than createHash and a Buffer). Every lookup of a presented key goes through this, so no
+ * map or database ever compares the secret itself.
+ */
+export function apiKeyId(key: string): string {
+  return hash('sha256', key, 'binary');
 }
 
 /**
- * Checks a presented key. The lookup is by hash, so comparing the presented key with stored ones
- * never happens byte by byte on the secret (no timing signal about stored keys). The digest of a
- * presented key is memoised; its record is read on every call, and decoded only when its bytes
- * differ from the last ones seen, so a revocation (from any process) is refused on the next request.
+ * Checks a presented key, in time independent of the stored keys' secrets: the key is hashed
+ * first, and only its digest is looked up (in the memo's Map and LMDB's B-tree, both of which
+ * compare bytes with an early exit). Those comparisons can reveal at most how a digest's prefix
+ * orders against stored digests, which says nothing about any key (sha256 is preimage-resistant,
+ * and a key is 256 random bits), so no comparison needs crypto.timingSafeEqual. The stored record
+ * is read on every call and decoded only when its bytes changed since last seen, so a revocation
+ * (from any process) is refused on the next request.
  */
 export function checkApiKey(store: Store, key: string): ApiKeyStatus {
-  const entry = memoOf(key);
-  const raw = store.apiKeys.getBinaryFast(entry.digest);
+  const id = apiKeyId(key);
+  const entry = memo.get(id);
+  const digest = entry?.digest ?? Buffer.from(id, 'binary');
+  const raw = store.apiKeys.getBinaryFast(digest);
   if (raw === undefined) return 'unknown';
+  // lmdb's fast-path buffer reports the record's length but spans its reused backing store: view just the record.
   const bytes = raw.subarray(0, raw.length);
-  if (entry.record !== undefined && entry.record.equals(bytes)) return entry.status;
-  entry.record = Buffer.from(bytes);
-  const record = store.apiKeys.get(entry.digest) as ApiKeyRecord | undefined;
-  entry.status = !record ? 'unknown' : record.revoked === null ? 'valid' : 'revoked';
-  return entry.status;
+  if (entry !== undefined && entry.record.equals(bytes)) return entry.status;
+  const record = Buffer.from(bytes);
+  const value = store.apiKeys.get(digest) as ApiKeyRecord | undefined;
+  const status: ApiKeyStatus = !value ? 'unknown' : value.revoked === null ? 'valid' : 'revoked';
+  if (entry !== undefined) {
+    entry.record = record;
+    entry.status = status;
+  } else {
+    if (memo.size >= MEMO_MAX_KEYS) memo.clear();
+    memo.set(id, { digest, record, status });
+  }
+  return status;
 }

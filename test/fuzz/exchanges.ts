@@ -60,7 +60,7 @@ function pathArb(keys: FuzzKeys): fc.Arbitrary<string> {
     { weight: 10, arbitrary: query.map((q) => `/v3/${keys.key}${q}`) },
     fc.constant(`/v3/${keys.revokedKey}`),
     fc.stringMatching(/^[0-9a-zA-Z_-]{1,80}$/).map((k) => `/v3/${k}`),
-    fc.constantFrom('/v3', '/v3/', '/v3?x', `/v3/${keys.key}/`, `/v3/${keys.key}/x`, '/', '/v2/' + keys.key, '/v3x', '/V3/' + keys.key, '//v3/' + keys.key, '/metrics'),
+    fc.constantFrom('/v3', '/v3/', '/v3?x', `/v3/${keys.key}/`, `/v3/${keys.key}/x`, '/', '/v2/' + keys.key, '/v3x', '/V3/' + keys.key, '//v3/' + keys.key, '/metrics', '/health', '/ready?x=1', '/healthz'),
     fc.stringMatching(/^\/r[0-9a-zA-Z/._~%-]{0,60}$/),
   );
 }

@@ -38,8 +38,15 @@ function isJson(contentType: string | undefined): boolean {
   return (semi === -1 ? contentType : contentType.slice(0, semi)).trim().toLowerCase() === 'application/json';
 }
 
-/** The status DESIGN.md §5 gives the exchange, and the error code of its body (undefined for 200 and 204). */
-export function expectedStatus(ex: FuzzExchange, keys: FuzzKeys): { status: number; code?: number } {
+/** The operations paths (src/http/health.ts), served without a key to GET and HEAD; the store under test has a head, so /ready is 200. */
+const OPS_PATHS: ReadonlySet<string> = new Set(['/health', '/ready', '/metrics']);
+
+/** The status DESIGN.md §5 gives the exchange, and the error code of its body (undefined for 200 and 204); `ops` for an operations answer (not JSON-RPC). */
+export function expectedStatus(ex: FuzzExchange, keys: FuzzKeys): { status: number; code?: number; ops?: true } {
+  const q = ex.path.indexOf('?');
+  if (OPS_PATHS.has(q === -1 ? ex.path : ex.path.slice(0, q))) {
+    return ex.method === 'GET' || ex.method === 'HEAD' ? { status: 200, ops: true } : { status: 405, code: -32600 };
+  }
   const key = routeKey(ex.path);
   if (key === null) return { status: 404, code: -32600 };
   if (ex.method === 'OPTIONS') return { status: 204 };
@@ -125,6 +132,7 @@ export function answerProblems(ex: FuzzExchange, keys: FuzzKeys, answer: HttpAns
   const want = expectedStatus(ex, keys);
   if (answer.status !== want.status) return [`status ${answer.status}, want ${want.status}: ${answer.body.toString('utf8').slice(0, 200)}`];
   if (ex.method === 'HEAD' || want.status === 204) return answer.body.length === 0 ? [] : [`a ${ex.method} answer with a ${answer.body.length}-byte body`];
+  if (want.ops) return answer.body.length > 0 ? [] : ['an empty operations answer'];
   const parsed = parseBody(answer.body);
   if (parsed === undefined) return [`the answer is not JSON: ${answer.body.toString('utf8').slice(0, 200)}`];
   if (want.status === 200) return rpcProblems(ex.body, parsed.value);

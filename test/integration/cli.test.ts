@@ -214,6 +214,37 @@ describe('a store made, keyed and served from the command line', () => {
     assert.match(bad.stderr, /^ethlogd serve: --port must be an integer from 0 to 65535/m);
   });
 
+  test('serve --rate-limit: calls past a key\'s burst answer 429 with -32005', { timeout: 60_000 }, async () => {
+    const created = await cli(['keys', 'create', '--data', data, '--label', 'limited']);
+    const limitedKey = lines(created.stdout).at(-1)!;
+    const child = spawn(process.execPath, [CLI, 'serve', '--data', data, '--port', '0', '--threads', '1', '--rate-limit', '1'], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { ...process.env, ETHLOGD_RATE_BURST: '2' },
+    });
+    let stderr = '';
+    child.stderr.setEncoding('utf8').on('data', (c: string) => (stderr += c));
+    const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+    try {
+      const first = await new Promise<string>((resolve, reject) => {
+        createInterface({ input: child.stdout }).once('line', resolve);
+        void exited.then((code) => reject(new Error(`serve exited (${code}) before listening:\n${stderr}`)));
+      });
+      const url = `${/^listening on (http:\/\/\S+)$/.exec(first)![1]!}/v3/${limitedKey}`;
+      const call = () => fetch(url, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: '{"jsonrpc":"2.0","id":1,"method":"eth_chainId","params":[]}' });
+      assert.equal((await call()).status, 200);
+      assert.equal((await call()).status, 200);
+      const refused = await call();
+      assert.equal(refused.status, 429);
+      assert.ok(Number(refused.headers.get('retry-after')) >= 1);
+      const body = (await refused.json()) as { error: { code: number; message: string } };
+      assert.deepEqual([body.error.code, body.error.message], [-32005, 'project ID request rate exceeded']);
+      child.kill('SIGTERM');
+      assert.equal(await exited, 0, stderr);
+    } finally {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    }
+  });
+
   test('a store of another chain is refused by generate (exit 1, message on stderr)', async () => {
     const ran = await cli(['generate', '--out', data, '--blocks', String(BLOCKS + 1), '--seed', 'other', '--density', String(DENSITY)]);
     assert.equal(ran.code, 1);

@@ -283,6 +283,7 @@ describe('-32603 unexpected failure', () => {
       info: () => {},
       warn: (m) => logged.push(m),
       error: (m, e) => logged.push(`${m}: ${e instanceof Error ? e.message : String(e)}`),
+      isLevelEnabled: () => false,
     };
     const service = await startService({ dataDir: dataset.dir, host: '127.0.0.1', port: 0, logger });
     const away = dataset.dir + '-away';

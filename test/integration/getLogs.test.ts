@@ -16,6 +16,7 @@ import { DEFAULT_LOG_LIMITS, type LogLimits } from '../../src/config.js';
 import { LogEngine } from '../../src/logs/engine.js';
 import { parseFilter } from '../../src/logs/filter.js';
 import { oracleGetLogs } from '../../src/logs/oracle.js';
+import { minTaskBlocks, planTasks, TASKS_PER_THREAD } from '../../src/logs/planner.js';
 import type { ScanResult, ScanTask } from '../../src/logs/task.js';
 import { RpcError } from '../../src/rpc/errors.js';
 import { StoreReader } from '../../src/store/reader.js';
@@ -280,9 +281,10 @@ describe('the engine and its pool', () => {
       assert.equal(before.length, 2);
 
       // query() hands its first tasks to the (ready) workers synchronously: each thread holds a
-      // scan of ~1,000 blocks when it is terminated.
+      // scan when it is terminated, the rest of the window waits in the queue.
       const running = engine.query(wholeRange(), reader);
-      assert.equal(engine.pool.queueSize, 0, 'no task waits in the queue: both are on threads');
+      const planned = planTasks(0, HEAD, 2, minTaskBlocks([])).length;
+      assert.equal(engine.pool.queueSize, Math.min(planned, 2 * TASKS_PER_THREAD) - 2, 'both threads hold a task');
       const exits = engine.pool.threads.map((t) => t.terminate());
       await assert.rejects(running, (error: unknown) => {
         assert.ok(error instanceof RpcError);
@@ -318,7 +320,8 @@ describe('the engine and its pool', () => {
       let exited = false;
       thread.once('exit', () => (exited = true));
       for (let i = 1; i <= 2; i++) {
-        await assert.rejects(engine.query(parseFilter({ fromBlock: hex(1), toBlock: hex(5) }, 5000), reader), (error: unknown) => {
+        const oneTask = parseFilter({ fromBlock: hex(1), toBlock: hex(5), address: '0x' + '11'.repeat(20) }, 5000);
+        await assert.rejects(engine.query(oneTask, reader), (error: unknown) => {
           assert.ok(error instanceof RpcError);
           assert.deepEqual(error.toJSON(), { code: -32603, message: 'internal error' });
           return true;
@@ -330,7 +333,7 @@ describe('the engine and its pool', () => {
       assert.equal(exited, false);
       assert.equal(engine.pool.threads.length, 1);
       assert.equal(engine.pool.threads[0], thread, 'the same worker thread');
-      assert.equal(engine.pool.completed, 2);
+      assert.equal(engine.pool.completed, 2, 'one task per query');
     } finally {
       await engine.close();
       rmSync(parent, { recursive: true, force: true });
@@ -370,7 +373,7 @@ describe('the engine and its pool', () => {
       assert.ok(first.count > 10 && first.count < 200, `${first.count} results`);
       assert.ok(runs[1]!.task.to - runs[1]!.task.from > 100, 'the second task has work to skip');
       assert.equal(second.stop, 'cancelled');
-      assert.equal(second.candidates, 1, 'it stopped at its first check');
+      assert.equal(second.candidates, 0, 'it stopped at its first check, before reading a block');
       assert.equal(second.count, 0);
       // Nothing is left running: every dispatched task completed, and the next query is answered in full.
       assert.equal(engine.pool.completed, 2);

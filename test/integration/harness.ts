@@ -77,5 +77,5 @@ export async function startTestService(dataset: TestDataset, limits?: Partial<Lo
     if (res.error) throw new Error(`${method} failed: ${JSON.stringify(res.error)}`);
     return res.result;
   };
-  return { service, endpoint, post, call, result, close: () => service.close() };
+  return { service, endpoint, post, call, result, close: () => service.close().then(() => undefined) };
 }

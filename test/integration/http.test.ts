@@ -12,9 +12,11 @@ import os from 'node:os';
 import path from 'node:path';
 import { startHttpServer, type HttpServer } from '../../src/http/server.js';
 import { uwsImplementation } from '../../src/http/uws.js';
+import { createLogger } from '../../src/log.js';
 import type { RpcHandler } from '../../src/rpc/handler.js';
 import { checkApiKey, createApiKey, revokeApiKey } from '../../src/store/apiKeys.js';
 import { closeStore, openStore, type Store } from '../../src/store/schema.js';
+import { captureLogger } from './logCapture.js';
 
 const HOST = '127.0.0.1';
 
@@ -152,7 +154,7 @@ describe('HTTP front', () => {
   let small: HttpServer;
   let key: string;
   let revoked: string;
-  const logs: string[] = [];
+  const { logger, lines: logs } = captureLogger('info');
   const base = () => `http://${HOST}:${server.port}`;
 
   before(async () => {
@@ -162,8 +164,8 @@ describe('HTTP front', () => {
     revoked = createApiKey(store, 'revoked');
     assert.equal(revokeApiKey(store, revoked), true);
     const auth = (k: string) => checkApiKey(store, k);
-    server = await startHttpServer({ host: HOST, port: 0, handler: echoHandler, auth, log: (l) => logs.push(l) });
-    small = await startHttpServer({ host: HOST, port: 0, handler: echoHandler, auth, maxBodyBytes: 1000, log: (l) => logs.push(l) });
+    server = await startHttpServer({ host: HOST, port: 0, handler: echoHandler, auth, logger });
+    small = await startHttpServer({ host: HOST, port: 0, handler: echoHandler, auth, maxBodyBytes: 1000, logger });
   });
 
   after(async () => {
@@ -180,7 +182,7 @@ describe('HTTP front', () => {
   });
 
   test('refuses a port that is already taken', async () => {
-    await assert.rejects(startHttpServer({ host: HOST, port: server.port, handler: echoHandler, auth: () => 'valid', log: () => {} }), /cannot listen/);
+    await assert.rejects(startHttpServer({ host: HOST, port: server.port, handler: echoHandler, auth: () => 'valid', logger: createLogger('silent') }), /cannot listen/);
   });
 
   test('a good POST is answered 200 with the handler output, as JSON, with CORS', async () => {
@@ -537,7 +539,7 @@ describe('HTTP front', () => {
   });
 
   test('close() stops listening and drops open connections', async () => {
-    const extra = await startHttpServer({ host: HOST, port: 0, handler: echoHandler, auth: () => 'valid', log: () => {} });
+    const extra = await startHttpServer({ host: HOST, port: 0, handler: echoHandler, auth: () => 'valid', logger: createLogger('silent') });
     const socket = await connect(extra.port);
     const closed = new Promise<void>((resolve) => socket.once('close', () => resolve()));
     socket.on('error', () => {});

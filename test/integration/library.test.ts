@@ -5,7 +5,7 @@
  * writable store appends blocks and manages keys that an in-process server honours.
  */
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
@@ -201,6 +201,9 @@ describe('writable store and in-process servers', () => {
       const key = writer.createApiKey('library');
       assert.ok(writer.listApiKeys().some((k) => k.label === 'library' && k.revoked === null));
 
+      const absent = join(dir, 'absent');
+      assert.throws(() => EthLogStore.open(absent), /^Error: no store at .*absent$/);
+      assert.equal(existsSync(absent), false, 'opening read-only creates nothing');
       const reader = EthLogStore.open(dir);
       assert.throws(() => reader.append({ blocks: [] }), ReadOnlyStoreError);
       assert.throws(() => reader.createApiKey('x'), ReadOnlyStoreError);

@@ -1,0 +1,128 @@
+/**
+ * The service's Prometheus metrics, in a registry of its own (several services can run in one
+ * process): JSON-RPC calls by method and outcome with their latency, HTTP responses by status,
+ * the eth_getLogs engine's scan work, its worker pool, the store, and Node's process metrics.
+ *
+ * Nothing on a request's path touches prom-client: calls and responses go to plain accumulators
+ * (callStats.ts), the engine sums its tasks' counts, and every series is read from those, the pool
+ * and the store when /metrics is scraped.
+ */
+import { statSync } from 'node:fs';
+import { join } from 'node:path';
+import { collectDefaultMetrics, Counter, Gauge, Registry } from 'prom-client';
+import { METRICS_LATENCY_BUCKETS_S } from '../config.js';
+import type { LogEngine } from '../logs/engine.js';
+import { INVALID_REQUEST, UNKNOWN_METHOD } from '../rpc/observe.js';
+import type { StoreReader } from '../store/reader.js';
+import { CallHistogram } from './callHistogram.js';
+import { CallStatsTable, StatusCounts } from './callStats.js';
+
+/** The prefix of this service's own metric names. */
+const PREFIX = 'ethlogd_';
+
+/** LMDB's data file in a store directory, whose size is the store's size. */
+const DATA_FILE = 'data.mdb';
+
+/** What the metrics read when scraped. */
+export interface MetricSources {
+  /** The store directory (its data file's size). */
+  dataDir: string;
+  /** The store's reader (its head). */
+  reader: StoreReader;
+  /** The log engine (its scan totals and worker pool). */
+  engine: LogEngine;
+  /** The JSON-RPC methods served: their series exist from the start, at zero. */
+  methods: Iterable<string>;
+}
+
+/** A service's metrics: the accumulators its fronts feed, and the registry /metrics renders. */
+export interface ServiceMetrics {
+  /** The registry holding every metric of the service. */
+  registry: Registry;
+  /** Receives every JSON-RPC call (the dispatcher's CallObserver). */
+  calls: CallStatsTable;
+  /** Counts an HTTP response to an API request by status. */
+  onResponse(status: number): void;
+  /** The text exposition, with its Content-Type. */
+  render(): Promise<{ contentType: string; body: string }>;
+}
+
+/** Creates the metrics of a service over `sources`. */
+export function createServiceMetrics(sources: MetricSources): ServiceMetrics {
+  const registry = new Registry();
+  const registers = [registry];
+  const calls = new CallStatsTable(METRICS_LATENCY_BUCKETS_S, [...sources.methods, UNKNOWN_METHOD, INVALID_REQUEST]);
+  const statuses = new StatusCounts();
+  const { engine, reader } = sources;
+
+  new Counter({
+    name: `${PREFIX}rpc_requests_total`,
+    help: 'JSON-RPC calls (each item of a batch) by method and outcome ("ok" or the JSON-RPC error code); method "unknown" for methods not served, "invalid" for bodies that are not valid requests',
+    labelNames: ['method', 'outcome'],
+    registers,
+    collect() {
+      this.reset();
+      for (const [method, stats] of calls.byMethod) {
+        this.inc({ method, outcome: 'ok' }, stats.ok);
+        for (const [code, count] of stats.errors) this.inc({ method, outcome: String(code) }, count);
+      }
+    },
+  });
+  new CallHistogram(`${PREFIX}rpc_request_duration_seconds`, 'Time to answer a JSON-RPC call, by method, in seconds (a batch item from its start to its answer)', calls, registry);
+  new Counter({
+    name: `${PREFIX}http_responses_total`,
+    help: 'HTTP responses to API requests by status: 200 for answered JSON-RPC bodies, 401/404/405/413/415 refusals, 499 when the client left before the answer',
+    labelNames: ['status'],
+    registers,
+    collect() {
+      this.reset();
+      for (const [status, count] of statuses.byStatus) this.inc({ status: String(status) }, count);
+    },
+  });
+
+  /** A counter mirroring one of the engine's scan totals. */
+  const scanCounter = (name: string, help: string, read: () => number) =>
+    new Counter({
+      name: `${PREFIX}${name}`,
+      help,
+      registers,
+      collect() {
+        this.reset();
+        this.inc(read());
+      },
+    });
+  scanCounter('getlogs_blocks_scanned_total', 'Blocks covered by eth_getLogs (and gRPC log) scan tasks', () => engine.totals.blocks);
+  scanCounter('getlogs_candidate_blocks_total', 'Candidate blocks (bloom or address index) whose log records were read', () => engine.totals.candidates);
+  scanCounter(
+    'getlogs_false_positive_blocks_total',
+    'Candidate blocks that held no matching log (bloom false positives)',
+    () => engine.totals.candidates - engine.totals.matchedBlocks,
+  );
+
+  /** A gauge read when scraped; `read` returns undefined when there is no value (the series is left out). */
+  const gauge = (name: string, help: string, read: () => number | undefined) =>
+    new Gauge({
+      name: `${PREFIX}${name}`,
+      help,
+      registers,
+      collect() {
+        this.reset();
+        const value = read();
+        if (value !== undefined) this.set(value);
+      },
+    });
+  gauge('log_pool_queue_size', 'eth_getLogs scan tasks waiting for a worker thread', () => engine.pool.queueSize);
+  gauge('log_pool_utilization', 'Busy share of the worker pool since it started (0 to 1, Piscina utilization)', () => engine.pool.utilization);
+  gauge('log_pool_threads', 'Worker threads of the eth_getLogs pool', () => engine.pool.threads.length);
+  gauge('store_size_bytes', 'Size of the LMDB store (its data file) in bytes', () => statSync(join(sources.dataDir, DATA_FILE)).size);
+  gauge('head_block', 'Number of the latest block in the store (absent while it holds none)', () => reader.head());
+
+  collectDefaultMetrics({ register: registry });
+
+  return {
+    registry,
+    calls,
+    onResponse: (status) => statuses.add(status),
+    render: async () => ({ contentType: registry.contentType, body: await registry.metrics() }),
+  };
+}
