@@ -5,7 +5,7 @@
  * without a copy.
  */
 import { move, transferableSymbol, valueSymbol } from 'piscina';
-import type { BlockHeader } from '../chain/types.js';
+import { headerHash, headerTimestamp } from '../store/codec.js';
 import { encodeBlockKey } from '../store/keys.js';
 import { addressTableHas } from '../store/logsRecord.js';
 import { StoreReader } from '../store/reader.js';
@@ -38,14 +38,20 @@ function storeFor(dataDir: string) {
   return entry;
 }
 
+/** The hash and timestamp of block `n`, read from its header record without decoding the rest. */
+function headerFields(reader: StoreReader, n: number): { hash: Uint8Array; timestamp: number } {
+  const raw = reader.headerRecord(n)!;
+  return { hash: new Uint8Array(headerHash(raw)), timestamp: headerTimestamp(raw) };
+}
+
 /** The per-block values of rendered logs, read only when the block has a match. */
 function blockContext(reader: StoreReader, n: number): RecordBlock {
-  let header: BlockHeader | undefined;
+  let header: { hash: Uint8Array; timestamp: number } | undefined;
   const txs = new Map<number, Uint8Array>();
   return {
     number: n,
-    hash: () => (header ??= reader.header(n)!).hash,
-    timestamp: () => (header ??= reader.header(n)!).timestamp,
+    hash: () => (header ??= headerFields(reader, n)).hash,
+    timestamp: () => (header ??= headerFields(reader, n)).timestamp,
     txHash: (i) => {
       let h = txs.get(i);
       if (h === undefined) {

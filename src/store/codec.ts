@@ -215,6 +215,28 @@ export function headerLogsBloom(raw: Uint8Array): Uint8Array {
   return raw.subarray(start, start + 256);
 }
 
+/** Offset of difficulty (the first quantity) after the number in a header record: 3 hashes, miner, 3 roots and logsBloom precede it. */
+const DIFFICULTY_OFFSET_AFTER_NUMBER = BLOOM_OFFSET_AFTER_NUMBER + 256;
+
+/** A view of the 32-byte block hash inside an encoded header, without decoding the rest. */
+export function headerHash(raw: Uint8Array): Uint8Array {
+  const start = readVarintEnd(raw, 1);
+  return raw.subarray(start, start + 32);
+}
+
+/** The timestamp of an encoded header, skipping the fields before it without decoding them. */
+export function headerTimestamp(raw: Uint8Array): number {
+  let p = readVarintEnd(raw, 1) + DIFFICULTY_OFFSET_AFTER_NUMBER;
+  for (let i = 0; i < 4; i++) p += 1 + raw[p]!;
+  return readVarint(raw, p);
+}
+
+/** Where the varint at `raw[pos]` ends. */
+function readVarintEnd(raw: Uint8Array, pos: number): number {
+  while (raw[pos]! >= 0x80) pos++;
+  return pos + 1;
+}
+
 /** Where the varint last read by readVarint ends. */
 let varintEnd = 0;
 

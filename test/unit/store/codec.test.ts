@@ -8,7 +8,9 @@ import {
   encodeBundle,
   encodeHeader,
   encodeTx,
+  headerHash,
   HeaderOffsets,
+  headerTimestamp,
   readHeaderOffsets,
   readTxOffsets,
   TX_FROM_OFFSET,
@@ -280,7 +282,12 @@ test('header offsets point at every field, for every fork set', () => {
     assert.equal(o.withdrawals < 0, h.withdrawals === undefined);
     assert.deepStrictEqual(bytesAt(raw, o.parentBeaconBlockRoot, 32), h.parentBeaconBlockRoot);
     assert.deepStrictEqual(bytesAt(raw, o.requestsHash, 32), h.requestsHash);
+    assert.deepStrictEqual(new Uint8Array(headerHash(raw)), h.hash, 'headerHash');
+    assert.equal(headerTimestamp(raw), h.timestamp, 'headerTimestamp');
   }
+  const extreme = { ...baseHeader(rng), number: Number.MAX_SAFE_INTEGER, timestamp: 2 ** 40, difficulty: MAX_U256, totalDifficulty: MAX_U256, gasLimit: (1n << 64n) - 1n, gasUsed: 0n };
+  assert.deepStrictEqual(new Uint8Array(headerHash(encodeHeader(extreme))), extreme.hash);
+  assert.equal(headerTimestamp(encodeHeader(extreme)), 2 ** 40);
 });
 
 test('transaction offsets point at every field, for every type', () => {
