@@ -64,7 +64,7 @@ export async function measureMicro(dataDir: string, seed: string, maxTime: numbe
     );
     add('render one transaction (format + JSON.stringify)', () => JSON.stringify(formatTransaction(txs[0]!, at, 0)));
     add(`render ${recordsFor10k * perRecord} logs as JSON bytes from raw records`, () => {
-      const sink = new JsonSink(8 * 1024 * 1024);
+      const sink = new JsonSink(false, 8 * 1024 * 1024);
       for (let i = 0; i < recordsFor10k; i++) scanRecord(raw, all, block, sink);
       return sink.length;
     });

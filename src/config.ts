@@ -131,3 +131,10 @@ export const MAX_RATE_LIMIT_BUCKETS = 100_000;
  * thread (point lookups, merging) preempts them, so lookups keep their latency while heavy scans run.
  */
 export const LOG_WORKER_NICE = 10;
+
+/**
+ * Longest wait, when the log engine closes, for worker threads still loading their modules:
+ * terminating a thread while it loads (lmdb's native addon, the ESM module graph) aborts the whole
+ * process with a fatal error, and loading takes well under a second even on a busy machine.
+ */
+export const WORKER_LOAD_WAIT_MS = 5_000;

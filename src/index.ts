@@ -25,6 +25,7 @@ export type {
   BytesLike,
   InclusionBlock,
   LogFilter,
+  LogLines,
   LogPosition,
   LogsOptions,
   TransactionEntry,

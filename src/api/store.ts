@@ -9,7 +9,9 @@ import { bytesEqual } from '../chain/hex.js';
 import type { BlockBundle, ChainMeta, LogEntry } from '../chain/types.js';
 import { DEFAULT_LOG_LIMITS, type LogLimits } from '../config.js';
 import { LogEngine } from '../logs/engine.js';
+import { MARK_STRIDE } from '../logs/logProto.js';
 import { decodeLogMessages } from '../logs/logProtoDecode.js';
+import type { StreamChunk, StreamFormat } from '../logs/stream.js';
 import { resolveBlock } from '../rpc/blocks.js';
 import { RpcError } from '../rpc/errors.js';
 import { createApiKey, listApiKeys, revokeApiKey, type ApiKeyEntry } from '../store/apiKeys.js';
@@ -18,7 +20,7 @@ import { closeStore, openStore, type Store } from '../store/schema.js';
 import { verifyStore, type VerifyResult } from '../store/verify.js';
 import { StoreWriter, type AppendBatch } from '../store/writer.js';
 import { addressArg, blockRef, filterSpec, hashArg, slotArg } from './params.js';
-import type { Block, BlockSelector, BytesLike, LogFilter, LogsOptions, TransactionEntry } from './types.js';
+import type { Block, BlockSelector, BytesLike, LogFilter, LogLines, LogsOptions, TransactionEntry } from './types.js';
 
 /** The LMDB data file of a store directory. */
 const STORE_FILE = 'data.mdb';
@@ -166,17 +168,37 @@ export class EthLogStore {
    * once, at the start. Throws RpcErrors (invalid filter -32602, parameter limit and timeout -32005).
    */
   async *logs(filter: LogFilter, options: LogsOptions = {}): AsyncGenerator<LogEntry, void, undefined> {
+    for await (const chunk of this.chunks(filter, options, 'proto')) {
+      for (const log of decodeLogMessages(chunk.bytes)) {
+        if (options.signal?.aborted) throw abortReason(options.signal);
+        yield log;
+      }
+    }
+  }
+
+  /**
+   * The same logs as logs(), rendered by the workers as JSON lines (each the object eth_getLogs
+   * answers) in runs of consecutive logs: for pipelines that pass JSON on, several times faster
+   * than rendering typed objects in the main thread.
+   */
+  async *logLines(filter: LogFilter, options: LogsOptions = {}): AsyncGenerator<LogLines, void, undefined> {
+    for await (const { bytes, marks } of this.chunks(filter, options, 'jsonl')) {
+      const count = marks.length / MARK_STRIDE;
+      if (count === 0) continue;
+      const lastMark = (count - 1) * MARK_STRIDE;
+      yield { text: bytes, count, last: { block: marks[lastMark + 1]!, logIndex: marks[lastMark + 2]! } };
+    }
+  }
+
+  /** The stream's chunks in `format`, ending with the signal's reason once it aborts. */
+  private async *chunks(filter: LogFilter, options: LogsOptions, format: StreamFormat): AsyncGenerator<StreamChunk, void, undefined> {
     const { signal } = options;
     if (signal?.aborted) throw abortReason(signal);
     const spec = filterSpec(filter, this.limits.maxParams);
     const deadline = options.timeoutMs === undefined ? undefined : Date.now() + options.timeoutMs;
-    const chunks = this.logEngine().stream(spec, this.reader, { deadline, signal, from: options.from });
-    for await (const chunk of chunks) {
-      for (const log of decodeLogMessages(chunk.bytes)) {
-        if (signal?.aborted) break;
-        yield log;
-      }
+    for await (const chunk of this.logEngine().stream(spec, this.reader, { deadline, signal, from: options.from, format })) {
       if (signal?.aborted) break;
+      yield chunk;
     }
     if (signal?.aborted) throw abortReason(signal);
   }

@@ -67,3 +67,13 @@ export interface TransactionEntry {
   index: number;
   block: InclusionBlock | null;
 }
+
+/** A run of consecutive logs rendered as JSON text, as logLines() yields them. */
+export interface LogLines {
+  /** ASCII text: each log the object eth_getLogs answers, followed by a newline. */
+  text: Uint8Array;
+  /** Logs in `text` (at least one). */
+  count: number;
+  /** The position of the last log in `text`: resume after it with `from: { block, logIndex: logIndex + 1 }`. */
+  last: LogPosition;
+}

@@ -262,11 +262,19 @@ async function streamLogs(
   let last: LogPosition | undefined;
   const resumeHint = () => (last ? `; resume with --resume-from ${last.block}:${last.logIndex}` : '');
   try {
-    const logs = store.logs(filter, { timeoutMs: options.timeoutMs === 0 ? undefined : options.timeoutMs, signal: options.signal, from: options.from });
-    for await (const entry of logs) {
-      const full = out.write(formatter.log(entry));
-      last = entry.blockNumber === null || entry.logIndex === null ? undefined : { block: entry.blockNumber, logIndex: entry.logIndex };
-      if (full) await full;
+    const logsOptions = { timeoutMs: options.timeoutMs === 0 ? undefined : options.timeoutMs, signal: options.signal, from: options.from };
+    if (format === 'csv') {
+      for await (const entry of store.logs(filter, logsOptions)) {
+        const full = out.write(formatter.log(entry));
+        last = entry.blockNumber === null || entry.logIndex === null ? undefined : { block: entry.blockNumber, logIndex: entry.logIndex };
+        if (full) await full;
+      }
+    } else {
+      for await (const run of store.logLines(filter, logsOptions)) {
+        const full = out.write(formatter.lines(Buffer.from(run.text.buffer, run.text.byteOffset, run.text.byteLength).toString('latin1')));
+        last = run.last;
+        if (full) await full;
+      }
     }
     out.write(formatter.end());
     await out.end();

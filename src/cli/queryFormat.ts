@@ -37,6 +37,8 @@ const CSV_TOPICS = 4;
 export interface LogFormatter {
   /** The whole text of one log (after the head for the first), so output that stops after any log stops between logs. */
   log(entry: LogEntry): string;
+  /** The whole text of a run of logs given as JSON lines (as EthLogStore.logLines renders them); jsonl and json only. */
+  lines(text: string): string;
   /** The text that completes the output: the tail, after the head when no log was written. */
   end(): string;
 }
@@ -79,21 +81,32 @@ export function csvRow(entry: LogEntry): string {
 }
 
 /** The head, the text of one log and the tail of each format. */
-const FRAMES: Record<LogFormat, { head: string; body: (entry: LogEntry, first: boolean) => string; tail: (empty: boolean) => string }> = {
-  jsonl: { head: '', body: (entry) => `${JSON.stringify(toRpcLog(entry))}\n`, tail: () => '' },
-  json: { head: '[', body: (entry, first) => `${first ? '\n' : ',\n'}${JSON.stringify(toRpcLog(entry))}`, tail: (empty) => (empty ? ']\n' : '\n]\n') },
+const FRAMES: Record<LogFormat, { head: string; body: (entry: LogEntry, first: boolean) => string; run?: (lines: string, first: boolean) => string; tail: (empty: boolean) => string }> = {
+  jsonl: { head: '', body: (entry) => `${JSON.stringify(toRpcLog(entry))}\n`, run: (lines) => lines, tail: () => '' },
+  json: {
+    head: '[',
+    body: (entry, first) => `${first ? '\n' : ',\n'}${JSON.stringify(toRpcLog(entry))}`,
+    run: (lines, first) => `${first ? '\n' : ',\n'}${lines.slice(0, -1).replaceAll('\n', ',\n')}`,
+    tail: (empty) => (empty ? ']\n' : '\n]\n'),
+  },
   csv: { head: `${CSV_COLUMNS.join(',')}\n`, body: (entry) => `${csvRow(entry)}\n`, tail: () => '' },
 };
 
 /** A fresh formatter for one output in `format`. */
 export function logFormatter(format: LogFormat): LogFormatter {
-  const { head, body, tail } = FRAMES[format];
+  const { head, body, run, tail } = FRAMES[format];
   let empty = true;
   return {
     log: (entry) => {
       if (!empty) return body(entry, false);
       empty = false;
       return head + body(entry, true);
+    },
+    lines: (text) => {
+      if (run === undefined) throw new Error(`the ${format} format takes logs one at a time`);
+      if (!empty) return run(text, false);
+      empty = false;
+      return head + run(text, true);
     },
     end: () => (empty ? head + tail(true) : tail(false)),
   };

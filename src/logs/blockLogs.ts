@@ -41,11 +41,41 @@ function canonicalContext(reader: StoreReader, number: number): LogContext {
   };
 }
 
+/**
+ * Renders the matching logs of a whole stored block from log `fromIndex` on as JSON lines, with
+ * the marks of a stream (end offset, block number, log index per log; see stream.ts).
+ */
+export function renderBundleLines(bundle: BlockBundle, filter: CompiledFilter, kind: 'pending' | 'orphan', fromIndex: number): { bytes: Uint8Array; marks: Float64Array } {
+  const ctx = bundleContext(bundle, kind);
+  const parts: string[] = [];
+  const marks: number[] = [];
+  let length = 0;
+  for (let i = fromIndex; i < bundle.logs.length; i++) {
+    const log = bundle.logs[i]!;
+    if (!matchLog(filter, log)) continue;
+    const line = renderLogJson(log, i, ctx) + '\n';
+    parts.push(line);
+    length += line.length;
+    marks.push(length, bundle.header.number, i);
+  }
+  return { bytes: new Uint8Array(Buffer.from(parts.join(''), 'latin1')), marks: new Float64Array(marks) };
+}
+
 /** Renders the matching logs of a whole stored block: pending (null positions) or orphaned (removed: true). */
 export function renderBundleMatches(bundle: BlockBundle, filter: CompiledFilter, kind: 'pending' | 'orphan'): string[] {
+  const ctx = bundleContext(bundle, kind);
+  const out: string[] = [];
+  bundle.logs.forEach((log, i) => {
+    if (matchLog(filter, log)) out.push(renderLogJson(log, i, ctx));
+  });
+  return out;
+}
+
+/** The context the logs of a whole stored block render with: pending ones without positions, orphaned ones removed. */
+function bundleContext(bundle: BlockBundle, kind: 'pending' | 'orphan'): LogContext {
   const pending = kind === 'pending';
   const h = bundle.header;
-  const ctx: LogContext = {
+  return {
     blockHash: pending ? null : bytesToHex(h.hash),
     blockNumber: pending ? null : quantityToHex(h.number),
     blockTimestamp: pending ? null : quantityToHex(h.timestamp),
@@ -53,9 +83,4 @@ export function renderBundleMatches(bundle: BlockBundle, filter: CompiledFilter,
     removed: !pending,
     pending,
   };
-  const out: string[] = [];
-  bundle.logs.forEach((log, i) => {
-    if (matchLog(filter, log)) out.push(renderLogJson(log, i, ctx));
-  });
-  return out;
 }

@@ -7,7 +7,7 @@
  */
 import { availableParallelism } from 'node:os';
 import { Piscina } from 'piscina';
-import { LOG_WORKER_NICE, type LogLimits } from '../config.js';
+import { LOG_WORKER_NICE, WORKER_LOAD_WAIT_MS, type LogLimits } from '../config.js';
 import { InternalError, RpcError } from '../rpc/errors.js';
 import type { LogChunks } from '../rpc/method.js';
 import type { StoreReader } from '../store/reader.js';
@@ -66,6 +66,12 @@ export class LogEngine {
   readonly totals: ScanTotals = { blocks: 0, candidates: 0, matchedBlocks: 0 };
   /** Set by close(): tasks the shutdown aborts are not worker failures. */
   private closing = false;
+  /**
+   * Resolves once every worker thread has loaded its modules and answered (or after
+   * WORKER_LOAD_WAIT_MS): one `ready` task per thread, each held at a barrier until all have
+   * started, so each runs on its own thread.
+   */
+  readonly ready: Promise<void>;
 
   /** Starts the pool. */
   constructor(private readonly options: LogEngineOptions) {
@@ -77,6 +83,11 @@ export class LogEngine {
       idleTimeout: Number.POSITIVE_INFINITY,
       niceIncrement: LOG_WORKER_NICE,
     });
+    const barrier = new Int32Array(new SharedArrayBuffer(8));
+    barrier[1] = this.threads;
+    const readyTasks = this.pool as unknown as Piscina<Int32Array, void>;
+    const pings = Array.from({ length: this.threads }, () => readyTasks.run(barrier, { name: 'ready' }));
+    this.ready = Promise.allSettled(pings).then(() => undefined);
   }
 
   /**
@@ -221,9 +232,16 @@ export class LogEngine {
     this.totals.matchedBlocks += result.blockCounts.length / 2;
   }
 
-  /** Stops the pool: running tasks are aborted (a query still unanswered fails with -32603), and not reported as failures. */
+  /**
+   * Stops the pool: running tasks are aborted (a query still unanswered fails with -32603), and not
+   * reported as failures. It first lets threads still loading their modules finish (bounded):
+   * terminating a thread while it registers lmdb's native addon aborts the whole process.
+   */
   async close(): Promise<void> {
     this.closing = true;
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([this.ready, new Promise((resolve) => (timer = setTimeout(resolve, WORKER_LOAD_WAIT_MS)))]);
+    clearTimeout(timer);
     await this.pool.destroy();
   }
 }

@@ -5,12 +5,36 @@
 import { HEX_PAIRS } from '../chain/asciiHex.js';
 import { GrowableBytes } from './growableBytes.js';
 
-
 const ZERO = 0x30;
+const NEWLINE = 0x0a;
 
-
-/** Writes JSON bytes into a buffer that grows by doubling. */
+/**
+ * Writes JSON bytes into a buffer that grows by doubling: logs comma-separated (an eth_getLogs
+ * result's elements), or with `lines` each log followed by a newline and marked like the protobuf
+ * output (end offset, block number, log index: MARK_STRIDE entries), so a stream can resume after any log.
+ */
 export class JsonSink extends GrowableBytes {
+  private readonly marks: number[] = [];
+
+  /** Comma-separated logs, or with `lines` one log per line, marked; `capacity` bytes to start with. */
+  constructor(
+    readonly lines = false,
+    capacity?: number,
+  ) {
+    super(capacity);
+  }
+
+  /** Ends a log in lines mode: its newline and its mark. */
+  endLine(number: number, logIndex: number): void {
+    this.byte(NEWLINE);
+    this.marks.push(this.length, number, logIndex);
+  }
+
+  /** The marks of the logs written in lines mode (empty otherwise). */
+  takeMarks(): Float64Array {
+    return new Float64Array(this.marks);
+  }
+
   /** Writes pre-encoded bytes. */
   bytes(bytes: Uint8Array): void {
     this.ensure(bytes.length);
@@ -45,5 +69,4 @@ export class JsonSink extends GrowableBytes {
     this.ensure(text.length);
     for (let i = 0; i < text.length; i++) this.buf[this.length++] = text.charCodeAt(i);
   }
-
 }

@@ -203,7 +203,7 @@ export function scanRecord(raw: Buffer, q: RecordQuery, block: RecordBlock, out:
 
 /** Writes one log object, in geth's field order plus blockTimestamp. */
 function renderJson(out: JsonSink, raw: Buffer, log: RecordLog, block: RecordBlock, blockHash: Uint8Array, timestamp: number): void {
-  if (out.length > 0) out.byte(COMMA);
+  if (out.length > 0 && !out.lines) out.byte(COMMA);
   out.bytes(OPEN);
   out.hex(raw, log.addressOffset, log.addressOffset + 20);
   out.bytes(TOPICS);
@@ -241,4 +241,5 @@ function renderJson(out: JsonSink, raw: Buffer, log: RecordLog, block: RecordBlo
   out.bytes(LOG_INDEX);
   out.quantity(log.logIndex);
   out.bytes(CLOSE);
+  if (out.lines) out.endLine(block.number, log.logIndex);
 }

@@ -1,6 +1,6 @@
 /**
- * The streamed log query (the gRPC front's StreamLogs): the matches of a filter in order, as
- * protobuf Log messages, with no result cap.
+ * The streamed log query (the gRPC front's StreamLogs, the library's log iterators): the matches of
+ * a filter in order, as protobuf Log messages or JSON lines, with no result cap.
  *
  * - Flow control: scan tasks are dispatched only while the consumer pulls, at most a window of
  *   them ahead of the chunk it is reading, so a slow consumer holds the scan back instead of
@@ -15,12 +15,13 @@
  */
 import { STREAM_TASK_LOGS } from '../config.js';
 import type { RpcError } from '../rpc/errors.js';
+import { renderBundleLines } from './blockLogs.js';
 import { compileFilter, type FilterSpec } from './filter.js';
 import { timeoutError } from './limits.js';
 import { LogProtoWriter, MARK_STRIDE } from './logProto.js';
 import { planTasks, TASKS_PER_THREAD } from './planner.js';
 import type { ResolvedRange } from './range.js';
-import type { ScanResult, ScanTask } from './task.js';
+import type { LogFormat, ScanResult, ScanTask } from './task.js';
 
 /** A position in a filter's ordered logs: log `logIndex` of block `block`, and everything after it. */
 export interface LogCursor {
@@ -38,11 +39,16 @@ export interface StreamOptions {
   signal?: AbortSignal;
   /** Logs a task renders before it hands back; STREAM_TASK_LOGS by default. */
   taskLogs?: number;
+  /** Protobuf Log messages (default), or one eth_getLogs JSON object per line. */
+  format?: StreamFormat;
 }
+
+/** The formats a stream renders in: both mark every log, so a stream can resume after any of them. */
+export type StreamFormat = Extract<LogFormat, 'proto' | 'jsonl'>;
 
 /** A run of consecutive matches of a streamed query. */
 export interface StreamChunk {
-  /** Protobuf Log messages, each as field 1 of the enclosing message (logProto.ts). */
+  /** Protobuf Log messages, each as field 1 of the enclosing message (logProto.ts), or JSON lines. */
   bytes: Uint8Array;
   /** Per log, MARK_STRIDE entries: its end offset in `bytes`, block number and log index. */
   marks: Float64Array;
@@ -129,6 +135,7 @@ export async function* streamQuery(runner: StreamRunner, spec: FilterSpec, range
   const start = options.from;
   const deadline = options.deadline ?? Number.POSITIVE_INFINITY;
   const taskLogs = options.taskLogs ?? STREAM_TASK_LOGS;
+  const format = options.format ?? 'proto';
   const window = runner.threads * TASKS_PER_THREAD;
   const cancel = new Int32Array(new SharedArrayBuffer(4));
   const first = start ? Math.max(range.from, start.block) : range.from;
@@ -142,7 +149,7 @@ export async function* streamQuery(runner: StreamRunner, spec: FilterSpec, range
       if (slot.dispatched) continue;
       const task: ScanTask = {
         dataDir: runner.dataDir,
-        format: 'proto',
+        format,
         from: slot.from,
         to: slot.to,
         addresses: spec.addresses,
@@ -182,11 +189,16 @@ export async function* streamQuery(runner: StreamRunner, spec: FilterSpec, range
     }
     const bundle = range.pending ?? range.orphan;
     if (bundle && (!start || start.block <= bundle.header.number)) {
-      const writer = new LogProtoWriter();
       const fromIndex = start && start.block === bundle.header.number ? start.logIndex : 0;
-      writer.writeBundle(bundle, compileFilter(spec), range.pending ? 'pending' : 'orphan', fromIndex);
-      const { bytes, marks } = writer.take();
-      yield { bytes, marks, next: { block: bundle.header.number + 1, logIndex: 0 }, dispatched };
+      const kind = range.pending ? 'pending' : 'orphan';
+      let rendered: { bytes: Uint8Array; marks: Float64Array };
+      if (format === 'jsonl') rendered = renderBundleLines(bundle, compileFilter(spec), kind, fromIndex);
+      else {
+        const writer = new LogProtoWriter();
+        writer.writeBundle(bundle, compileFilter(spec), kind, fromIndex);
+        rendered = writer.take();
+      }
+      yield { ...rendered, next: { block: bundle.header.number + 1, logIndex: 0 }, dispatched };
     }
   } finally {
     Atomics.store(cancel, 0, 1);

@@ -3,8 +3,8 @@
  * result object, and the main thread rebuilds the JSON-RPC error from it.
  */
 
-/** How a task renders its matches: JSON text (eth_getLogs) or protobuf Log messages (the gRPC front, logProto.ts). */
-export type LogFormat = 'json' | 'proto';
+/** How a task renders its matches: JSON text (eth_getLogs), one JSON object per line (streamed JSON), or protobuf Log messages (the gRPC front, logProto.ts). */
+export type LogFormat = 'json' | 'jsonl' | 'proto';
 
 /** One scan task: a run of blocks inside whole segments, with the query's filter and limits. */
 export interface ScanTask {
@@ -29,9 +29,9 @@ export type ScanStop = 'done' | 'budget' | 'deadline' | 'cancelled';
 export type ScanResult =
   | {
       ok: true;
-      /** The matching logs in order: comma-separated JSON objects (UTF-8), or protobuf Log messages. */
+      /** The matching logs in order: comma-separated JSON objects (UTF-8), JSON lines, or protobuf Log messages. */
       bytes: Uint8Array;
-      /** Proto format only (else empty): per log, its end offset in `bytes`, block number and log index. */
+      /** Formats proto and jsonl only (else empty): per log, its end offset in `bytes`, block number and log index. */
       marks: Float64Array;
       count: number;
       /** Pairs (block number, matches in it) for every block with matches, in order. */

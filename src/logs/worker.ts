@@ -6,6 +6,7 @@
  */
 import { move, transferableSymbol, valueSymbol } from 'piscina';
 import { headerHash, headerTimestamp } from '../store/codec.js';
+import { WORKER_LOAD_WAIT_MS } from '../config.js';
 import { encodeBlockKey } from '../store/keys.js';
 import { addressTableHas } from '../store/logsRecord.js';
 import { StoreReader } from '../store/reader.js';
@@ -19,6 +20,7 @@ import type { ScanResult, ScanStop, ScanTask } from './task.js';
 
 /** How many candidate blocks pass between deadline and cancellation checks. */
 const CHECK_EVERY = 64;
+
 
 const stores = new Map<string, { store: Store; reader: StoreReader }>();
 
@@ -71,7 +73,7 @@ function scan(task: ScanTask): ScanResult {
     addressIndex: store.meta.get(ADDRESS_INDEX_FLAG) === true,
   };
   const query = prepareRecordQuery(task.addresses, task.topics);
-  const json = task.format === 'json' ? new JsonSink() : undefined;
+  const json = task.format === 'proto' ? undefined : new JsonSink(task.format === 'jsonl');
   const proto = json ? undefined : new LogProtoWriter();
   const out = json ?? proto!;
   let count = 0;
@@ -114,7 +116,7 @@ function scan(task: ScanTask): ScanResult {
       }
     }
   }
-  const { bytes, marks } = json ? { bytes: json.take(), marks: new Float64Array(0) } : proto!.take();
+  const { bytes, marks } = json ? { bytes: json.take(), marks: json.takeMarks() } : proto!.take();
   return { ok: true, bytes, marks, count, blockCounts: new Float64Array(blockCounts), stop, blocks: reached - task.from + 1, candidates };
 }
 
@@ -129,5 +131,20 @@ export default function runScanTask(task: ScanTask): ScanResult | object {
     return move({ [transferableSymbol]: [result.bytes.buffer, result.marks.buffer, result.blockCounts.buffer], [valueSymbol]: result });
   } catch (error) {
     return { ok: false, message: error instanceof Error ? (error.stack ?? error.message) : String(error) };
+  }
+}
+
+/**
+ * The engine's start-up task (LogEngine.ready), run once per thread: it says this thread has loaded
+ * its modules, then waits (bounded) until every thread's has started, so no two run on one thread.
+ * `barrier` holds the threads arrived and the threads expected.
+ */
+export function ready(barrier: Int32Array): void {
+  Atomics.add(barrier, 0, 1);
+  Atomics.notify(barrier, 0);
+  const deadline = Date.now() + WORKER_LOAD_WAIT_MS;
+  for (let n = Atomics.load(barrier, 0); n < barrier[1]!; n = Atomics.load(barrier, 0)) {
+    const left = deadline - Date.now();
+    if (left <= 0 || Atomics.wait(barrier, 0, n, left) === 'timed-out') return;
   }
 }

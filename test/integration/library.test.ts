@@ -99,6 +99,42 @@ describe('logs iterator', () => {
     }
   });
 
+  test('logLines: the same logs as JSON lines rendered by the workers, resumable after any run', async () => {
+    const pendingLog = generatePending(OPTS, chain[HEAD]!.header).logs[0]!;
+    const filters: LogFilter[] = [
+      { fromBlock: 0, toBlock: 'latest', topics: [TRANSFER_TOPIC] },
+      { fromBlock: HEAD - 3, toBlock: 'pending', address: pendingLog.address },
+      { blockHash: chain[42]!.header.hash },
+    ];
+    for (const filter of filters) {
+      const expected = (await collect(store.logs(filter))).map((l) => JSON.stringify(toRpcLog(l)));
+      let text = '';
+      let count = 0;
+      let runs = 0;
+      for await (const run of store.logLines(filter)) {
+        const lines = Buffer.from(run.text).toString('latin1');
+        assert.ok(lines.endsWith('\n'), 'a run ends with a whole line');
+        assert.equal(lines.split('\n').length - 1, run.count);
+        const last = JSON.parse(lines.trimEnd().split('\n').at(-1)!) as { blockNumber: string | null; logIndex: string | null };
+        if (last.blockNumber !== null) assert.deepEqual([quantityToHex(run.last.block), quantityToHex(run.last.logIndex)], [last.blockNumber, last.logIndex]);
+        text += lines;
+        count += run.count;
+        runs++;
+      }
+      assert.equal(text, expected.map((l) => l + '\n').join(''));
+      assert.equal(count, expected.length);
+      assert.ok(count > 0 && runs > 0);
+    }
+    const filter: LogFilter = { fromBlock: 0, toBlock: 'latest', topics: [TRANSFER_TOPIC] };
+    const runs = store.logLines(filter);
+    const first = (await runs.next()).value!;
+    await runs.return();
+    let rest = '';
+    for await (const run of store.logLines(filter, { from: { block: first.last.block, logIndex: first.last.logIndex + 1 } })) rest += Buffer.from(run.text).toString('latin1');
+    const all = (await collect(store.logs(filter))).map((l) => JSON.stringify(toRpcLog(l)) + '\n');
+    assert.equal(Buffer.from(first.text).toString('latin1') + rest, all.join(''));
+  });
+
   test('resuming from a position continues exactly after the last log delivered', async () => {
     const filter: LogFilter = { fromBlock: 50, toBlock: 150 };
     const all = await collect(store.logs(filter));
