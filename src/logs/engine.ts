@@ -15,7 +15,7 @@ import { renderBundleMatches } from './blockLogs.js';
 import { compileFilter, type FilterSpec } from './filter.js';
 import { resultCapError, timeoutError } from './limits.js';
 import { LogProtoWriter } from './logProto.js';
-import { minTaskBlocks, planTasks, TASKS_PER_THREAD } from './planner.js';
+import { planTasks, TASKS_PER_THREAD, taskShape } from './planner.js';
 import { resolveRange, type ResolvedRange } from './range.js';
 import { streamQuery, type StreamChunk, type StreamOptions, type TaskOutcome } from './stream.js';
 import type { LogFormat, ScanResult, ScanTask } from './task.js';
@@ -98,7 +98,7 @@ export class LogEngine {
     const started = Date.now();
     const { limits } = this.options;
     const range = resolveRange(spec, reader);
-    const tasks = planTasks(range.from, range.to, this.threads, minTaskBlocks(spec.addresses));
+    const tasks = planTasks(range.from, range.to, this.threads, taskShape(spec.addresses));
     const cancel = new Int32Array(new SharedArrayBuffer(4));
     const deadline = started + limits.timeoutMs;
     const window = this.threads * TASKS_PER_THREAD;

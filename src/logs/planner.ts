@@ -1,36 +1,47 @@
 /**
- * Splits a block range into scan tasks: about two per thread so every thread has work, each task a
- * run of whole segments when the range is long (a task reads each segment's index once), or a
- * piece of one segment when it is short.
+ * Splits a block range into scan tasks of equal size, so the threads finish together (a task may
+ * span segments or end inside one: the worker reads the index rows of each segment it touches).
  */
-import { SEGMENT_BLOCKS, segmentOf, segmentStart } from '../store/segments.js';
 
-/** Smallest task in blocks of a selective filter (with addresses): below this, a task's dispatch cost (tens of µs) outweighs its scan. */
-export const MIN_TASK_BLOCKS = 1024;
-
-/**
- * Smallest task in blocks of a filter without addresses: such a filter may match most logs, and at
- * mainnet density four blocks are ~2,000 logs (milliseconds of rendering), so even a short dense
- * range is shared by every thread.
- */
-export const DENSE_MIN_TASK_BLOCKS = 4;
-
-/** Tasks per thread: two keep every thread busy while the main thread merges. */
+/** Tasks per thread of the window a query keeps in flight (engine, stream): two keep every thread busy while the main thread merges. */
 export const TASKS_PER_THREAD = 2;
 
-/** The smallest task for a filter: short for one that may match most logs (no addresses), else MIN_TASK_BLOCKS. */
-export function minTaskBlocks(addresses: readonly Uint8Array[]): number {
-  return addresses.length === 0 ? DENSE_MIN_TASK_BLOCKS : MIN_TASK_BLOCKS;
+/** How a filter's range is cut: the smallest task in blocks, and tasks per thread. */
+export interface TaskShape {
+  minBlocks: number;
+  perThread: number;
 }
 
-/** The tasks [from, to] (inclusive) covering the range in order, none below `minBlocks` unless the range is; empty when from > to. */
-export function planTasks(from: number, to: number, threads: number, minBlocks = MIN_TASK_BLOCKS): [number, number][] {
+/**
+ * A filter with addresses: its scan is cheap per block (the exact address index), so one task per
+ * thread (every dispatch costs tens of µs), none below 1,024 blocks.
+ */
+export const SELECTIVE_TASKS: TaskShape = { minBlocks: 1024, perThread: 1 };
+
+/**
+ * A filter without addresses: it may read every record and match most logs (at mainnet density
+ * four blocks are ~2,000 logs, milliseconds of rendering), so short ranges are shared by every
+ * thread too, and two tasks per thread even out a thread that falls behind.
+ */
+export const DENSE_TASKS: TaskShape = { minBlocks: 4, perThread: TASKS_PER_THREAD };
+
+/** The task shape of a filter: DENSE_TASKS without addresses, else SELECTIVE_TASKS. */
+export function taskShape(addresses: readonly Uint8Array[]): TaskShape {
+  return addresses.length === 0 ? DENSE_TASKS : SELECTIVE_TASKS;
+}
+
+/**
+ * The tasks [from, to] (inclusive) covering the range in order: `shape.perThread` per thread, of
+ * equal size (within a block) so the threads finish together, none below `shape.minBlocks` unless
+ * the range is; empty when from > to.
+ */
+export function planTasks(from: number, to: number, threads: number, shape: TaskShape = SELECTIVE_TASKS): [number, number][] {
   const tasks: [number, number][] = [];
   if (from > to) return tasks;
-  const chunk = Math.max(minBlocks, Math.ceil((to - from + 1) / (threads * TASKS_PER_THREAD)));
-  for (let start = from; start <= to; ) {
-    const segmentEnd = (n: number) => segmentStart(segmentOf(n) + 1) - 1;
-    const end = chunk >= SEGMENT_BLOCKS ? Math.min(to, segmentEnd(start + chunk - 1)) : Math.min(to, segmentEnd(start), start + chunk - 1);
+  const total = to - from + 1;
+  const count = Math.max(1, Math.min(threads * shape.perThread, Math.floor(total / shape.minBlocks)));
+  for (let i = 0, start = from; i < count; i++) {
+    const end = from + Math.floor(((i + 1) * total) / count) - 1;
     tasks.push([start, end]);
     start = end + 1;
   }

@@ -19,7 +19,7 @@ import { renderBundleLines } from './blockLogs.js';
 import { compileFilter, type FilterSpec } from './filter.js';
 import { timeoutError } from './limits.js';
 import { LogProtoWriter, MARK_STRIDE } from './logProto.js';
-import { planTasks, TASKS_PER_THREAD } from './planner.js';
+import { planTasks, TASKS_PER_THREAD, taskShape } from './planner.js';
 import type { ResolvedRange } from './range.js';
 import type { LogFormat, ScanResult, ScanTask } from './task.js';
 
@@ -139,7 +139,7 @@ export async function* streamQuery(runner: StreamRunner, spec: FilterSpec, range
   const window = runner.threads * TASKS_PER_THREAD;
   const cancel = new Int32Array(new SharedArrayBuffer(4));
   const first = start ? Math.max(range.from, start.block) : range.from;
-  const slots: Slot[] = planTasks(first, range.to, runner.threads).map(([from, to]) => ({ from, to }));
+  const slots: Slot[] = planTasks(first, range.to, runner.threads, taskShape(spec.addresses)).map(([from, to]) => ({ from, to }));
   let dispatched = 0;
   let inFlight = 0;
 

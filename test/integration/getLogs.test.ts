@@ -16,7 +16,7 @@ import { DEFAULT_LOG_LIMITS, type LogLimits } from '../../src/config.js';
 import { LogEngine } from '../../src/logs/engine.js';
 import { parseFilter } from '../../src/logs/filter.js';
 import { oracleGetLogs } from '../../src/logs/oracle.js';
-import { minTaskBlocks, planTasks, TASKS_PER_THREAD } from '../../src/logs/planner.js';
+import { DENSE_TASKS, planTasks, TASKS_PER_THREAD } from '../../src/logs/planner.js';
 import type { ScanResult, ScanTask } from '../../src/logs/task.js';
 import { RpcError } from '../../src/rpc/errors.js';
 import { StoreReader } from '../../src/store/reader.js';
@@ -283,7 +283,7 @@ describe('the engine and its pool', () => {
       // query() hands its first tasks to the (ready) workers synchronously: each thread holds a
       // scan when it is terminated, the rest of the window waits in the queue.
       const running = engine.query(wholeRange(), reader);
-      const planned = planTasks(0, HEAD, 2, minTaskBlocks([])).length;
+      const planned = planTasks(0, HEAD, 2, DENSE_TASKS).length;
       assert.equal(engine.pool.queueSize, Math.min(planned, 2 * TASKS_PER_THREAD) - 2, 'both threads hold a task');
       const exits = engine.pool.threads.map((t) => t.terminate());
       await assert.rejects(running, (error: unknown) => {

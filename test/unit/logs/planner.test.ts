@@ -1,10 +1,15 @@
+/**
+ * The scan planner: tasks cover the range exactly and in order, in equal sizes, one per thread for
+ * selective filters (addresses) and two for dense ones, never below the shape's minimum unless the
+ * range is.
+ */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { DENSE_MIN_TASK_BLOCKS, MIN_TASK_BLOCKS, minTaskBlocks, planTasks } from '../../../src/logs/planner.js';
-import { SEGMENT_BLOCKS, segmentOf } from '../../../src/store/segments.js';
+import { DENSE_TASKS, planTasks, SELECTIVE_TASKS, taskShape, type TaskShape } from '../../../src/logs/planner.js';
+import { SEGMENT_BLOCKS } from '../../../src/store/segments.js';
 
-function check(from: number, to: number, threads: number): [number, number][] {
-  const tasks = planTasks(from, to, threads);
+function check(from: number, to: number, threads: number, shape: TaskShape): [number, number][] {
+  const tasks = planTasks(from, to, threads, shape);
   let next = from;
   for (const [a, b] of tasks) {
     assert.equal(a, next, 'tasks are contiguous and in order');
@@ -17,42 +22,53 @@ function check(from: number, to: number, threads: number): [number, number][] {
 
 test('an empty range plans nothing', () => {
   assert.deepEqual(planTasks(5, 4, 2), []);
+  assert.deepEqual(planTasks(5, 4, 2, DENSE_TASKS), []);
 });
 
-test('short ranges split into pieces that never cross a segment boundary', () => {
-  for (const [from, to] of [
-    [0, 99],
-    [SEGMENT_BLOCKS - 50, SEGMENT_BLOCKS + 50],
-    [100, 100 + 3 * SEGMENT_BLOCKS],
-    [7, 9000],
-  ] as const) {
-    for (const threads of [1, 2, 4]) {
-      for (const [a, b] of check(from, to, threads)) {
-        const chunk = Math.max(MIN_TASK_BLOCKS, Math.ceil((to - from + 1) / (threads * 2)));
-        if (chunk < SEGMENT_BLOCKS) assert.equal(segmentOf(a), segmentOf(b), `[${a}, ${b}] stays in one segment`);
+test('ranges split into equal tasks, per thread as the shape says, none below its minimum', () => {
+  for (const shape of [SELECTIVE_TASKS, DENSE_TASKS]) {
+    for (const [from, to] of [
+      [0, 0],
+      [0, 99],
+      [SEGMENT_BLOCKS - 50, SEGMENT_BLOCKS + 50],
+      [100, 100 + 3 * SEGMENT_BLOCKS],
+      [7, 9000],
+      [0, 5 * SEGMENT_BLOCKS - 1],
+    ] as const) {
+      for (const threads of [1, 2, 4]) {
+        const tasks = check(from, to, threads, shape);
+        const total = to - from + 1;
+        assert.equal(tasks.length, Math.max(1, Math.min(threads * shape.perThread, Math.floor(total / shape.minBlocks))), `[${from}, ${to}] on ${threads}`);
+        const sizes = tasks.map(([a, b]) => b - a + 1);
+        assert.ok(Math.max(...sizes) - Math.min(...sizes) <= 1, `equal sizes: ${sizes.join(', ')}`);
+        if (tasks.length > 1) assert.ok(Math.min(...sizes) >= shape.minBlocks);
       }
     }
   }
 });
 
-test('long ranges use runs of whole segments, about two tasks per thread', () => {
-  const to = 40 * SEGMENT_BLOCKS - 1;
-  const tasks = check(0, to, 2);
-  assert.ok(tasks.length >= 4 && tasks.length <= 5, `${tasks.length} tasks`);
-  for (const [, b] of tasks) assert.ok(b === to || (b + 1) % SEGMENT_BLOCKS === 0, 'tasks end at segment ends');
+test('five segments on two threads: both threads get the same share, whatever the shape', () => {
+  assert.deepEqual(check(0, 5 * SEGMENT_BLOCKS - 1, 2, SELECTIVE_TASKS), [
+    [0, 10239],
+    [10240, 20479],
+  ]);
+  assert.deepEqual(check(0, 5 * SEGMENT_BLOCKS - 1, 2, DENSE_TASKS), [
+    [0, 5119],
+    [5120, 10239],
+    [10240, 15359],
+    [15360, 20479],
+  ]);
 });
 
 test('a filter without addresses shares even a short dense range across the threads', () => {
-  assert.equal(minTaskBlocks([]), DENSE_MIN_TASK_BLOCKS);
-  assert.equal(minTaskBlocks([new Uint8Array(20)]), MIN_TASK_BLOCKS);
-  assert.deepEqual(planTasks(100, 119, 2, minTaskBlocks([])), [
+  assert.equal(taskShape([]), DENSE_TASKS);
+  assert.equal(taskShape([new Uint8Array(20)]), SELECTIVE_TASKS);
+  assert.deepEqual(planTasks(100, 119, 2, taskShape([])), [
     [100, 104],
     [105, 109],
     [110, 114],
     [115, 119],
   ]);
-  assert.deepEqual(planTasks(100, 119, 2, minTaskBlocks([new Uint8Array(20)])), [[100, 119]]);
-  assert.deepEqual(planTasks(100, 102, 2, DENSE_MIN_TASK_BLOCKS), [[100, 102]], 'never below the minimum unless the range is');
-  const across = planTasks(SEGMENT_BLOCKS - 6, SEGMENT_BLOCKS + 9, 2, DENSE_MIN_TASK_BLOCKS);
-  for (const [a, b] of across) assert.equal(segmentOf(a), segmentOf(b), `[${a}, ${b}] stays in one segment`);
+  assert.deepEqual(planTasks(100, 119, 2, taskShape([new Uint8Array(20)])), [[100, 119]]);
+  assert.deepEqual(planTasks(100, 102, 2, DENSE_TASKS), [[100, 102]], 'never below the minimum unless the range is');
 });
