@@ -45,6 +45,51 @@ function lines(text: string): string[] {
   return text.split('\n').filter((l) => l.length > 0);
 }
 
+/** A `serve` child process that has announced its address. */
+interface Served {
+  /** The announced base URL (http://host:port). */
+  url: string;
+  /** Resolves with the exit code. */
+  exited: Promise<number | null>;
+  /** Everything it wrote to stderr so far. */
+  stderr(): string;
+  /** Sends SIGTERM and resolves with the exit code. */
+  stop(): Promise<number | null>;
+  /** Kills it if it still runs. */
+  kill(): void;
+}
+
+/** Starts `ethlogd serve` with `args` (and `env` over this process's) and waits for its "listening on" line. */
+async function serve(args: string[], env: NodeJS.ProcessEnv = {}): Promise<Served> {
+  const child = spawn(process.execPath, [CLI, 'serve', ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env } });
+  let stderr = '';
+  child.stderr.setEncoding('utf8').on('data', (c: string) => (stderr += c));
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  const kill = () => {
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+  };
+  try {
+    const first = await new Promise<string>((resolve, reject) => {
+      createInterface({ input: child.stdout }).once('line', resolve);
+      void exited.then((code) => reject(new Error(`serve exited (${code}) before listening:\n${stderr}`)));
+    });
+    const url = /^listening on (http:\/\/\S+)$/.exec(first)![1]!;
+    return {
+      url,
+      exited,
+      stderr: () => stderr,
+      stop: () => {
+        child.kill('SIGTERM');
+        return exited;
+      },
+      kill,
+    };
+  } catch (error) {
+    kill();
+    throw error;
+  }
+}
+
 let dir: string;
 
 before(() => {
@@ -182,28 +227,19 @@ describe('a store made, keyed and served from the command line', () => {
     writeFileSync(config, JSON.stringify({ data, port: 0, threads: 1, 'max-log-results': 5, 'log-level': 'warn' }));
     /** Serves with `args` and `env`, and returns the result cap an over-wide eth_getLogs reports. */
     const capOf = async (args: string[], env: NodeJS.ProcessEnv): Promise<string> => {
-      const child = spawn(process.execPath, [CLI, 'serve', ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env } });
-      let stderr = '';
-      child.stderr.setEncoding('utf8').on('data', (c: string) => (stderr += c));
-      const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+      const served = await serve(args, env);
       try {
-        const first = await new Promise<string>((resolve, reject) => {
-          createInterface({ input: child.stdout }).once('line', resolve);
-          void exited.then((code) => reject(new Error(`serve exited (${code}) before listening:\n${stderr}`)));
-        });
-        const url = /^listening on (http:\/\/\S+)$/.exec(first)![1]!;
-        const res = await fetch(`${url}/v3/${optionsKey}`, {
+        const res = await fetch(`${served.url}/v3/${optionsKey}`, {
           method: 'POST',
           headers: { 'Content-Type': 'application/json' },
           body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_getLogs', params: [{ fromBlock: '0x0', toBlock: 'latest' }] }),
         });
         const { error } = (await res.json()) as { error: { code: number; message: string } };
         assert.equal(error.code, -32005);
-        child.kill('SIGTERM');
-        assert.equal(await exited, 0, stderr);
+        assert.equal(await served.stop(), 0, served.stderr());
         return /more than (\d+) results/.exec(error.message)![1]!;
       } finally {
-        if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+        served.kill();
       }
     };
     assert.equal(await capOf(['--config', config], {}), '5', 'config file');
@@ -217,19 +253,9 @@ describe('a store made, keyed and served from the command line', () => {
   test('serve --rate-limit: calls past a key\'s burst answer 429 with -32005', { timeout: 60_000 }, async () => {
     const created = await cli(['keys', 'create', '--data', data, '--label', 'limited']);
     const limitedKey = lines(created.stdout).at(-1)!;
-    const child = spawn(process.execPath, [CLI, 'serve', '--data', data, '--port', '0', '--threads', '1', '--rate-limit', '1'], {
-      stdio: ['ignore', 'pipe', 'pipe'],
-      env: { ...process.env, ETHLOGD_RATE_BURST: '2' },
-    });
-    let stderr = '';
-    child.stderr.setEncoding('utf8').on('data', (c: string) => (stderr += c));
-    const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+    const served = await serve(['--data', data, '--port', '0', '--threads', '1', '--rate-limit', '1'], { ETHLOGD_RATE_BURST: '2' });
     try {
-      const first = await new Promise<string>((resolve, reject) => {
-        createInterface({ input: child.stdout }).once('line', resolve);
-        void exited.then((code) => reject(new Error(`serve exited (${code}) before listening:\n${stderr}`)));
-      });
-      const url = `${/^listening on (http:\/\/\S+)$/.exec(first)![1]!}/v3/${limitedKey}`;
+      const url = `${served.url}/v3/${limitedKey}`;
       const call = () => fetch(url, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: '{"jsonrpc":"2.0","id":1,"method":"eth_chainId","params":[]}' });
       assert.equal((await call()).status, 200);
       assert.equal((await call()).status, 200);
@@ -238,10 +264,9 @@ describe('a store made, keyed and served from the command line', () => {
       assert.ok(Number(refused.headers.get('retry-after')) >= 1);
       const body = (await refused.json()) as { error: { code: number; message: string } };
       assert.deepEqual([body.error.code, body.error.message], [-32005, 'project ID request rate exceeded']);
-      child.kill('SIGTERM');
-      assert.equal(await exited, 0, stderr);
+      assert.equal(await served.stop(), 0, served.stderr());
     } finally {
-      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+      served.kill();
     }
   });
 
