@@ -93,11 +93,10 @@ export class StoreReader {
     return out;
   }
 
-  /** The hashes of all transactions of canonical block `number`, in order (no decoding). */
+  /** The hashes of all transactions of canonical block `number`, in order (no decoding; point reads, several times faster than a range cursor). */
   txHashes(number: number): Uint8Array[] {
     const out: Uint8Array[] = [];
-    const range = this.store.txs.getRange({ start: encodeTxKey(number, 0), end: encodeBlockKey(number + 1) });
-    for (const { value } of range) out.push(new Uint8Array(value.subarray(0, 32)));
+    for (let i = 0, raw = this.txRecord(number, 0); raw !== undefined; raw = this.txRecord(number, ++i)) out.push(new Uint8Array(raw.subarray(0, 32)));
     return out;
   }
 
