@@ -5,6 +5,7 @@
  */
 import autocannon, { type Options } from 'autocannon';
 import { spawn, type ChildProcess } from 'node:child_process';
+import { request } from 'node:http';
 import { createInterface } from 'node:readline';
 import { bytesToHex, quantityToHex } from '../src/chain/hex.js';
 import { describeDataset } from '../src/ingest/generator.js';
@@ -57,6 +58,20 @@ export interface HttpBenchOptions {
   connections: number;
   /** Runs of each throughput figure; the median is reported. */
   runs: number;
+}
+
+/** Milliseconds from sending `body` to `url` until the answer's last byte arrives (node:http; the bytes are counted, not kept or decoded). */
+function timeToLastByte(url: string, body: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const started = performance.now();
+    const req = request(url, { method: 'POST', headers: JSON_HEADERS }, (res) => {
+      res.on('data', () => undefined);
+      res.on('end', () => resolve(performance.now() - started));
+      res.on('error', reject);
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
 }
 
 /** Measures the HTTP figures; returns table rows and the throughput chart series. */
@@ -134,17 +149,19 @@ export async function measureHttp(o: HttpBenchOptions): Promise<{ rows: Row[]; t
     for (probe = await countFor(span); probe.count > 10_000; probe = await countFor(span)) span = Math.floor(span * 0.95);
     const { body: logsBody, count } = probe;
     const times: number[] = [];
+    const decoded: number[] = [];
     for (let i = 0; i < 15; i++) {
+      times.push(await timeToLastByte(url, logsBody));
       const t = performance.now();
       await post(logsBody);
-      times.push(performance.now() - t);
+      decoded.push(performance.now() - t);
     }
     rows.push({
-      figure: `a ${count}-log answer (every log of the last ${span} blocks: read, serialise, send; one client), p50`,
+      figure: `a ${count}-log answer (every log of the last ${span} blocks: read, serialise, send), time to the last byte at one client, p50 (with the client's fetch + UTF-8 decode: ${percentile(decoded, 50).toFixed(1)} ms)`,
       ours: percentile(times, 50),
       unit: 'ms',
       target: { kind: 'max', value: 15, text: '≤ 15 ms' },
-      note: 'end to end over HTTP, measured by the client',
+      note: 'over HTTP: from sending the request to receiving the last byte of the answer (node:http, bytes counted, not decoded)',
     });
 
     const transfer = bytesToHex(d.transferTopic);

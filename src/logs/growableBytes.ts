@@ -1,7 +1,10 @@
 /**
  * The growable byte buffer the log renderers write into (JSON text, protobuf wire data): it grows
- * by doubling, and hands out what was written as a copy that owns its memory.
+ * by doubling, and hands out what was written once.
  */
+
+/** Output up to this size is copied out by take() (the copy frees the unused capacity); above it the buffer itself is handed over. */
+const TAKE_COPY_LIMIT = 64 * 1024;
 
 /** A byte buffer that grows by doubling as it is written. */
 export class GrowableBytes {
@@ -31,8 +34,11 @@ export class GrowableBytes {
     this.buf[this.length++] = value;
   }
 
-  /** The bytes written, as a copy that owns its memory (safe to transfer). */
+  /**
+   * The bytes written, ending the buffer's use (write nothing after): a copy when small, else a view
+   * of the backing buffer itself, whose ArrayBuffer may then be transferred (no copy of megabytes).
+   */
   take(): Uint8Array {
-    return this.buf.slice(0, this.length);
+    return this.length <= TAKE_COPY_LIMIT ? this.buf.slice(0, this.length) : this.buf.subarray(0, this.length);
   }
 }
