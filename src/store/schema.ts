@@ -57,10 +57,10 @@ export interface OpenStoreOptions {
   readOnly?: boolean;
 }
 
-/** Opens (creating when writable) the store at `path`. */
+/** Opens (creating when writable) the store in directory `path` (also when its name has a dot, which lmdb would take for a file name). */
 export function openStore(path: string, options: OpenStoreOptions = {}): Store {
   const readOnly = options.readOnly ?? false;
-  const env = open({ path, maxDbs: MAX_DBS, readOnly, compression: false });
+  const env = open({ path, maxDbs: MAX_DBS, readOnly, compression: false, noSubdir: false });
   const bin = (name: string) => env.openDB<Buffer, Buffer>({ name, keyEncoding: 'binary', encoding: 'binary' });
   const store: Store = {
     env,

@@ -417,3 +417,20 @@ test('api keys: create, list, check, revoke; only the sha256 hash is stored', as
     fs.rmSync(dir, { recursive: true, force: true });
   }
 });
+
+test('a store path whose name has a dot is a directory too (lmdb would take it for a file name)', async () => {
+  const parent = tempDir();
+  try {
+    const dir = path.join(parent, 'chain.v1');
+    const store = openStore(dir);
+    store.meta.putSync('probe', 1);
+    await closeStore(store);
+    assert.ok(fs.statSync(dir).isDirectory());
+    assert.ok(fs.existsSync(path.join(dir, 'data.mdb')));
+    const again = openStore(dir, { readOnly: true });
+    assert.equal(again.meta.get('probe'), 1);
+    await closeStore(again);
+  } finally {
+    fs.rmSync(parent, { recursive: true, force: true });
+  }
+});
