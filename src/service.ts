@@ -98,6 +98,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
         streamBatchBytes: options.grpcStream?.batchBytes,
         streamTaskLogs: options.grpcStream?.taskLogs,
         onError,
+        observer: metrics?.calls,
       });
     } catch (error) {
       await shutdown();

@@ -11,7 +11,9 @@ import {
   ServerCredentials,
   type handleServerStreamingCall,
   type handleUnaryCall,
+  type ServerErrorResponse,
   type ServiceDefinition,
+  type StatusObject,
   type UntypedServiceImplementation,
 } from '@grpc/grpc-js';
 import { ReflectionService } from '@grpc/reflection';
@@ -20,6 +22,7 @@ import type { RateLimiter } from '../limits/rateLimiter.js';
 import type { LogEngine } from '../logs/engine.js';
 import { parseFilter } from '../logs/filter.js';
 import type { MethodContext, RpcMethod } from '../rpc/method.js';
+import { CALL_OK, type CallObserver } from '../rpc/observe.js';
 import { METHODS } from '../rpc/methods/index.js';
 import type { ApiKeyStatus } from '../store/apiKeys.js';
 import { authenticate } from './auth.js';
@@ -36,7 +39,7 @@ import {
   type ProtoObject,
 } from './convert.js';
 import { LOADER_OPTIONS, loadDefinition, SERVICE_NAME } from './definition.js';
-import { toGrpcFailure } from './errors.js';
+import { CODE_TRAILER, toGrpcFailure } from './errors.js';
 import { serveStreamLogs, type StreamEvents, type StreamLogsMessage } from './streamLogs.js';
 
 /** Options of the gRPC front. */
@@ -61,6 +64,8 @@ export interface GrpcServerOptions {
   streamTaskLogs?: number;
   /** Where unexpected failures are reported (their details never reach the client). */
   onError: (message: string, error: unknown) => void;
+  /** Hears of every answered unary call, by its JSON-RPC method (metrics); none by default. */
+  observer?: CallObserver;
 }
 
 /** A listening gRPC front. */
@@ -161,12 +166,28 @@ export async function startGrpcServer(options: GrpcServerOptions): Promise<GrpcS
     void serveStreamLogs(call, streamContext);
   };
 
+  /** `handle`, reporting each answered call to the observer as `name` with its outcome (the JSON-RPC code of a failure). */
+  const observed = <Request, Response>(name: string, handle: handleUnaryCall<Request, Response>): handleUnaryCall<Request, Response> => {
+    const { observer } = options;
+    if (observer === undefined) return handle;
+    return (call, callback) => {
+      const started = performance.now();
+      handle(call, (error, value) => {
+        observer.onCall(name, error ? jsonRpcCodeOf(error) : CALL_OK, (performance.now() - started) / 1000);
+        callback(error, value);
+      });
+    };
+  };
+
   const handlers: UntypedServiceImplementation = {
-    GetStorageAt: unary('eth_getStorageAt', storageAtParams, storageAtResponse),
-    GetLogs: getLogs,
-    GetTransactionByBlockNumberAndIndex: unary('eth_getTransactionByBlockNumberAndIndex', txByBlockNumberAndIndexParams, transactionResponse),
-    GetBlockByNumber: unary('eth_getBlockByNumber', blockByNumberParams, blockResponse),
-    GetTransactionByHash: unary('eth_getTransactionByHash', txByHashParams, transactionResponse),
+    GetStorageAt: observed('eth_getStorageAt', unary('eth_getStorageAt', storageAtParams, storageAtResponse)),
+    GetLogs: observed('eth_getLogs', getLogs),
+    GetTransactionByBlockNumberAndIndex: observed(
+      'eth_getTransactionByBlockNumberAndIndex',
+      unary('eth_getTransactionByBlockNumberAndIndex', txByBlockNumberAndIndexParams, transactionResponse),
+    ),
+    GetBlockByNumber: observed('eth_getBlockByNumber', unary('eth_getBlockByNumber', blockByNumberParams, blockResponse)),
+    GetTransactionByHash: observed('eth_getTransactionByHash', unary('eth_getTransactionByHash', txByHashParams, transactionResponse)),
     StreamLogs: streamLogs,
   };
 
@@ -195,4 +216,10 @@ export async function startGrpcServer(options: GrpcServerOptions): Promise<GrpcS
         });
       }),
   };
+}
+
+/** The JSON-RPC code a gRPC failure carries in its trailers (toGrpcFailure), -32603 when it carries none. */
+function jsonRpcCodeOf(error: Partial<StatusObject> | ServerErrorResponse): number {
+  const code = Number(error.metadata?.get(CODE_TRAILER)[0]);
+  return Number.isInteger(code) ? code : -32603;
 }

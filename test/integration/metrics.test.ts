@@ -2,7 +2,7 @@
  * Prometheus metrics and the health endpoints of a real service over real HTTP: calls of several
  * methods (single, batched, failing, refused) and eth_getLogs scans move the counters and
  * histograms by exactly what was sent, the gauges read the pool and the store, /health and /ready
- * answer without a key, and a store without blocks is not ready.
+ * answer without a key, and a store without blocks is not ready; unary gRPC calls are counted too.
  */
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
@@ -10,7 +10,9 @@ import net from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
+import * as grpc from '@grpc/grpc-js';
 import { MAX_BODY_BYTES, METRICS_LATENCY_BUCKETS_S } from '../../src/config.js';
+import { loadDefinition } from '../../src/grpc/definition.js';
 import { startHttpServer } from '../../src/http/server.js';
 import { createLogger } from '../../src/log.js';
 import type { RpcBody } from '../../src/rpc/handler.js';
@@ -240,6 +242,40 @@ describe('health endpoints', () => {
     } finally {
       await empty.close();
       rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('gRPC calls', () => {
+  test('unary gRPC calls are counted by their JSON-RPC method and outcome, as HTTP calls are', async () => {
+    const svc = await startService({ dataDir: dataset.dir, host: '127.0.0.1', port: 0, grpcPort: 0, logger: createLogger('warn'), threads: 1 });
+    const EthLogs = (grpc.loadPackageDefinition(loadDefinition()) as unknown as { ethlogd: { v1: { EthLogs: grpc.ServiceClientConstructor } } }).ethlogd.v1.EthLogs;
+    const client = new EthLogs(`127.0.0.1:${svc.grpcPort}`, grpc.credentials.createInsecure());
+    const metadata = new grpc.Metadata();
+    metadata.set('x-api-key', dataset.key);
+    const unary = (name: string, request: object) =>
+      new Promise<grpc.ServiceError | null>((resolve) => {
+        (client as unknown as Record<string, (r: object, m: grpc.Metadata, cb: (e: grpc.ServiceError | null) => void) => void>)[name]!.call(client, request, metadata, resolve);
+      });
+    try {
+      const before = await scrape(svc);
+      assert.equal(await unary('GetStorageAt', { address: Buffer.alloc(20), position: Buffer.alloc(32) }), null);
+      assert.equal(await unary('GetStorageAt', { address: Buffer.alloc(20), position: Buffer.alloc(32) }), null);
+      assert.equal((await unary('GetTransactionByHash', { hash: Buffer.alloc(3) }))?.code, grpc.status.INVALID_ARGUMENT);
+      assert.equal(await unary('GetLogs', { filter: { fromBlock: { number: '0' }, toBlock: { number: '3' } } }), null);
+      const after = await scrape(svc);
+      const moved = (method: string, outcome: string) =>
+        after.get('ethlogd_rpc_requests_total', { method, outcome }) - before.get('ethlogd_rpc_requests_total', { method, outcome });
+      assert.equal(moved('eth_getStorageAt', 'ok'), 2);
+      assert.equal(moved('eth_getTransactionByHash', '-32602'), 1);
+      assert.equal(moved('eth_getLogs', 'ok'), 1);
+      assert.equal(
+        after.get('ethlogd_rpc_request_duration_seconds_count', { method: 'eth_getStorageAt' }) - before.get('ethlogd_rpc_request_duration_seconds_count', { method: 'eth_getStorageAt' }),
+        2,
+      );
+    } finally {
+      client.close();
+      await svc.close();
     }
   });
 });
