@@ -15,5 +15,7 @@ echo "try:"
 echo "  curl -s -H 'Content-Type: application/json' -d '{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"eth_getBlockByNumber\",\"params\":[\"latest\",false]}' $URL"
 echo "and gRPC (ethlogd.v1.EthLogs, src/grpc/ethlogd.proto, server reflection on) at:"
 echo "  $HOST:$GRPC_PORT   with metadata x-api-key: $KEY"
+echo "health, readiness and Prometheus metrics (no key):"
+echo "  http://$HOST:$PORT/health  http://$HOST:$PORT/ready  http://$HOST:$PORT/metrics"
 echo
 exec node dist/src/cli.js serve --data "$DATA" --host "$HOST" --port "$PORT" --grpc-port "$GRPC_PORT"
