@@ -6,7 +6,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { bytesEqual } from '../chain/hex.js';
-import type { BlockBundle, ChainMeta, LogEntry } from '../chain/types.js';
+import type { BlockBundle, BlockHeader, ChainMeta, LogEntry } from '../chain/types.js';
 import { DEFAULT_LOG_LIMITS, type LogLimits } from '../config.js';
 import { LogEngine } from '../logs/engine.js';
 import { MARK_STRIDE } from '../logs/logProto.js';
@@ -20,7 +20,7 @@ import { closeStore, openStore, type Store } from '../store/schema.js';
 import { verifyStore, type VerifyResult } from '../store/verify.js';
 import { StoreWriter, type AppendBatch } from '../store/writer.js';
 import { addressArg, blockRef, filterSpec, hashArg, slotArg } from './params.js';
-import type { Block, BlockSelector, BytesLike, LogFilter, LogLines, LogsOptions, TransactionEntry } from './types.js';
+import type { Block, BlockSelector, BytesLike, InclusionBlock, LogFilter, LogLines, LogsOptions, TransactionEntry } from './types.js';
 
 /** The LMDB data file of a store directory. */
 const STORE_FILE = 'data.mdb';
@@ -50,6 +50,11 @@ function abortReason(signal: AbortSignal): unknown {
   return signal.reason ?? new DOMException('the operation was aborted', 'AbortError');
 }
 
+/** The inclusion fields of a transaction in block `h`. */
+function inclusion(h: BlockHeader): InclusionBlock {
+  return { hash: h.hash, number: h.number, timestamp: h.timestamp, baseFeePerGas: h.baseFeePerGas };
+}
+
 function bundleBlock(bundle: BlockBundle, status: Block['status'], full: boolean): Block {
   const block: Block = { header: bundle.header, status, transactionHashes: bundle.transactions.map((t) => t.hash) };
   if (full) block.transactions = bundle.transactions;
@@ -76,7 +81,9 @@ export class EthLogStore {
 
   /** Opens the store in `dataDir` (read-only unless `writable`, which creates it when absent). */
   static open(dataDir: string, options: OpenOptions = {}): EthLogStore {
-    if (options.writable !== true && !existsSync(join(dataDir, STORE_FILE))) throw new Error(`no store at ${dataDir}`);
+    if (options.writable !== true && !existsSync(join(dataDir, STORE_FILE))) {
+      throw new Error(`no store at ${dataDir}: ${existsSync(dataDir) ? `no ${STORE_FILE}` : 'no such directory'}`);
+    }
     return new EthLogStore(dataDir, openStore(dataDir, { readOnly: options.writable !== true }), options);
   }
 
@@ -132,7 +139,7 @@ export class EthLogStore {
       const tx = orphan?.transactions[index];
       if (!orphan || !tx) return null;
       const h = orphan.header;
-      return { transaction: tx, index, block: { hash: h.hash, number: h.number, timestamp: h.timestamp, baseFeePerGas: h.baseFeePerGas } };
+      return { transaction: tx, index, block: inclusion(h) };
     }
     if ('pending' in resolved) {
       const tx = resolved.pending.transactions[index];
@@ -145,7 +152,7 @@ export class EthLogStore {
     const tx = this.reader.transaction(number, index);
     const h = this.reader.header(number);
     if (!tx || !h) return null;
-    return { transaction: tx, index, block: { hash: h.hash, number: h.number, timestamp: h.timestamp, baseFeePerGas: h.baseFeePerGas } };
+    return { transaction: tx, index, block: inclusion(h) };
   }
 
   /**

@@ -2,7 +2,6 @@
  * `ethlogd query logs|block|tx|storage`: reads a store directly (no server) and prints JSON-RPC
  * answers for data pipelines; `logs` streams every match of a filter, with no result cap.
  */
-import { existsSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import {
   EthLogStore,
@@ -121,16 +120,6 @@ function describe(error: RpcError): string {
   return `error ${error.code}: ${error.message}`;
 }
 
-/** Opens the store in `dir` read-only, failing with a clear message when there is none. */
-function openStore(dir: string, threads?: number): EthLogStore {
-  if (!existsSync(dir)) throw new Error(`no store at ${dir}: no such directory`);
-  try {
-    return EthLogStore.open(dir, { threads });
-  } catch (error) {
-    throw new Error(`cannot open the store at ${dir}: ${(error as Error).message}`);
-  }
-}
-
 /** A block option: decimal (as a bigint), else 0x-hex (a quantity or a 32-byte hash, checked by the library) or a tag; UsageError otherwise. */
 function blockArg(value: string, name: string): bigint | string {
   if (/^[0-9]+$/.test(value)) return BigInt(value);
@@ -229,7 +218,7 @@ async function queryLogs(argv: string[]): Promise<number> {
   const from = resumeFrom(values['resume-from']);
   const threads = integer(values.threads, 'threads', availableParallelism(), 1, MAX_THREADS);
 
-  const store = openStore(dir, threads);
+  const store = EthLogStore.open(dir, { threads });
   const controller = new AbortController();
   let stop: Stop | undefined;
   const halt = (why: Stop) => {
@@ -304,7 +293,7 @@ async function printJson(value: unknown): Promise<void> {
 
 /** Runs a point lookup on the store in `dir` and prints its answer; a JSON-RPC error is one stderr line and exit 1. */
 async function lookup(dir: string, answer: (store: EthLogStore) => unknown): Promise<number> {
-  const store = openStore(dir);
+  const store = EthLogStore.open(dir);
   try {
     let value: unknown;
     try {

@@ -238,7 +238,8 @@ describe('writable store and in-process servers', () => {
       assert.ok(writer.listApiKeys().some((k) => k.label === 'library' && k.revoked === null));
 
       const absent = join(dir, 'absent');
-      assert.throws(() => EthLogStore.open(absent), /^Error: no store at .*absent$/);
+      assert.throws(() => EthLogStore.open(absent), /^Error: no store at .*absent: no such directory$/);
+      assert.throws(() => EthLogStore.open(dir + '/..'), /^Error: no store at .*: no data\.mdb$/);
       assert.equal(existsSync(absent), false, 'opening read-only creates nothing');
       const reader = EthLogStore.open(dir);
       assert.throws(() => reader.append({ blocks: [] }), ReadOnlyStoreError);
