@@ -21,7 +21,7 @@ import { STREAM_BATCH_BYTES, STREAM_TIMEOUT_MS } from '../config.js';
 import type { RateLimiter } from '../limits/rateLimiter.js';
 import type { LogEngine } from '../logs/engine.js';
 import { parseFilter } from '../logs/filter.js';
-import type { MethodContext, RpcMethod } from '../rpc/method.js';
+import type { LogChunks, MethodContext, RpcMethod } from '../rpc/method.js';
 import { CALL_OK, type CallObserver } from '../rpc/observe.js';
 import { METHODS } from '../rpc/methods/index.js';
 import type { ApiKeyStatus } from '../store/apiKeys.js';
@@ -138,10 +138,10 @@ export async function startGrpcServer(options: GrpcServerOptions): Promise<GrpcS
       const denied = auth(call.metadata);
       if (denied) return callback(fail(denied));
       const spec = parseFilter(filterObject(call.request.filter), ctx.limits.maxParams);
-      engine.query(spec, ctx.reader, 'proto').then(
-        (chunks) => callback(null, Buffer.concat(chunks as Uint8Array[])),
-        (error: unknown) => callback(fail(error)),
-      );
+      const answer = engine.query(spec, ctx.reader, 'proto');
+      const send = (chunks: LogChunks) => callback(null, Buffer.concat(chunks as Uint8Array[]));
+      if (Array.isArray(answer)) send(answer);
+      else answer.then(send, (error: unknown) => callback(fail(error)));
     } catch (error) {
       callback(fail(error));
     }

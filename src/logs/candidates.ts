@@ -8,7 +8,7 @@ import { bloomBits } from '../chain/bloom.js';
 import { headerLogsBloom } from '../store/codec.js';
 import { orSegmentBlocks } from '../store/addressIndex.js';
 import { encodeAddressSegmentKey, encodeBlockKey, encodeBloomBitsKey } from '../store/keys.js';
-import type { Store } from '../store/schema.js';
+import { ADDRESS_INDEX_FLAG, type Store } from '../store/schema.js';
 import { ROW_BYTES, SEGMENT_BLOCKS, segmentStart } from '../store/segments.js';
 
 /** A bloom position: per alternative, its three bit numbers. */
@@ -33,6 +33,11 @@ export interface CandidateQuery {
   addresses: Uint8Array[];
   bits: FilterBits;
   addressIndex: boolean;
+}
+
+/** The candidate query of a filter's `addresses` and `topics` over `store`. */
+export function candidateQuery(store: Store, addresses: Uint8Array[], topics: (Uint8Array[] | null)[]): CandidateQuery {
+  return { addresses, bits: filterBits(addresses, topics), addressIndex: addresses.length > 0 && store.meta.get(ADDRESS_INDEX_FLAG) === true };
 }
 
 /**
@@ -101,11 +106,19 @@ export function candidateBlocks(store: Store, segment: number, from: number, to:
   const start = segmentStart(segment);
   const lo = Math.max(from, start);
   const hi = Math.min(to, start + SEGMENT_BLOCKS - 1);
-  const out: number[] = [];
   const bitmap = segmentCandidates(store, segment, q);
+  if (!bitmap) return bloomCandidates(store, lo, hi, q.bits);
+  const out: number[] = [];
   for (let n = lo; n <= hi; n++) {
     const i = n - start;
-    if (bitmap ? (bitmap[i >> 3]! & (0x80 >> (i & 7))) !== 0 : blockMayMatch(store, n, q.bits)) out.push(n);
+    if ((bitmap[i >> 3]! & (0x80 >> (i & 7))) !== 0) out.push(n);
   }
+  return out;
+}
+
+/** The blocks [from, to] that may match `bits` by their own logsBloom, in order (blocks without bloom rows: the open segment). */
+export function bloomCandidates(store: Store, from: number, to: number, bits: FilterBits): number[] {
+  const out: number[] = [];
+  for (let n = from; n <= to; n++) if (blockMayMatch(store, n, bits)) out.push(n);
   return out;
 }

@@ -11,11 +11,11 @@ import { LOG_WORKER_NICE, WORKER_LOAD_WAIT_MS, type LogLimits } from '../config.
 import { InternalError, RpcError } from '../rpc/errors.js';
 import type { LogChunks } from '../rpc/method.js';
 import type { StoreReader } from '../store/reader.js';
-import { renderBundleMatches } from './blockLogs.js';
-import { compileFilter, type FilterSpec } from './filter.js';
+import { lastFitting, withExtra, type QueryPaths, type ScanCounts, type ScanTotals } from './answer.js';
+import type { FilterSpec } from './filter.js';
+import { answerInline } from './inline.js';
 import { resultCapError, timeoutError } from './limits.js';
-import { LogProtoWriter } from './logProto.js';
-import { planTasks, TASKS_PER_THREAD, taskShape } from './planner.js';
+import { INLINE_BUDGET_US, planTasks, TASKS_PER_THREAD, taskShape } from './planner.js';
 import { resolveRange, type ResolvedRange } from './range.js';
 import { streamQuery, type StreamChunk, type StreamOptions, type TaskOutcome } from './stream.js';
 import type { LogFormat, ScanResult, ScanTask } from './task.js';
@@ -26,44 +26,24 @@ export interface LogEngineOptions {
   limits: LogLimits;
   /** Worker threads; default: the machine's cores. */
   threads?: number;
+  /** Estimated microseconds of work under which a query runs inline (planner.ts); INLINE_BUDGET_US by default, negative: never. */
+  inlineBudgetUs?: number;
   /** Where unexpected worker failures are reported. */
   onError: (message: string, error: unknown) => void;
 }
 
 type ScanOk = Extract<ScanResult, { ok: true }>;
 
-/** The work of the engine's completed scan tasks since it started, query() and stream() together (read by the metrics). */
-export interface ScanTotals {
-  /** Blocks the tasks covered. */
-  blocks: number;
-  /** Candidate blocks whose records were read. */
-  candidates: number;
-  /** Candidate blocks with at least one match (the others were bloom false positives). */
-  matchedBlocks: number;
-}
-
-/** The matches of the pending or orphaned block a range ends with, in `format`, and how many there are. */
-function renderExtra(range: ResolvedRange, spec: FilterSpec, format: LogFormat): { chunk?: string | Uint8Array; count: number } {
-  const bundle = range.pending ?? range.orphan;
-  if (!bundle) return { count: 0 };
-  const kind = range.pending ? 'pending' : 'orphan';
-  if (format === 'json') {
-    const logs = renderBundleMatches(bundle, compileFilter(spec), kind);
-    return logs.length > 0 ? { chunk: logs.join(','), count: logs.length } : { count: 0 };
-  }
-  const writer = new LogProtoWriter();
-  writer.writeBundle(bundle, compileFilter(spec), kind);
-  return writer.count > 0 ? { chunk: writer.take().bytes, count: writer.count } : { count: 0 };
-}
-
 /** The worker pool and the query path over it. */
-export class LogEngine {
+export class LogEngine implements ScanCounts {
   /** The Piscina pool (exposed for tests and metrics). */
   readonly pool: Piscina<ScanTask, ScanResult>;
   /** Worker threads in the pool. */
   readonly threads: number;
-  /** What the scan tasks did so far. */
+  /** What the scans did so far, inline and on the pool. */
   readonly totals: ScanTotals = { blocks: 0, candidates: 0, matchedBlocks: 0 };
+  /** eth_getLogs queries (query(), not streams) by where they ran. */
+  readonly paths: QueryPaths = { inline: 0, pool: 0 };
   /** Set by close(): tasks the shutdown aborts are not worker failures. */
   private closing = false;
   /**
@@ -92,12 +72,34 @@ export class LogEngine {
 
   /**
    * Answers a parsed filter, in order: chunks of comma-separated log JSON (UTF-8), or with format
-   * `proto` chunks of protobuf Log messages (logProto.ts); rejects with an RpcError.
+   * `proto` chunks of protobuf Log messages (logProto.ts). A query the planner estimates cheap is
+   * answered inline, synchronously (a result, or a thrown RpcError); the others run on the pool
+   * (a promise, rejected with an RpcError).
    */
-  query(spec: FilterSpec, reader: StoreReader, format: LogFormat = 'json'): Promise<LogChunks> {
+  query(spec: FilterSpec, reader: StoreReader, format: Exclude<LogFormat, 'jsonl'> = 'json'): LogChunks | Promise<LogChunks> {
+    const range = resolveRange(spec, reader);
+    const inline = answerInline(range, spec, reader, format, this.options.limits.maxResults, this.inlineBudgetUs, this);
+    if (inline !== undefined) return inline;
+    this.paths.pool++;
+    return this.pooled(spec, range, format);
+  }
+
+  /** The inline budget in microseconds (planner.ts): queries estimated under it run on the thread that received them. */
+  get inlineBudgetUs(): number {
+    return this.options.inlineBudgetUs ?? INLINE_BUDGET_US;
+  }
+
+  /** Answers a parsed filter on the pool, as query() does past the inline budget (for an HTTP thread that found it over its budget). */
+  queryOnPool(spec: FilterSpec, reader: StoreReader): Promise<LogChunks> {
+    const range = resolveRange(spec, reader);
+    this.paths.pool++;
+    return this.pooled(spec, range, 'json');
+  }
+
+  /** Runs a query on the pool: a window of tasks in flight, merged in order under the result cap and the deadline. */
+  private pooled(spec: FilterSpec, range: ResolvedRange, format: LogFormat): Promise<LogChunks> {
     const started = Date.now();
     const { limits } = this.options;
-    const range = resolveRange(spec, reader);
     const tasks = planTasks(range.from, range.to, this.threads, taskShape(spec.addresses));
     const cancel = new Int32Array(new SharedArrayBuffer(4));
     const deadline = started + limits.timeoutMs;
@@ -118,10 +120,11 @@ export class LogEngine {
         Atomics.store(cancel, 0, 1);
         clearTimeout(timer);
         if (error) return reject(error);
-        const extra = renderExtra(range, spec, format);
-        if (count + extra.count > limits.maxResults) return reject(resultCapError(range.from, range.to, limits.maxResults));
-        if (extra.chunk !== undefined) chunks.push(extra.chunk);
-        resolve(chunks);
+        try {
+          resolve(withExtra(chunks, count, range, spec, format, limits.maxResults));
+        } catch (capError) {
+          reject(capError as RpcError);
+        }
       };
 
       const timer = setTimeout(() => finish(timeoutError()), Math.max(0, deadline - Date.now()));
@@ -131,16 +134,7 @@ export class LogEngine {
           const r = results[merged]!;
           results[merged] = undefined;
           if (count + r.count > limits.maxResults) {
-            let running = count;
-            let lastFitting = tasks[merged]![1];
-            for (let i = 0; i < r.blockCounts.length; i += 2) {
-              running += r.blockCounts[i + 1]!;
-              if (running > limits.maxResults) {
-                lastFitting = r.blockCounts[i]! - 1;
-                break;
-              }
-            }
-            return finish(resultCapError(range.from, lastFitting, limits.maxResults));
+            return finish(resultCapError(range.from, lastFitting(r.blockCounts, count, limits.maxResults, tasks[merged]![1]), limits.maxResults));
           }
           if (r.count > 0) chunks.push(r.bytes);
           count += r.count;
@@ -148,7 +142,6 @@ export class LogEngine {
         }
         if (!done && merged === tasks.length) finish();
       };
-
       const dispatch = () => {
         while (!done && inFlight < window && dispatched < tasks.length) {
           const index = dispatched++;

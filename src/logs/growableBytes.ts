@@ -34,6 +34,16 @@ export class GrowableBytes {
     this.buf[this.length++] = value;
   }
 
+  /** Empties the buffer for reuse, keeping its capacity. */
+  reset(): void {
+    this.length = 0;
+  }
+
+  /** The bytes written as text, one character per byte (JSON's ASCII); the buffer stays usable. */
+  latin1(): string {
+    return Buffer.from(this.buf.buffer, this.buf.byteOffset, this.length).toString('latin1');
+  }
+
   /**
    * The bytes written, ending the buffer's use (write nothing after): a copy when small, else a view
    * of the backing buffer itself, whose ArrayBuffer may then be transferred (no copy of megabytes).

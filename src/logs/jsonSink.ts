@@ -30,6 +30,12 @@ export class JsonSink extends GrowableBytes {
     this.marks.push(this.length, number, logIndex);
   }
 
+  /** Empties the sink for reuse, marks included, keeping its capacity. */
+  override reset(): void {
+    super.reset();
+    this.marks.length = 0;
+  }
+
   /** The marks of the logs written in lines mode (empty otherwise). */
   takeMarks(): Float64Array {
     return new Float64Array(this.marks);

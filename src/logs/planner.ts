@@ -1,7 +1,58 @@
 /**
- * Splits a block range into scan tasks of equal size, so the threads finish together (a task may
- * span segments or end inside one: the worker reads the index rows of each segment it touches).
+ * Where an eth_getLogs query runs and how it is cut. A query whose estimated work is below
+ * INLINE_BUDGET_US runs inline on the thread that received it (inline.ts): a worker round trip
+ * costs more than that work. Larger queries go to the pool, their range split into scan tasks of
+ * equal size, so the threads finish together (a task may span segments or end inside one: the
+ * worker reads the index rows of each segment it touches).
  */
+
+/** The work of answering a query, counted in the units the inline estimate weighs. */
+export interface QueryWork {
+  /** Blocks whose candidacy is tested against their own logsBloom (the open segment has no bloom rows yet). */
+  bloomBlocks: number;
+  /** Complete segments whose address index or bloom rows are read. */
+  segments: number;
+  /** Candidate blocks whose address table is read (and with it, when it passes, the logs record). */
+  candidates: number;
+  /** Bytes of the logs records scanned. */
+  recordBytes: number;
+  /** Matching logs rendered. */
+  logs: number;
+}
+
+/**
+ * Microseconds per unit of QueryWork on the thread that answers inline, measured on this 2-core
+ * machine by `node dist/native-free-bench/inlineCost.js` (a generated store at density 0.1, one
+ * shape per unit): a header read and bloom test, a complete segment's address index and topic
+ * rows, a candidate's address table, a byte of a logs record scanned (read and walked), a log
+ * rendered with its transaction hash.
+ */
+export const INLINE_COST_US: Readonly<QueryWork> = { bloomBlocks: 0.9, segments: 17, candidates: 2, recordBytes: 0.003, logs: 2.2 };
+
+/**
+ * The most estimated work, in microseconds, a query may cost to be answered inline. A pool round
+ * trip (post the task, wake a worker, its buffers, transfer, merge) costs about 500 µs of CPU on
+ * this machine (inlineCost.js), so below the budget the pool only adds work and latency; above
+ * it, the query would hold the thread that answers point lookups longer than a fraction of a
+ * millisecond, and a worker on another core does it better.
+ */
+export const INLINE_BUDGET_US = 400;
+
+/** The estimated microseconds of `work` on the answering thread. */
+export function inlineCost(work: QueryWork): number {
+  return (
+    work.bloomBlocks * INLINE_COST_US.bloomBlocks +
+    work.segments * INLINE_COST_US.segments +
+    work.candidates * INLINE_COST_US.candidates +
+    work.recordBytes * INLINE_COST_US.recordBytes +
+    work.logs * INLINE_COST_US.logs
+  );
+}
+
+/** Whether `work` fits an inline budget of `budgetUs` microseconds (a negative budget fits nothing). */
+export function fitsInline(work: QueryWork, budgetUs: number): boolean {
+  return budgetUs >= 0 && inlineCost(work) <= budgetUs;
+}
 
 /** Tasks per thread of the window a query keeps in flight (engine, stream): two keep every thread busy while the main thread merges. */
 export const TASKS_PER_THREAD = 2;

@@ -2,7 +2,7 @@
  * Resolves an eth_getLogs filter's block selection once, at the start of a query (a consistent
  * snapshot: the head does not move mid-query), with geth's range errors.
  */
-import type { BlockBundle, ChainMeta } from '../chain/types.js';
+import type { BlockBundle } from '../chain/types.js';
 import { InvalidParamsError } from '../rpc/errors.js';
 import { tagNumber } from '../rpc/blocks.js';
 import type { BlockRef } from '../rpc/params.js';
@@ -21,31 +21,44 @@ export interface ResolvedRange {
 
 const EMPTY: ResolvedRange = { from: 1, to: 0 };
 
-function endpoint(ref: BlockRef, meta: ChainMeta, hasPending: boolean): number {
-  if ('tag' in ref) return ref.tag === 'pending' && hasPending ? meta.head + 1 : tagNumber(ref.tag, meta);
-  return (ref as { number: number }).number;
+/** The block a range endpoint names: a number as given, a tag read from the store's markers (pending is `head + 1` when a pending block is stored). */
+function endpoint(ref: BlockRef, head: number, reader: StoreReader, hasPending: boolean): number {
+  if (!('tag' in ref)) return (ref as { number: number }).number;
+  switch (ref.tag) {
+    case 'latest':
+      return head;
+    case 'pending':
+      return hasPending ? head + 1 : head;
+    case 'earliest':
+      return reader.earliest();
+    default:
+      return tagNumber(ref.tag, reader.meta()!);
+  }
 }
 
-/** Resolves the filter's blocks against the store's current markers. */
+/**
+ * Resolves the filter's blocks against the store's current markers, reading only those it needs
+ * (a block hash reads no marker; a range the head and the earliest block).
+ */
 export function resolveRange(spec: FilterSpec, reader: StoreReader): ResolvedRange {
-  const meta = reader.meta();
-  if (!meta) return EMPTY;
   if (spec.blockHash) {
     const number = reader.numberByHash(spec.blockHash);
     if (number !== undefined) return { from: number, to: number };
     const orphan = reader.orphan(spec.blockHash);
     return orphan ? { ...EMPTY, orphan } : EMPTY;
   }
+  const head = reader.head();
+  if (head === undefined) return EMPTY;
   const namesPending = [spec.fromBlock, spec.toBlock].some((ref) => 'tag' in ref && ref.tag === 'pending');
   const hasPending = namesPending && reader.hasPending();
-  const from = endpoint(spec.fromBlock, meta, hasPending);
-  const to = endpoint(spec.toBlock, meta, hasPending);
+  const from = endpoint(spec.fromBlock, head, reader, hasPending);
+  const to = endpoint(spec.toBlock, head, reader, hasPending);
   const toIsPending = 'tag' in spec.toBlock && spec.toBlock.tag === 'pending' && hasPending;
-  if ('number' in spec.toBlock && spec.toBlock.number > meta.head) {
+  if ('number' in spec.toBlock && spec.toBlock.number > head) {
     throw new InvalidParamsError('block range extends beyond current head block');
   }
   if (from > to) throw new InvalidParamsError('invalid block range params');
-  const range: ResolvedRange = { from: Math.max(from, meta.earliest), to: Math.min(to, meta.head) };
+  const range: ResolvedRange = { from: Math.max(from, reader.earliest()), to: Math.min(to, head) };
   if (toIsPending) range.pending = reader.pending();
   return range;
 }

@@ -5,22 +5,18 @@
  * without a copy.
  */
 import { move, transferableSymbol, valueSymbol } from 'piscina';
-import { headerHash, headerTimestamp } from '../store/codec.js';
 import { WORKER_LOAD_WAIT_MS } from '../config.js';
-import { encodeBlockKey } from '../store/keys.js';
-import { addressTableHas } from '../store/logsRecord.js';
 import { StoreReader } from '../store/reader.js';
-import { ADDRESS_INDEX_FLAG, openStore, type Store } from '../store/schema.js';
+import { openStore, type Store } from '../store/schema.js';
 import { segmentOf } from '../store/segments.js';
-import { candidateBlocks, filterBits } from './candidates.js';
+import { candidateBlocks, candidateQuery } from './candidates.js';
 import { JsonSink } from './jsonSink.js';
 import { LogProtoWriter } from './logProto.js';
-import { prepareRecordQuery, scanRecord, type RecordBlock } from './recordScan.js';
+import { blockScanner } from './blockScan.js';
 import type { ScanResult, ScanStop, ScanTask } from './task.js';
 
 /** How many candidate blocks pass between deadline and cancellation checks. */
 const CHECK_EVERY = 64;
-
 
 const stores = new Map<string, { store: Store; reader: StoreReader }>();
 
@@ -40,39 +36,10 @@ function storeFor(dataDir: string) {
   return entry;
 }
 
-/** The hash and timestamp of block `n`, read from its header record without decoding the rest. */
-function headerFields(reader: StoreReader, n: number): { hash: Uint8Array; timestamp: number } {
-  const raw = reader.headerRecord(n)!;
-  return { hash: new Uint8Array(headerHash(raw)), timestamp: headerTimestamp(raw) };
-}
-
-/** The per-block values of rendered logs, read only when the block has a match. */
-function blockContext(reader: StoreReader, n: number): RecordBlock {
-  let header: { hash: Uint8Array; timestamp: number } | undefined;
-  const txs = new Map<number, Uint8Array>();
-  return {
-    number: n,
-    hash: () => (header ??= headerFields(reader, n)).hash,
-    timestamp: () => (header ??= headerFields(reader, n)).timestamp,
-    txHash: (i) => {
-      let h = txs.get(i);
-      if (h === undefined) {
-        h = reader.txHash(n, i)!;
-        txs.set(i, h);
-      }
-      return h;
-    },
-  };
-}
-
 function scan(task: ScanTask): ScanResult {
   const { store, reader } = storeFor(task.dataDir);
-  const candidateQuery = {
-    addresses: task.addresses,
-    bits: filterBits(task.addresses, task.topics),
-    addressIndex: store.meta.get(ADDRESS_INDEX_FLAG) === true,
-  };
-  const query = prepareRecordQuery(task.addresses, task.topics);
+  const selection = candidateQuery(store, task.addresses, task.topics);
+  const scanBlock = blockScanner(reader, task.addresses, task.topics);
   const json = task.format === 'proto' ? undefined : new JsonSink(task.format === 'jsonl');
   const proto = json ? undefined : new LogProtoWriter();
   const out = json ?? proto!;
@@ -83,7 +50,7 @@ function scan(task: ScanTask): ScanResult {
   /** The last block of the range whose candidacy was settled. */
   let reached = task.to;
   outer: for (let segment = segmentOf(task.from); segment <= segmentOf(task.to); segment++) {
-    const blocks = candidateBlocks(store, segment, task.from, task.to, candidateQuery);
+    const blocks = candidateBlocks(store, segment, task.from, task.to, selection);
     for (const n of blocks) {
       if (candidates % CHECK_EVERY === 0) {
         if (Atomics.load(task.cancel, 0) !== 0) {
@@ -98,14 +65,7 @@ function scan(task: ScanTask): ScanResult {
         }
       }
       candidates++;
-      const key = encodeBlockKey(n);
-      if (task.addresses.length > 0) {
-        const table = store.logAddresses.getBinaryFast(key);
-        if (table === undefined || !addressTableHas(table, task.addresses)) continue;
-      }
-      const raw = store.logs.getBinary(key);
-      if (raw === undefined) continue;
-      const matched = scanRecord(raw, query, blockContext(reader, n), out);
+      const matched = scanBlock(n, out);
       if (matched === 0) continue;
       count += matched;
       blockCounts.push(n, matched);

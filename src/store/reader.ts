@@ -19,6 +19,9 @@ export class StoreReader {
   private readonly blockKey = Buffer.allocUnsafe(8);
   private readonly txKey = Buffer.allocUnsafe(12);
 
+  /** The chain id once read: a store holds one chain, whose id never changes. */
+  private chainIdValue: bigint | undefined;
+
   /** Reads from `store`. */
   constructor(readonly store: Store) {}
 
@@ -27,12 +30,17 @@ export class StoreReader {
     const head = this.head();
     if (head === undefined) return undefined;
     return {
-      chainId: BigInt(this.store.meta.get('chainId') as string),
+      chainId: this.chainId(),
       earliest: this.earliest(),
       head,
       safe: (this.store.meta.get('safe') as number | undefined) ?? head,
       finalized: (this.store.meta.get('finalized') as number | undefined) ?? head,
     };
+  }
+
+  /** The chain id (read once; call it once the store holds a block). */
+  chainId(): bigint {
+    return (this.chainIdValue ??= BigInt(this.store.meta.get('chainId') as string));
   }
 
   /** The head block number alone (one read, where meta() reads every marker), or undefined while the store holds no block. */

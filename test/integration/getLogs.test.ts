@@ -19,6 +19,7 @@ import { oracleGetLogs } from '../../src/logs/oracle.js';
 import { DENSE_TASKS, planTasks, TASKS_PER_THREAD } from '../../src/logs/planner.js';
 import type { ScanResult, ScanTask } from '../../src/logs/task.js';
 import { RpcError } from '../../src/rpc/errors.js';
+import type { LogChunks } from '../../src/rpc/method.js';
 import { StoreReader } from '../../src/store/reader.js';
 import { closeStore, openStore, type Store } from '../../src/store/schema.js';
 import { StoreWriter } from '../../src/store/writer.js';
@@ -235,13 +236,20 @@ describe('concurrency and batches', () => {
 });
 
 describe('the engine and its pool', () => {
+  /** An inline budget no query fits: these tests are about the pool's tasks. */
+  const POOL_ONLY = -1;
+  /** The answer of a query that must have gone to the pool (a promise, not an inline answer). */
+  const onPool = (answer: LogChunks | Promise<LogChunks>): Promise<LogChunks> => {
+    assert.ok(answer instanceof Promise, 'the query ran on the pool');
+    return answer;
+  };
   const wholeRange = () => parseFilter({ fromBlock: '0x0', toBlock: 'latest' }, DEFAULT_LOG_LIMITS.maxParams);
   const noErrors = (message: string, error: unknown) => assert.fail(`${message}: ${String(error)}`);
 
   test('closing the engine mid-query aborts its tasks without reporting worker failures', async () => {
     const errors: string[] = [];
-    const engine = new LogEngine({ dataDir: dataset.dir, limits: { ...DEFAULT_LOG_LIMITS, maxResults: 1e9 }, threads: 2, onError: (m) => errors.push(m) });
-    const running = engine.query(wholeRange(), reader);
+    const engine = new LogEngine({ dataDir: dataset.dir, limits: { ...DEFAULT_LOG_LIMITS, maxResults: 1e9 }, threads: 2, inlineBudgetUs: POOL_ONLY, onError: (m) => errors.push(m) });
+    const running = onPool(engine.query(wholeRange(), reader));
     const settled = running.then(
       () => 'answered',
       (error: unknown) => (error instanceof RpcError ? error.code : error),
@@ -253,14 +261,14 @@ describe('the engine and its pool', () => {
 
   test('the pool size is the threads option', async () => {
     for (const threads of [1, 2]) {
-      const engine = new LogEngine({ dataDir: dataset.dir, limits: DEFAULT_LOG_LIMITS, threads, onError: noErrors });
+      const engine = new LogEngine({ dataDir: dataset.dir, limits: DEFAULT_LOG_LIMITS, threads, inlineBudgetUs: POOL_ONLY, onError: noErrors });
       try {
         assert.equal(engine.threads, threads);
         assert.equal(engine.pool.threads.length, threads);
         const spec = parseFilter({ fromBlock: hex(10), toBlock: hex(20) }, 5000);
         const expected = oracleGetLogs(reader, spec, DEFAULT_LOG_LIMITS).join(',');
         assert.ok(expected.length > 0);
-        assert.equal(text(await engine.query(spec, reader)), expected);
+        assert.equal(text(await onPool(engine.query(spec, reader))), expected);
         assert.equal(engine.pool.threads.length, threads);
       } finally {
         await engine.close();
@@ -271,18 +279,18 @@ describe('the engine and its pool', () => {
   test('a worker killed mid-query fails that query with -32603; the pool recovers', async () => {
     const errors: string[] = [];
     const limits = { ...DEFAULT_LOG_LIMITS, maxResults: 1e9 };
-    const engine = new LogEngine({ dataDir: dataset.dir, limits, threads: 2, onError: (m) => errors.push(m) });
+    const engine = new LogEngine({ dataDir: dataset.dir, limits, threads: 2, inlineBudgetUs: POOL_ONLY, onError: (m) => errors.push(m) });
     try {
       const small = parseFilter({ fromBlock: hex(100), toBlock: hex(110) }, 5000);
       const expectedSmall = oracleGetLogs(reader, small, limits).join(',');
       // Warm: both workers have loaded the code and opened the store.
-      await Promise.all([engine.query(small, reader), engine.query(small, reader)]);
+      await Promise.all([onPool(engine.query(small, reader)), onPool(engine.query(small, reader))]);
       const before = engine.pool.threads.map((t) => t.threadId);
       assert.equal(before.length, 2);
 
       // query() hands its first tasks to the (ready) workers synchronously: each thread holds a
       // scan when it is terminated, the rest of the window waits in the queue.
-      const running = engine.query(wholeRange(), reader);
+      const running = onPool(engine.query(wholeRange(), reader));
       const planned = planTasks(0, HEAD, 2, DENSE_TASKS).length;
       assert.equal(engine.pool.queueSize, Math.min(planned, 2 * TASKS_PER_THREAD) - 2, 'both threads hold a task');
       const exits = engine.pool.threads.map((t) => t.terminate());
@@ -295,8 +303,8 @@ describe('the engine and its pool', () => {
       assert.ok(errors.includes('log scan worker died'), `onError was called: ${JSON.stringify(errors)}`);
 
       // The pool replaced its threads and answers the next queries, heavy ones included.
-      assert.equal(text(await engine.query(small, reader)), expectedSmall);
-      const heavy = await engine.query(wholeRange(), reader);
+      assert.equal(text(await onPool(engine.query(small, reader))), expectedSmall);
+      const heavy = await onPool(engine.query(wholeRange(), reader));
       assert.equal(text(heavy), oracleGetLogs(reader, wholeRange(), limits).join(','));
       const afterIds = engine.pool.threads.map((t) => t.threadId);
       assert.equal(afterIds.length, 2);
@@ -313,6 +321,7 @@ describe('the engine and its pool', () => {
       dataDir: join(parent, 'no-such-store'),
       limits: DEFAULT_LOG_LIMITS,
       threads: 1,
+      inlineBudgetUs: POOL_ONLY,
       onError: (message, error) => errors.push({ message, error }),
     });
     try {
@@ -323,7 +332,7 @@ describe('the engine and its pool', () => {
       thread.once('exit', () => (exited = true));
       for (let i = 1; i <= 2; i++) {
         const oneTask = parseFilter({ fromBlock: hex(1), toBlock: hex(5), address: '0x' + '11'.repeat(20) }, 5000);
-        await assert.rejects(engine.query(oneTask, reader), (error: unknown) => {
+        await assert.rejects(onPool(engine.query(oneTask, reader)), (error: unknown) => {
           assert.ok(error instanceof RpcError);
           assert.deepEqual(error.toJSON(), { code: -32603, message: 'internal error' });
           return true;
@@ -344,7 +353,7 @@ describe('the engine and its pool', () => {
 
   test('after a capped answer no task keeps scanning for that query', async () => {
     const limits = { ...DEFAULT_LOG_LIMITS, maxResults: 10 };
-    const engine = new LogEngine({ dataDir: dataset.dir, limits, threads: 1, onError: noErrors });
+    const engine = new LogEngine({ dataDir: dataset.dir, limits, threads: 1, inlineBudgetUs: POOL_ONLY, onError: noErrors });
     try {
       await engine.ready;
       const started = engine.pool.completed;
@@ -361,7 +370,7 @@ describe('the engine and its pool', () => {
         return result;
       }) as typeof engine.pool.run;
 
-      await assert.rejects(engine.query(wholeRange(), reader), (error: unknown) => {
+      await assert.rejects(onPool(engine.query(wholeRange(), reader)), (error: unknown) => {
         assert.ok(error instanceof RpcError);
         assert.equal(error.code, -32005);
         return true;
@@ -387,7 +396,7 @@ describe('the engine and its pool', () => {
       const spec = parseFilter({ fromBlock: hex(n), toBlock: hex(n) }, 5000);
       const expected = oracleGetLogs(reader, spec, limits).join(',');
       assert.ok(expected.length > 0);
-      assert.equal(text(await engine.query(spec, reader)), expected);
+      assert.equal(text(await onPool(engine.query(spec, reader))), expected);
     } finally {
       await engine.close();
     }
@@ -395,7 +404,7 @@ describe('the engine and its pool', () => {
 
   test('the tasks of a capped query all stop early, none scans its whole range', async () => {
     const limits = { ...DEFAULT_LOG_LIMITS, maxResults: 10 };
-    const engine = new LogEngine({ dataDir: dataset.dir, limits, threads: 2, onError: noErrors });
+    const engine = new LogEngine({ dataDir: dataset.dir, limits, threads: 2, inlineBudgetUs: POOL_ONLY, onError: noErrors });
     try {
       await engine.ready;
       const started = engine.pool.completed;
@@ -406,7 +415,7 @@ describe('the engine and its pool', () => {
         runs.push(result);
         return result;
       }) as typeof engine.pool.run;
-      await assert.rejects(engine.query(wholeRange(), reader), { code: -32005 });
+      await assert.rejects(onPool(engine.query(wholeRange(), reader)), { code: -32005 });
       const results = await Promise.all(runs);
       assert.ok(results.length >= 2);
       for (const r of results) {

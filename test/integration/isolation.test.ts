@@ -1,7 +1,7 @@
 /**
- * Load isolation (issue 8, item 3) at small scale: `ethlogd serve` in a child process (so the
- * client's own work does not run on the server's main thread) under a sustained mix of point
- * lookups (N concurrent loops) and heavy eth_getLogs (M concurrent loops of whole-range scans:
+ * Load isolation at small scale: `ethlogd serve` in a child process (so the client's own work does
+ * not run on the server's main thread) under a sustained mix of point lookups and realtime
+ * eth_getLogs (by block hash, the last ten blocks: N concurrent loops) and heavy eth_getLogs (M concurrent loops of whole-range scans:
  * unfiltered, which must render every log, and scan-bound, which must read every record), with a
  * 300 ms query deadline and no result cap worth speaking of. Asserts: every request sent got an
  * answer (no socket error, no lost request); point lookups keep a bounded latency; every heavy query
@@ -77,9 +77,10 @@ function percentile(values: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))]!;
 }
 
-test('point lookups keep their latency while whole-range eth_getLogs run; nothing is lost; timeouts answer on time', { timeout: 120_000 }, async (t: TestContext) => {
+test('point lookups and realtime eth_getLogs keep their latency while whole-range eth_getLogs run; nothing is lost; timeouts answer on time', { timeout: 120_000 }, async (t: TestContext) => {
   const head = Number((await timed('eth_blockNumber', [])).body.result);
   const blocks = await Promise.all([1, Math.floor(head / 2), head].map((n) => timed('eth_getBlockByNumber', ['0x' + n.toString(16), true])));
+  const blockHashes = blocks.map((b) => (b.body.result as { hash: string }).hash);
   const txs = blocks.flatMap((b) => (b.body.result as { transactions: { hash: string; to: string | null }[] }).transactions);
   const txHashes = txs.map((tx) => tx.hash);
   const contract = txs.find((tx) => tx.to !== null)?.to;
@@ -91,6 +92,10 @@ test('point lookups keep their latency while whole-range eth_getLogs run; nothin
     () => ['eth_getTransactionByHash', [txHashes[rng.int(txHashes.length)]]],
     () => ['eth_getStorageAt', [contract, '0x0', 'latest']],
     () => ['eth_blockNumber', []],
+    // The small eth_getLogs of an indexer in realtime mode, answered inline by the front: they must
+    // not wait behind the heavy scans either.
+    () => ['eth_getLogs', [{ blockHash: blockHashes[rng.int(blockHashes.length)], address: contract }]],
+    () => ['eth_getLogs', [{ fromBlock: '0x' + (head - 9).toString(16), toBlock: 'latest', address: contract }]],
   ];
   const heavy: unknown[] = [{ fromBlock: 'earliest', toBlock: 'latest' }, { fromBlock: 'earliest', toBlock: 'latest', topics: [null, null, null, null] }];
 

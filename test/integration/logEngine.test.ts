@@ -107,9 +107,18 @@ function randomFilter(r: ReturnType<typeof prng>): Record<string, unknown> {
   return filter;
 }
 
-test(`engine equals oracle on ${FILTERS} random filters, byte for byte`, async () => {
+/** The inline budgets the differential test runs the engine with: every query inline, every query on the pool, and the default planner. */
+const PATHS: { name: string; inlineBudgetUs?: number }[] = [
+  { name: 'inline', inlineBudgetUs: Number.POSITIVE_INFINITY },
+  { name: 'pool', inlineBudgetUs: -1 },
+  { name: 'planned' },
+];
+
+test(`engine equals oracle on ${FILTERS} random filters, byte for byte, inline, on the pool and as planned`, async () => {
   const limits: LogLimits = { ...DEFAULT_LOG_LIMITS, maxResults: 1500 };
-  const engine = new LogEngine({ dataDir: dataset.dir, limits, threads: 2, onError: (m, e) => assert.fail(`${m}: ${String(e)}`) });
+  const engines = PATHS.map(
+    (path) => new LogEngine({ dataDir: dataset.dir, limits, threads: 2, inlineBudgetUs: path.inlineBudgetUs, onError: (m, e) => assert.fail(`${m}: ${String(e)}`) }),
+  );
   try {
     const r = prng(20261121);
     let nonEmpty = 0;
@@ -118,15 +127,23 @@ test(`engine equals oracle on ${FILTERS} random filters, byte for byte`, async (
       const raw = randomFilter(r);
       const spec = parseFilter(raw, limits.maxParams);
       const expected = await outcome(() => oracleGetLogs(reader, spec, limits));
-      const actual = await outcome(() => engine.query(spec, reader));
-      assert.deepEqual(actual, expected, `filter ${i}: ${JSON.stringify(raw)}`);
+      for (const [k, engine] of engines.entries()) {
+        assert.deepEqual(await outcome(() => engine.query(spec, reader)), expected, `${PATHS[k]!.name}, filter ${i}: ${JSON.stringify(raw)}`);
+      }
       if ('ok' in expected && expected.ok.length > 0) nonEmpty++;
       if ('error' in expected) capped++;
     }
     assert.ok(nonEmpty > FILTERS / 4, `enough filters match something (${nonEmpty})`);
     assert.ok(capped > 0, 'some filters hit the cap');
+    const [inline, pool, planned] = engines.map((e) => e.paths);
+    assert.equal(inline!.pool, 0, 'an unbounded budget answers every query inline');
+    assert.equal(pool!.inline, 0, 'a negative budget sends every query to the pool');
+    assert.ok(inline!.inline > FILTERS / 2);
+    assert.equal(pool!.pool, inline!.inline, 'the same queries reached a path');
+    assert.equal(planned!.inline + planned!.pool, inline!.inline);
+    assert.ok(planned!.inline > 0 && planned!.pool > 0, `the planner used both paths (inline ${planned!.inline}, pool ${planned!.pool})`);
   } finally {
-    await engine.close();
+    await Promise.all(engines.map((e) => e.close()));
   }
 });
 

@@ -7,28 +7,35 @@ import { RpcError } from '../errors.js';
 import type { MethodContext, RpcMethod } from '../method.js';
 import { checkArity } from '../params.js';
 
-function meta(ctx: MethodContext) {
-  const m = ctx.reader.meta();
-  if (!m) throw new RpcError(-32000, 'the store holds no blocks yet');
-  return m;
+/** The store's error while it holds no block (no chain id or head to answer with). */
+function empty(): RpcError {
+  return new RpcError(-32000, 'the store holds no blocks yet');
+}
+
+/** The chain id, once the store holds a block. */
+function chainId(ctx: MethodContext): bigint {
+  if (ctx.reader.head() === undefined) throw empty();
+  return ctx.reader.chainId();
 }
 
 /** eth_chainId(): the chain id as a hex quantity. */
 export const eth_chainId: RpcMethod = (params, ctx) => {
   checkArity(params, 0, 0);
-  return quantityToHex(meta(ctx).chainId);
+  return quantityToHex(chainId(ctx));
 };
 
 /** net_version(): the chain id in decimal, as geth answers it. */
 export const net_version: RpcMethod = (params, ctx) => {
   checkArity(params, 0, 0);
-  return meta(ctx).chainId.toString();
+  return chainId(ctx).toString();
 };
 
 /** eth_blockNumber(): the head block number. */
 export const eth_blockNumber: RpcMethod = (params, ctx) => {
   checkArity(params, 0, 0);
-  return quantityToHex(meta(ctx).head);
+  const head = ctx.reader.head();
+  if (head === undefined) throw empty();
+  return quantityToHex(head);
 };
 
 /** web3_clientVersion(): this service's name and version. */

@@ -1,0 +1,128 @@
+/**
+ * The inline path of eth_getLogs: a query whose work the planner estimates under its budget
+ * (planner.ts) is scanned on the thread that received it, with the same candidate selection and
+ * block scan as a pool worker, so both paths render byte-identical answers. The estimate grows in
+ * three steps: the blocks and segments the range spans and the candidate blocks they select, each
+ * checked before that work is done; then, block by block, the records scanned and the logs
+ * rendered. Past the budget at any step the query goes to the pool, so the work an abandoned
+ * inline attempt wastes is bounded by the budget itself.
+ */
+import type { LogChunks } from '../rpc/method.js';
+import type { StoreReader } from '../store/reader.js';
+import { lastFitting, withExtra, type ScanCounts } from './answer.js';
+import { segmentOf, segmentStart } from '../store/segments.js';
+import { blockScanner } from './blockScan.js';
+import { bloomCandidates, candidateBlocks, candidateQuery } from './candidates.js';
+import { JsonSink } from './jsonSink.js';
+import { LogProtoWriter } from './logProto.js';
+import type { FilterSpec } from './filter.js';
+import { resultCapError } from './limits.js';
+import { fitsInline, type QueryWork } from './planner.js';
+import type { ResolvedRange } from './range.js';
+import type { LogFormat } from './task.js';
+
+/**
+ * The JSON buffer every inline answer of this thread is rendered into, then copied out as text:
+ * answers are synchronous, so one buffer serves them all without allocating per query. It grows to
+ * the largest inline answer, which the inline budget bounds (a few hundred logs).
+ */
+const scratch = new JsonSink(false, 16 * 1024);
+
+/** A filter's block range and conditions, as the inline scan takes them. */
+export interface InlineQuery {
+  /** First block (inclusive); the range is empty when from > to. */
+  from: number;
+  to: number;
+  /** Empty: any address. */
+  addresses: Uint8Array[];
+  /** Per position: null is a wildcard, otherwise the alternatives. */
+  topics: (Uint8Array[] | null)[];
+}
+
+/** What an inline scan rendered. */
+export interface InlineScan {
+  /** The matches in order: comma-separated JSON objects (text), or protobuf Log messages. */
+  chunk: string | Uint8Array;
+  count: number;
+  /** Pairs (block number, matches in it) for every block with matches, in order. */
+  blockCounts: number[];
+  /** The work done, as the planner counts it. */
+  work: QueryWork;
+}
+
+/** The blocks of [from, to] answered from per-block blooms (at or after `openStart`), and the complete segments spanned before it. */
+function rangeWork(from: number, to: number, openStart: number, filtered: boolean): QueryWork {
+  const work: QueryWork = { bloomBlocks: 0, segments: 0, candidates: 0, recordBytes: 0, logs: 0 };
+  if (from > to) return work;
+  if (from < openStart) work.segments = segmentOf(Math.min(to, openStart - 1)) - segmentOf(from) + 1;
+  // Without a condition every block is a candidate, known before reading anything.
+  if (!filtered) work.candidates = to - from + 1;
+  else if (to >= openStart) work.bloomBlocks = to - Math.max(from, openStart) + 1;
+  return work;
+}
+
+/**
+ * Scans `q` on this thread when its estimated work fits `budgetUs` microseconds, rendering in
+ * `format`; undefined when it does not (the caller runs it on the pool). It stops once more than
+ * `maxResults` logs matched (the caller answers the result-cap error).
+ */
+export function scanInline(reader: StoreReader, q: InlineQuery, format: Exclude<LogFormat, 'jsonl'>, maxResults: number, budgetUs: number): InlineScan | undefined {
+  const head = reader.head() ?? -1;
+  const selection = candidateQuery(reader.store, q.addresses, q.topics);
+  const filtered = selection.bits.address !== null || selection.bits.topics.length > 0;
+  // The open segment (the one the next block joins) has no bloom rows or address index yet.
+  const openStart = segmentStart(segmentOf(head + 1));
+  const work = rangeWork(q.from, q.to, openStart, filtered);
+  if (!fitsInline(work, budgetUs)) return undefined;
+
+  const blocks: number[] = [];
+  const indexedEnd = Math.min(q.to, openStart - 1);
+  for (let segment = segmentOf(q.from); q.from <= indexedEnd && segment <= segmentOf(indexedEnd); segment++) {
+    for (const n of candidateBlocks(reader.store, segment, q.from, indexedEnd, selection)) blocks.push(n);
+  }
+  if (q.to >= openStart) for (const n of bloomCandidates(reader.store, Math.max(q.from, openStart), q.to, selection.bits)) blocks.push(n);
+  work.candidates = blocks.length;
+  if (!fitsInline(work, budgetUs)) return undefined;
+
+  const json = format === 'json' ? scratch : undefined;
+  json?.reset();
+  const proto = json ? undefined : new LogProtoWriter();
+  const out = json ?? proto!;
+  const scanBlock = blockScanner(reader, q.addresses, q.topics, work);
+  const blockCounts: number[] = [];
+  for (const n of blocks) {
+    const matched = scanBlock(n, out);
+    work.logs += matched;
+    if (!fitsInline(work, budgetUs)) return undefined;
+    if (matched === 0) continue;
+    blockCounts.push(n, matched);
+    if (work.logs > maxResults) break;
+  }
+  const chunk = json ? json.latin1() : proto!.take().bytes;
+  return { chunk, count: work.logs, blockCounts, work };
+}
+
+/**
+ * The whole answer of `spec` over its resolved `range` when its work fits `budgetUs` (see
+ * scanInline): its chunks, the pending or orphaned block's matches included; undefined when it
+ * does not fit. Throws the result-cap error past `maxResults`. Counts the query and its scan in
+ * `counts`.
+ */
+export function answerInline(
+  range: ResolvedRange,
+  spec: FilterSpec,
+  reader: StoreReader,
+  format: Exclude<LogFormat, 'jsonl'>,
+  maxResults: number,
+  budgetUs: number,
+  counts: ScanCounts,
+): LogChunks | undefined {
+  const scan = scanInline(reader, { from: range.from, to: range.to, addresses: spec.addresses, topics: spec.topics }, format, maxResults, budgetUs);
+  if (scan === undefined) return undefined;
+  counts.paths.inline++;
+  counts.totals.blocks += Math.max(0, range.to - range.from + 1);
+  counts.totals.candidates += scan.work.candidates;
+  counts.totals.matchedBlocks += scan.blockCounts.length / 2;
+  if (scan.count > maxResults) throw resultCapError(range.from, lastFitting(scan.blockCounts, 0, maxResults, range.to), maxResults);
+  return withExtra(scan.count > 0 ? [scan.chunk] : [], scan.count, range, spec, format, maxResults);
+}
