@@ -60,7 +60,7 @@ const TARGET_RPS = { kind: 'min', value: 1, ofRatio: true, text: '≥ 1× anvil'
 const TARGET_LATENCY = { kind: 'max', value: 1, ofRatio: true, text: '≤ 1× anvil' } as const;
 
 /** One measured method: its calls (the same bodies go to both servers) and the answer kind for the differ. */
-interface Method {
+export interface Method {
   name: string;
   kind: string;
   calls: Call[];
@@ -83,7 +83,7 @@ function busiest<K>(counts: Map<K, number>): K | undefined {
 }
 
 /** Samples the request parameters from the ingested store: real transactions, blocks, written slots, log addresses and topics. */
-function sample(store: Store, head: number): { methods: Method[]; logQueries: LogQuery[]; txs: number; logs: number } {
+export function sampleRequests(store: Store, head: number): { methods: Method[]; logQueries: LogQuery[]; txs: number; logs: number } {
   const reader = new StoreReader(store);
   const rand = prng(head);
   const withTxs: { n: number; count: number }[] = [];
@@ -182,7 +182,7 @@ export async function measureAnvil(o: AnvilBenchOptions): Promise<AnvilBenchResu
     if (ingested.head !== head) throw new Error(`ingested up to block ${ingested.head}, anvil's head is ${head}`);
     const store = openStore(dir);
     const key = createApiKey(store, 'bench');
-    const { methods, logQueries, txs, logs } = sample(store, head);
+    const { methods, logQueries, txs, logs } = sampleRequests(store, head);
     await closeStore(store);
     console.log(`  anvil chain: ${head + 1} blocks, ${txs} txs, ${logs} logs (mined in ${mineSeconds.toFixed(1)} s, ingested with storage diffs in ${ingestSeconds.toFixed(1)} s)`);
 

@@ -123,7 +123,7 @@ export const DEFAULT_RATE_LIMIT_PER_SECOND = 0;
 /** Burst of a rate limit, in seconds of its rate, when none is given: a client may spend one second's allowance at once (start-up calls, a modest batch), and an idle key hoards no more. */
 export const DEFAULT_RATE_BURST_SECONDS = 1;
 
-/** Most API keys the rate limiter tracks at once: buckets exist only for valid keys, so this bounds its memory (about 10 MB) even with more keys issued than clients active. */
+/** Most API keys the rate limiter tracks at once: buckets exist only for valid keys, so this bounds its memory (a table shared by the threads, about 10 MB, allocated when a limit is set) even with more keys issued than clients active. */
 export const MAX_RATE_LIMIT_BUCKETS = 100_000;
 
 /**

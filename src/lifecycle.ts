@@ -9,7 +9,6 @@ import type { HttpServer } from './http/server.js';
 import { RateLimiter } from './limits/rateLimiter.js';
 import type { Logger } from './log.js';
 import type { LogEngine } from './logs/engine.js';
-import { apiKeyId } from './store/apiKeys.js';
 import { closeStore, type Store } from './store/schema.js';
 
 /** A per-key rate limit as the service takes it. */
@@ -30,12 +29,12 @@ export interface ShutdownOutcome {
   grpcCallsCut: boolean;
 }
 
-/** The limiter for `options`, keyed by API key digest, or undefined when there is no limit. */
+/** The limiter for `options` (its buckets keyed by the API key's sha256), or undefined when there is no limit. */
 export function rateLimiterFor(options: RateLimitOptions | undefined): RateLimiter | undefined {
   const perSecond = options?.perSecond ?? DEFAULT_RATE_LIMIT_PER_SECOND;
   if (perSecond <= 0) return undefined;
   const burst = options?.burst ?? Math.max(1, Math.ceil(perSecond * DEFAULT_RATE_BURST_SECONDS));
-  return new RateLimiter({ perSecond, burst }, { idOf: apiKeyId });
+  return new RateLimiter({ perSecond, burst });
 }
 
 /** What shutdownService closes. */

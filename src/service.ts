@@ -1,19 +1,20 @@
 /**
  * Wires a running service: the store opened read-only, the method layer over it, the eth_getLogs
- * worker pool, the HTTP front, and the gRPC front when asked for. The CLI's `serve` and the
- * integration tests start the service through here.
+ * worker pool, the HTTP front (on `httpThreads` threads sharing its port, see http/threads.ts), and
+ * the gRPC front (on the main thread) when asked for. The CLI's `serve` and the integration tests
+ * start the service through here.
  */
 import type { EventEmitter } from 'node:events';
 import { DEFAULT_LOG_LIMITS, SHUTDOWN_GRACE_MARGIN_MS, type LogLimits } from './config.js';
 import { startGrpcServer, type GrpcServer } from './grpc/server.js';
 import type { StreamEvents } from './grpc/streamLogs.js';
-import { storeReadiness } from './http/health.js';
-import { startHttpServer } from './http/server.js';
+import { startHttpServer, type HttpServerOptions } from './http/server.js';
+import { storeFront } from './http/storeFront.js';
+import { httpThreadCount, HttpThreads } from './http/threads.js';
 import { rateLimiterFor, shutdownService, type RateLimitOptions, type ShutdownOutcome } from './lifecycle.js';
 import type { Logger } from './log.js';
 import { LogEngine } from './logs/engine.js';
 import { createServiceMetrics } from './metrics/metrics.js';
-import { createRpcHandler } from './rpc/dispatcher.js';
 import type { MethodContext } from './rpc/method.js';
 import { METHODS } from './rpc/methods/index.js';
 import { checkApiKey } from './store/apiKeys.js';
@@ -30,6 +31,10 @@ export interface ServiceOptions {
   limits?: Partial<LogLimits>;
   /** eth_getLogs worker threads; default: the machine's cores. */
   threads?: number;
+  /** HTTP front threads, each a uWS app on the port (1: the main thread's alone); default: the machine's cores. */
+  httpThreads?: number;
+  /** Estimated microseconds of work under which eth_getLogs runs inline on the receiving thread; INLINE_BUDGET_US by default, negative: never. */
+  inlineBudgetUs?: number;
   /** Port of the gRPC front (0 picks a free one); no gRPC front when unset. */
   grpcPort?: number;
   /** StreamLogs tuning: deadline (0: none), batch size in bytes, logs per scan task; config.ts defaults. */
@@ -66,22 +71,25 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   const reader = new StoreReader(store);
   const limits: LogLimits = { ...DEFAULT_LOG_LIMITS, ...options.limits };
   const onError = (message: string, error: unknown) => options.logger.error(message, error);
-  const engine = new LogEngine({ dataDir: options.dataDir, limits, threads: options.threads, onError });
+  const engine = new LogEngine({ dataDir: options.dataDir, limits, threads: options.threads, inlineBudgetUs: options.inlineBudgetUs, onError });
   const ctx: MethodContext = { reader, limits, queryLogs: (spec) => engine.query(spec, reader) };
-  const metrics = options.metrics === false ? undefined : createServiceMetrics({ dataDir: options.dataDir, reader, engine, methods: METHODS.keys() });
-  const handler = createRpcHandler(ctx, onError, METHODS, metrics?.calls);
   const rateLimit = rateLimiterFor(options.rateLimit);
+  const httpThreads = httpThreadCount(options.httpThreads, options.logger);
+  const threads =
+    httpThreads > 1
+      ? new HttpThreads({ threads: httpThreads, dataDir: options.dataDir, limits, inlineBudgetUs: engine.inlineBudgetUs, queryLogs: (spec) => engine.queryOnPool(spec, reader), rateLimit, metrics: options.metrics !== false, logger: options.logger })
+      : undefined;
+  const metrics = options.metrics === false ? undefined : createServiceMetrics({ dataDir: options.dataDir, reader, engine, methods: METHODS.keys(), threads });
   const graceMs = options.shutdownGraceMs ?? limits.timeoutMs + SHUTDOWN_GRACE_MARGIN_MS;
-  const server = await startHttpServer({
+  const front: HttpServerOptions = {
     host: options.host,
     port: options.port,
-    handler,
-    auth: (key) => checkApiKey(store, key),
+    ...storeFront({ store, ctx, onError, observer: metrics?.calls, metrics: metrics?.render }),
     rateLimit,
     logger: options.logger,
     onResponse: metrics?.onResponse,
-    ops: { ready: () => storeReadiness(reader), metrics: metrics?.render },
-  });
+  };
+  const server = threads ? await threads.listen(front) : await startHttpServer(front);
   let closing: Promise<ShutdownOutcome> | undefined;
   const shutdown = (grpc?: GrpcServer) => (closing ??= shutdownService({ http: server, grpc, engine, store, graceMs, logger: options.logger }));
   let grpc: GrpcServer | undefined;

@@ -31,6 +31,13 @@ export const SERVE_OPTIONS: readonly OptionSpec[] = [
   { name: 'port', type: { kind: 'integer', min: 0, max: 65535 }, default: DEFAULT_HTTP_PORT, placeholder: 'PORT', description: 'HTTP port, 0 for any free port' },
   { name: 'grpc-port', type: { kind: 'integer', min: 0, max: 65535 }, defaultText: 'off', placeholder: 'PORT', description: 'gRPC port, 0 for any free port' },
   { name: 'threads', type: { kind: 'integer', min: 1, max: 256 }, default: availableParallelism(), defaultText: `${availableParallelism()} (the cores)`, description: 'eth_getLogs worker threads' },
+  {
+    name: 'http-threads',
+    type: { kind: 'integer', min: 1, max: 256 },
+    default: availableParallelism(),
+    defaultText: `${availableParallelism()} (the cores)`,
+    description: 'HTTP threads, each a uWebSockets.js app on the same port (1: the main thread alone)',
+  },
   { name: 'log-timeout-ms', type: { kind: 'integer', min: 1, max: MAX_OPTION_INT }, default: LOG_QUERY_TIMEOUT_MS, placeholder: 'MS', description: 'eth_getLogs deadline' },
   { name: 'max-log-results', type: { kind: 'integer', min: 1, max: MAX_OPTION_INT }, default: MAX_LOG_RESULTS, description: 'eth_getLogs result cap' },
   { name: 'max-filter-params', type: { kind: 'integer', min: 1, max: MAX_OPTION_INT }, default: MAX_FILTER_PARAMS, description: 'addresses + topics per filter' },
@@ -73,6 +80,7 @@ export async function serveCommand(argv: string[]): Promise<number> {
     grpcPort: v['grpc-port'] as number | undefined,
     grpcStream: { timeoutMs: v['stream-timeout-ms'] as number },
     threads: v.threads as number,
+    httpThreads: v['http-threads'] as number,
     limits: {
       timeoutMs: v['log-timeout-ms'] as number,
       maxResults: v['max-log-results'] as number,

@@ -1,11 +1,21 @@
 /**
  * Reads a request body with a size limit: chunks are copied as they come (uWS reuses their memory
  * after each callback), except a body that arrives whole in one chunk, which is handed over in place.
+ * A body over the limit is read on and dropped until it ends, so the client sees the refusal.
  */
 import type { HttpResponse } from './uws.js';
 
 /** Capacity to start with when the length is not announced (chunked transfer encoding). */
 const INITIAL_CAPACITY = 16 * 1024;
+
+/**
+ * Most bytes of a body over the limit read and dropped before it is refused. Clients such as fetch
+ * send the whole body before they read the answer, and uWS answers `Expect: 100-continue` itself, so
+ * a refusal sent while the body still arrives closes a socket with unread data: the kernel resets
+ * the connection and the client sees a write error, not the 413. A body announced or grown past
+ * this is refused at once and the connection closed unread (a reset is then the client's due).
+ */
+export const DISCARD_MAX_BYTES = 64 * 1024 * 1024;
 
 /** Where a body reading ends. */
 export interface BodySink {
@@ -14,7 +24,7 @@ export interface BodySink {
    * one chunk (a view of uWS's receive buffer, detached afterwards); copy them to keep them.
    */
   body(bytes: Uint8Array): void;
-  /** Called once the body passes the limit; no more data is delivered after it. */
+  /** Called once a body over the limit has ended (or passed DISCARD_MAX_BYTES); no more data is delivered after it. */
   tooLarge(): void;
 }
 
@@ -47,19 +57,24 @@ class Accumulator {
 }
 
 /**
- * Reads the body of `res` into `sink`: `announced` is the Content-Length (or -1 when absent), already
- * checked against `limit`; reading stops at the first chunk that passes `limit`.
+ * Reads the body of `res` into `sink`: `announced` is the Content-Length (or -1 when absent; at most
+ * DISCARD_MAX_BYTES). A body over `limit`, announced or grown, is dropped as it comes until it ends.
  */
 export function readBody(res: HttpResponse, announced: number, limit: number, sink: BodySink): void {
   let received = 0;
-  let stopped = false;
+  let over = announced > limit;
+  let refused = false;
   let acc: Accumulator | null = null;
   res.onData((chunk: ArrayBuffer, isLast: boolean) => {
-    if (stopped) return;
+    if (refused) return;
     received += chunk.byteLength;
-    if (received > limit) {
-      stopped = true;
-      sink.tooLarge();
+    if (over || received > limit) {
+      over = true;
+      acc = null;
+      if (isLast || received > DISCARD_MAX_BYTES) {
+        refused = true;
+        sink.tooLarge();
+      }
       return;
     }
     const view = new Uint8Array(chunk);

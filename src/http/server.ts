@@ -13,10 +13,11 @@ import { createLogger, type Logger } from '../log.js';
 import type { RpcBody, RpcHandler } from '../rpc/handler.js';
 import { RequestTrace } from '../rpc/observe.js';
 import { keyId } from '../store/apiKeys.js';
-import { readBody } from './body.js';
+import { DISCARD_MAX_BYTES, readBody } from './body.js';
 import { answerPreflight } from './cors.js';
 import { InFlight, SHUTTING_DOWN } from './drain.js';
 import { registerOpsRoutes, type OpsEndpoints } from './health.js';
+import { listenOn } from './listen.js';
 import { callCount, tooManyRequests } from './rateLimit.js';
 import {
   AUTH_FAILURE,
@@ -31,7 +32,7 @@ import {
   type Reply,
 } from './replies.js';
 import { sendJson, sendReply, type ReplyOptions } from './respond.js';
-import { uWS, uwsImplementation, type HttpRequest, type HttpResponse, type us_listen_socket, type us_socket } from './uws.js';
+import { uWS, uwsImplementation, type HttpRequest, type HttpResponse } from './uws.js';
 
 /** The result of checking an API key (as src/store/apiKeys.ts's checkApiKey returns it). */
 export type AuthStatus = 'valid' | 'unknown' | 'revoked';
@@ -56,6 +57,11 @@ export interface HttpServerOptions {
   onResponse?: (status: number) => void;
   /** What /ready and /metrics report; without it /ready tells only whether the server is draining, and /metrics is not served. */
   ops?: OpsEndpoints;
+  /**
+   * Bind the port shared (SO_REUSEPORT) with the apps of other threads listening on it, instead of
+   * exclusively; the caller checks first that no other process holds it (claimablePort in listen.ts).
+   */
+  sharePort?: boolean;
 }
 
 /** A listening HTTP front. */
@@ -64,6 +70,8 @@ export interface HttpServer {
   port: number;
   /** The address bound. */
   host: string;
+  /** Stops listening at once (new connections are refused), still answering requests on open connections until close(). */
+  stopListening(): void;
   /**
    * Stops listening at once, refuses requests on open connections with 503, lets requests in
    * flight finish for up to `graceMs` (0 by default), then closes every connection; resolves with
@@ -72,17 +80,11 @@ export interface HttpServer {
   close(graceMs?: number): Promise<number>;
 }
 
-/** uSockets' LIBUS_LISTEN_EXCLUSIVE_PORT: without it a busy port is shared (SO_REUSEPORT), not refused. */
-const LISTEN_EXCLUSIVE_PORT = 1;
-
 /** The prefix of every API path. */
 const API_ROOT = '/v3';
 
 /** What a path names: the API with a key ('' when missing), or nothing we serve. */
 type Route = { key: string } | null;
-
-/** The `listen(host, port, options, cb)` overload, which uWS has but its typings lack. */
-type ListenWithOptions = (host: string, port: number, options: number, cb: (socket: us_listen_socket | false) => void) => void;
 
 /**
  * The fallback's listen socket wraps a node:http server; its own close leaves open connections
@@ -239,8 +241,9 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<HttpServ
   }
 
   /**
-   * Answers a POST to `/v3/<key>`. Refusals are answered before the body is read; uWS skips a body
-   * nobody reads and keeps the connection, except after 413, which closes it.
+   * Answers a POST to `/v3/<key>`. Refusals are answered before the body is read (uWS skips a body
+   * nobody reads and keeps the connection), except 413, answered once the body over the limit has
+   * been read and dropped (body.ts), which closes the connection.
    */
   function onPost(res: HttpResponse, req: HttpRequest, key: string): void {
     const entry = begin(key);
@@ -257,8 +260,8 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<HttpServ
     if (denied !== null) return refuse(res, denied, entry);
     if (!isJson(req.getHeader('content-type'))) return refuse(res, UNSUPPORTED_MEDIA_TYPE, entry);
     const announced = contentLength(req.getHeader('content-length'));
-    if (announced > limit) return refuse(res, tooLarge, entry, { close: true });
-    const budget = opts.rateLimit?.budget(key);
+    if (announced > DISCARD_MAX_BYTES) return refuse(res, tooLarge, entry, { close: true });
+    const budget = announced > limit ? undefined : opts.rateLimit?.budget(key);
     const limited = budget?.check(1);
     if (limited) return refuse(res, tooManyRequests(limited), entry);
 
@@ -312,23 +315,23 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<HttpServ
     (message, error) => logger.error(message, error),
   );
   app.any('/*', guarded(onOther));
-  const listen = app.listen.bind(app) as unknown as ListenWithOptions;
-  const socket = await new Promise<us_listen_socket>((resolve, reject) => {
-    listen(opts.host, opts.port, LISTEN_EXCLUSIVE_PORT, (ls) => {
-      if (ls) resolve(ls);
-      else reject(new Error(`http: cannot listen on ${opts.host}:${opts.port}`));
-    });
-  });
-  const port = uWS.us_socket_local_port(socket as us_socket);
+  const { socket, port } = await listenOn(app, opts.host, opts.port, opts.sharePort === true);
   logger.info(`http: listening on ${opts.host}:${port} (uWebSockets.js ${uwsImplementation})`);
 
+  let listening = true;
+  const stopListening = () => {
+    if (!listening) return;
+    listening = false;
+    uWS.us_listen_socket_close(socket);
+  };
   let closed: Promise<number> | undefined;
   return {
     port,
     host: opts.host,
+    stopListening,
     close(graceMs = 0): Promise<number> {
       if (closed) return closed;
-      uWS.us_listen_socket_close(socket);
+      stopListening();
       if (inFlight.size > 0) logger.info('http: draining requests in flight', { requests: inFlight.size, graceMs });
       closed = inFlight.drain(graceMs).then((cut) => {
         if (cut > 0) logger.warn('http: requests still unanswered after the grace period are cut off', { requests: cut, graceMs });

@@ -2,11 +2,19 @@
  * Per-API-key request rate limits: one token bucket per key, refilled at `perSecond` tokens a second
  * up to `burst`. A request spends one token per JSON-RPC call (a batch of N calls costs N, as Infura
  * counts), all or nothing: a request the bucket cannot pay for whole is refused whole and spends
- * nothing. Buckets are keyed by the key's id (its digest, never the key), made only for keys the
- * store found valid, and capped in number, so a flood of distinct keys cannot grow memory.
+ * nothing. Buckets are keyed by 128 bits of the sha256 of the key's id (never the key), made only for
+ * keys the store found valid, and capped in number, so a flood of distinct keys cannot grow memory.
+ *
+ * The buckets live in a SharedArrayBuffer (bucketTable.ts) that RateLimiters on other threads
+ * attach to (`buffer`), so every HTTP thread and the gRPC front spend from one bucket per key: the
+ * limit holds across threads exactly as on one, with no message on a request's path. (Handing
+ * each thread a share of the tokens instead would refuse a key whose tokens sit in another
+ * thread's share, and refilling the shares by messages would lag behind.) The clock is the
+ * process-wide monotonic clock, the same on every thread.
  */
 import { MAX_RATE_LIMIT_BUCKETS } from '../config.js';
 import { BatchOverBurstError, RateLimitedError } from '../rpc/errors.js';
+import { BucketTable, bucketKey, type BucketKey } from './bucketTable.js';
 
 /** A rate limit: sustained calls per second and how many calls a full bucket allows at once. */
 export interface RateLimit {
@@ -21,98 +29,119 @@ export type RateRefusal = RateLimitedError | BatchOverBurstError;
 
 /** Options of a RateLimiter beyond the limit itself. */
 export interface RateLimiterOptions {
-  /** The id a presented key is tracked by; the key itself by default (the service passes its digest). */
+  /** The id a presented key is tracked by (its sha256 keys the bucket); the key itself by default. */
   idOf?: (key: string) => string;
-  /** A monotonic clock in milliseconds; performance.now by default (tests inject one). */
+  /** A monotonic clock in milliseconds, the same on every thread sharing the buckets; monotonicMs by default (tests inject one). */
   now?: () => number;
-  /** Most buckets kept; MAX_RATE_LIMIT_BUCKETS by default. */
+  /** Most buckets kept; MAX_RATE_LIMIT_BUCKETS by default (ignored with `buffer`, whose creator set it). */
   maxBuckets?: number;
+  /** The `buffer` of the RateLimiter (on any thread) whose buckets this one shares; new buckets by default. */
+  buffer?: SharedArrayBuffer;
 }
 
-/** Tokens of one key as of `at` (ms on the limiter's clock). */
-interface Bucket {
-  tokens: number;
-  at: number;
+/** The process-wide monotonic clock (CLOCK_MONOTONIC) in milliseconds: every thread reads the same time, unlike performance.now. */
+export function monotonicMs(): number {
+  return Number(process.hrtime.bigint()) / 1e6;
 }
 
 /** Share of the cap left after an eviction: the O(buckets) sweep then runs once per many new keys. */
 const EVICT_TO = 0.9;
 
-/** One key's budget for the request in hand: its id computed once, checked and spent by cost. */
+/** One key's budget for the request in hand: its bucket key computed once, checked and spent by cost. */
 export class KeyBudget {
-  /** Binds `limiter` to the bucket id `id`. */
+  /** Binds `limiter` to the bucket key `key`. */
   constructor(
     private readonly limiter: RateLimiter,
-    private readonly id: string,
+    private readonly key: BucketKey,
   ) {}
 
   /** The refusal a request of `cost` calls would get now, or null when the bucket holds enough; spends nothing. */
   check(cost: number): RateRefusal | null {
-    return this.limiter.check(this.id, cost);
+    return this.limiter.checkKey(this.key, cost);
   }
 
   /** Spends `cost` tokens and returns null, or returns the refusal and spends nothing. */
   take(cost: number): RateRefusal | null {
-    return this.limiter.take(this.id, cost);
+    return this.limiter.takeKey(this.key, cost);
   }
 }
 
-/** Token buckets for many keys under one limit. */
+/** Token buckets for many keys under one limit, shared with the RateLimiters other threads attach to `buffer`. */
 export class RateLimiter {
-  private readonly buckets = new Map<string, Bucket>();
+  private readonly table: BucketTable;
   private readonly idOf: (key: string) => string;
   private readonly now: () => number;
-  private readonly maxBuckets: number;
 
-  /** A limiter enforcing `limit` (perSecond > 0, burst ≥ 1). */
+  /** A limiter enforcing `limit` (perSecond > 0, burst ≥ 1); every limiter sharing a buffer must be given the same limit. */
   constructor(
     readonly limit: RateLimit,
     options: RateLimiterOptions = {},
   ) {
     if (!(limit.perSecond > 0) || !(limit.burst >= 1)) throw new RangeError(`a rate limit needs perSecond > 0 and burst >= 1, got ${limit.perSecond} and ${limit.burst}`);
     this.idOf = options.idOf ?? ((key) => key);
-    this.now = options.now ?? (() => performance.now());
-    this.maxBuckets = options.maxBuckets ?? MAX_RATE_LIMIT_BUCKETS;
+    this.now = options.now ?? monotonicMs;
+    this.table = new BucketTable(options.maxBuckets ?? MAX_RATE_LIMIT_BUCKETS, options.buffer);
   }
 
-  /** Buckets currently kept (for tests and metrics). */
+  /** The shared buffer holding the buckets: give it (with the same limit) to a RateLimiter on another thread to share them. */
+  get buffer(): SharedArrayBuffer {
+    return this.table.buffer;
+  }
+
+  /** Buckets currently kept, by every thread sharing them (for tests and metrics). */
   get size(): number {
-    return this.buckets.size;
+    return this.table.size;
   }
 
   /** The budget of the presented (already validated) `key`, for one request. */
   budget(key: string): KeyBudget {
-    return new KeyBudget(this, this.idOf(key));
+    return new KeyBudget(this, bucketKey(this.idOf(key)));
   }
 
   /** The refusal `cost` calls by `id` would get now, or null; spends nothing and creates no bucket. */
   check(id: string, cost: number): RateRefusal | null {
-    if (cost > this.limit.burst) return new BatchOverBurstError(cost, this.limit.burst);
-    const bucket = this.buckets.get(id);
-    if (bucket === undefined) return null;
-    return this.refusal(this.refill(bucket, this.now()), cost);
+    return this.checkKey(bucketKey(id), cost);
   }
 
   /** Spends `cost` tokens of `id` and returns null, or returns the refusal and spends nothing. */
   take(id: string, cost: number): RateRefusal | null {
-    if (cost > this.limit.burst) return new BatchOverBurstError(cost, this.limit.burst);
-    const now = this.now();
-    let bucket = this.buckets.get(id);
-    if (bucket === undefined) {
-      this.makeRoom(now);
-      bucket = { tokens: this.limit.burst, at: now };
-      this.buckets.set(id, bucket);
-    }
-    const tokens = this.refill(bucket, now);
-    const refused = this.refusal(tokens, cost);
-    bucket.tokens = refused === null ? tokens - cost : tokens;
-    bucket.at = now;
-    return refused;
+    return this.takeKey(bucketKey(id), cost);
   }
 
-  /** The tokens `bucket` holds at `now`. */
-  private refill(bucket: Bucket, now: number): number {
-    return Math.min(this.limit.burst, bucket.tokens + (Math.max(0, now - bucket.at) * this.limit.perSecond) / 1000);
+  /** check() by bucket key. */
+  checkKey(key: BucketKey, cost: number): RateRefusal | null {
+    if (cost > this.limit.burst) return new BatchOverBurstError(cost, this.limit.burst);
+    const { table } = this;
+    return table.locked(() => {
+      const slot = table.find(key);
+      return slot === -1 ? null : this.refusal(this.refill(slot, this.now()), cost);
+    });
+  }
+
+  /** take() by bucket key. */
+  takeKey(key: BucketKey, cost: number): RateRefusal | null {
+    if (cost > this.limit.burst) return new BatchOverBurstError(cost, this.limit.burst);
+    const { table } = this;
+    return table.locked(() => {
+      // Read under the lock: the threads' successive times never go back.
+      const now = this.now();
+      let slot = table.find(key);
+      if (slot === -1) {
+        this.makeRoom(now);
+        slot = table.insert(key, this.limit.burst, now);
+      }
+      const tokens = this.refill(slot, now);
+      const refused = this.refusal(tokens, cost);
+      table.tokens[slot] = refused === null ? tokens - cost : tokens;
+      table.at[slot] = now;
+      return refused;
+    });
+  }
+
+  /** The tokens the bucket in `slot` holds at `now`. */
+  private refill(slot: number, now: number): number {
+    const { tokens, at } = this.table;
+    return Math.min(this.limit.burst, tokens[slot]! + (Math.max(0, now - at[slot]!) * this.limit.perSecond) / 1000);
   }
 
   /** Null when `tokens` pay for `cost`, else the refusal with the wait until they would. */
@@ -127,14 +156,8 @@ export class RateLimiter {
    * fresh burst), so the sweep runs once per many new keys, not on each.
    */
   private makeRoom(now: number): void {
-    if (this.buckets.size < this.maxBuckets) return;
-    for (const [id, bucket] of this.buckets) {
-      if (this.refill(bucket, now) >= this.limit.burst) this.buckets.delete(id);
-    }
-    const keep = Math.floor(this.maxBuckets * EVICT_TO);
-    for (const id of this.buckets.keys()) {
-      if (this.buckets.size <= keep) break;
-      this.buckets.delete(id);
-    }
+    const { table } = this;
+    if (table.size < table.maxBuckets) return;
+    table.evict((slot) => this.refill(slot, now) >= this.limit.burst, Math.floor(table.maxBuckets * EVICT_TO));
   }
 }

@@ -1,8 +1,10 @@
 /**
  * Plain-number accumulators behind the per-call metrics: recording a call costs a map lookup and a
  * few additions (no label strings, no objects), and the Prometheus series are built from them only
- * when /metrics is scraped (metrics.ts).
+ * when /metrics is scraped (metrics.ts). Each HTTP thread keeps its own; their snapshots (plain data
+ * a MessagePort carries) are added up when scraped.
  */
+import type { ScanCounts } from '../logs/answer.js';
 import { CALL_OK, type CallObserver } from '../rpc/observe.js';
 
 /** The calls of one label: how many per outcome, and their latency distribution. */
@@ -34,6 +36,50 @@ export class CallStats {
     this.sum += seconds;
     this.count++;
   }
+
+  /** Adds the calls of `snapshot` (same bounds). */
+  add(snapshot: CallStatsSnapshot): void {
+    this.ok += snapshot.ok;
+    for (const [code, count] of snapshot.errors) this.errors.set(code, (this.errors.get(code) ?? 0) + count);
+    for (let i = 0; i < this.buckets.length; i++) this.buckets[i]! += snapshot.buckets[i]!;
+    this.sum += snapshot.sum;
+    this.count += snapshot.count;
+  }
+
+  /** Forgets every call. */
+  clear(): void {
+    this.ok = 0;
+    this.errors.clear();
+    this.buckets.fill(0);
+    this.sum = 0;
+    this.count = 0;
+  }
+
+  /** The counts as plain data. */
+  snapshot(): CallStatsSnapshot {
+    return { ok: this.ok, errors: [...this.errors], buckets: [...this.buckets], sum: this.sum, count: this.count };
+  }
+}
+
+/** The counts of a CallStats as plain data (structured-clone safe). */
+export interface CallStatsSnapshot {
+  ok: number;
+  /** Pairs (JSON-RPC error code, calls). */
+  errors: [number, number][];
+  /** Calls per latency bucket, as CallStats.buckets. */
+  buckets: number[];
+  sum: number;
+  count: number;
+}
+
+/** The counts of one thread's calls and HTTP responses, as plain data. */
+export interface ThreadCounts {
+  /** Pairs (call label, its counts). */
+  calls: [string, CallStatsSnapshot][];
+  /** Pairs (HTTP status, responses). */
+  statuses: [number, number][];
+  /** The eth_getLogs queries the thread answered inline, and their scans' work. */
+  logs: ScanCounts;
 }
 
 /** CallStats per call label, created on a label's first call (the JSON-RPC layer keeps labels a small fixed set). */
@@ -52,12 +98,32 @@ export class CallStatsTable implements CallObserver {
 
   /** Records a call (CallObserver). */
   onCall(method: string, code: number, seconds: number): void {
+    this.stats(method).record(code, seconds);
+  }
+
+  /** Adds the calls of a table's snapshot (same bounds), label by label. */
+  add(snapshot: ThreadCounts['calls']): void {
+    for (const [method, counts] of snapshot) this.stats(method).add(counts);
+  }
+
+  /** Forgets every call; the labels stay, at zero. */
+  clear(): void {
+    for (const stats of this.byMethod.values()) stats.clear();
+  }
+
+  /** The counts of every label as plain data. */
+  snapshot(): ThreadCounts['calls'] {
+    return [...this.byMethod].map(([method, stats]) => [method, stats.snapshot()]);
+  }
+
+  /** The stats of `method`, made on its first use. */
+  private stats(method: string): CallStats {
     let stats = this.byMethod.get(method);
     if (stats === undefined) {
       stats = new CallStats(this.bounds);
       this.byMethod.set(method, stats);
     }
-    stats.record(code, seconds);
+    return stats;
   }
 }
 
@@ -66,8 +132,25 @@ export class StatusCounts {
   /** Responses per status code. */
   readonly byStatus = new Map<number, number>();
 
-  /** Counts one response with `status`. */
-  add(status: number): void {
-    this.byStatus.set(status, (this.byStatus.get(status) ?? 0) + 1);
+  /** Counts `responses` (one by default) with `status`. */
+  add(status: number, responses = 1): void {
+    this.byStatus.set(status, (this.byStatus.get(status) ?? 0) + responses);
+  }
+
+  /** Responses of every status. */
+  get total(): number {
+    let total = 0;
+    for (const count of this.byStatus.values()) total += count;
+    return total;
+  }
+
+  /** Forgets every response. */
+  clear(): void {
+    this.byStatus.clear();
+  }
+
+  /** The counts as plain data. */
+  snapshot(): ThreadCounts['statuses'] {
+    return [...this.byStatus];
   }
 }

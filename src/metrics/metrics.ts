@@ -5,17 +5,20 @@
  *
  * Nothing on a request's path touches prom-client: calls and responses go to plain accumulators
  * (callStats.ts), the engine sums its tasks' counts, and every series is read from those, the pool
- * and the store when /metrics is scraped.
+ * and the store when /metrics is scraped. With several HTTP threads each counts its own calls and
+ * responses; a scrape asks the other threads for theirs and shows the sums, and the responses of
+ * each thread apart.
  */
 import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import { collectDefaultMetrics, Counter, Gauge, Registry } from 'prom-client';
 import { METRICS_LATENCY_BUCKETS_S } from '../config.js';
+import { addScanCounts, zeroScanCounts, type ScanCounts } from '../logs/answer.js';
 import type { LogEngine } from '../logs/engine.js';
 import { INVALID_REQUEST, UNKNOWN_METHOD } from '../rpc/observe.js';
 import type { StoreReader } from '../store/reader.js';
 import { CallHistogram } from './callHistogram.js';
-import { CallStatsTable, StatusCounts } from './callStats.js';
+import { CallStatsTable, StatusCounts, type ThreadCounts } from './callStats.js';
 
 /** The prefix of this service's own metric names. */
 const PREFIX = 'ethlogd_';
@@ -33,6 +36,14 @@ export interface MetricSources {
   engine: LogEngine;
   /** The JSON-RPC methods served: their series exist from the start, at zero. */
   methods: Iterable<string>;
+  /** The service's other HTTP threads, whose counts each scrape adds; none by default. */
+  threads?: ThreadCountsSource;
+}
+
+/** The other HTTP threads of a service (threads 1, 2, …; this one is thread 0). */
+export interface ThreadCountsSource {
+  /** The counts of each other thread, in thread order; undefined for a thread that no longer runs. */
+  counts(): Promise<(ThreadCounts | undefined)[]>;
 }
 
 /** A service's metrics: the accumulators its fronts feed, and the registry /metrics renders. */
@@ -53,7 +64,37 @@ export function createServiceMetrics(sources: MetricSources): ServiceMetrics {
   const registers = [registry];
   const calls = new CallStatsTable(METRICS_LATENCY_BUCKETS_S, [...sources.methods, UNKNOWN_METHOD, INVALID_REQUEST]);
   const statuses = new StatusCounts();
-  const { engine, reader } = sources;
+  const { engine, reader, threads } = sources;
+  /** What a scrape shows: this thread's accumulators, or with other threads the sums gathered for the scrape. */
+  const shown = threads === undefined ? { calls, statuses } : { calls: new CallStatsTable(METRICS_LATENCY_BUCKETS_S, calls.byMethod.keys()), statuses: new StatusCounts() };
+  /** Responses per HTTP thread (index: thread number) as of the scrape; absent for a thread that no longer runs. */
+  let threadResponses: (number | undefined)[] = [];
+  /** The eth_getLogs queries and scans a scrape shows: the engine's, plus the other threads' inline ones as of the scrape. */
+  let scans: ScanCounts = engine;
+
+  /** Sets what the scrape shows: this thread's counts, plus the other threads' when there are some. */
+  const gather = async (): Promise<void> => {
+    if (threads === undefined) {
+      threadResponses = [statuses.total];
+      return;
+    }
+    const others = await threads.counts();
+    shown.calls.clear();
+    shown.statuses.clear();
+    scans = zeroScanCounts();
+    const all = [{ calls: calls.snapshot(), statuses: statuses.snapshot(), logs: engine }, ...others];
+    threadResponses = all.map((counts) => {
+      if (counts === undefined) return undefined;
+      shown.calls.add(counts.calls);
+      addScanCounts(scans, counts.logs);
+      let total = 0;
+      for (const [status, responses] of counts.statuses) {
+        shown.statuses.add(status, responses);
+        total += responses;
+      }
+      return total;
+    });
+  };
 
   new Counter({
     name: `${PREFIX}rpc_requests_total`,
@@ -62,13 +103,13 @@ export function createServiceMetrics(sources: MetricSources): ServiceMetrics {
     registers,
     collect() {
       this.reset();
-      for (const [method, stats] of calls.byMethod) {
+      for (const [method, stats] of shown.calls.byMethod) {
         this.inc({ method, outcome: 'ok' }, stats.ok);
         for (const [code, count] of stats.errors) this.inc({ method, outcome: String(code) }, count);
       }
     },
   });
-  new CallHistogram(`${PREFIX}rpc_request_duration_seconds`, 'Time to answer a JSON-RPC call, by method, in seconds (a batch item from its start to its answer)', calls, registry);
+  new CallHistogram(`${PREFIX}rpc_request_duration_seconds`, 'Time to answer a JSON-RPC call, by method, in seconds (a batch item from its start to its answer)', shown.calls, registry);
   new Counter({
     name: `${PREFIX}http_responses_total`,
     help: 'HTTP responses to API requests by status: 200 for answered JSON-RPC bodies, 401/404/405/413/415 refusals, 499 when the client left before the answer',
@@ -76,7 +117,19 @@ export function createServiceMetrics(sources: MetricSources): ServiceMetrics {
     registers,
     collect() {
       this.reset();
-      for (const [status, count] of statuses.byStatus) this.inc({ status: String(status) }, count);
+      for (const [status, count] of shown.statuses.byStatus) this.inc({ status: String(status) }, count);
+    },
+  });
+  new Counter({
+    name: `${PREFIX}http_thread_responses_total`,
+    help: 'HTTP responses to API requests by the HTTP thread that answered them (0 is the main thread; serve --http-threads)',
+    labelNames: ['thread'],
+    registers,
+    collect() {
+      this.reset();
+      threadResponses.forEach((responses, thread) => {
+        if (responses !== undefined) this.inc({ thread: String(thread) }, responses);
+      });
     },
   });
 
@@ -91,13 +144,25 @@ export function createServiceMetrics(sources: MetricSources): ServiceMetrics {
         this.inc(read());
       },
     });
-  scanCounter('getlogs_blocks_scanned_total', 'Blocks covered by eth_getLogs (and gRPC log) scan tasks', () => engine.totals.blocks);
-  scanCounter('getlogs_candidate_blocks_total', 'Candidate blocks (bloom or address index) whose log records were read', () => engine.totals.candidates);
+  scanCounter('getlogs_blocks_scanned_total', 'Blocks covered by eth_getLogs (and gRPC log) scans, inline and on the pool', () => scans.totals.blocks);
+  scanCounter('getlogs_candidate_blocks_total', 'Candidate blocks (bloom or address index) whose log records were read', () => scans.totals.candidates);
   scanCounter(
     'getlogs_false_positive_blocks_total',
     'Candidate blocks that held no matching log (bloom false positives)',
-    () => engine.totals.candidates - engine.totals.matchedBlocks,
+    () => scans.totals.candidates - scans.totals.matchedBlocks,
   );
+
+  new Counter({
+    name: `${PREFIX}getlogs_queries_total`,
+    help: 'eth_getLogs queries (HTTP and gRPC unary) by where they ran: "inline" on the thread that received them (planned cheap), "pool" on the worker threads',
+    labelNames: ['path'],
+    registers,
+    collect() {
+      this.reset();
+      this.inc({ path: 'inline' }, scans.paths.inline);
+      this.inc({ path: 'pool' }, scans.paths.pool);
+    },
+  });
 
   /** A gauge read when scraped; `read` returns undefined when there is no value (the series is left out). */
   const gauge = (name: string, help: string, read: () => number | undefined) =>
@@ -123,6 +188,9 @@ export function createServiceMetrics(sources: MetricSources): ServiceMetrics {
     registry,
     calls,
     onResponse: (status) => statuses.add(status),
-    render: async () => ({ contentType: registry.contentType, body: await registry.metrics() }),
+    render: async () => {
+      await gather();
+      return { contentType: registry.contentType, body: await registry.metrics() };
+    },
   };
 }

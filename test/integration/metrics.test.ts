@@ -13,10 +13,12 @@ import { after, before, describe, test } from 'node:test';
 import * as grpc from '@grpc/grpc-js';
 import { MAX_BODY_BYTES, METRICS_LATENCY_BUCKETS_S } from '../../src/config.js';
 import { loadDefinition } from '../../src/grpc/definition.js';
+import { inlineCost } from '../../src/logs/planner.js';
 import { startHttpServer } from '../../src/http/server.js';
 import { createLogger } from '../../src/log.js';
 import type { RpcBody } from '../../src/rpc/handler.js';
 import { startService, type RunningService } from '../../src/service.js';
+import { StoreReader } from '../../src/store/reader.js';
 import { closeStore, openStore } from '../../src/store/schema.js';
 import { makeDataset, type TestDataset } from './harness.js';
 
@@ -203,6 +205,38 @@ describe('metrics', () => {
     assert.match(res.headers.get('content-type') ?? '', /^text\/plain/);
     assert.ok(Number(res.headers.get('content-length')) > 0);
     assert.equal(await res.text(), '');
+  });
+});
+
+describe('where eth_getLogs runs', () => {
+  test('a query within the inline budget runs inline, the same query one block longer (just over it) on the pool; both are counted by path', async () => {
+    // A range without conditions: every block is a candidate, so the planner's estimate is known
+    // exactly from the answer (blocks and logs), and the budget is set to the shorter query's.
+    const head = await headBlock();
+    const to = Math.max(1, head - 1);
+    const ask = async (last: number, url = endpoint()) =>
+      ((await post(JSON.stringify(call('eth_getLogs', [{ fromBlock: '0x0', toBlock: `0x${last.toString(16)}` }])), { url })).json as { result: unknown[] }).result;
+    const logs = (await ask(to)).length;
+    const store = openStore(dataset.dir, { readOnly: true });
+    let recordBytes = 0;
+    for (let n = 0; n <= to; n++) recordBytes += new StoreReader(store).logsRecord(n)?.length ?? 0;
+    await closeStore(store);
+    const budget = inlineCost({ bloomBlocks: 0, segments: 0, candidates: to + 1, recordBytes, logs });
+    const svc = await startService({ dataDir: dataset.dir, host: '127.0.0.1', port: 0, logger: createLogger('warn'), threads: 1, inlineBudgetUs: budget });
+    try {
+      const paths = async () => {
+        const now = await scrape(svc);
+        return { inline: now.get('ethlogd_getlogs_queries_total', { path: 'inline' }), pool: now.get('ethlogd_getlogs_queries_total', { path: 'pool' }) };
+      };
+      const url = `${svc.url}/v3/${dataset.key}`;
+      assert.deepEqual(await paths(), { inline: 0, pool: 0 });
+      assert.equal((await ask(to, url)).length, logs);
+      assert.deepEqual(await paths(), { inline: 1, pool: 0 }, 'at the budget: inline');
+      assert.deepEqual(await ask(to + 1, url), await ask(to + 1));
+      assert.deepEqual(await paths(), { inline: 1, pool: 1 }, 'one block more: over the budget, on the pool');
+    } finally {
+      await svc.close();
+    }
   });
 });
 

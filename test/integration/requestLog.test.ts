@@ -17,7 +17,8 @@ let captured: CapturedLogger;
 before(async () => {
   dataset = await makeDataset(20, 0.02, 'request-log');
   captured = captureLogger('debug');
-  service = await startService({ dataDir: dataset.dir, host: '127.0.0.1', port: 0, logger: captured.logger, threads: 1 });
+  // One HTTP thread: another thread's lines reach the logger by message, just after its answers, and this test reads the log right after them.
+  service = await startService({ dataDir: dataset.dir, host: '127.0.0.1', port: 0, logger: captured.logger, threads: 1, httpThreads: 1 });
 });
 
 after(async () => {

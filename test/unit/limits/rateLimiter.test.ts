@@ -1,9 +1,11 @@
 /**
  * The per-key token buckets on an injected clock: the burst, the refill, all-or-nothing costs, the
- * refusals and their waits, independent keys, and the bound on the number of buckets.
+ * refusals and their waits, independent keys, and the bound on the number of buckets; limiters on
+ * one shared buffer (other threads' included) spending from the same buckets.
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { Worker } from 'node:worker_threads';
 import { RateLimiter } from '../../../src/limits/rateLimiter.js';
 import { BatchOverBurstError, RateLimitedError } from '../../../src/rpc/errors.js';
 
@@ -103,4 +105,42 @@ test('the number of buckets is capped: full buckets go first, then the oldest', 
 test('a limit needs a positive rate and a burst of at least one', () => {
   assert.throws(() => new RateLimiter({ perSecond: 0, burst: 1 }), RangeError);
   assert.throws(() => new RateLimiter({ perSecond: 1, burst: 0.5 }), RangeError);
+});
+
+test('limiters attached to one buffer share every bucket and the cap', () => {
+  const clock = manualClock();
+  const first = new RateLimiter({ perSecond: 1, burst: 2 }, { now: clock.now, maxBuckets: 10 });
+  const second = new RateLimiter({ perSecond: 1, burst: 2 }, { now: clock.now, buffer: first.buffer });
+  assert.equal(first.take('a', 1), null);
+  assert.equal(second.take('a', 1), null);
+  assert.ok(first.take('a', 1) instanceof RateLimitedError, 'the second spent from the same bucket');
+  assert.equal(second.size, 1);
+  for (let i = 0; i < 20; i++) second.take(`k${i}`, 2);
+  assert.ok(first.size <= 10, `${first.size} buckets: the cap set by the buffer's creator`);
+});
+
+test('threads spending from one buffer at once admit exactly the burst', async () => {
+  const BURST = 20_000;
+  const THREADS = 3;
+  const limiter = new RateLimiter({ perSecond: 1e-9, burst: BURST });
+  const module = new URL('../../../src/limits/rateLimiter.js', import.meta.url).href;
+  // Each thread takes one token at a time, as fast as it can, until the bucket refuses; the counts must add up to the burst.
+  const source = `
+    import { parentPort, workerData } from 'node:worker_threads';
+    const { RateLimiter } = await import(workerData.module);
+    const limiter = new RateLimiter({ perSecond: 1e-9, burst: workerData.burst }, { buffer: workerData.buffer });
+    let taken = 0;
+    while (limiter.take('shared', 1) === null) taken++;
+    parentPort.postMessage(taken);
+  `;
+  const takes = Array.from({ length: THREADS }, () => {
+    const worker = new Worker(source, { eval: true, workerData: { module, burst: BURST, buffer: limiter.buffer } });
+    return new Promise<number>((resolve, reject) => {
+      worker.once('message', resolve);
+      worker.once('error', reject);
+    });
+  });
+  const taken = await Promise.all(takes);
+  assert.equal(taken.reduce((a, b) => a + b, 0), BURST, `per thread: ${taken.join(', ')}`);
+  assert.ok(limiter.take('shared', 1) instanceof RateLimitedError);
 });

@@ -1,12 +1,13 @@
 /**
  * The call accumulators and the histogram exposed from them: bucket placement (upper bounds
- * inclusive), outcomes, and the text exposition through a prom-client registry.
+ * inclusive), outcomes, the text exposition through a prom-client registry, and the snapshots
+ * threads hand over and their sums.
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { Registry } from 'prom-client';
 import { CallHistogram } from '../../../src/metrics/callHistogram.js';
-import { CallStats, CallStatsTable } from '../../../src/metrics/callStats.js';
+import { CallStats, CallStatsTable, StatusCounts } from '../../../src/metrics/callStats.js';
 import { CALL_OK } from '../../../src/rpc/observe.js';
 
 test('a call lands in the first bucket whose bound it does not exceed; outcomes are counted apart', () => {
@@ -50,4 +51,33 @@ test('the histogram renders cumulative buckets, +Inf, _sum and _count per method
       '',
     ].join('\n'),
   );
+});
+
+test('snapshots are plain data; adding them sums each label, cleared tables keep their labels at zero', () => {
+  const a = new CallStatsTable([0.001], ['eth_chainId']);
+  const b = new CallStatsTable([0.001]);
+  a.onCall('eth_chainId', CALL_OK, 0.0005);
+  a.onCall('eth_chainId', -32602, 0.5);
+  b.onCall('eth_chainId', -32602, 0.0001);
+  b.onCall('unknown', -32601, 0.002);
+  const snapshot = structuredClone(b.snapshot());
+  const sum = new CallStatsTable([0.001], ['eth_chainId']);
+  sum.add(a.snapshot());
+  sum.add(snapshot);
+  const chainId = sum.byMethod.get('eth_chainId')!;
+  assert.deepEqual([chainId.ok, [...chainId.errors], [...chainId.buckets], chainId.count], [1, [[-32602, 2]], [2, 1], 3]);
+  assert.ok(Math.abs(chainId.sum - 0.5006) < 1e-12);
+  assert.deepEqual([...sum.byMethod.keys()], ['eth_chainId', 'unknown']);
+  sum.clear();
+  assert.deepEqual([...sum.byMethod.keys()], ['eth_chainId', 'unknown']);
+  assert.deepEqual(sum.byMethod.get('unknown')!.snapshot(), { ok: 0, errors: [], buckets: [0, 0], sum: 0, count: 0 });
+
+  const statuses = new StatusCounts();
+  statuses.add(200);
+  statuses.add(200, 4);
+  statuses.add(401);
+  assert.deepEqual(structuredClone(statuses.snapshot()), [[200, 5], [401, 1]]);
+  assert.equal(statuses.total, 6);
+  statuses.clear();
+  assert.equal(statuses.total, 0);
 });

@@ -1,0 +1,133 @@
+/**
+ * An HTTP thread of `serve --http-threads N` (the entry of a worker_threads Worker that threads.ts
+ * starts): its own read-only store handle, JSON-RPC handler and uWS app, built as the main thread
+ * builds its own (storeFront.ts, startHttpServer), listening on the main thread's port, shared.
+ * Point lookups, key checks and the eth_getLogs queries the planner finds cheap run here on its own
+ * handle (inline.ts, as on the main thread); the others go to the main thread, which owns the scan
+ * pool, and come back as the same chunks or the same error. Calls, responses and inline queries are
+ * counted here and handed over when the main thread scrapes; /metrics is rendered by
+ * the main thread; log lines are written by the main thread's logger.
+ */
+import { parentPort, workerData } from 'node:worker_threads';
+import { METRICS_LATENCY_BUCKETS_S } from '../config.js';
+import { RateLimiter } from '../limits/rateLimiter.js';
+import { zeroScanCounts } from '../logs/answer.js';
+import { answerInline } from '../logs/inline.js';
+import { resolveRange } from '../logs/range.js';
+import type { Logger, LogLevel } from '../log.js';
+import { CallStatsTable, StatusCounts } from '../metrics/callStats.js';
+import type { LogChunks, MethodContext } from '../rpc/method.js';
+import { StoreReader } from '../store/reader.js';
+import { closeStore, openStore } from '../store/schema.js';
+import type { MetricsText } from './health.js';
+import { startHttpServer, type HttpServer } from './server.js';
+import { storeFront } from './storeFront.js';
+import { fromWireError, PendingReplies, toWireError, type FromThread, type HttpThreadData, type LogLine, type ToThread } from './threadProtocol.js';
+
+const data = workerData as HttpThreadData;
+const port = parentPort!;
+
+/** Posts `message` to the main thread. */
+function post(message: FromThread): void {
+  port.postMessage(message);
+}
+
+/** Hands a log line to the main thread; when its context or error cannot be cloned, the line goes with the error as text and without the context. */
+function writeLine(line: LogLine): void {
+  try {
+    post({ type: 'log', line });
+  } catch {
+    post({ type: 'log', line: { level: line.level, message: line.message, error: line.error === undefined ? undefined : String(line.error) } });
+  }
+}
+
+/** A Logger whose lines the main thread's logger writes, at the levels it writes, each with this thread's number. */
+function forwardingLogger(levels: readonly LogLevel[]): Logger {
+  const enabled = new Set(levels);
+  const at = (level: LogLine['level']) => (message: string, context?: Record<string, unknown>) => {
+    if (enabled.has(level)) writeLine({ level, message, context: { ...context, thread: data.thread } });
+  };
+  return {
+    debug: at('debug'),
+    info: at('info'),
+    warn: at('warn'),
+    error: (message, error, context) => {
+      if (enabled.has('error')) writeLine({ level: 'error', message, error, context: { ...context, thread: data.thread } });
+    },
+    isLevelEnabled: (level) => enabled.has(level),
+  };
+}
+
+const logger = forwardingLogger(data.logLevels);
+const store = openStore(data.dataDir, { readOnly: true });
+const reader = new StoreReader(store);
+const queries = new PendingReplies<LogChunks>();
+const scrapes = new PendingReplies<MetricsText>();
+const calls = data.metrics ? new CallStatsTable(METRICS_LATENCY_BUCKETS_S) : undefined;
+const statuses = data.metrics ? new StatusCounts() : undefined;
+const logCounts = zeroScanCounts();
+const ctx: MethodContext = {
+  reader,
+  limits: data.limits,
+  queryLogs: (spec) => {
+    const range = resolveRange(spec, reader);
+    const inline = answerInline(range, spec, reader, 'json', data.limits.maxResults, data.inlineBudgetUs, logCounts);
+    return inline ?? queries.ask((id) => post({ type: 'logs', id, spec }));
+  },
+};
+
+/** Drains this thread's front within `graceMs`, closes its store, and reports the requests cut off. */
+async function close(server: HttpServer, graceMs: number): Promise<void> {
+  const cut = await server.close(graceMs);
+  await closeStore(store);
+  post({ type: 'closed', cut });
+}
+
+/** Answers the main thread's messages to a thread whose front listens. */
+function serve(server: HttpServer): void {
+  port.on('message', (message: ToThread) => {
+    switch (message.type) {
+      case 'logs':
+        if ('error' in message) queries.settle(message.id, undefined, fromWireError(message.error));
+        else queries.settle(message.id, message.chunks);
+        return;
+      case 'metrics':
+        if ('error' in message) scrapes.settle(message.id, undefined, fromWireError(message.error));
+        else scrapes.settle(message.id, message.text);
+        return;
+      case 'counts':
+        post({ type: 'counts', id: message.id, counts: { calls: calls?.snapshot() ?? [], statuses: statuses?.snapshot() ?? [], logs: logCounts } });
+        return;
+      case 'stop':
+        server.stopListening();
+        post({ type: 'stopped' });
+        return;
+      case 'close':
+        void close(server, message.graceMs);
+    }
+  });
+  post({ type: 'listening' });
+}
+
+try {
+  serve(
+    await startHttpServer({
+      host: data.host,
+      port: data.port,
+      sharePort: true,
+      ...storeFront({
+        store,
+        ctx,
+        onError: (message, error) => logger.error(message, error),
+        observer: calls,
+        metrics: data.metrics ? () => scrapes.ask((id) => post({ type: 'metrics', id })) : undefined,
+      }),
+      rateLimit: data.rateLimit && new RateLimiter(data.rateLimit.limit, { buffer: data.rateLimit.buffer }),
+      logger,
+      onResponse: statuses && ((status) => statuses.add(status)),
+    }),
+  );
+} catch (error) {
+  await closeStore(store);
+  post({ type: 'failed', error: toWireError(error) });
+}

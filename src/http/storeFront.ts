@@ -1,0 +1,39 @@
+/**
+ * What an HTTP front answers from one store handle, built the same way on every HTTP thread (the
+ * main thread's app and each httpThread.ts): the JSON-RPC handler over a method context, the API key
+ * check on that handle (so a revocation by another process is seen on the next request), and the
+ * readiness of its store.
+ */
+import type { ErrorSink } from '../rpc/dispatcher.js';
+import { createRpcHandler } from '../rpc/dispatcher.js';
+import type { MethodContext } from '../rpc/method.js';
+import { METHODS } from '../rpc/methods/index.js';
+import type { CallObserver } from '../rpc/observe.js';
+import { checkApiKey } from '../store/apiKeys.js';
+import type { Store } from '../store/schema.js';
+import { storeReadiness, type MetricsText } from './health.js';
+import type { HttpServerOptions } from './server.js';
+
+/** What a front over one store handle is made of. */
+export interface StoreFrontParts {
+  /** The store handle keys are checked on. */
+  store: Store;
+  /** The method context over the same store (its reader answers readiness too). */
+  ctx: MethodContext;
+  /** Where unexpected failures in methods are reported. */
+  onError: ErrorSink;
+  /** Hears every answered call (the metrics), when counted. */
+  observer?: CallObserver;
+  /** Renders /metrics; without it /metrics is not served. */
+  metrics?: () => Promise<MetricsText>;
+}
+
+/** The handler, key check and operations endpoints of an HTTP front over `parts.store`. */
+export function storeFront(parts: StoreFrontParts): Pick<HttpServerOptions, 'handler' | 'auth' | 'ops'> {
+  const { store, ctx } = parts;
+  return {
+    handler: createRpcHandler(ctx, parts.onError, METHODS, parts.observer),
+    auth: (key) => checkApiKey(store, key),
+    ops: { ready: () => storeReadiness(ctx.reader), metrics: parts.metrics },
+  };
+}

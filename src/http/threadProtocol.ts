@@ -1,0 +1,150 @@
+/**
+ * What the main thread and an HTTP thread (httpThread.ts) say to each other over the worker's
+ * MessagePort: the thread's start-up data, its eth_getLogs queries and /metrics scrapes (run on the
+ * main thread, which has the scan pool and the registry), its log lines, the main thread's requests
+ * for its counts, and the shutdown steps. Errors cross as plain data and are rebuilt as the same
+ * RpcError class with the same fields, so a thread answers byte for byte what the main thread would.
+ */
+import type { LogLimits } from '../config.js';
+import type { LogLevel } from '../log.js';
+import type { RateLimit } from '../limits/rateLimiter.js';
+import type { FilterSpec } from '../logs/filter.js';
+import { QueryTimeoutError } from '../logs/limits.js';
+import type { ThreadCounts } from '../metrics/callStats.js';
+import * as rpcErrors from '../rpc/errors.js';
+import { RpcError } from '../rpc/errors.js';
+import type { LogChunks } from '../rpc/method.js';
+import type { MetricsText } from './health.js';
+
+/** What an HTTP thread is started with (its workerData). */
+export interface HttpThreadData {
+  /** The thread's number (the main thread is 0). */
+  thread: number;
+  dataDir: string;
+  host: string;
+  /** The port the main thread's app bound, shared by every thread. */
+  port: number;
+  limits: LogLimits;
+  /** The inline budget of eth_getLogs in estimated microseconds (planner.ts), as the main thread's engine has it. */
+  inlineBudgetUs: number;
+  /** The rate limit and the buffer of the main thread's RateLimiter, when there is a limit. */
+  rateLimit?: { limit: RateLimit; buffer: SharedArrayBuffer };
+  /** Whether calls and responses are counted and /metrics is served. */
+  metrics: boolean;
+  /** The log levels the main thread's logger writes. */
+  logLevels: LogLevel[];
+}
+
+/** An error as plain data: its class name, message and own fields (code, data, …). */
+export interface WireError {
+  name: string;
+  message: string;
+  fields: Record<string, unknown>;
+  stack?: string;
+}
+
+/** A log line of an HTTP thread, written by the main thread's logger. */
+export interface LogLine {
+  level: Exclude<LogLevel, 'silent'>;
+  message: string;
+  context?: Record<string, unknown>;
+  error?: unknown;
+}
+
+/** Messages from an HTTP thread to the main thread. */
+export type FromThread =
+  | { type: 'listening' }
+  | { type: 'failed'; error: WireError }
+  | { type: 'logs'; id: number; spec: FilterSpec }
+  | { type: 'metrics'; id: number }
+  | { type: 'log'; line: LogLine }
+  | { type: 'counts'; id: number; counts: ThreadCounts }
+  | { type: 'stopped' }
+  | { type: 'closed'; cut: number };
+
+/** Messages from the main thread to an HTTP thread. */
+export type ToThread =
+  | { type: 'logs'; id: number; chunks: LogChunks }
+  | { type: 'logs'; id: number; error: WireError }
+  | { type: 'metrics'; id: number; text: MetricsText }
+  | { type: 'metrics'; id: number; error: WireError }
+  | { type: 'counts'; id: number }
+  | { type: 'stop' }
+  | { type: 'close'; graceMs: number };
+
+/** Every RpcError class a query can reject with, by name. */
+const RPC_ERROR_CLASSES: ReadonlyMap<string, typeof RpcError> = new Map(
+  [...Object.values(rpcErrors), QueryTimeoutError]
+    .filter((value): value is typeof RpcError => value === RpcError || (typeof value === 'function' && value.prototype instanceof RpcError))
+    .map((cls) => [cls.name, cls]),
+);
+
+/** `error` as plain data (structured-clone safe). */
+export function toWireError(error: unknown): WireError {
+  if (error instanceof RpcError) return { name: error.constructor.name, message: error.message, fields: { ...error } };
+  if (error instanceof Error) return { name: 'Error', message: error.message, fields: {}, stack: error.stack };
+  return { name: 'Error', message: String(error), fields: {} };
+}
+
+/**
+ * The error `wire` describes: an instance of the RpcError class it names, with the same code,
+ * message, data and other fields (built through RpcError's constructor, as the subclasses'
+ * constructors take different arguments); a plain Error for anything else.
+ */
+export function fromWireError(wire: WireError): Error {
+  const cls = RPC_ERROR_CLASSES.get(wire.name);
+  if (cls === undefined) {
+    const error = new Error(wire.message);
+    if (wire.stack !== undefined) error.stack = wire.stack;
+    return error;
+  }
+  const error = Reflect.construct(RpcError, [wire.fields.code, wire.message, wire.fields.data], cls) as RpcError;
+  return Object.assign(error, wire.fields);
+}
+
+/**
+ * `chunks` ready to post, with the buffers to transfer rather than copy: a chunk that spans its
+ * whole ArrayBuffer moves as it is, a view into a larger one is copied out first (a transfer would
+ * move, and structured cloning copy, the whole buffer), and text is cloned.
+ */
+export function transferableChunks(chunks: LogChunks): { chunks: LogChunks; transfer: ArrayBuffer[] } {
+  const transfer: ArrayBuffer[] = [];
+  const moved = chunks.map((chunk) => {
+    if (typeof chunk === 'string') return chunk;
+    const whole = chunk.buffer instanceof ArrayBuffer && chunk.byteOffset === 0 && chunk.byteLength === chunk.buffer.byteLength && !transfer.includes(chunk.buffer);
+    const own = whole ? chunk : new Uint8Array(chunk);
+    transfer.push(own.buffer as ArrayBuffer);
+    return own;
+  });
+  return { chunks: moved, transfer };
+}
+
+/** Requests sent over a port and awaiting their replies, matched by id. */
+export class PendingReplies<T> {
+  private nextId = 1;
+  private readonly waiting = new Map<number, { resolve: (value: T) => void; reject: (error: Error) => void }>();
+
+  /** Sends a request with `send(id)` and resolves with the value its reply settles it with. */
+  ask(send: (id: number) => void): Promise<T> {
+    const id = this.nextId++;
+    return new Promise<T>((resolve, reject) => {
+      this.waiting.set(id, { resolve, reject });
+      send(id);
+    });
+  }
+
+  /** Settles request `id` with `value`, or rejects it with `error`; a reply to no pending request is ignored. */
+  settle(id: number, value: T | undefined, error?: Error): void {
+    const request = this.waiting.get(id);
+    if (request === undefined) return;
+    this.waiting.delete(id);
+    if (error !== undefined) request.reject(error);
+    else request.resolve(value as T);
+  }
+
+  /** Rejects every pending request with `error` (the other side is gone). */
+  failAll(error: Error): void {
+    for (const request of this.waiting.values()) request.reject(error);
+    this.waiting.clear();
+  }
+}

@@ -1,0 +1,242 @@
+/**
+ * `serve --http-threads N`: the HTTP front on N threads, one uWS app each, all on one port. The main
+ * thread's app is thread 0; threads 1 … N-1 are worker_threads Workers (httpThread.ts) with their own
+ * store handle and handler. Every app binds the port shared (SO_REUSEPORT), and the kernel spreads
+ * new connections over them; the main thread first checks that no other socket holds the port
+ * (claimablePort), so a busy port is still refused, and the threads bind the port it got (the free
+ * one picked for port 0).
+ *
+ * The main thread serves the threads what only it has: eth_getLogs queries over their inline budget, on its scan pool (the
+ * chunks' buffers transferred back, errors rebuilt as their classes), /metrics rendered with every
+ * thread's counts, and its logger for their lines. The rate limiter's buckets are shared memory
+ * (rateLimiter.ts), so a key has one limit whichever thread answers it.
+ *
+ * Shutdown: every thread stops listening first (each confirms), so once a drain has begun no thread
+ * accepts a connection; then every thread drains within the same grace, the requests cut off are
+ * summed, and each worker closes its store before it is terminated.
+ */
+import { availableParallelism } from 'node:os';
+import { Worker } from 'node:worker_threads';
+import type { LogLimits } from '../config.js';
+import type { RateLimiter } from '../limits/rateLimiter.js';
+import { LOG_LEVELS, type Logger, type LogLevel } from '../log.js';
+import type { ThreadCounts } from '../metrics/callStats.js';
+import type { ThreadCountsSource } from '../metrics/metrics.js';
+import type { LogChunks, LogQuery } from '../rpc/method.js';
+import type { MetricsText } from './health.js';
+import { claimablePort } from './listen.js';
+import { startHttpServer, type HttpServer, type HttpServerOptions } from './server.js';
+import { fromWireError, PendingReplies, toWireError, transferableChunks, type FromThread, type HttpThreadData, type LogLine, type ToThread } from './threadProtocol.js';
+import { uwsNative } from './uws.js';
+
+/** How to run the HTTP threads besides the main thread's app. */
+export interface HttpThreadsOptions {
+  /** HTTP threads in all, the main thread's included (at least 2). */
+  threads: number;
+  /** The store every thread opens read-only. */
+  dataDir: string;
+  limits: LogLimits;
+  /** The eth_getLogs inline budget in estimated microseconds (the engine's). */
+  inlineBudgetUs: number;
+  /** Runs on the pool the eth_getLogs queries the threads found over their inline budget (the main thread's engine). */
+  queryLogs: LogQuery;
+  /** The service's rate limiter, whose buckets the threads share. */
+  rateLimit?: RateLimiter;
+  /** Whether the threads count calls and responses and serve /metrics. */
+  metrics: boolean;
+  /** Writes the main thread's lines and the threads'. */
+  logger: Logger;
+}
+
+/** The HTTP threads to run when `requested` are asked for (default: the cores); one when uWS runs its JavaScript fallback, which cannot share a port between threads. */
+export function httpThreadCount(requested: number | undefined, logger: Logger): number {
+  const threads = requested ?? availableParallelism();
+  if (threads <= 1 || uwsNative) return Math.max(1, threads);
+  logger.warn('http: uWebSockets.js runs its JavaScript fallback, which cannot share a port between threads: serving on one HTTP thread', { requested: threads });
+  return 1;
+}
+
+/** Writes an HTTP thread's log line with the main thread's logger. */
+function writeLine(logger: Logger, line: LogLine): void {
+  if (line.level === 'error') logger.error(line.message, line.error, line.context);
+  else logger[line.level](line.message, line.context);
+}
+
+/** What the main thread does for an HTTP thread. */
+interface ThreadServices {
+  queryLogs: LogQuery;
+  metrics?: () => Promise<MetricsText>;
+  logger: Logger;
+}
+
+/** One worker HTTP thread, from the main thread's side. */
+class HttpThread {
+  /** Resolves once the thread's app listens; rejects with why it could not start. */
+  readonly started: Promise<void>;
+  /** Resolves once the worker has exited. */
+  readonly exited: Promise<void>;
+  private readonly worker: Worker;
+  private readonly countRequests = new PendingReplies<ThreadCounts>();
+  private running = true;
+  private onStarted: { resolve: () => void; reject: (error: Error) => void } | undefined;
+  private onStopped: (() => void) | undefined;
+  private onClosed: ((cut: number) => void) | undefined;
+
+  /** Starts thread `data.thread`. */
+  constructor(
+    data: HttpThreadData,
+    private readonly services: ThreadServices,
+  ) {
+    this.started = new Promise((resolve, reject) => (this.onStarted = { resolve, reject }));
+    this.worker = new Worker(new URL('./httpThread.js', import.meta.url), { workerData: data });
+    this.worker.on('message', (message: FromThread) => this.receive(message));
+    this.worker.on('error', (error) => services.logger.error(`http: thread ${data.thread} failed`, error));
+    this.exited = new Promise((resolve) => this.worker.once('exit', () => resolve()));
+    void this.exited.then(() => {
+      this.running = false;
+      this.onStarted?.reject(new Error(`http: thread ${data.thread} exited before it listened`));
+      this.countRequests.failAll(new Error(`http: thread ${data.thread} exited`));
+      this.onStopped?.();
+      this.onClosed?.(0);
+    });
+  }
+
+  /** The thread's counts now; undefined once it no longer runs. */
+  counts(): Promise<ThreadCounts | undefined> {
+    if (!this.running) return Promise.resolve(undefined);
+    return this.countRequests.ask((id) => this.send({ type: 'counts', id })).catch(() => undefined);
+  }
+
+  /** Stops the thread's listening; resolves once it has. */
+  stop(): Promise<void> {
+    if (!this.running) return Promise.resolve();
+    const stopped = new Promise<void>((resolve) => (this.onStopped = resolve));
+    this.send({ type: 'stop' });
+    return stopped;
+  }
+
+  /** Drains the thread within `graceMs` and ends it once its store is closed; resolves with the requests it cut off. */
+  async close(graceMs: number): Promise<number> {
+    if (!this.running) return 0;
+    const closed = new Promise<number>((resolve) => (this.onClosed = resolve));
+    this.send({ type: 'close', graceMs });
+    const cut = await closed;
+    await this.terminate();
+    return cut;
+  }
+
+  /** Ends the worker (used once its store is closed, or it failed to start) and resolves once it has exited. */
+  async terminate(): Promise<void> {
+    await this.worker.terminate();
+    await this.exited;
+  }
+
+  /** Posts `message` to the thread, moving the buffers in `transfer`. */
+  private send(message: ToThread, transfer: ArrayBuffer[] = []): void {
+    this.worker.postMessage(message, transfer);
+  }
+
+  /** Handles a message of the thread. */
+  private receive(message: FromThread): void {
+    switch (message.type) {
+      case 'listening':
+        return this.onStarted?.resolve();
+      case 'failed':
+        return this.onStarted?.reject(fromWireError(message.error));
+      case 'logs':
+        return this.runQuery(message.id, message);
+      case 'metrics':
+        return this.renderMetrics(message.id);
+      case 'log':
+        return writeLine(this.services.logger, message.line);
+      case 'counts':
+        return this.countRequests.settle(message.id, message.counts);
+      case 'stopped':
+        return this.onStopped?.();
+      case 'closed':
+        return this.onClosed?.(message.cut);
+    }
+  }
+
+  /** Runs a query the thread handed over and posts its chunks (their buffers moved) or its error. */
+  private runQuery(id: number, { spec }: Extract<FromThread, { type: 'logs' }>): void {
+    new Promise<LogChunks>((resolve) => resolve(this.services.queryLogs(spec))).then(
+      (answer) => {
+        const { chunks, transfer } = transferableChunks(answer);
+        this.send({ type: 'logs', id, chunks }, transfer);
+      },
+      (error: unknown) => this.send({ type: 'logs', id, error: toWireError(error) }),
+    );
+  }
+
+  /** Renders /metrics for the thread and posts the text or the failure. */
+  private renderMetrics(id: number): void {
+    const render = this.services.metrics ?? (() => Promise.reject(new Error('metrics are off')));
+    render().then(
+      (text) => this.send({ type: 'metrics', id, text }),
+      (error: unknown) => this.send({ type: 'metrics', id, error: toWireError(error) }),
+    );
+  }
+}
+
+/** The HTTP threads of a service besides the main thread's app: started by listen(), counted by the metrics. */
+export class HttpThreads implements ThreadCountsSource {
+  private threads: HttpThread[] = [];
+
+  /** Prepares `options.threads - 1` threads; nothing starts before listen(). */
+  constructor(private readonly options: HttpThreadsOptions) {}
+
+  /** The counts of threads 1 … N-1 (ThreadCountsSource); undefined for a thread that no longer runs. */
+  counts(): Promise<(ThreadCounts | undefined)[]> {
+    return Promise.all(this.threads.map((thread) => thread.counts()));
+  }
+
+  /**
+   * Starts the front on every thread: checks that `front.port` is free, listens on it shared with
+   * `front` on this thread, then starts the other threads on the port bound; resolves once all
+   * listen, with them as one HttpServer (its port, and a close() over every thread).
+   */
+  async listen(front: HttpServerOptions): Promise<HttpServer> {
+    const { options } = this;
+    const port = await claimablePort(front.host, front.port);
+    const main = await startHttpServer({ ...front, port, sharePort: true });
+    const logLevels = LOG_LEVELS.filter((level): level is LogLevel => level !== 'silent' && options.logger.isLevelEnabled(level));
+    const rateLimit = options.rateLimit && { limit: options.rateLimit.limit, buffer: options.rateLimit.buffer };
+    const services: ThreadServices = { queryLogs: options.queryLogs, metrics: front.ops?.metrics, logger: options.logger };
+    this.threads = Array.from(
+      { length: options.threads - 1 },
+      (_, i) => new HttpThread({ thread: i + 1, dataDir: options.dataDir, host: front.host, port, limits: options.limits, inlineBudgetUs: options.inlineBudgetUs, rateLimit, metrics: options.metrics, logLevels }, services),
+    );
+    const starts = await Promise.allSettled(this.threads.map((thread) => thread.started));
+    const failure = starts.find((start): start is PromiseRejectedResult => start.status === 'rejected');
+    if (failure !== undefined) {
+      await Promise.all(this.threads.map((thread, i) => (starts[i]!.status === 'fulfilled' ? thread.close(0) : thread.terminate())));
+      await main.close();
+      throw failure.reason;
+    }
+    return this.front(main);
+  }
+
+  /** `main` and the other threads as one HttpServer. */
+  private front(main: HttpServer): HttpServer {
+    const { threads } = this;
+    let closed: Promise<number> | undefined;
+    return {
+      port: main.port,
+      host: main.host,
+      stopListening: () => {
+        main.stopListening();
+        for (const thread of threads) void thread.stop();
+      },
+      close(graceMs = 0): Promise<number> {
+        closed ??= (async () => {
+          main.stopListening();
+          await Promise.all(threads.map((thread) => thread.stop()));
+          const cuts = await Promise.all([main.close(graceMs), ...threads.map((thread) => thread.close(graceMs))]);
+          return cuts.reduce((sum, cut) => sum + cut, 0);
+        })();
+        return closed;
+      },
+    };
+  }
+}
