@@ -4,7 +4,7 @@
  * pool's workers and the inline path run, so both render byte-identical answers.
  */
 import { headerHash, headerTimestamp } from '../store/codec.js';
-import { encodeBlockKey } from '../store/keys.js';
+import { writeBlockKey } from '../store/keys.js';
 import { addressTableHas } from '../store/logsRecord.js';
 import type { StoreReader } from '../store/reader.js';
 import type { JsonSink } from './jsonSink.js';
@@ -16,6 +16,21 @@ function headerFields(reader: StoreReader, n: number): { hash: Uint8Array; times
   return { hash: new Uint8Array(headerHash(raw)), timestamp: headerTimestamp(raw) };
 }
 
+/** A growable buffer the scans copy each matching block's record into: its matches are rendered before the next block is read, and scans on a thread run one at a time. */
+class RecordCopy {
+  private buf = Buffer.allocUnsafe(16 * 1024);
+
+  /** `raw` copied (by raw.length: lmdb's read buffer is larger than the value it holds, and Buffer.copy fails on it). */
+  of(raw: Buffer): Buffer {
+    if (raw.length > this.buf.length) this.buf = Buffer.allocUnsafe(Math.max(raw.length, 2 * this.buf.length));
+    this.buf.set(new Uint8Array(raw.buffer, raw.byteOffset, raw.length));
+    return this.buf.subarray(0, raw.length);
+  }
+}
+
+/** This thread's record copy. */
+const copy = new RecordCopy();
+
 /** The per-block values of rendered logs, read only when the block has a match. */
 function blockContext(reader: StoreReader, n: number): RecordBlock {
   let header: { hash: Uint8Array; timestamp: number } | undefined;
@@ -24,6 +39,7 @@ function blockContext(reader: StoreReader, n: number): RecordBlock {
     number: n,
     hash: () => (header ??= headerFields(reader, n)).hash,
     timestamp: () => (header ??= headerFields(reader, n)).timestamp,
+    keep: (raw) => copy.of(raw),
     txHash: (i) => {
       let h = txs.get(i);
       if (h === undefined) {
@@ -51,14 +67,15 @@ export interface ScanReads {
 export function blockScanner(reader: StoreReader, addresses: Uint8Array[], topics: (Uint8Array[] | null)[], reads?: ScanReads): BlockScan {
   const { store } = reader;
   const query = prepareRecordQuery(addresses, topics);
+  const key = Buffer.alloc(8);
   return (n, out) => {
-    const key = encodeBlockKey(n);
+    writeBlockKey(key, n);
     if (addresses.length > 0) {
       const table = store.logAddresses.getBinaryFast(key);
       if (table === undefined || !addressTableHas(table, addresses)) return 0;
     }
-    // A copy: rendering reads header and transaction records, which reuse getBinaryFast's buffer.
-    const raw = store.logs.getBinary(key);
+    // Scanned in place; copied at its first match (keep), since rendering reads header and transaction records into the same buffer.
+    const raw = store.logs.getBinaryFast(key);
     if (raw === undefined) return 0;
     if (reads) reads.recordBytes += raw.length;
     return scanRecord(raw, query, blockContext(reader, n), out);

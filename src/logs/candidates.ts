@@ -7,7 +7,7 @@
 import { bloomBits } from '../chain/bloom.js';
 import { headerLogsBloom } from '../store/codec.js';
 import { orSegmentBlocks } from '../store/addressIndex.js';
-import { encodeAddressSegmentKey, encodeBlockKey, encodeBloomBitsKey } from '../store/keys.js';
+import { encodeAddressSegmentKey, encodeBloomBitsKey, writeBlockKey } from '../store/keys.js';
 import { ADDRESS_INDEX_FLAG, type Store } from '../store/schema.js';
 import { ROW_BYTES, SEGMENT_BLOCKS, segmentStart } from '../store/segments.js';
 
@@ -91,11 +91,14 @@ function bloomHas(bloom: Uint8Array, [a, b, c]: [number, number, number]): boole
   return has(a) && has(b) && has(c);
 }
 
+/** The key buffer of blockMayMatch's reads, rewritten for each (lmdb copies a key before it reads). */
+const headerKey = Buffer.alloc(8);
+
 /** Whether block `number` may match, from its own logsBloom (the open segment's path). */
 export function blockMayMatch(store: Store, number: number, bits: FilterBits): boolean {
   const positions = bits.address ? [bits.address, ...bits.topics] : bits.topics;
   if (positions.length === 0) return true;
-  const raw = store.headers.getBinaryFast(encodeBlockKey(number));
+  const raw = store.headers.getBinaryFast(writeBlockKey(headerKey, number));
   if (raw === undefined) return false;
   const bloom = headerLogsBloom(raw);
   return positions.every((alternatives) => alternatives.some((alt) => bloomHas(bloom, alt)));

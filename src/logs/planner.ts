@@ -32,11 +32,13 @@ export const INLINE_COST_US: Readonly<QueryWork> = { bloomBlocks: 0.9, segments:
 /**
  * The most estimated work, in microseconds, a query may cost to be answered inline. A pool round
  * trip (post the task, wake a worker, its buffers, transfer, merge) costs about 500 µs of CPU on
- * this machine (inlineCost.js), so below the budget the pool only adds work and latency; above
- * it, the query would hold the thread that answers point lookups longer than a fraction of a
- * millisecond, and a worker on another core does it better.
+ * this machine (inlineCost.js), so a query up to about that much work costs under half its CPU
+ * inline, and one up to twice that still less; past a millisecond the query would hold the thread
+ * that answers point lookups longer than their own p99 under load, and workers on other cores,
+ * splitting the range, answer it sooner. (At 400 µs, queries of 0.4-1 ms went to the pool and,
+ * on one loaded core, cost 1.2 ms of CPU each and waited behind the front.)
  */
-export const INLINE_BUDGET_US = 400;
+export const INLINE_BUDGET_US = 1000;
 
 /** The estimated microseconds of `work` on the answering thread. */
 export function inlineCost(work: QueryWork): number {

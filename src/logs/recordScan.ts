@@ -25,6 +25,12 @@ export interface RecordBlock {
   timestamp(): number;
   /** Transaction `i`'s 32-byte hash. */
   txHash(i: number): Uint8Array;
+  /**
+   * The record as a buffer the reads of hash(), timestamp() and txHash() leave intact, asked for at
+   * the first match (a copy when the record is a view of the store's reusable read buffer, so a
+   * block without a match is scanned in place); absent when the record is stable already.
+   */
+  keep?(raw: Buffer): Buffer;
 }
 
 function strip(bytes: Uint8Array): Buffer {
@@ -184,6 +190,7 @@ export function scanRecord(raw: Buffer, q: RecordQuery, block: RecordBlock, out:
     if (!ok) continue;
 
     if (blockHash === undefined) {
+      if (block.keep) raw = block.keep(raw);
       blockHash = block.hash();
       timestamp = block.timestamp();
     }

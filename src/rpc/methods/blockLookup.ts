@@ -5,13 +5,14 @@
  * objects (format.ts); pending and orphaned ones always as wire objects.
  */
 import type { BlockBundle } from '../../chain/types.js';
-import { HeaderOffsets, readHeaderOffsets } from '../../store/codec.js';
+import { headerHash, HeaderOffsets, readHeaderOffsets } from '../../store/codec.js';
 import type { StoreReader } from '../../store/reader.js';
 import type { ResolvedBlock } from '../blocks.js';
 import { formatBlock, formatTransaction } from '../format.js';
 import { RawJson } from '../method.js';
 import { writeBlockJson } from '../render/blockJson.js';
 import { JsonWriter } from '../render/jsonWriter.js';
+import { RenderedBlocks } from '../render/renderedBlocks.js';
 import { TxBlock, writeTxJson } from '../render/txJson.js';
 
 /** The buffer every canonical block or transaction is rendered into (methods run one at a time). */
@@ -19,13 +20,23 @@ const out = new JsonWriter();
 const txBlock = new TxBlock();
 const headerOffsets = new HeaderOffsets();
 
-/** Canonical block `number` as JSON text; null when it is not stored. */
+/** Canonical blocks rendered lately on this thread. */
+const rendered = new RenderedBlocks();
+
+/** Canonical block `number` as JSON text (rendered again only when not cached for its hash); null when it is not stored. */
 function blockJson(reader: StoreReader, number: number, full: boolean): RawJson | null {
   const header = reader.headerRecord(number);
   if (header === undefined) return null;
+  const hash = headerHash(header);
+  const cached = rendered.get(number, full, hash);
+  if (cached !== undefined) return new RawJson([cached]);
+  // Copied: rendering reads the transaction records into the buffer the header is a view of.
+  const blockHash = Buffer.from(hash);
   out.reset();
   writeBlockJson(out, header, (i) => reader.txRecord(number, i), full);
-  return new RawJson([out.text()]);
+  const text = out.text();
+  rendered.set(number, full, blockHash, text);
+  return new RawJson([text]);
 }
 
 /** Transaction `index` of canonical block `number` as JSON text; null when it is not stored. */
