@@ -37,12 +37,17 @@ export class InFlight {
     };
   }
 
+  /** Begins refusing new requests (the start of a drain); requests in flight go on. */
+  refuse(): void {
+    this.draining = true;
+  }
+
   /**
    * Begins the drain and resolves once no request is in flight, or after `graceMs` with the number
    * still in flight then (the requests the caller is about to cut off).
    */
   drain(graceMs: number): Promise<number> {
-    this.draining = true;
+    this.refuse();
     if (this.count === 0 || graceMs <= 0) return Promise.resolve(this.count);
     return new Promise<number>((resolve) => {
       const timer = setTimeout(() => {

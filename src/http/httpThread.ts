@@ -76,11 +76,11 @@ const ctx: MethodContext = {
   },
 };
 
-/** Drains this thread's front within `graceMs`, closes its store, and reports the requests cut off. */
-async function close(server: HttpServer, graceMs: number): Promise<void> {
-  const cut = await server.close(graceMs);
+/** Closes this thread's front (its drain, if begun, first) and its store, then reports it. */
+async function close(server: HttpServer): Promise<void> {
+  await server.close();
   await closeStore(store);
-  post({ type: 'closed', cut });
+  post({ type: 'closed' });
 }
 
 /** Answers the main thread's messages to a thread whose front listens. */
@@ -98,12 +98,15 @@ function serve(server: HttpServer): void {
       case 'counts':
         post({ type: 'counts', id: message.id, counts: { calls: calls?.snapshot() ?? [], statuses: statuses?.snapshot() ?? [], logs: logCounts } });
         return;
-      case 'stop':
-        server.stopListening();
-        post({ type: 'stopped' });
+      case 'refuse':
+        server.refuse();
+        post({ type: 'refused' });
+        return;
+      case 'drain':
+        void server.drain(message.graceMs).then((cut) => post({ type: 'drained', cut }));
         return;
       case 'close':
-        void close(server, message.graceMs);
+        void close(server);
     }
   });
   post({ type: 'listening' });

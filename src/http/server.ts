@@ -70,12 +70,19 @@ export interface HttpServer {
   port: number;
   /** The address bound. */
   host: string;
-  /** Stops listening at once (new connections are refused), still answering requests on open connections until close(). */
-  stopListening(): void;
   /**
-   * Stops listening at once, refuses requests on open connections with 503, lets requests in
-   * flight finish for up to `graceMs` (0 by default), then closes every connection; resolves with
-   * the number of requests cut off unanswered.
+   * Begins a drain without waiting: stops listening (new connections are refused) and answers new
+   * requests on open connections with 503; requests in flight go on until close().
+   */
+  refuse(): void;
+  /**
+   * Refuses as refuse() does and resolves once no request is in flight, or after `graceMs` with the
+   * number still in flight then; connections stay open (answering 503) until close().
+   */
+  drain(graceMs: number): Promise<number>;
+  /**
+   * Drains within `graceMs` (0 by default; a drain already begun is awaited as it is), then closes
+   * every connection; resolves with the number of requests cut off unanswered.
    */
   close(graceMs?: number): Promise<number>;
 }
@@ -319,22 +326,31 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<HttpServ
   logger.info(`http: listening on ${opts.host}:${port} (uWebSockets.js ${uwsImplementation})`);
 
   let listening = true;
-  const stopListening = () => {
+  const refuseRequests = () => {
+    inFlight.refuse();
     if (!listening) return;
     listening = false;
     uWS.us_listen_socket_close(socket);
+  };
+  let drained: Promise<number> | undefined;
+  const drain = (graceMs: number): Promise<number> => {
+    if (drained) return drained;
+    refuseRequests();
+    if (inFlight.size > 0) logger.info('http: draining requests in flight', { requests: inFlight.size, graceMs });
+    drained = inFlight.drain(graceMs).then((cut) => {
+      if (cut > 0) logger.warn('http: requests still unanswered after the grace period are cut off', { requests: cut, graceMs });
+      return cut;
+    });
+    return drained;
   };
   let closed: Promise<number> | undefined;
   return {
     port,
     host: opts.host,
-    stopListening,
+    refuse: refuseRequests,
+    drain,
     close(graceMs = 0): Promise<number> {
-      if (closed) return closed;
-      stopListening();
-      if (inFlight.size > 0) logger.info('http: draining requests in flight', { requests: inFlight.size, graceMs });
-      closed = inFlight.drain(graceMs).then((cut) => {
-        if (cut > 0) logger.warn('http: requests still unanswered after the grace period are cut off', { requests: cut, graceMs });
+      closed ??= drain(graceMs).then((cut) => {
         (app as { close?: () => void }).close?.();
         (socket as FallbackListenSocket).http?.closeAllConnections();
         return cut;

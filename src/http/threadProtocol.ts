@@ -59,8 +59,9 @@ export type FromThread =
   | { type: 'metrics'; id: number }
   | { type: 'log'; line: LogLine }
   | { type: 'counts'; id: number; counts: ThreadCounts }
-  | { type: 'stopped' }
-  | { type: 'closed'; cut: number };
+  | { type: 'refused' }
+  | { type: 'drained'; cut: number }
+  | { type: 'closed' };
 
 /** Messages from the main thread to an HTTP thread. */
 export type ToThread =
@@ -69,8 +70,9 @@ export type ToThread =
   | { type: 'metrics'; id: number; text: MetricsText }
   | { type: 'metrics'; id: number; error: WireError }
   | { type: 'counts'; id: number }
-  | { type: 'stop' }
-  | { type: 'close'; graceMs: number };
+  | { type: 'refuse' }
+  | { type: 'drain'; graceMs: number }
+  | { type: 'close' };
 
 /** Every RpcError class a query can reject with, by name. */
 const RPC_ERROR_CLASSES: ReadonlyMap<string, typeof RpcError> = new Map(

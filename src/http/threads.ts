@@ -11,9 +11,11 @@
  * thread's counts, and its logger for their lines. The rate limiter's buckets are shared memory
  * (rateLimiter.ts), so a key has one limit whichever thread answers it.
  *
- * Shutdown: every thread stops listening first (each confirms), so once a drain has begun no thread
- * accepts a connection; then every thread drains within the same grace, the requests cut off are
- * summed, and each worker closes its store before it is terminated.
+ * Shutdown: every thread first stops listening and refuses new requests with 503 (each confirms),
+ * so once any thread reports its drain no thread accepts a connection or a new request; then every
+ * thread drains within the same grace, keeping its connections open (answering 503) until all
+ * have drained, so a client sees the same drain whichever thread holds its connection; the
+ * requests cut off are summed, and each worker closes its store before it is terminated.
  */
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
@@ -79,8 +81,9 @@ class HttpThread {
   private readonly countRequests = new PendingReplies<ThreadCounts>();
   private running = true;
   private onStarted: { resolve: () => void; reject: (error: Error) => void } | undefined;
-  private onStopped: (() => void) | undefined;
-  private onClosed: ((cut: number) => void) | undefined;
+  private onRefused: (() => void) | undefined;
+  private onDrained: ((cut: number) => void) | undefined;
+  private onClosed: (() => void) | undefined;
 
   /** Starts thread `data.thread`. */
   constructor(
@@ -96,8 +99,9 @@ class HttpThread {
       this.running = false;
       this.onStarted?.reject(new Error(`http: thread ${data.thread} exited before it listened`));
       this.countRequests.failAll(new Error(`http: thread ${data.thread} exited`));
-      this.onStopped?.();
-      this.onClosed?.(0);
+      this.onRefused?.();
+      this.onDrained?.(0);
+      this.onClosed?.();
     });
   }
 
@@ -107,22 +111,29 @@ class HttpThread {
     return this.countRequests.ask((id) => this.send({ type: 'counts', id })).catch(() => undefined);
   }
 
-  /** Stops the thread's listening; resolves once it has. */
-  stop(): Promise<void> {
+  /** Makes the thread stop listening and refuse new requests; resolves once it has. */
+  refuse(): Promise<void> {
     if (!this.running) return Promise.resolve();
-    const stopped = new Promise<void>((resolve) => (this.onStopped = resolve));
-    this.send({ type: 'stop' });
-    return stopped;
+    const refused = new Promise<void>((resolve) => (this.onRefused = resolve));
+    this.send({ type: 'refuse' });
+    return refused;
   }
 
-  /** Drains the thread within `graceMs` and ends it once its store is closed; resolves with the requests it cut off. */
-  async close(graceMs: number): Promise<number> {
-    if (!this.running) return 0;
-    const closed = new Promise<number>((resolve) => (this.onClosed = resolve));
-    this.send({ type: 'close', graceMs });
-    const cut = await closed;
+  /** Drains the thread's front within `graceMs`; resolves with the requests still in flight then. */
+  drain(graceMs: number): Promise<number> {
+    if (!this.running) return Promise.resolve(0);
+    const drained = new Promise<number>((resolve) => (this.onDrained = resolve));
+    this.send({ type: 'drain', graceMs });
+    return drained;
+  }
+
+  /** Closes the thread's connections and store, then ends the thread. */
+  async close(): Promise<void> {
+    if (!this.running) return;
+    const closed = new Promise<void>((resolve) => (this.onClosed = resolve));
+    this.send({ type: 'close' });
+    await closed;
     await this.terminate();
-    return cut;
   }
 
   /** Ends the worker (used once its store is closed, or it failed to start) and resolves once it has exited. */
@@ -151,10 +162,12 @@ class HttpThread {
         return writeLine(this.services.logger, message.line);
       case 'counts':
         return this.countRequests.settle(message.id, message.counts);
-      case 'stopped':
-        return this.onStopped?.();
+      case 'refused':
+        return this.onRefused?.();
+      case 'drained':
+        return this.onDrained?.(message.cut);
       case 'closed':
-        return this.onClosed?.(message.cut);
+        return this.onClosed?.();
     }
   }
 
@@ -210,7 +223,7 @@ export class HttpThreads implements ThreadCountsSource {
     const starts = await Promise.allSettled(this.threads.map((thread) => thread.started));
     const failure = starts.find((start): start is PromiseRejectedResult => start.status === 'rejected');
     if (failure !== undefined) {
-      await Promise.all(this.threads.map((thread, i) => (starts[i]!.status === 'fulfilled' ? thread.close(0) : thread.terminate())));
+      await Promise.all(this.threads.map((thread, i) => (starts[i]!.status === 'fulfilled' ? thread.close() : thread.terminate())));
       await main.close();
       throw failure.reason;
     }
@@ -220,21 +233,28 @@ export class HttpThreads implements ThreadCountsSource {
   /** `main` and the other threads as one HttpServer. */
   private front(main: HttpServer): HttpServer {
     const { threads } = this;
+    let drained: Promise<number> | undefined;
+    const drain = (graceMs: number): Promise<number> =>
+      (drained ??= (async () => {
+        main.refuse();
+        await Promise.all(threads.map((thread) => thread.refuse()));
+        const cuts = await Promise.all([main.drain(graceMs), ...threads.map((thread) => thread.drain(graceMs))]);
+        return cuts.reduce((sum, cut) => sum + cut, 0);
+      })());
     let closed: Promise<number> | undefined;
     return {
       port: main.port,
       host: main.host,
-      stopListening: () => {
-        main.stopListening();
-        for (const thread of threads) void thread.stop();
+      refuse: () => {
+        main.refuse();
+        for (const thread of threads) void thread.refuse();
       },
+      drain,
       close(graceMs = 0): Promise<number> {
-        closed ??= (async () => {
-          main.stopListening();
-          await Promise.all(threads.map((thread) => thread.stop()));
-          const cuts = await Promise.all([main.close(graceMs), ...threads.map((thread) => thread.close(graceMs))]);
-          return cuts.reduce((sum, cut) => sum + cut, 0);
-        })();
+        closed ??= drain(graceMs).then(async (cut) => {
+          await Promise.all([main.close(), ...threads.map((thread) => thread.close())]);
+          return cut;
+        });
         return closed;
       },
     };
