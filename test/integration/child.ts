@@ -13,7 +13,7 @@ export interface CliProcess {
   stdout(): string;
   /** Everything written to stderr so far. */
   stderr(): string;
-  /** Resolves with the exit code (or the signal's name) once the process has exited. */
+  /** Resolves with the exit code (or the signal's name) once the process has exited and its output is all read. */
   exited: Promise<number | string>;
   /** Resolves once stderr matches `pattern`; rejects if the process exits first. */
   waitForStderr(pattern: RegExp): Promise<RegExpMatchArray>;
@@ -30,7 +30,8 @@ export function startCli(args: string[]): CliProcess {
     err += d.toString();
     for (const w of waiters.splice(0)) w();
   });
-  const exited = new Promise<number | string>((resolve) => child.once('exit', (code, signal) => resolve(code ?? signal ?? -1)));
+  // 'close', not 'exit': 'exit' may come before the last of stdout and stderr has been read.
+  const exited = new Promise<number | string>((resolve) => child.once('close', (code, signal) => resolve(code ?? signal ?? -1)));
   const waitForStderr = (pattern: RegExp) =>
     new Promise<RegExpMatchArray>((resolve, reject) => {
       let done = false;

@@ -64,7 +64,7 @@ async function serve(args: string[], env: NodeJS.ProcessEnv = {}): Promise<Serve
   const child = spawn(process.execPath, [CLI, 'serve', ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env } });
   let stderr = '';
   child.stderr.setEncoding('utf8').on('data', (c: string) => (stderr += c));
-  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
   const kill = () => {
     if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
   };
@@ -134,7 +134,7 @@ describe('a store made, keyed and served from the command line', () => {
     let stderr = '';
     child.stderr!.setEncoding('utf8').on('data', (c: string) => (stderr += c));
     const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
-      child.on('exit', (code, signal) => resolve({ code, signal })),
+      child.on('close', (code, signal) => resolve({ code, signal })),
     );
     try {
       // The first stdout line announces the address once requests are accepted.
