@@ -4,6 +4,13 @@
  */
 import { open, type Database, type RootDatabase } from 'lmdb';
 
+/**
+ * Meta counter: how many times the writer has rolled canonical blocks back (reorganisations; absent
+ * means none). A reader that keeps per-block data of a number drops it once the counter moves,
+ * since until then a stored block is never replaced, only new ones appended.
+ */
+export const ROLLBACKS_KEY = 'rollbacks';
+
 /** Meta flag: every complete segment has its address index (stores written before it existed lack it until reindexed). */
 export const ADDRESS_INDEX_FLAG = 'addressIndex';
 

@@ -8,7 +8,7 @@ import { collectSegmentAddresses, encodeSegmentBlocks } from './addressIndex.js'
 import { encodeAddressSegmentKey, encodeBlockKey, encodeBloomBitsKey, encodeStorageKey, encodeTxKey, STORAGE_PREFIX_BYTES } from './keys.js';
 import { decodeLogAddresses, encodeLogAddresses, encodeLogs } from './logsRecord.js';
 import { StoreReader } from './reader.js';
-import { ADDRESS_INDEX_FLAG, type Store } from './schema.js';
+import { ADDRESS_INDEX_FLAG, ROLLBACKS_KEY, type Store } from './schema.js';
 import { BLOOM_BITS, buildSegmentRows, SEGMENT_BLOCKS, segmentOf, segmentStart } from './segments.js';
 
 /** Raised when a batch does not extend the stored chain (wrong number or parent hash). */
@@ -173,6 +173,7 @@ export class StoreWriter {
       }
     }
     s.meta.put('head', to);
+    s.meta.put(ROLLBACKS_KEY, ((s.meta.get(ROLLBACKS_KEY) as number | undefined) ?? 0) + 1);
     s.meta.remove('pending');
     s.meta.put('safe', Math.min(meta.safe, to));
     s.meta.put('finalized', Math.min(meta.finalized, to));

@@ -10,6 +10,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
+import { bloomBits } from '../../src/chain/bloom.js';
 import { bytesToHex, quantityToHex } from '../../src/chain/hex.js';
 import type { BlockBundle } from '../../src/chain/types.js';
 import { DEFAULT_LOG_LIMITS, type LogLimits } from '../../src/config.js';
@@ -491,3 +492,49 @@ test('eth_getLogs by the hash of a reorganised-out block: its logs with removed:
     small.remove();
   }
 });
+
+test('a block replaced by a reorganisation is filtered by its new bloom and rendered anew, though the service had cached the old one', async () => {
+  const small = await makeDataset(40, 0.05, 'replaced');
+  try {
+    const writable = openStore(small.dir);
+    const r = new StoreReader(writable);
+    const head = r.meta()!.head;
+    // The replacement of the head carries the logs (and transactions, and bloom) of the block before it.
+    let donor = head - 1;
+    while (r.logs(donor).length === 0) donor--;
+    const headBloom = Buffer.from(r.header(head)!.logsBloom);
+    const absent = r.logs(donor).find((l) => !bloomHas(headBloom, l.address));
+    assert.ok(absent, 'an address of the donor block that the head block bloom rules out');
+    const address = bytesToHex(absent.address);
+    const filter = { fromBlock: hex(head), toBlock: hex(head), address };
+
+    const svc = await startTestService(small);
+    try {
+      assert.deepEqual(await svc.result('eth_getLogs', [filter]), [], 'the old head has no log of that address');
+      const oldBlock = (await svc.result('eth_getBlockByNumber', [hex(head), false])) as Obj;
+
+      const old = r.header(head)!;
+      const from = r.header(donor)!;
+      const header = { ...old, hash: Buffer.from(old.hash).fill(0xab, 0, 4), logsBloom: from.logsBloom };
+      new StoreWriter(writable).append({ rollbackTo: head - 1, blocks: [{ header, transactions: r.transactions(donor), logs: r.logs(donor), storage: [] }] });
+
+      const logs = (await svc.result('eth_getLogs', [filter])) as Obj[];
+      assert.equal(logs.length, r.logs(head).filter((l) => bytesToHex(l.address) === address).length);
+      assert.ok(logs.length > 0);
+      for (const log of logs) assert.equal(log.blockHash, bytesToHex(header.hash));
+      const block = (await svc.result('eth_getBlockByNumber', [hex(head), false])) as Obj;
+      assert.notEqual(block.hash, oldBlock.hash);
+      assert.equal(block.hash, bytesToHex(header.hash));
+    } finally {
+      await svc.close();
+      await closeStore(writable);
+    }
+  } finally {
+    small.remove();
+  }
+});
+
+/** Whether a 2048-bit logsBloom has the three bits of `item`. */
+function bloomHas(bloom: Uint8Array, item: Uint8Array): boolean {
+  return bloomBits(item).every((bit) => (bloom[255 - (bit >> 3)]! & (1 << (bit & 7))) !== 0);
+}
