@@ -40,13 +40,17 @@ test: build
 clean:
 	rm -rf dist
 
-.PHONY: bench bench-quick
+.PHONY: bench bench-quick bench-small
 
 bench: build
 	node dist/native-free-bench/run.js
 
 bench-quick: build
 	node dist/native-free-bench/run.js --quick
+
+# Small requests against anvil and the bare transport, wrk and servers pinned to separate cores (needs Debian's wrk).
+bench-small: build
+	node dist/native-free-bench/run.js --only small
 
 .PHONY: fuzz crash
 

@@ -4,7 +4,7 @@
  * machine, printed as one table and written as JSON, Markdown and an SVG chart under
  * native-free-bench/results/.
  *
- *   node dist/native-free-bench/run.js [--quick] [--only logs,http,anvil,ingest,micro]
+ *   node dist/native-free-bench/run.js [--quick] [--only logs,http,anvil,small,ingest,micro]
  *
  * With --only, just the named sections run and the table is printed, not written: results/ keeps
  * the last whole run (the README's table is copied from results/full.md).
@@ -19,6 +19,7 @@ import { measureHttp } from './http.js';
 import { measureIngest } from './ingest.js';
 import { measureLogQueries } from './logQueries.js';
 import { measureMicro } from './micro.js';
+import { measureSmallRequests } from './smallRequests.js';
 import { table, writeReport, type ChartData, type Row } from './report.js';
 
 /**
@@ -28,16 +29,16 @@ import { table, writeReport, type ChartData, type Row } from './report.js';
 const PROFILES = {
   full: {
     data: 'data/bench', blocks: 20_480, density: 1, reps: 25, seconds: 8, runs: 3, ingestBlocks: 1000, microTime: 1,
-    anvilBlocks: 3_000, anvilSeconds: 8, anvilLatencyRequests: 2_000, anvilLogReps: 50,
+    anvilBlocks: 3_000, anvilSeconds: 8, anvilLatencyRequests: 2_000, anvilLogReps: 50, smallBlocks: 287, smallSeconds: 6,
   },
   quick: {
     data: 'data/bench-quick', blocks: 4_200, density: 0.2, reps: 7, seconds: 2, runs: 1, ingestBlocks: 100, microTime: 0.1,
-    anvilBlocks: 300, anvilSeconds: 1, anvilLatencyRequests: 300, anvilLogReps: 20,
+    anvilBlocks: 300, anvilSeconds: 1, anvilLatencyRequests: 300, anvilLogReps: 20, smallBlocks: 287, smallSeconds: 1,
   },
 } as const;
 
 /** The sections of the benchmark, in the order they run. */
-const SECTIONS = ['logs', 'http', 'anvil', 'ingest', 'micro'] as const;
+const SECTIONS = ['logs', 'http', 'anvil', 'small', 'ingest', 'micro'] as const;
 type Section = (typeof SECTIONS)[number];
 
 /** The seed of the benchmark datasets (fixed: every run measures the same chain). */
@@ -105,6 +106,20 @@ async function main(): Promise<void> {
       } catch (error) {
         console.log(`anvil baseline failed, its rows are missing: ${(error as Error).stack}`);
         extra.anvil = { error: (error as Error).message };
+      }
+    });
+  }
+  if (run.has('small') && !existsSync(ANVIL_BIN)) console.log(`small requests skipped: ${ANVIL_BIN} is not installed (npm's optional @foundry-rs/anvil-linux-amd64)`);
+  else if (run.has('small')) {
+    await step('small', 'small requests', async () => {
+      try {
+        const small = await measureSmallRequests({ blocks: p.smallBlocks, seconds: p.smallSeconds, connections: 50 });
+        rows.push(...small.rows);
+        extra.small = { table: small.table, mismatches: small.mismatches };
+        console.log(small.table);
+      } catch (error) {
+        console.log(`small requests failed, their rows are missing: ${(error as Error).stack}`);
+        extra.small = { error: (error as Error).message };
       }
     });
   }

@@ -1,0 +1,403 @@
+/**
+ * `make bench` section "small requests": the requests indexers in realtime mode and load tests send
+ * most (eth_getLogs by blockHash or over the last blocks, single blocks, transactions, storage
+ * words), against anvil serving the same chain and against a bare uWebSockets.js server answering
+ * a constant body of the same size (the transport's ceiling).
+ *
+ * Anvil mines the integration tests' workload, `runIngest` copies the chain with its storage diffs,
+ * and every request shape is first checked to get the same answer from both. The load generator is
+ * wrk (Debian's `wrk`) pinned to core 0 with every server, all its threads, pinned to core 1, so the
+ * generator never takes the server's CPU; when wrk is not installed, autocannon runs in this process,
+ * pinned to core 0, and the table says so. Per shape and server: req/s, p50/p99 at `connections`
+ * keep-alive connections, and the server's CPU time per request (utime + stime of /proc/PID/stat,
+ * every thread of the process). Then the same load with nothing pinned (ethlogd with its default
+ * threads), for the p99s.
+ *
+ *   node dist/native-free-bench/smallRequests.js [--blocks 288] [--seconds 5]
+ */
+import autocannon from 'autocannon';
+import { execFileSync, spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { availableParallelism, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { parseArgs } from 'node:util';
+import { bytesToHex, quantityToHex } from '../src/chain/hex.js';
+import { runIngest } from '../src/ingest/ingest.js';
+import { createLogger } from '../src/log.js';
+import { createApiKey } from '../src/store/apiKeys.js';
+import { StoreReader } from '../src/store/reader.js';
+import { closeStore, openStore, type Store } from '../src/store/schema.js';
+import { Anvil, type Call } from '../test/integration/anvil.js';
+import { ANVIL_EXTRAS, compareAnswers } from '../test/integration/differ.js';
+import { Workload } from '../test/integration/workload.js';
+import { sampleRequests } from './anvilBaseline.js';
+import type { Row, Target } from './report.js';
+
+/** Options of the small-request comparison. */
+export interface SmallBenchOptions {
+  /** Blocks anvil mines with the workload (the deployment block comes on top). */
+  blocks: number;
+  /** Seconds of measured load per shape and server (after one second of warm-up). */
+  seconds: number;
+  connections: number;
+}
+
+/** One request shape: its bodies (the generator cycles through them) and the answer kind for the differ. */
+interface Shape {
+  name: string;
+  kind: string;
+  calls: Call[];
+  /** The issue's targets: at least this many times anvil's req/s, and this share of bare's. */
+  minVsAnvil: number;
+  minVsBare: number;
+}
+
+/** What one load run measured on one server. */
+interface Load {
+  rps: number;
+  p50Ms: number;
+  p99Ms: number;
+  /** Server CPU time per answered request, µs. */
+  cpuUs: number;
+  /** Socket errors, timeouts and non-2xx answers. */
+  bad: number;
+}
+
+/** A shape's measurements on the three servers, pinned, and on anvil and ethlogd unpinned. */
+interface ShapeResult {
+  shape: Shape;
+  bytes: number;
+  bare: Load;
+  anvil: Load;
+  ours: Load;
+  anvilFree: Load;
+  oursFree: Load;
+}
+
+/** The CPU the load generator runs on, and the one every server runs on. */
+const GENERATOR_CPU = '0';
+const SERVER_CPU = '1';
+/** Distinct bodies per point-lookup shape (the generator cycles through them). */
+const SAMPLES = 64;
+/** Clock ticks per second of /proc/PID/stat's utime and stime. */
+const CLOCK_TICKS = Number(execFileSync('getconf', ['CLK_TCK']).toString().trim()) || 100;
+
+const hex = quantityToHex;
+const rpcBody = (c: Call, id: number) => JSON.stringify({ jsonrpc: '2.0', id, method: c.method, params: c.params });
+
+/** Whether Debian's wrk is on the PATH. */
+function hasWrk(): boolean {
+  return spawnSync('wrk', ['--version']).error === undefined;
+}
+
+/** Pins every thread of process `pid` to `cpus` (a taskset list, e.g. "1" or "0,1"). */
+function pin(pid: number, cpus: string): void {
+  execFileSync('taskset', ['-a', '-cp', cpus, String(pid)], { stdio: 'ignore' });
+}
+
+/** CPU seconds (user + system, all threads) process `pid` has used. */
+function cpuSeconds(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  // After "pid (comm) ", utime and stime are the 12th and 13th fields.
+  return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS;
+}
+
+/** A server child process and the port it listens on. */
+interface Server {
+  pid: number;
+  url: string;
+  stop(): Promise<void>;
+}
+
+/** Spawns node with `args` (under `taskset -c cpus` when given) and waits for its "listening on … PORT" line. */
+async function startPinned(args: string[], cpus: string | undefined, path: string): Promise<Server> {
+  const argv = [process.execPath, ...args];
+  const child: ChildProcess = cpus === undefined ? spawn(argv[0]!, argv.slice(1), { stdio: ['ignore', 'pipe', 'inherit'] }) : spawn('taskset', ['-c', cpus, ...argv], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const lines = createInterface({ input: child.stdout! });
+  const port = await new Promise<number>((resolve, reject) => {
+    child.once('exit', (code) => reject(new Error(`${args.join(' ')} exited with ${code}`)));
+    lines.on('line', (line) => {
+      const m = /listening on (?:http:\/\/[^:]+:)?(\d+)/.exec(line);
+      if (m) resolve(Number(m[1]));
+    });
+  });
+  child.removeAllListeners('exit');
+  return {
+    pid: child.pid!,
+    url: `http://127.0.0.1:${port}${path}`,
+    stop: () =>
+      new Promise<void>((resolve) => {
+        if (child.exitCode !== null) return resolve();
+        child.once('exit', () => resolve());
+        child.kill('SIGTERM');
+      }),
+  };
+}
+
+/** Milliseconds in a wrk latency figure ("812.00us", "3.41ms", "1.02s"). */
+function wrkMs(figure: string): number {
+  const m = /^([\d.]+)(us|ms|s|m)$/.exec(figure);
+  if (!m) throw new Error(`wrk latency: ${figure}`);
+  return Number(m[1]) * { us: 1e-3, ms: 1, s: 1e3, m: 6e4 }[m[2] as 'us' | 'ms' | 's' | 'm'];
+}
+
+/** A wrk Lua script that POSTs `bodies` in turn. */
+function wrkScript(bodies: string[]): string {
+  const path = join(mkdtempSync(join(tmpdir(), 'ethlogd-wrk-')), 'post.lua');
+  const quoted = bodies.map((b) => `[==[${b}]==]`).join(',\n');
+  writeFileSync(
+    path,
+    `local bodies = {${quoted}}
+local i = 0
+request = function()
+  i = i % #bodies + 1
+  return wrk.format("POST", nil, { ["Content-Type"] = "application/json" }, bodies[i])
+end
+`,
+  );
+  return path;
+}
+
+/** Runs wrk against `url` for `seconds` (on GENERATOR_CPU when `pinned`) with `script`; returns its report. */
+function runWrk(url: string, script: string, seconds: number, connections: number, pinned: boolean): string {
+  const args = ['-t1', `-c${connections}`, `-d${seconds}s`, '--latency', '-s', script, url];
+  const r = pinned ? spawnSync('taskset', ['-c', GENERATOR_CPU, 'wrk', ...args]) : spawnSync('wrk', args);
+  if (r.status !== 0) throw new Error(`wrk failed: ${r.stderr.toString()}`);
+  return r.stdout.toString();
+}
+
+/** Loads `server` with `bodies` for `seconds` after a second of warm-up; wrk when `wrk`, else autocannon in this process. */
+async function load(server: Server, bodies: string[], o: SmallBenchOptions, wrk: boolean, pinned: boolean): Promise<Load> {
+  if (wrk) {
+    const script = wrkScript(bodies);
+    try {
+      runWrk(server.url, script, 1, o.connections, pinned);
+      const cpu0 = cpuSeconds(server.pid);
+      const out = runWrk(server.url, script, o.seconds, o.connections, pinned);
+      const cpu = cpuSeconds(server.pid) - cpu0;
+      const requests = Number(/(\d+) requests in/.exec(out)![1]);
+      const errors = /Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)/.exec(out);
+      const non2xx = Number(/Non-2xx or 3xx responses: (\d+)/.exec(out)?.[1] ?? 0);
+      return {
+        rps: Number(/Requests\/sec:\s+([\d.]+)/.exec(out)![1]),
+        p50Ms: wrkMs(/ 50%\s+(\S+)/.exec(out)![1]!),
+        p99Ms: wrkMs(/ 99%\s+(\S+)/.exec(out)![1]!),
+        cpuUs: (cpu * 1e6) / Math.max(1, requests),
+        bad: non2xx + (errors ? errors.slice(1).reduce((sum, n) => sum + Number(n), 0) : 0),
+      };
+    } finally {
+      rmSync(join(script, '..'), { recursive: true, force: true });
+    }
+  }
+  const requests = bodies.map((body) => ({ body }));
+  const options = { url: server.url, connections: o.connections, method: 'POST' as const, headers: { 'content-type': 'application/json' }, requests };
+  await autocannon({ ...options, duration: 1 });
+  const cpu0 = cpuSeconds(server.pid);
+  const r = await autocannon({ ...options, duration: o.seconds });
+  const cpu = cpuSeconds(server.pid) - cpu0;
+  return { rps: r.requests.average, p50Ms: r.latency.p50, p99Ms: r.latency.p99, cpuUs: (cpu * 1e6) / Math.max(1, r.requests.total), bad: r.errors + r.timeouts + r.non2xx };
+}
+
+/** The four eth_getLogs shapes of the issue, picked from the ingested chain. */
+function logShapes(store: Store, head: number): Shape[] {
+  const reader = new StoreReader(store);
+  const oneLog: string[] = [];
+  const pairs = new Map<string, number[]>();
+  const byAddress = new Map<string, number>();
+  for (let n = 0; n <= head; n++) {
+    const logs = reader.logs(n);
+    if (logs.length === 1) oneLog.push(bytesToHex(reader.header(n)!.hash));
+    for (const log of logs) {
+      const address = bytesToHex(log.address);
+      if (n > head - 10) byAddress.set(address, (byAddress.get(address) ?? 0) + 1);
+      if (log.topics.length === 0) continue;
+      const pair = `${address} ${bytesToHex(log.topics[0]!)}`;
+      pairs.set(pair, [...(pairs.get(pair) ?? []), n]);
+    }
+  }
+  if (oneLog.length === 0) throw new Error('no block with exactly one log');
+  /** The address + topic0 pair whose matches from block `from` on are closest to 10. */
+  const tenLogs = (from: number) => {
+    let best = '';
+    let distance = Infinity;
+    for (const [pair, blocks] of pairs) {
+      const d = Math.abs(blocks.filter((n) => n >= from).length - 10);
+      if (d < distance) [best, distance] = [pair, d];
+    }
+    const [address, topic] = best.split(' ');
+    return { address, topics: [topic] };
+  };
+  // A contract with a few logs in those blocks, as a realtime indexer of one contract asks.
+  const oneContract = [...byAddress].sort((a, b) => Math.abs(a[1] - 3) - Math.abs(b[1] - 3))[0]![0];
+  const latest = hex(head);
+  return [
+    { name: 'eth_getLogs {blockHash} (1 log)', kind: 'log', calls: oneLog.slice(0, SAMPLES).map((blockHash) => ({ method: 'eth_getLogs', params: [{ blockHash }] })), minVsAnvil: 1, minVsBare: 0.35 },
+    { name: 'eth_getLogs last 10 blocks, one address', kind: 'log', calls: [{ method: 'eth_getLogs', params: [{ fromBlock: hex(head - 9), toBlock: latest, address: oneContract }] }], minVsAnvil: 1, minVsBare: 0.35 },
+    { name: 'eth_getLogs last 100 blocks, address + topic0 (~10 logs)', kind: 'log', calls: [{ method: 'eth_getLogs', params: [{ fromBlock: hex(head - 99), toBlock: latest, ...tenLogs(head - 99) }] }], minVsAnvil: 1.5, minVsBare: 0 },
+    { name: 'eth_getLogs whole chain, address + topic0 (~10 logs)', kind: 'log', calls: [{ method: 'eth_getLogs', params: [{ fromBlock: '0x0', toBlock: latest, ...tenLogs(0) }] }], minVsAnvil: 2, minVsBare: 0 },
+  ];
+}
+
+/** The issue's targets for the point lookups, by the names sampleRequests gives them. */
+const LOOKUP_TARGETS: Record<string, [number, number]> = {
+  eth_getTransactionByHash: [2, 0.5],
+  eth_getTransactionByBlockNumberAndIndex: [2, 0.5],
+  'eth_getBlockByNumber (hashes)': [1, 0.5],
+  'eth_getBlockByNumber (full txs)': [2, 0.5],
+  'eth_getStorageAt (a written slot, at the block that wrote it)': [1, 0.5],
+};
+
+const fmtRps = (n: number) => (n >= 1e4 ? `${(n / 1e3).toFixed(1)}k` : n.toFixed(0));
+const fmtMs = (n: number) => (n >= 10 ? n.toFixed(0) : n.toFixed(1));
+
+/** The section's table, in the issue's layout. */
+export function smallTable(results: ShapeResult[], generator: string): string {
+  const lines = [
+    `| request | bare req/s | anvil req/s | ethlogd req/s | ethlogd / anvil | ethlogd / bare | p50 anvil / ethlogd | p99 anvil / ethlogd | p99 unpinned anvil / ethlogd | CPU µs anvil / ethlogd |`,
+    '|---|---|---|---|---|---|---|---|---|---|',
+  ];
+  for (const r of results) {
+    lines.push(
+      `| ${r.shape.name} | ${fmtRps(r.bare.rps)} | ${fmtRps(r.anvil.rps)} | ${fmtRps(r.ours.rps)} | ${(r.ours.rps / r.anvil.rps).toFixed(2)}× | ${((100 * r.ours.rps) / r.bare.rps).toFixed(0)}% | ` +
+        `${fmtMs(r.anvil.p50Ms)} / ${fmtMs(r.ours.p50Ms)} ms | ${fmtMs(r.anvil.p99Ms)} / ${fmtMs(r.ours.p99Ms)} ms | ${fmtMs(r.anvilFree.p99Ms)} / ${fmtMs(r.oursFree.p99Ms)} ms | ${r.anvil.cpuUs.toFixed(0)} / ${r.ours.cpuUs.toFixed(0)} |`,
+    );
+  }
+  lines.push('', `Load generator: ${generator}.`);
+  return lines.join('\n');
+}
+
+/** The report rows of a shape: throughput against anvil and bare, CPU and p99 against anvil. */
+function rows(r: ShapeResult, generator: string, chain: string): Row[] {
+  const min = (value: number, text: string): Target => ({ kind: 'min', value, ofRatio: true, text });
+  const max = (value: number, text: string): Target => ({ kind: 'max', value, ofRatio: true, text });
+  const where = `${chain}, ${generator}`;
+  const out: Row[] = [
+    { figure: `small: ${r.shape.name}, req/s vs anvil (${where})`, ours: r.ours.rps, unit: 'req/s', baseline: r.anvil.rps, baselineName: 'anvil, same core', target: min(r.shape.minVsAnvil, `≥ ${r.shape.minVsAnvil}× anvil`) },
+    { figure: `small: ${r.shape.name}, server CPU per request vs anvil`, ours: r.ours.cpuUs, unit: 'µs', baseline: r.anvil.cpuUs, baselineName: 'anvil', target: r.shape.kind === 'log' ? max(1, '≤ anvil') : undefined },
+    { figure: `small: ${r.shape.name}, p99 vs anvil (pinned)`, ours: r.ours.p99Ms, unit: 'ms', baseline: r.anvil.p99Ms, baselineName: 'anvil', target: max(1, '≤ anvil') },
+    { figure: `small: ${r.shape.name}, p99 vs anvil (unpinned)`, ours: r.oursFree.p99Ms, unit: 'ms', baseline: r.anvilFree.p99Ms, baselineName: 'anvil', target: max(1, '≤ anvil') },
+  ];
+  if (r.shape.minVsBare > 0) {
+    out.push({ figure: `small: ${r.shape.name}, req/s vs bare uWS (${r.bytes}-byte body)`, ours: r.ours.rps, unit: 'req/s', baseline: r.bare.rps, baselineName: 'bare uWS, same size', target: min(r.shape.minVsBare, `≥ ${r.shape.minVsBare * 100}% of bare`) });
+  }
+  const bad = r.ours.bad + r.anvil.bad + r.bare.bad + r.oursFree.bad + r.anvilFree.bad;
+  if (bad > 0) out[0]!.note = `${bad} socket errors, timeouts or non-2xx answers`;
+  return out;
+}
+
+/** The cores the 1-vs-2 HTTP threads comparison gives the server (the generator keeps GENERATOR_CPU). */
+const SCALING_CPUS = '1,2';
+
+/**
+ * With 4 or more cores: the first two shapes (eth_getLogs by blockHash, the last 10 blocks) and a
+ * block lookup on `serve --http-threads 1` and `--http-threads 2`, both pinned to SCALING_CPUS;
+ * with fewer, a line saying why not.
+ */
+async function httpThreadScaling(
+  serve: (cpus: string | undefined, extra?: string[]) => Promise<Server>,
+  shapes: Shape[],
+  o: SmallBenchOptions,
+  wrk: boolean,
+): Promise<{ rows: Row[]; text: string }> {
+  const cores = availableParallelism();
+  if (cores < 4) return { rows: [], text: `1 vs 2 HTTP threads: not measured, this machine has ${cores} cores (it takes 4: the load generator's, two for the server, one spare).` };
+  const picked = [shapes[0]!, shapes[1]!, shapes.find((s) => s.name === 'eth_getBlockByNumber (hashes)')!];
+  const rowsOut: Row[] = [];
+  const lines = ['| request | 1 HTTP thread req/s | 2 HTTP threads req/s | ratio |', '|---|---|---|---|'];
+  for (const shape of picked) {
+    const rps: number[] = [];
+    for (const threads of [1, 2]) {
+      const server = await serve(SCALING_CPUS, ['--http-threads', String(threads)]);
+      try {
+        rps.push((await load(server, shape.calls.map(rpcBody), o, wrk, true)).rps);
+      } finally {
+        await server.stop();
+      }
+    }
+    lines.push(`| ${shape.name} | ${fmtRps(rps[0]!)} | ${fmtRps(rps[1]!)} | ${(rps[1]! / rps[0]!).toFixed(2)}× |`);
+    rowsOut.push({ figure: `small: ${shape.name}, 2 vs 1 HTTP threads on cores ${SCALING_CPUS}`, ours: rps[1]!, unit: 'req/s', baseline: rps[0]!, baselineName: '1 HTTP thread' });
+  }
+  return { rows: rowsOut, text: lines.join('\n') };
+}
+
+/** Mines the chain on anvil, ingests it, checks the answers alike, and measures every shape on the three servers. */
+export async function measureSmallRequests(o: SmallBenchOptions): Promise<{ rows: Row[]; table: string; mismatches: string[] }> {
+  if (availableParallelism() < 2) throw new Error('the small-request section pins the load generator and the server to two different cores: this machine has one');
+  const wrk = hasWrk();
+  const generator = wrk
+    ? `wrk -t1 -c${o.connections} on core ${GENERATOR_CPU}, servers on core ${SERVER_CPU}`
+    : `autocannon (wrk is not installed: apt-get install wrk), in the benchmark's process on core ${GENERATOR_CPU}, servers on core ${SERVER_CPU}`;
+  if (!wrk) execFileSync('taskset', ['-a', '-cp', GENERATOR_CPU, String(process.pid)], { stdio: 'ignore' });
+  const anvil = await Anvil.start(['--hardfork', 'prague', '--no-mining']);
+  const dir = mkdtempSync(join(tmpdir(), 'ethlogd-bench-small-'));
+  try {
+    const workload = await Workload.deploy(anvil);
+    await workload.mine(o.blocks, { min: 4, max: 10, special: false });
+    const head = await anvil.head();
+    await runIngest({ rpc: anvil.url, dataDir: dir, storage: 'prestate', logger: createLogger('warn') });
+    const store = openStore(dir);
+    const key = createApiKey(store, 'bench-small');
+    const shapes: Shape[] = [
+      ...logShapes(store, head),
+      ...sampleRequests(store, head).methods.map((m) => ({ ...m, calls: m.calls.slice(0, SAMPLES), minVsAnvil: LOOKUP_TARGETS[m.name]![0], minVsBare: LOOKUP_TARGETS[m.name]![1] })),
+    ];
+    await closeStore(store);
+    const chain = `${head + 1}-block anvil chain`;
+    console.log(`  small requests: ${chain}; ${generator}`);
+
+    const serve = (cpus: string | undefined, extra: string[] = []) =>
+      startPinned(['dist/src/cli.js', 'serve', '--data', dir, '--port', '0', '--host', '127.0.0.1', '--log-level', 'warn', ...extra], cpus, `/v3/${key}`);
+    const anvilServer: Server = { pid: anvil.pid, url: anvil.url, stop: () => anvil.stop() };
+    const mismatches: string[] = [];
+    const results: ShapeResult[] = [];
+    // Started on core 1 alone, the service sizes its HTTP threads and pool to that one core.
+    const ours = await serve(SERVER_CPU);
+    try {
+      for (const shape of shapes) mismatches.push(...(await compareAnswers(ours.url, anvil.url, shape.kind, shape.calls, ANVIL_EXTRAS)));
+      if (mismatches.length > 0) console.log(`  anvil and ethlogd answer differently: ${mismatches.slice(0, 5).join('; ')}`);
+      pin(anvil.pid, SERVER_CPU);
+      for (const shape of shapes) {
+        const bodies = shape.calls.map(rpcBody);
+        const sizes = await Promise.all(bodies.map(async (b) => (await (await fetch(ours.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: b })).arrayBuffer()).byteLength));
+        const bytes = Math.round(sizes.reduce((a, b) => a + b, 0) / sizes.length);
+        const bare = await startPinned(['dist/native-free-bench/bareServer.js', String(bytes)], SERVER_CPU, '/');
+        try {
+          const result = { shape, bytes, bare: await load(bare, bodies, o, wrk, true), anvil: await load(anvilServer, bodies, o, wrk, true), ours: await load(ours, bodies, o, wrk, true) };
+          results.push({ ...result, anvilFree: result.anvil, oursFree: result.ours });
+          console.log(`  ${shape.name}: bare ${fmtRps(result.bare.rps)}, anvil ${fmtRps(result.anvil.rps)}, ethlogd ${fmtRps(result.ours.rps)} req/s; CPU µs ${result.anvil.cpuUs.toFixed(0)} / ${result.ours.cpuUs.toFixed(0)}`);
+        } finally {
+          await bare.stop();
+        }
+      }
+    } finally {
+      await ours.stop();
+    }
+    // Unpinned: the service with its defaults for the whole machine, anvil on every core.
+    const free = await serve(undefined);
+    try {
+      pin(anvil.pid, `0-${availableParallelism() - 1}`);
+      for (const r of results) {
+        const bodies = r.shape.calls.map(rpcBody);
+        r.anvilFree = await load(anvilServer, bodies, o, wrk, false);
+        r.oursFree = await load(free, bodies, o, wrk, false);
+      }
+    } finally {
+      await free.stop();
+    }
+    const scaling = await httpThreadScaling(serve, shapes, o, wrk);
+    const tableText = [smallTable(results, generator), scaling.text].join('\n');
+    return { rows: [...results.flatMap((r) => rows(r, wrk ? 'wrk' : 'autocannon', chain)), ...scaling.rows], table: tableText, mismatches };
+  } finally {
+    await anvil.stop();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+async function main(): Promise<void> {
+  const { values } = parseArgs({ options: { blocks: { type: 'string' }, seconds: { type: 'string' }, connections: { type: 'string' } } });
+  const { table } = await measureSmallRequests({ blocks: Number(values.blocks ?? 287), seconds: Number(values.seconds ?? 5), connections: Number(values.connections ?? 50) });
+  console.log(table);
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) await main();
