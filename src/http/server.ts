@@ -33,6 +33,7 @@ import {
 } from './replies.js';
 import { sendJson, sendReply, type ReplyOptions } from './respond.js';
 import { uWS, uwsImplementation, type HttpRequest, type HttpResponse } from './uws.js';
+import { WsFront, type WsFrontOptions } from '../ws/wsFront.js';
 
 /** The result of checking an API key (as src/store/apiKeys.ts's checkApiKey returns it). */
 export type AuthStatus = 'valid' | 'unknown' | 'revoked';
@@ -62,6 +63,8 @@ export interface HttpServerOptions {
    * exclusively; the caller checks first that no other process holds it (claimablePort in listen.ts).
    */
   sharePort?: boolean;
+  /** Serve JSON-RPC over WebSocket on the same port (ws/wsFront.ts), with subscriptions fed by this store's head. */
+  ws?: Pick<WsFrontOptions, 'reader' | 'maxParams' | 'pollMs' | 'connectionsPerKey' | 'sendBufferBytes'>;
 }
 
 /** A listening HTTP front. */
@@ -321,6 +324,8 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<HttpServ
     guarded,
     (message, error) => logger.error(message, error),
   );
+  const ws = opts.ws && new WsFront({ ...opts.ws, handler, auth, rateLimit: opts.rateLimit, logger, maxPayloadBytes: limit });
+  ws?.register(app);
   app.any('/*', guarded(onOther));
   const { socket, port } = await listenOn(app, opts.host, opts.port, opts.sharePort === true);
   logger.info(`http: listening on ${opts.host}:${port} (uWebSockets.js ${uwsImplementation})`);
@@ -328,6 +333,7 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<HttpServ
   let listening = true;
   const refuseRequests = () => {
     inFlight.refuse();
+    ws?.refuse();
     if (!listening) return;
     listening = false;
     uWS.us_listen_socket_close(socket);
@@ -351,6 +357,7 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<HttpServ
     drain,
     close(graceMs = 0): Promise<number> {
       closed ??= drain(graceMs).then((cut) => {
+        ws?.close();
         (app as { close?: () => void }).close?.();
         (socket as FallbackListenSocket).http?.closeAllConnections();
         return cut;

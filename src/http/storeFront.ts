@@ -1,8 +1,8 @@
 /**
  * What an HTTP front answers from one store handle, built the same way on every HTTP thread (the
  * main thread's app and each httpThread.ts): the JSON-RPC handler over a method context, the API key
- * check on that handle (so a revocation by another process is seen on the next request), and the
- * readiness of its store.
+ * check on that handle (so a revocation by another process is seen on the next request), the
+ * readiness of its store, and the WebSocket subscriptions fed by its head.
  */
 import type { ErrorSink } from '../rpc/dispatcher.js';
 import { createRpcHandler } from '../rpc/dispatcher.js';
@@ -29,11 +29,12 @@ export interface StoreFrontParts {
 }
 
 /** The handler, key check and operations endpoints of an HTTP front over `parts.store`. */
-export function storeFront(parts: StoreFrontParts): Pick<HttpServerOptions, 'handler' | 'auth' | 'ops'> {
+export function storeFront(parts: StoreFrontParts): Pick<HttpServerOptions, 'handler' | 'auth' | 'ops' | 'ws'> {
   const { store, ctx } = parts;
   return {
     handler: createRpcHandler(ctx, parts.onError, METHODS, parts.observer),
     auth: (key) => checkApiKey(store, key),
     ops: { ready: () => storeReadiness(ctx.reader), metrics: parts.metrics },
+    ws: { reader: ctx.reader, maxParams: ctx.limits.maxParams },
   };
 }

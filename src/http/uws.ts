@@ -5,7 +5,7 @@
 import uWS from '@trufflesuite/uws-js-unofficial';
 
 /** uWS's request, response, app and socket types. */
-export type { HttpRequest, HttpResponse, TemplatedApp, us_listen_socket, us_socket } from '@trufflesuite/uws-js-unofficial';
+export type { HttpRequest, HttpResponse, TemplatedApp, us_listen_socket, us_socket, WebSocket } from '@trufflesuite/uws-js-unofficial';
 
 /** The loaded uWebSockets.js module. */
 export { uWS };

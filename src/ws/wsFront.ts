@@ -1,0 +1,322 @@
+/**
+ * JSON-RPC over WebSocket on the HTTP port: `ws://HOST:PORT/ws/v3/<KEY>` (Infura's path) and an
+ * upgrade on `/v3/<KEY>`. Every method the HTTP front serves, single and batch, answered by the same
+ * handler; eth_subscribe / eth_unsubscribe answered here (subscriptions.ts) and fed by the store's
+ * head (headFeed.ts). The key is checked at the upgrade and again every KEY_RECHECK_MS, so a revoked
+ * key's sockets close within seconds; rate limits apply per call as over HTTP.
+ *
+ * Limits, each with a close code and a reason the client sees: connections per key (refused at the
+ * upgrade with 429), subscriptions per connection (a JSON-RPC error, the socket stays), and a send
+ * buffer per connection: a client that stops reading is closed with 1008 once WS_SEND_BUFFER_BYTES
+ * wait for it, so nobody else waits on it.
+ */
+import { callCount } from '../http/rateLimit.js';
+import { errorBody, INTERNAL_ERROR_BODY, INVALID_KEY, MISSING_KEY, REVOKED_KEY, type Reply } from '../http/replies.js';
+import type { AuthStatus } from '../http/server.js';
+import type { HttpRequest, HttpResponse, TemplatedApp, WebSocket } from '../http/uws.js';
+import type { KeyBudget, RateLimiter } from '../limits/rateLimiter.js';
+import type { Logger } from '../log.js';
+import { LimitExceededError, RpcError, ShuttingDownError } from '../rpc/errors.js';
+import type { RpcBody, RpcHandler } from '../rpc/handler.js';
+import type { StoreReader } from '../store/reader.js';
+import { HeadFeed, HEAD_POLL_MS, type HeadChange } from './headFeed.js';
+import { ChangeRendering, ConnectionSubscriptions } from './subscriptions.js';
+
+/** Open WebSockets one key may hold: a thousand subscribers of a load test fit; a leak of sockets from one client stops well before the process's file limit. */
+export const MAX_WS_CONNECTIONS_PER_KEY = 2_048;
+
+/** Bytes waiting to be sent to one client before it is closed as not reading: room for the largest eth_getLogs answer (~7 MB) twice over. */
+export const WS_SEND_BUFFER_BYTES = 16 * 1024 * 1024;
+
+/** How often the keys of open sockets are checked again: a revoked key's sockets close within this. */
+export const KEY_RECHECK_MS = 2_000;
+
+/** Seconds without a frame either way before uWS closes a socket (it pings in between): uWS's default. */
+const IDLE_TIMEOUT_S = 120;
+
+/** Close code for a policy violation (RFC 6455): revoked key, send buffer over its bound. */
+const POLICY_VIOLATION = 1008;
+
+/** Close code of a server going away (RFC 6455). */
+const GOING_AWAY = 1001;
+
+/** The paths a WebSocket upgrade is taken on; the key is the pattern's parameter. */
+export const WS_PATTERNS = ['/ws/v3/:key', '/v3/:key'] as const;
+
+/** What the WebSocket front needs from the server it rides on. */
+export interface WsFrontOptions {
+  /** Answers every method but the subscription ones. */
+  handler: RpcHandler;
+  /** Checks an API key. */
+  auth: (key: string) => AuthStatus;
+  /** The store whose head feeds the subscriptions. */
+  reader: StoreReader;
+  /** Largest filter (addresses plus topics) a logs subscription may give, as eth_getLogs. */
+  maxParams: number;
+  /** Largest message in bytes; a larger one closes the socket (uWS). */
+  maxPayloadBytes: number;
+  /** Per-key rate limit, per call. */
+  rateLimit?: RateLimiter;
+  logger: Logger;
+  /** How often the head is read while anyone subscribes; HEAD_POLL_MS by default. */
+  pollMs?: number;
+  /** MAX_WS_CONNECTIONS_PER_KEY by default. */
+  connectionsPerKey?: number;
+  /** WS_SEND_BUFFER_BYTES by default. */
+  sendBufferBytes?: number;
+}
+
+/** The state of one socket. */
+interface Connection {
+  key: string;
+  subs: ConnectionSubscriptions;
+  budget: KeyBudget | undefined;
+  /** Set once the socket is closed: answers still being computed are dropped. */
+  closed: boolean;
+}
+
+/** A JSON-RPC request object as far as this front looks at it. */
+interface Call {
+  jsonrpc?: unknown;
+  id?: unknown;
+  method?: unknown;
+  params?: unknown;
+}
+
+/** Whether `value` is a 2.0 call of eth_subscribe or eth_unsubscribe (answered here, not by the handler). */
+function isSubscriptionCall(value: unknown): value is Call {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return false;
+  const call = value as Call;
+  return call.jsonrpc === '2.0' && (call.method === 'eth_subscribe' || call.method === 'eth_unsubscribe') && (call.params === undefined || Array.isArray(call.params));
+}
+
+/** The text of an RpcBody. */
+function text(body: RpcBody): string {
+  return typeof body === 'string' ? body : Buffer.from(body.buffer, body.byteOffset, body.byteLength).toString('utf8');
+}
+
+/** The WebSocket front of one HTTP app. */
+export class WsFront {
+  private readonly sockets = new Set<WebSocket<Connection>>();
+  private readonly perKey = new Map<string, number>();
+  private readonly feed: HeadFeed;
+  private unlisten: (() => void) | undefined;
+  private readonly recheck: NodeJS.Timeout;
+  private readonly sendBuffer: number;
+  private closing = false;
+
+  /** Prepares the front; nothing is served before register(). */
+  constructor(private readonly opts: WsFrontOptions) {
+    this.feed = new HeadFeed(opts.reader, opts.pollMs ?? HEAD_POLL_MS);
+    this.sendBuffer = opts.sendBufferBytes ?? WS_SEND_BUFFER_BYTES;
+    this.recheck = setInterval(() => this.recheckKeys(), KEY_RECHECK_MS);
+    this.recheck.unref();
+  }
+
+  /** Takes WebSocket upgrades on WS_PATTERNS of `app`. */
+  register(app: TemplatedApp): void {
+    for (const pattern of WS_PATTERNS) {
+      app.ws<Connection>(pattern, {
+        maxPayloadLength: this.opts.maxPayloadBytes,
+        maxBackpressure: 2 * this.sendBuffer,
+        idleTimeout: IDLE_TIMEOUT_S,
+        sendPingsAutomatically: true,
+        upgrade: (res, req, context) => this.upgrade(res, req, context),
+        open: (ws) => this.open(ws),
+        message: (ws, message) => this.message(ws, message),
+        close: (ws) => this.closed(ws),
+      });
+    }
+  }
+
+  /** Refuses new upgrades and closes every socket with 1001 (the server is shutting down). */
+  refuse(): void {
+    this.closing = true;
+    for (const ws of [...this.sockets]) ws.end(GOING_AWAY, 'server is shutting down');
+  }
+
+  /** Stops the head feed and the key checks (after refuse(), once the app closes). */
+  close(): void {
+    this.refuse();
+    clearInterval(this.recheck);
+    this.feed.close();
+  }
+
+  /** Open sockets now. */
+  get connections(): number {
+    return this.sockets.size;
+  }
+
+  private reply(res: HttpResponse, reply: Reply): void {
+    res.writeStatus(reply.status);
+    res.writeHeader('Content-Type', 'application/json');
+    for (const [name, value] of reply.headers) res.writeHeader(name, value);
+    res.end(reply.body);
+  }
+
+  private upgrade(res: HttpResponse, req: HttpRequest, context: unknown): void {
+    const key = req.getParameter(0) ?? '';
+    const secKey = req.getHeader('sec-websocket-key');
+    const protocol = req.getHeader('sec-websocket-protocol');
+    const extensions = req.getHeader('sec-websocket-extensions');
+    if (this.closing) return this.reply(res, { status: '503 Service Unavailable', body: errorBody(new ShuttingDownError()), headers: [] });
+    if (key === '') return this.reply(res, MISSING_KEY);
+    let status: AuthStatus;
+    try {
+      status = this.opts.auth(key);
+    } catch (error) {
+      this.opts.logger.error('ws: API key check failed', error);
+      return this.reply(res, { status: '500 Internal Server Error', body: INTERNAL_ERROR_BODY, headers: [] });
+    }
+    if (status !== 'valid') return this.reply(res, status === 'revoked' ? REVOKED_KEY : INVALID_KEY);
+    const limit = this.opts.connectionsPerKey ?? MAX_WS_CONNECTIONS_PER_KEY;
+    if ((this.perKey.get(key) ?? 0) >= limit) {
+      return this.reply(res, { status: '429 Too Many Requests', body: errorBody(new LimitExceededError(`too many WebSocket connections for this key (at most ${limit})`)), headers: [] });
+    }
+    const connection: Connection = { key, subs: new ConnectionSubscriptions(this.opts.maxParams), budget: this.opts.rateLimit?.budget(key), closed: false };
+    res.upgrade(connection, secKey, protocol, extensions, context as never);
+  }
+
+  private open(ws: WebSocket<Connection>): void {
+    const { key } = ws.getUserData();
+    this.sockets.add(ws);
+    this.perKey.set(key, (this.perKey.get(key) ?? 0) + 1);
+  }
+
+  private closed(ws: WebSocket<Connection>): void {
+    const connection = ws.getUserData();
+    connection.closed = true;
+    this.sockets.delete(ws);
+    const left = (this.perKey.get(connection.key) ?? 1) - 1;
+    if (left > 0) this.perKey.set(connection.key, left);
+    else this.perKey.delete(connection.key);
+    if (connection.subs.size > 0) this.subscriptionsChanged();
+  }
+
+  /** Sends `message` unless the socket closed meanwhile; closes a socket whose client stopped reading. */
+  private send(ws: WebSocket<Connection>, message: string): void {
+    if (ws.getUserData().closed) return;
+    ws.send(message, false);
+    if (ws.getBufferedAmount() > this.sendBuffer) ws.end(POLICY_VIOLATION, `send buffer over ${this.sendBuffer} bytes: the client is not reading`);
+  }
+
+  private message(ws: WebSocket<Connection>, message: ArrayBuffer): void {
+    const connection = ws.getUserData();
+    const bytes = new Uint8Array(message.slice(0));
+    const refused = connection.budget?.take(callCount(bytes));
+    if (refused) return this.send(ws, errorBody(refused));
+    let answer: string | Promise<string>;
+    try {
+      answer = this.answer(connection, bytes);
+    } catch (error) {
+      this.opts.logger.error('ws: handler failed', error);
+      answer = INTERNAL_ERROR_BODY;
+    }
+    if (typeof answer === 'string') {
+      if (answer !== '') this.send(ws, answer);
+      return;
+    }
+    answer.then(
+      (body) => {
+        if (body !== '') this.send(ws, body);
+      },
+      (error: unknown) => {
+        this.opts.logger.error('ws: handler failed', error);
+        this.send(ws, INTERNAL_ERROR_BODY);
+      },
+    );
+  }
+
+  /** The answer to one message: subscription calls answered here, the rest by the handler. */
+  private answer(connection: Connection, bytes: Uint8Array): string | Promise<string> {
+    const raw = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8');
+    if (!raw.includes('eth_subscribe') && !raw.includes('eth_unsubscribe')) return this.delegate(bytes);
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(raw);
+    } catch {
+      return this.delegate(bytes);
+    }
+    if (isSubscriptionCall(parsed)) return this.local(connection, parsed);
+    if (!Array.isArray(parsed) || !parsed.some(isSubscriptionCall)) return this.delegate(bytes);
+    const parts = parsed.map((item: unknown) => (isSubscriptionCall(item) ? this.local(connection, item) : this.delegate(Buffer.from(JSON.stringify(item)))));
+    return Promise.all(parts).then((answers) => {
+      const nonEmpty = answers.filter((a) => a !== '');
+      return nonEmpty.length === 0 ? '' : `[${nonEmpty.join(',')}]`;
+    });
+  }
+
+  /** The handler's answer as text. */
+  private delegate(bytes: Uint8Array): string | Promise<string> {
+    const out = this.opts.handler.handle(bytes);
+    return out instanceof Promise ? out.then(text) : text(out);
+  }
+
+  /** Answers eth_subscribe or eth_unsubscribe on `connection`; a call without id is a notification and gets no answer. */
+  private local(connection: Connection, call: Call): string {
+    const params = (call.params ?? []) as unknown[];
+    let body: string;
+    try {
+      const result = call.method === 'eth_subscribe' ? connection.subs.subscribe(params) : connection.subs.unsubscribe(params);
+      body = JSON.stringify({ jsonrpc: '2.0', id: call.id ?? null, result });
+    } catch (error) {
+      if (!(error instanceof RpcError)) throw error;
+      body = JSON.stringify({ jsonrpc: '2.0', id: call.id ?? null, error: error.toJSON() });
+    }
+    this.subscriptionsChanged();
+    return call.id === undefined ? '' : body;
+  }
+
+  /** Listens to the head while any socket subscribes, and only then. */
+  private subscriptionsChanged(): void {
+    let any = false;
+    for (const ws of this.sockets) if (ws.getUserData().subs.size > 0) any = true;
+    if (any && this.unlisten === undefined) this.unlisten = this.feed.listen((change) => this.publish(change));
+    else if (!any && this.unlisten !== undefined) {
+      this.unlisten();
+      this.unlisten = undefined;
+    }
+  }
+
+  /** Sends every subscriber its notifications of `change`. */
+  private publish(change: HeadChange): void {
+    const rendering = new ChangeRendering(this.opts.reader, change);
+    for (const ws of [...this.sockets]) {
+      const connection = ws.getUserData();
+      if (connection.subs.size === 0 || connection.closed) continue;
+      let messages: string[];
+      try {
+        messages = connection.subs.notifications(rendering);
+      } catch (error) {
+        this.opts.logger.error('ws: rendering notifications failed', error);
+        continue;
+      }
+      if (messages.length === 0) continue;
+      ws.cork(() => {
+        for (const message of messages) {
+          this.send(ws, message);
+          if (connection.closed) return;
+        }
+      });
+    }
+  }
+
+  /** Closes the sockets whose key is no longer valid. */
+  private recheckKeys(): void {
+    const statuses = new Map<string, AuthStatus>();
+    for (const ws of [...this.sockets]) {
+      const { key } = ws.getUserData();
+      let status = statuses.get(key);
+      if (status === undefined) {
+        try {
+          status = this.opts.auth(key);
+        } catch (error) {
+          this.opts.logger.error('ws: API key check failed', error);
+          return;
+        }
+        statuses.set(key, status);
+      }
+      if (status !== 'valid') ws.end(POLICY_VIOLATION, status === 'revoked' ? 'API key revoked' : 'invalid API key');
+    }
+  }
+}
