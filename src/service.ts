@@ -9,6 +9,7 @@ import { DEFAULT_LOG_LIMITS, SHUTDOWN_GRACE_MARGIN_MS, type LogLimits } from './
 import { startGrpcServer, type GrpcServer } from './grpc/server.js';
 import type { StreamEvents } from './grpc/streamLogs.js';
 import { startHttpServer, type HttpServerOptions } from './http/server.js';
+import { FilterRegistry } from './filters/registry.js';
 import { storeFront } from './http/storeFront.js';
 import { httpThreadCount, HttpThreads } from './http/threads.js';
 import { rateLimiterFor, shutdownService, type RateLimitOptions, type ShutdownOutcome } from './lifecycle.js';
@@ -72,12 +73,13 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   const limits: LogLimits = { ...DEFAULT_LOG_LIMITS, ...options.limits };
   const onError = (message: string, error: unknown) => options.logger.error(message, error);
   const engine = new LogEngine({ dataDir: options.dataDir, limits, threads: options.threads, inlineBudgetUs: options.inlineBudgetUs, onError });
-  const ctx: MethodContext = { reader, limits, queryLogs: (spec) => engine.query(spec, reader) };
+  const filters = new FilterRegistry(reader, { onError: (error) => options.logger.error('filters: following the head failed', error) });
+  const ctx: MethodContext = { reader, limits, queryLogs: (spec) => engine.query(spec, reader), filters };
   const rateLimit = rateLimiterFor(options.rateLimit);
   const httpThreads = httpThreadCount(options.httpThreads, options.logger);
   const threads =
     httpThreads > 1
-      ? new HttpThreads({ threads: httpThreads, dataDir: options.dataDir, limits, inlineBudgetUs: engine.inlineBudgetUs, queryLogs: (spec) => engine.queryOnPool(spec, reader), rateLimit, metrics: options.metrics !== false, logger: options.logger })
+      ? new HttpThreads({ threads: httpThreads, dataDir: options.dataDir, limits, inlineBudgetUs: engine.inlineBudgetUs, queryLogs: (spec) => engine.queryOnPool(spec, reader), filters, rateLimit, metrics: options.metrics !== false, logger: options.logger })
       : undefined;
   const metrics = options.metrics === false ? undefined : createServiceMetrics({ dataDir: options.dataDir, reader, engine, methods: METHODS.keys(), threads });
   const graceMs = options.shutdownGraceMs ?? limits.timeoutMs + SHUTDOWN_GRACE_MARGIN_MS;
@@ -91,7 +93,8 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   };
   const server = threads ? await threads.listen(front) : await startHttpServer(front);
   let closing: Promise<ShutdownOutcome> | undefined;
-  const shutdown = (grpc?: GrpcServer) => (closing ??= shutdownService({ http: server, grpc, engine, store, graceMs, logger: options.logger }));
+  // The filters stop following the head before the store closes under them.
+  const shutdown = (grpc?: GrpcServer) => (closing ??= (filters.close(), shutdownService({ http: server, grpc, engine, store, graceMs, logger: options.logger })));
   let grpc: GrpcServer | undefined;
   if (options.grpcPort !== undefined) {
     try {

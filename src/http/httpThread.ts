@@ -18,6 +18,7 @@ import type { Logger, LogLevel } from '../log.js';
 import { CallStatsTable, StatusCounts } from '../metrics/callStats.js';
 import type { LogChunks, MethodContext } from '../rpc/method.js';
 import { StoreReader } from '../store/reader.js';
+import { RemoteFilters } from '../filters/remote.js';
 import { closeStore, openStore } from '../store/schema.js';
 import type { MetricsText } from './health.js';
 import { startHttpServer, type HttpServer } from './server.js';
@@ -63,6 +64,7 @@ const store = openStore(data.dataDir, { readOnly: true });
 const reader = new StoreReader(store);
 const queries = new PendingReplies<LogChunks>();
 const scrapes = new PendingReplies<MetricsText>();
+const filterCalls = new PendingReplies<unknown>();
 const calls = data.metrics ? new CallStatsTable(METRICS_LATENCY_BUCKETS_S) : undefined;
 const statuses = data.metrics ? new StatusCounts() : undefined;
 const logCounts = zeroScanCounts();
@@ -74,6 +76,7 @@ const ctx: MethodContext = {
     const inline = answerInline(range, spec, reader, 'json', data.limits.maxResults, data.inlineBudgetUs, logCounts);
     return inline ?? queries.ask((id) => post({ type: 'logs', id, spec }));
   },
+  filters: new RemoteFilters((call) => filterCalls.ask((id) => post({ type: 'filter', id, call }))),
 };
 
 /** Closes this thread's front (its drain, if begun, first) and its store, then reports it. */
@@ -94,6 +97,10 @@ function serve(server: HttpServer): void {
       case 'metrics':
         if ('error' in message) scrapes.settle(message.id, undefined, fromWireError(message.error));
         else scrapes.settle(message.id, message.text);
+        return;
+      case 'filter':
+        if ('error' in message) filterCalls.settle(message.id, undefined, fromWireError(message.error));
+        else filterCalls.settle(message.id, message.result);
         return;
       case 'counts':
         post({ type: 'counts', id: message.id, counts: { calls: calls?.snapshot() ?? [], statuses: statuses?.snapshot() ?? [], logs: logCounts } });

@@ -1,13 +1,15 @@
 /**
  * What the main thread and an HTTP thread (httpThread.ts) say to each other over the worker's
- * MessagePort: the thread's start-up data, its eth_getLogs queries and /metrics scrapes (run on the
- * main thread, which has the scan pool and the registry), its log lines, the main thread's requests
+ * MessagePort: the thread's start-up data, its eth_getLogs queries, polling-filter calls and
+ * /metrics scrapes (run on the main thread, which has the scan pool, the filters and the metrics
+ * registry), its log lines, the main thread's requests
  * for its counts, and the shutdown steps. Errors cross as plain data and are rebuilt as the same
  * RpcError class with the same fields, so a thread answers byte for byte what the main thread would.
  */
 import type { LogLimits } from '../config.js';
 import type { LogLevel } from '../log.js';
 import type { RateLimit } from '../limits/rateLimiter.js';
+import type { FilterCall } from '../filters/remote.js';
 import type { FilterSpec } from '../logs/filter.js';
 import { QueryTimeoutError } from '../logs/limits.js';
 import type { ThreadCounts } from '../metrics/callStats.js';
@@ -57,6 +59,7 @@ export type FromThread =
   | { type: 'failed'; error: WireError }
   | { type: 'logs'; id: number; spec: FilterSpec }
   | { type: 'metrics'; id: number }
+  | { type: 'filter'; id: number; call: FilterCall }
   | { type: 'log'; line: LogLine }
   | { type: 'counts'; id: number; counts: ThreadCounts }
   | { type: 'refused' }
@@ -69,6 +72,8 @@ export type ToThread =
   | { type: 'logs'; id: number; error: WireError }
   | { type: 'metrics'; id: number; text: MetricsText }
   | { type: 'metrics'; id: number; error: WireError }
+  | { type: 'filter'; id: number; result: unknown }
+  | { type: 'filter'; id: number; error: WireError }
   | { type: 'counts'; id: number }
   | { type: 'refuse' }
   | { type: 'drain'; graceMs: number }

@@ -26,6 +26,8 @@ import type { ThreadCounts } from '../metrics/callStats.js';
 import type { ThreadCountsSource } from '../metrics/metrics.js';
 import type { LogChunks, LogQuery } from '../rpc/method.js';
 import type { MetricsText } from './health.js';
+import { runFilterCall, type FilterCall } from '../filters/remote.js';
+import type { FilterService } from '../filters/registry.js';
 import { claimablePort } from './listen.js';
 import { startHttpServer, type HttpServer, type HttpServerOptions } from './server.js';
 import { fromWireError, PendingReplies, toWireError, transferableChunks, type FromThread, type HttpThreadData, type LogLine, type ToThread } from './threadProtocol.js';
@@ -42,6 +44,8 @@ export interface HttpThreadsOptions {
   inlineBudgetUs: number;
   /** Runs on the pool the eth_getLogs queries the threads found over their inline budget (the main thread's engine). */
   queryLogs: LogQuery;
+  /** The main thread's polling filters, which every thread's filter methods reach. */
+  filters?: FilterService;
   /** The service's rate limiter, whose buckets the threads share. */
   rateLimit?: RateLimiter;
   /** Whether the threads count calls and responses and serve /metrics. */
@@ -67,6 +71,7 @@ function writeLine(logger: Logger, line: LogLine): void {
 /** What the main thread does for an HTTP thread. */
 interface ThreadServices {
   queryLogs: LogQuery;
+  filters?: FilterService;
   metrics?: () => Promise<MetricsText>;
   logger: Logger;
 }
@@ -158,6 +163,8 @@ class HttpThread {
         return this.runQuery(message.id, message);
       case 'metrics':
         return this.renderMetrics(message.id);
+      case 'filter':
+        return this.runFilterCall(message.id, message.call);
       case 'log':
         return writeLine(this.services.logger, message.line);
       case 'counts':
@@ -179,6 +186,17 @@ class HttpThread {
         this.send({ type: 'logs', id, chunks }, transfer);
       },
       (error: unknown) => this.send({ type: 'logs', id, error: toWireError(error) }),
+    );
+  }
+
+  /** Runs a polling-filter call of the thread on the main thread's filters and posts the result or the error. */
+  private runFilterCall(id: number, call: FilterCall): void {
+    new Promise<unknown>((resolve) => {
+      if (this.services.filters === undefined) throw new Error('polling filters are not kept');
+      resolve(runFilterCall(this.services.filters, call));
+    }).then(
+      (result) => this.send({ type: 'filter', id, result }),
+      (error: unknown) => this.send({ type: 'filter', id, error: toWireError(error) }),
     );
   }
 
@@ -215,7 +233,7 @@ export class HttpThreads implements ThreadCountsSource {
     const main = await startHttpServer({ ...front, port, sharePort: true });
     const logLevels = LOG_LEVELS.filter((level): level is LogLevel => level !== 'silent' && options.logger.isLevelEnabled(level));
     const rateLimit = options.rateLimit && { limit: options.rateLimit.limit, buffer: options.rateLimit.buffer };
-    const services: ThreadServices = { queryLogs: options.queryLogs, metrics: front.ops?.metrics, logger: options.logger };
+    const services: ThreadServices = { queryLogs: options.queryLogs, filters: options.filters, metrics: front.ops?.metrics, logger: options.logger };
     this.threads = Array.from(
       { length: options.threads - 1 },
       (_, i) => new HttpThread({ thread: i + 1, dataDir: options.dataDir, host: front.host, port, limits: options.limits, inlineBudgetUs: options.inlineBudgetUs, rateLimit, metrics: options.metrics, logLevels }, services),

@@ -113,3 +113,11 @@ export class ShuttingDownError extends RpcError {
     super(-32000, 'server is shutting down');
   }
 }
+
+/** -32000: a polling filter this server does not hold (never installed, uninstalled, or expired), in geth's words. */
+export class FilterNotFoundError extends RpcError {
+  /** Builds geth's message. */
+  constructor() {
+    super(-32000, 'filter not found');
+  }
+}

@@ -2,6 +2,7 @@
  * What a JSON-RPC method is: a function of positional params and the service context.
  */
 import type { LogLimits } from '../config.js';
+import type { FilterService } from '../filters/registry.js';
 import type { FilterSpec } from '../logs/filter.js';
 import type { StoreReader } from '../store/reader.js';
 
@@ -25,6 +26,8 @@ export interface MethodContext {
   reader: StoreReader;
   limits: LogLimits;
   queryLogs: LogQuery;
+  /** The polling filters (the HTTP and WebSocket fronts); absent, the filter methods are not served. */
+  filters?: FilterService;
   /**
    * Set by the JSON-RPC envelope, which splices RawJson into its answers: block and transaction
    * lookups then answer with JSON rendered straight from the stored records. Unset (other fronts),

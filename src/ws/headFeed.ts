@@ -31,10 +31,11 @@ export class HeadFeed {
   private last: number | undefined;
   private timer: NodeJS.Timeout | undefined;
 
-  /** Watches `reader`'s store every `pollMs`. */
+  /** Watches `reader`'s store every `pollMs`; a failed poll goes to `onError` and the next one tries again. */
   constructor(
     private readonly reader: StoreReader,
     private readonly pollMs = HEAD_POLL_MS,
+    private readonly onError: (error: unknown) => void = () => {},
   ) {}
 
   /** Adds a listener (the feed starts polling with its first); returns the function that removes it. */
@@ -64,8 +65,18 @@ export class HeadFeed {
   private start(): void {
     this.last = undefined;
     this.hashes.clear();
-    this.changeSince();
-    this.timer = setInterval(() => this.poll(), this.pollMs);
+    this.timer = setInterval(() => {
+      try {
+        this.poll();
+      } catch (error) {
+        this.onError(error);
+      }
+    }, this.pollMs);
+    try {
+      this.changeSince();
+    } catch (error) {
+      this.onError(error);
+    }
     this.timer.unref();
   }
 

@@ -35,6 +35,9 @@ class UnknownSubscriptionError extends RpcError {
 /** What a subscription asked for. */
 type Subscription = { kind: 'newHeads' } | { kind: 'logs'; filter: CompiledFilter; key: string };
 
+/** A range over every block number. */
+const EVERY_BLOCK = [0, Number.MAX_SAFE_INTEGER] as const;
+
 /** The header fields geth's newHeads carries: a block's without its body (transactions, uncles, withdrawals), size and total difficulty. */
 const NOT_IN_HEADS = ['transactions', 'uncles', 'withdrawals', 'size', 'totalDifficulty'];
 
@@ -66,13 +69,18 @@ export class ChangeRendering {
     return text;
   }
 
-  /** The JSON of each log matching `filter` (its cache key `key`): the removed ones newest block first, then the new blocks'. */
-  matches(key: string, filter: CompiledFilter): string[] {
+  /**
+   * The JSON of each log matching `filter` (its cache key `key`) in blocks numbered within `range`:
+   * the removed ones newest block first, then the new blocks'.
+   */
+  matches(key: string, filter: CompiledFilter, [from, to]: readonly [number, number] = EVERY_BLOCK): string[] {
     let out = this.logs.get(key);
     if (out === undefined) {
       out = [];
-      for (const bundle of this.change.removed) out.push(...renderBundleMatches(bundle, filter, 'orphan'));
-      for (const n of this.change.added) out.push(...renderCanonicalMatches(this.reader, n, this.reader.logs(n), filter));
+      for (const bundle of this.change.removed) {
+        if (bundle.header.number >= from && bundle.header.number <= to) out.push(...renderBundleMatches(bundle, filter, 'orphan'));
+      }
+      for (const n of this.change.added) if (n >= from && n <= to) out.push(...renderCanonicalMatches(this.reader, n, this.reader.logs(n), filter));
       this.logs.set(key, out);
     }
     return out;

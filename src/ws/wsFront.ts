@@ -107,7 +107,7 @@ export class WsFront {
 
   /** Prepares the front; nothing is served before register(). */
   constructor(private readonly opts: WsFrontOptions) {
-    this.feed = new HeadFeed(opts.reader, opts.pollMs ?? HEAD_POLL_MS);
+    this.feed = new HeadFeed(opts.reader, opts.pollMs ?? HEAD_POLL_MS, (error) => opts.logger.error('ws: following the head failed', error));
     this.sendBuffer = opts.sendBufferBytes ?? WS_SEND_BUFFER_BYTES;
     this.recheck = setInterval(() => this.recheckKeys(), KEY_RECHECK_MS);
     this.recheck.unref();

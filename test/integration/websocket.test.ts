@@ -7,10 +7,8 @@
  * revoked key's socket closed, and a client that stops reading closed while another keeps up.
  */
 import assert from 'node:assert/strict';
-import { randomBytes } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import WebSocket from 'ws';
-import { logsBloom } from '../../src/chain/bloom.js';
 import { bytesToHex, quantityToHex } from '../../src/chain/hex.js';
 import type { BlockBundle } from '../../src/chain/types.js';
 import { startHttpServer } from '../../src/http/server.js';
@@ -22,6 +20,7 @@ import { closeStore, openStore, type Store } from '../../src/store/schema.js';
 import { StoreWriter } from '../../src/store/writer.js';
 import { DEFAULT_LOG_LIMITS, MAX_BODY_BYTES } from '../../src/config.js';
 import { MAX_SUBSCRIPTIONS_PER_CONNECTION } from '../../src/ws/subscriptions.js';
+import { nextBlocks } from './chainGrowth.js';
 import { makeDataset, startTestService, type TestDataset, type TestService } from './harness.js';
 
 const BLOCKS = 60;
@@ -137,23 +136,6 @@ function refusedUpgrade(path: string): Promise<number> {
   });
 }
 
-/** New blocks on top of the head carrying the logs of earlier blocks (fresh transaction hashes), parent-linked. */
-function nextBlocks(count: number, parent = reader.head()!): BlockBundle[] {
-  const out: BlockBundle[] = [];
-  let parentHash = reader.header(parent)!.hash;
-  for (let i = 1; i <= count; i++) {
-    let donor = parent - i;
-    while (reader.logs(donor).length === 0) donor--;
-    const transactions = reader.transactions(donor).map((tx) => ({ ...tx, hash: randomBytes(32) }));
-    const logs = reader.logs(donor);
-    const base = reader.header(parent)!;
-    const header = { ...base, number: parent + i, hash: randomBytes(32), parentHash, logsBloom: logsBloom(logs), timestamp: base.timestamp + i * 12, txCount: transactions.length };
-    out.push({ header, transactions, logs, storage: [] });
-    parentHash = header.hash;
-  }
-  return out;
-}
-
 /** The address of the first log of the first of `blocks`. */
 function busyAddress(blocks: BlockBundle[]): string {
   return bytesToHex(blocks[0]!.logs[0]!.address);
@@ -254,7 +236,7 @@ describe('WebSocket JSON-RPC', () => {
   test('newHeads and logs follow appended blocks in order; a reorganisation sends the dropped logs with removed: true, then the new branch', async () => {
     const client = await Client.open(`/ws/v3/${dataset.key}`);
     try {
-      const first = nextBlocks(3);
+      const first = nextBlocks(reader, 3);
       const address = busyAddress(first);
       const heads = await client.subscribe(['newHeads']);
       const logs = await client.subscribe(['logs', { address }]);
@@ -279,7 +261,7 @@ describe('WebSocket JSON-RPC', () => {
 
       // Replace the last two blocks by a branch of three.
       const dropped = expectedLogs.filter((l) => (l as { blockNumber: string }).blockNumber !== from) as Record<string, unknown>[];
-      const branch = nextBlocks(3, first[0]!.header.number);
+      const branch = nextBlocks(reader, 3, first[0]!.header.number);
       writer.append({ rollbackTo: first[0]!.header.number, blocks: branch });
       const branchFrom = quantityToHex(branch[0]!.header.number);
       const branchTo = quantityToHex(branch[2]!.header.number);
@@ -327,7 +309,7 @@ describe('WebSocket send buffer', () => {
       (stalled.socket as unknown as { _socket: { pause(): void } })._socket.pause();
       let sent = 0;
       while (reading.notifiedBytes < STALL_BYTES) {
-        const blocks = nextBlocks(16);
+        const blocks = nextBlocks(reader, 16);
         writer.append({ blocks });
         sent += blocks.reduce((n, b) => n + b.logs.length, 0);
         await reading.notifications(readingId, sent);

@@ -2,7 +2,8 @@ import { parseFilter } from '../../logs/filter.js';
 import { RawJson, type LogChunks, type RpcMethod } from '../method.js';
 import { checkArity } from '../params.js';
 
-function wrap(chunks: LogChunks): RawJson {
+/** Log chunks as one JSON array. */
+export function logsJson(chunks: LogChunks): RawJson {
   const parts: (string | Uint8Array)[] = ['['];
   chunks.forEach((chunk, i) => {
     if (i > 0) parts.push(',');
@@ -17,5 +18,5 @@ export const eth_getLogs: RpcMethod = (params, ctx) => {
   checkArity(params, 1, 1, ['filter']);
   const spec = parseFilter(params[0], ctx.limits.maxParams);
   const result = ctx.queryLogs(spec);
-  return Array.isArray(result) ? wrap(result) : result.then(wrap);
+  return Array.isArray(result) ? logsJson(result) : result.then(logsJson);
 };

@@ -1,5 +1,5 @@
 /**
- * The method table: SPEC.md's five methods and DESIGN.md §5's companions.
+ * The method table: the five read methods of the service, their companions, and the polling filters.
  */
 import type { RpcMethod } from '../method.js';
 import { eth_blockNumber, eth_chainId, net_version, web3_clientVersion } from './chain.js';
@@ -10,6 +10,7 @@ import { eth_getStorageAt } from './eth_getStorageAt.js';
 import { eth_getTransactionByBlockHashAndIndex } from './eth_getTransactionByBlockHashAndIndex.js';
 import { eth_getTransactionByBlockNumberAndIndex } from './eth_getTransactionByBlockNumberAndIndex.js';
 import { eth_getTransactionByHash } from './eth_getTransactionByHash.js';
+import { eth_getFilterChanges, eth_getFilterLogs, eth_newBlockFilter, eth_newFilter, eth_uninstallFilter } from './filters.js';
 
 /** Every served method by name. */
 export const METHODS: ReadonlyMap<string, RpcMethod> = new Map<string, RpcMethod>([
@@ -24,4 +25,9 @@ export const METHODS: ReadonlyMap<string, RpcMethod> = new Map<string, RpcMethod
   ['web3_clientVersion', web3_clientVersion],
   ['eth_getBlockByHash', eth_getBlockByHash],
   ['eth_getTransactionByBlockHashAndIndex', eth_getTransactionByBlockHashAndIndex],
+  ['eth_newFilter', eth_newFilter],
+  ['eth_newBlockFilter', eth_newBlockFilter],
+  ['eth_getFilterChanges', eth_getFilterChanges],
+  ['eth_getFilterLogs', eth_getFilterLogs],
+  ['eth_uninstallFilter', eth_uninstallFilter],
 ]);

@@ -1,0 +1,180 @@
+/**
+ * Polling filters (eth_newFilter, eth_newBlockFilter, eth_getFilterChanges, eth_getFilterLogs,
+ * eth_uninstallFilter) as geth keeps them: per server process, in memory, each gathering what the
+ * head brought since its last poll (new block hashes; new logs that match, and on a
+ * reorganisation the dropped blocks' matching logs again with `removed: true`), and dropped after
+ * FILTER_IDLE_MS without a poll. One registry lives on the main thread; HTTP threads reach it over
+ * their port (http/threads.ts), so a filter installed on one connection is polled on any other.
+ */
+import { randomBytes } from 'node:crypto';
+import { bytesToHex } from '../chain/hex.js';
+import { compileFilter, type CompiledFilter, type FilterSpec } from '../logs/filter.js';
+import { FilterNotFoundError, LimitExceededError } from '../rpc/errors.js';
+import type { StoreReader } from '../store/reader.js';
+import { HeadFeed, type HeadChange } from '../ws/headFeed.js';
+import { ChangeRendering } from '../ws/subscriptions.js';
+
+/** How long a filter lives without a poll: geth's deadline. */
+export const FILTER_IDLE_MS = 5 * 60 * 1000;
+
+/** Filters one process keeps: far above what indexers install, low enough that forgotten ones cannot exhaust memory. */
+export const MAX_FILTERS = 10_000;
+
+/** Changes a filter gathers between polls: past it the filter is dropped (its client gets "filter not found" and installs a new one, as after expiry). */
+export const MAX_FILTER_PENDING = 10_000;
+
+/** How often idle filters are looked for. */
+const SWEEP_MS = 30_000;
+
+/** What a polling-filter front can do: the main thread's registry, or an HTTP thread's messenger to it. */
+export interface FilterService {
+  /** Installs a log filter over `spec`; returns its id. */
+  newLogFilter(spec: FilterSpec): string | Promise<string>;
+  /** Installs a filter of new block hashes; returns its id. */
+  newBlockFilter(): string | Promise<string>;
+  /** What filter `id` gathered since its last poll, as JSON texts (logs or block hashes); throws FilterNotFoundError. */
+  changes(id: string): string[] | Promise<string[]>;
+  /** The criteria of log filter `id` (for eth_getFilterLogs); throws FilterNotFoundError, also for a block filter. */
+  criteria(id: string): FilterSpec | Promise<FilterSpec>;
+  /** Removes filter `id`; false when there was none. */
+  uninstall(id: string): boolean | Promise<boolean>;
+}
+
+/** One installed filter. */
+interface Installed {
+  kind: 'logs' | 'blocks';
+  spec?: FilterSpec;
+  compiled?: CompiledFilter;
+  /** The numeric block bounds of a log filter's range (tags: unbounded). */
+  range: [number, number];
+  /** Cache key of its matches within one head change. */
+  key: string;
+  pending: string[];
+  lastPoll: number;
+}
+
+/** A bound of a filter's range: its number, or the open end for a tag. */
+function bound(ref: FilterSpec['fromBlock'], open: number): number {
+  return 'number' in ref ? ref.number : open;
+}
+
+/** The polling filters of this process, fed by the store's head. */
+export class FilterRegistry implements FilterService {
+  private readonly filters = new Map<string, Installed>();
+  private readonly feed: HeadFeed;
+  private unlisten: (() => void) | undefined;
+  private sweeper: NodeJS.Timeout | undefined;
+  private readonly now: () => number;
+
+  /** Keeps filters over `reader`'s store; a failure to follow the head goes to `onError`, idle time is judged by `now`. */
+  constructor(
+    private readonly reader: StoreReader,
+    options: { pollMs?: number; onError?: (error: unknown) => void; now?: () => number } = {},
+  ) {
+    this.feed = new HeadFeed(reader, options.pollMs, options.onError);
+    this.now = options.now ?? Date.now;
+  }
+
+  /** Installs a log filter over `spec`; returns its id. */
+  newLogFilter(spec: FilterSpec): string {
+    const range: [number, number] = [bound(spec.fromBlock, 0), bound(spec.toBlock, Number.MAX_SAFE_INTEGER)];
+    return this.install({ kind: 'logs', spec, compiled: compileFilter(spec), range, key: '', pending: [], lastPoll: this.now() });
+  }
+
+  /** Installs a filter of new block hashes; returns its id. */
+  newBlockFilter(): string {
+    return this.install({ kind: 'blocks', range: [0, Number.MAX_SAFE_INTEGER], key: '', pending: [], lastPoll: this.now() });
+  }
+
+  /** What filter `id` gathered since its last poll. */
+  changes(id: string): string[] {
+    const filter = this.touch(id);
+    const out = filter.pending;
+    filter.pending = [];
+    return out;
+  }
+
+  /** The criteria of log filter `id`. */
+  criteria(id: string): FilterSpec {
+    const filter = this.touch(id);
+    if (filter.spec === undefined) throw new FilterNotFoundError();
+    return filter.spec;
+  }
+
+  /** Removes filter `id`; false when there was none. */
+  uninstall(id: string): boolean {
+    const removed = this.filters.delete(id);
+    if (removed) this.installedChanged();
+    return removed;
+  }
+
+  /** Filters installed now. */
+  get size(): number {
+    return this.filters.size;
+  }
+
+  /** Stops following the head and forgets every filter. */
+  close(): void {
+    this.filters.clear();
+    this.installedChanged();
+    this.feed.close();
+  }
+
+  /** Drops the filters not polled within FILTER_IDLE_MS. */
+  sweep(): void {
+    const oldest = this.now() - FILTER_IDLE_MS;
+    for (const [id, filter] of this.filters) if (filter.lastPoll < oldest) this.filters.delete(id);
+    this.installedChanged();
+  }
+
+  private install(filter: Installed): string {
+    if (this.filters.size >= MAX_FILTERS) throw new LimitExceededError(`too many filters installed on this server (at most ${MAX_FILTERS})`);
+    const id = '0x' + randomBytes(16).toString('hex');
+    filter.key = id;
+    this.filters.set(id, filter);
+    this.installedChanged();
+    return id;
+  }
+
+  /** Filter `id`, its idle time reset; throws FilterNotFoundError. */
+  private touch(id: string): Installed {
+    const filter = this.filters.get(id);
+    if (filter === undefined) throw new FilterNotFoundError();
+    filter.lastPoll = this.now();
+    return filter;
+  }
+
+  /** Follows the head and sweeps only while filters are installed. */
+  private installedChanged(): void {
+    if (this.filters.size > 0 && this.unlisten === undefined) {
+      this.unlisten = this.feed.listen((change) => this.gather(change));
+      this.sweeper = setInterval(() => this.sweep(), SWEEP_MS);
+      this.sweeper.unref();
+    } else if (this.filters.size === 0 && this.unlisten !== undefined) {
+      this.unlisten();
+      this.unlisten = undefined;
+      clearInterval(this.sweeper);
+    }
+  }
+
+  /** Adds what `change` brings to every filter. */
+  private gather(change: HeadChange): void {
+    const rendering = new ChangeRendering(this.reader, change);
+    let hashes: string[] | undefined;
+    for (const [id, filter] of this.filters) {
+      let more: string[];
+      if (filter.kind === 'blocks') {
+        hashes ??= change.added.flatMap((n) => {
+          const header = this.reader.header(n);
+          return header === undefined ? [] : [JSON.stringify(bytesToHex(header.hash))];
+        });
+        more = hashes;
+      } else {
+        more = rendering.matches(filter.key, filter.compiled!, filter.range);
+      }
+      if (filter.pending.length + more.length > MAX_FILTER_PENDING) this.filters.delete(id);
+      else filter.pending.push(...more);
+    }
+    this.installedChanged();
+  }
+}
