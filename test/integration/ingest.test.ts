@@ -118,6 +118,21 @@ describe('ingest from anvil', () => {
     assert.deepEqual(await compare('block', byHash), []);
   });
 
+  test('transaction and uncle counts by number, tag and hash answer as anvil does; null for an absent block', async () => {
+    const calls: Call[] = [];
+    for (const b of anvilBlocks) {
+      calls.push({ method: 'eth_getBlockTransactionCountByNumber', params: [b.number] }, { method: 'eth_getBlockTransactionCountByHash', params: [b.hash] });
+      calls.push({ method: 'eth_getUncleCountByBlockNumber', params: [b.number] }, { method: 'eth_getUncleCountByBlockHash', params: [b.hash] });
+    }
+    for (const tag of ['latest', 'earliest']) calls.push({ method: 'eth_getBlockTransactionCountByNumber', params: [tag] }, { method: 'eth_getUncleCountByBlockNumber', params: [tag] });
+    calls.push({ method: 'eth_getBlockTransactionCountByHash', params: ['0x' + 'ab'.repeat(32)] });
+    assert.ok(anvilBlocks.some((b) => (b.transactions as Obj[]).length > 1), 'blocks with several transactions');
+    assert.deepEqual(await compare('count', calls), []);
+    assert.deepEqual(await compare('count', [{ method: 'eth_syncing', params: [] }]), [], 'eth_syncing: false, as a node that is synced');
+    // Anvil refuses a block past its head (-32602); geth, and ethlogd, answer null.
+    assert.equal(await ours('eth_getBlockTransactionCountByNumber', [hex(head + 1)]), null);
+  });
+
   test('every transaction by hash and by block and index answers as anvil does', async () => {
     const calls: Call[] = [];
     for (const b of anvilBlocks) {

@@ -101,6 +101,14 @@ describe('eth_getBlockByNumber', () => {
 });
 
 describe('block and transaction by hash', () => {
+  test('transaction and uncle counts of the pending block; null for an absent one', async () => {
+    assert.equal(await svc.result('eth_getBlockTransactionCountByNumber', ['pending']), quantityToHex(pending.transactions.length));
+    assert.equal(await svc.result('eth_getUncleCountByBlockNumber', ['pending']), '0x0');
+    assert.equal(await svc.result('eth_getBlockTransactionCountByNumber', [quantityToHex(BLOCKS + 100)]), null);
+    assert.equal(await svc.result('eth_getUncleCountByBlockHash', ['0x' + '12'.repeat(32)]), null);
+    assert.equal((await svc.call('eth_getBlockTransactionCountByNumber', [])).error?.code, -32602);
+  });
+
   test('eth_getBlockByHash finds canonical blocks and answers null for unknown hashes', async () => {
     const b = chain[33]!;
     const block = (await svc.result('eth_getBlockByHash', [bytesToHex(b.header.hash), false])) as Obj;

@@ -1,5 +1,5 @@
 /**
- * The companion methods clients call on connect: chain id, network version, head, client version.
+ * The companion methods clients call on connect: chain id, network version, head, client version, sync state.
  */
 import { quantityToHex } from '../../chain/hex.js';
 import { CLIENT_VERSION } from '../../config.js';
@@ -42,4 +42,13 @@ export const eth_blockNumber: RpcMethod = (params, ctx) => {
 export const web3_clientVersion: RpcMethod = (params) => {
   checkArity(params, 0, 0);
   return CLIENT_VERSION;
+};
+
+/**
+ * eth_syncing(): false. The service answers from its store, which is as synced as it is: a store
+ * still being filled by `ingest` answers for the blocks it holds, and its head says how far it is.
+ */
+export const eth_syncing: RpcMethod = (params) => {
+  checkArity(params, 0, 0);
+  return false;
 };

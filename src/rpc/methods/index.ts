@@ -2,7 +2,8 @@
  * The method table: the five read methods of the service, their companions, and the polling filters.
  */
 import type { RpcMethod } from '../method.js';
-import { eth_blockNumber, eth_chainId, net_version, web3_clientVersion } from './chain.js';
+import { eth_getBlockTransactionCountByHash, eth_getBlockTransactionCountByNumber, eth_getUncleCountByBlockHash, eth_getUncleCountByBlockNumber } from './blockCounts.js';
+import { eth_blockNumber, eth_chainId, eth_syncing, net_version, web3_clientVersion } from './chain.js';
 import { eth_getBlockByHash } from './eth_getBlockByHash.js';
 import { eth_getBlockByNumber } from './eth_getBlockByNumber.js';
 import { eth_getLogs } from './eth_getLogs.js';
@@ -25,6 +26,11 @@ export const METHODS: ReadonlyMap<string, RpcMethod> = new Map<string, RpcMethod
   ['web3_clientVersion', web3_clientVersion],
   ['eth_getBlockByHash', eth_getBlockByHash],
   ['eth_getTransactionByBlockHashAndIndex', eth_getTransactionByBlockHashAndIndex],
+  ['eth_getBlockTransactionCountByNumber', eth_getBlockTransactionCountByNumber],
+  ['eth_getBlockTransactionCountByHash', eth_getBlockTransactionCountByHash],
+  ['eth_getUncleCountByBlockNumber', eth_getUncleCountByBlockNumber],
+  ['eth_getUncleCountByBlockHash', eth_getUncleCountByBlockHash],
+  ['eth_syncing', eth_syncing],
   ['eth_newFilter', eth_newFilter],
   ['eth_newBlockFilter', eth_newBlockFilter],
   ['eth_getFilterChanges', eth_getFilterChanges],
