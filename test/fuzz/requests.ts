@@ -29,6 +29,16 @@ export const SERVED_METHODS = [
   'web3_clientVersion',
   'eth_getBlockByHash',
   'eth_getTransactionByBlockHashAndIndex',
+  'eth_getBlockTransactionCountByNumber',
+  'eth_getBlockTransactionCountByHash',
+  'eth_getUncleCountByBlockNumber',
+  'eth_getUncleCountByBlockHash',
+  'eth_syncing',
+  'eth_newFilter',
+  'eth_newBlockFilter',
+  'eth_getFilterChanges',
+  'eth_getFilterLogs',
+  'eth_uninstallFilter',
 ] as const;
 
 /** Weight of a plausible value against a wrong one in a parameter position. */
@@ -108,6 +118,9 @@ const storageKey: fc.Arbitrary<unknown> = fc.oneof(
   wrongValue,
 );
 
+/** A polling-filter id: the shape of one (unknown to the server), or a wrong value. */
+const filterId: fc.Arbitrary<unknown> = fc.oneof({ weight: PLAUSIBLE_WEIGHT, arbitrary: hexBytes(16) }, wrongValue);
+
 const bool: fc.Arbitrary<unknown> = fc.oneof({ weight: PLAUSIBLE_WEIGHT, arbitrary: fc.boolean() }, wrongValue);
 
 /** A topic position: a wildcard, one value, a list of alternatives, or something wrong. */
@@ -158,6 +171,16 @@ function positions(corpus: FuzzCorpus): Record<(typeof SERVED_METHODS)[number], 
     web3_clientVersion: [],
     eth_getBlockByHash: [blockHash, bool],
     eth_getTransactionByBlockHashAndIndex: [blockHash, quantity(corpus)],
+    eth_getBlockTransactionCountByNumber: [blockNumber(corpus)],
+    eth_getBlockTransactionCountByHash: [blockHash],
+    eth_getUncleCountByBlockNumber: [blockNumber(corpus)],
+    eth_getUncleCountByBlockHash: [blockHash],
+    eth_syncing: [],
+    eth_newFilter: [filter(corpus)],
+    eth_newBlockFilter: [],
+    eth_getFilterChanges: [filterId],
+    eth_getFilterLogs: [filterId],
+    eth_uninstallFilter: [filterId],
   };
 }
 

@@ -8,6 +8,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import fc from 'fast-check';
 import WebSocket from 'ws';
 import { bytesToHex, quantityToHex } from '../../src/chain/hex.js';
 import type { BlockBundle } from '../../src/chain/types.js';
@@ -188,6 +189,54 @@ describe('WebSocket JSON-RPC', () => {
     const { code } = await client.closed;
     assert.ok(code === 1009 || code === 1006, `closed (${code})`);
     assert.equal(await svc.result('eth_chainId', []), chainId, 'the server goes on');
+  });
+
+  test('fuzzed frames (bytes, text, JSON, calls of every kind) each get valid JSON-RPC or nothing, and the socket stays', { timeout: 120_000 }, async () => {
+    const socket = await new Promise<WebSocket>((resolve, reject) => {
+      const ws = new WebSocket(`${wsUrl}/ws/v3/${dataset.key}`);
+      ws.once('open', () => resolve(ws));
+      ws.once('error', reject);
+    });
+    const received: string[] = [];
+    const wakers: (() => void)[] = [];
+    socket.on('message', (data) => {
+      received.push(String(data));
+      for (const wake of wakers.splice(0)) wake();
+    });
+    const call = fc.record({
+      jsonrpc: fc.oneof(fc.constant('2.0'), fc.jsonValue()),
+      id: fc.oneof(fc.integer(), fc.string(), fc.constant(null), fc.jsonValue()),
+      method: fc.oneof(fc.constantFrom('eth_subscribe', 'eth_unsubscribe', 'eth_getLogs', 'eth_blockNumber', 'eth_getFilterChanges', 'eth_newFilter'), fc.string()),
+      params: fc.oneof(fc.array(fc.jsonValue(), { maxLength: 3 }), fc.jsonValue(), fc.constant(['logs', { address: '0x' + '11'.repeat(20) }]), fc.constant(['newHeads'])),
+    }, { requiredKeys: [] });
+    const frame = fc.oneof(
+      fc.uint8Array({ maxLength: 200 }).map((b) => Buffer.from(b)),
+      fc.string({ maxLength: 200 }),
+      fc.jsonValue().map((v) => JSON.stringify(v) ?? 'null'),
+      call.map((c) => JSON.stringify(c)),
+      fc.array(call, { maxLength: 5 }).map((c) => JSON.stringify(c)),
+    );
+    let probe = 0;
+    await fc.assert(
+      fc.asyncProperty(frame, async (body) => {
+        received.length = 0;
+        socket.send(body);
+        const id = `probe-${probe++}`;
+        socket.send(JSON.stringify({ jsonrpc: '2.0', id, method: 'eth_chainId', params: [] }));
+        while (!received.some((m) => m.includes(`"${id}"`))) await new Promise<void>((wake) => wakers.push(wake));
+        for (const message of received) {
+          const parsed = JSON.parse(message) as unknown;
+          for (const answer of Array.isArray(parsed) ? parsed : [parsed]) {
+            assert.equal((answer as { jsonrpc: string }).jsonrpc, '2.0', message);
+            const error = (answer as { error?: { code: number } }).error;
+            if (error) assert.notEqual(error.code, -32603, `no internal error: ${message}`);
+          }
+        }
+      }),
+      { numRuns: 400, seed: 14 },
+    );
+    assert.equal(socket.readyState, WebSocket.OPEN);
+    socket.close();
   });
 
   test('upgrades without a valid key are refused with 401', async () => {
