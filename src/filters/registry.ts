@@ -129,6 +129,8 @@ export class FilterRegistry implements FilterService {
 
   private install(filter: Installed): string {
     if (this.filters.size >= MAX_FILTERS) throw new LimitExceededError(`too many filters installed on this server (at most ${MAX_FILTERS})`);
+    // The head's moves before this install go to the filters installed before it, not to this one.
+    if (this.unlisten !== undefined) this.feed.poll();
     const id = '0x' + randomBytes(16).toString('hex');
     filter.key = id;
     this.filters.set(id, filter);

@@ -38,6 +38,8 @@ export interface MetricSources {
   methods: Iterable<string>;
   /** The service's other HTTP threads, whose counts each scrape adds; none by default. */
   threads?: ThreadCountsSource;
+  /** The polling filters installed (eth_newFilter, eth_newBlockFilter); the series is left out without it. */
+  filters?: { readonly size: number };
 }
 
 /** The other HTTP threads of a service (threads 1, 2, …; this one is thread 0). */
@@ -180,6 +182,7 @@ export function createServiceMetrics(sources: MetricSources): ServiceMetrics {
   gauge('log_pool_utilization', 'Busy share of the worker pool since it started (0 to 1, Piscina utilization)', () => engine.pool.utilization);
   gauge('log_pool_threads', 'Worker threads of the eth_getLogs pool', () => engine.pool.threads.length);
   gauge('store_size_bytes', 'Size of the LMDB store (its data file) in bytes', () => statSync(join(sources.dataDir, DATA_FILE)).size);
+  gauge('filters_installed', 'Polling filters installed (eth_newFilter, eth_newBlockFilter) and not yet uninstalled or expired', () => sources.filters?.size);
   gauge('head_block', 'Number of the latest block in the store (absent while it holds none)', () => reader.head());
 
   collectDefaultMetrics({ register: registry });

@@ -256,6 +256,8 @@ export class WsFront {
   private local(connection: Connection, call: Call): string {
     const params = (call.params ?? []) as unknown[];
     let body: string;
+    // The head's moves before a new subscription go to the subscriptions made before it, not to it.
+    if (call.method === 'eth_subscribe' && this.unlisten !== undefined) this.feed.poll();
     try {
       const result = call.method === 'eth_subscribe' ? connection.subs.subscribe(params) : connection.subs.unsubscribe(params);
       body = JSON.stringify({ jsonrpc: '2.0', id: call.id ?? null, result });

@@ -56,6 +56,14 @@ async function result(method: string, params: unknown[]): Promise<unknown> {
   return res.result;
 }
 
+/** The filters_installed gauge of /metrics. */
+async function installedGauge(): Promise<number> {
+  const text = await (await fetch(`${service.url}/metrics`, { headers: { Connection: 'close' } })).text();
+  const line = /^ethlogd_filters_installed (\d+)$/m.exec(text);
+  assert.ok(line, 'ethlogd_filters_installed in /metrics');
+  return Number(line[1]);
+}
+
 /** Polls filter `id` until `count` changes have come (each poll on a new connection); returns them in order. */
 async function changes(id: string, count: number): Promise<unknown[]> {
   const got: unknown[] = [];
@@ -65,8 +73,10 @@ async function changes(id: string, count: number): Promise<unknown[]> {
 }
 
 test('a block filter reports the new blocks in order, polled on any thread', { timeout: 60_000 }, async () => {
+  const before = await installedGauge();
   const id = (await result('eth_newBlockFilter', [])) as string;
   assert.match(id, /^0x[0-9a-f]{32}$/);
+  assert.equal(await installedGauge(), before + 1, '/metrics counts the filter');
   assert.deepEqual(await result('eth_getFilterChanges', [id]), [], 'nothing yet');
   const blocks = nextBlocks(reader, 3);
   writer.append({ blocks: blocks.slice(0, 2) });
@@ -77,6 +87,7 @@ test('a block filter reports the new blocks in order, polled on any thread', { t
   );
   assert.equal(await result('eth_uninstallFilter', [id]), true);
   assert.equal(await result('eth_uninstallFilter', [id]), false, 'a second uninstall finds nothing');
+  assert.equal(await installedGauge(), before, '/metrics no longer counts it');
   assert.deepEqual((await call('eth_getFilterChanges', [id])).error, { code: -32000, message: 'filter not found' });
 });
 
