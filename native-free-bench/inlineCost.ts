@@ -20,7 +20,7 @@ import { DEFAULT_LOG_LIMITS } from '../src/config.js';
 import { blockScanner } from '../src/logs/blockScan.js';
 import { bloomCandidates, candidateQuery, segmentCandidates } from '../src/logs/candidates.js';
 import { LogEngine } from '../src/logs/engine.js';
-import { parseFilter } from '../src/logs/filter.js';
+import { parseFilter } from '../src/rpc/filterParams.js';
 import { JsonSink } from '../src/logs/jsonSink.js';
 import { INLINE_BUDGET_US, INLINE_COST_US } from '../src/logs/planner.js';
 import { StoreReader } from '../src/store/reader.js';

@@ -10,7 +10,7 @@ import { bytesToHex, quantityToHex } from '../src/chain/hex.js';
 import { DEFAULT_LOG_LIMITS, type LogLimits } from '../src/config.js';
 import { describeDataset } from '../src/ingest/generator.js';
 import { LogEngine } from '../src/logs/engine.js';
-import { parseFilter } from '../src/logs/filter.js';
+import { parseFilter } from '../src/rpc/filterParams.js';
 import { oracleGetLogs } from '../src/logs/oracle.js';
 import { StoreReader } from '../src/store/reader.js';
 import { closeStore, openStore } from '../src/store/schema.js';

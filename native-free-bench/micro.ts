@@ -11,7 +11,7 @@ import { filterBits, segmentCandidates } from '../src/logs/candidates.js';
 import { compileFilter, matchLog } from '../src/logs/filter.js';
 import { JsonSink } from '../src/logs/jsonSink.js';
 import { prepareRecordQuery, scanRecord, type RecordBlock } from '../src/logs/recordScan.js';
-import { formatBlock, formatTransaction } from '../src/rpc/format.js';
+import { formatBlock, formatTransaction } from '../src/render/format.js';
 import { encodeBlockKey, encodeTxKey } from '../src/store/keys.js';
 import { decodeLogs } from '../src/store/logsRecord.js';
 import { StoreReader } from '../src/store/reader.js';

@@ -21,7 +21,6 @@ export type {
   Block,
   BlockSelector,
   BlockStatus,
-  BlockTag,
   BytesLike,
   InclusionBlock,
   LogFilter,
@@ -36,6 +35,7 @@ export type {
   Authorization,
   BlockBundle,
   BlockHeader,
+  BlockTag,
   ChainMeta,
   Log,
   LogEntry,
@@ -45,6 +45,7 @@ export type {
   Withdrawal,
 } from './chain/types.js';
 export { bytesToHex, hexToBytes, quantityToHex } from './chain/hex.js';
+export { BLOCK_TAGS } from './chain/tags.js';
 export type { RunningService, ServiceOptions } from './service.js';
 export type { RateLimitOptions, ShutdownOutcome } from './lifecycle.js';
 export { generateStore, type GenerateStoreOptions, type GenerateStoreResult } from './ingest/generateStore.js';
@@ -59,13 +60,13 @@ export {
   LimitExceededError,
   MethodNotFoundError,
   ParseError,
+  QueryTimeoutError,
   BatchOverBurstError,
   RateLimitedError,
   ResponseTooLargeError,
   RpcError,
   ShuttingDownError,
 } from './rpc/errors.js';
-export { QueryTimeoutError } from './logs/limits.js';
 export { ChainContinuityError, type AppendBatch } from './store/writer.js';
 export type { ApiKeyEntry } from './store/apiKeys.js';
 export type { VerifyResult } from './store/verify.js';

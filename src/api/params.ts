@@ -4,9 +4,11 @@
  * over HTTP (the same InvalidParamsError messages).
  */
 import { bytesToHex, quantityToHex } from '../chain/hex.js';
-import { parseFilter, type FilterSpec } from '../logs/filter.js';
+import type { BlockId } from '../chain/types.js';
+import type { FilterSpec } from '../logs/filter.js';
 import { InvalidParamsError } from '../rpc/errors.js';
-import { parseBlockNumberOrHash, parseHash, parseAddress, parseStorageKey, type BlockRef } from '../rpc/params.js';
+import { parseFilter } from '../rpc/filterParams.js';
+import { parseBlockNumberOrHash, parseHash, parseAddress, parseStorageKey, } from '../rpc/params.js';
 import type { BlockSelector, BytesLike, LogFilter } from './types.js';
 
 /** A number or bigint as a JSON-RPC quantity; anything else passes through for the parser to judge. */
@@ -28,7 +30,7 @@ function hex(value: BytesLike | unknown): unknown {
 }
 
 /** Resolves a block selector as eth_getStorageAt's block argument (number, tag or hash). */
-export function blockRef(selector: BlockSelector): BlockRef {
+export function blockId(selector: BlockSelector): BlockId {
   return parseBlockNumberOrHash(hex(quantity(selector, 'block')), 0, 'block');
 }
 

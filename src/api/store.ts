@@ -13,13 +13,13 @@ import { MARK_STRIDE } from '../logs/logProto.js';
 import { decodeLogMessages } from '../logs/logProtoDecode.js';
 import type { StreamChunk, StreamFormat } from '../logs/stream.js';
 import { resolveBlock } from '../rpc/blocks.js';
-import { RpcError } from '../rpc/errors.js';
+import { RpcError, toRpcError } from '../rpc/errors.js';
 import { createApiKey, listApiKeys, revokeApiKey, type ApiKeyEntry } from '../store/apiKeys.js';
 import { StoreReader } from '../store/reader.js';
 import { closeStore, openStore, type Store } from '../store/schema.js';
 import { verifyStore, type VerifyResult } from '../store/verify.js';
 import { StoreWriter, type AppendBatch } from '../store/writer.js';
-import { addressArg, blockRef, filterSpec, hashArg, slotArg } from './params.js';
+import { addressArg, blockId, filterSpec, hashArg, slotArg } from './params.js';
 import type { Block, BlockSelector, BytesLike, InclusionBlock, LogFilter, LogLines, LogsOptions, TransactionEntry } from './types.js';
 
 /** The LMDB data file of a store directory. */
@@ -105,7 +105,7 @@ export class EthLogStore {
   /** A block by number, tag or hash, with its transactions when `transactions` is true; null when the store has no such block. */
   getBlock(selector: BlockSelector, options: { transactions?: boolean } = {}): Block | null {
     const full = options.transactions === true;
-    const ref = blockRef(selector);
+    const ref = blockId(selector);
     const resolved = resolveBlock(ref, this.reader);
     if (resolved === null) {
       const orphan = 'hash' in ref ? this.reader.orphan(ref.hash) : undefined;
@@ -132,7 +132,7 @@ export class EthLogStore {
   /** Transaction `index` of a block (by number, tag or hash); null when either is absent. */
   getTransactionAt(selector: BlockSelector, index: number): TransactionEntry | null {
     if (!Number.isSafeInteger(index) || index < 0) return null;
-    const ref = blockRef(selector);
+    const ref = blockId(selector);
     const resolved = resolveBlock(ref, this.reader);
     if (resolved === null) {
       const orphan = 'hash' in ref ? this.reader.orphan(ref.hash) : undefined;
@@ -162,7 +162,7 @@ export class EthLogStore {
   getStorageAt(address: BytesLike, slot: BytesLike | number | bigint, selector: BlockSelector = 'latest'): Uint8Array {
     const a = addressArg(address);
     const s = slotArg(slot);
-    const ref = blockRef(selector);
+    const ref = blockId(selector);
     const resolved = resolveBlock(ref, this.reader);
     if (resolved === null) throw new RpcError(-32000, 'hash' in ref ? 'header for hash not found' : 'header not found');
     const number = 'pending' in resolved ? this.reader.meta()!.head : resolved.number;
@@ -197,15 +197,19 @@ export class EthLogStore {
     }
   }
 
-  /** The stream's chunks in `format`, ending with the signal's reason once it aborts. */
+  /** The stream's chunks in `format`, ending with the signal's reason once it aborts; the engine's errors as the RpcErrors eth_getLogs answers. */
   private async *chunks(filter: LogFilter, options: LogsOptions, format: StreamFormat): AsyncGenerator<StreamChunk, void, undefined> {
     const { signal } = options;
     if (signal?.aborted) throw abortReason(signal);
-    const spec = filterSpec(filter, this.limits.maxParams);
     const deadline = options.timeoutMs === undefined ? undefined : Date.now() + options.timeoutMs;
-    for await (const chunk of this.logEngine().stream(spec, this.reader, { deadline, signal, from: options.from, format })) {
-      if (signal?.aborted) break;
-      yield chunk;
+    try {
+      const spec = filterSpec(filter, this.limits.maxParams);
+      for await (const chunk of this.logEngine().stream(spec, this.reader, { deadline, signal, from: options.from, format })) {
+        if (signal?.aborted) break;
+        yield chunk;
+      }
+    } catch (error) {
+      throw toRpcError(error) ?? error;
     }
     if (signal?.aborted) throw abortReason(signal);
   }

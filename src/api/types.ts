@@ -3,10 +3,7 @@
  * point lookups return (stored types: bytes, numbers, bigints; src/api/wire.ts renders them as
  * JSON-RPC answers).
  */
-import type { BlockHeader, Transaction } from '../chain/types.js';
-
-/** A block tag, as JSON-RPC names them (DESIGN.md §5 defines what each resolves to). */
-export type BlockTag = 'latest' | 'earliest' | 'pending' | 'safe' | 'finalized';
+import type { BlockHeader, BlockTag, Transaction } from '../chain/types.js';
 
 /**
  * A block: a number, a tag, a 32-byte hash (bytes or 0x-hex), or a 0x-hex quantity. A hash selects

@@ -4,7 +4,7 @@
  */
 import { bytesToHex, quantityToHex } from '../chain/hex.js';
 import type { LogEntry } from '../chain/types.js';
-import { formatBlock, formatTransaction } from '../rpc/format.js';
+import { formatBlock, formatTransaction } from '../render/format.js';
 import type { Block, TransactionEntry } from './types.js';
 
 /** A log as eth_getLogs answers it (null positions for a pending log). */

@@ -132,6 +132,12 @@ export interface BlockBundle {
   storage: StorageWrite[];
 }
 
+/** The block tags of SPEC.md §2.3 (DESIGN.md §5 defines what each resolves to). */
+export type BlockTag = 'latest' | 'earliest' | 'pending' | 'safe' | 'finalized';
+
+/** A block named by tag, by number, or (EIP-1898) by hash. */
+export type BlockId = { tag: BlockTag } | { number: number } | { hash: Uint8Array; requireCanonical: boolean };
+
 /** Chain-level markers kept in the store's meta database. */
 export interface ChainMeta {
   chainId: bigint;

@@ -4,6 +4,7 @@
  */
 import { availableParallelism } from 'node:os';
 import {
+  BLOCK_TAGS,
   EthLogStore,
   RpcError,
   bytesToHex,
@@ -27,9 +28,6 @@ const EXIT_INTERRUPTED = 130;
 
 /** Topic positions the shorthand flags offer (--topic0..--topic3): the EVM's LOG0..LOG4 emit at most four topics. */
 const TOPIC_FLAGS = ['topic0', 'topic1', 'topic2', 'topic3'] as const;
-
-/** The block tags the store resolves (DESIGN.md §5). */
-const BLOCK_TAGS = ['latest', 'earliest', 'pending', 'safe', 'finalized'];
 
 /** Usage text of `query`. */
 export const QUERY_USAGE = `Usage:
@@ -123,7 +121,7 @@ function describe(error: RpcError): string {
 /** A block option: decimal (as a bigint), else 0x-hex (a quantity or a 32-byte hash, checked by the library) or a tag; UsageError otherwise. */
 function blockArg(value: string, name: string): bigint | string {
   if (/^[0-9]+$/.test(value)) return BigInt(value);
-  if (/^0x[0-9a-fA-F]+$/.test(value) || BLOCK_TAGS.includes(value)) return value;
+  if (/^0x[0-9a-fA-F]+$/.test(value) || (BLOCK_TAGS as readonly string[]).includes(value)) return value;
   const hash = name === 'block' ? ' or a 0x block hash' : '';
   throw new UsageError(`--${name} must be a block number (decimal or 0x-hex), a tag (${BLOCK_TAGS.join(', ')})${hash}`);
 }

@@ -4,8 +4,7 @@
  * client sees exactly what the HTTP front would have said.
  */
 import { Metadata, status as Status } from '@grpc/grpc-js';
-import { QueryTimeoutError } from '../logs/limits.js';
-import { AuthError, InternalError, InvalidParamsError, InvalidRequestError, LimitExceededError, RpcError } from '../rpc/errors.js';
+import { AuthError, InternalError, InvalidParamsError, InvalidRequestError, LimitExceededError, QueryTimeoutError, toRpcError, type RpcError } from '../rpc/errors.js';
 
 /** Trailer holding the JSON-RPC error code, in decimal. */
 export const CODE_TRAILER = 'x-jsonrpc-code';
@@ -49,10 +48,8 @@ function printable(text: string): string {
  * trailers; anything else reported to `onError` and answered as -32603 `internal error`.
  */
 export function toGrpcFailure(error: unknown, onError: (message: string, error: unknown) => void): GrpcFailure {
-  let rpc: RpcError;
-  if (error instanceof RpcError) {
-    rpc = error;
-  } else {
+  let rpc = toRpcError(error);
+  if (rpc === undefined) {
     onError('unexpected failure in a gRPC call', error);
     rpc = new InternalError();
   }

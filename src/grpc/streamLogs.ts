@@ -8,11 +8,11 @@ import type { EventEmitter } from 'node:events';
 import type { ServerWritableStream } from '@grpc/grpc-js';
 import type { LogLimits } from '../config.js';
 import type { LogEngine } from '../logs/engine.js';
-import { parseFilter } from '../logs/filter.js';
-import { timeoutError } from '../logs/limits.js';
+import { DeadlineExceededError } from '../logs/errors.js';
 import { MARK_STRIDE } from '../logs/logProto.js';
 import { varintSize } from '../logs/protoSink.js';
 import type { LogCursor, StreamChunk } from '../logs/stream.js';
+import { parseFilter } from '../rpc/filterParams.js';
 import type { StoreReader } from '../store/reader.js';
 import { cursorOf, filterObject, type CursorMessage, type LogFilterMessage } from './convert.js';
 import { toGrpcFailure } from './errors.js';
@@ -116,7 +116,7 @@ function callDeadline(call: ServerWritableStream<StreamLogsMessage, Buffer>): nu
 function drained(call: ServerWritableStream<StreamLogsMessage, Buffer>, signal: AbortSignal, deadline: number): Promise<boolean> {
   if (signal.aborted) return Promise.resolve(false);
   return new Promise((resolve, reject) => {
-    const timer = Number.isFinite(deadline) ? setTimeout(() => done(() => reject(timeoutError())), Math.max(0, deadline - Date.now())) : undefined;
+    const timer = Number.isFinite(deadline) ? setTimeout(() => done(() => reject(new DeadlineExceededError())), Math.max(0, deadline - Date.now())) : undefined;
     const onDrain = () => done(() => resolve(true));
     const onAbort = () => done(() => resolve(false));
     const done = (settle: () => void) => {

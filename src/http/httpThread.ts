@@ -11,12 +11,12 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { METRICS_LATENCY_BUCKETS_S } from '../config.js';
 import { RateLimiter } from '../limits/rateLimiter.js';
-import { zeroScanCounts } from '../logs/answer.js';
+import { zeroScanCounts, type LogChunks } from '../logs/answer.js';
 import { answerInline } from '../logs/inline.js';
 import { resolveRange } from '../logs/range.js';
 import type { Logger, LogLevel } from '../log.js';
 import { CallStatsTable, StatusCounts } from '../metrics/callStats.js';
-import type { LogChunks, MethodContext } from '../rpc/method.js';
+import type { MethodContext } from '../rpc/method.js';
 import { StoreReader } from '../store/reader.js';
 import { RemoteFilters } from '../filters/remote.js';
 import { closeStore, openStore } from '../store/schema.js';

@@ -11,11 +11,10 @@ import type { LogLevel } from '../log.js';
 import type { RateLimit } from '../limits/rateLimiter.js';
 import type { FilterCall } from '../filters/remote.js';
 import type { FilterSpec } from '../logs/filter.js';
-import { QueryTimeoutError } from '../logs/limits.js';
 import type { ThreadCounts } from '../metrics/callStats.js';
 import * as rpcErrors from '../rpc/errors.js';
 import { RpcError } from '../rpc/errors.js';
-import type { LogChunks } from '../rpc/method.js';
+import type { LogChunks } from '../logs/answer.js';
 import type { MetricsText } from './health.js';
 
 /** What an HTTP thread is started with (its workerData). */
@@ -81,7 +80,7 @@ export type ToThread =
 
 /** Every RpcError class a query can reject with, by name. */
 const RPC_ERROR_CLASSES: ReadonlyMap<string, typeof RpcError> = new Map(
-  [...Object.values(rpcErrors), QueryTimeoutError]
+  Object.values(rpcErrors)
     .filter((value): value is typeof RpcError => value === RpcError || (typeof value === 'function' && value.prototype instanceof RpcError))
     .map((cls) => [cls.name, cls]),
 );

@@ -24,7 +24,9 @@ import type { RateLimiter } from '../limits/rateLimiter.js';
 import { LOG_LEVELS, type Logger, type LogLevel } from '../log.js';
 import type { ThreadCounts } from '../metrics/callStats.js';
 import type { ThreadCountsSource } from '../metrics/metrics.js';
-import type { LogChunks, LogQuery } from '../rpc/method.js';
+import type { LogChunks } from '../logs/answer.js';
+import { toRpcError } from '../rpc/errors.js';
+import type { LogQuery } from '../rpc/method.js';
 import type { MetricsText } from './health.js';
 import { runFilterCall, type FilterCall } from '../filters/remote.js';
 import type { FilterService } from '../filters/registry.js';
@@ -185,7 +187,7 @@ class HttpThread {
         const { chunks, transfer } = transferableChunks(answer);
         this.send({ type: 'logs', id, chunks }, transfer);
       },
-      (error: unknown) => this.send({ type: 'logs', id, error: toWireError(error) }),
+      (error: unknown) => this.send({ type: 'logs', id, error: toWireError(toRpcError(error) ?? error) }),
     );
   }
 
@@ -196,7 +198,7 @@ class HttpThread {
       resolve(runFilterCall(this.services.filters, call));
     }).then(
       (result) => this.send({ type: 'filter', id, result }),
-      (error: unknown) => this.send({ type: 'filter', id, error: toWireError(error) }),
+      (error: unknown) => this.send({ type: 'filter', id, error: toWireError(toRpcError(error) ?? error) }),
     );
   }
 

@@ -3,13 +3,18 @@
  * pending or orphaned block it ends with, and answer the result-cap error with the range that fits;
  * and what they count.
  */
-import type { LogChunks } from '../rpc/method.js';
 import { renderBundleMatches } from './blockLogs.js';
+import { ResultCapError } from './errors.js';
 import { compileFilter, type FilterSpec } from './filter.js';
-import { resultCapError } from './limits.js';
 import { LogProtoWriter } from './logProto.js';
 import type { ResolvedRange } from './range.js';
 import type { LogFormat } from './task.js';
+
+/**
+ * A query's matches in order, in chunks none of which is empty: comma-separated log JSON objects
+ * (text, or its UTF-8 bytes) that the answer joins with commas, or protobuf Log messages.
+ */
+export type LogChunks = (string | Uint8Array)[];
 
 /** eth_getLogs queries answered (not streams), by where they ran (read by the metrics). */
 export interface QueryPaths {
@@ -65,11 +70,11 @@ function renderExtra(range: ResolvedRange, spec: FilterSpec, format: LogFormat):
 
 /**
  * The answer of a range's `count` canonical matches in `chunks`, followed by the matches of the
- * pending or orphaned block it ends with; throws the result-cap error when they pass `maxResults`.
+ * pending or orphaned block it ends with; throws ResultCapError when they pass `maxResults`.
  */
 export function withExtra(chunks: LogChunks, count: number, range: ResolvedRange, spec: FilterSpec, format: LogFormat, maxResults: number): LogChunks {
   const extra = renderExtra(range, spec, format);
-  if (count + extra.count > maxResults) throw resultCapError(range.from, range.to, maxResults);
+  if (count + extra.count > maxResults) throw new ResultCapError(range.from, range.to, maxResults);
   if (extra.chunk !== undefined) chunks.push(extra.chunk);
   return chunks;
 }

@@ -4,7 +4,7 @@
  */
 import { bytesToHex, quantityToHex } from '../chain/hex.js';
 import type { BlockBundle, Log } from '../chain/types.js';
-import { renderLogJson, type LogContext } from '../rpc/format.js';
+import { renderLogJson, type LogContext } from '../render/format.js';
 import type { StoreReader } from '../store/reader.js';
 import { matchLog, type CompiledFilter } from './filter.js';
 

@@ -1,20 +1,19 @@
 /**
  * The parallel eth_getLogs engine (DESIGN.md §4): resolves the range once, plans segment tasks,
- * keeps a window of them in flight on a Piscina pool, merges results in order, and answers the
- * -32005 cap and deadline errors. Once a query is answered its remaining tasks stop at their next
- * check (a shared cancel flag); no running thread is killed. Answers come as JSON text (eth_getLogs)
- * or protobuf messages (the gRPC front); stream() runs the uncapped, flow-controlled variant.
+ * keeps a window of them in flight on a Piscina pool, merges results in order, and fails with the
+ * result-cap and deadline errors (errors.ts). Once a query is answered its remaining tasks stop at
+ * their next check (a shared cancel flag); no running thread is killed. Answers come as JSON text
+ * (eth_getLogs) or protobuf messages (the gRPC front); stream() runs the uncapped, flow-controlled
+ * variant.
  */
 import { availableParallelism } from 'node:os';
 import { Piscina } from 'piscina';
 import { LOG_WORKER_NICE, WORKER_LOAD_WAIT_MS, type LogLimits } from '../config.js';
-import { InternalError, RpcError } from '../rpc/errors.js';
-import type { LogChunks } from '../rpc/method.js';
 import type { StoreReader } from '../store/reader.js';
-import { lastFitting, withExtra, type QueryPaths, type ScanCounts, type ScanTotals } from './answer.js';
+import { lastFitting, withExtra, type LogChunks, type QueryPaths, type ScanCounts, type ScanTotals } from './answer.js';
+import { DeadlineExceededError, ResultCapError, ScanFailedError } from './errors.js';
 import type { FilterSpec } from './filter.js';
 import { answerInline } from './inline.js';
-import { resultCapError, timeoutError } from './limits.js';
 import { INLINE_BUDGET_US, planTasks, TASKS_PER_THREAD, taskShape } from './planner.js';
 import { resolveRange, type ResolvedRange } from './range.js';
 import { streamQuery, type StreamChunk, type StreamOptions, type TaskOutcome } from './stream.js';
@@ -73,8 +72,8 @@ export class LogEngine implements ScanCounts {
   /**
    * Answers a parsed filter, in order: chunks of comma-separated log JSON (UTF-8), or with format
    * `proto` chunks of protobuf Log messages (logProto.ts). A query the planner estimates cheap is
-   * answered inline, synchronously (a result, or a thrown RpcError); the others run on the pool
-   * (a promise, rejected with an RpcError).
+   * answered inline, synchronously (a result, or a thrown error of errors.ts); the others run on
+   * the pool (a promise, rejected with one).
    */
   query(spec: FilterSpec, reader: StoreReader, format: Exclude<LogFormat, 'jsonl'> = 'json'): LogChunks | Promise<LogChunks> {
     const range = resolveRange(spec, reader);
@@ -114,7 +113,7 @@ export class LogEngine implements ScanCounts {
       let inFlight = 0;
       let done = false;
 
-      const finish = (error?: RpcError) => {
+      const finish = (error?: Error) => {
         if (done) return;
         done = true;
         Atomics.store(cancel, 0, 1);
@@ -123,18 +122,18 @@ export class LogEngine implements ScanCounts {
         try {
           resolve(withExtra(chunks, count, range, spec, format, limits.maxResults));
         } catch (capError) {
-          reject(capError as RpcError);
+          reject(capError as Error);
         }
       };
 
-      const timer = setTimeout(() => finish(timeoutError()), Math.max(0, deadline - Date.now()));
+      const timer = setTimeout(() => finish(new DeadlineExceededError()), Math.max(0, deadline - Date.now()));
 
       const merge = () => {
         while (!done && merged < tasks.length && results[merged]) {
           const r = results[merged]!;
           results[merged] = undefined;
           if (count + r.count > limits.maxResults) {
-            return finish(resultCapError(range.from, lastFitting(r.blockCounts, count, limits.maxResults, tasks[merged]![1]), limits.maxResults));
+            return finish(new ResultCapError(range.from, lastFitting(r.blockCounts, count, limits.maxResults, tasks[merged]![1]), limits.maxResults));
           }
           if (r.count > 0) chunks.push(r.bytes);
           count += r.count;
@@ -165,9 +164,9 @@ export class LogEngine implements ScanCounts {
               if (done) return;
               if (!result.ok) {
                 this.options.onError('log scan task failed', result.message);
-                return finish(new InternalError());
+                return finish(new ScanFailedError());
               }
-              if (result.stop === 'deadline') return finish(timeoutError());
+              if (result.stop === 'deadline') return finish(new DeadlineExceededError());
               results[index] = result;
               merge();
               dispatch();
@@ -175,13 +174,13 @@ export class LogEngine implements ScanCounts {
             (error: unknown) => {
               inFlight--;
               if (!this.closing) this.options.onError('log scan worker died', error);
-              finish(new InternalError());
+              finish(new ScanFailedError());
             },
           );
         }
       };
 
-      if (Date.now() > deadline) return finish(timeoutError());
+      if (Date.now() > deadline) return finish(new DeadlineExceededError());
       merge();
       dispatch();
     });
@@ -189,7 +188,7 @@ export class LogEngine implements ScanCounts {
 
   /**
    * Streams a parsed filter's matches in order as protobuf Log messages, without the result cap:
-   * see stream.ts for the flow control, the cursor and the deadline. Throws RpcErrors.
+   * see stream.ts for the flow control, the cursor and the deadline. Throws the errors of errors.ts.
    */
   stream(spec: FilterSpec, reader: StoreReader, options: StreamOptions = {}): AsyncGenerator<StreamChunk> {
     return streamQuery(
@@ -200,7 +199,7 @@ export class LogEngine implements ScanCounts {
     );
   }
 
-  /** Runs one task; a failure comes back as an InternalError (reported unless the pool is closing), never as a rejection. */
+  /** Runs one task; a failure comes back as a ScanFailedError (reported unless the pool is closing), never as a rejection. */
   private runTask(task: ScanTask): Promise<TaskOutcome> {
     return this.pool.run(task).then(
       (result): TaskOutcome => {
@@ -209,11 +208,11 @@ export class LogEngine implements ScanCounts {
           return result;
         }
         this.options.onError('log scan task failed', result.message);
-        return { error: new InternalError() };
+        return { error: new ScanFailedError() };
       },
       (error: unknown): TaskOutcome => {
         if (!this.closing) this.options.onError('log scan worker died', error);
-        return { error: new InternalError() };
+        return { error: new ScanFailedError() };
       },
     );
   }
@@ -226,7 +225,7 @@ export class LogEngine implements ScanCounts {
   }
 
   /**
-   * Stops the pool: running tasks are aborted (a query still unanswered fails with -32603), and not
+   * Stops the pool: running tasks are aborted (a query still unanswered fails with ScanFailedError), and not
    * reported as failures. It first lets threads still loading their modules finish (bounded):
    * terminating a thread while it registers lmdb's native addon aborts the whole process.
    */

@@ -7,16 +7,15 @@
  * rendered. Past the budget at any step the query goes to the pool, so the work an abandoned
  * inline attempt wastes is bounded by the budget itself.
  */
-import type { LogChunks } from '../rpc/method.js';
 import type { StoreReader } from '../store/reader.js';
-import { lastFitting, withExtra, type ScanCounts } from './answer.js';
+import { lastFitting, withExtra, type LogChunks, type ScanCounts } from './answer.js';
 import { segmentOf, segmentStart } from '../store/segments.js';
 import { blockScanner } from './blockScan.js';
 import { bloomCandidates, candidateBlocks, candidateQuery } from './candidates.js';
 import { JsonSink } from './jsonSink.js';
 import { LogProtoWriter } from './logProto.js';
 import type { FilterSpec } from './filter.js';
-import { resultCapError } from './limits.js';
+import { ResultCapError } from './errors.js';
 import { fitsInline, type QueryWork } from './planner.js';
 import type { ResolvedRange } from './range.js';
 import type { LogFormat } from './task.js';
@@ -105,7 +104,7 @@ export function scanInline(reader: StoreReader, q: InlineQuery, format: Exclude<
 /**
  * The whole answer of `spec` over its resolved `range` when its work fits `budgetUs` (see
  * scanInline): its chunks, the pending or orphaned block's matches included; undefined when it
- * does not fit. Throws the result-cap error past `maxResults`. Counts the query and its scan in
+ * does not fit. Throws ResultCapError past `maxResults`. Counts the query and its scan in
  * `counts`.
  */
 export function answerInline(
@@ -123,6 +122,6 @@ export function answerInline(
   counts.totals.blocks += Math.max(0, range.to - range.from + 1);
   counts.totals.candidates += scan.work.candidates;
   counts.totals.matchedBlocks += scan.blockCounts.length / 2;
-  if (scan.count > maxResults) throw resultCapError(range.from, lastFitting(scan.blockCounts, 0, maxResults, range.to), maxResults);
+  if (scan.count > maxResults) throw new ResultCapError(range.from, lastFitting(scan.blockCounts, 0, maxResults, range.to), maxResults);
   return withExtra(scan.count > 0 ? [scan.chunk] : [], scan.count, range, spec, format, maxResults);
 }

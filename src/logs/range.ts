@@ -1,12 +1,11 @@
 /**
  * Resolves an eth_getLogs filter's block selection once, at the start of a query (a consistent
- * snapshot: the head does not move mid-query), with geth's range errors.
+ * snapshot: the head does not move mid-query), refusing the ranges geth refuses (errors.ts).
  */
-import type { BlockBundle } from '../chain/types.js';
-import { InvalidParamsError } from '../rpc/errors.js';
-import { tagNumber } from '../rpc/blocks.js';
-import type { BlockRef } from '../rpc/params.js';
+import { tagNumber } from '../chain/tags.js';
+import type { BlockBundle, BlockId } from '../chain/types.js';
 import type { StoreReader } from '../store/reader.js';
+import { RangeBeyondHeadError, RangeInvertedError } from './errors.js';
 import type { FilterSpec } from './filter.js';
 
 /** What a query scans: canonical blocks [from, to] (empty when from > to), and maybe the pending block or one orphan. */
@@ -22,7 +21,7 @@ export interface ResolvedRange {
 const EMPTY: ResolvedRange = { from: 1, to: 0 };
 
 /** The block a range endpoint names: a number as given, a tag read from the store's markers (pending is `head + 1` when a pending block is stored). */
-function endpoint(ref: BlockRef, head: number, reader: StoreReader, hasPending: boolean): number {
+function endpoint(ref: BlockId, head: number, reader: StoreReader, hasPending: boolean): number {
   if (!('tag' in ref)) return (ref as { number: number }).number;
   switch (ref.tag) {
     case 'latest':
@@ -55,9 +54,9 @@ export function resolveRange(spec: FilterSpec, reader: StoreReader): ResolvedRan
   const to = endpoint(spec.toBlock, head, reader, hasPending);
   const toIsPending = 'tag' in spec.toBlock && spec.toBlock.tag === 'pending' && hasPending;
   if ('number' in spec.toBlock && spec.toBlock.number > head) {
-    throw new InvalidParamsError('block range extends beyond current head block');
+    throw new RangeBeyondHeadError(spec.toBlock.number, head);
   }
-  if (from > to) throw new InvalidParamsError('invalid block range params');
+  if (from > to) throw new RangeInvertedError(from, to);
   const range: ResolvedRange = { from: Math.max(from, reader.earliest()), to: Math.min(to, head) };
   if (toIsPending) range.pending = reader.pending();
   return range;

@@ -14,10 +14,9 @@
  * - Deadline: optional (none by default), checked by the tasks and while waiting for them.
  */
 import { STREAM_TASK_LOGS } from '../config.js';
-import type { RpcError } from '../rpc/errors.js';
 import { renderBundleLines } from './blockLogs.js';
+import { DeadlineExceededError, type ScanFailedError } from './errors.js';
 import { compileFilter, type FilterSpec } from './filter.js';
-import { timeoutError } from './limits.js';
 import { LogProtoWriter, MARK_STRIDE } from './logProto.js';
 import { planTasks, TASKS_PER_THREAD, taskShape } from './planner.js';
 import type { ResolvedRange } from './range.js';
@@ -33,7 +32,7 @@ export interface LogCursor {
 export interface StreamOptions {
   /** Start at this position instead of the start of the range. */
   from?: LogCursor;
-  /** Epoch milliseconds past which the stream fails with -32005 `query timeout exceeded`; default: none. */
+  /** Epoch milliseconds past which the stream fails with DeadlineExceededError; default: none. */
   deadline?: number;
   /** Aborting ends the stream without an error: running tasks stop at their next check. */
   signal?: AbortSignal;
@@ -59,7 +58,7 @@ export interface StreamChunk {
 }
 
 /** A task's result, or the error that ends the query. */
-export type TaskOutcome = Extract<ScanResult, { ok: true }> | { error: RpcError };
+export type TaskOutcome = Extract<ScanResult, { ok: true }> | { error: ScanFailedError };
 
 /** What a streamed query needs of the engine. */
 export interface StreamRunner {
@@ -167,16 +166,16 @@ export async function* streamQuery(runner: StreamRunner, spec: FilterSpec, range
 
   try {
     for (let i = 0; i < slots.length; i++) {
-      if (Date.now() > deadline) throw timeoutError();
+      if (Date.now() > deadline) throw new DeadlineExceededError();
       fill(i);
       const slot = slots[i]!;
       const outcome = await settle(slot.outcome!, deadline, options.signal);
       slot.outcome = undefined;
       inFlight--;
       if (outcome === ABORTED) return;
-      if (outcome === TIMED_OUT) throw timeoutError();
+      if (outcome === TIMED_OUT) throw new DeadlineExceededError();
       if ('error' in outcome) throw outcome.error;
-      if (outcome.stop === 'deadline') throw timeoutError();
+      if (outcome.stop === 'deadline') throw new DeadlineExceededError();
       if (outcome.stop === 'cancelled') return;
       let next: LogCursor = { block: slot.to + 1, logIndex: 0 };
       if (outcome.stop === 'budget') {

@@ -3,32 +3,18 @@
  * defines the tags: latest = head, earliest = first stored block, safe/finalized = stored
  * markers, pending = the stored pending block, else latest.
  */
-import type { BlockBundle, ChainMeta } from '../chain/types.js';
+import { tagNumber } from '../chain/tags.js';
+import type { BlockBundle, BlockId } from '../chain/types.js';
 import type { StoreReader } from '../store/reader.js';
-import type { BlockRef, BlockTag } from './params.js';
 
 /** A resolved block: a canonical number, the pending block, or nothing. */
 export type ResolvedBlock = { number: number } | { pending: BlockBundle } | null;
-
-/** The canonical number a tag names (pending maps to latest here). */
-export function tagNumber(tag: BlockTag, meta: ChainMeta): number {
-  switch (tag) {
-    case 'earliest':
-      return meta.earliest;
-    case 'safe':
-      return meta.safe;
-    case 'finalized':
-      return meta.finalized;
-    default:
-      return meta.head;
-  }
-}
 
 /**
  * Resolves `ref` to a stored canonical block or the pending block; null when there is none. Reads
  * only the markers it needs (the head; earliest for a number; all of them for safe and finalized).
  */
-export function resolveBlock(ref: BlockRef, reader: StoreReader): ResolvedBlock {
+export function resolveBlock(ref: BlockId, reader: StoreReader): ResolvedBlock {
   const head = reader.head();
   if (head === undefined) return null;
   if ('tag' in ref) {

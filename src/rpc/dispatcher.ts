@@ -4,7 +4,7 @@
  * runs its items concurrently and answers when all are done.
  */
 import { MAX_BATCH_CONCURRENCY, MAX_BATCH_ITEMS, MAX_BATCH_RESPONSE_BYTES } from '../config.js';
-import { InternalError, InvalidParamsError, InvalidRequestError, MethodNotFoundError, ParseError, ResponseTooLargeError, RpcError } from './errors.js';
+import { InternalError, InvalidParamsError, InvalidRequestError, MethodNotFoundError, ParseError, ResponseTooLargeError, toRpcError, type RpcError } from './errors.js';
 import type { RpcBody, RpcHandler } from './handler.js';
 import { RawJson, type MethodContext, type RpcMethod } from './method.js';
 import { METHODS } from './methods/index.js';
@@ -81,7 +81,8 @@ export function createRpcHandler(
   const refuse = (id: string, error: RpcError, method: string, started: number, trace: RequestTrace | undefined): string =>
     answered(errorResponse(id, error), method, error.code, started, trace);
   const failure = (id: string, error: unknown, method: string, started: number, trace: RequestTrace | undefined): string => {
-    if (error instanceof RpcError) return refuse(id, error, method, started, trace);
+    const rpc = toRpcError(error);
+    if (rpc !== undefined) return refuse(id, rpc, method, started, trace);
     onError('unexpected failure in a method', error);
     return refuse(id, new InternalError(), method, started, trace);
   };

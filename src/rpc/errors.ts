@@ -1,7 +1,19 @@
 /**
- * JSON-RPC errors as classes that carry their code (DESIGN.md §5). Worker tasks never throw these
- * across the thread boundary: they return a plain result and the main thread rebuilds the error.
+ * JSON-RPC errors as classes that carry their code (DESIGN.md §5), and the one place where the
+ * domain's errors (the log engine's, the lookups') become JSON-RPC errors: toRpcError gives each
+ * domain class geth's code and message.
  */
+import { BlockNotFoundError } from '../chain/errors.js';
+import { quantityToHex } from '../chain/hex.js';
+import {
+  DeadlineExceededError,
+  RangeBeyondHeadError,
+  RangeInvertedError,
+  ResultCapError,
+  ScanFailedError,
+  TooManyParamsError,
+  TooManyTopicsError,
+} from '../logs/errors.js';
 
 /** A JSON-RPC error with its code, message and optional data. */
 export class RpcError extends Error {
@@ -57,6 +69,14 @@ export class LimitExceededError extends RpcError {
   /** Builds a limit error with `message` and optional `data`. */
   constructor(message: string, data?: unknown) {
     super(-32005, message, data);
+  }
+}
+
+/** -32005 `query timeout exceeded`: a class of its own so a caller can tell the deadline from the other limits. */
+export class QueryTimeoutError extends LimitExceededError {
+  /** Builds the deadline error. */
+  constructor() {
+    super('query timeout exceeded');
   }
 }
 
@@ -120,4 +140,34 @@ export class FilterNotFoundError extends RpcError {
   constructor() {
     super(-32000, 'filter not found');
   }
+}
+
+/** geth's -32005 for a result cap, suggesting the range [from, to] whose results fit under `limit`. */
+function resultCap(error: ResultCapError): LimitExceededError {
+  const from = quantityToHex(error.from);
+  const to = quantityToHex(error.to);
+  return new LimitExceededError(`query returned more than ${error.limit} results. Try with this block range [${from}, ${to}].`, {
+    from,
+    to,
+    limit: error.limit,
+  });
+}
+
+/**
+ * The JSON-RPC error `error` answers with: an RpcError as it is, a domain error by its class with
+ * geth's code and message (-32602 for a bad range or too many topics, -32005 for the limits,
+ * -32000 for a missing block, -32603 for a failed scan); undefined for anything else (an
+ * unexpected failure, which the caller reports and answers -32603).
+ */
+export function toRpcError(error: unknown): RpcError | undefined {
+  if (error instanceof RpcError) return error;
+  if (error instanceof RangeInvertedError) return new InvalidParamsError('invalid block range params');
+  if (error instanceof RangeBeyondHeadError) return new InvalidParamsError('block range extends beyond current head block');
+  if (error instanceof TooManyTopicsError) return new InvalidParamsError('exceed max topics');
+  if (error instanceof TooManyParamsError) return new LimitExceededError(`query exceeds ${error.max} parameters`);
+  if (error instanceof ResultCapError) return resultCap(error);
+  if (error instanceof DeadlineExceededError) return new QueryTimeoutError();
+  if (error instanceof ScanFailedError) return new InternalError();
+  if (error instanceof BlockNotFoundError) return new RpcError(-32000, error.byHash ? 'header for hash not found' : 'header not found');
+  return undefined;
 }

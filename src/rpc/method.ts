@@ -3,6 +3,7 @@
  */
 import type { LogLimits } from '../config.js';
 import type { FilterService } from '../filters/registry.js';
+import type { LogChunks } from '../logs/answer.js';
 import type { FilterSpec } from '../logs/filter.js';
 import type { StoreReader } from '../store/reader.js';
 
@@ -14,12 +15,10 @@ export class RawJson {
 
 /**
  * Runs an eth_getLogs query: the matching logs in order, as chunks of comma-separated JSON objects
- * (text or UTF-8 bytes); the answer is the chunks joined with commas inside brackets.
+ * (text or UTF-8 bytes); the answer is the chunks joined with commas inside brackets. Throws (or
+ * rejects with) the log engine's errors (logs/errors.ts).
  */
 export type LogQuery = (spec: FilterSpec) => LogChunks | Promise<LogChunks>;
-
-/** Chunks of comma-separated log objects, none empty. */
-export type LogChunks = (string | Uint8Array)[];
 
 /** What every method can reach. */
 export interface MethodContext {
@@ -36,5 +35,8 @@ export interface MethodContext {
   rawJson?: boolean;
 }
 
-/** A method: positional params in, result (or RawJson) out; throws RpcError for bad input. */
+/**
+ * A method: positional params in, result (or RawJson) out; throws an RpcError for bad input, or a
+ * domain error (the log engine's, BlockNotFoundError) that toRpcError maps.
+ */
 export type RpcMethod = (params: unknown[], ctx: MethodContext) => unknown;

@@ -4,15 +4,9 @@
  * an InvalidParamsError whose message names the argument.
  */
 import { hexToBigInt, hexToBytes, padLeft } from '../chain/hex.js';
+import { isBlockTag } from '../chain/tags.js';
+import type { BlockId } from '../chain/types.js';
 import { InvalidParamsError } from './errors.js';
-
-/** The block tags of SPEC.md §2.3. */
-export type BlockTag = 'latest' | 'earliest' | 'pending' | 'safe' | 'finalized';
-
-/** A block chosen by tag, by number, or (EIP-1898) by hash. */
-export type BlockRef = { tag: BlockTag } | { number: number } | { hash: Uint8Array; requireCanonical: boolean };
-
-const TAGS: ReadonlySet<string> = new Set(['latest', 'earliest', 'pending', 'safe', 'finalized']);
 
 /** Largest block number geth accepts (int64); larger ones are rejected, smaller unknown ones are not found. */
 const MAX_BLOCK_NUMBER = (1n << 63n) - 1n;
@@ -69,8 +63,8 @@ export function parseHash(value: unknown, index: number, name = 'hash'): Uint8Ar
 }
 
 /** Parses a block number or tag (geth's rpc.BlockNumber). */
-export function parseBlockNumber(value: unknown, index: number, name = 'block parameter'): BlockRef {
-  if (typeof value === 'string' && TAGS.has(value)) return { tag: value as BlockTag };
+export function parseBlockNumber(value: unknown, index: number, name = 'block parameter'): BlockId {
+  if (isBlockTag(value)) return { tag: value };
   const n = hexToBigInt(lowerHexPrefix(value));
   if (n === undefined) throw argError(index, name, describeHexFailure(value, true));
   if (n >= 1n << 64n) throw argError(index, name, 'hex number > 64 bits');
@@ -82,7 +76,7 @@ export function parseBlockNumber(value: unknown, index: number, name = 'block pa
  * Parses a block number, tag, hash or EIP-1898 object (geth's rpc.BlockNumberOrHash): a 32-byte
  * hash string, `{blockHash, requireCanonical?}` or `{blockNumber}`.
  */
-export function parseBlockNumberOrHash(value: unknown, index: number, name = 'block parameter'): BlockRef {
+export function parseBlockNumberOrHash(value: unknown, index: number, name = 'block parameter'): BlockId {
   if (typeof value === 'string' && value.length === 66) return { hash: parseHash(value, index, name), requireCanonical: false };
   if (value !== null && typeof value === 'object' && !Array.isArray(value)) {
     const obj = value as Record<string, unknown>;

@@ -7,9 +7,10 @@
  */
 import { randomBytes } from 'node:crypto';
 import { renderBundleMatches, renderCanonicalMatches } from '../logs/blockLogs.js';
-import { compileFilter, parseFilter, type CompiledFilter } from '../logs/filter.js';
+import { compileFilter, type CompiledFilter } from '../logs/filter.js';
+import { parseFilter } from '../rpc/filterParams.js';
 import { InvalidParamsError, LimitExceededError, RpcError } from '../rpc/errors.js';
-import { formatBlock } from '../rpc/format.js';
+import { formatBlock } from '../render/format.js';
 import type { StoreReader } from '../store/reader.js';
 import type { HeadChange } from './headFeed.js';
 

@@ -16,7 +16,7 @@ import type { AuthStatus } from '../http/server.js';
 import type { HttpRequest, HttpResponse, TemplatedApp, WebSocket } from '../http/uws.js';
 import type { KeyBudget, RateLimiter } from '../limits/rateLimiter.js';
 import type { Logger } from '../log.js';
-import { LimitExceededError, RpcError, ShuttingDownError } from '../rpc/errors.js';
+import { LimitExceededError, ShuttingDownError, toRpcError } from '../rpc/errors.js';
 import type { RpcBody, RpcHandler } from '../rpc/handler.js';
 import type { StoreReader } from '../store/reader.js';
 import { HeadFeed, HEAD_POLL_MS, type HeadChange } from './headFeed.js';
@@ -262,8 +262,9 @@ export class WsFront {
       const result = call.method === 'eth_subscribe' ? connection.subs.subscribe(params) : connection.subs.unsubscribe(params);
       body = JSON.stringify({ jsonrpc: '2.0', id: call.id ?? null, result });
     } catch (error) {
-      if (!(error instanceof RpcError)) throw error;
-      body = JSON.stringify({ jsonrpc: '2.0', id: call.id ?? null, error: error.toJSON() });
+      const rpc = toRpcError(error);
+      if (rpc === undefined) throw error;
+      body = JSON.stringify({ jsonrpc: '2.0', id: call.id ?? null, error: rpc.toJSON() });
     }
     this.subscriptionsChanged();
     return call.id === undefined ? '' : body;

@@ -15,12 +15,13 @@ import { bytesToHex, quantityToHex } from '../../src/chain/hex.js';
 import type { BlockBundle } from '../../src/chain/types.js';
 import { DEFAULT_LOG_LIMITS, type LogLimits } from '../../src/config.js';
 import { LogEngine } from '../../src/logs/engine.js';
-import { parseFilter } from '../../src/logs/filter.js';
+import { parseFilter } from '../../src/rpc/filterParams.js';
 import { oracleGetLogs } from '../../src/logs/oracle.js';
 import { DENSE_TASKS, planTasks, TASKS_PER_THREAD } from '../../src/logs/planner.js';
 import type { ScanResult, ScanTask } from '../../src/logs/task.js';
-import { RpcError } from '../../src/rpc/errors.js';
-import type { LogChunks } from '../../src/rpc/method.js';
+import { toRpcError } from '../../src/rpc/errors.js';
+import { ResultCapError, ScanFailedError } from '../../src/logs/errors.js';
+import type { LogChunks } from '../../src/logs/answer.js';
 import { StoreReader } from '../../src/store/reader.js';
 import { closeStore, openStore, type Store } from '../../src/store/schema.js';
 import { StoreWriter } from '../../src/store/writer.js';
@@ -61,7 +62,8 @@ function oracle(raw: Obj, limits: Partial<LogLimits>): { logs: Obj[] } | { error
   try {
     return { logs: JSON.parse(`[${oracleGetLogs(reader, parseFilter(raw, l.maxParams), l).join(',')}]`) as Obj[] };
   } catch (error) {
-    if (error instanceof RpcError) return { error: error.toJSON() };
+    const rpc = toRpcError(error);
+    if (rpc !== undefined) return { error: rpc.toJSON() };
     throw error;
   }
 }
@@ -253,7 +255,7 @@ describe('the engine and its pool', () => {
     const running = onPool(engine.query(wholeRange(), reader));
     const settled = running.then(
       () => 'answered',
-      (error: unknown) => (error instanceof RpcError ? error.code : error),
+      (error: unknown) => toRpcError(error)?.code ?? error,
     );
     await engine.close();
     assert.equal(await settled, -32603, 'the unanswered query fails');
@@ -296,8 +298,8 @@ describe('the engine and its pool', () => {
       assert.equal(engine.pool.queueSize, Math.min(planned, 2 * TASKS_PER_THREAD) - 2, 'both threads hold a task');
       const exits = engine.pool.threads.map((t) => t.terminate());
       await assert.rejects(running, (error: unknown) => {
-        assert.ok(error instanceof RpcError);
-        assert.deepEqual(error.toJSON(), { code: -32603, message: 'internal error' });
+        assert.ok(error instanceof ScanFailedError);
+        assert.deepEqual(toRpcError(error)!.toJSON(), { code: -32603, message: 'internal error' });
         return true;
       });
       await Promise.all(exits);
@@ -334,8 +336,8 @@ describe('the engine and its pool', () => {
       for (let i = 1; i <= 2; i++) {
         const oneTask = parseFilter({ fromBlock: hex(1), toBlock: hex(5), address: '0x' + '11'.repeat(20) }, 5000);
         await assert.rejects(onPool(engine.query(oneTask, reader)), (error: unknown) => {
-          assert.ok(error instanceof RpcError);
-          assert.deepEqual(error.toJSON(), { code: -32603, message: 'internal error' });
+          assert.ok(error instanceof ScanFailedError);
+          assert.deepEqual(toRpcError(error)!.toJSON(), { code: -32603, message: 'internal error' });
           return true;
         });
         assert.equal(errors.length, i);
@@ -372,8 +374,7 @@ describe('the engine and its pool', () => {
       }) as typeof engine.pool.run;
 
       await assert.rejects(onPool(engine.query(wholeRange(), reader)), (error: unknown) => {
-        assert.ok(error instanceof RpcError);
-        assert.equal(error.code, -32005);
+        assert.equal(toRpcError(error)?.code, -32005);
         return true;
       });
       release();
@@ -416,7 +417,7 @@ describe('the engine and its pool', () => {
         runs.push(result);
         return result;
       }) as typeof engine.pool.run;
-      await assert.rejects(onPool(engine.query(wholeRange(), reader)), { code: -32005 });
+      await assert.rejects(onPool(engine.query(wholeRange(), reader)), ResultCapError);
       const results = await Promise.all(runs);
       assert.ok(results.length >= 2);
       for (const r of results) {

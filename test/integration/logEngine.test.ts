@@ -10,10 +10,10 @@ import type { BlockBundle } from '../../src/chain/types.js';
 import { DEFAULT_LOG_LIMITS, type LogLimits } from '../../src/config.js';
 import { generateChain } from '../../src/ingest/generator.js';
 import { LogEngine } from '../../src/logs/engine.js';
-import { parseFilter } from '../../src/logs/filter.js';
+import { parseFilter } from '../../src/rpc/filterParams.js';
 import { oracleGetLogs } from '../../src/logs/oracle.js';
-import { RpcError } from '../../src/rpc/errors.js';
-import type { LogChunks } from '../../src/rpc/method.js';
+import { toRpcError } from '../../src/rpc/errors.js';
+import type { LogChunks } from '../../src/logs/answer.js';
 import { StoreReader } from '../../src/store/reader.js';
 import { closeStore, openStore, type Store } from '../../src/store/schema.js';
 import { SEGMENT_BLOCKS } from '../../src/store/segments.js';
@@ -60,7 +60,8 @@ async function outcome(run: () => LogChunks | Promise<LogChunks>): Promise<Outco
   try {
     return { ok: (await run()).map((c) => (typeof c === 'string' ? c : Buffer.from(c).toString('utf8'))).join(',') };
   } catch (error) {
-    if (error instanceof RpcError) return { error: error.toJSON() };
+    const rpc = toRpcError(error);
+    if (rpc !== undefined) return { error: rpc.toJSON() };
     throw error;
   }
 }

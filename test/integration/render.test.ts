@@ -16,7 +16,7 @@ import type { BlockBundle, Transaction } from '../../src/chain/types.js';
 import { DEFAULT_LOG_LIMITS } from '../../src/config.js';
 import { generateStore } from '../../src/ingest/generateStore.js';
 import { createRpcHandler } from '../../src/rpc/dispatcher.js';
-import { formatBlock, formatTransaction } from '../../src/rpc/format.js';
+import { formatBlock, formatTransaction } from '../../src/render/format.js';
 import { RawJson, type MethodContext } from '../../src/rpc/method.js';
 import { METHODS } from '../../src/rpc/methods/index.js';
 import { StoreReader } from '../../src/store/reader.js';

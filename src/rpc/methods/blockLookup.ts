@@ -8,12 +8,12 @@ import type { BlockBundle } from '../../chain/types.js';
 import { headerHash, HeaderOffsets, readHeaderOffsets } from '../../store/codec.js';
 import type { StoreReader } from '../../store/reader.js';
 import type { ResolvedBlock } from '../blocks.js';
-import { formatBlock, formatTransaction } from '../format.js';
+import { formatBlock, formatTransaction } from '../../render/format.js';
 import { RawJson } from '../method.js';
-import { writeBlockJson } from '../render/blockJson.js';
-import { JsonWriter } from '../render/jsonWriter.js';
-import { RenderedBlocks } from '../render/renderedBlocks.js';
-import { TxBlock, writeTxJson } from '../render/txJson.js';
+import { writeBlockJson } from '../../render/blockJson.js';
+import { JsonWriter } from '../../render/jsonWriter.js';
+import { RenderedBlocks } from '../../render/renderedBlocks.js';
+import { TxBlock, writeTxJson } from '../../render/txJson.js';
 
 /** The buffer every canonical block or transaction is rendered into (methods run one at a time). */
 const out = new JsonWriter();

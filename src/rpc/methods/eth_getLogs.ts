@@ -1,5 +1,6 @@
-import { parseFilter } from '../../logs/filter.js';
-import { RawJson, type LogChunks, type RpcMethod } from '../method.js';
+import type { LogChunks } from '../../logs/answer.js';
+import { parseFilter } from '../filterParams.js';
+import { RawJson, type RpcMethod } from '../method.js';
 import { checkArity } from '../params.js';
 
 /** Log chunks as one JSON array. */

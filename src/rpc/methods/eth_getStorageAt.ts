@@ -1,10 +1,11 @@
 import { bytesToHex } from '../../chain/hex.js';
+import type { BlockId } from '../../chain/types.js';
 import { resolveBlock } from '../blocks.js';
-import { RpcError } from '../errors.js';
+import { BlockNotFoundError } from '../../chain/errors.js';
 import type { RpcMethod } from '../method.js';
-import { checkArity, parseAddress, parseBlockNumberOrHash, parseStorageKey, type BlockRef } from '../params.js';
+import { checkArity, parseAddress, parseBlockNumberOrHash, parseStorageKey } from '../params.js';
 
-const LATEST: BlockRef = { tag: 'latest' };
+const LATEST: BlockId = { tag: 'latest' };
 
 /**
  * eth_getStorageAt(address, position, block = latest): the 32-byte word at that slot after that
@@ -16,7 +17,7 @@ export const eth_getStorageAt: RpcMethod = (params, { reader }) => {
   const slot = parseStorageKey(params[1], 1);
   const ref = params[2] === undefined || params[2] === null ? LATEST : parseBlockNumberOrHash(params[2], 2);
   const block = resolveBlock(ref, reader);
-  if (block === null) throw new RpcError(-32000, 'hash' in ref ? 'header for hash not found' : 'header not found');
+  if (block === null) throw new BlockNotFoundError('hash' in ref);
   const number = 'pending' in block ? reader.meta()!.head : block.number;
   return bytesToHex(reader.storageAt(address, slot, number));
 };

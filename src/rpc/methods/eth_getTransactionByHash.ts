@@ -1,5 +1,5 @@
 import { bytesEqual } from '../../chain/hex.js';
-import { formatTransaction } from '../format.js';
+import { formatTransaction } from '../../render/format.js';
 import type { RpcMethod } from '../method.js';
 import { checkArity, parseHash } from '../params.js';
 import { renderTxAt } from './blockLookup.js';

@@ -6,7 +6,8 @@ import type { FilterService } from '../../filters/registry.js';
 import { MethodNotFoundError } from '../errors.js';
 import { RawJson, type MethodContext, type RpcMethod } from '../method.js';
 import { argError, checkArity } from '../params.js';
-import { parseFilter, type FilterSpec } from '../../logs/filter.js';
+import type { FilterSpec } from '../../logs/filter.js';
+import { parseFilter } from '../filterParams.js';
 import { logsJson } from './eth_getLogs.js';
 
 /** The context's filters, or geth's answer where none are kept (the gRPC front, the library). */

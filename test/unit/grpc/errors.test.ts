@@ -6,8 +6,8 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { status } from '@grpc/grpc-js';
 import { CODE_TRAILER, DATA_TRAILER, MESSAGE_TRAILER, toGrpcFailure } from '../../../src/grpc/errors.js';
-import { resultCapError, timeoutError } from '../../../src/logs/limits.js';
-import { AuthError, InternalError, InvalidParamsError, InvalidRequestError, LimitExceededError, RpcError } from '../../../src/rpc/errors.js';
+import { DeadlineExceededError, ResultCapError } from '../../../src/logs/errors.js';
+import { AuthError, InternalError, InvalidParamsError, InvalidRequestError, LimitExceededError, QueryTimeoutError, RpcError, toRpcError } from '../../../src/rpc/errors.js';
 
 const never = (message: string) => assert.fail(`unexpected report: ${message}`);
 
@@ -17,8 +17,8 @@ test('each error class maps to its status and carries its JSON-RPC code and mess
     [new InvalidParamsError('invalid argument 0 (hash): hex string has length 62, want 64'), status.INVALID_ARGUMENT],
     [new InvalidRequestError('invalid request'), status.INVALID_ARGUMENT],
     [new LimitExceededError('query exceeds 5000 parameters'), status.RESOURCE_EXHAUSTED],
-    [resultCapError(0, 9, 10_000), status.RESOURCE_EXHAUSTED],
-    [timeoutError(), status.DEADLINE_EXCEEDED],
+    [toRpcError(new ResultCapError(0, 9, 10_000))!, status.RESOURCE_EXHAUSTED],
+    [new QueryTimeoutError(), status.DEADLINE_EXCEEDED],
     [new RpcError(-32000, 'header not found'), status.NOT_FOUND],
     [new RpcError(-32000, 'header for hash not found'), status.NOT_FOUND],
     [new InternalError(), status.INTERNAL],
@@ -36,8 +36,15 @@ test('each error class maps to its status and carries its JSON-RPC code and mess
 });
 
 test('the result cap error carries its suggested range as JSON data', () => {
-  const failure = toGrpcFailure(resultCapError(16, 31, 10_000), never);
+  const failure = toGrpcFailure(new ResultCapError(16, 31, 10_000), never);
   assert.deepEqual(JSON.parse(failure.metadata.get(DATA_TRAILER)[0] as string), { from: '0x10', to: '0x1f', limit: 10_000 });
+});
+
+test('the log engine\'s errors map through their JSON-RPC answer: a deadline to DEADLINE_EXCEEDED, the cap to RESOURCE_EXHAUSTED', () => {
+  assert.equal(toGrpcFailure(new DeadlineExceededError(), never).code, status.DEADLINE_EXCEEDED);
+  const cap = toGrpcFailure(new ResultCapError(0, 9, 10_000), never);
+  assert.equal(cap.code, status.RESOURCE_EXHAUSTED);
+  assert.deepEqual(cap.metadata.get(CODE_TRAILER), ['-32005']);
 });
 
 test('an unexpected failure is reported and answered as INTERNAL -32603 without its details', () => {

@@ -7,15 +7,15 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { MessageChannel } from 'node:worker_threads';
 import { fromWireError, PendingReplies, toWireError, transferableChunks } from '../../../src/http/threadProtocol.js';
-import { resultCapError, QueryTimeoutError } from '../../../src/logs/limits.js';
-import { InternalError, InvalidParamsError, LimitExceededError, MethodNotFoundError, RateLimitedError, RpcError } from '../../../src/rpc/errors.js';
+import { ResultCapError } from '../../../src/logs/errors.js';
+import { InternalError, InvalidParamsError, LimitExceededError, MethodNotFoundError, QueryTimeoutError, RateLimitedError, RpcError, toRpcError } from '../../../src/rpc/errors.js';
 
 /** `error` through the wire form and a structured clone, as a MessagePort carries it. */
 const roundTrip = (error: unknown) => fromWireError(structuredClone(toWireError(error)));
 
 test('RpcErrors come back as their own class with the same code, message, data and fields', () => {
   const errors: RpcError[] = [
-    resultCapError(0, 41, 10_000),
+    toRpcError(new ResultCapError(0, 41, 10_000))!,
     new QueryTimeoutError(),
     new InternalError(),
     new InvalidParamsError('invalid argument 0: exceed max topics'),

@@ -12,7 +12,7 @@ import type { BlockBundle } from '../../../src/chain/types.js';
 import { NodeDataError } from '../../../src/ingest/errors.js';
 import { generateChain } from '../../../src/ingest/generator.js';
 import { normalizeBlock, type NodeBlock } from '../../../src/ingest/normalize.js';
-import { formatBlock, renderLogJson } from '../../../src/rpc/format.js';
+import { formatBlock, renderLogJson } from '../../../src/render/format.js';
 
 type Obj = Record<string, unknown>;
 

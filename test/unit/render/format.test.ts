@@ -8,10 +8,10 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { AccessListEntry, BlockHeader, Transaction } from '../../../src/chain/types.js';
-import { formatBlock, formatTransaction, type BlockPosition } from '../../../src/rpc/format.js';
-import { writeBlockJson } from '../../../src/rpc/render/blockJson.js';
-import { JsonWriter } from '../../../src/rpc/render/jsonWriter.js';
-import { TxBlock, writeTxJson } from '../../../src/rpc/render/txJson.js';
+import { formatBlock, formatTransaction, type BlockPosition } from '../../../src/render/format.js';
+import { writeBlockJson } from '../../../src/render/blockJson.js';
+import { JsonWriter } from '../../../src/render/jsonWriter.js';
+import { TxBlock, writeTxJson } from '../../../src/render/txJson.js';
 import { encodeHeader, encodeTx, HeaderOffsets, readHeaderOffsets } from '../../../src/store/codec.js';
 import { makeHeader, Rng } from '../store/fixtures.js';
 

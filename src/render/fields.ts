@@ -2,7 +2,7 @@
  * Field writers shared by the transaction and block renderers: a `,"name":"0x…"` member whose value
  * is a stored quantity, raw bytes as hex data, or a number; and lists of 32-byte hashes.
  */
-import { ascii } from '../../chain/asciiHex.js';
+import { ascii } from '../chain/asciiHex.js';
 import type { JsonWriter } from './jsonWriter.js';
 
 const QUOTE_0X = ascii('"0x');

@@ -4,7 +4,7 @@
  * renderers of src/rpc/render write into one writer per call and take the text at the end, so a
  * point lookup allocates no intermediate strings or objects.
  */
-import { HEX_PAIRS } from '../../chain/asciiHex.js';
+import { HEX_PAIRS } from '../chain/asciiHex.js';
 
 
 /** The ASCII code of each hex digit. */
