@@ -10,6 +10,9 @@ DENSITY      ?= 0.25
 PORT         ?= 8545
 GRPC_PORT    ?= 8546
 HOST         ?= 127.0.0.1
+# The store layout version this build reads; a dataset `make run` generated for another one is generated again.
+LAYOUT       := $(shell sed -n 's/^export const SCHEMA_VERSION = \([0-9]*\);/\1/p' src/store/schema.ts)
+DATA_STAMP   := $(DATA)/.made-layout-$(LAYOUT)
 
 .PHONY: all install build run test clean
 
@@ -28,10 +31,15 @@ $(BUILD_STAMP): $(NODE_MODULES) $(SOURCES)
 
 build: $(BUILD_STAMP)
 
-$(DATA)/data.mdb: | $(BUILD_STAMP)
+# Only a dataset this target made (marked .made-layout-N) is replaced; any other store is left alone.
+$(DATA_STAMP): | $(BUILD_STAMP)
+	@if [ -e $(DATA)/data.mdb ] && ! ls $(DATA)/.made-layout-* >/dev/null 2>&1; then \
+	  echo "$(DATA) holds a store make did not generate: move it away, or set DATA=another/dir"; exit 1; fi
+	rm -rf $(DATA) $(DATA).key
 	node dist/src/cli.js generate --out $(DATA) --blocks $(BLOCKS) --density $(DENSITY)
+	touch $@
 
-run: build $(DATA)/data.mdb
+run: build $(DATA_STAMP)
 	@DATA=$(DATA) HOST=$(HOST) PORT=$(PORT) GRPC_PORT=$(GRPC_PORT) sh scripts/run.sh
 
 test: build

@@ -10,9 +10,10 @@
  * the last whole run (the README's table is copied from results/full.md).
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
+import { openStore } from '../src/store/schema.js';
 import { ANVIL_BIN } from '../test/integration/anvil.js';
 import { measureAnvil } from './anvilBaseline.js';
 import { measureHttp } from './http.js';
@@ -44,8 +45,22 @@ type Section = (typeof SECTIONS)[number];
 /** The seed of the benchmark datasets (fixed: every run measures the same chain). */
 const SEED = 'bench';
 
+/** Whether the store in `dir` has this build's layout (a benchmark dataset of an older one is generated again). */
+function currentLayout(dir: string): boolean {
+  try {
+    openStore(dir, { readOnly: true }).env.close();
+    return true;
+  } catch (error) {
+    console.log(`${(error as Error).message}: generating it again`);
+    return false;
+  }
+}
+
 function ensureDataset(p: (typeof PROFILES)[keyof typeof PROFILES]): void {
-  if (existsSync(join(p.data, 'data.mdb'))) return;
+  if (existsSync(join(p.data, 'data.mdb'))) {
+    if (currentLayout(p.data)) return;
+    rmSync(p.data, { recursive: true, force: true });
+  }
   console.log(`generating ${p.data} (${p.blocks} blocks, density ${p.density}); reused by later runs`);
   const r = spawnSync(process.execPath, ['dist/src/cli.js', 'generate', '--out', p.data, '--blocks', String(p.blocks), '--density', String(p.density), '--seed', SEED], {
     stdio: 'inherit',

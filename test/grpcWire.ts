@@ -69,6 +69,31 @@ export function wireTransaction(t: Obj): Obj {
   return out;
 }
 
+/** A Receipt message as eth_getTransactionReceipt renders it (keys in geth's sorted order). */
+export function wireReceipt(r: Obj): Obj {
+  const out: Obj = {};
+  if (r.blobGasUsed !== undefined) {
+    out.blobGasPrice = u256(r.blobGasPrice);
+    out.blobGasUsed = u64(r.blobGasUsed);
+  }
+  out.blockHash = nullable(r.blockHash, hex);
+  out.blockNumber = nullable(r.blockNumber, u64);
+  out.contractAddress = nullable(r.contractAddress, hex);
+  out.cumulativeGasUsed = u64(r.cumulativeGasUsed);
+  out.effectiveGasPrice = u256(r.effectiveGasPrice);
+  out.from = hex(r.from);
+  out.gasUsed = u64(r.gasUsed);
+  out.logs = (r.logs ?? []).map(wireLog);
+  out.logsBloom = hex(r.logsBloom);
+  if (r.root !== undefined) out.root = hex(r.root);
+  else out.status = small(r.status);
+  out.to = nullable(r.to, hex);
+  out.transactionHash = hex(r.transactionHash);
+  out.transactionIndex = nullable(r.transactionIndex, u64);
+  out.type = small(r.type);
+  return out;
+}
+
 /** A Block message as eth_getBlockByNumber renders it (`full`: with full transactions). */
 export function wireBlock(b: Obj, full: boolean): Obj {
   const out: Obj = {

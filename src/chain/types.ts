@@ -124,10 +124,32 @@ export interface StorageWrite {
   value: Uint8Array;
 }
 
-/** A whole block as the writer appends it: header, transactions in order, logs in order, storage writes. */
+/**
+ * What a transaction's receipt adds to the transaction and its logs: the outcome of its execution.
+ * The rest of a receipt is derived where it is served: cumulativeGasUsed (the running sum of gasUsed
+ * in the block), logsBloom (the bloom of its logs), the logs themselves and the positions.
+ */
+export interface Receipt {
+  /** 1 when it succeeded, 0 when it reverted; absent before Byzantium, where `root` is set instead. */
+  status?: 0 | 1;
+  /** The post-transaction state root of a pre-Byzantium receipt (32 bytes). */
+  root?: Uint8Array;
+  gasUsed: bigint;
+  effectiveGasPrice: bigint;
+  /** The created contract of a creation that succeeded; null otherwise. */
+  contractAddress: Uint8Array | null;
+  /** Blob transactions (type 3) only. */
+  blobGasUsed?: bigint;
+  /** Blob transactions (type 3) only: the block's blob base fee. */
+  blobGasPrice?: bigint;
+}
+
+/** A whole block as the writer appends it: header, transactions and their receipts in order, logs in order, storage writes. */
 export interface BlockBundle {
   header: BlockHeader;
   transactions: Transaction[];
+  /** One per transaction, in the same order. */
+  receipts: Receipt[];
   logs: Log[];
   storage: StorageWrite[];
 }

@@ -60,6 +60,11 @@ export interface GetTransactionByHashMessage {
   hash?: Uint8Array;
 }
 
+/** ethlogd.v1.GetBlockReceiptsRequest as decoded. */
+export interface GetBlockReceiptsMessage {
+  block?: BlockSelectorMessage;
+}
+
 /** A proto message object to encode. */
 export type ProtoObject = Record<string, unknown>;
 
@@ -115,6 +120,13 @@ export function txByHashParams(request: GetTransactionByHashMessage): unknown[] 
   return [hex(request.hash)];
 }
 
+/** eth_getBlockReceipts' params: a hash (EIP-1898 object), a number or tag; unset is latest. */
+export function blockReceiptsParams(request: GetBlockReceiptsMessage): unknown[] {
+  const block = request.block;
+  if (block?.hash !== undefined) return [{ blockHash: hex(block.hash), requireCanonical: block.requireCanonical === true }];
+  return [blockParam(block, 0, 'block parameter') ?? 'latest'];
+}
+
 /** eth_getLogs' filter object: unset fields left out, an empty topic position a wildcard (null). */
 export function filterObject(filter: LogFilterMessage | undefined): Record<string, unknown> {
   const out: Record<string, unknown> = {};
@@ -143,7 +155,7 @@ export function cursorOf(cursor: CursorMessage | undefined): LogCursor | undefin
 }
 
 /** How a wire field becomes a proto field: a scalar kind, a nested message, or a list of them. */
-type Kind = 'bytes' | 'u64' | 'u32' | 'u256' | 'bytesList' | Shape | readonly [Shape];
+type Kind = 'bytes' | 'u64' | 'u32' | 'u256' | 'bool' | 'bytesList' | Shape | readonly [Shape];
 
 /** The kinds of an object's fields, by name (the JSON and proto names agree). */
 interface Shape {
@@ -181,6 +193,39 @@ const TRANSACTION: Shape = {
   r: 'u256',
   s: 'u256',
   yParity: 'u32',
+};
+
+const LOG: Shape = {
+  blockNumber: 'u64',
+  logIndex: 'u64',
+  address: 'bytes',
+  topics: 'bytesList',
+  data: 'bytes',
+  transactionHash: 'bytes',
+  transactionIndex: 'u64',
+  blockHash: 'bytes',
+  blockTimestamp: 'u64',
+  removed: 'bool',
+};
+
+const RECEIPT: Shape = {
+  blockHash: 'bytes',
+  blockNumber: 'u64',
+  contractAddress: 'bytes',
+  cumulativeGasUsed: 'u64',
+  effectiveGasPrice: 'u256',
+  from: 'bytes',
+  gasUsed: 'u64',
+  logs: [LOG],
+  logsBloom: 'bytes',
+  root: 'bytes',
+  status: 'u32',
+  to: 'bytes',
+  transactionHash: 'bytes',
+  transactionIndex: 'u64',
+  type: 'u32',
+  blobGasUsed: 'u64',
+  blobGasPrice: 'u256',
 };
 
 const WITHDRAWAL: Shape = { index: 'u64', validatorIndex: 'u64', address: 'bytes', amount: 'u64' };
@@ -246,6 +291,7 @@ function convert(value: unknown, kind: Kind): unknown {
   if (kind === 'u256') return quantityBytes(value as string);
   if (kind === 'u32') return parseInt((value as string).slice(2), 16);
   if (kind === 'u64') return quantityDecimal(value as string);
+  if (kind === 'bool') return value === true;
   if (isList(kind)) return (value as unknown[]).map((item) => message(item as Record<string, unknown>, kind[0]));
   return message(value as Record<string, unknown>, kind);
 }
@@ -281,4 +327,15 @@ export function blockResponse(result: unknown): ProtoObject {
   if (txs.length > 0 && typeof txs[0] === 'string') block.transactionHashes = txs.map(dataBytes);
   else block.transactions = txs.map((tx) => message(tx as Record<string, unknown>, TRANSACTION));
   return { block };
+}
+
+/** ReceiptResponse of eth_getTransactionReceipt's answer (null: receipt unset). */
+export function receiptResponse(result: unknown): ProtoObject {
+  return result === null ? {} : { receipt: message(result as Record<string, unknown>, RECEIPT) };
+}
+
+/** BlockReceiptsResponse of eth_getBlockReceipts' answer (null: block unset). */
+export function blockReceiptsResponse(result: unknown): ProtoObject {
+  if (result === null) return {};
+  return { block: { receipts: (result as Record<string, unknown>[]).map((r) => message(r, RECEIPT)) } };
 }

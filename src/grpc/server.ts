@@ -29,8 +29,11 @@ import type { ApiKeyStatus } from '../store/apiKeys.js';
 import { authenticate } from './auth.js';
 import {
   blockByNumberParams,
+  blockReceiptsParams,
+  blockReceiptsResponse,
   blockResponse,
   filterObject,
+  receiptResponse,
   storageAtParams,
   storageAtResponse,
   transactionResponse,
@@ -189,6 +192,8 @@ export async function startGrpcServer(options: GrpcServerOptions): Promise<GrpcS
     ),
     GetBlockByNumber: observed('eth_getBlockByNumber', unary('eth_getBlockByNumber', blockByNumberParams, blockResponse)),
     GetTransactionByHash: observed('eth_getTransactionByHash', unary('eth_getTransactionByHash', txByHashParams, transactionResponse)),
+    GetTransactionReceipt: observed('eth_getTransactionReceipt', unary('eth_getTransactionReceipt', txByHashParams, receiptResponse)),
+    GetBlockReceipts: observed('eth_getBlockReceipts', unary('eth_getBlockReceipts', blockReceiptsParams, blockReceiptsResponse)),
     StreamLogs: streamLogs,
   };
 

@@ -29,6 +29,10 @@ export interface Call {
   value: bigint;
   gasUsed: number;
   plain: boolean;
+  /** Set when the call reverts (its receipt's status is 0). */
+  reverted?: true;
+  /** The contract a creation makes (its receipt's contractAddress). */
+  created?: Uint8Array;
 }
 
 /** The storage writes of one block, one entry per (address, slot), the last value winning. */
@@ -266,7 +270,7 @@ export function customCall(a: BlockActivity, sender: Entity, txIndex: number): C
 
 /** A reverted call: gas spent, no logs, no storage. */
 export function revertedCall(a: BlockActivity): Call {
-  return { to: a.u.custom(a.rng).entity.address, input: callInput(a, 1, 6), value: 0n, gasUsed: a.rng.int(22_000, 60_000), plain: false };
+  return { to: a.u.custom(a.rng).entity.address, input: callInput(a, 1, 6), value: 0n, gasUsed: a.rng.int(22_000, 60_000), plain: false, reverted: true };
 }
 
 /** A contract creation (to = null, init code as input); the new contract often logs OwnershipTransferred and stores its owner. */
@@ -275,7 +279,7 @@ export function createContract(a: BlockActivity, sender: Entity, nonce: bigint, 
   if (a.rng.chance(0.6)) emit(a, address, [OWNERSHIP_TRANSFERRED_TOPIC, a.u.zero.topic, sender.topic], EMPTY, txIndex);
   a.storage.writeFresh(address, a.u.plainSlot(0), sender.topic);
   const code = a.rng.bytes(a.rng.chance(0.8) ? a.rng.int(300, 1500) : a.rng.int(1500, 6000));
-  return { to: null, input: concat([SEL.initcode, code]), value: 0n, gasUsed: a.rng.int(120_000, 900_000), plain: false };
+  return { to: null, input: concat([SEL.initcode, code]), value: 0n, gasUsed: a.rng.int(120_000, 900_000), plain: false, created: address };
 }
 
 /** A blob submission to a rollup inbox (type 3): empty calldata, no logs. */

@@ -16,7 +16,8 @@ import { blockSize, headerHash, withdrawalsItem } from '../chain/headerEncoding.
 import { hexToBytes } from '../chain/hex.js';
 import { keccak256 } from '../chain/keccak.js';
 import { rlpEncode } from '../chain/rlp.js';
-import type { BlockBundle, BlockHeader, TxType, Withdrawal } from '../chain/types.js';
+import { effectiveGasPrice } from '../chain/gasPrice.js';
+import type { BlockBundle, BlockHeader, Receipt, Transaction, TxType, Withdrawal } from '../chain/types.js';
 import {
   blobSubmission,
   delegatedCall,
@@ -176,6 +177,21 @@ function pickPattern(rng: Random): PatternKind {
   return PATTERNS[PATTERNS.length - 1]!.kind;
 }
 
+/** The receipt of drafted transaction `tx` that used `gasUsed`: consistent with its call (reverted, created) and the block's fees. */
+function receiptOf(d: Draft, tx: Transaction, gasUsed: number, ctx: TxContext): Receipt {
+  const receipt: Receipt = {
+    status: d.call.reverted ? 0 : 1,
+    gasUsed: BigInt(gasUsed),
+    effectiveGasPrice: effectiveGasPrice(tx, ctx.baseFee),
+    contractAddress: d.call.created ?? null,
+  };
+  if (tx.type === 3) {
+    receipt.blobGasUsed = BigInt(d.blobs) * GAS_PER_BLOB;
+    receipt.blobGasPrice = ctx.blobBaseFee;
+  }
+  return receipt;
+}
+
 function pickOrdinaryType(rng: Random): { type: TxType; protected: boolean } {
   const r = rng.float();
   if (r < 0.16) return { type: 0, protected: !rng.chance(0.1) };
@@ -244,6 +260,7 @@ export class ChainGenerator {
     const rareAt = rng.chance(RARE_SHARE) && senders.length > 0 ? rng.int(0, senders.length - 1) : -1;
     const blobBudget = blobParams ? this.blobBudget(rng, blobParams, excessBlobGas) : 0;
     const drafts: Draft[] = [];
+    let rareLogged = false;
     let blobs = 0;
     for (let i = 0; i < senders.length; i++) {
       const sender = u.sender(senders[i]!);
@@ -260,7 +277,11 @@ export class ChainGenerator {
         const call = runPattern(pickPattern(rng), activity, sender, nonce, i);
         draft = { ...pickOrdinaryType(rng), sender, nonce, call, blobs: 0 };
       }
-      if (i === rareAt) rareLog(activity, i);
+      // The rare log goes to the drawn transaction, or the next one when that one reverts.
+      if (rareAt >= 0 && i >= rareAt && !rareLogged && !draft.call.reverted) {
+        rareLog(activity, i);
+        rareLogged = true;
+      }
       drafts.push(draft);
     }
 
@@ -271,6 +292,7 @@ export class ChainGenerator {
 
     const txCtx: TxContext = { rng, u, chainId: this.chainId, baseFee, blobBaseFee: blobParams ? blobBaseFee(excessBlobGas, blobParams) : 0n };
     const transactions = [];
+    const receipts: Receipt[] = [];
     const encoded: Uint8Array[] = [];
     for (let i = 0; i < drafts.length; i++) {
       const d = drafts[i]!;
@@ -278,6 +300,7 @@ export class ChainGenerator {
       const built = buildTransaction(txCtx, d, BigInt(limit));
       transactions.push(built.tx);
       encoded.push(built.encoded);
+      receipts.push(receiptOf(d, built.tx, used[i]!, txCtx));
     }
 
     const builder = u.feeRecipient(rng);
@@ -317,7 +340,7 @@ export class ChainGenerator {
     if (fork >= Fork.Prague) header.requestsHash = EMPTY_REQUESTS_HASH;
     header.size = blockSize(header, encoded);
     header.hash = headerHash(header);
-    return { header, transactions, logs: activity.logs, storage: activity.storage.list() };
+    return { header, transactions, receipts, logs: activity.logs, storage: activity.storage.list() };
   }
 
   /** Blobs this block may carry: around the target, fewer while the excess blob gas is high, so the blob fee stays bounded. */

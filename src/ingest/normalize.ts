@@ -8,6 +8,7 @@
  * absent `mixHash`/`nonce` are stored as zeros; the wire `gasPrice` of types 2-4 is not stored (it
  * is derived from the fee caps and the base fee when rendered, as geth does).
  */
+import { effectiveGasPrice } from '../chain/gasPrice.js';
 import { logsBloom } from '../chain/bloom.js';
 import { bytesEqual, bytesToHex, hexToBytes, nodeQuantityToBigInt, padLeft, quantityToHex } from '../chain/hex.js';
 import type {
@@ -16,6 +17,7 @@ import type {
   BlockBundle,
   BlockHeader,
   Log,
+  Receipt,
   StorageWrite,
   Transaction,
   TxType,
@@ -216,17 +218,52 @@ function normalizeTransaction(value: unknown, header: BlockHeader, index: number
   return tx;
 }
 
-/** The block's logs from its receipts, each checked against its block, transaction and log index. */
-function normalizeLogs(receipts: unknown[], header: BlockHeader, txs: Transaction[]): Log[] {
-  if (receipts.length !== txs.length) {
-    fail('inconsistent', `block ${header.number}: ${receipts.length} receipts for ${txs.length} transactions`);
+/**
+ * What a receipt adds to its transaction: status (or a pre-Byzantium root), gas used (checked
+ * against the cumulative gas), the effective gas price (computed when an old node leaves it out),
+ * the created contract and the blob gas fields.
+ */
+function normalizeReceipt(r: Fields, tx: Transaction, header: BlockHeader, cumulative: bigint): Receipt {
+  const gasUsed = r.quantity('gasUsed');
+  if (r.quantity('cumulativeGasUsed') !== cumulative + gasUsed) {
+    fail('inconsistent', `${r.where}: cumulativeGasUsed ${String(r.obj.cumulativeGasUsed)} is not the block's gas used so far plus its gasUsed`);
+  }
+  const receipt: Receipt = {
+    gasUsed,
+    effectiveGasPrice: r.optQuantity('effectiveGasPrice') ?? effectiveGasPrice(tx, header.baseFeePerGas),
+    contractAddress: r.optFixed('contractAddress', 20) ?? null,
+  };
+  if (r.has('status')) {
+    const status = r.quantity('status');
+    if (status !== 0n && status !== 1n) r.fail('status', 'is neither 0x0 nor 0x1');
+    receipt.status = status === 1n ? 1 : 0;
+  } else if (r.has('root')) {
+    receipt.root = r.fixed('root', 32);
+  } else {
+    r.fail('status', 'is missing (and so is a pre-Byzantium root)');
+  }
+  if (tx.type === 3) {
+    receipt.blobGasUsed = r.quantity('blobGasUsed');
+    receipt.blobGasPrice = r.quantity('blobGasPrice');
+  }
+  return receipt;
+}
+
+/** The block's receipts and logs, each checked against its block, transaction and log index. */
+function normalizeReceipts(raw: unknown[], header: BlockHeader, txs: Transaction[]): { receipts: Receipt[]; logs: Log[] } {
+  if (raw.length !== txs.length) {
+    fail('inconsistent', `block ${header.number}: ${raw.length} receipts for ${txs.length} transactions`);
   }
   const logs: Log[] = [];
-  receipts.forEach((receipt, i) => {
+  const receipts: Receipt[] = [];
+  let cumulative = 0n;
+  raw.forEach((receipt, i) => {
     const r = Fields.of(receipt, `block ${header.number} receipt ${i}`);
     if (!bytesEqual(r.fixed('transactionHash', 32), txs[i]!.hash) || !bytesEqual(r.fixed('blockHash', 32), header.hash)) {
       fail('inconsistent', `${r.where}: belongs to another transaction or block`);
     }
+    receipts.push(normalizeReceipt(r, txs[i]!, header, cumulative));
+    cumulative += receipts[i]!.gasUsed;
     r.array('logs').forEach((value, j) => {
       const l = Fields.of(value, `${r.where} log ${j}`);
       if (!bytesEqual(l.fixed('blockHash', 32), header.hash) || l.number('blockNumber') !== header.number) {
@@ -241,7 +278,7 @@ function normalizeLogs(receipts: unknown[], header: BlockHeader, txs: Transactio
       logs.push({ address: l.fixed('address', 20), topics, data: l.data('data'), txIndex: i });
     });
   });
-  return logs;
+  return { receipts, logs };
 }
 
 function storageMap(value: unknown, where: string): Json {
@@ -294,10 +331,10 @@ export function normalizeBlock(raw: NodeBlock, expected: number): BlockBundle {
   const header = normalizeHeader(f, txValues.length);
   if (header.number !== expected) fail('inconsistent', `block ${expected}: the node answered block ${header.number}`);
   const transactions = txValues.map((tx, i) => normalizeTransaction(tx, header, i));
-  const logs = normalizeLogs(raw.receipts, header, transactions);
+  const { receipts, logs } = normalizeReceipts(raw.receipts, header, transactions);
   if (!bytesEqual(logsBloom(logs), header.logsBloom)) {
     throw new NodeDataError('bloom-mismatch', `block ${header.number}: the logsBloom recomputed from its ${logs.length} logs differs from the header's`);
   }
   const storage = raw.traces ? normalizeStorage(raw.traces, header, transactions) : [];
-  return { header, transactions, logs, storage };
+  return { header, transactions, receipts, logs, storage };
 }

@@ -1,10 +1,12 @@
 /**
  * Renders domain objects as geth renders them on the wire: blocks (keys in geth's sorted order),
- * transactions (RPCTransaction's fields per type), logs (as JSON text, so workers can render
- * fragments that the main thread splices into a response).
+ * transactions (RPCTransaction's fields per type), receipts (MarshalReceipt's), logs (as JSON
+ * text, so workers can render fragments that the main thread splices into a response).
  */
+import { logsBloom } from '../chain/bloom.js';
+import { effectiveGasPrice } from '../chain/gasPrice.js';
 import { bytesToHex, quantityToHex } from '../chain/hex.js';
-import type { AccessListEntry, BlockHeader, Log, Transaction } from '../chain/types.js';
+import type { AccessListEntry, BlockHeader, Log, Receipt, Transaction } from '../chain/types.js';
 
 /** Where a transaction or log sits; `null` for pending ones (position fields render as null). */
 export interface BlockPosition {
@@ -19,12 +21,6 @@ function formatAccessList(list: AccessListEntry[]): unknown[] {
   return list.map((e) => ({ address: bytesToHex(e.address), storageKeys: e.storageKeys.map(bytesToHex) }));
 }
 
-/** The effective gas price of a 1559-style transaction: min(tip + baseFee, feeCap) once included. */
-function effectiveGasPrice(tx: Transaction, baseFee: bigint | undefined): bigint {
-  if (baseFee === undefined) return tx.maxFeePerGas!;
-  const price = tx.maxPriorityFeePerGas! + baseFee;
-  return price < tx.maxFeePerGas! ? price : tx.maxFeePerGas!;
-}
 
 /** Renders a transaction as geth's RPCTransaction; `at` is null for a pending transaction. */
 export function formatTransaction(tx: Transaction, at: BlockPosition | null, index: number): Record<string, unknown> {
@@ -156,4 +152,79 @@ export function renderLogJson(log: Log, logIndex: number, ctx: LogContext): stri
     ',"logIndex":' + (ctx.pending ? 'null' : '"' + quantityToHex(logIndex) + '"') +
     ',"removed":' + (ctx.removed ? 'true' : 'false') + '}'
   );
+}
+
+/** A transaction's receipt as it is served: the stored receipt with what the block gives it. */
+export interface ReceiptView {
+  tx: Transaction;
+  receipt: Receipt;
+  /** The block's gas used by this transaction and the ones before it. */
+  cumulativeGasUsed: bigint;
+  /** The transaction's logs, in order. */
+  logs: readonly Log[];
+  /** The block-wide index of its first log. */
+  firstLogIndex: number;
+  /** Its index in the block. */
+  index: number;
+}
+
+/**
+ * Renders a receipt as JSON text as geth's MarshalReceipt does (keys sorted, as Go renders a map;
+ * root instead of status before Byzantium; blob gas for type 3), its logs as eth_getLogs renders
+ * them; `ctx` gives the block, with null positions for a receipt of the pending block.
+ */
+export function renderReceiptJson(view: ReceiptView, ctx: LogContext): string {
+  const { tx, receipt } = view;
+  const str = (v: string | null) => (v === null ? 'null' : '"' + v + '"');
+  let logs = '';
+  for (let i = 0; i < view.logs.length; i++) logs += (i ? ',' : '') + renderLogJson(view.logs[i]!, view.firstLogIndex + i, ctx);
+  let out = '{';
+  if (receipt.blobGasUsed !== undefined) out += '"blobGasPrice":"' + quantityToHex(receipt.blobGasPrice!) + '","blobGasUsed":"' + quantityToHex(receipt.blobGasUsed) + '",';
+  out +=
+    '"blockHash":' + str(ctx.blockHash) +
+    ',"blockNumber":' + str(ctx.blockNumber) +
+    ',"contractAddress":' + (receipt.contractAddress === null ? 'null' : '"' + bytesToHex(receipt.contractAddress) + '"') +
+    ',"cumulativeGasUsed":"' + quantityToHex(view.cumulativeGasUsed) +
+    '","effectiveGasPrice":"' + quantityToHex(receipt.effectiveGasPrice) +
+    '","from":"' + bytesToHex(tx.from) +
+    '","gasUsed":"' + quantityToHex(receipt.gasUsed) +
+    '","logs":[' + logs +
+    '],"logsBloom":"' + bytesToHex(logsBloom(view.logs)) + '",';
+  out += receipt.root !== undefined ? '"root":"' + bytesToHex(receipt.root) + '",' : '"status":"' + quantityToHex(receipt.status!) + '",';
+  return (
+    out +
+    '"to":' + (tx.to === null ? 'null' : '"' + bytesToHex(tx.to) + '"') +
+    ',"transactionHash":"' + bytesToHex(tx.hash) +
+    '","transactionIndex":' + (ctx.pending ? 'null' : '"' + quantityToHex(view.index) + '"') +
+    ',"type":"' + quantityToHex(tx.type) + '"}'
+  );
+}
+
+/** The parts of a block its receipts render from. */
+export interface ReceiptBlock {
+  transactions: readonly Transaction[];
+  /** One per transaction. */
+  receipts: readonly Receipt[];
+  /** Every log of the block, in order. */
+  logs: readonly Log[];
+}
+
+/** Receipts `from`..`to` (exclusive) of `block` as JSON texts, with cumulative gas and log indexes counted from the block's start. */
+export function renderBlockReceipts(block: ReceiptBlock, ctx: LogContext, from = 0, to = block.transactions.length): string[] {
+  if (block.receipts.length !== block.transactions.length) {
+    throw new RangeError(`a block with ${block.receipts.length} receipts for ${block.transactions.length} transactions`);
+  }
+  const out: string[] = [];
+  let cumulative = 0n;
+  let log = 0;
+  for (let i = 0; i < to; i++) {
+    const receipt = block.receipts[i]!;
+    cumulative += receipt.gasUsed;
+    const firstLogIndex = log;
+    while (log < block.logs.length && block.logs[log]!.txIndex === i) log++;
+    if (i < from) continue;
+    const logs = block.logs.slice(firstLogIndex, log);
+    out.push(renderReceiptJson({ tx: block.transactions[i]!, receipt, cumulativeGasUsed: cumulative, logs, firstLogIndex, index: i }, ctx));
+  }
+  return out;
 }

@@ -6,6 +6,7 @@
 import type { AccessListEntry, Authorization, BlockBundle, BlockHeader, Transaction, TxType, Withdrawal } from '../chain/types.js';
 import { ByteReader, ByteWriter } from './bytes.js';
 import { decodeLogs, encodeLogs } from './logsRecord.js';
+import { decodeReceipts, encodeReceipts } from './receiptsRecord.js';
 
 const enum HeaderFlag {
   BaseFee = 1,
@@ -186,12 +187,13 @@ export function decodeTx(bytes: Uint8Array): Transaction {
   return tx;
 }
 
-/** Encodes a whole block (header, transactions, logs; storage writes are not kept) for orphans and the pending block. */
+/** Encodes a whole block (header, transactions, receipts, logs; storage writes are not kept) for orphans and the pending block. */
 export function encodeBundle(bundle: BlockBundle): Buffer {
   const w = new ByteWriter(64 * 1024);
   w.bytes(encodeHeader(bundle.header)).varint(bundle.transactions.length);
   for (const tx of bundle.transactions) w.bytes(encodeTx(tx));
   w.bytes(encodeLogs(bundle.logs));
+  w.bytes(encodeReceipts(bundle.receipts));
   return w.finish();
 }
 
@@ -201,7 +203,8 @@ export function decodeBundle(bytes: Uint8Array): BlockBundle {
   const header = decodeHeader(r.bytes());
   const transactions = Array.from({ length: r.varint() }, () => decodeTx(r.bytes()));
   const logs = decodeLogs(r.bytes());
-  return { header, transactions, logs, storage: [] };
+  const receipts = decodeReceipts(r.bytes());
+  return { header, transactions, receipts, logs, storage: [] };
 }
 
 /** Offset of logsBloom in a header record: flags, varint number, 3 hashes, miner, 3 roots precede it. */

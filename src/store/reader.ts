@@ -1,10 +1,11 @@
 /**
  * Point lookups over the store: synchronous LMDB reads, decoded into domain types.
  */
-import type { BlockBundle, BlockHeader, ChainMeta, Log, Transaction } from '../chain/types.js';
+import type { BlockBundle, BlockHeader, ChainMeta, Log, Receipt, Transaction } from '../chain/types.js';
 import { decodeBundle, decodeHeader, decodeTx } from './codec.js';
 import { decodeBlockKey, decodeTxKey, encodeBlockKey, encodeStorageKey, encodeTxKey, STORAGE_PREFIX_BYTES, writeBlockKey, writeTxKey } from './keys.js';
 import { decodeLogs } from './logsRecord.js';
+import { decodeReceipts } from './receiptsRecord.js';
 import type { Store } from './schema.js';
 
 /** Where a transaction sits: block number and index in the block. */
@@ -123,6 +124,12 @@ export class StoreReader {
   logs(number: number): Log[] {
     const raw = this.store.logs.getBinaryFast(encodeBlockKey(number));
     return raw === undefined ? [] : decodeLogs(raw);
+  }
+
+  /** The receipts of canonical block `number`'s transactions, in order (empty when it has none or is not stored). */
+  receipts(number: number): Receipt[] {
+    const raw = this.store.receipts.getBinaryFast(encodeBlockKey(number));
+    return raw === undefined ? [] : decodeReceipts(raw);
   }
 
   /** The 32-byte value of `slot` of `address` as of the end of block `number` (zero when never written). */

@@ -21,6 +21,7 @@ export const CHAIN_DATABASES = [
   'orphans',
   'txs',
   'txByHash',
+  'receipts',
   'logs',
   'logAddresses',
   'storage',
@@ -29,8 +30,8 @@ export const CHAIN_DATABASES = [
   'addressSegments',
 ] as const;
 
-/** Version of the on-disk layout; a store written by another version is refused. */
-export const SCHEMA_VERSION = 1;
+/** Version of the on-disk layout (2 added the receipts); a store written by another version is refused. */
+export const SCHEMA_VERSION = 2;
 
 /** Most named databases the environment holds (the layout uses fewer; room for later ones). */
 const MAX_DBS = 16;
@@ -45,6 +46,8 @@ export interface Store {
   orphans: Database<Buffer, Buffer>;
   txs: Database<Buffer, Buffer>;
   txByHash: Database<Buffer, Buffer>;
+  /** u64 number → the receipts of the block's transactions (store/receiptsRecord.ts). */
+  receipts: Database<Buffer, Buffer>;
   logs: Database<Buffer, Buffer>;
   storage: Database<Buffer, Buffer>;
   /** u64 number → the block's distinct log addresses, sorted (rejects bloom false positives without reading the logs). */
@@ -77,6 +80,7 @@ export function openStore(path: string, options: OpenStoreOptions = {}): Store {
     orphans: bin('orphans'),
     txs: bin('txs'),
     txByHash: bin('txByHash'),
+    receipts: bin('receipts'),
     logs: bin('logs'),
     storage: bin('storage'),
     logAddresses: bin('logAddresses'),
@@ -89,9 +93,18 @@ export function openStore(path: string, options: OpenStoreOptions = {}): Store {
   const version = store.meta.get('schemaVersion');
   if (version === undefined && !readOnly) store.meta.putSync('schemaVersion', SCHEMA_VERSION);
   else if (version !== undefined && version !== SCHEMA_VERSION) {
-    throw new Error(`store at ${path} has schema version ${String(version)}, this build reads ${SCHEMA_VERSION}`);
+    throw new Error(staleStore(path, version));
   }
   return store;
+}
+
+/** Why a store of another layout version is refused, and what to do about it. */
+function staleStore(path: string, version: unknown): string {
+  const what = `store at ${path} has layout version ${String(version)}, this build reads version ${SCHEMA_VERSION}`;
+  if (typeof version === 'number' && version < SCHEMA_VERSION) {
+    return `${what} (older stores lack the receipts): build it again with \`ethlogd generate\` or \`ethlogd ingest\` into a new directory`;
+  }
+  return `${what}: it was written by a newer ethlogd; serve it with that version`;
 }
 
 /** Closes the environment (all its databases). */

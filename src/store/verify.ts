@@ -26,6 +26,7 @@ import {
   STORAGE_PREFIX_BYTES,
 } from './keys.js';
 import { decodeLogs, encodeLogAddresses, encodeLogs } from './logsRecord.js';
+import { decodeReceipts, encodeReceipts } from './receiptsRecord.js';
 import { ADDRESS_INDEX_FLAG, CHAIN_DATABASES, SCHEMA_VERSION, type Store } from './schema.js';
 import { BLOOM_BITS, buildSegmentRows, segmentOf, segmentStart } from './segments.js';
 
@@ -164,7 +165,7 @@ class Verifier {
   /** Entries of the block-keyed databases below earliest or above head. */
   private scanOutside(earliest: number, head: number): void {
     const ranges = [{ end: encodeBlockKey(earliest) }, { start: encodeBlockKey(head + 1) }];
-    for (const name of ['headers', 'logs', 'logAddresses', 'storageWrites', 'txs'] as const) {
+    for (const name of ['headers', 'logs', 'logAddresses', 'receipts', 'storageWrites', 'txs'] as const) {
       for (const range of ranges) {
         for (const key of this.store[name].getKeys(range)) {
           const where = key.length >= BLOCK_KEY_BYTES ? `block ${decodeBlockKey(key)}` : `key ${hex(key)}`;
@@ -209,9 +210,26 @@ class Verifier {
     if (!byHash || !same(byHash, key)) this.report(`block ${n}: blockByHash[${hex(header.hash)}] is ${byHash ? hex(byHash) : 'missing'}`);
     if (parent && !same(header.parentHash, parent.hash)) this.report(`block ${n}: parent hash ${hex(header.parentHash)} is not block ${n - 1}'s hash`);
     this.checkTransactions(n, header.txCount);
+    this.checkReceipts(n, header.txCount);
     this.checkLogs(n, header);
     this.checkStorageWrites(n);
     return header;
+  }
+
+  /** One receipt per transaction, decodable and round-tripping; no record for a block without transactions. */
+  private checkReceipts(n: number, txCount: number): void {
+    const raw = this.store.receipts.getBinary(encodeBlockKey(n));
+    if (raw === undefined) {
+      if (txCount > 0) this.report(`block ${n}: receipts missing`);
+      return;
+    }
+    try {
+      const receipts = decodeReceipts(raw);
+      if (receipts.length !== txCount) this.report(`block ${n}: ${receipts.length} receipts for the header's ${txCount} transactions`);
+      if (!same(encodeReceipts(receipts), raw)) this.report(`block ${n}: receipts record does not round-trip`);
+    } catch (error) {
+      this.report(`block ${n}: receipts do not decode: ${describe(error)}`);
+    }
   }
 
   /** Transactions 0..txCount−1 present, decodable, hash-indexed; none beyond. */

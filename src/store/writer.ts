@@ -7,6 +7,7 @@ import { encodeBundle, encodeHeader, encodeTx, headerLogsBloom } from './codec.j
 import { collectSegmentAddresses, encodeSegmentBlocks } from './addressIndex.js';
 import { encodeAddressSegmentKey, encodeBlockKey, encodeBloomBitsKey, encodeStorageKey, encodeTxKey, STORAGE_PREFIX_BYTES } from './keys.js';
 import { decodeLogAddresses, encodeLogAddresses, encodeLogs } from './logsRecord.js';
+import { encodeReceipts } from './receiptsRecord.js';
 import { StoreReader } from './reader.js';
 import { ADDRESS_INDEX_FLAG, ROLLBACKS_KEY, type Store } from './schema.js';
 import { BLOOM_BITS, buildSegmentRows, SEGMENT_BLOCKS, segmentOf, segmentStart } from './segments.js';
@@ -152,7 +153,8 @@ export class StoreWriter {
       const header = this.reader.header(n)!;
       const transactions = this.reader.transactions(n);
       const logs = this.reader.logs(n);
-      s.orphans.put(Buffer.from(header.hash), encodeBundle({ header, transactions, logs, storage: [] }));
+      const receipts = this.reader.receipts(n);
+      s.orphans.put(Buffer.from(header.hash), encodeBundle({ header, transactions, receipts, logs, storage: [] }));
       s.headers.remove(key);
       s.blockByHash.remove(Buffer.from(header.hash));
       transactions.forEach((tx, i) => {
@@ -161,6 +163,7 @@ export class StoreWriter {
         const at = s.txByHash.getBinary(Buffer.from(tx.hash));
         if (at && Buffer.compare(at, txKey) === 0) s.txByHash.remove(Buffer.from(tx.hash));
       });
+      s.receipts.remove(key);
       s.logs.remove(key);
       s.logAddresses.remove(key);
       const writes = s.storageWrites.getBinary(key);
@@ -190,6 +193,10 @@ export class StoreWriter {
       s.txs.put(txKey, encodeTx(tx));
       s.txByHash.put(Buffer.from(tx.hash), txKey);
     });
+    if (block.receipts.length !== block.transactions.length) {
+      throw new ChainContinuityError(`block ${n} has ${block.receipts.length} receipts for ${block.transactions.length} transactions`);
+    }
+    if (block.receipts.length > 0) s.receipts.put(blockKey, encodeReceipts(block.receipts));
     s.orphans.remove(Buffer.from(block.header.hash));
     if (block.logs.length > 0) {
       s.logs.put(blockKey, encodeLogs(block.logs));

@@ -19,7 +19,7 @@ export function nextBlocks(reader: StoreReader, count: number, parent = reader.h
     const logs = reader.logs(donor);
     const base = reader.header(parent)!;
     const header = { ...base, number: parent + i, hash: randomBytes(32), parentHash, logsBloom: logsBloom(logs), timestamp: base.timestamp + i * 12, txCount: transactions.length };
-    out.push({ header, transactions, logs, storage: [] });
+    out.push({ header, transactions, receipts: reader.receipts(donor), logs, storage: [] });
     parentHash = header.hash;
   }
   return out;

@@ -439,7 +439,7 @@ test('eth_getLogs by the hash of a reorganised-out block: its logs with removed:
     const head = r.meta()!.head;
     const ROLLBACK = head - 3;
     const old: BlockBundle[] = [];
-    for (let n = ROLLBACK + 1; n <= head; n++) old.push({ header: r.header(n)!, transactions: r.transactions(n), logs: r.logs(n), storage: [] });
+    for (let n = ROLLBACK + 1; n <= head; n++) old.push({ header: r.header(n)!, transactions: r.transactions(n), receipts: r.receipts(n), logs: r.logs(n), storage: [] });
     new StoreWriter(writable).append({ rollbackTo: ROLLBACK, blocks: [] });
     await closeStore(writable);
 
@@ -517,7 +517,7 @@ test('a block replaced by a reorganisation is filtered by its new bloom and rend
       const old = r.header(head)!;
       const from = r.header(donor)!;
       const header = { ...old, hash: Buffer.from(old.hash).fill(0xab, 0, 4), logsBloom: from.logsBloom };
-      new StoreWriter(writable).append({ rollbackTo: head - 1, blocks: [{ header, transactions: r.transactions(donor), logs: r.logs(donor), storage: [] }] });
+      new StoreWriter(writable).append({ rollbackTo: head - 1, blocks: [{ header, transactions: r.transactions(donor), receipts: r.receipts(donor), logs: r.logs(donor), storage: [] }] });
 
       const logs = (await svc.result('eth_getLogs', [filter])) as Obj[];
       assert.equal(logs.length, r.logs(head).filter((l) => bytesToHex(l.address) === address).length);

@@ -24,7 +24,7 @@ import { generateChain } from '../../src/ingest/generator.js';
 import { createLogger } from '../../src/log.js';
 import { TASKS_PER_THREAD } from '../../src/logs/planner.js';
 import { startService, type RunningService, type ServiceOptions } from '../../src/service.js';
-import { wireBlock, wireLog, wireTransaction, type Obj } from '../grpcWire.js';
+import { wireBlock, wireLog, wireReceipt, wireTransaction, type Obj } from '../grpcWire.js';
 import { makeDataset, type RpcResponse, type TestDataset } from './harness.js';
 
 const BLOCKS = 600;
@@ -261,6 +261,29 @@ describe('unary RPCs answer what the HTTP front answers', () => {
       const { transaction } = await call('GetTransactionByBlockNumberAndIndex', { block, index: String(index) });
       assert.deepEqual(transaction === undefined ? null : wireTransaction(transaction), expected, `${param} ${index}`);
     }
+  });
+
+  test('GetTransactionReceipt and GetBlockReceipts: canonical, pending, by number, tag and hash, absent', async () => {
+    const types = new Set<string>();
+    for (const n of [0, 2, 77, 181, 366, 371, HEAD]) {
+      const expected = (await httpResult('eth_getBlockReceipts', [hex(n)])) as Obj[];
+      const { block } = await call('GetBlockReceipts', { block: number(n) });
+      assert.deepEqual((block.receipts ?? []).map(wireReceipt), expected, `block ${n}`);
+      for (const receipt of expected.filter((_, i) => i % 7 === 0)) {
+        const { receipt: one } = await call('GetTransactionReceipt', { hash: bytes(receipt.transactionHash) });
+        assert.deepEqual(wireReceipt(one), receipt, receipt.transactionHash);
+      }
+      for (const r of expected) types.add(r.type);
+    }
+    assert.deepEqual([...types].sort(), ['0x0', '0x1', '0x2', '0x3', '0x4'], 'every transaction type');
+    const latest = (await httpResult('eth_getBlockReceipts', ['latest'])) as Obj[];
+    const latestBlock = (await httpResult('eth_getBlockByNumber', ['latest', false])) as Obj;
+    assert.deepEqual(((await call('GetBlockReceipts', {})).block.receipts ?? []).map(wireReceipt), latest, 'unset block: latest');
+    assert.deepEqual(((await call('GetBlockReceipts', { block: { hash: bytes(latestBlock.hash) } })).block.receipts ?? []).map(wireReceipt), latest, 'by hash');
+    const pending = (await httpResult('eth_getBlockReceipts', ['pending'])) as Obj[];
+    assert.deepEqual(((await call('GetBlockReceipts', { block: tag('pending') })).block.receipts ?? []).map(wireReceipt), pending, 'pending: unset positions');
+    assert.deepEqual(await call('GetBlockReceipts', { block: number(HEAD + 5) }), {}, 'absent block: unset');
+    assert.deepEqual(await call('GetTransactionReceipt', { hash: bytes('0x' + 'ab'.repeat(32)) }), {}, 'unknown transaction: unset');
   });
 
   test('GetStorageAt: written slots at blocks, tags and hashes; the block defaults to latest', async () => {

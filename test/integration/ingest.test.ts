@@ -152,6 +152,32 @@ describe('ingest from anvil', () => {
     assert.ok(receipts.filter((r) => r.contractAddress).length >= 4, 'the chain holds contract creations');
   });
 
+  test('every receipt by transaction hash, and every block\'s receipts by number, hash, tag and EIP-1898 object, answer as anvil does', async () => {
+    const calls: Call[] = [];
+    for (const b of anvilBlocks) {
+      for (const tx of b.transactions as Obj[]) calls.push({ method: 'eth_getTransactionReceipt', params: [tx.hash] });
+      calls.push({ method: 'eth_getBlockReceipts', params: [b.number] }, { method: 'eth_getBlockReceipts', params: [b.hash] });
+    }
+    const sample = anvilBlocks.filter((b) => (b.transactions as Obj[]).length > 1).slice(0, 5);
+    for (const b of sample) calls.push({ method: 'eth_getBlockReceipts', params: [{ blockHash: b.hash }] }, { method: 'eth_getBlockReceipts', params: [{ blockNumber: b.number }] });
+    for (const tag of ['latest', 'earliest', 'safe', 'finalized']) calls.push({ method: 'eth_getBlockReceipts', params: [tag] });
+    calls.push({ method: 'eth_getTransactionReceipt', params: ['0x' + 'ab'.repeat(32)] }, { method: 'eth_getBlockReceipts', params: ['0x' + 'ab'.repeat(32)] });
+    assert.deepEqual(await compare('receipt', calls), []);
+    const blobTxs = anvilBlocks.flatMap((b) => (b.transactions as Obj[]).filter((t) => t.type === '0x3'));
+    assert.ok(blobTxs.length > 0, 'the chain holds blob transactions');
+    for (const tx of blobTxs) {
+      const theirs = await anvil.rpc<Obj>('eth_getTransactionReceipt', [tx.hash]);
+      const mine = (await ours('eth_getTransactionReceipt', [tx.hash])) as Obj;
+      assert.deepEqual([mine.blobGasUsed, mine.blobGasPrice], [theirs.blobGasUsed, theirs.blobGasPrice], 'a blob transaction\'s blob gas, as anvil');
+    }
+    const others = (await ours('eth_getBlockReceipts', [anvilBlocks.at(-1)!.number])) as Obj[];
+    assert.ok(others.every((r) => r.type === '0x3' || !('blobGasPrice' in r)), 'blob gas fields only on blob transactions (geth)');
+    const mine = (await ours('eth_getBlockReceipts', [anvilBlocks.at(-1)!.number])) as Obj[];
+    assert.equal(mine.length, (anvilBlocks.at(-1)!.transactions as Obj[]).length, 'one receipt per transaction');
+    // Anvil refuses a block past its head; geth, and ethlogd, answer null.
+    assert.equal(await ours('eth_getBlockReceipts', [hex(head + 1)]), null);
+  });
+
   test('eth_getStorageAt of the written slots at every block answers as anvil does', async () => {
     const slots = workload.slots();
     const calls: Call[] = [];

@@ -125,11 +125,12 @@ test('pending transactions and the pending block keep the reference rendering', 
 
 test('after a reorganisation: replaced blocks render fast, orphaned blocks and their transactions as before', () => {
   const head = reader.meta()!.head;
-  const orphaned: BlockBundle[] = [head - 1, head].map((n) => ({ header: reader.header(n)!, transactions: reader.transactions(n), logs: reader.logs(n), storage: [] }));
+  const orphaned: BlockBundle[] = [head - 1, head].map((n) => ({ header: reader.header(n)!, transactions: reader.transactions(n), receipts: reader.receipts(n), logs: reader.logs(n), storage: [] }));
   const [old] = orphaned;
   const replacement: BlockBundle = {
     header: { ...old!.header, hash: new Uint8Array(32).fill(0xab), timestamp: old!.header.timestamp + 1, txCount: 2 },
     transactions: [old!.transactions[0]!, { ...old!.transactions[1]!, hash: new Uint8Array(32).fill(0xcd) }],
+    receipts: old!.receipts.slice(0, 2),
     logs: [],
     storage: [],
   };

@@ -1,5 +1,5 @@
 /**
- * The method table: the five read methods of the service, their companions, and the polling filters.
+ * The method table: the five read methods of the service, their companions, receipts, and the polling filters.
  */
 import type { RpcMethod } from '../method.js';
 import { eth_getBlockTransactionCountByHash, eth_getBlockTransactionCountByNumber, eth_getUncleCountByBlockHash, eth_getUncleCountByBlockNumber } from './blockCounts.js';
@@ -12,6 +12,7 @@ import { eth_getTransactionByBlockHashAndIndex } from './eth_getTransactionByBlo
 import { eth_getTransactionByBlockNumberAndIndex } from './eth_getTransactionByBlockNumberAndIndex.js';
 import { eth_getTransactionByHash } from './eth_getTransactionByHash.js';
 import { eth_getFilterChanges, eth_getFilterLogs, eth_newBlockFilter, eth_newFilter, eth_uninstallFilter } from './filters.js';
+import { eth_getBlockReceipts, eth_getTransactionReceipt } from './receipts.js';
 
 /** Every served method by name. */
 export const METHODS: ReadonlyMap<string, RpcMethod> = new Map<string, RpcMethod>([
@@ -30,6 +31,8 @@ export const METHODS: ReadonlyMap<string, RpcMethod> = new Map<string, RpcMethod
   ['eth_getBlockTransactionCountByHash', eth_getBlockTransactionCountByHash],
   ['eth_getUncleCountByBlockNumber', eth_getUncleCountByBlockNumber],
   ['eth_getUncleCountByBlockHash', eth_getUncleCountByBlockHash],
+  ['eth_getTransactionReceipt', eth_getTransactionReceipt],
+  ['eth_getBlockReceipts', eth_getBlockReceipts],
   ['eth_syncing', eth_syncing],
   ['eth_newFilter', eth_newFilter],
   ['eth_newBlockFilter', eth_newBlockFilter],

@@ -12,7 +12,7 @@ import type { BlockBundle } from '../../../src/chain/types.js';
 import { NodeDataError } from '../../../src/ingest/errors.js';
 import { generateChain } from '../../../src/ingest/generator.js';
 import { normalizeBlock, type NodeBlock } from '../../../src/ingest/normalize.js';
-import { formatBlock, renderLogJson } from '../../../src/render/format.js';
+import { formatBlock, renderBlockReceipts } from '../../../src/render/format.js';
 
 type Obj = Record<string, unknown>;
 
@@ -23,25 +23,15 @@ function asNode(b: BlockBundle): NodeBlock {
   const block = formatBlock(b.header, { full: b.transactions }, false);
   const blockHash = bytesToHex(b.header.hash);
   const blockNumber = quantityToHex(b.header.number);
-  const receipts = b.transactions.map((tx, i) => ({
-    transactionHash: bytesToHex(tx.hash),
-    transactionIndex: quantityToHex(i),
+  const ctx = {
     blockHash,
     blockNumber,
-    status: '0x1',
-    logs: [] as Obj[],
-  }));
-  b.logs.forEach((log, logIndex) => {
-    const ctx = {
-      blockHash,
-      blockNumber,
-      blockTimestamp: quantityToHex(b.header.timestamp),
-      txHash: (i: number) => bytesToHex(b.transactions[i]!.hash),
-      removed: false,
-      pending: false,
-    };
-    receipts[log.txIndex]!.logs.push(JSON.parse(renderLogJson(log, logIndex, ctx)) as Obj);
-  });
+    blockTimestamp: quantityToHex(b.header.timestamp),
+    txHash: (i: number) => bytesToHex(b.transactions[i]!.hash),
+    removed: false,
+    pending: false,
+  };
+  const receipts = renderBlockReceipts(b, ctx).map((text) => JSON.parse(text) as Obj);
   return { block, receipts };
 }
 
@@ -124,6 +114,29 @@ describe('normalizeBlock', () => {
     const moved = asNode(withLogs);
     ((moved.block as Obj).transactions as Obj[])[0]!.transactionIndex = '0x5';
     assert.throws(() => normalizeBlock(moved, n), refused('inconsistent', /another block or index/));
+  });
+
+  test('receipts: a pre-Byzantium root is kept, a missing effectiveGasPrice is computed; a wrong cumulative gas or a missing status is refused', () => {
+    const n = withLogs.header.number;
+    const root = asNode(withLogs);
+    const first = root.receipts[0] as Obj;
+    delete first.status;
+    first.root = '0x' + '5a'.repeat(32);
+    delete first.effectiveGasPrice;
+    const back = normalizeBlock(root, n).receipts[0]!;
+    assert.deepEqual(back.root, new Uint8Array(32).fill(0x5a));
+    assert.equal(back.status, undefined);
+    assert.equal(back.effectiveGasPrice, withLogs.receipts[0]!.effectiveGasPrice, 'computed from the transaction and the base fee');
+
+    const cumulative = asNode(withLogs);
+    (cumulative.receipts[1] as Obj).cumulativeGasUsed = '0x1';
+    assert.throws(() => normalizeBlock(cumulative, n), refused('inconsistent', /receipt 1: cumulativeGasUsed 0x1/));
+    const noStatus = asNode(withLogs);
+    delete (noStatus.receipts[0] as Obj).status;
+    assert.throws(() => normalizeBlock(noStatus, n), refused('malformed', /receipt 0: status is missing/));
+    const badStatus = asNode(withLogs);
+    (badStatus.receipts[0] as Obj).status = '0x2';
+    assert.throws(() => normalizeBlock(badStatus, n), refused('malformed', /receipt 0: status is neither/));
   });
 
   test('malformed fields are named; foreign transaction types are refused', () => {

@@ -50,7 +50,7 @@ before(() => {
         txIndex: 0,
       }));
       const header = { ...makeHeader(rng, n, parent, 0), logsBloom: logsBloom(logs) };
-      blocks.push({ header, transactions: [], logs: logs.map((l) => ({ ...l, txIndex: 0 })), storage: [] });
+      blocks.push({ header, transactions: [], receipts: [], logs: logs.map((l) => ({ ...l, txIndex: 0 })), storage: [] });
       chain.push(logs);
       parent = header.hash;
     }

@@ -16,7 +16,7 @@ import {
   TX_FROM_OFFSET,
   TxOffsets,
 } from '../../../src/store/codec.js';
-import { filled, makeBundle, makeHeader, makeTx, Rng } from './fixtures.js';
+import { filled, makeBundle, makeHeader, makeReceipt, makeTx, Rng } from './fixtures.js';
 
 const MAX_U256 = (1n << 256n) - 1n;
 
@@ -225,6 +225,7 @@ test('bundle round trip (storage writes are not kept)', () => {
   const full: BlockBundle = {
     header,
     transactions: txs,
+    receipts: txs.map(() => makeReceipt(rng)),
     logs: [
       { address: rng.bytes(20), topics: [rng.bytes(32)], data: rng.bytes(64), txIndex: 0 },
       { address: rng.bytes(20), topics: [], data: new Uint8Array(0), txIndex: 8 },
@@ -233,7 +234,7 @@ test('bundle round trip (storage writes are not kept)', () => {
   };
   assert.deepStrictEqual(decodeBundle(encodeBundle(full)), { ...full, storage: [] });
 
-  const empty: BlockBundle = { header: makeHeader(rng, 0, new Uint8Array(32)), transactions: [], logs: [], storage: [] };
+  const empty: BlockBundle = { header: makeHeader(rng, 0, new Uint8Array(32)), transactions: [], receipts: [], logs: [], storage: [] };
   assert.deepStrictEqual(decodeBundle(encodeBundle(empty)), empty);
 });
 

@@ -2,7 +2,7 @@
  * Hand-built fixtures for the store tests: a tiny seeded PRNG (mulberry32) and builders for
  * headers, transactions, logs and block bundles whose bytes come from it.
  */
-import type { BlockBundle, BlockHeader, Log, StorageWrite, Transaction } from '../../../src/chain/types.js';
+import type { BlockBundle, BlockHeader, Log, Receipt, StorageWrite, Transaction } from '../../../src/chain/types.js';
 
 /** A seeded 32-bit PRNG (mulberry32): the same seed gives the same sequence. */
 export class Rng {
@@ -103,6 +103,18 @@ export function makeTx(rng: Rng): Transaction {
   };
 }
 
+/** A receipt with random gas and fees: a status (sometimes a pre-Byzantium root), sometimes a created contract or blob gas. */
+export function makeReceipt(rng: Rng): Receipt {
+  const receipt: Receipt = { gasUsed: 21000n + BigInt(rng.int(1_000_000)), effectiveGasPrice: rng.bigint(6), contractAddress: rng.int(4) === 0 ? rng.bytes(20) : null };
+  if (rng.int(8) === 0) receipt.root = rng.bytes(32);
+  else receipt.status = rng.int(5) === 0 ? 0 : 1;
+  if (rng.int(4) === 0) {
+    receipt.blobGasUsed = 131072n * BigInt(rng.int(7));
+    receipt.blobGasPrice = rng.bigint(4);
+  }
+  return receipt;
+}
+
 /** A log from one of `addresses` with 0-4 topics from `topics` and random data. */
 export function makeLog(rng: Rng, txIndex: number, addresses: Uint8Array[], topics: Uint8Array[]): Log {
   const topicCount = rng.int(5);
@@ -130,5 +142,5 @@ export function makeBundle(
     const n = rng.int(3);
     for (let j = 0; j < n; j++) logs.push(makeLog(rng, i, addresses, topics));
   }
-  return { header: makeHeader(rng, number, parentHash, txCount), transactions, logs, storage };
+  return { header: makeHeader(rng, number, parentHash, txCount), transactions, receipts: transactions.map(() => makeReceipt(rng)), logs, storage };
 }

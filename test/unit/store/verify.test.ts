@@ -174,7 +174,7 @@ describe('a small store', () => {
   test('orphans must not be canonical', () => {
     const raw = store.headers.getBinary(encodeBlockKey(n))!;
     const hash = Buffer.from(decodeHeader(raw).hash);
-    const r = verifyDamaged(store, () => store.orphans.put(hash, encodeBundle({ header: decodeHeader(raw), transactions: [], logs: [], storage: [] })));
+    const r = verifyDamaged(store, () => store.orphans.put(hash, encodeBundle({ header: decodeHeader(raw), transactions: [], receipts: [], logs: [], storage: [] })));
     assertProblems(r, /^orphans: 0x[0-9a-f]{64} is also canonical$/);
   });
 

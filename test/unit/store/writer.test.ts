@@ -67,7 +67,7 @@ function forkOf(old: BlockBundle[], parent: Uint8Array, tag: string, storage: St
     const transactions: Transaction[] = b.transactions.map((tx) => ({ ...tx, hash: fakeHash(tx.hash, tag) }));
     const header = { ...b.header, hash, parentHash, extraData: new TextEncoder().encode(tag) };
     parentHash = hash;
-    return { header, transactions, logs: b.logs, storage: storage[i] ?? [] };
+    return { header, transactions, receipts: b.receipts, logs: b.logs, storage: storage[i] ?? [] };
   });
 }
 
@@ -303,7 +303,7 @@ function tinyBlocks(rng: Rng, first: number, count: number, parent: Uint8Array):
   let parentHash = parent;
   for (let n = first; n < first + count; n++) {
     const header = { ...makeHeader(rng, n, parentHash), logsBloom: sparseBloom(rng) };
-    out.push({ header, transactions: [], logs: [], storage: [] });
+    out.push({ header, transactions: [], receipts: [], logs: [], storage: [] });
     parentHash = header.hash;
   }
   return out;
