@@ -74,7 +74,11 @@ const ctx: MethodContext = {
   queryLogs: (spec) => {
     const range = resolveRange(spec, reader);
     const inline = answerInline(range, spec, reader, 'json', data.limits.maxResults, data.inlineBudgetUs, logCounts);
-    return inline ?? queries.ask((id) => post({ type: 'logs', id, spec }));
+    if (inline !== undefined) return inline;
+    // The main thread reads its own snapshot: the range goes there as this snapshot resolved it,
+    // so one batch's calls agree on the head (its numbers are stored there too: appends only add).
+    const pinned = spec.blockHash === undefined && range.pending === undefined && range.from <= range.to ? { ...spec, fromBlock: { number: range.from }, toBlock: { number: range.to } } : spec;
+    return queries.ask((id) => post({ type: 'logs', id, spec: pinned }));
   },
   filters: new RemoteFilters((call) => filterCalls.ask((id) => post({ type: 'filter', id, call }))),
 };
