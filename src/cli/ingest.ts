@@ -17,6 +17,7 @@ import { integer, parse, positive, required, UsageError } from './args.js';
 
 /** Usage text of `ingest`. */
 export const INGEST_USAGE = `Usage: ethlogd ingest --rpc URL --data DIR [--from N] [--to N | --follow] [--storage prestate|none]
+                      [--genesis genesis.json]
 
 Copies blocks with full transactions, receipts' logs, the chain id, the safe/finalized markers and
 storage changes from an Ethereum node's JSON-RPC into the store in DIR. A stopped or killed ingest
@@ -32,6 +33,8 @@ Options:
   --follow                  after catching up, follow the head until stopped (not with --to)
   --storage prestate|none   storage history from debug_traceBlockByNumber
                             (prestateTracer, diffMode), or none          default prestate
+  --genesis FILE            the chain's genesis.json: block 0's storage is its alloc
+                            (block 0 cannot be traced; without it, absent)
   --poll-ms MS              head poll interval with --follow             default ${FOLLOW_POLL_MS}
   --blocks-per-request N    blocks per batch request                     default ${INGEST_BLOCKS_PER_REQUEST}
   --in-flight N             batch requests in flight                     default ${INGEST_REQUESTS_IN_FLIGHT}
@@ -57,6 +60,7 @@ export async function ingestCommand(argv: string[]): Promise<number> {
     to: { type: 'string' },
     follow: { type: 'boolean' },
     storage: { type: 'string' },
+    genesis: { type: 'string' },
     'poll-ms': { type: 'string' },
     'blocks-per-request': { type: 'string' },
     'in-flight': { type: 'string' },
@@ -81,6 +85,7 @@ export async function ingestCommand(argv: string[]): Promise<number> {
     to,
     follow: values.follow === true,
     storage: storageMode(values.storage),
+    genesis: values.genesis === undefined ? undefined : String(values.genesis),
     pollMs: integer(values['poll-ms'], 'poll-ms', FOLLOW_POLL_MS, 1),
     tuning: {
       blocksPerRequest: integer(values['blocks-per-request'], 'blocks-per-request', INGEST_BLOCKS_PER_REQUEST, 1, 1000),

@@ -53,9 +53,9 @@ export class NodeDataError extends Error {
 }
 
 /** Why the store cannot be continued from this node. */
-export type IngestConflict = 'chain-id' | 'start' | 'head-mismatch' | 'reorg-too-deep';
+export type IngestConflict = 'chain-id' | 'start' | 'head-mismatch' | 'reorg-too-deep' | 'genesis';
 
-/** The store holds something this node cannot continue: another chain id, another start, a head the node does not have. */
+/** The store holds something this node cannot continue (another chain id, another start, a head the node does not have), or the genesis file cannot be used. */
 export class IngestConflictError extends Error {
   /** Builds the error with its conflict `code`. */
   constructor(

@@ -3,7 +3,9 @@
  * copies up to a block (resuming after the last committed block, whose hash must still be the
  * node's) or follows the node's head through reorganisations until stopped.
  */
+import { readFileSync } from 'node:fs';
 import { bytesEqual } from '../chain/hex.js';
+import type { StorageWrite } from '../chain/types.js';
 import {
   INGEST_BLOCKS_PER_REQUEST,
   INGEST_COMMIT_BLOCKS,
@@ -17,6 +19,7 @@ import { StoreWriter } from '../store/writer.js';
 import { copyBlocks, type IngestContext, type IngestTuning } from './copy.js';
 import { IngestConflictError, NodeDataError } from './errors.js';
 import { Follower } from './follower.js';
+import { genesisStorage } from './genesis.js';
 import { Progress } from './progress.js';
 import { RpcClient, type RpcClientOptions } from './rpcClient.js';
 import { NodeSource, type StorageMode } from './source.js';
@@ -34,6 +37,8 @@ export interface IngestOptions {
   /** Follow the head (reorganisations included) until the signal aborts. */
   follow?: boolean;
   storage?: StorageMode;
+  /** A geth-style genesis.json whose alloc is block 0's storage (block 0 cannot be traced). */
+  genesis?: string;
   tuning?: Partial<IngestTuning>;
   /** Head poll interval of follow mode. */
   pollMs?: number;
@@ -59,6 +64,23 @@ export interface IngestResult {
   retries: number;
   /** Whether receipts came per block (false: the node lacks eth_getBlockReceipts). */
   receiptsByBlock: boolean;
+}
+
+/** The storage of `path`, a genesis.json; a file that cannot be read or parsed is an IngestConflictError naming it. */
+function readGenesis(path: string): StorageWrite[] {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (error) {
+    throw new IngestConflictError('genesis', `cannot read --genesis ${path}: ${(error as Error).message}`);
+  }
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (error) {
+    throw new IngestConflictError('genesis', `--genesis ${path} is not JSON: ${(error as Error).message}`);
+  }
+  return genesisStorage(json, path);
 }
 
 /** Checks that the stored head is the node's block at that height (copy mode resumes only on the same chain). */
@@ -91,7 +113,7 @@ async function ingestInto(store: Store, options: IngestOptions, signal: AbortSig
     signal,
     onRetry: (attempt, error) => options.logger.warn(`retry ${attempt} after: ${error.message}`),
   });
-  const source = new NodeSource(client, options.storage ?? 'prestate');
+  const source = new NodeSource(client, options.storage ?? 'prestate', options.genesis === undefined ? [] : readGenesis(options.genesis));
   const reader = new StoreReader(store);
   const ctx: IngestContext = {
     source,
@@ -116,6 +138,10 @@ async function ingestInto(store: Store, options: IngestOptions, signal: AbortSig
     }
     if (meta && options.from !== undefined && options.from !== meta.earliest) {
       throw new IngestConflictError('start', `the store at ${options.dataDir} starts at block ${meta.earliest}, not ${options.from}: resume without --from, or use another directory`);
+    }
+    if (!meta && (options.from ?? 0) === 0 && source.storage === 'prestate') {
+      if (options.genesis === undefined) options.logger.warn('block 0: its storage (the genesis alloc) is not copied, as no node can trace block 0: pass --genesis genesis.json to store it');
+      else options.logger.info(`block 0: ${source.genesis.length} storage words from ${options.genesis}`);
     }
     if (options.follow) {
       const follower = new Follower(ctx, {

@@ -5,7 +5,7 @@
  * debug_traceBlockByNumber with prestateTracer in diffMode), normalised into BlockBundles.
  */
 import { quantityToHex } from '../chain/hex.js';
-import type { BlockBundle } from '../chain/types.js';
+import type { BlockBundle, StorageWrite } from '../chain/types.js';
 import { INGEST_INCONSISTENT_RETRIES } from '../config.js';
 import { NodeDataError, NodeRpcError } from './errors.js';
 import { normalizeBlock, normalizeBlockRef, type BlockRef } from './normalize.js';
@@ -37,10 +37,15 @@ export class NodeSource {
   /** False once the node has answered that it does not serve eth_getBlockReceipts. */
   private blockReceipts = true;
 
-  /** A source over `client`, ingesting storage per `storage`. */
+  /**
+   * A source over `client`, ingesting storage per `storage`; block 0 is never traced (it has no
+   * transactions, and geth refuses: `genesis is not traceable`): its storage is `genesis`, the
+   * alloc of a genesis file, when given.
+   */
   constructor(
     readonly client: RpcClient,
     readonly storage: StorageMode,
+    readonly genesis: StorageWrite[] = [],
   ) {}
 
   /** Whether receipts come per block (eth_getBlockReceipts) rather than per transaction. */
@@ -101,29 +106,32 @@ export class NodeSource {
 
   private async fetchBundles(from: number, to: number): Promise<BlockBundle[]> {
     const byBlock = this.blockReceipts;
-    const traced = this.storage === 'prestate';
-    const perBlock = 1 + (byBlock ? 1 : 0) + (traced ? 1 : 0);
+    const traced = (n: number) => this.storage === 'prestate' && n > 0;
     const calls: RpcCall[] = [];
     for (let n = from; n <= to; n++) {
       const tag = quantityToHex(n);
       calls.push({ method: 'eth_getBlockByNumber', params: [tag, true] });
       if (byBlock) calls.push({ method: 'eth_getBlockReceipts', params: [tag] });
-      if (traced) calls.push({ method: 'debug_traceBlockByNumber', params: [tag, PRESTATE_DIFF] });
+      if (traced(n)) calls.push({ method: 'debug_traceBlockByNumber', params: [tag, PRESTATE_DIFF] });
     }
     const outcomes = await this.client.batch(calls);
     const blocks: unknown[] = [];
     const receipts: (unknown[] | undefined)[] = [];
     const traces: (unknown[] | undefined)[] = [];
-    for (let i = 0; i <= to - from; i++) {
-      const at = i * perBlock;
-      const block = resultOf(outcomes[at]!, 'eth_getBlockByNumber');
-      if (block === null) throw new NodeDataError('missing-block', `the node has no block ${from + i}`);
+    let at = 0;
+    for (let n = from; n <= to; n++) {
+      const block = resultOf(outcomes[at++]!, 'eth_getBlockByNumber');
+      if (block === null) throw new NodeDataError('missing-block', `the node has no block ${n}`);
       blocks.push(block);
-      if (byBlock) receipts.push(this.blockReceiptsOf(outcomes[at + 1]!, from + i));
-      if (traced) traces.push(this.listOf(resultOf(outcomes[at + perBlock - 1]!, 'debug_traceBlockByNumber'), 'debug_traceBlockByNumber', from + i));
+      if (byBlock) receipts.push(this.blockReceiptsOf(outcomes[at++]!, n));
+      traces.push(traced(n) ? this.listOf(resultOf(outcomes[at++]!, 'debug_traceBlockByNumber'), 'debug_traceBlockByNumber', n) : undefined);
     }
     if (receipts.length === 0 || receipts.some((r) => r === undefined)) await this.receiptsPerTransaction(blocks, receipts);
-    return blocks.map((block, i) => normalizeBlock({ block, receipts: receipts[i]!, traces: traced ? traces[i] : undefined }, from + i));
+    return blocks.map((block, i) => {
+      const bundle = normalizeBlock({ block, receipts: receipts[i]!, traces: traces[i] }, from + i);
+      if (from + i === 0 && this.storage === 'prestate') bundle.storage = this.genesis;
+      return bundle;
+    });
   }
 
   /** The receipts of eth_getBlockReceipts; undefined (and per-transaction receipts from now on) when the node lacks the method. */

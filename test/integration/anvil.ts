@@ -148,6 +148,8 @@ export interface ProxyBehavior {
   unsupported?: string[];
   /** The fate of request number n (from 1): forwarded, an HTTP error status, or never answered. */
   fault?: (n: number) => 'ok' | 429 | 503 | 'hang';
+  /** A JSON-RPC error for a call the node refuses (as geth refuses to trace block 0), or undefined to forward it. */
+  refuse?: (call: { method: string; params?: unknown[] }) => { code: number; message: string } | undefined;
 }
 
 /** A running proxy. */
@@ -178,16 +180,15 @@ export async function startProxy(target: string, behavior: ProxyBehavior): Promi
       return;
     }
     if (behavior.delayMs) await new Promise((r) => setTimeout(r, behavior.delayMs));
-    const body = JSON.parse(Buffer.concat(chunks).toString()) as { id: unknown; method: string }[] | { id: unknown; method: string };
+    type Item = { id: unknown; method: string; params?: unknown[] };
+    const body = JSON.parse(Buffer.concat(chunks).toString()) as Item[] | Item;
     const items = Array.isArray(body) ? body : [body];
-    const refused = items.filter((i) => unsupported.has(i.method));
+    const errorOf = (i: Item) => (unsupported.has(i.method) ? { code: -32601, message: `the method ${i.method} does not exist/is not available` } : behavior.refuse?.(i));
+    const refused = items.filter((i) => errorOf(i) !== undefined);
     stats.unsupported += refused.length;
-    const forward = items.filter((i) => !unsupported.has(i.method));
+    const forward = items.filter((i) => errorOf(i) === undefined);
     const answered = forward.length > 0 ? ((await postJson(target, forward)) as Reply[]) : [];
-    const replies = [
-      ...answered,
-      ...refused.map((i) => ({ jsonrpc: '2.0', id: i.id, error: { code: -32601, message: `the method ${i.method} does not exist/is not available` } })),
-    ];
+    const replies = [...answered, ...refused.map((i) => ({ jsonrpc: '2.0', id: i.id, error: errorOf(i) }))];
     res.writeHead(200, { 'Content-Type': 'application/json' }).end(JSON.stringify(Array.isArray(body) ? replies : replies[0]));
   };
   const server = createServer((req, res) => {

@@ -9,7 +9,7 @@
  * proxy that drops eth_getBlockReceipts and injects 429s, 503s and a hang must store the same bytes.
  */
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
@@ -18,7 +18,9 @@ import { createLogger } from '../../src/log.js';
 import { startService, type RunningService } from '../../src/service.js';
 import { createApiKey } from '../../src/store/apiKeys.js';
 import { closeStore, openStore } from '../../src/store/schema.js';
+import { StoreReader } from '../../src/store/reader.js';
 import { Anvil, batchCalls, startProxy, type Call } from './anvil.js';
+import { startCli } from './child.js';
 import { ANVIL_EXTRAS, compareAnswers, type Tolerance } from './differ.js';
 import { until } from './poll.js';
 import { diffStores } from './storeDiff.js';
@@ -258,9 +260,12 @@ describe('ingest from anvil', () => {
 });
 
 describe('ingest through a troubled node', () => {
-  test('without eth_getBlockReceipts, through 429s, 503s and a hang, it stores the same bytes', async () => {
+  test('without eth_getBlockReceipts, refusing to trace block 0, through 429s, 503s and a hang, it stores the same bytes', async () => {
+    let genesisTraces = 0;
     const proxy = await startProxy(anvil.url, {
       unsupported: ['eth_getBlockReceipts'],
+      // geth's answer: block 0 has nothing to trace.
+      refuse: (call) => (call.method === 'debug_traceBlockByNumber' && call.params?.[0] === '0x0' ? (genesisTraces++, { code: -32000, message: 'genesis is not traceable' }) : undefined),
       fault: (n) => (n === 4 ? 'hang' : n % 5 === 2 ? 503 : n % 7 === 3 ? 429 : 'ok'),
     });
     const other = mkdtempSync(join(tmpdir(), 'ethlogd-ingest-proxy-'));
@@ -274,6 +279,7 @@ describe('ingest through a troubled node', () => {
       });
       assert.equal(result.head, head);
       assert.equal(result.receiptsByBlock, false);
+      assert.equal(genesisTraces, 0, 'block 0 is never traced');
       assert.ok(proxy.stats.unsupported > 0);
       assert.ok(proxy.stats.faults >= 10, `faults injected: ${proxy.stats.faults}`);
       assert.equal(result.retries, proxy.stats.faults);
@@ -288,6 +294,42 @@ describe('ingest through a troubled node', () => {
     } finally {
       await proxy.close();
       rmSync(other, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('the genesis block', () => {
+  test('`ingest --genesis` stores block 0 with its alloc storage; without it, ingest says the genesis storage is absent', async () => {
+    const dirs = [mkdtempSync(join(tmpdir(), 'ethlogd-genesis-')), mkdtempSync(join(tmpdir(), 'ethlogd-genesis-'))];
+    const file = join(dirs[0]!, '..', `genesis-${process.pid}.json`);
+    const address = '0x' + '7e'.repeat(20);
+    writeFileSync(file, JSON.stringify({ config: {}, alloc: { [address.slice(2)]: { balance: '0x1', storage: { '0x01': '0x2a', ['0x' + '00'.repeat(31) + '02']: '0x' + '00'.repeat(32) } } } }));
+    try {
+      const withGenesis = startCli(['ingest', '--rpc', anvil.url, '--data', dirs[0]!, '--to', '3', '--genesis', file]);
+      assert.equal(await withGenesis.exited, 0, withGenesis.stderr());
+      assert.match(withGenesis.stderr(), /block 0: 1 storage words from/);
+      const without = startCli(['ingest', '--rpc', anvil.url, '--data', dirs[1]!, '--to', '3']);
+      assert.equal(await without.exited, 0, without.stderr());
+      assert.match(without.stderr(), /block 0: its storage \(the genesis alloc\) is not copied.*pass --genesis genesis.json/);
+
+      const genesis = await anvil.rpc<Obj>('eth_getBlockByNumber', ['0x0', false]);
+      const store = openStore(dirs[0]!, { readOnly: true });
+      try {
+        const reader = new StoreReader(store);
+        assert.equal(reader.earliest(), 0);
+        assert.equal(Buffer.from(reader.header(0)!.hash).toString('hex'), (genesis.hash as string).slice(2), 'block 0 is the node\'s');
+        assert.equal(reader.numberByHash(Buffer.from((genesis.hash as string).slice(2), 'hex')), 0);
+        const slot = (n: number) => Buffer.from(n.toString(16).padStart(64, '0'), 'hex');
+        const word = (n: number) => Buffer.from(reader.storageAt(Buffer.from(address.slice(2), 'hex'), slot(1), n)).toString('hex');
+        assert.equal(word(0), '2a'.padStart(64, '0'), 'the alloc word at block 0');
+        assert.equal(word(3), '2a'.padStart(64, '0'), 'and after it');
+        assert.equal(Buffer.from(reader.storageAt(Buffer.from(address.slice(2), 'hex'), slot(2), 0)).toString('hex'), '00'.repeat(32), 'a zero word is not stored');
+      } finally {
+        await closeStore(store);
+      }
+    } finally {
+      for (const d of dirs) rmSync(d, { recursive: true, force: true });
+      rmSync(file, { force: true });
     }
   });
 });
