@@ -13,6 +13,7 @@ import { StoreReader } from '../../src/store/reader.js';
 import { closeStore, openStore, type Store } from '../../src/store/schema.js';
 import { StoreWriter } from '../../src/store/writer.js';
 import { nextBlocks } from './chainGrowth.js';
+import { collector } from './collector.js';
 import { until } from './poll.js';
 import { makeDataset, startTestService, type TestDataset, type TestService } from './harness.js';
 
@@ -36,32 +37,6 @@ after(async () => {
   await closeStore(store);
   dataset.remove();
 });
-
-/** How long a watcher may take to report what the store already has: a failure, not a hang. */
-const REPORT_TIMEOUT_MS = 20_000;
-
-/** A list filled by a watcher's callback, and a promise of it growing past a length (failing after REPORT_TIMEOUT_MS). */
-function collector<T>(what: string): { items: T[]; push(more: T[]): void; grow(past: number): Promise<void> } {
-  const items: T[] = [];
-  const waiters: (() => void)[] = [];
-  return {
-    items,
-    push(more) {
-      items.push(...more);
-      for (const w of waiters.splice(0)) w();
-    },
-    async grow(past) {
-      if (items.length > past) return;
-      let timer: NodeJS.Timeout | undefined;
-      await Promise.race([
-        new Promise<void>((w) => waiters.push(w)),
-        new Promise<never>((_, fail) => {
-          timer = setTimeout(() => fail(new Error(`${what}: no report after ${items.length} items in ${REPORT_TIMEOUT_MS} ms`)), REPORT_TIMEOUT_MS);
-        }),
-      ]).finally(() => clearTimeout(timer));
-    },
-  };
-}
 
 /** A log's place, as viem reports it. */
 const place = (l: Pick<Log, 'blockNumber' | 'logIndex' | 'transactionHash'>) => `${l.blockNumber}:${l.logIndex}:${l.transactionHash}`;

@@ -1,0 +1,35 @@
+/**
+ * What a watcher's callback reports, collected: a list that a test waits on to grow, failing with
+ * the watcher's name after a bound rather than hanging.
+ */
+
+/** How long a watcher may take to report what the store already has: a failure, not a hang. */
+const REPORT_TIMEOUT_MS = 20_000;
+
+/** A list filled by a watcher's callback, and a promise of it growing past a length (failing after REPORT_TIMEOUT_MS). */
+export function collector<T>(what: string): { items: T[]; push(more: T[]): void; grow(past: number): Promise<void>; until(done: (items: T[]) => boolean): Promise<T[]> } {
+  const items: T[] = [];
+  const waiters: (() => void)[] = [];
+  return {
+    async until(done) {
+      while (!done(items)) await this.grow(items.length);
+      return items;
+    },
+    items,
+    push(more) {
+      items.push(...more);
+      for (const w of waiters.splice(0)) w();
+    },
+    async grow(past) {
+      if (items.length > past) return;
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([
+        new Promise<void>((w) => waiters.push(w)),
+        new Promise<never>((_, fail) => {
+          timer = setTimeout(() => fail(new Error(`${what}: no report after ${items.length} items in ${REPORT_TIMEOUT_MS} ms`)), REPORT_TIMEOUT_MS);
+        }),
+      ]).finally(() => clearTimeout(timer));
+    },
+  };
+}
+

@@ -1,0 +1,144 @@
+/**
+ * Realtime from a mining node to a client library: anvil mines while `ethlogd ingest --follow`
+ * (a child process) copies each block into the store our server (this process) serves, and viem
+ * watches: watchEvent and watchBlocks over its webSocket transport (eth_subscribe), watchEvent over
+ * http (a polling filter) and an event filter polled with getFilterChanges. Each gets every log of
+ * 50 mined blocks exactly once and in order; after anvil_reorg replaces the last blocks, each gets
+ * the dropped logs again with removed: true, then the new branch's.
+ */
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, test } from 'node:test';
+import { createPublicClient, http, webSocket, type Log } from 'viem';
+import { runIngest } from '../../src/ingest/ingest.js';
+import { createLogger } from '../../src/log.js';
+import { startService, type RunningService } from '../../src/service.js';
+import { createApiKey } from '../../src/store/apiKeys.js';
+import { closeStore, openStore } from '../../src/store/schema.js';
+import { Anvil, batchCalls } from './anvil.js';
+import { startCli, type CliProcess } from './child.js';
+import { collector } from './collector.js';
+import { until } from './poll.js';
+import { Workload } from './workload.js';
+
+/** Blocks mined while the clients watch. */
+const MINED = 50;
+/** Blocks anvil_reorg replaces. */
+const REORG_DEPTH = 3;
+
+type Obj = Record<string, unknown>;
+const hex = (n: number | bigint) => '0x' + n.toString(16);
+const logger = createLogger('warn');
+
+let anvil: Anvil;
+let workload: Workload;
+let dir: string;
+let service: RunningService;
+let endpoint: string;
+let key: string;
+let follower: CliProcess;
+
+async function ours<T = unknown>(method: string, params: unknown[] = []): Promise<T> {
+  const [reply] = await batchCalls(endpoint, [{ method, params }]);
+  if (reply!.error) throw new Error(`${method}: ${reply!.error.message}`);
+  return reply!.result as T;
+}
+
+/** Waits until our server's latest block is anvil's; returns its number. */
+async function caughtUp(): Promise<number> {
+  const tip = await anvil.rpc<Obj>('eth_getBlockByNumber', ['latest', false]);
+  await until(async () => (await ours<Obj>('eth_getBlockByNumber', ['latest', false])).hash === tip.hash, `our server answers anvil's head ${String(tip.number)}`);
+  return Number(tip.number);
+}
+
+/** A log's identity and state, as viem reports it or as eth_getLogs answers it. */
+const place = (l: { blockNumber?: unknown; logIndex?: unknown; transactionHash?: unknown; removed?: unknown }) =>
+  `${BigInt(l.blockNumber as string | bigint)}:${Number(l.logIndex)}:${String(l.transactionHash)}:${l.removed === true ? 'removed' : 'live'}`;
+
+before(async () => {
+  anvil = await Anvil.start(['--hardfork', 'prague', '--no-mining']);
+  workload = await Workload.deploy(anvil, 7);
+  await workload.mine(10, { special: false });
+  dir = mkdtempSync(join(tmpdir(), 'ethlogd-realtime-'));
+  await runIngest({ rpc: anvil.url, dataDir: dir, logger });
+  const store = openStore(dir);
+  key = createApiKey(store, 'test');
+  await closeStore(store);
+  follower = startCli(['ingest', '--rpc', anvil.url, '--data', dir, '--follow', '--poll-ms', '20']);
+  service = await startService({ dataDir: dir, host: '127.0.0.1', port: 0, logger, threads: 1 });
+  endpoint = `${service.url}/v3/${key}`;
+});
+
+after(async () => {
+  follower?.child.kill('SIGKILL');
+  await service?.close();
+  await anvil?.stop();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+test(`viem over webSocket and http gets every log of ${MINED} blocks mined on anvil and copied by ingest --follow once, in order; after anvil_reorg the dropped logs removed, then the new branch`, { timeout: 180_000 }, async () => {
+  const ws = createPublicClient({ transport: webSocket(`${service.url.replace('http://', 'ws://')}/ws/v3/${key}`, { reconnect: false }) });
+  const poller = createPublicClient({ transport: http(endpoint), pollingInterval: 50 });
+  const heads = collector<bigint>('watchBlocks over webSocket');
+  const wsLogs = collector<Log>('watchEvent over webSocket');
+  const httpLogs = collector<Log>('watchEvent over http');
+  const unwatch = [
+    ws.watchBlocks({ onBlock: (block) => heads.push([block.number!]) }),
+    ws.watchEvent({ onLogs: (logs) => wsLogs.push(logs) }),
+    poller.watchEvent({ onLogs: (logs) => httpLogs.push(logs), poll: true }),
+  ];
+  try {
+    // The watchers subscribe in the background: blocks are mined until each has reported a log.
+    await until(async () => {
+      await workload.mine(1, { special: false, min: 2, max: 3 });
+      await caughtUp();
+      return heads.items.length > 0 && wsLogs.items.length > 0 && httpLogs.items.length > 0;
+    }, 'every watcher reports', 60_000);
+    const mark = await caughtUp();
+    const filter = await poller.createEventFilter();
+    const seen = { ws: wsLogs.items.length, http: httpLogs.items.length };
+
+    for (let round = 0; round < 5; round++) await workload.mine(MINED / 5, { special: false });
+    const head = await caughtUp();
+    assert.equal(head, mark + MINED);
+    const expected = (await ours<Obj[]>('eth_getLogs', [{ fromBlock: hex(mark + 1), toBlock: hex(head) }])).map(place);
+    assert.ok(expected.length > MINED, `${expected.length} logs in ${MINED} blocks`);
+    const fresh = (items: Log[]) => items.filter((l) => l.blockNumber! > BigInt(mark)).map(place);
+    const total = (items: Log[]) => fresh(items).length >= expected.length;
+    assert.deepEqual(fresh(await wsLogs.until(total)), expected, 'watchEvent over webSocket: every log once, in order');
+    assert.deepEqual(fresh(await httpLogs.until(total)), expected, 'watchEvent over http: every log once, in order');
+    assert.deepEqual((await poller.getFilterChanges({ filter })).map(place), expected, 'createEventFilter + getFilterChanges');
+    await heads.until((items) => items.at(-1)! >= BigInt(head));
+    assert.deepEqual(heads.items.filter((n) => n > BigInt(mark)), Array.from({ length: MINED }, (_, i) => BigInt(mark + 1 + i)), 'watchBlocks: every new head once, in order');
+
+    // anvil_reorg replaces the last blocks with others carrying other transactions.
+    const before = { ws: wsLogs.items.length, http: httpLogs.items.length };
+    const dropped = await ours<Obj[]>('eth_getLogs', [{ fromBlock: hex(head - REORG_DEPTH + 1), toBlock: hex(head) }]);
+    assert.ok(dropped.length > 0, 'the replaced blocks had logs');
+    await anvil.rpc('anvil_reorg', [REORG_DEPTH, [[workload.action(true), 0], [workload.action(true), 1], [workload.action(true), 1], [workload.action(true), 2]]]);
+    assert.equal(await caughtUp(), head, 'anvil_reorg keeps the height');
+    const branch = (await ours<Obj[]>('eth_getLogs', [{ fromBlock: hex(head - REORG_DEPTH + 1), toBlock: hex(head) }])).map(place);
+    const removed = dropped.map((l) => place({ ...l, removed: true }));
+    const afterReorg = (items: Log[], from: number) => items.slice(from).map(place);
+    for (const [name, c, from] of [['webSocket', wsLogs, before.ws], ['http', httpLogs, before.http]] as const) {
+      const got = afterReorg(await c.until((items) => items.length - from >= removed.length + branch.length), from);
+      const gone = got.slice(0, removed.length);
+      assert.deepEqual([...gone].sort(), [...removed].sort(), `${name}: the dropped logs first, each once, with removed: true`);
+      const blocks = gone.map((p) => Number(p.split(':')[0]));
+      assert.deepEqual(blocks, [...blocks].sort((a, b) => b - a), `${name}: dropped blocks newest first`);
+      assert.deepEqual(got.slice(removed.length), branch, `${name}: then the new branch's logs in order`);
+    }
+    const changes = (await poller.getFilterChanges({ filter })).map(place);
+    assert.deepEqual([...changes.slice(0, removed.length)].sort(), [...removed].sort(), 'the event filter: dropped logs removed');
+    assert.deepEqual(changes.slice(removed.length), branch, 'the event filter: then the new branch');
+    assert.ok(seen.ws > 0 && seen.http > 0);
+    await poller.uninstallFilter({ filter });
+  } finally {
+    for (const stop of unwatch) stop();
+    await ws.transport.getRpcClient().then((rpc) => rpc.close());
+    // viem's http watchEvent stops polling only once its eth_uninstallFilter has an answer.
+    await until(async () => /^ethlogd_filters_installed 0$/m.test(await (await fetch(`${service.url}/metrics`)).text()), 'viem uninstalls its filter');
+  }
+});
