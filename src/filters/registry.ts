@@ -20,6 +20,9 @@ export const FILTER_IDLE_MS = 5 * 60 * 1000;
 /** Filters one process keeps: far above what indexers install, low enough that forgotten ones cannot exhaust memory. */
 export const MAX_FILTERS = 10_000;
 
+/** Filters one API key may hold: a tenth of the process's, so one client cannot take them all. */
+export const MAX_FILTERS_PER_KEY = 1_000;
+
 /** Changes a filter gathers between polls: past it the filter is dropped (its client gets "filter not found" and installs a new one, as after expiry). */
 export const MAX_FILTER_PENDING = 10_000;
 
@@ -29,9 +32,9 @@ const SWEEP_MS = 30_000;
 /** What a polling-filter front can do: the main thread's registry, or an HTTP thread's messenger to it. */
 export interface FilterService {
   /** Installs a log filter over `spec`; returns its id. */
-  newLogFilter(spec: FilterSpec): string | Promise<string>;
+  newLogFilter(spec: FilterSpec, owner?: string): string | Promise<string>;
   /** Installs a filter of new block hashes; returns its id. */
-  newBlockFilter(): string | Promise<string>;
+  newBlockFilter(owner?: string): string | Promise<string>;
   /** What filter `id` gathered since its last poll, as JSON texts (logs or block hashes); throws FilterNotFoundError. */
   changes(id: string): string[] | Promise<string[]>;
   /** The criteria of log filter `id` (for eth_getFilterLogs); throws FilterNotFoundError, also for a block filter. */
@@ -51,6 +54,8 @@ interface Installed {
   key: string;
   pending: string[];
   lastPoll: number;
+  /** The API key that installed it (counted against MAX_FILTERS_PER_KEY); undefined for the library's own. */
+  owner?: string;
 }
 
 /** A bound of a filter's range: its number, or the open end for a tag. */
@@ -75,15 +80,15 @@ export class FilterRegistry implements FilterService {
     this.now = options.now ?? Date.now;
   }
 
-  /** Installs a log filter over `spec`; returns its id. */
-  newLogFilter(spec: FilterSpec): string {
+  /** Installs a log filter over `spec` for API key `owner`; returns its id. */
+  newLogFilter(spec: FilterSpec, owner?: string): string {
     const range: [number, number] = [bound(spec.fromBlock, 0), bound(spec.toBlock, Number.MAX_SAFE_INTEGER)];
-    return this.install({ kind: 'logs', spec, compiled: compileFilter(spec), range, key: '', pending: [], lastPoll: this.now() });
+    return this.install({ kind: 'logs', spec, compiled: compileFilter(spec), range, key: '', pending: [], lastPoll: this.now(), owner });
   }
 
-  /** Installs a filter of new block hashes; returns its id. */
-  newBlockFilter(): string {
-    return this.install({ kind: 'blocks', range: [0, Number.MAX_SAFE_INTEGER], key: '', pending: [], lastPoll: this.now() });
+  /** Installs a filter of new block hashes for API key `owner`; returns its id. */
+  newBlockFilter(owner?: string): string {
+    return this.install({ kind: 'blocks', range: [0, Number.MAX_SAFE_INTEGER], key: '', pending: [], lastPoll: this.now(), owner });
   }
 
   /** What filter `id` gathered since its last poll. */
@@ -129,6 +134,11 @@ export class FilterRegistry implements FilterService {
 
   private install(filter: Installed): string {
     if (this.filters.size >= MAX_FILTERS) throw new LimitExceededError(`too many filters installed on this server (at most ${MAX_FILTERS})`);
+    if (filter.owner !== undefined) {
+      let held = 0;
+      for (const other of this.filters.values()) if (other.owner === filter.owner) held++;
+      if (held >= MAX_FILTERS_PER_KEY) throw new LimitExceededError(`too many filters installed for this API key (at most ${MAX_FILTERS_PER_KEY}): uninstall some, or let them expire`);
+    }
     // The head's moves before this install go to the filters installed before it, not to this one.
     if (this.unlisten !== undefined) this.feed.poll();
     const id = '0x' + randomBytes(16).toString('hex');

@@ -7,8 +7,8 @@ import type { FilterService } from './registry.js';
 
 /** One FilterService call as plain data. */
 export type FilterCall =
-  | { op: 'newLogFilter'; spec: FilterSpec }
-  | { op: 'newBlockFilter' }
+  | { op: 'newLogFilter'; spec: FilterSpec; owner?: string }
+  | { op: 'newBlockFilter'; owner?: string }
   | { op: 'changes'; id: string }
   | { op: 'criteria'; id: string }
   | { op: 'uninstall'; id: string };
@@ -17,9 +17,9 @@ export type FilterCall =
 export function runFilterCall(filters: FilterService, call: FilterCall): unknown {
   switch (call.op) {
     case 'newLogFilter':
-      return filters.newLogFilter(call.spec);
+      return filters.newLogFilter(call.spec, call.owner);
     case 'newBlockFilter':
-      return filters.newBlockFilter();
+      return filters.newBlockFilter(call.owner);
     case 'changes':
       return filters.changes(call.id);
     case 'criteria':
@@ -34,14 +34,14 @@ export class RemoteFilters implements FilterService {
   /** Sends each call with `ask` and resolves with what the other side answers. */
   constructor(private readonly ask: (call: FilterCall) => Promise<unknown>) {}
 
-  /** Installs a log filter on the other side. */
-  newLogFilter(spec: FilterSpec): Promise<string> {
-    return this.ask({ op: 'newLogFilter', spec }) as Promise<string>;
+  /** Installs a log filter on the other side for API key `owner`. */
+  newLogFilter(spec: FilterSpec, owner?: string): Promise<string> {
+    return this.ask({ op: 'newLogFilter', spec, owner }) as Promise<string>;
   }
 
-  /** Installs a block filter on the other side. */
-  newBlockFilter(): Promise<string> {
-    return this.ask({ op: 'newBlockFilter' }) as Promise<string>;
+  /** Installs a block filter on the other side for API key `owner`. */
+  newBlockFilter(owner?: string): Promise<string> {
+    return this.ask({ op: 'newBlockFilter', owner }) as Promise<string>;
   }
 
   /** Polls filter `id` on the other side. */

@@ -153,6 +153,8 @@ interface Exchange {
   /** An answer was sent (so a later abort is not counted as the client leaving first). */
   answered: boolean;
   entry: RequestEntry | undefined;
+  /** The API key the request came with. */
+  key: string;
 }
 
 /** The numeric status of a fixed reply (its status line starts with it). */
@@ -205,7 +207,7 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<HttpServ
     };
     let out: RpcBody | Promise<RpcBody>;
     try {
-      out = handler.handle(body, entry?.trace);
+      out = handler.handle(body, entry?.trace, exchange.key);
     } catch (err) {
       logger.error('http: handler failed', err);
       send(INTERNAL_ERROR_BODY);
@@ -275,7 +277,7 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<HttpServ
     const limited = budget?.check(1);
     if (limited) return refuse(res, tooManyRequests(limited), entry);
 
-    const exchange: Exchange = { aborted: false, answered: false, entry };
+    const exchange: Exchange = { aborted: false, answered: false, entry, key };
     const done = inFlight.enter();
     res.onAborted(() => {
       exchange.aborted = true;

@@ -94,7 +94,7 @@ export function createRpcHandler(
     return methods.has(method) ? method : UNKNOWN_METHOD;
   };
 
-  const handleOne = (request: unknown, trace: RequestTrace | undefined): Answer => {
+  const handleOne = (request: unknown, trace: RequestTrace | undefined, caller: string | undefined): Answer => {
     const started = clock();
     if (request === null || typeof request !== 'object' || Array.isArray(request)) {
       return refuse('null', new InvalidRequestError(), INVALID_REQUEST, started, trace);
@@ -109,7 +109,7 @@ export function createRpcHandler(
       return refuse(idText, new InvalidParamsError('non-array args'), method, started, trace);
     }
     try {
-      const result = fn((params as unknown[] | undefined) ?? [], ctx);
+      const result = fn((params as unknown[] | undefined) ?? [], ctx, caller);
       if (result instanceof Promise) {
         return result.then(
           (value) => answered(resultResponse(idText, value), method, CALL_OK, started, trace),
@@ -127,7 +127,7 @@ export function createRpcHandler(
    * time; once the answers pass MAX_BATCH_RESPONSE_BYTES the items not yet started answer
    * -32003 `response too large` (as geth) instead of running, so a batch's memory stays bounded.
    */
-  const handleBatch = (requests: unknown[], trace: RequestTrace | undefined): Answer => {
+  const handleBatch = (requests: unknown[], trace: RequestTrace | undefined, caller: string | undefined): Answer => {
     if (trace !== undefined) trace.batch = true;
     if (requests.length === 0) return refuse('null', new InvalidRequestError('empty batch'), INVALID_REQUEST, clock(), trace);
     if (requests.length > MAX_BATCH_ITEMS) return refuse('null', new InvalidRequestError('batch too large'), INVALID_REQUEST, clock(), trace);
@@ -143,7 +143,7 @@ export function createRpcHandler(
           answers[i] = refuse(requestId(requests[i]), new ResponseTooLargeError(), labelOf(requests[i]), clock(), trace);
           continue;
         }
-        const answer = handleOne(requests[i], trace);
+        const answer = handleOne(requests[i], trace, caller);
         if (answer instanceof Promise) {
           active++;
           void answer.then((body) => {
@@ -167,14 +167,14 @@ export function createRpcHandler(
   };
 
   return {
-    handle(body: Uint8Array, trace?: RequestTrace): Answer {
+    handle(body: Uint8Array, trace?: RequestTrace, caller?: string): Answer {
       let parsed: unknown;
       try {
         parsed = JSON.parse(decoder.decode(body));
       } catch {
         return refuse('null', new ParseError(), INVALID_REQUEST, clock(), trace);
       }
-      return Array.isArray(parsed) ? handleBatch(parsed, trace) : handleOne(parsed, trace);
+      return Array.isArray(parsed) ? handleBatch(parsed, trace, caller) : handleOne(parsed, trace, caller);
     },
   };
 }

@@ -10,7 +10,8 @@ export type RpcBody = string | Uint8Array;
 export interface RpcHandler {
   /**
    * Handles one request body; synchronous answers come back directly, others as a promise. With a
-   * trace, every call of the body is noted in it as it is answered (the request log).
+   * trace, every call of the body is noted in it as it is answered (the request log); `caller` is
+   * the API key the body came with.
    */
-  handle(body: Uint8Array, trace?: RequestTrace): RpcBody | Promise<RpcBody>;
+  handle(body: Uint8Array, trace?: RequestTrace, caller?: string): RpcBody | Promise<RpcBody>;
 }

@@ -37,6 +37,7 @@ export interface MethodContext {
 
 /**
  * A method: positional params in, result (or RawJson) out; throws an RpcError for bad input, or a
- * domain error (the log engine's, BlockNotFoundError) that toRpcError maps.
+ * domain error (the log engine's, BlockNotFoundError) that toRpcError maps. `caller` is the API key
+ * the call came with (what is kept per client, polling filters, is counted by it).
  */
-export type RpcMethod = (params: unknown[], ctx: MethodContext) => unknown;
+export type RpcMethod = (params: unknown[], ctx: MethodContext, caller?: string) => unknown;

@@ -230,25 +230,25 @@ export class WsFront {
   /** The answer to one message: subscription calls answered here, the rest by the handler. */
   private answer(connection: Connection, bytes: Uint8Array): string | Promise<string> {
     const raw = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8');
-    if (!raw.includes('eth_subscribe') && !raw.includes('eth_unsubscribe')) return this.delegate(bytes);
+    if (!raw.includes('eth_subscribe') && !raw.includes('eth_unsubscribe')) return this.delegate(connection, bytes);
     let parsed: unknown;
     try {
       parsed = JSON.parse(raw);
     } catch {
-      return this.delegate(bytes);
+      return this.delegate(connection, bytes);
     }
     if (isSubscriptionCall(parsed)) return this.local(connection, parsed);
-    if (!Array.isArray(parsed) || !parsed.some(isSubscriptionCall)) return this.delegate(bytes);
-    const parts = parsed.map((item: unknown) => (isSubscriptionCall(item) ? this.local(connection, item) : this.delegate(Buffer.from(JSON.stringify(item)))));
+    if (!Array.isArray(parsed) || !parsed.some(isSubscriptionCall)) return this.delegate(connection, bytes);
+    const parts = parsed.map((item: unknown) => (isSubscriptionCall(item) ? this.local(connection, item) : this.delegate(connection, Buffer.from(JSON.stringify(item)))));
     return Promise.all(parts).then((answers) => {
       const nonEmpty = answers.filter((a) => a !== '');
       return nonEmpty.length === 0 ? '' : `[${nonEmpty.join(',')}]`;
     });
   }
 
-  /** The handler's answer as text. */
-  private delegate(bytes: Uint8Array): string | Promise<string> {
-    const out = this.opts.handler.handle(bytes);
+  /** The handler's answer as text, for the connection's key. */
+  private delegate(connection: Connection, bytes: Uint8Array): string | Promise<string> {
+    const out = this.opts.handler.handle(bytes, undefined, connection.key);
     return out instanceof Promise ? out.then(text) : text(out);
   }
 

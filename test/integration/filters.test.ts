@@ -9,7 +9,8 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { bytesToHex, quantityToHex } from '../../src/chain/hex.js';
-import { FILTER_IDLE_MS, FilterRegistry } from '../../src/filters/registry.js';
+import { FILTER_IDLE_MS, FilterRegistry, MAX_FILTERS_PER_KEY } from '../../src/filters/registry.js';
+import { createApiKey } from '../../src/store/apiKeys.js';
 import { createLogger } from '../../src/log.js';
 import { FilterNotFoundError } from '../../src/rpc/errors.js';
 import { startService, type RunningService } from '../../src/service.js';
@@ -126,6 +127,33 @@ test('filter errors: unknown id, a block filter has no logs, a block hash is no 
   assert.equal((await call('eth_getFilterChanges', [12])).error?.code, -32602);
   assert.equal((await call('eth_newBlockFilter', [1])).error?.code, -32602);
   await result('eth_uninstallFilter', [blocks]);
+});
+
+/** One batch of calls with `key` on a new connection; the answers in order. */
+async function batchAs(key: string, calls: [string, unknown[]][]): Promise<RpcResponse[]> {
+  const res = await fetch(`${service.url}/v3/${key}`, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json', Connection: 'close' },
+    body: JSON.stringify(calls.map(([method, params], id) => ({ jsonrpc: '2.0', id, method, params }))),
+  });
+  return (await res.json()) as RpcResponse[];
+}
+
+test(`one API key holds at most ${MAX_FILTERS_PER_KEY} filters; another key still installs, and uninstalling frees room`, async () => {
+  const other = createApiKey(store, 'second client');
+  const installed = await batchAs(dataset.key, Array.from({ length: MAX_FILTERS_PER_KEY }, () => ['eth_newBlockFilter', []] as [string, unknown[]]));
+  assert.ok(installed.every((r) => typeof r.result === 'string'), 'the first key fills its share');
+  const [over] = await batchAs(dataset.key, [['eth_newFilter', [{}]]]);
+  assert.deepEqual(over!.error, { code: -32005, message: `too many filters installed for this API key (at most ${MAX_FILTERS_PER_KEY}): uninstall some, or let them expire` });
+  const [theirs] = await batchAs(other, [['eth_newBlockFilter', []]]);
+  assert.equal(typeof theirs!.result, 'string', 'another key is not held back');
+  await batchAs(dataset.key, installed.slice(0, 1).map((r) => ['eth_uninstallFilter', [r.result]]));
+  const [again] = await batchAs(dataset.key, [['eth_newBlockFilter', []]]);
+  assert.equal(typeof again!.result, 'string', 'room again after an uninstall');
+  const ids = [...installed.slice(1).map((r) => r.result), again!.result];
+  const removed = await batchAs(dataset.key, ids.map((id) => ['eth_uninstallFilter', [id]]));
+  assert.ok(removed.every((r) => r.result === true));
+  assert.equal((await batchAs(other, [['eth_uninstallFilter', [theirs!.result]]]))[0]!.result, true);
 });
 
 test(`a filter not polled for ${FILTER_IDLE_MS / 60_000} minutes is dropped; each poll keeps it`, () => {

@@ -30,17 +30,17 @@ function jsonArray(texts: string[]): RawJson {
 }
 
 /** eth_newFilter(filter): a log filter over the filter's address, topics and block range; its id. */
-export const eth_newFilter: RpcMethod = (params, ctx) => {
+export const eth_newFilter: RpcMethod = (params, ctx, caller) => {
   checkArity(params, 1, 1, ['filter']);
   const spec = parseFilter(params[0], ctx.limits.maxParams);
   if (spec.blockHash !== undefined) throw argError(0, 'filter', 'a filter follows block ranges, not a block hash');
-  return filters(ctx, 'eth_newFilter').newLogFilter(spec);
+  return filters(ctx, 'eth_newFilter').newLogFilter(spec, caller);
 };
 
 /** eth_newBlockFilter(): a filter of new block hashes; its id. */
-export const eth_newBlockFilter: RpcMethod = (params, ctx) => {
+export const eth_newBlockFilter: RpcMethod = (params, ctx, caller) => {
   checkArity(params, 0, 0);
-  return filters(ctx, 'eth_newBlockFilter').newBlockFilter();
+  return filters(ctx, 'eth_newBlockFilter').newBlockFilter(caller);
 };
 
 /** eth_getFilterChanges(id): the logs (with removed ones after a reorganisation) or block hashes since the last poll. */
