@@ -1,12 +1,12 @@
 /**
- * The benchmark report: one table (figure, ours, baseline, ratio, DESIGN.md target, met), the
+ * The benchmark report: one table (figure, ours, baseline, ratio, target, met), the
  * results as JSON and an SVG chart under native-free-bench/results/.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { availableParallelism, cpus, totalmem } from 'node:os';
 import { join } from 'node:path';
 
-/** A DESIGN.md §7 target: the value must be at most or at least `value` (of ours, or of ours/baseline). */
+/** A target of docs/architecture.md §7: the value must be at most or at least `value` (of ours, or of ours/baseline). */
 export interface Target {
   kind: 'max' | 'min';
   value: number;

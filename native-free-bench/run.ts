@@ -1,7 +1,7 @@
 /**
- * `make bench` / `make bench-quick`: every figure of DESIGN.md §7 beside its baseline, and the peer
- * baseline (anvil serving the same chain for the same requests), measured in one run on this
- * machine, printed as one table and written as JSON, Markdown and an SVG chart under
+ * `make bench` / `make bench-quick`: every figure of docs/architecture.md §7 beside its baseline,
+ * and the peer baseline (anvil serving the same chain for the same requests), measured in one run
+ * on this machine, printed as one table and written as JSON, Markdown and an SVG chart under
  * native-free-bench/results/.
  *
  *   node dist/native-free-bench/run.js [--quick] [--only logs,http,anvil,small,ingest,micro]

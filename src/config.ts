@@ -2,19 +2,19 @@
  * Every limit and default of the service, named, with the reason for its value.
  */
 
-/** eth_getLogs result cap: SPEC.md §8 (-32005 past it). */
+/** eth_getLogs result cap: docs/api.md §6 (-32005 past it). */
 export const MAX_LOG_RESULTS = 10_000;
 
-/** eth_getLogs time budget in milliseconds: SPEC.md §8 (-32005 `query timeout exceeded` past it). */
+/** eth_getLogs time budget in milliseconds: docs/api.md §6 (-32005 `query timeout exceeded` past it). */
 export const LOG_QUERY_TIMEOUT_MS = 10_000;
 
-/** Addresses plus topic values one eth_getLogs filter may carry: SPEC.md §8. */
+/** Addresses plus topic values one eth_getLogs filter may carry: docs/api.md §6. */
 export const MAX_FILTER_PARAMS = 5_000;
 
 /** Topic positions a filter may constrain: the EVM's LOG0..LOG4 emit at most four topics. */
 export const MAX_TOPIC_POSITIONS = 4;
 
-/** Items one JSON-RPC batch may hold: DESIGN.md §5 (bounds the work one request can queue). */
+/** Items one JSON-RPC batch may hold: docs/api.md §6 (bounds the work one request can queue). */
 export const MAX_BATCH_ITEMS = 1_000;
 
 /**
@@ -26,7 +26,7 @@ export const MAX_BATCH_RESPONSE_BYTES = 25_000_000;
 /** Asynchronous items (eth_getLogs) of one batch running at once: keeps its memory bounded, still concurrent. */
 export const MAX_BATCH_CONCURRENCY = 4;
 
-/** Largest request body in bytes: DESIGN.md §5 (413 past it; a 1,000-item batch fits easily). */
+/** Largest request body in bytes: docs/api.md §6 (413 past it; a 1,000-item batch fits easily). */
 export const MAX_BODY_BYTES = 5 * 1024 * 1024;
 
 /** Default HTTP port: the Ethereum JSON-RPC convention, so clients work unconfigured. */
@@ -54,7 +54,7 @@ export interface LogLimits {
   maxParams: number;
 }
 
-/** The SPEC.md limits. */
+/** The eth_getLogs limits of docs/api.md §6. */
 export const DEFAULT_LOG_LIMITS: LogLimits = {
   maxResults: MAX_LOG_RESULTS,
   timeoutMs: LOG_QUERY_TIMEOUT_MS,

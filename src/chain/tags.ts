@@ -1,5 +1,5 @@
 /**
- * The block tags and the canonical block each names among the chain markers (DESIGN.md §5):
+ * The block tags and the canonical block each names among the chain markers (docs/api.md §3):
  * earliest = first stored block, safe and finalized = their stored markers, latest (and pending,
  * where no pending block is asked for) = head.
  */

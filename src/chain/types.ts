@@ -154,7 +154,7 @@ export interface BlockBundle {
   storage: StorageWrite[];
 }
 
-/** The block tags of SPEC.md §2.3 (DESIGN.md §5 defines what each resolves to). */
+/** The block tags (docs/api.md §3 defines what each resolves to). */
 export type BlockTag = 'latest' | 'earliest' | 'pending' | 'safe' | 'finalized';
 
 /** A block named by tag, by number, or (EIP-1898) by hash. */

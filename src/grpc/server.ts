@@ -1,8 +1,8 @@
 /**
- * The gRPC front (DESIGN.md §1): ethlogd.v1.EthLogs on @grpc/grpc-js over HTTP/2, with server
- * reflection. Every call is authenticated by its `x-api-key` metadata, then answered by the same
- * method layer as the HTTP front (convert.ts maps the messages); GetLogs and StreamLogs answer with
- * protobuf the log engine's workers render directly (logProto.ts), sent without re-encoding.
+ * The gRPC front (docs/architecture.md §1): ethlogd.v1.EthLogs on @grpc/grpc-js over HTTP/2, with
+ * server reflection. Every call is authenticated by its `x-api-key` metadata, then answered by the
+ * same method layer as the HTTP front (convert.ts maps the messages); GetLogs and StreamLogs answer
+ * with protobuf the log engine's workers render directly (logProto.ts), sent without re-encoding.
  */
 import { EventEmitter } from 'node:events';
 import {

@@ -1,6 +1,6 @@
 /**
  * The rate limit on the HTTP front: what a request body costs (its JSON-RPC calls, counted without
- * parsing), and the 429 reply of a refused request (DESIGN.md §5: id null, one error object even
+ * parsing), and the 429 reply of a refused request (docs/api.md §7: id null, one error object even
  * for a batch, since a refused batch is refused whole before any item is read).
  */
 import { MAX_BATCH_ITEMS } from '../config.js';

@@ -1,6 +1,6 @@
 /**
- * The fixed HTTP error replies of the front (DESIGN.md §5): a status line, a JSON-RPC error body with
- * id null, and any extra headers.
+ * The fixed HTTP error replies of the front (docs/api.md §7, §8): a status line, a JSON-RPC error
+ * body with id null, and any extra headers.
  */
 import { AuthError, InternalError, InvalidRequestError, type RpcError } from '../rpc/errors.js';
 

@@ -1,6 +1,6 @@
 /**
- * The HTTP front (DESIGN.md §1, §5): `POST /v3/<API_KEY>` with a JSON-RPC body, answered by an
- * RpcHandler, on uWebSockets.js.
+ * The HTTP front (docs/architecture.md §1, docs/api.md §1): `POST /v3/<API_KEY>` with a JSON-RPC
+ * body, answered by an RpcHandler, on uWebSockets.js.
  *
  * uWS answers keep-alive and pipelined requests on its own. Pipelining holds while each answer is
  * written before the next request is parsed (a handler that returns a string and a body that fits the

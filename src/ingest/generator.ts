@@ -1,8 +1,9 @@
 /**
- * The deterministic, mainnet-like synthetic chain (DESIGN.md §6). A block is a pure function of
- * (options, number, parent header, sender nonces): its random draws come from streams derived from
- * the seed and the block number, so the same options give byte-identical blocks, and generation can
- * resume after any stored block (the nonces are replayed from the cheap per-block sender stream).
+ * The deterministic, mainnet-like synthetic chain (docs/architecture.md §6). A block is a pure
+ * function of (options, number, parent header, sender nonces): its random draws come from streams
+ * derived from the seed and the block number, so the same options give byte-identical blocks, and
+ * generation can resume after any stored block (the nonces are replayed from the cheap per-block
+ * sender stream).
  *
  * The range is split into fork eras (10% London, 20% Shanghai, 30% Cancun, 40% Prague) so every
  * fork's header fields and every transaction type appear. Post-merge constants are mainnet's.

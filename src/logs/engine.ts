@@ -1,10 +1,10 @@
 /**
- * The parallel eth_getLogs engine (DESIGN.md §4): resolves the range once, plans segment tasks,
- * keeps a window of them in flight on a Piscina pool, merges results in order, and fails with the
- * result-cap and deadline errors (errors.ts). Once a query is answered its remaining tasks stop at
- * their next check (a shared cancel flag); no running thread is killed. Answers come as JSON text
- * (eth_getLogs) or protobuf messages (the gRPC front); stream() runs the uncapped, flow-controlled
- * variant.
+ * The parallel eth_getLogs engine (docs/architecture.md §4): resolves the range once, plans segment
+ * tasks, keeps a window of them in flight on a Piscina pool, merges results in order, and fails
+ * with the result-cap and deadline errors (errors.ts). Once a query is answered its remaining tasks
+ * stop at their next check (a shared cancel flag); no running thread is killed. Answers come as
+ * JSON text (eth_getLogs) or protobuf messages (the gRPC front); stream() runs the uncapped,
+ * flow-controlled variant.
  */
 import { availableParallelism } from 'node:os';
 import { Piscina } from 'piscina';

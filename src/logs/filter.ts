@@ -22,7 +22,7 @@ export function checkTopicPositions(topics: readonly unknown[]): void {
   if (topics.length > MAX_TOPIC_POSITIONS) throw new TooManyTopicsError(topics.length, MAX_TOPIC_POSITIONS);
 }
 
-/** Counts what SPEC.md §8 calls parameters: addresses plus topic values. */
+/** Counts what docs/api.md §6 calls parameters: addresses plus topic values. */
 export function countFilterParams(spec: FilterSpec): number {
   let n = spec.addresses.length;
   for (const p of spec.topics) n += p ? p.length : 0;

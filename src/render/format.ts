@@ -72,8 +72,8 @@ export function formatTransaction(tx: Transaction, at: BlockPosition | null, ind
 export type BlockTransactions = { hashes: Uint8Array[] } | { full: Transaction[] };
 
 /**
- * Renders a block as geth's RPCMarshalBlock (keys sorted, as Go renders a map) plus SPEC.md's
- * totalDifficulty; a pending block has null hash, logsBloom, nonce and number (SPEC.md §3).
+ * Renders a block as geth's RPCMarshalBlock (keys sorted, as Go renders a map) plus the contract's
+ * totalDifficulty; a pending block has null hash, logsBloom, nonce and number (docs/api.md §4.1).
  */
 export function formatBlock(h: BlockHeader, txs: BlockTransactions, pending: boolean): Record<string, unknown> {
   const at: BlockPosition = { hash: h.hash, number: h.number, timestamp: h.timestamp, baseFeePerGas: h.baseFeePerGas };

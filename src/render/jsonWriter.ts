@@ -1,7 +1,7 @@
 /**
  * A reusable byte buffer that JSON text is written into directly: ASCII constants, hex of raw bytes
  * through a lookup table, quantities from stored minimal big-endian bytes or from numbers. The
- * renderers of src/rpc/render write into one writer per call and take the text at the end, so a
+ * renderers of src/render write into one writer per call and take the text at the end, so a
  * point lookup allocates no intermediate strings or objects.
  */
 import { HEX_PAIRS } from '../chain/asciiHex.js';

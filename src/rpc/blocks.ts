@@ -1,5 +1,5 @@
 /**
- * Resolves a block parameter (tag, number, hash) against the store's markers, as DESIGN.md §5
+ * Resolves a block parameter (tag, number, hash) against the store's markers, as docs/api.md §3
  * defines the tags: latest = head, earliest = first stored block, safe/finalized = stored
  * markers, pending = the stored pending block, else latest.
  */

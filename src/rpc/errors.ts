@@ -1,5 +1,5 @@
 /**
- * JSON-RPC errors as classes that carry their code (DESIGN.md §5), and the one place where the
+ * JSON-RPC errors as classes that carry their code (docs/api.md §7), and the one place where the
  * domain's errors (the log engine's, the lookups') become JSON-RPC errors: toRpcError gives each
  * domain class geth's code and message.
  */

@@ -1,6 +1,7 @@
 /**
- * The eth_getLogs filter object of the wire, parsed and validated in geth's order (DESIGN.md §4.1)
- * into the log engine's typed FilterSpec, with geth's messages naming what is wrong.
+ * The eth_getLogs filter object of the wire, parsed and validated in geth's order
+ * (docs/architecture.md §4) into the log engine's typed FilterSpec, with geth's messages naming
+ * what is wrong.
  */
 import { hexToBytes } from '../chain/hex.js';
 import type { BlockId } from '../chain/types.js';

@@ -1,6 +1,6 @@
 /**
- * Opens the LMDB environment and its named databases (DESIGN.md §3). One environment per data
- * directory; all keys are binary except meta's names.
+ * Opens the LMDB environment and its named databases (docs/architecture.md §3). One environment per
+ * data directory; all keys are binary except meta's names.
  */
 import { open, type Database, type RootDatabase } from 'lmdb';
 

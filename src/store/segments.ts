@@ -1,8 +1,8 @@
 /**
- * Segments and the bit-sliced bloom index (DESIGN.md §3): a segment is SEGMENT_BLOCKS consecutive
- * blocks; for each of the 2048 bloom bits, one row holds that bit of every block's logsBloom in
- * the segment (bit i of the row is block start+i). A query ANDs a handful of rows instead of
- * reading thousands of blooms.
+ * Segments and the bit-sliced bloom index (docs/architecture.md §3): a segment is SEGMENT_BLOCKS
+ * consecutive blocks; for each of the 2048 bloom bits, one row holds that bit of every block's
+ * logsBloom in the segment (bit i of the row is block start+i). A query ANDs a handful of rows
+ * instead of reading thousands of blooms.
  */
 
 /** Blocks per segment: geth's bloombits section size, so a row is 512 bytes. */

@@ -1,8 +1,9 @@
 /**
- * A full consistency check of a store (DESIGN.md §3): every block from earliest to head is whole
- * (header, hash index, parent link, transactions and their hash index, logs record, address table,
- * logsBloom, storage history), every complete segment's bloom rows and address index equal what
- * the blocks give, nothing is indexed outside earliest..head, and the meta markers are in range.
+ * A full consistency check of a store (docs/architecture.md §3): every block from earliest to head
+ * is whole (header, hash index, parent link, transactions and their hash index, logs record,
+ * address table, logsBloom, storage history), every complete segment's bloom rows and address index
+ * equal what the blocks give, nothing is indexed outside earliest..head, and the meta markers are
+ * in range.
  *
  * Records are checked by round trip (decode, encode again, compare bytes), so a damaged or
  * truncated record shows. The check runs synchronously, so it reads one snapshot of the store

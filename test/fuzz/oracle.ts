@@ -1,5 +1,5 @@
 /**
- * What the service must answer to a fuzzed exchange (DESIGN.md §5 and README.md's decisions): the
+ * What the service must answer to a fuzzed exchange (docs/api.md §7 and its decisions, §8): the
  * HTTP status the path, method, key, Content-Type and size call for; for a refusal a JSON-RPC error
  * body with id null; for 200 a well-formed JSON-RPC response, or a batch array with one response per
  * item in order — each with jsonrpc "2.0", the request's id, and exactly one of result or error (an
@@ -18,7 +18,7 @@ export interface HttpAnswer {
 /** The API's path prefix (src/http/server.ts). */
 const API_ROOT = '/v3';
 
-/** Codes a JSON-RPC error may carry for bad input (DESIGN.md §5); -32603 is an unexpected failure, a bug. */
+/** Codes a JSON-RPC error may carry for bad input (docs/api.md §7); -32603 is an unexpected failure, a bug. */
 const INPUT_ERROR_CODES = new Set([-32700, -32600, -32601, -32602, -32005, -32000]);
 
 /** The key a path names ('' for /v3 and /v3/), or null for a path outside the API. */
@@ -41,7 +41,7 @@ function isJson(contentType: string | undefined): boolean {
 /** The operations paths (src/http/health.ts), served without a key to GET and HEAD; the store under test has a head, so /ready is 200. */
 const OPS_PATHS: ReadonlySet<string> = new Set(['/health', '/ready', '/metrics']);
 
-/** The status DESIGN.md §5 gives the exchange, and the error code of its body (undefined for 200 and 204); `ops` for an operations answer (not JSON-RPC). */
+/** The status docs/api.md §7 gives the exchange, and the error code of its body (undefined for 200 and 204); `ops` for an operations answer (not JSON-RPC). */
 export function expectedStatus(ex: FuzzExchange, keys: FuzzKeys): { status: number; code?: number; ops?: true } {
   const q = ex.path.indexOf('?');
   if (OPS_PATHS.has(q === -1 ? ex.path : ex.path.slice(0, q))) {
@@ -78,7 +78,7 @@ function expectedId(request: unknown): unknown {
   return null;
 }
 
-/** The error code the envelope of `request` calls for (README.md's decisions, geth's order), or undefined when its method runs. */
+/** The error code the envelope of `request` calls for (docs/api.md §8, geth's order), or undefined when its method runs. */
 function envelopeCode(request: unknown): number | undefined {
   if (!isObject(request)) return -32600;
   const { id, jsonrpc, method, params } = request;
@@ -142,7 +142,7 @@ export function answerProblems(ex: FuzzExchange, keys: FuzzKeys, answer: HttpAns
   return out;
 }
 
-/** Statuses a raw socket may see: 100 Continue (an interim answer to `Expect: 100-continue`), 200, and DESIGN.md §5's. */
+/** Statuses a raw socket may see: 100 Continue (an interim answer to `Expect: 100-continue`), 200, and those of docs/api.md §7. */
 const RAW_STATUSES = new Set([100, 200, 204, 401, 404, 405, 413, 415]);
 
 /** Problems of the HTTP responses in a raw socket's received bytes: each a status of RAW_STATUSES, with a JSON body when it has one. */

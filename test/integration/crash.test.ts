@@ -1,6 +1,6 @@
 /**
- * Crash safety (DESIGN.md §3: every batch is one write transaction): `ethlogd generate` and
- * `ethlogd ingest` run as child processes and are killed with SIGKILL at seeded random moments,
+ * Crash safety (docs/architecture.md §3: every batch is one write transaction): `ethlogd generate`
+ * and `ethlogd ingest` run as child processes and are killed with SIGKILL at seeded random moments,
  * many times; after every kill verifyStore must find the store whole (only whole blocks, every
  * index consistent with them), the head must never move back, and the restarted writer must end
  * with exactly the store an uninterrupted run makes (every database equal, entry by entry).

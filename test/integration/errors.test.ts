@@ -1,9 +1,9 @@
 /**
- * Every error answer of the service, through the real server over real HTTP: each row of
- * DESIGN.md §5's wire-decision table (HTTP refusals, envelope errors, -32601, -32602, the -32005
+ * Every error answer of the service, through the real server over real HTTP: each row of the
+ * wire-decision table of docs/api.md §8 (HTTP refusals, envelope errors, -32601, -32602, the -32005
  * limits, -32603), then every parameter rejection of every method, table-driven, with the exact
- * message (geth's reasons, named `invalid argument N (name): reason` as README.md decides), and the
- * edge forms that must be accepted.
+ * message (geth's reasons, named `invalid argument N (name): reason` as docs/api.md §8 decides),
+ * and the edge forms that must be accepted.
  */
 import assert from 'node:assert/strict';
 import { renameSync } from 'node:fs';
@@ -54,10 +54,10 @@ const errorText = (code: number, message: string) => JSON.stringify({ jsonrpc: '
 const rpcBody = (method: string, params: unknown[] = [], id: unknown = 1) => JSON.stringify({ jsonrpc: '2.0', id, method, params });
 
 // ---------------------------------------------------------------------------------------------
-// DESIGN.md §5, row by row.
+// docs/api.md §8, row by row.
 // ---------------------------------------------------------------------------------------------
 
-describe('HTTP status rows (DESIGN.md §5)', () => {
+describe('HTTP status rows (docs/api.md §8)', () => {
   test('401 for a missing, an unknown and a revoked key, with the exact JSON-RPC bodies', async () => {
     const rows: [string, string][] = [
       ['/v3/', 'missing API key'],
@@ -200,7 +200,7 @@ describe('-32601 method not found', () => {
   });
 });
 
-describe('-32602 rows of eth_getLogs (DESIGN.md §5, README.md)', () => {
+describe('-32602 rows of eth_getLogs (docs/api.md §8)', () => {
   test('fromBlock > toBlock: invalid block range params', async () => {
     for (const [fromBlock, toBlock] of [['0x5', '0x4'], ['latest', '0x0'], [hex(head()), 'earliest']]) {
       const res = await svc.call('eth_getLogs', [{ fromBlock, toBlock }]);

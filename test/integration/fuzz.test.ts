@@ -1,9 +1,9 @@
 /**
  * The fuzz suite (issue 8, item 1) against the real server in a child process (`ethlogd serve`, so
  * a crash shows): seeded fast-check campaigns of malformed and hostile HTTP exchanges and raw
- * socket bytes (test/fuzz/), every answer checked against DESIGN.md §5 (the status and a JSON-RPC
- * error body, or a well-formed response or batch; never -32603 for bad input), the process alive
- * throughout and at the end, its memory (VmRSS) bounded.
+ * socket bytes (test/fuzz/), every answer checked against docs/api.md §7 and §8 (the status and a
+ * JSON-RPC error body, or a well-formed response or batch; never -32603 for bad input), the process
+ * alive throughout and at the end, its memory (VmRSS) bounded.
  *
  * `make test` runs a fast seeded campaign; `make fuzz` a long one. FUZZ_RUNS (HTTP exchanges),
  * FUZZ_RAW_RUNS (raw socket exchanges) and FUZZ_SEED change it.

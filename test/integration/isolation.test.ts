@@ -25,7 +25,7 @@ const MAX_RESULTS = 1_000_000;
 const DURATION_MS = 4_000;
 /** Concurrent point-lookup loops (each waits for its answer before the next request). */
 const LOOKUP_LOOPS = 4;
-/** Concurrent heavy loops: DESIGN.md §7's "while 4 heavy eth_getLogs run". */
+/** Concurrent heavy loops: the budget "while 4 heavy eth_getLogs run" of docs/architecture.md §7. */
 const HEAVY_LOOPS = 4;
 /**
  * The longest a point lookup may wait: not a latency budget (the benchmark measures latency; the

@@ -107,7 +107,7 @@ function txKeys(kind: TxKind): string[] {
   return TX_FIELD_ORDER.filter((k) => present.has(k));
 }
 
-/** SPEC.md §2.5's block fields (totalDifficulty included). */
+/** The block fields of docs/api.md §4.1 (totalDifficulty included). */
 const SPEC_BLOCK_KEYS = [
   'difficulty', 'extraData', 'gasLimit', 'gasUsed', 'hash', 'logsBloom', 'miner', 'mixHash', 'nonce', 'number', 'parentHash',
   'receiptsRoot', 'sha3Uncles', 'size', 'stateRoot', 'timestamp', 'totalDifficulty', 'transactions', 'transactionsRoot', 'uncles',
@@ -234,7 +234,7 @@ function checkTransaction(tx: Obj, ctx: TxContext, what: string): void {
   const type = Number(kind[0]);
   assert.deepEqual(Object.keys(tx), txKeys(kind), `${what}: keys of a ${kind} transaction`);
 
-  // Position fields: the block's, or null when pending (SPEC.md §3).
+  // Position fields: the block's, or null when pending (docs/api.md §4).
   if (ctx.block) {
     assert.equal(tx.blockHash, ctx.block.hash, what);
     assert.equal(tx.blockNumber, ctx.block.number, what);
@@ -545,7 +545,7 @@ describe('log objects', () => {
     }
   });
 
-  test('pending logs: the same keys, null position fields (SPEC.md §3)', async () => {
+  test('pending logs: the same keys, null position fields (docs/api.md §4.3)', async () => {
     const logs = (await svc.result('eth_getLogs', [{ fromBlock: 'latest', toBlock: 'pending' }])) as Obj[];
     const headLogs = chain.at(-1)!.logs.length;
     assert.equal(logs.length, headLogs + pendingBundle.logs.length);

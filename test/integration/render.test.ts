@@ -1,5 +1,5 @@
 /**
- * Differential test of the fast JSON path (src/rpc/render, MethodContext.rawJson) against the
+ * Differential test of the fast JSON path (src/render, MethodContext.rawJson) against the
  * reference (format.ts + JSON.stringify) on a generated chain that covers every fork era and
  * transaction type: every block with hashes and with full transactions, by number and by hash, and
  * every transaction by hash and by block number / hash and index, byte for byte; then the same

@@ -14,7 +14,7 @@ export function logsJson(chunks: LogChunks): RawJson {
   return new RawJson(parts);
 }
 
-/** eth_getLogs(filter): the matching logs in block and log-index order, under SPEC.md §8's limits. */
+/** eth_getLogs(filter): the matching logs in block and log-index order, under the limits of docs/api.md §6. */
 export const eth_getLogs: RpcMethod = (params, ctx) => {
   checkArity(params, 1, 1, ['filter']);
   const spec = parseFilter(params[0], ctx.limits.maxParams);

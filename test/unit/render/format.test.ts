@@ -1,5 +1,5 @@
 /**
- * The fast renderers (src/rpc/render) against the reference (format.ts + JSON.stringify), byte for
+ * The fast renderers (src/render) against the reference (format.ts + JSON.stringify), byte for
  * byte, on hand-built records with edge values: zero and 2^256−1 quantities, empty input, contract
  * creations, empty and non-empty access lists (one with a multi-byte key count), blob hashes,
  * authorization lists, effective gas prices below, at and above the fee cap (and a sum that carries
