@@ -2,15 +2,18 @@
  * Realtime from a mining node to a client library: anvil mines while `ethlogd ingest --follow`
  * (a child process) copies each block into the store our server (this process) serves, and viem
  * watches: watchEvent and watchBlocks over its webSocket transport (eth_subscribe), watchEvent over
- * http (a polling filter) and an event filter polled with getFilterChanges. Each gets every log of
- * 50 mined blocks exactly once and in order; after anvil_reorg replaces the last blocks, each gets
- * the dropped logs again with removed: true, then the new branch's.
+ * http (a polling filter) and an event filter polled with getFilterChanges; ethers v6's contract.on
+ * over its WebSocketProvider (eth_subscribe) and JsonRpcProvider (eth_newFilter). Each gets every log of
+ * 50 mined blocks exactly once and in order; after anvil_reorg replaces the last blocks, each viem
+ * watcher gets the dropped logs again with removed: true, then the new branch's (ethers, by design,
+ * turns removed logs into its orphan event: its listeners hear the new branch).
  */
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
+import { Contract, JsonRpcProvider, WebSocketProvider, type ContractEventPayload } from 'ethers';
 import { createPublicClient, http, webSocket, type Log } from 'viem';
 import { runIngest } from '../../src/ingest/ingest.js';
 import { createLogger } from '../../src/log.js';
@@ -78,7 +81,7 @@ after(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-test(`viem over webSocket and http gets every log of ${MINED} blocks mined on anvil and copied by ingest --follow once, in order; after anvil_reorg the dropped logs removed, then the new branch`, { timeout: 180_000 }, async () => {
+test(`viem and ethers v6, over WebSocket and HTTP, get every log of ${MINED} blocks mined on anvil and copied by ingest --follow once, in order; after anvil_reorg the dropped logs removed (viem), then the new branch`, { timeout: 180_000 }, async () => {
   const ws = createPublicClient({ transport: webSocket(`${service.url.replace('http://', 'ws://')}/ws/v3/${key}`, { reconnect: false }) });
   const poller = createPublicClient({ transport: http(endpoint), pollingInterval: 50 });
   const heads = collector<bigint>('watchBlocks over webSocket');
@@ -89,32 +92,59 @@ test(`viem over webSocket and http gets every log of ${MINED} blocks mined on an
     ws.watchEvent({ onLogs: (logs) => wsLogs.push(logs) }),
     poller.watchEvent({ onLogs: (logs) => httpLogs.push(logs), poll: true }),
   ];
+  // ethers v6: contract.on('*') on every emitter, over a WebSocketProvider and a JsonRpcProvider.
+  const wsProvider = new WebSocketProvider(`${service.url.replace('http://', 'ws://')}/ws/v3/${key}`);
+  const httpProvider = new JsonRpcProvider(endpoint, undefined, { staticNetwork: true, polling: false });
+  httpProvider.pollingInterval = 50;
+  const ethersLogs = { ws: collector<Obj>('ethers contract.on over WebSocketProvider'), http: collector<Obj>('ethers contract.on over JsonRpcProvider') };
+  const contracts: Contract[] = [];
+  for (const [name, provider] of [['ws', wsProvider], ['http', httpProvider]] as const) {
+    for (const emitter of workload.emitters) {
+      const contract = new Contract(emitter, [], provider);
+      contracts.push(contract);
+      await contract.on('*', (payload: ContractEventPayload) => {
+        const l = payload.log;
+        ethersLogs[name].push([{ address: l.address.toLowerCase(), blockNumber: l.blockNumber, logIndex: l.index, transactionHash: l.transactionHash, removed: l.removed }]);
+      });
+    }
+  }
+  let filter: Awaited<ReturnType<typeof poller.createEventFilter>> | undefined;
+  /** The places of `logs` from `address`. */
+  const of = (logs: Obj[], address: string) => logs.filter((l) => String(l.address).toLowerCase() === address.toLowerCase()).map(place);
+  /** What contract.on('*') asks for (`topics: [null]`): the logs of `address` with a topic, as geth matches it. */
+  const heard = (logs: Obj[], address: string) => of(logs.filter((l) => (l.topics as unknown[]).length > 0), address);
   try {
     // The watchers subscribe in the background: blocks are mined until each has reported a log.
     await until(async () => {
       await workload.mine(1, { special: false, min: 2, max: 3 });
       await caughtUp();
-      return heads.items.length > 0 && wsLogs.items.length > 0 && httpLogs.items.length > 0;
+      return heads.items.length > 0 && wsLogs.items.length > 0 && httpLogs.items.length > 0 && ethersLogs.ws.items.length > 0 && ethersLogs.http.items.length > 0;
     }, 'every watcher reports', 60_000);
     const mark = await caughtUp();
-    const filter = await poller.createEventFilter();
+    filter = await poller.createEventFilter();
     const seen = { ws: wsLogs.items.length, http: httpLogs.items.length };
 
     for (let round = 0; round < 5; round++) await workload.mine(MINED / 5, { special: false });
     const head = await caughtUp();
     assert.equal(head, mark + MINED);
-    const expected = (await ours<Obj[]>('eth_getLogs', [{ fromBlock: hex(mark + 1), toBlock: hex(head) }])).map(place);
+    const mined = await ours<Obj[]>('eth_getLogs', [{ fromBlock: hex(mark + 1), toBlock: hex(head) }]);
+    const expected = mined.map(place);
     assert.ok(expected.length > MINED, `${expected.length} logs in ${MINED} blocks`);
     const fresh = (items: Log[]) => items.filter((l) => l.blockNumber! > BigInt(mark)).map(place);
     const total = (items: Log[]) => fresh(items).length >= expected.length;
     assert.deepEqual(fresh(await wsLogs.until(total)), expected, 'watchEvent over webSocket: every log once, in order');
     assert.deepEqual(fresh(await httpLogs.until(total)), expected, 'watchEvent over http: every log once, in order');
-    assert.deepEqual((await poller.getFilterChanges({ filter })).map(place), expected, 'createEventFilter + getFilterChanges');
+    assert.deepEqual((await poller.getFilterChanges({ filter: filter })).map(place), expected, 'createEventFilter + getFilterChanges');
+    for (const [name, c] of Object.entries(ethersLogs)) {
+      const freshOf = (address: string) => of(c.items.filter((l) => Number(l.blockNumber) > mark), address);
+      await c.until(() => workload.emitters.every((e) => freshOf(e).length >= heard(mined, e).length));
+      for (const e of workload.emitters) assert.deepEqual(freshOf(e), heard(mined, e), `ethers contract.on over ${name}: ${e}'s logs once, in order`);
+    }
     await heads.until((items) => items.at(-1)! >= BigInt(head));
     assert.deepEqual(heads.items.filter((n) => n > BigInt(mark)), Array.from({ length: MINED }, (_, i) => BigInt(mark + 1 + i)), 'watchBlocks: every new head once, in order');
 
     // anvil_reorg replaces the last blocks with others carrying other transactions.
-    const before = { ws: wsLogs.items.length, http: httpLogs.items.length };
+    const before = { ws: wsLogs.items.length, http: httpLogs.items.length, ethersWs: ethersLogs.ws.items.length, ethersHttp: ethersLogs.http.items.length };
     const dropped = await ours<Obj[]>('eth_getLogs', [{ fromBlock: hex(head - REORG_DEPTH + 1), toBlock: hex(head) }]);
     assert.ok(dropped.length > 0, 'the replaced blocks had logs');
     await anvil.rpc('anvil_reorg', [REORG_DEPTH, [[workload.action(true), 0], [workload.action(true), 1], [workload.action(true), 1], [workload.action(true), 2]]]);
@@ -133,12 +163,29 @@ test(`viem over webSocket and http gets every log of ${MINED} blocks mined on an
     const changes = (await poller.getFilterChanges({ filter })).map(place);
     assert.deepEqual([...changes.slice(0, removed.length)].sort(), [...removed].sort(), 'the event filter: dropped logs removed');
     assert.deepEqual(changes.slice(removed.length), branch, 'the event filter: then the new branch');
+    // ethers turns a removed log into its own "orphan" event rather than calling the contract's
+    // listeners (abstract-provider.ts): contract.on hears the new branch only. One more block is
+    // mined so that each listener has something to hear after the reorganisation.
+    await anvil.rpc('anvil_dropAllTransactions', []);
+    await workload.syncNonces();
+    await workload.mine(1, { special: false });
+    const tip = await caughtUp();
+    const heardAfter = await ours<Obj[]>('eth_getLogs', [{ fromBlock: hex(head - REORG_DEPTH + 1), toBlock: hex(tip) }]);
+    assert.ok(workload.emitters.some((e) => heard(heardAfter, e).length > 0), 'the emitters logged after the reorganisation');
+    for (const [name, c, from] of [['WebSocketProvider', ethersLogs.ws, before.ethersWs], ['JsonRpcProvider', ethersLogs.http, before.ethersHttp]] as const) {
+      await c.until((items) => workload.emitters.every((e) => of(items.slice(from), e).length >= heard(heardAfter, e).length));
+      for (const e of workload.emitters) assert.deepEqual(of(c.items.slice(from), e), heard(heardAfter, e), `ethers over ${name}: ${e}'s logs of the new branch, none removed`);
+    }
     assert.ok(seen.ws > 0 && seen.http > 0);
-    await poller.uninstallFilter({ filter });
   } finally {
+    if (filter !== undefined) await poller.uninstallFilter({ filter });
+    for (const contract of contracts) await contract.removeAllListeners();
     for (const stop of unwatch) stop();
     await ws.transport.getRpcClient().then((rpc) => rpc.close());
-    // viem's http watchEvent stops polling only once its eth_uninstallFilter has an answer.
-    await until(async () => /^ethlogd_filters_installed 0$/m.test(await (await fetch(`${service.url}/metrics`)).text()), 'viem uninstalls its filter');
+    // viem's http watchEvent stops polling only once its eth_uninstallFilter has an answer, and
+    // ethers uninstalls its filters as the listeners go: the service stays up until they are gone.
+    await until(async () => /^ethlogd_filters_installed 0$/m.test(await (await fetch(`${service.url}/metrics`)).text()), 'viem and ethers uninstall their filters');
+    await wsProvider.destroy();
+    httpProvider.destroy();
   }
 });
