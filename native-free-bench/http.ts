@@ -8,7 +8,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { request } from 'node:http';
 import { createInterface } from 'node:readline';
 import { bytesToHex, quantityToHex } from '../src/chain/hex.js';
-import { describeDataset } from '../src/ingest/generator.js';
+import { describeDataset } from '../src/synth/generator.js';
 import { createApiKey } from '../src/store/apiKeys.js';
 import { StoreReader } from '../src/store/reader.js';
 import { closeStore, openStore } from '../src/store/schema.js';

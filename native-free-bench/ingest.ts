@@ -5,8 +5,8 @@
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { generateStore } from '../src/ingest/generateStore.js';
-import { generateChain } from '../src/ingest/generator.js';
+import { generateStore } from '../src/synth/generateStore.js';
+import { generateChain } from '../src/synth/generator.js';
 import { StoreWriter } from '../src/store/writer.js';
 import { closeStore, openStore, type Store } from '../src/store/schema.js';
 import type { Row } from './report.js';

@@ -8,7 +8,7 @@
 import { parseArgs } from 'node:util';
 import { bytesToHex, quantityToHex } from '../src/chain/hex.js';
 import { DEFAULT_LOG_LIMITS, type LogLimits } from '../src/config.js';
-import { describeDataset } from '../src/ingest/generator.js';
+import { describeDataset } from '../src/synth/generator.js';
 import { LogEngine } from '../src/logs/engine.js';
 import { parseFilter } from '../src/rpc/filterParams.js';
 import { oracleGetLogs } from '../src/logs/oracle.js';

@@ -6,7 +6,7 @@
 import Benchmark from 'benchmark';
 import { bytesToHex, quantityToHex } from '../src/chain/hex.js';
 import { logsBloom } from '../src/chain/bloom.js';
-import { describeDataset } from '../src/ingest/generator.js';
+import { describeDataset } from '../src/synth/generator.js';
 import { filterBits, segmentCandidates } from '../src/logs/candidates.js';
 import { compileFilter, matchLog } from '../src/logs/filter.js';
 import { JsonSink } from '../src/logs/jsonSink.js';

@@ -48,7 +48,7 @@ export { bytesToHex, hexToBytes, quantityToHex } from './chain/hex.js';
 export { BLOCK_TAGS } from './chain/tags.js';
 export type { RunningService, ServiceOptions } from './service.js';
 export type { RateLimitOptions, ShutdownOutcome } from './lifecycle.js';
-export { generateStore, type GenerateStoreOptions, type GenerateStoreResult } from './ingest/generateStore.js';
+export { generateStore, type GenerateStoreOptions, type GenerateStoreResult } from './synth/generateStore.js';
 export { runIngest, type IngestOptions, type IngestResult } from './ingest/ingest.js';
 export type { StorageMode } from './ingest/source.js';
 export { createLogger, isLogLevel, LOG_LEVELS, redactSecrets, type Logger, type LogLevel } from './log.js';

@@ -13,7 +13,7 @@ import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { after, before, describe, test } from 'node:test';
 import { bytesToHex } from '../../src/chain/hex.js';
-import { generateChain } from '../../src/ingest/generator.js';
+import { generateChain } from '../../src/synth/generator.js';
 import { closeStore, openStore, type Store } from '../../src/store/schema.js';
 
 const CLI = fileURLToPath(new URL('../../src/cli.js', import.meta.url));

@@ -22,7 +22,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { after, before, describe, test, type TestContext } from 'node:test';
-import { generateStore } from '../../src/ingest/generateStore.js';
+import { generateStore } from '../../src/synth/generateStore.js';
 import { closeStore, openStore, type Store } from '../../src/store/schema.js';
 import { SEGMENT_BLOCKS } from '../../src/store/segments.js';
 import { verifyStore } from '../../src/store/verify.js';

@@ -20,7 +20,7 @@ import type { BlockBundle, StorageWrite } from '../../src/chain/types.js';
 import { CODE_TRAILER, DATA_TRAILER, MESSAGE_TRAILER } from '../../src/grpc/errors.js';
 import { loadDefinition } from '../../src/grpc/definition.js';
 import type { StreamProgress } from '../../src/grpc/streamLogs.js';
-import { generateChain } from '../../src/ingest/generator.js';
+import { generateChain } from '../../src/synth/generator.js';
 import { createLogger } from '../../src/log.js';
 import { TASKS_PER_THREAD } from '../../src/logs/planner.js';
 import { startService, type RunningService, type ServiceOptions } from '../../src/service.js';

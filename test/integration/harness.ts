@@ -6,7 +6,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { LogLimits } from '../../src/config.js';
-import { generateStore } from '../../src/ingest/generateStore.js';
+import { generateStore } from '../../src/synth/generateStore.js';
 import { createLogger } from '../../src/log.js';
 import { startService, type RunningService } from '../../src/service.js';
 import { createApiKey, revokeApiKey } from '../../src/store/apiKeys.js';

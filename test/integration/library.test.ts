@@ -26,7 +26,7 @@ import {
   toRpcTransaction,
   type LogFilter,
 } from '../../src/index.js';
-import { generateChain, generatePending, TRANSFER_TOPIC } from '../../src/ingest/generator.js';
+import { generateChain, generatePending, TRANSFER_TOPIC } from '../../src/synth/generator.js';
 import { makeDataset, startTestService, type TestDataset, type TestService } from './harness.js';
 
 const OPTS = { blocks: 500, seed: 'library', density: 0.2, pending: true };

@@ -8,7 +8,7 @@ import { after, before, test } from 'node:test';
 import { bytesToHex, quantityToHex } from '../../src/chain/hex.js';
 import type { BlockBundle } from '../../src/chain/types.js';
 import { DEFAULT_LOG_LIMITS, type LogLimits } from '../../src/config.js';
-import { generateChain } from '../../src/ingest/generator.js';
+import { generateChain } from '../../src/synth/generator.js';
 import { LogEngine } from '../../src/logs/engine.js';
 import { parseFilter } from '../../src/rpc/filterParams.js';
 import { oracleGetLogs } from '../../src/logs/oracle.js';

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { bytesToHex, quantityToHex } from '../../src/chain/hex.js';
 import type { BlockBundle, Log } from '../../src/chain/types.js';
-import { generateChain, generatePending, markers } from '../../src/ingest/generator.js';
+import { generateChain, generatePending, markers } from '../../src/synth/generator.js';
 import { makeDataset, startTestService, type RpcResponse, type TestDataset, type TestService } from './harness.js';
 
 const BLOCKS = 120;

@@ -13,7 +13,7 @@ import { after, before, describe, test } from 'node:test';
 import { keccak256, toRlp, type Hex } from 'viem';
 import { bytesToHex, quantityToHex } from '../../src/chain/hex.js';
 import type { BlockBundle } from '../../src/chain/types.js';
-import { describeDataset, forkOf, generateChain, generatePending, type ForkSchedule } from '../../src/ingest/generator.js';
+import { describeDataset, forkOf, generateChain, generatePending, type ForkSchedule } from '../../src/synth/generator.js';
 import { makeDataset, startTestService, type RpcResponse, type TestDataset, type TestService } from './harness.js';
 
 /** Large enough that every fork era holds every transaction type it allows (checked below). */

@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { CSV_COLUMNS } from '../../src/cli/queryFormat.js';
 import { bytesToHex, quantityToHex } from '../../src/chain/hex.js';
-import { generateChain } from '../../src/ingest/generator.js';
+import { generateChain } from '../../src/synth/generator.js';
 import { runCli, startCli } from './child.js';
 import { makeDataset, startTestService, type TestDataset, type TestService } from './harness.js';
 

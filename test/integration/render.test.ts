@@ -14,7 +14,7 @@ import { after, before, test } from 'node:test';
 import { bytesToHex, quantityToHex } from '../../src/chain/hex.js';
 import type { BlockBundle, Transaction } from '../../src/chain/types.js';
 import { DEFAULT_LOG_LIMITS } from '../../src/config.js';
-import { generateStore } from '../../src/ingest/generateStore.js';
+import { generateStore } from '../../src/synth/generateStore.js';
 import { createRpcHandler } from '../../src/rpc/dispatcher.js';
 import { formatBlock, formatTransaction } from '../../src/render/format.js';
 import { RawJson, type MethodContext } from '../../src/rpc/method.js';

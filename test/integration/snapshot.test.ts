@@ -15,7 +15,7 @@ import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { bytesToHex, quantityToHex } from '../../src/chain/hex.js';
 import type { BlockBundle } from '../../src/chain/types.js';
-import { generateChain, markers } from '../../src/ingest/generator.js';
+import { generateChain, markers } from '../../src/synth/generator.js';
 import { createApiKey } from '../../src/store/apiKeys.js';
 import { closeStore, openStore } from '../../src/store/schema.js';
 import { StoreWriter } from '../../src/store/writer.js';

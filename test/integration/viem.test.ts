@@ -7,7 +7,7 @@ import { after, before, describe, test } from 'node:test';
 import { createPublicClient, http, type PublicClient } from 'viem';
 import { bytesToHex } from '../../src/chain/hex.js';
 import type { BlockBundle } from '../../src/chain/types.js';
-import { generateChain } from '../../src/ingest/generator.js';
+import { generateChain } from '../../src/synth/generator.js';
 import { makeDataset, startTestService, type TestDataset, type TestService } from './harness.js';
 
 const BLOCKS = 60;

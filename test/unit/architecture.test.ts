@@ -1,6 +1,6 @@
 /**
  * The layering of src: the domain folders (chain types and codecs, the store, the log engine, the
- * renderers) import nothing from the fronts (JSON-RPC, HTTP, gRPC), so a front maps the domain's
+ * renderers, the synthetic generator) import nothing from the fronts (JSON-RPC, HTTP, gRPC), so a front maps the domain's
  * typed outcomes to its own answers and the domain never speaks a transport's language. Imports are
  * read with TypeScript's own pre-processor (static imports, re-exports, dynamic imports).
  */
@@ -15,7 +15,7 @@ import ts from 'typescript';
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 
 /** Folders of src whose files must not import from the fronts. */
-const DOMAIN = ['chain', 'store', 'logs', 'render'];
+const DOMAIN = ['chain', 'store', 'logs', 'render', 'synth'];
 
 /** The fronts: folders of src the domain must not import from. */
 const FRONTS = ['rpc', 'http', 'grpc'];
@@ -44,7 +44,7 @@ function frontImports(file: string): string[] {
   return found;
 }
 
-test('chain, store, logs and render import nothing from rpc, http or grpc', () => {
+test('chain, store, logs, render and synth import nothing from rpc, http or grpc', () => {
   const files = DOMAIN.flatMap((folder) => sources(join(ROOT, 'src', folder)));
   assert.ok(files.length > 20, `found the domain sources (${files.length})`);
   const violations = files.flatMap(frontImports);

@@ -10,7 +10,7 @@ import { describe, test } from 'node:test';
 import { bytesToHex, quantityToHex } from '../../../src/chain/hex.js';
 import type { BlockBundle } from '../../../src/chain/types.js';
 import { NodeDataError } from '../../../src/ingest/errors.js';
-import { generateChain } from '../../../src/ingest/generator.js';
+import { generateChain } from '../../../src/synth/generator.js';
 import { normalizeBlock, type NodeBlock } from '../../../src/ingest/normalize.js';
 import { formatBlock, renderBlockReceipts } from '../../../src/render/format.js';
 

@@ -9,7 +9,7 @@ import type { ServiceDefinition } from '@grpc/grpc-js';
 import { bytesToHex } from '../../../src/chain/hex.js';
 import type { BlockBundle } from '../../../src/chain/types.js';
 import { loadDefinition, SERVICE_NAME } from '../../../src/grpc/definition.js';
-import { generateChain, generatePending } from '../../../src/ingest/generator.js';
+import { generateChain, generatePending } from '../../../src/synth/generator.js';
 import { renderBundleMatches } from '../../../src/logs/blockLogs.js';
 import { compileFilter } from '../../../src/logs/filter.js';
 import { JsonSink } from '../../../src/logs/jsonSink.js';

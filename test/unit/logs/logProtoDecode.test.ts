@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { toRpcLog } from '../../../src/api/wire.js';
 import type { BlockBundle } from '../../../src/chain/types.js';
-import { generateChain, generatePending } from '../../../src/ingest/generator.js';
+import { generateChain, generatePending } from '../../../src/synth/generator.js';
 import { renderBundleMatches } from '../../../src/logs/blockLogs.js';
 import { compileFilter } from '../../../src/logs/filter.js';
 import { JsonSink } from '../../../src/logs/jsonSink.js';

@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { generateChain } from '../../../src/ingest/generator.js';
+import { generateChain } from '../../../src/synth/generator.js';
 import { collectSegmentAddresses, decodeSegmentBlocks, encodeSegmentBlocks, orSegmentBlocks } from '../../../src/store/addressIndex.js';
 import { decodeAddressSegmentKey, encodeAddressSegmentKey } from '../../../src/store/keys.js';
 import { encodeLogAddresses } from '../../../src/store/logsRecord.js';

@@ -10,7 +10,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { generateStore } from '../../../src/ingest/generateStore.js';
+import { generateStore } from '../../../src/synth/generateStore.js';
 import { decodeHeader, encodeBundle, encodeHeader } from '../../../src/store/codec.js';
 import { decodeTxKey, encodeAddressSegmentKey, encodeBlockKey, encodeBloomBitsKey, encodeStorageKey, encodeTxKey } from '../../../src/store/keys.js';
 import { decodeLogs, encodeLogs } from '../../../src/store/logsRecord.js';

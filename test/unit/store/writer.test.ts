@@ -11,7 +11,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { test } from 'node:test';
 import type { BlockBundle, StorageWrite, Transaction } from '../../../src/chain/types.js';
-import { generateChain } from '../../../src/ingest/generator.js';
+import { generateChain } from '../../../src/synth/generator.js';
 import { decodeBloomBitsKey, encodeBlockKey } from '../../../src/store/keys.js';
 import { StoreReader } from '../../../src/store/reader.js';
 import { closeStore, openStore, type Store } from '../../../src/store/schema.js';

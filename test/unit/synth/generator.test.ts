@@ -7,7 +7,7 @@ import { keccak256 } from '../../../src/chain/keccak.js';
 import { mappingSlot } from '../../../src/chain/storageSlot.js';
 import { encodeTransaction } from '../../../src/chain/txEncoding.js';
 import type { BlockBundle } from '../../../src/chain/types.js';
-import { TRANSFER_TOPIC } from '../../../src/ingest/events.js';
+import { TRANSFER_TOPIC } from '../../../src/synth/events.js';
 import {
   ChainGenerator,
   describeDataset,
@@ -20,7 +20,7 @@ import {
   rareAddress,
   TOTAL_DIFFICULTY,
   type GeneratorOptions,
-} from '../../../src/ingest/generator.js';
+} from '../../../src/synth/generator.js';
 import { encodeHeader, encodeTx } from '../../../src/store/codec.js';
 import { encodeLogs } from '../../../src/store/logsRecord.js';
 

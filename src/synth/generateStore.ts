@@ -10,7 +10,7 @@ import { StoreReader } from '../store/reader.js';
 import { closeStore, openStore } from '../store/schema.js';
 import { StoreWriter } from '../store/writer.js';
 import { ChainGenerator, markers, type GeneratorOptions } from './generator.js';
-import { Progress } from './progress.js';
+import { Progress } from '../ingest/progress.js';
 
 /** Blocks per write transaction by default. */
 const DEFAULT_BATCH_BLOCKS = 64;
