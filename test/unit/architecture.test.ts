@@ -1,8 +1,9 @@
 /**
  * The layering of src: the domain folders (chain types and codecs, the store, the log engine, the
- * renderers, the synthetic generator) import nothing from the fronts (JSON-RPC, HTTP, gRPC), so a front maps the domain's
- * typed outcomes to its own answers and the domain never speaks a transport's language. Imports are
- * read with TypeScript's own pre-processor (static imports, re-exports, dynamic imports).
+ * renderers, the synthetic generator) import nothing from the fronts (JSON-RPC, HTTP, gRPC), so a
+ * front maps the domain's typed outcomes to its own answers and the domain never speaks a
+ * transport's language. Imports are read with TypeScript's own pre-processor (static imports,
+ * re-exports, dynamic imports).
  */
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
