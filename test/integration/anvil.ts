@@ -4,12 +4,18 @@
  * from its unlocked dev accounts and mine; and an HTTP proxy in front of a node that can slow it
  * down, drop methods (as a node without them answers) or inject failures (429, 503, hangs).
  */
+import { existsSync } from 'node:fs';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { createServer as createNetServer, type Socket } from 'node:net';
 
 /** Path of the anvil binary (from the optional npm dependency @foundry-rs/anvil-linux-amd64). */
 export const ANVIL_BIN = new URL('../../../node_modules/@foundry-rs/anvil-linux-amd64/bin/anvil', import.meta.url).pathname;
+
+/** Why the anvil tests cannot run here (the reason they are skipped with), or false when anvil is installed. */
+export const ANVIL_MISSING: string | false = existsSync(ANVIL_BIN)
+  ? false
+  : `anvil's binary is missing (${ANVIL_BIN}): npm installs it with the optional dependency @foundry-rs/anvil-linux-amd64, on Linux x64 only (this is ${process.platform}-${process.arch})`;
 
 /** Private key of anvil's 10th dev account (the default mnemonic's index 9), for transactions anvil cannot sign itself (blob, set-code). */
 export const RAW_SIGNER_KEY = '0x2a871d0798f97d79848a013d4936a73bf4cc922c825d33c1cf7073dff6d409c6';

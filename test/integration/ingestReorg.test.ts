@@ -17,7 +17,7 @@ import { createLogger } from '../../src/log.js';
 import { startService, type RunningService } from '../../src/service.js';
 import { createApiKey } from '../../src/store/apiKeys.js';
 import { closeStore, openStore } from '../../src/store/schema.js';
-import { Anvil, batchCalls, type Call } from './anvil.js';
+import { Anvil, ANVIL_MISSING, batchCalls, type Call } from './anvil.js';
 import { runCli, startCli, type CliProcess } from './child.js';
 import { ANVIL_EXTRAS, compareAnswers, type Tolerance } from './differ.js';
 import { until } from './poll.js';
@@ -97,6 +97,7 @@ async function checkOrphans(old: { block: Obj; logs: Obj[] }[]): Promise<void> {
 }
 
 before(async () => {
+  if (ANVIL_MISSING) return;
   anvil = await Anvil.start(['--hardfork', 'prague', '--no-mining']);
   workload = await Workload.deploy(anvil);
   await workload.mine(40, { special: false });
@@ -115,15 +116,15 @@ after(async () => {
   follower?.child.kill('SIGKILL');
   await service?.close();
   await anvil?.stop();
-  rmSync(dir, { recursive: true, force: true });
+  if (dir !== undefined) rmSync(dir, { recursive: true, force: true });
 });
 
-test('follow mode copies new blocks as anvil mines them', async () => {
+test('follow mode copies new blocks as anvil mines them', { skip: ANVIL_MISSING }, async () => {
   await workload.mine(15, { special: false });
   await checkAgainstAnvil(await caughtUp());
 });
 
-test('anvil_reorg: the last blocks are replaced in one step; the old ones answer by hash, logs removed: true', async () => {
+test('anvil_reorg: the last blocks are replaced in one step; the old ones answer by hash, logs removed: true', { skip: ANVIL_MISSING }, async () => {
   const head = await caughtUp();
   const old = await snapshotBlocks(head - 2, head);
   await anvil.rpc('anvil_reorg', [3, [[workload.action(true), 0], [workload.action(true), 1], [workload.action(true), 1], [workload.action(true), 2]]]);
@@ -134,7 +135,7 @@ test('anvil_reorg: the last blocks are replaced in one step; the old ones answer
   await checkOrphans(old);
 });
 
-test('evm_revert to a snapshot, then a shorter branch: rolled back, then the new branch applied', async () => {
+test('evm_revert to a snapshot, then a shorter branch: rolled back, then the new branch applied', { skip: ANVIL_MISSING }, async () => {
   const base = await caughtUp();
   const snapshot = await anvil.rpc<string>('evm_snapshot', []);
   await workload.mine(6, { special: false });
@@ -151,7 +152,7 @@ test('evm_revert to a snapshot, then a shorter branch: rolled back, then the new
   assert.equal(await ours('eth_getBlockByNumber', [hex(head), false]), null, 'blocks above the new head are gone');
 });
 
-test('SIGTERM stops the follower cleanly; copy mode then refuses a head the node reorganised away, follow mode repairs it', async () => {
+test('SIGTERM stops the follower cleanly; copy mode then refuses a head the node reorganised away, follow mode repairs it', { skip: ANVIL_MISSING }, async () => {
   follower.child.kill('SIGTERM');
   assert.equal(await follower.exited, 0);
   assert.match(follower.stdout(), /^ingested \d+ blocks, .* head \d+ in /m);

@@ -20,7 +20,7 @@ import { createLogger } from '../../src/log.js';
 import { startService, type RunningService } from '../../src/service.js';
 import { createApiKey } from '../../src/store/apiKeys.js';
 import { closeStore, openStore } from '../../src/store/schema.js';
-import { Anvil, batchCalls } from './anvil.js';
+import { Anvil, ANVIL_MISSING, batchCalls } from './anvil.js';
 import { startCli, type CliProcess } from './child.js';
 import { collector } from './collector.js';
 import { until } from './poll.js';
@@ -61,6 +61,7 @@ const place = (l: { blockNumber?: unknown; logIndex?: unknown; transactionHash?:
   `${BigInt(l.blockNumber as string | bigint)}:${Number(l.logIndex)}:${String(l.transactionHash)}:${l.removed === true ? 'removed' : 'live'}`;
 
 before(async () => {
+  if (ANVIL_MISSING) return;
   anvil = await Anvil.start(['--hardfork', 'prague', '--no-mining']);
   workload = await Workload.deploy(anvil, 7);
   await workload.mine(10, { special: false });
@@ -78,10 +79,10 @@ after(async () => {
   follower?.child.kill('SIGKILL');
   await service?.close();
   await anvil?.stop();
-  rmSync(dir, { recursive: true, force: true });
+  if (dir !== undefined) rmSync(dir, { recursive: true, force: true });
 });
 
-test(`viem and ethers v6, over WebSocket and HTTP, get every log of ${MINED} blocks mined on anvil and copied by ingest --follow once, in order; after anvil_reorg the dropped logs removed (viem), then the new branch`, { timeout: 180_000 }, async () => {
+test(`viem and ethers v6, over WebSocket and HTTP, get every log of ${MINED} blocks mined on anvil and copied by ingest --follow once, in order; after anvil_reorg the dropped logs removed (viem), then the new branch`, { skip: ANVIL_MISSING, timeout: 180_000 }, async () => {
   const ws = createPublicClient({ transport: webSocket(`${service.url.replace('http://', 'ws://')}/ws/v3/${key}`, { reconnect: false }) });
   const poller = createPublicClient({ transport: http(endpoint), pollingInterval: 50 });
   const heads = collector<bigint>('watchBlocks over webSocket');
