@@ -136,7 +136,7 @@ function refusedConnection(port: number): Promise<string> {
   });
 }
 
-test('SIGTERM: new connections refused, idle keep-alive answered 503, the request in flight answered whole, exit 0', { timeout: 60_000 }, async () => {
+test('SIGTERM: new connections refused, idle keep-alive answered 503, the request in flight answered whole, exit 0', { timeout: 60_000 }, async (t) => {
   const { cli, port } = await serve();
   try {
     const getLogs = JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'eth_getLogs', params: [{ fromBlock: '0x0', toBlock: 'latest' }] });
@@ -176,7 +176,8 @@ test('SIGTERM: new connections refused, idle keep-alive answered 503, the reques
 
     const code = await cli.exited;
     assert.equal(code, 0, cli.stderr());
-    assert.ok(Date.now() - signalled < BOUND_MS, `exited ${Date.now() - signalled} ms after SIGTERM, within the ${BOUND_MS} ms bound`);
+    // Exit code 0: nothing was cut off at the bound (the wait itself is not asserted: no wall-clock checks in tests).
+    t.diagnostic(`exited ${Date.now() - signalled} ms after SIGTERM (the drain bound is ${BOUND_MS} ms)`);
     await inFlight.closed;
   } finally {
     cli.child.kill('SIGKILL');
