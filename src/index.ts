@@ -70,4 +70,25 @@ export {
 export { ChainContinuityError, type AppendBatch } from './store/writer.js';
 export type { ApiKeyEntry } from './store/apiKeys.js';
 export type { VerifyResult } from './store/verify.js';
-export * from './config.js';
+// The limits and defaults a user of the library or the command line sees; the rest of config.ts
+// tunes the service's insides and stays internal.
+export {
+  DEFAULT_HOST,
+  DEFAULT_HTTP_PORT,
+  DEFAULT_LOG_LIMITS,
+  DEFAULT_RATE_BURST_SECONDS,
+  DEFAULT_RATE_LIMIT_PER_SECOND,
+  FOLLOW_POLL_MS,
+  INGEST_BLOCKS_PER_REQUEST,
+  INGEST_COMMIT_BLOCKS,
+  INGEST_REQUESTS_IN_FLIGHT,
+  LOG_QUERY_TIMEOUT_MS,
+  MAX_BATCH_ITEMS,
+  MAX_BODY_BYTES,
+  MAX_FILTER_PARAMS,
+  MAX_LOG_RESULTS,
+  MAX_TOPIC_POSITIONS,
+  SHUTDOWN_GRACE_MARGIN_MS,
+  STREAM_TIMEOUT_MS,
+  type LogLimits,
+} from './config.js';
