@@ -51,7 +51,7 @@ export type { RateLimitOptions, ShutdownOutcome } from './lifecycle.js';
 export { generateStore, type GenerateStoreOptions, type GenerateStoreResult } from './synth/generateStore.js';
 export { runIngest, type IngestOptions, type IngestResult } from './ingest/ingest.js';
 export type { StorageMode } from './ingest/source.js';
-export { createLogger, isLogLevel, LOG_LEVELS, redactSecrets, type Logger, type LogLevel } from './log.js';
+export { createLogger, isLogLevel, LOG_LEVELS, redactSecrets, type Logger, type LogLevel } from './logger.js';
 export {
   AuthError,
   InternalError,

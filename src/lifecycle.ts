@@ -7,7 +7,7 @@ import { DEFAULT_RATE_BURST_SECONDS, DEFAULT_RATE_LIMIT_PER_SECOND } from './con
 import type { GrpcServer } from './grpc/server.js';
 import type { HttpServer } from './http/server.js';
 import { RateLimiter } from './limits/rateLimiter.js';
-import type { Logger } from './log.js';
+import type { Logger } from './logger.js';
 import type { LogEngine } from './logs/engine.js';
 import { closeStore, type Store } from './store/schema.js';
 

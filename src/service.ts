@@ -13,7 +13,7 @@ import { FilterRegistry } from './filters/registry.js';
 import { storeFront } from './http/storeFront.js';
 import { httpThreadCount, HttpThreads } from './http/threads.js';
 import { rateLimiterFor, shutdownService, type RateLimitOptions, type ShutdownOutcome } from './lifecycle.js';
-import type { Logger } from './log.js';
+import type { Logger } from './logger.js';
 import { LogEngine } from './logs/engine.js';
 import { createServiceMetrics } from './metrics/metrics.js';
 import type { MethodContext } from './rpc/method.js';

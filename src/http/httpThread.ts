@@ -14,7 +14,7 @@ import { RateLimiter } from '../limits/rateLimiter.js';
 import { zeroScanCounts, type LogChunks } from '../logs/answer.js';
 import { answerInline } from '../logs/inline.js';
 import { resolveRange } from '../logs/range.js';
-import type { Logger, LogLevel } from '../log.js';
+import type { Logger, LogLevel } from '../logger.js';
 import { CallStatsTable, StatusCounts } from '../metrics/callStats.js';
 import type { MethodContext } from '../rpc/method.js';
 import { StoreReader } from '../store/reader.js';

@@ -9,7 +9,7 @@
  */
 import { MAX_BODY_BYTES } from '../config.js';
 import type { RateLimiter } from '../limits/rateLimiter.js';
-import { createLogger, type Logger } from '../log.js';
+import { createLogger, type Logger } from '../logger.js';
 import type { RpcBody, RpcHandler } from '../rpc/handler.js';
 import { RequestTrace } from '../rpc/observe.js';
 import { keyId } from '../store/apiKeys.js';

@@ -7,7 +7,7 @@
  * RpcError class with the same fields, so a thread answers byte for byte what the main thread would.
  */
 import type { LogLimits } from '../config.js';
-import type { LogLevel } from '../log.js';
+import type { LogLevel } from '../logger.js';
 import type { RateLimit } from '../limits/rateLimiter.js';
 import type { FilterCall } from '../filters/remote.js';
 import type { FilterSpec } from '../logs/filter.js';

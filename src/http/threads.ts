@@ -21,7 +21,7 @@ import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import type { LogLimits } from '../config.js';
 import type { RateLimiter } from '../limits/rateLimiter.js';
-import { LOG_LEVELS, type Logger, type LogLevel } from '../log.js';
+import { LOG_LEVELS, type Logger, type LogLevel } from '../logger.js';
 import type { ThreadCounts } from '../metrics/callStats.js';
 import type { ThreadCountsSource } from '../metrics/metrics.js';
 import type { LogChunks } from '../logs/answer.js';

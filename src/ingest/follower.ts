@@ -7,7 +7,7 @@
  */
 import { bytesEqual } from '../chain/hex.js';
 import { FOLLOW_POLL_MS, MAX_REORG_DEPTH, REORG_WALK_BLOCKS } from '../config.js';
-import type { Logger } from '../log.js';
+import type { Logger } from '../logger.js';
 import { ChainContinuityError } from '../store/writer.js';
 import { copyBlocks, countBlocks, currentMarkers, fetchBlocks, markersAt, type IngestContext } from './copy.js';
 import { IngestConflictError, NodeDataError } from './errors.js';

@@ -12,7 +12,7 @@ import {
   INGEST_COMMIT_INTERVAL_MS,
   INGEST_REQUESTS_IN_FLIGHT,
 } from '../config.js';
-import type { Logger } from '../log.js';
+import type { Logger } from '../logger.js';
 import { StoreReader } from '../store/reader.js';
 import { closeStore, openStore, type Store } from '../store/schema.js';
 import { StoreWriter } from '../store/writer.js';

@@ -15,7 +15,7 @@ import { errorBody, INTERNAL_ERROR_BODY, INVALID_KEY, MISSING_KEY, REVOKED_KEY, 
 import type { AuthStatus } from '../http/server.js';
 import type { HttpRequest, HttpResponse, TemplatedApp, WebSocket } from '../http/uws.js';
 import type { KeyBudget, RateLimiter } from '../limits/rateLimiter.js';
-import type { Logger } from '../log.js';
+import type { Logger } from '../logger.js';
 import { LimitExceededError, ShuttingDownError, toRpcError } from '../rpc/errors.js';
 import type { RpcBody, RpcHandler } from '../rpc/handler.js';
 import type { StoreReader } from '../store/reader.js';

@@ -12,7 +12,7 @@ import { bytesToHex, quantityToHex } from '../../src/chain/hex.js';
 import type { BlockBundle } from '../../src/chain/types.js';
 import { MAX_BATCH_ITEMS, MAX_BODY_BYTES } from '../../src/config.js';
 import { generateChain } from '../../src/synth/generator.js';
-import type { Logger } from '../../src/log.js';
+import type { Logger } from '../../src/logger.js';
 import { startService } from '../../src/service.js';
 import { makeDataset, startTestService, type RpcResponse, type TestDataset, type TestService } from './harness.js';
 

@@ -21,7 +21,7 @@ import { CODE_TRAILER, DATA_TRAILER, MESSAGE_TRAILER } from '../../src/grpc/erro
 import { loadDefinition } from '../../src/grpc/definition.js';
 import type { StreamProgress } from '../../src/grpc/streamLogs.js';
 import { generateChain } from '../../src/synth/generator.js';
-import { createLogger } from '../../src/log.js';
+import { createLogger } from '../../src/logger.js';
 import { TASKS_PER_THREAD } from '../../src/logs/planner.js';
 import { startService, type RunningService, type ServiceOptions } from '../../src/service.js';
 import { wireBlock, wireLog, wireReceipt, wireTransaction, type Obj } from '../grpcWire.js';

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { LogLimits } from '../../src/config.js';
 import { generateStore } from '../../src/synth/generateStore.js';
-import { createLogger } from '../../src/log.js';
+import { createLogger } from '../../src/logger.js';
 import { startService, type RunningService } from '../../src/service.js';
 import { createApiKey, revokeApiKey } from '../../src/store/apiKeys.js';
 import { closeStore, openStore } from '../../src/store/schema.js';

@@ -15,7 +15,7 @@ import { Worker } from 'node:worker_threads';
 import { DISCARD_MAX_BYTES } from '../../src/http/body.js';
 import { startHttpServer, type HttpServer } from '../../src/http/server.js';
 import { uwsImplementation } from '../../src/http/uws.js';
-import { createLogger } from '../../src/log.js';
+import { createLogger } from '../../src/logger.js';
 import type { RpcHandler } from '../../src/rpc/handler.js';
 import { checkApiKey, createApiKey, revokeApiKey } from '../../src/store/apiKeys.js';
 import { closeStore, openStore, type Store } from '../../src/store/schema.js';

@@ -16,7 +16,7 @@ import http from 'node:http';
 import net from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { promisify } from 'node:util';
-import { createLogger } from '../../src/log.js';
+import { createLogger } from '../../src/logger.js';
 import { startService, type RunningService, type ServiceOptions } from '../../src/service.js';
 import { makeDataset, type TestDataset } from './harness.js';
 

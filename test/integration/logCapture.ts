@@ -1,7 +1,7 @@
 /**
  * A logger for tests: the service's real (pino) logger, with its JSON lines kept in memory.
  */
-import { createLogger, type Logger, type LogLevel } from '../../src/log.js';
+import { createLogger, type Logger, type LogLevel } from '../../src/logger.js';
 
 /** A logger at `level` and the lines it wrote, raw and parsed. */
 export interface CapturedLogger {

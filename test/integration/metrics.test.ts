@@ -15,7 +15,7 @@ import { MAX_BODY_BYTES, METRICS_LATENCY_BUCKETS_S } from '../../src/config.js';
 import { loadDefinition } from '../../src/grpc/definition.js';
 import { inlineCost } from '../../src/logs/planner.js';
 import { startHttpServer } from '../../src/http/server.js';
-import { createLogger } from '../../src/log.js';
+import { createLogger } from '../../src/logger.js';
 import type { RpcBody } from '../../src/rpc/handler.js';
 import { startService, type RunningService } from '../../src/service.js';
 import { StoreReader } from '../../src/store/reader.js';

@@ -13,7 +13,7 @@ import { after, before, describe, test } from 'node:test';
 import * as grpc from '@grpc/grpc-js';
 import { CODE_TRAILER, DATA_TRAILER, MESSAGE_TRAILER } from '../../src/grpc/errors.js';
 import { loadDefinition } from '../../src/grpc/definition.js';
-import { createLogger } from '../../src/log.js';
+import { createLogger } from '../../src/logger.js';
 import { startService, type RunningService } from '../../src/service.js';
 import { createApiKey } from '../../src/store/apiKeys.js';
 import { closeStore, openStore } from '../../src/store/schema.js';

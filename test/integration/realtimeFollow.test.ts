@@ -16,7 +16,7 @@ import { after, before, test } from 'node:test';
 import { Contract, JsonRpcProvider, WebSocketProvider, type ContractEventPayload } from 'ethers';
 import { createPublicClient, http, webSocket, type Log } from 'viem';
 import { runIngest } from '../../src/ingest/ingest.js';
-import { createLogger } from '../../src/log.js';
+import { createLogger } from '../../src/logger.js';
 import { startService, type RunningService } from '../../src/service.js';
 import { createApiKey } from '../../src/store/apiKeys.js';
 import { closeStore, openStore } from '../../src/store/schema.js';

@@ -14,7 +14,7 @@ import { bytesToHex, quantityToHex } from '../../src/chain/hex.js';
 import type { BlockBundle } from '../../src/chain/types.js';
 import { startHttpServer } from '../../src/http/server.js';
 import { storeFront } from '../../src/http/storeFront.js';
-import { createLogger } from '../../src/log.js';
+import { createLogger } from '../../src/logger.js';
 import { revokeApiKey, createApiKey } from '../../src/store/apiKeys.js';
 import { StoreReader } from '../../src/store/reader.js';
 import { closeStore, openStore, type Store } from '../../src/store/schema.js';
