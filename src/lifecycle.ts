@@ -1,23 +1,12 @@
 /**
- * The service's per-key rate limiter (built from its options) and its graceful shutdown: both
- * fronts stop accepting at once, requests in flight get a bound to finish, then the worker pool and
- * the store close.
+ * The service's graceful shutdown: both fronts stop accepting at once, requests in flight get a
+ * bound to finish, then the worker pool and the store close.
  */
-import { DEFAULT_RATE_BURST_SECONDS, DEFAULT_RATE_LIMIT_PER_SECOND } from './config.js';
 import type { GrpcServer } from './grpc/server.js';
 import type { HttpServer } from './http/server.js';
-import { RateLimiter } from './limits/rateLimiter.js';
 import type { Logger } from './logger.js';
 import type { LogEngine } from './logs/engine.js';
 import { closeStore, type Store } from './store/schema.js';
-
-/** A per-key rate limit as the service takes it. */
-export interface RateLimitOptions {
-  /** Calls per second each key may make, sustained; 0 for no limit. */
-  perSecond: number;
-  /** Calls a key may make at once; perSecond × DEFAULT_RATE_BURST_SECONDS (at least 1) by default. */
-  burst?: number;
-}
 
 /** How a shutdown went. */
 export interface ShutdownOutcome {
@@ -27,14 +16,6 @@ export interface ShutdownOutcome {
   httpRequestsCut: number;
   /** True when gRPC calls were still running at the bound and were cancelled. */
   grpcCallsCut: boolean;
-}
-
-/** The limiter for `options` (its buckets keyed by the API key's sha256), or undefined when there is no limit. */
-export function rateLimiterFor(options: RateLimitOptions | undefined): RateLimiter | undefined {
-  const perSecond = options?.perSecond ?? DEFAULT_RATE_LIMIT_PER_SECOND;
-  if (perSecond <= 0) return undefined;
-  const burst = options?.burst ?? Math.max(1, Math.ceil(perSecond * DEFAULT_RATE_BURST_SECONDS));
-  return new RateLimiter({ perSecond, burst });
 }
 
 /** What shutdownService closes. */
