@@ -17,7 +17,7 @@ import { parseArgs } from 'node:util';
 import { bytesToHex, quantityToHex } from '../src/chain/hex.js';
 import { MAX_LOG_RESULTS } from '../src/config.js';
 import { runIngest } from '../src/ingest/ingest.js';
-import { createLogger } from '../src/log.js';
+import { createLogger } from '../src/logger.js';
 import { createApiKey } from '../src/store/apiKeys.js';
 import { encodeBlockKey, STORAGE_PREFIX_BYTES } from '../src/store/keys.js';
 import { StoreReader } from '../src/store/reader.js';
@@ -159,8 +159,8 @@ async function sequential(urls: [string, string], bodies: string[], count: numbe
     const b = bodies[i % bodies.length]!;
     for (const k of i % 2 === 0 ? [0, 1] : [1, 0]) {
       const t = performance.now();
-      await post(urls[k], b);
-      times[k].push(performance.now() - t);
+      await post(urls[k]!, b);
+      times[k]!.push(performance.now() - t);
     }
   }
   return times;

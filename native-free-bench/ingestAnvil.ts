@@ -15,7 +15,7 @@ import { quantityToHex } from '../src/chain/hex.js';
 import { INGEST_BLOCKS_PER_REQUEST, INGEST_REQUESTS_IN_FLIGHT } from '../src/config.js';
 import { runIngest } from '../src/ingest/ingest.js';
 import { RpcClient, type RpcCall } from '../src/ingest/rpcClient.js';
-import { createLogger } from '../src/log.js';
+import { createLogger } from '../src/logger.js';
 import { Anvil } from '../test/integration/anvil.js';
 import { Workload } from '../test/integration/workload.js';
 

@@ -24,7 +24,7 @@ import { createInterface } from 'node:readline';
 import { parseArgs } from 'node:util';
 import { bytesToHex, quantityToHex } from '../src/chain/hex.js';
 import { runIngest } from '../src/ingest/ingest.js';
-import { createLogger } from '../src/log.js';
+import { createLogger } from '../src/logger.js';
 import { createApiKey } from '../src/store/apiKeys.js';
 import { StoreReader } from '../src/store/reader.js';
 import { closeStore, openStore, type Store } from '../src/store/schema.js';

@@ -125,7 +125,7 @@ function skipBefore(bytes: Uint8Array, marks: Float64Array, cursor: LogCursor): 
   if (skip === 0) return { bytes, marks };
   const offset = marks[(skip - 1) * MARK_STRIDE]!;
   const rest = marks.slice(skip * MARK_STRIDE);
-  for (let i = 0; i < rest.length; i += MARK_STRIDE) rest[i] -= offset;
+  for (let i = 0; i < rest.length; i += MARK_STRIDE) rest[i] = rest[i]! - offset;
   return { bytes: bytes.subarray(offset), marks: rest };
 }
 

@@ -113,10 +113,13 @@ function rawPost(path: string, body: string, extra = ''): string {
 }
 
 /** Reads `count` Content-Length-framed responses from a raw socket, in arrival order. */
-function readRawResponses(socket: net.Socket, count: number): Promise<Array<{ status: number; head: string; body: string }>> {
+/** One response read off a raw socket. */
+type RawResponse = { status: number; head: string; body: string };
+
+function readRawResponses(socket: net.Socket, count: number): Promise<RawResponse[]> {
   return new Promise((resolve, reject) => {
     let buffered = Buffer.alloc(0);
-    const out: Array<{ status: number; head: string; body: string }> = [];
+    const out: RawResponse[] = [];
     const onData = (data: Buffer) => {
       buffered = Buffer.concat([buffered, data]);
       for (;;) {
@@ -236,7 +239,7 @@ describe('HTTP front', () => {
       ['POST', '/v3abc'],
       ['POST', `/v3/${key}/extra`],
       ['OPTIONS', '/other'],
-    ]) {
+    ] as const) {
       const res = await request(server.port, { method, path: p, headers: { 'content-type': 'application/json' }, body: method === 'POST' ? '{}' : undefined });
       assert.equal(res.status, 404, `${method} ${p}`);
       assert.equal(res.headers['content-type'], 'application/json');
@@ -316,7 +319,7 @@ describe('HTTP front', () => {
     const length = 5 * 1024 * 1024 + 1;
     socket.write(`POST /v3/${key} HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${length}\r\n\r\n`);
     socket.write(' '.repeat(length));
-    const [res] = await answers;
+    const [res] = (await answers) as [RawResponse];
     assert.equal(res.status, 413);
     assert.deepEqual(JSON.parse(res.body), errorOf(-32600, `request body too large, limit ${5 * 1024 * 1024} bytes`));
     await closed;
@@ -326,7 +329,7 @@ describe('HTTP front', () => {
     const socket = await connect(server.port);
     const answers = readRawResponses(socket, 1);
     socket.write(`POST /v3/${key} HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${DISCARD_MAX_BYTES + 1}\r\n\r\n`);
-    const [res] = await answers;
+    const [res] = (await answers) as [RawResponse];
     assert.equal(res.status, 413);
     socket.destroy();
   });
@@ -480,7 +483,7 @@ describe('HTTP front', () => {
         rawPost(`/v3/${key}`, rpc('echo', 'third')) +
         `GET /v3/${key} HTTP/1.1\r\nHost: x\r\n\r\n`,
     );
-    const [a, b, c, d] = await answers;
+    const [a, b, c, d] = (await answers) as [RawResponse, RawResponse, RawResponse, RawResponse];
     assert.deepEqual([a.status, b.status, c.status, d.status], [200, 401, 200, 405]);
     assert.equal((JSON.parse(a.body) as { id: string }).id, 'first');
     assert.deepEqual(JSON.parse(b.body), errorOf(-32000, 'API key revoked'));
@@ -497,7 +500,7 @@ describe('HTTP front', () => {
         rawPost(`/v3/${key}`, big, '').replace('application/json', 'text/plain') +
         rawPost(`/v3/${key}`, rpc('echo', 'last')),
     );
-    const [a, b, c] = await answers;
+    const [a, b, c] = (await answers) as [RawResponse, RawResponse, RawResponse];
     assert.deepEqual([a.status, b.status, c.status], [401, 415, 200]);
     assert.equal((JSON.parse(c.body) as { id: string }).id, 'last');
     socket.destroy();
@@ -525,7 +528,7 @@ describe('HTTP front', () => {
     assert.equal(between.status, 200);
     const held = waiting.splice(0);
     assert.equal(held.length, 1);
-    held[0].release();
+    held[0]!.release();
     await new Promise((resolve) => setImmediate(resolve));
     const res = await request(server.port, { path: `/v3/${key}`, headers: { 'content-type': 'application/json' }, body: rpc('echo', 'after') });
     assert.equal(res.status, 200);
