@@ -28,7 +28,7 @@ export function encodeHeaderRlp(h: BlockHeader): Uint8Array {
 }
 
 /** The block hash: keccak256(rlp(header)). */
-export function headerHash(h: BlockHeader): Uint8Array {
+export function computeBlockHash(h: BlockHeader): Uint8Array {
   return keccak256(encodeHeaderRlp(h));
 }
 

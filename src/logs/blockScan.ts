@@ -3,7 +3,7 @@
  * table, then match its raw logs record and render the matches (recordScan.ts). The step both the
  * pool's workers and the inline path run, so both render byte-identical answers.
  */
-import { headerHash, headerTimestamp } from '../store/codec.js';
+import { storedBlockHash, headerTimestamp } from '../store/recordViews.js';
 import { writeBlockKey } from '../store/keys.js';
 import { addressTableHas } from '../store/logsRecord.js';
 import type { StoreReader } from '../store/reader.js';
@@ -13,7 +13,7 @@ import { prepareRecordQuery, scanRecord, type RecordBlock, type RecordRenderer }
 /** The hash and timestamp of block `n`, read from its header record without decoding the rest. */
 function headerFields(reader: StoreReader, n: number): { hash: Uint8Array; timestamp: number } {
   const raw = reader.headerRecord(n)!;
-  return { hash: new Uint8Array(headerHash(raw)), timestamp: headerTimestamp(raw) };
+  return { hash: new Uint8Array(storedBlockHash(raw)), timestamp: headerTimestamp(raw) };
 }
 
 /** A growable buffer the scans copy each matching block's record into: its matches are rendered before the next block is read, and scans on a thread run one at a time. */

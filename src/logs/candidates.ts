@@ -5,7 +5,7 @@
  * negatives are not.
  */
 import { bloomBits } from '../chain/bloom.js';
-import { headerLogsBloom } from '../store/codec.js';
+import { headerLogsBloom } from '../store/recordViews.js';
 import { orSegmentBlocks } from '../store/addressIndex.js';
 import { encodeAddressSegmentKey, encodeBloomBitsKey, writeBlockKey } from '../store/keys.js';
 import { ADDRESS_INDEX_FLAG, ROLLBACKS_KEY, type Store } from '../store/schema.js';

@@ -4,7 +4,7 @@
  * reference; the differential test holds them equal), keys in the order Go's sorted map gives them,
  * with transaction hashes or full transactions.
  */
-import { HeaderOffsets, readHeaderOffsets } from '../store/codec.js';
+import { HeaderOffsets, readHeaderOffsets } from '../store/recordViews.js';
 import { dataField, hashList, numberField, quantityField, skipQuantity, writeQuantity } from './fields.js';
 import { ascii } from '../chain/asciiHex.js';
 import type { JsonWriter } from './jsonWriter.js';

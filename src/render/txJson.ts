@@ -5,7 +5,7 @@
  * BigInts. The effective gas price of a fee-market transaction is summed and compared on the
  * stored big-endian bytes.
  */
-import { TX_FROM_OFFSET, TxOffsets, readTxOffsets, type HeaderOffsets } from '../store/codec.js';
+import { TX_FROM_OFFSET, TxOffsets, readTxOffsets, type HeaderOffsets } from '../store/recordViews.js';
 import { dataField, hashList, numberField, quantityField, skipQuantity, writeQuantity } from './fields.js';
 import { ascii } from '../chain/asciiHex.js';
 import { JsonWriter } from './jsonWriter.js';

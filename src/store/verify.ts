@@ -12,7 +12,8 @@
 import { BloomCache } from '../chain/bloomCache.js';
 import type { BlockHeader, Log } from '../chain/types.js';
 import { collectSegmentAddresses, encodeSegmentBlocks } from './addressIndex.js';
-import { decodeBundle, decodeHeader, decodeTx, encodeBundle, encodeHeader, encodeTx, headerLogsBloom } from './codec.js';
+import { decodeBundle, decodeHeader, decodeTx, encodeBundle, encodeHeader, encodeTx } from './codec.js';
+import { headerLogsBloom } from './recordViews.js';
 import {
   decodeAddressSegmentKey,
   decodeBlockKey,
@@ -28,6 +29,7 @@ import {
 } from './keys.js';
 import { decodeLogs, encodeLogAddresses, encodeLogs } from './logsRecord.js';
 import { decodeReceipts, encodeReceipts } from './receiptsRecord.js';
+import { storedBlockHash } from './recordViews.js';
 import { ADDRESS_INDEX_FLAG, CHAIN_DATABASES, SCHEMA_VERSION, type Store } from './schema.js';
 import { BLOOM_BITS, buildSegmentRows, segmentOf, segmentStart } from './segments.js';
 
@@ -143,7 +145,7 @@ class Verifier {
       if (!same(encodeBundle(bundle), pending)) this.report('meta: the pending block record does not round-trip');
       const top = this.store.headers.getBinary(encodeBlockKey(head));
       if (bundle.header.number !== head + 1) this.report(`meta: the pending block is number ${bundle.header.number}, want head + 1 = ${head + 1}`);
-      else if (top && !same(bundle.header.parentHash, headerHash(top))) this.report(`meta: the pending block's parent is not head ${head}`);
+      else if (top && !same(bundle.header.parentHash, storedBlockHash(top))) this.report(`meta: the pending block's parent is not head ${head}`);
     } catch (error) {
       this.report(`meta: the pending block does not decode: ${describe(error)}`);
     }
@@ -181,7 +183,7 @@ class Verifier {
     for (const { key, value } of this.store.blockByHash.getRange()) {
       const number = value.length === BLOCK_KEY_BYTES ? decodeBlockKey(value) : -1;
       const raw = number >= earliest && number <= head ? this.store.headers.getBinary(encodeBlockKey(number)) : undefined;
-      if (!raw || !same(headerHash(raw), key)) this.report(`blockByHash: ${hex(key)} → ${hex(value)} is not a stored block with that hash`);
+      if (!raw || !same(storedBlockHash(raw), key)) this.report(`blockByHash: ${hex(key)} → ${hex(value)} is not a stored block with that hash`);
     }
     for (const { key, value } of this.store.txByHash.getRange()) {
       const raw = value.length === TX_KEY_BYTES ? this.store.txs.getBinary(value) : undefined;
@@ -377,13 +379,6 @@ class Verifier {
       if (this.store.blockByHash.doesExist(key)) this.report(`orphans: ${hex(key)} is also canonical`);
     }
   }
-}
-
-/** The hash inside an encoded header (after the flags byte and the varint number), without decoding the rest. */
-function headerHash(raw: Uint8Array): Uint8Array {
-  let pos = 1;
-  while (raw[pos]! >= 0x80) pos++;
-  return raw.subarray(pos + 1, pos + 1 + HASH_BYTES);
 }
 
 /** Checks the whole store for consistency; returns the number of blocks and every problem found. */

@@ -3,7 +3,8 @@
  * store holds whole batches only: a block is never half written, nor its indexes out of step.
  */
 import type { BlockBundle, ChainMeta } from '../chain/types.js';
-import { encodeBundle, encodeHeader, encodeTx, headerLogsBloom } from './codec.js';
+import { encodeBundle, encodeHeader, encodeTx } from './codec.js';
+import { headerLogsBloom } from './recordViews.js';
 import { collectSegmentAddresses, encodeSegmentBlocks } from './addressIndex.js';
 import { encodeAddressSegmentKey, encodeBlockKey, encodeBloomBitsKey, encodeStorageKey, encodeTxKey, STORAGE_PREFIX_BYTES } from './keys.js';
 import { decodeLogAddresses, encodeLogAddresses, encodeLogs } from './logsRecord.js';

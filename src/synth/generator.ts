@@ -13,7 +13,7 @@
  * can check against its own data is real: hashes of headers and transactions, block sizes, blooms.
  */
 import { BloomCache } from '../chain/bloomCache.js';
-import { blockSize, headerHash, withdrawalsItem } from '../chain/headerEncoding.js';
+import { blockSize, computeBlockHash, withdrawalsItem } from '../chain/headerEncoding.js';
 import { hexToBytes } from '../chain/hex.js';
 import { keccak256 } from '../chain/keccak.js';
 import { rlpEncode } from '../chain/rlp.js';
@@ -340,7 +340,7 @@ export class ChainGenerator {
     }
     if (fork >= Fork.Prague) header.requestsHash = EMPTY_REQUESTS_HASH;
     header.size = blockSize(header, encoded);
-    header.hash = headerHash(header);
+    header.hash = computeBlockHash(header);
     return { header, transactions, receipts, logs: activity.logs, storage: activity.storage.list() };
   }
 

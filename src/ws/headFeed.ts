@@ -6,7 +6,7 @@
  * reorganisation is found by walking down until the stored hash equals the remembered one.
  */
 import type { BlockBundle } from '../chain/types.js';
-import { headerHash } from '../store/codec.js';
+import { storedBlockHash } from '../store/recordViews.js';
 import type { StoreReader } from '../store/reader.js';
 
 /** How often the store's head is read while anyone listens: a tenth of a second is far below any block time. */
@@ -88,7 +88,7 @@ export class HeadFeed {
   /** The stored hash of canonical block `n` as hex, or undefined when it is not stored. */
   private storedHash(n: number): string | undefined {
     const header = this.reader.headerRecord(n);
-    return header === undefined ? undefined : Buffer.from(headerHash(header)).toString('hex');
+    return header === undefined ? undefined : Buffer.from(storedBlockHash(header)).toString('hex');
   }
 
   /** Compares the store's head with what was reported last and remembers the new head; the first call only remembers. */

@@ -5,7 +5,7 @@
  * objects (format.ts); pending and orphaned ones always as wire objects.
  */
 import type { BlockBundle } from '../../chain/types.js';
-import { headerHash, HeaderOffsets, readHeaderOffsets } from '../../store/codec.js';
+import { storedBlockHash, HeaderOffsets, readHeaderOffsets } from '../../store/recordViews.js';
 import type { StoreReader } from '../../store/reader.js';
 import type { ResolvedBlock } from '../blocks.js';
 import { formatBlock, formatTransaction } from '../../render/format.js';
@@ -27,7 +27,7 @@ const rendered = new RenderedBlocks();
 function blockJson(reader: StoreReader, number: number, full: boolean): RawJson | null {
   const header = reader.headerRecord(number);
   if (header === undefined) return null;
-  const hash = headerHash(header);
+  const hash = storedBlockHash(header);
   const cached = rendered.get(number, full, hash);
   if (cached !== undefined) return new RawJson([cached]);
   // Copied: rendering reads the transaction records into the buffer the header is a view of.

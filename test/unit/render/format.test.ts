@@ -12,7 +12,8 @@ import { formatBlock, formatTransaction, type BlockPosition } from '../../../src
 import { writeBlockJson } from '../../../src/render/blockJson.js';
 import { JsonWriter } from '../../../src/render/jsonWriter.js';
 import { TxBlock, writeTxJson } from '../../../src/render/txJson.js';
-import { encodeHeader, encodeTx, HeaderOffsets, readHeaderOffsets } from '../../../src/store/codec.js';
+import { encodeHeader, encodeTx } from '../../../src/store/codec.js';
+import { HeaderOffsets, readHeaderOffsets } from '../../../src/store/recordViews.js';
 import { makeHeader, Rng } from '../store/fixtures.js';
 
 const MAX_U256 = (1n << 256n) - 1n;
