@@ -14,7 +14,7 @@ import {
   type LogPosition,
 } from '../index.js';
 import { integer, parse, required, UsageError } from './args.js';
-import { CSV_COLUMNS, LOG_FORMATS, isLogFormat, logFormatter, type LogFormat } from './queryFormat.js';
+import { CSV_COLUMNS, OUTPUT_FORMATS, isOutputFormat, logFormatter, type OutputFormat } from './queryFormat.js';
 import { BatchedWriter } from './queryOutput.js';
 
 /** Most worker threads `--threads` accepts: as `serve`, far beyond any core count this runs on. */
@@ -210,8 +210,8 @@ async function queryLogs(argv: string[]): Promise<number> {
   }
   const dir = required(values.data, 'data');
   const filter = logFilter(values);
-  const format = typeof values.format === 'string' ? values.format : LOG_FORMATS[0];
-  if (!isLogFormat(format)) throw new UsageError(`--format must be one of ${LOG_FORMATS.join(', ')}`);
+  const format = typeof values.format === 'string' ? values.format : OUTPUT_FORMATS[0];
+  if (!isOutputFormat(format)) throw new UsageError(`--format must be one of ${OUTPUT_FORMATS.join(', ')}`);
   const timeoutMs = integer(values['timeout-ms'], 'timeout-ms', DEFAULT_TIMEOUT_MS, 0);
   const from = resumeFrom(values['resume-from']);
   const threads = integer(values.threads, 'threads', availableParallelism(), 1, MAX_THREADS);
@@ -240,7 +240,7 @@ async function queryLogs(argv: string[]): Promise<number> {
 async function streamLogs(
   store: EthLogStore,
   filter: LogFilter,
-  format: LogFormat,
+  format: OutputFormat,
   options: { timeoutMs: number; from: LogPosition | undefined; signal: AbortSignal },
   stopped: () => Stop | undefined,
 ): Promise<number> {

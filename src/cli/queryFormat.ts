@@ -5,10 +5,10 @@
 import { bytesToHex, toRpcLog, type LogEntry } from '../index.js';
 
 /** The formats `query logs --format` accepts; the first is the default. */
-export const LOG_FORMATS = ['jsonl', 'json', 'csv'] as const;
+export const OUTPUT_FORMATS = ['jsonl', 'json', 'csv'] as const;
 
-/** One of LOG_FORMATS. */
-export type LogFormat = (typeof LOG_FORMATS)[number];
+/** One of OUTPUT_FORMATS. */
+export type OutputFormat = (typeof OUTPUT_FORMATS)[number];
 
 /** The columns of the CSV format, in order (the header line). */
 export const CSV_COLUMNS = [
@@ -43,9 +43,9 @@ export interface LogFormatter {
   end(): string;
 }
 
-/** Whether `name` is one of LOG_FORMATS. */
-export function isLogFormat(name: string): name is LogFormat {
-  return (LOG_FORMATS as readonly string[]).includes(name);
+/** Whether `name` is one of OUTPUT_FORMATS. */
+export function isOutputFormat(name: string): name is OutputFormat {
+  return (OUTPUT_FORMATS as readonly string[]).includes(name);
 }
 
 /** A decimal number, or an empty cell for null. */
@@ -81,7 +81,7 @@ export function csvRow(entry: LogEntry): string {
 }
 
 /** The head, the text of one log and the tail of each format. */
-const FRAMES: Record<LogFormat, { head: string; body: (entry: LogEntry, first: boolean) => string; run?: (lines: string, first: boolean) => string; tail: (empty: boolean) => string }> = {
+const FRAMES: Record<OutputFormat, { head: string; body: (entry: LogEntry, first: boolean) => string; run?: (lines: string, first: boolean) => string; tail: (empty: boolean) => string }> = {
   jsonl: { head: '', body: (entry) => `${JSON.stringify(toRpcLog(entry))}\n`, run: (lines) => lines, tail: () => '' },
   json: {
     head: '[',
@@ -93,7 +93,7 @@ const FRAMES: Record<LogFormat, { head: string; body: (entry: LogEntry, first: b
 };
 
 /** A fresh formatter for one output in `format`. */
-export function logFormatter(format: LogFormat): LogFormatter {
+export function logFormatter(format: OutputFormat): LogFormatter {
   const { head, body, run, tail } = FRAMES[format];
   let empty = true;
   return {

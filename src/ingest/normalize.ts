@@ -34,7 +34,7 @@ export interface NodeBlock {
 }
 
 /** A block's identity and link, enough to compare chains. */
-export interface BlockRef {
+export interface BlockLink {
   number: number;
   hash: Uint8Array;
   parentHash: Uint8Array;
@@ -111,7 +111,7 @@ function fail(code: 'malformed' | 'inconsistent' | 'log-position' | 'unsupported
 }
 
 /** Reads a block's number, hash and parent hash. */
-export function normalizeBlockRef(value: unknown, where: string): BlockRef {
+export function normalizeBlockLink(value: unknown, where: string): BlockLink {
   const f = Fields.of(value, where);
   return { number: f.number('number'), hash: f.fixed('hash', 32), parentHash: f.fixed('parentHash', 32) };
 }

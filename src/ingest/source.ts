@@ -8,7 +8,7 @@ import { quantityToHex } from '../chain/hex.js';
 import type { BlockBundle, StorageWrite } from '../chain/types.js';
 import { INGEST_INCONSISTENT_RETRIES } from '../config.js';
 import { NodeDataError, NodeRpcError } from './errors.js';
-import { normalizeBlock, normalizeBlockRef, type BlockRef } from './normalize.js';
+import { normalizeBlock, normalizeBlockLink, type BlockLink } from './normalize.js';
 import type { RpcCall, RpcClient, RpcOutcome } from './rpcClient.js';
 
 /** Where storage history comes from: prestateTracer diffs per block, or nowhere. */
@@ -74,18 +74,18 @@ export class NodeSource {
       { method: 'eth_getBlockByNumber', params: ['finalized', false] },
     ]);
     const numberOf = (o: RpcOutcome, tag: string) =>
-      'error' in o || o.result === null ? undefined : normalizeBlockRef(o.result, `${tag} block`).number;
+      'error' in o || o.result === null ? undefined : normalizeBlockLink(o.result, `${tag} block`).number;
     return { safe: numberOf(outcomes[0]!, 'safe'), finalized: numberOf(outcomes[1]!, 'finalized') };
   }
 
   /** The identities of blocks [from, to] (null for a block the node does not have). */
-  async refs(from: number, to: number): Promise<(BlockRef | null)[]> {
+  async refs(from: number, to: number): Promise<(BlockLink | null)[]> {
     const calls: RpcCall[] = [];
     for (let n = from; n <= to; n++) calls.push({ method: 'eth_getBlockByNumber', params: [quantityToHex(n), false] });
     const outcomes = await this.client.batch(calls);
     return outcomes.map((o, i) => {
       const block = resultOf(o, 'eth_getBlockByNumber');
-      return block === null ? null : normalizeBlockRef(block, `block ${from + i}`);
+      return block === null ? null : normalizeBlockLink(block, `block ${from + i}`);
     });
   }
 

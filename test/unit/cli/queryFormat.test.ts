@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { bytesToHex, toRpcLog, type LogEntry } from '../../../src/index.js';
-import { CSV_COLUMNS, csvRow, isLogFormat, LOG_FORMATS, logFormatter } from '../../../src/cli/queryFormat.js';
+import { CSV_COLUMNS, csvRow, isOutputFormat, OUTPUT_FORMATS, logFormatter } from '../../../src/cli/queryFormat.js';
 
 const bytes = (n: number, fill: number) => new Uint8Array(n).fill(fill);
 
@@ -39,16 +39,16 @@ const pending: LogEntry = {
 };
 
 /** The whole output of `format` for `logs`. */
-function render(format: (typeof LOG_FORMATS)[number], logs: LogEntry[]): string {
+function render(format: (typeof OUTPUT_FORMATS)[number], logs: LogEntry[]): string {
   const formatter = logFormatter(format);
   return logs.map((l) => formatter.log(l)).join('') + formatter.end();
 }
 
 describe('query logs formats', () => {
   test('the format names', () => {
-    assert.deepEqual([...LOG_FORMATS], ['jsonl', 'json', 'csv']);
-    for (const name of LOG_FORMATS) assert.ok(isLogFormat(name));
-    assert.ok(!isLogFormat('xml'));
+    assert.deepEqual([...OUTPUT_FORMATS], ['jsonl', 'json', 'csv']);
+    for (const name of OUTPUT_FORMATS) assert.ok(isOutputFormat(name));
+    assert.ok(!isOutputFormat('xml'));
   });
 
   test('jsonl: one line per log, exactly toRpcLog as JSON; nothing for no logs', () => {
