@@ -19,35 +19,49 @@ function matches(spec: FilterSpec, log: Log): boolean {
   return spec.topics.every((alternatives, i) => alternatives === null || alternatives.some((t) => bytesEqual(t, log.topics[i]!)));
 }
 
+/** Where a block's logs sit: its header fields and transaction hashes, read only once a log matches. */
+interface LogBlock {
+  header(): { number: number; hash: Uint8Array; timestamp: number };
+  txHash(index: number): Uint8Array;
+  logs: readonly Log[];
+}
+
 /** A log as eth_getLogs answers it, keys in geth's order (plus blockTimestamp); positions null when pending. */
-function render(log: Log, logIndex: number, block: BlockBundle['header'], txHash: Uint8Array, kind: 'canonical' | 'pending' | 'orphan'): string {
+function render(log: Log, logIndex: number, block: LogBlock, kind: 'canonical' | 'pending' | 'orphan'): string {
   const pending = kind === 'pending';
+  const header = block.header();
   return JSON.stringify({
     address: bytesToHex(log.address),
     topics: log.topics.map(bytesToHex),
     data: bytesToHex(log.data),
-    blockNumber: pending ? null : quantityToHex(block.number),
-    transactionHash: pending ? null : bytesToHex(txHash),
+    blockNumber: pending ? null : quantityToHex(header.number),
+    transactionHash: pending ? null : bytesToHex(block.txHash(log.txIndex)),
     transactionIndex: pending ? null : quantityToHex(log.txIndex),
-    blockHash: pending ? null : bytesToHex(block.hash),
-    blockTimestamp: pending ? null : quantityToHex(block.timestamp),
+    blockHash: pending ? null : bytesToHex(header.hash),
+    blockTimestamp: pending ? null : quantityToHex(header.timestamp),
     logIndex: pending ? null : quantityToHex(logIndex),
     removed: kind === 'orphan',
   });
 }
 
 /** The matching logs of a whole block, rendered. */
-function blockMatches(spec: FilterSpec, block: BlockBundle, kind: 'canonical' | 'pending' | 'orphan'): string[] {
+function blockMatches(spec: FilterSpec, block: LogBlock, kind: 'canonical' | 'pending' | 'orphan'): string[] {
   const out: string[] = [];
   block.logs.forEach((log, i) => {
-    if (matches(spec, log)) out.push(render(log, i, block.header, block.transactions[log.txIndex]!.hash, kind));
+    if (matches(spec, log)) out.push(render(log, i, block, kind));
   });
   return out;
 }
 
-/** Canonical block `n` as a bundle (only what rendering its logs reads). */
-function canonical(reader: StoreReader, n: number): BlockBundle {
-  return { header: reader.header(n)!, transactions: reader.transactions(n), receipts: [], logs: reader.logs(n), storage: [] };
+/** A stored whole block (pending or orphaned) as a LogBlock. */
+function bundle(b: BlockBundle): LogBlock {
+  return { header: () => b.header, txHash: (i) => b.transactions[i]!.hash, logs: b.logs };
+}
+
+/** Canonical block `n` as a LogBlock (its header read once, at the first match). */
+function canonical(reader: StoreReader, n: number): LogBlock {
+  let header: BlockBundle['header'] | undefined;
+  return { header: () => (header ??= reader.header(n)!), txHash: (i) => reader.txHash(n, i)!, logs: reader.logs(n) };
 }
 
 /** The number an endpoint names: its own number, or the marker its tag reads (pending is head + 1 while a pending block is stored). */
@@ -68,7 +82,7 @@ export function oracleGetLogs(reader: StoreReader, spec: FilterSpec, limits: Log
     const n = reader.numberByHash(spec.blockHash);
     if (n !== undefined) return capped(blockMatches(spec, canonical(reader, n), 'canonical'), n, n, limits);
     const orphan = reader.orphan(spec.blockHash);
-    return orphan === undefined ? [] : capped(blockMatches(spec, orphan, 'orphan'), 1, 0, limits);
+    return orphan === undefined ? [] : capped(blockMatches(spec, bundle(orphan), 'orphan'), 1, 0, limits);
   }
   const meta = reader.meta();
   if (meta === undefined) return [];
@@ -88,7 +102,7 @@ export function oracleGetLogs(reader: StoreReader, spec: FilterSpec, limits: Log
     out.push(...found);
   }
   if (toPending) {
-    const found = blockMatches(spec, stored, 'pending');
+    const found = blockMatches(spec, bundle(stored), 'pending');
     if (out.length + found.length > limits.maxResults) throw new ResultCapError(first, Math.min(to, meta.head), limits.maxResults);
     out.push(...found);
   }
