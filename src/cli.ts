@@ -3,7 +3,7 @@
  * The ethlogd command line: serve, generate, ingest, keys, reindex.
  */
 import { UsageError } from './cli/args.js';
-import { redactSecrets } from './index.js';
+import { CLIENT_VERSION, redactSecrets } from './index.js';
 import { REINDEX_USAGE, reindexCommand } from './cli/reindex.js';
 import { GENERATE_USAGE, generateCommand } from './cli/generate.js';
 import { INGEST_USAGE, ingestCommand } from './cli/ingest.js';
@@ -23,7 +23,7 @@ Commands:
   verify     check a store's consistency (blocks, indexes, markers)
   query      print logs (streamed, uncapped), a block, a transaction or storage from a store
 
-Run "ethlogd <command> --help" for a command's options.`;
+Run "ethlogd <command> --help" for a command's options; "ethlogd --version" prints the version.`;
 
 const COMMANDS: Record<string, { run: (argv: string[]) => Promise<number>; usage: string }> = {
   serve: { run: serveCommand, usage: SERVE_USAGE },
@@ -40,6 +40,10 @@ async function main(argv: string[]): Promise<number> {
   if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
     console.log(USAGE);
     return name === undefined ? 2 : 0;
+  }
+  if (name === '--version' || name === '-V') {
+    console.log(CLIENT_VERSION.replace('/', ' '));
+    return 0;
   }
   const command = COMMANDS[name];
   if (!command) {

@@ -74,6 +74,7 @@ export type { VerifyResult } from './store/verify.js';
 // The limits and defaults a user of the library or the command line sees; the rest of config.ts
 // tunes the service's insides and stays internal.
 export {
+  CLIENT_VERSION,
   DEFAULT_HOST,
   DEFAULT_HTTP_PORT,
   DEFAULT_LOG_LIMITS,

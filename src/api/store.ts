@@ -14,7 +14,7 @@ import { decodeLogMessages } from '../logs/logProtoDecode.js';
 import type { StreamChunk, StreamFormat } from '../logs/stream.js';
 import { resolveBlock } from '../rpc/blocks.js';
 import { RpcError, toRpcError } from '../rpc/errors.js';
-import { createApiKey, listApiKeys, revokeApiKey, type ApiKeyEntry } from '../store/apiKeys.js';
+import { createApiKey, listApiKeys, revokeApiKey, revokeApiKeyById, type ApiKeyEntry } from '../store/apiKeys.js';
 import { StoreReader } from '../store/reader.js';
 import { closeStore, openStore, type Store } from '../store/schema.js';
 import { verifyStore, type VerifyResult } from '../store/verify.js';
@@ -255,6 +255,12 @@ export class EthLogStore {
   revokeApiKey(key: string): boolean {
     this.requireWritable('revokeApiKey');
     return revokeApiKey(this.store, key);
+  }
+
+  /** Revokes the one key whose id (as listApiKeys shows it) is `id` or starts with it (8+ hex digits); returns how many keys the id names (only 1 revokes). */
+  revokeApiKeyById(id: string): number {
+    this.requireWritable('revokeApiKeyById');
+    return revokeApiKeyById(this.store, id);
   }
 
   private requireWritable(operation: string): void {

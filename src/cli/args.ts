@@ -2,6 +2,8 @@
  * Argument parsing shared by the commands: node:util's parseArgs with usage errors that name the
  * command, and number options checked.
  */
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 
 /** A command-line mistake: printed with the command's usage, exit code 2. */
@@ -25,6 +27,16 @@ export function parse(
 export function required(value: string | boolean | undefined, name: string): string {
   if (typeof value !== 'string' || value === '') throw new UsageError(`--${name} is required`);
   return value;
+}
+
+/**
+ * The store directory of a command that reads or administers a store: only generate and ingest
+ * create one, so a missing or empty DIR (a typo, most often) is a usage error and nothing is created.
+ */
+export function existingStore(value: string | boolean | undefined): string {
+  const dir = required(value, 'data');
+  if (!existsSync(join(dir, 'data.mdb'))) throw new UsageError(`no store at ${dir} (create one with ethlogd generate or ethlogd ingest)`);
+  return dir;
 }
 
 /** Reads an integer option within [min, max], or its default. */

@@ -2,13 +2,15 @@
  * `ethlogd keys create|list|revoke`: API key administration (keys are stored only as hashes).
  */
 import { EthLogStore } from '../index.js';
-import { parse, required, UsageError } from './args.js';
+import { existingStore, parse, UsageError } from './args.js';
 
 /** Usage text of `keys`. */
 export const KEYS_USAGE = `Usage:
   ethlogd keys create --data DIR [--label L]   creates a key; prints it alone on the last line
   ethlogd keys list --data DIR                 lists key ids (sha256 of the key), labels, states
-  ethlogd keys revoke --data DIR KEY           revokes KEY; effective on the next request
+  ethlogd keys revoke --data DIR KEY|ID        revokes the key, given itself or its id (or the id's first 8+
+                                               digits, as keys list and the request log show); effective on
+                                               the next request
 
 Options:
   --data DIR     store directory                                       required
@@ -24,7 +26,7 @@ export async function keysCommand(argv: string[]): Promise<number> {
     return values.help ? 0 : 2;
   }
   if (!['create', 'list', 'revoke'].includes(action)) throw new UsageError(`unknown keys action "${action}"`);
-  const store = EthLogStore.open(required(values.data, 'data'), { writable: true });
+  const store = EthLogStore.open(existingStore(values.data), { writable: true });
   try {
     if (action === 'create') {
       const label = typeof values.label === 'string' ? values.label : 'default';
@@ -39,13 +41,19 @@ export async function keysCommand(argv: string[]): Promise<number> {
       }
       return 0;
     }
-    if (rest.length !== 1) throw new UsageError('keys revoke takes exactly one KEY');
-    if (!store.revokeApiKey(rest[0]!)) {
-      console.error('no such key');
-      return 1;
+    if (rest.length !== 1) throw new UsageError('keys revoke takes exactly one KEY or key id');
+    const target = rest[0]!;
+    if (store.revokeApiKey(target)) {
+      console.log('revoked');
+      return 0;
     }
-    console.log('revoked');
-    return 0;
+    const named = store.revokeApiKeyById(target);
+    if (named === 1) {
+      console.log('revoked');
+      return 0;
+    }
+    console.error(named > 1 ? `${named} keys have ids starting with ${target}: give more of the id` : `no key is ${target}, nor has an id starting with it (ethlogd keys list shows the ids)`);
+    return 1;
   } finally {
     await store.close();
   }

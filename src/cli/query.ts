@@ -13,7 +13,7 @@ import {
   type LogFilter,
   type LogPosition,
 } from '../index.js';
-import { integer, parse, required, UsageError } from './args.js';
+import { existingStore, integer, parse, required, UsageError } from './args.js';
 import { CSV_COLUMNS, OUTPUT_FORMATS, isOutputFormat, logFormatter, type OutputFormat } from './queryFormat.js';
 import { BatchedWriter } from './queryOutput.js';
 
@@ -208,7 +208,7 @@ async function queryLogs(argv: string[]): Promise<number> {
     console.log(QUERY_USAGE);
     return 0;
   }
-  const dir = required(values.data, 'data');
+  const dir = existingStore(values.data);
   const filter = logFilter(values);
   const format = typeof values.format === 'string' ? values.format : OUTPUT_FORMATS[0];
   if (!isOutputFormat(format)) throw new UsageError(`--format must be one of ${OUTPUT_FORMATS.join(', ')}`);
@@ -315,7 +315,7 @@ async function queryBlock(argv: string[]): Promise<number> {
     console.log(QUERY_USAGE);
     return 0;
   }
-  const dir = required(values.data, 'data');
+  const dir = existingStore(values.data);
   const selector = blockArg(required(values.block, 'block'), 'block');
   return lookup(dir, (store) => {
     const block = store.getBlock(selector, { transactions: values.full === true });
@@ -330,7 +330,7 @@ async function queryTx(argv: string[]): Promise<number> {
     console.log(QUERY_USAGE);
     return 0;
   }
-  const dir = required(values.data, 'data');
+  const dir = existingStore(values.data);
   const byHash = typeof values.hash === 'string';
   if (byHash === (values.block !== undefined || values.index !== undefined)) throw new UsageError('give either --hash, or --block and --index');
   if (byHash) {
@@ -355,7 +355,7 @@ async function queryStorage(argv: string[]): Promise<number> {
     console.log(QUERY_USAGE);
     return 0;
   }
-  const dir = required(values.data, 'data');
+  const dir = existingStore(values.data);
   const address = required(values.address, 'address');
   const slotText = required(values.slot, 'slot');
   const slot = /^[0-9]+$/.test(slotText) ? BigInt(slotText) : slotText;

@@ -2,7 +2,7 @@
  * `ethlogd reindex`: rebuilds a store's derived log indexes (block address tables, bloom bits).
  */
 import { EthLogStore } from '../index.js';
-import { parse, required } from './args.js';
+import { existingStore, parse } from './args.js';
 
 /** Usage text of `reindex`. */
 export const REINDEX_USAGE = `Usage: ethlogd reindex --data DIR
@@ -22,7 +22,7 @@ export async function reindexCommand(argv: string[]): Promise<number> {
     console.log(REINDEX_USAGE);
     return 0;
   }
-  const store = EthLogStore.open(required(values.data, 'data'), { writable: true });
+  const store = EthLogStore.open(existingStore(values.data), { writable: true });
   try {
     const started = Date.now();
     const segments = store.reindex();

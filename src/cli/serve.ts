@@ -19,6 +19,7 @@ import {
   STREAM_TIMEOUT_MS,
   type LogLevel,
 } from '../index.js';
+import { existingStore } from './args.js';
 import { optionsHelp, resolveOptions, type OptionSpec } from './options.js';
 
 /** Largest value a millisecond or count option takes (about 24 days: setTimeout's limit). */
@@ -74,7 +75,7 @@ export async function serveCommand(argv: string[]): Promise<number> {
   }
   const logger = createLogger(v['log-level'] as LogLevel);
   const service = await startService({
-    dataDir: v.data as string,
+    dataDir: existingStore(v.data as string),
     host: v.host as string,
     port: v.port as number,
     grpcPort: v['grpc-port'] as number | undefined,

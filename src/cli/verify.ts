@@ -2,7 +2,7 @@
  * `ethlogd verify`: checks a store's consistency (src/store/verify.ts) and lists what is wrong.
  */
 import { EthLogStore } from '../index.js';
-import { parse, required } from './args.js';
+import { existingStore, parse } from './args.js';
 
 /** Usage text of `verify`. */
 export const VERIFY_USAGE = `Usage: ethlogd verify --data DIR
@@ -24,7 +24,7 @@ export async function verifyCommand(argv: string[]): Promise<number> {
     console.log(VERIFY_USAGE);
     return 0;
   }
-  const dir = required(values.data, 'data');
+  const dir = existingStore(values.data);
   const store = EthLogStore.open(dir);
   try {
     const started = Date.now();

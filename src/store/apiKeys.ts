@@ -62,6 +62,22 @@ export function revokeApiKey(store: Store, key: string): boolean {
 }
 
 /**
+ * Revokes the key whose id (the hex sha256 `keys list` shows) is `id` or starts with it, for a key
+ * that was lost; at least KEY_ID_CHARS digits. Returns how many stored keys the id names: nothing is
+ * revoked unless exactly one.
+ */
+export function revokeApiKeyById(store: Store, id: string): number {
+  const prefix = id.toLowerCase();
+  if (!/^[0-9a-f]+$/.test(prefix) || prefix.length < KEY_ID_CHARS || prefix.length > 64) return 0;
+  const named = listApiKeys(store).filter((k) => k.id.startsWith(prefix));
+  if (named.length !== 1) return named.length;
+  const digest = Buffer.from(named[0]!.id, 'hex');
+  const record = store.apiKeys.get(digest) as ApiKeyRecord;
+  if (record.revoked === null) store.apiKeys.putSync(digest, { ...record, revoked: Date.now() });
+  return 1;
+}
+
+/**
  * Most stored keys whose last record checkApiKey remembers; the memo is cleared when it is full.
  * Only keys found in the store are remembered, so a flood of random keys adds nothing to it.
  */

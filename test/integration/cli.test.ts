@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -277,8 +277,61 @@ describe('a store made, keyed and served from the command line', () => {
   });
 });
 
+describe('a lost key is revoked by its id', () => {
+  test('keys revoke takes the id keys list shows, or its first 8+ digits; an unknown or ambiguous id revokes nothing', async () => {
+    const data = join(dir, 'revoke-by-id');
+    assert.equal((await cli(['generate', '--out', data, '--blocks', '3', '--seed', SEED, '--density', String(DENSITY)])).code, 0);
+    const keys: string[] = [];
+    for (const label of ['one', 'two']) keys.push(lines((await cli(['keys', 'create', '--data', data, '--label', label])).stdout).at(-1)!);
+    const ids = keys.map((k) => createHash('sha256').update(k).digest('hex'));
+    const unknown = await cli(['keys', 'revoke', '--data', data, 'ffffffff' + ids[0]!.slice(8)]);
+    assert.equal(unknown.code, 1);
+    assert.match(unknown.stderr, /no key is f+[0-9a-f]+, nor has an id starting with it \(ethlogd keys list shows the ids\)/);
+    const short = await cli(['keys', 'revoke', '--data', data, ids[0]!.slice(0, 5)]);
+    assert.equal(short.code, 1, 'fewer than 8 digits name nothing');
+    const byPrefix = await cli(['keys', 'revoke', '--data', data, ids[0]!.slice(0, 12)]);
+    assert.equal(byPrefix.code, 0, byPrefix.stderr);
+    const byId = await cli(['keys', 'revoke', '--data', data, ids[1]!]);
+    assert.equal(byId.code, 0, byId.stderr);
+    const listed = lines((await cli(['keys', 'list', '--data', data])).stdout);
+    for (const id of ids) assert.match(listed.find((l) => l.startsWith(id))!, /\srevoked \d{4}-/, id);
+  });
+});
+
 describe('help and usage errors', () => {
+  test('only generate and ingest create a store: every other command on a missing or empty directory exits 2 and creates nothing', async () => {
+    const typo = join(dir, 'typo');
+    const empty = join(dir, 'empty');
+    mkdirSync(empty);
+    for (const data of [typo, empty]) {
+      for (const args of [
+        ['keys', 'create', '--data', data],
+        ['keys', 'list', '--data', data],
+        ['keys', 'revoke', '--data', data, 'ab'.repeat(32)],
+        ['reindex', '--data', data],
+        ['verify', '--data', data],
+        ['query', 'logs', '--data', data],
+        ['serve', '--data', data, '--port', '0'],
+      ]) {
+        const ran = await cli(args);
+        assert.equal(ran.code, 2, `${args.join(' ')}: ${ran.stderr}`);
+        assert.match(ran.stderr, /no store at .* \(create one with ethlogd generate or ethlogd ingest\)/, args.join(' '));
+      }
+    }
+    assert.equal(existsSync(typo), false, 'the typo made no directory');
+    assert.deepEqual(readdirSync(empty), [], 'the empty directory stays empty');
+  });
+
   const commands = ['serve', 'generate', 'keys', 'reindex', 'verify'];
+
+  test('--version prints the version package.json declares', async () => {
+    const { version } = JSON.parse(readFileSync(fileURLToPath(new URL('../../../package.json', import.meta.url)), 'utf8')) as { version: string };
+    for (const flag of ['--version', '-V']) {
+      const ran = await cli([flag]);
+      assert.equal(ran.code, 0);
+      assert.equal(ran.stdout, `ethlogd ${version}\n`);
+    }
+  });
 
   test('every command answers --help (and -h) with its usage and exit 0', async () => {
     const top = await cli(['--help']);

@@ -265,8 +265,8 @@ describe('query logs in a pipeline', () => {
 
     const missing = join(dataset.dir, 'no-such-store');
     const absent = await cli(['query', 'logs', '--data', missing]);
-    assert.equal(absent.code, 1);
-    assert.equal(absent.stderr, `ethlogd query: no store at ${missing}: no such directory\n`);
+    assert.equal(absent.code, 2, 'a missing store is a usage error (only generate and ingest create one)');
+    assert.ok(absent.stderr.startsWith(`ethlogd query: no store at ${missing} (create one with ethlogd generate or ethlogd ingest)\n`), absent.stderr);
     assert.ok(!existsSync(missing), 'nothing is created');
 
     const usage: [string[], RegExp][] = [
