@@ -139,6 +139,12 @@ async function ingestInto(store: Store, options: IngestOptions, signal: AbortSig
     if (meta && options.from !== undefined && options.from !== meta.earliest) {
       throw new IngestConflictError('start', `the store at ${options.dataDir} starts at block ${meta.earliest}, not ${options.from}: resume without --from, or use another directory`);
     }
+    if (source.storage === 'prestate' && !(await source.tracesBlocks())) {
+      throw new IngestConflictError(
+        'no-traces',
+        'the node does not serve debug_traceBlockByNumber, which storage history (eth_getStorageAt) is copied with: run with --storage none to copy blocks, transactions, receipts and logs without it',
+      );
+    }
     if (!meta && (options.from ?? 0) === 0 && source.storage === 'prestate') {
       if (options.genesis === undefined) options.logger.warn('block 0: its storage (the genesis alloc) is not copied, as no node can trace block 0: pass --genesis genesis.json to store it');
       else options.logger.info(`block 0: ${source.genesis.length} storage words from ${options.genesis}`);

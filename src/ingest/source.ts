@@ -53,6 +53,15 @@ export class NodeSource {
     return this.blockReceipts;
   }
 
+  /**
+   * Whether the node traces blocks (debug_traceBlockByNumber), asked once about its head block:
+   * false when it answers that it does not serve the method (most hosted providers).
+   */
+  async tracesBlocks(): Promise<boolean> {
+    const [outcome] = await this.client.batch([{ method: 'debug_traceBlockByNumber', params: ['latest', PRESTATE_DIFF] }]);
+    return !('error' in outcome! && isUnsupported(outcome.error));
+  }
+
   /** The node's chain id. */
   async chainId(): Promise<bigint> {
     const value = await this.client.call('eth_chainId', []);

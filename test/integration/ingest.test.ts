@@ -13,6 +13,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
+import { IngestConflictError } from '../../src/ingest/errors.js';
 import { runIngest } from '../../src/ingest/ingest.js';
 import { createLogger } from '../../src/logger.js';
 import { startService, type RunningService } from '../../src/service.js';
@@ -292,6 +293,29 @@ describe('ingest through a troubled node', { skip: ANVIL_MISSING }, () => {
         await closeStore(b);
         await closeStore(a);
       }
+    } finally {
+      await proxy.close();
+      rmSync(other, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('a node without debug_traceBlockByNumber (most hosted providers)', { skip: ANVIL_MISSING }, () => {
+  test('ingest stops before copying anything and names --storage none; with it, the chain is copied without storage', async () => {
+    const proxy = await startProxy(anvil.url, { unsupported: ['debug_traceBlockByNumber'] });
+    const other = mkdtempSync(join(tmpdir(), 'ethlogd-ingest-notrace-'));
+    try {
+      await assert.rejects(runIngest({ rpc: proxy.url, dataDir: other, to: 5, logger: createLogger('error') }), (error: unknown) => {
+        assert.ok(error instanceof IngestConflictError);
+        assert.equal(error.code, 'no-traces');
+        assert.match(error.message, /does not serve debug_traceBlockByNumber.*run with --storage none/);
+        return true;
+      });
+      const empty = openStore(other, { readOnly: true });
+      assert.equal(new StoreReader(empty).meta(), undefined, 'nothing was copied');
+      await closeStore(empty);
+      const copied = await runIngest({ rpc: proxy.url, dataDir: other, to: 5, storage: 'none', logger: createLogger('error') });
+      assert.equal(copied.head, 5);
     } finally {
       await proxy.close();
       rmSync(other, { recursive: true, force: true });
