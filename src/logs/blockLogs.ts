@@ -21,7 +21,8 @@ export function renderCanonicalMatches(reader: StoreReader, number: number, logs
   return out;
 }
 
-function canonicalContext(reader: StoreReader, number: number): LogContext {
+/** The context canonical block `number`'s logs render with (transaction hashes read as needed). */
+export function canonicalContext(reader: StoreReader, number: number): LogContext {
   const header = reader.header(number)!;
   const hashes = new Map<number, string>();
   return {
@@ -72,7 +73,7 @@ export function renderBundleMatches(bundle: BlockBundle, filter: CompiledFilter,
 }
 
 /** The context the logs of a whole stored block render with: pending ones without positions, orphaned ones removed. */
-function bundleContext(bundle: BlockBundle, kind: 'pending' | 'orphan'): LogContext {
+export function bundleContext(bundle: BlockBundle, kind: 'pending' | 'orphan'): LogContext {
   const pending = kind === 'pending';
   const h = bundle.header;
   return {

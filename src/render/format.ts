@@ -202,7 +202,8 @@ export function renderReceiptJson(view: ReceiptView, ctx: LogContext): string {
 
 /** The parts of a block its receipts render from. */
 export interface ReceiptBlock {
-  transactions: readonly Transaction[];
+  /** Transaction `index` of the block (read only for the receipts rendered). */
+  tx(index: number): Transaction;
   /** One per transaction. */
   receipts: readonly Receipt[];
   /** Every log of the block, in order. */
@@ -210,10 +211,7 @@ export interface ReceiptBlock {
 }
 
 /** Receipts `from`..`to` (exclusive) of `block` as JSON texts, with cumulative gas and log indexes counted from the block's start. */
-export function renderBlockReceipts(block: ReceiptBlock, ctx: LogContext, from = 0, to = block.transactions.length): string[] {
-  if (block.receipts.length !== block.transactions.length) {
-    throw new RangeError(`a block with ${block.receipts.length} receipts for ${block.transactions.length} transactions`);
-  }
+export function renderBlockReceipts(block: ReceiptBlock, ctx: LogContext, from = 0, to = block.receipts.length): string[] {
   const out: string[] = [];
   let cumulative = 0n;
   let log = 0;
@@ -224,7 +222,7 @@ export function renderBlockReceipts(block: ReceiptBlock, ctx: LogContext, from =
     while (log < block.logs.length && block.logs[log]!.txIndex === i) log++;
     if (i < from) continue;
     const logs = block.logs.slice(firstLogIndex, log);
-    out.push(renderReceiptJson({ tx: block.transactions[i]!, receipt, cumulativeGasUsed: cumulative, logs, firstLogIndex, index: i }, ctx));
+    out.push(renderReceiptJson({ tx: block.tx(i), receipt, cumulativeGasUsed: cumulative, logs, firstLogIndex, index: i }, ctx));
   }
   return out;
 }

@@ -31,7 +31,7 @@ function asNode(b: BlockBundle): NodeBlock {
     removed: false,
     pending: false,
   };
-  const receipts = renderBlockReceipts(b, ctx).map((text) => JSON.parse(text) as Obj);
+  const receipts = renderBlockReceipts({ ...b, tx: (i) => b.transactions[i]! }, ctx).map((text) => JSON.parse(text) as Obj);
   return { block, receipts };
 }
 
