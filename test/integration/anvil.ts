@@ -8,6 +8,7 @@ import { existsSync } from 'node:fs';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { createServer as createNetServer, type Socket } from 'node:net';
+import { until } from './poll.js';
 
 /** Path of the anvil binary (from the optional npm dependency @foundry-rs/anvil-linux-amd64). */
 export const ANVIL_BIN = new URL('../../../node_modules/@foundry-rs/anvil-linux-amd64/bin/anvil', import.meta.url).pathname;
@@ -215,4 +216,21 @@ export async function startProxy(target: string, behavior: ProxyBehavior): Promi
         server.close(() => resolve());
       }),
   };
+}
+
+/** The result of one call to the JSON-RPC `endpoint`; a JSON-RPC error is thrown, naming the method. */
+export async function resultAt<T = unknown>(endpoint: string, method: string, params: unknown[] = []): Promise<T> {
+  const [reply] = await batchCalls(endpoint, [{ method, params }]);
+  if (reply!.error) throw new Error(`${method}: ${reply!.error.message}`);
+  return reply!.result as T;
+}
+
+/** Waits until the server at `endpoint` answers anvil's latest block (number and hash); returns its number. */
+export async function caughtUpWith(anvil: Anvil, endpoint: string): Promise<number> {
+  const tip = await anvil.rpc<Record<string, unknown>>('eth_getBlockByNumber', ['latest', false]);
+  await until(
+    async () => (await resultAt<Record<string, unknown>>(endpoint, 'eth_getBlockByNumber', ['latest', false])).hash === tip.hash,
+    `our server answers anvil's head ${String(tip.number)}`,
+  );
+  return Number(tip.number);
 }

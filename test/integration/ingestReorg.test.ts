@@ -17,7 +17,7 @@ import { createLogger } from '../../src/logger.js';
 import { startService, type RunningService } from '../../src/service.js';
 import { createApiKey } from '../../src/store/apiKeys.js';
 import { closeStore, openStore } from '../../src/store/schema.js';
-import { Anvil, ANVIL_MISSING, batchCalls, type Call } from './anvil.js';
+import { Anvil, ANVIL_MISSING, type Call, caughtUpWith, resultAt } from './anvil.js';
 import { runCli, startCli, type CliProcess } from './child.js';
 import { ANVIL_EXTRAS, compareAnswers, type Tolerance } from './differ.js';
 import { until } from './poll.js';
@@ -38,18 +38,11 @@ let service: RunningService;
 let endpoint: string;
 let follower: CliProcess;
 
-async function ours<T = unknown>(method: string, params: unknown[] = []): Promise<T> {
-  const [reply] = await batchCalls(endpoint, [{ method, params }]);
-  if (reply!.error) throw new Error(`${method}: ${reply!.error.message}`);
-  return reply!.result as T;
-}
+/** One call to our server. */
+const ours = <T = unknown>(method: string, params: unknown[] = []): Promise<T> => resultAt<T>(endpoint, method, params);
 
-/** Waits until our server's latest block is anvil's (number and hash). */
-async function caughtUp(): Promise<number> {
-  const tip = await anvil.rpc<Obj>('eth_getBlockByNumber', ['latest', false]);
-  await until(async () => ((await ours<Obj>('eth_getBlockByNumber', ['latest', false])).hash === tip.hash), `our server answers anvil's head ${String(tip.number)}`);
-  return Number(tip.number);
-}
+/** Waits until our server's latest block is anvil's (number and hash); returns its number. */
+const caughtUp = (): Promise<number> => caughtUpWith(anvil, endpoint);
 
 /** Compares every block, every transaction, the logs of the whole range, some storage and the markers with anvil. */
 async function checkAgainstAnvil(head: number): Promise<void> {
