@@ -6,8 +6,17 @@
 /** How long a watcher may take to report what the store already has: a failure, not a hang. */
 const REPORT_TIMEOUT_MS = 20_000;
 
-/** A list filled by a watcher's callback, and a promise of it growing past a length (failing after REPORT_TIMEOUT_MS). */
-export function collector<T>(what: string): { items: T[]; push(more: T[]): void; grow(past: number): Promise<void>; until(done: (items: T[]) => boolean): Promise<T[]> } {
+/**
+ * A list filled by a watcher's callback, and promises of it growing: `until` fails after
+ * REPORT_TIMEOUT_MS without a report, `settles` answers false after `timeoutMs` without one.
+ */
+export function collector<T>(what: string): {
+  items: T[];
+  push(more: T[]): void;
+  grow(past: number, timeoutMs?: number): Promise<void>;
+  until(done: (items: T[]) => boolean): Promise<T[]>;
+  settles(done: (items: T[]) => boolean, timeoutMs: number): Promise<boolean>;
+} {
   const items: T[] = [];
   const waiters: (() => void)[] = [];
   return {
@@ -15,18 +24,26 @@ export function collector<T>(what: string): { items: T[]; push(more: T[]): void;
       while (!done(items)) await this.grow(items.length);
       return items;
     },
+    async settles(done, timeoutMs) {
+      try {
+        while (!done(items)) await this.grow(items.length, timeoutMs);
+        return true;
+      } catch {
+        return false;
+      }
+    },
     items,
     push(more) {
       items.push(...more);
       for (const w of waiters.splice(0)) w();
     },
-    async grow(past) {
+    async grow(past, timeoutMs = REPORT_TIMEOUT_MS) {
       if (items.length > past) return;
       let timer: NodeJS.Timeout | undefined;
       await Promise.race([
         new Promise<void>((w) => waiters.push(w)),
         new Promise<never>((_, fail) => {
-          timer = setTimeout(() => fail(new Error(`${what}: no report after ${items.length} items in ${REPORT_TIMEOUT_MS} ms`)), REPORT_TIMEOUT_MS);
+          timer = setTimeout(() => fail(new Error(`${what}: no report after ${items.length} items in ${timeoutMs} ms`)), timeoutMs);
         }),
       ]).finally(() => clearTimeout(timer));
     },
