@@ -5,7 +5,7 @@
  */
 import type { Metadata } from '@grpc/grpc-js';
 import type { RateLimiter } from '../limits/rateLimiter.js';
-import { AuthError, type RpcError } from '../rpc/errors.js';
+import { AuthError, INVALID_KEY_MESSAGE, missingKeyMessage, REVOKED_KEY_MESSAGE, type RpcError } from '../rpc/errors.js';
 import type { ApiKeyStatus } from '../store/apiKeys.js';
 
 /** The metadata entry that carries the API key. */
@@ -15,9 +15,9 @@ export const API_KEY_METADATA = 'x-api-key';
 export function authenticate(metadata: Metadata, check: (key: string) => ApiKeyStatus, limiter?: RateLimiter): RpcError | undefined {
   const value = metadata.get(API_KEY_METADATA)[0];
   const key = typeof value === 'string' ? value : '';
-  if (key === '') return new AuthError('missing API key');
+  if (key === '') return new AuthError(missingKeyMessage(`as ${API_KEY_METADATA} metadata`));
   const status = check(key);
-  if (status === 'unknown') return new AuthError('invalid API key');
-  if (status === 'revoked') return new AuthError('API key revoked');
+  if (status === 'unknown') return new AuthError(INVALID_KEY_MESSAGE);
+  if (status === 'revoked') return new AuthError(REVOKED_KEY_MESSAGE);
   return limiter?.budget(key).take(1) ?? undefined;
 }

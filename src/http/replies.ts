@@ -2,7 +2,7 @@
  * The fixed HTTP error replies of the front (docs/api.md §7, §8): a status line, a JSON-RPC error
  * body with id null, and any extra headers.
  */
-import { AuthError, InternalError, InvalidRequestError, type RpcError } from '../rpc/errors.js';
+import { AuthError, INVALID_KEY_MESSAGE, InternalError, InvalidRequestError, missingKeyMessage, REVOKED_KEY_MESSAGE, type RpcError } from '../rpc/errors.js';
 
 /** An HTTP reply decided by the transport, before or instead of the JSON-RPC layer. */
 export interface Reply {
@@ -28,16 +28,16 @@ function reply(status: string, error: RpcError, headers: ReadonlyArray<readonly 
 export const INTERNAL_ERROR_BODY = errorBody(new InternalError());
 
 /** 401: the path has no key after `/v3/`. */
-export const MISSING_KEY = reply('401 Unauthorized', new AuthError('missing API key'));
+export const MISSING_KEY = reply('401 Unauthorized', new AuthError(missingKeyMessage('in the path, POST /v3/<API_KEY>')));
 
 /** 401: the store does not know the key. */
-export const INVALID_KEY = reply('401 Unauthorized', new AuthError('invalid API key'));
+export const INVALID_KEY = reply('401 Unauthorized', new AuthError(INVALID_KEY_MESSAGE));
 
 /** 401: the key was revoked. */
-export const REVOKED_KEY = reply('401 Unauthorized', new AuthError('API key revoked'));
+export const REVOKED_KEY = reply('401 Unauthorized', new AuthError(REVOKED_KEY_MESSAGE));
 
 /** 404: a path other than `/v3/<key>`. */
-export const NOT_FOUND = reply('404 Not Found', new InvalidRequestError('not found'));
+export const NOT_FOUND = reply('404 Not Found', new InvalidRequestError('not found: JSON-RPC is served at POST /v3/<API_KEY> and WebSocket /ws/v3/<API_KEY>'));
 
 /** 405: a method other than GET or HEAD on an operations path (/health, /ready, /metrics). */
 export const OPS_METHOD_NOT_ALLOWED = reply('405 Method Not Allowed', new InvalidRequestError('method not allowed, use GET'), [['Allow', 'GET, HEAD']]);

@@ -97,12 +97,13 @@ export function createRpcHandler(
   const handleOne = (request: unknown, trace: RequestTrace | undefined, caller: string | undefined): Answer => {
     const started = clock();
     if (request === null || typeof request !== 'object' || Array.isArray(request)) {
-      return refuse('null', new InvalidRequestError(), INVALID_REQUEST, started, trace);
+      return refuse('null', new InvalidRequestError('invalid request: a request is a JSON object'), INVALID_REQUEST, started, trace);
     }
     const { jsonrpc, method, params, id } = request as Record<string, unknown>;
-    if (!isValidId(id)) return refuse('null', new InvalidRequestError(), INVALID_REQUEST, started, trace);
+    if (!isValidId(id)) return refuse('null', new InvalidRequestError('invalid request: "id" must be a string, a number or null'), INVALID_REQUEST, started, trace);
     const idText = idJson(id);
-    if (jsonrpc !== '2.0' || typeof method !== 'string') return refuse(idText, new InvalidRequestError(), INVALID_REQUEST, started, trace);
+    if (jsonrpc !== '2.0') return refuse(idText, new InvalidRequestError('invalid request: "jsonrpc" must be "2.0"'), INVALID_REQUEST, started, trace);
+    if (typeof method !== 'string') return refuse(idText, new InvalidRequestError('invalid request: "method" must be a string'), INVALID_REQUEST, started, trace);
     const fn = methods.get(method);
     if (!fn) return refuse(idText, new MethodNotFoundError(method), UNKNOWN_METHOD, started, trace);
     if (params !== undefined && params !== null && !Array.isArray(params)) {
@@ -130,7 +131,7 @@ export function createRpcHandler(
   const handleBatch = (requests: unknown[], trace: RequestTrace | undefined, caller: string | undefined): Answer => {
     if (trace !== undefined) trace.batch = true;
     if (requests.length === 0) return refuse('null', new InvalidRequestError('empty batch'), INVALID_REQUEST, clock(), trace);
-    if (requests.length > MAX_BATCH_ITEMS) return refuse('null', new InvalidRequestError('batch too large'), INVALID_REQUEST, clock(), trace);
+    if (requests.length > MAX_BATCH_ITEMS) return refuse('null', new InvalidRequestError(`batch too large: at most ${MAX_BATCH_ITEMS} requests per batch`), INVALID_REQUEST, clock(), trace);
     const answers: RpcBody[] = new Array(requests.length);
     let bytes = 0;
     let next = 0;

@@ -96,13 +96,33 @@ export class InternalError extends RpcError {
   }
 }
 
-/** -32000: authentication failure (missing, unknown or revoked API key). */
+/**
+ * EIP-1193's "Unauthorized", the code a client library shows as an authorisation failure (viem's
+ * UnauthorizedProviderError; -32000 would read as "Missing or invalid parameters").
+ */
+export const UNAUTHORIZED = 4100;
+
+/** 4100: authentication failure (missing, unknown or revoked API key). */
 export class AuthError extends RpcError {
   /** Builds an auth error with `message`. */
   constructor(message: string) {
-    super(-32000, message);
+    super(UNAUTHORIZED, message);
   }
 }
+
+/** What a client is told to do about a refused key, on every front. */
+const KEY_HINT = 'create a key with `ethlogd keys create --data DIR`';
+
+/** The message of a missing key, naming where the key goes (`where`, e.g. the path or the metadata entry). */
+export function missingKeyMessage(where: string): string {
+  return `missing API key: send it ${where} (${KEY_HINT})`;
+}
+
+/** The message of a key the store does not know. */
+export const INVALID_KEY_MESSAGE = `invalid API key: this store has no such key (${KEY_HINT})`;
+
+/** The message of a revoked key. */
+export const REVOKED_KEY_MESSAGE = `API key revoked: use another key (${KEY_HINT})`;
 
 /**
  * -32005 `project ID request rate exceeded` (Infura's code and message): the key's rate limit has
@@ -162,7 +182,7 @@ function resultCap(error: ResultCapError): LimitExceededError {
 export function toRpcError(error: unknown): RpcError | undefined {
   if (error instanceof RpcError) return error;
   if (error instanceof RangeInvertedError) return new InvalidParamsError('invalid block range params');
-  if (error instanceof RangeBeyondHeadError) return new InvalidParamsError('block range extends beyond current head block');
+  if (error instanceof RangeBeyondHeadError) return new InvalidParamsError(`block range extends beyond current head block (the head is ${quantityToHex(error.head)})`);
   if (error instanceof TooManyTopicsError) return new InvalidParamsError('exceed max topics');
   if (error instanceof TooManyParamsError) return new LimitExceededError(`query exceeds ${error.max} parameters`);
   if (error instanceof ResultCapError) return resultCap(error);

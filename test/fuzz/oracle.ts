@@ -18,8 +18,8 @@ export interface HttpAnswer {
 /** The API's path prefix (src/http/server.ts). */
 const API_ROOT = '/v3';
 
-/** Codes a JSON-RPC error may carry for bad input (docs/api.md §7); -32603 is an unexpected failure, a bug. */
-const INPUT_ERROR_CODES = new Set([-32700, -32600, -32601, -32602, -32005, -32000]);
+/** Codes a JSON-RPC error may carry for bad input (docs/api.md §7), 4100 for a refused key; -32603 is an unexpected failure, a bug. */
+const INPUT_ERROR_CODES = new Set([-32700, -32600, -32601, -32602, -32005, -32000, 4100]);
 
 /** The key a path names ('' for /v3 and /v3/), or null for a path outside the API. */
 function routeKey(path: string): string | null {
@@ -51,7 +51,7 @@ export function expectedStatus(ex: FuzzExchange, keys: FuzzKeys): { status: numb
   if (key === null) return { status: 404, code: -32600 };
   if (ex.method === 'OPTIONS') return { status: 204 };
   if (ex.method !== 'POST') return { status: 405, code: -32600 };
-  if (key !== keys.key) return { status: 401, code: -32000 };
+  if (key !== keys.key) return { status: 401, code: 4100 };
   if (!isJson(ex.contentType)) return { status: 415, code: -32600 };
   if (ex.body.length > MAX_BODY_BYTES) return { status: 413, code: -32600 };
   return { status: 200 };
@@ -121,7 +121,7 @@ function rpcProblems(requestBody: Uint8Array, answer: unknown): string[] {
   const request = parsed.value;
   if (!Array.isArray(request)) return responseProblems(answer, request, 'answer');
   if (request.length === 0) return single(-32600, 'empty batch');
-  if (request.length > MAX_BATCH_ITEMS) return single(-32600, 'batch too large');
+  if (request.length > MAX_BATCH_ITEMS) return single(-32600, `batch too large: at most ${MAX_BATCH_ITEMS} requests per batch`);
   if (!Array.isArray(answer)) return [`answer to a batch of ${request.length} is not an array`];
   if (answer.length !== request.length) return [`${answer.length} answers to a batch of ${request.length}`];
   return answer.flatMap((item, i) => responseProblems(item, request[i], `batch item ${i}`));

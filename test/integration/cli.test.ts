@@ -15,6 +15,7 @@ import { after, before, describe, test } from 'node:test';
 import { bytesToHex } from '../../src/chain/hex.js';
 import { generateChain } from '../../src/synth/generator.js';
 import { closeStore, openStore, type Store } from '../../src/store/schema.js';
+import { REVOKED_KEY_MESSAGE, UNAUTHORIZED } from '../../src/rpc/errors.js';
 
 const CLI = fileURLToPath(new URL('../../src/cli.js', import.meta.url));
 const BLOCKS = 50;
@@ -171,7 +172,7 @@ describe('a store made, keyed and served from the command line', () => {
       assert.match(revoked.stdout, /revoked/);
       const refused = await call('eth_blockNumber', []);
       assert.equal(refused.status, 401);
-      assert.deepEqual(refused.body, { jsonrpc: '2.0', id: null, error: { code: -32000, message: 'API key revoked' } });
+      assert.deepEqual(refused.body, { jsonrpc: '2.0', id: null, error: { code: UNAUTHORIZED, message: REVOKED_KEY_MESSAGE } });
       const listed = await cli(['keys', 'list', '--data', data]);
       assert.match(listed.stdout, /\srevoked \d{4}-\d\d-\d\dT[\d:.]+Z\s+cli-test$/m);
 

@@ -60,16 +60,16 @@ const rpcBody = (method: string, params: unknown[] = [], id: unknown = 1) => JSO
 describe('HTTP status rows (docs/api.md §8)', () => {
   test('401 for a missing, an unknown and a revoked key, with the exact JSON-RPC bodies', async () => {
     const rows: [string, string][] = [
-      ['/v3/', 'missing API key'],
-      ['/v3', 'missing API key'],
-      ['/v3/' + 'f'.repeat(64), 'invalid API key'],
-      ['/v3/' + dataset.revokedKey, 'API key revoked'],
+      ['/v3/', 'missing API key: send it in the path, POST /v3/<API_KEY> (create a key with `ethlogd keys create --data DIR`)'],
+      ['/v3', 'missing API key: send it in the path, POST /v3/<API_KEY> (create a key with `ethlogd keys create --data DIR`)'],
+      ['/v3/' + 'f'.repeat(64), 'invalid API key: this store has no such key (create a key with `ethlogd keys create --data DIR`)'],
+      ['/v3/' + dataset.revokedKey, 'API key revoked: use another key (create a key with `ethlogd keys create --data DIR`)'],
     ];
     for (const [path, message] of rows) {
       const res = await raw(path, jsonPost(rpcBody('eth_chainId')));
       assert.equal(res.status, 401, path);
       assert.equal(res.headers.get('content-type'), 'application/json', path);
-      assert.equal(res.text, `{"jsonrpc":"2.0","id":null,"error":{"code":-32000,"message":"${message}"}}`, path);
+      assert.equal(res.text, `{"jsonrpc":"2.0","id":null,"error":{"code":4100,"message":"${message}"}}`, path);
     }
   });
 
@@ -111,7 +111,7 @@ describe('HTTP status rows (docs/api.md §8)', () => {
     for (const path of ['/', '/v2/' + dataset.key, '/v3x', '/v3/' + dataset.key + '/more', '/rpc']) {
       const res = await raw(path, jsonPost(rpcBody('eth_chainId')));
       assert.equal(res.status, 404, path);
-      assert.equal(res.text, errorText(-32600, 'not found'), path);
+      assert.equal(res.text, errorText(-32600, 'not found: JSON-RPC is served at POST /v3/<API_KEY> and WebSocket /ws/v3/<API_KEY>'), path);
     }
   });
 });
@@ -136,28 +136,32 @@ describe('-32700 parse error (id null)', () => {
 });
 
 describe('-32600 invalid request', () => {
-  const rows: [string, unknown, unknown][] = [
-    // [case, request, id of the answer]
-    ['a number', 42, null],
-    ['a string', 'eth_chainId', null],
-    ['null', null, null],
-    ['a boolean', true, null],
-    ['jsonrpc missing', { id: 7, method: 'eth_chainId', params: [] }, 7],
-    ['jsonrpc "1.0"', { jsonrpc: '1.0', id: 7, method: 'eth_chainId', params: [] }, 7],
-    ['jsonrpc 2 (a number)', { jsonrpc: 2, id: 7, method: 'eth_chainId', params: [] }, 7],
-    ['method missing', { jsonrpc: '2.0', id: 'x', params: [] }, 'x'],
-    ['method a number', { jsonrpc: '2.0', id: 8, method: 5, params: [] }, 8],
-    ['method null', { jsonrpc: '2.0', id: 8, method: null, params: [] }, 8],
-    ['method an array', { jsonrpc: '2.0', id: 8, method: ['eth_chainId'], params: [] }, 8],
-    ['id an object', { jsonrpc: '2.0', id: { a: 1 }, method: 'eth_chainId', params: [] }, null],
-    ['id an array', { jsonrpc: '2.0', id: [1], method: 'eth_chainId', params: [] }, null],
-    ['id a boolean', { jsonrpc: '2.0', id: true, method: 'eth_chainId', params: [] }, null],
+  const notObject = 'invalid request: a request is a JSON object';
+  const version = 'invalid request: "jsonrpc" must be "2.0"';
+  const method = 'invalid request: "method" must be a string';
+  const badId = 'invalid request: "id" must be a string, a number or null';
+  const rows: [string, unknown, unknown, string][] = [
+    // [case, request, id of the answer, message]
+    ['a number', 42, null, notObject],
+    ['a string', 'eth_chainId', null, notObject],
+    ['null', null, null, notObject],
+    ['a boolean', true, null, notObject],
+    ['jsonrpc missing', { id: 7, method: 'eth_chainId', params: [] }, 7, version],
+    ['jsonrpc "1.0"', { jsonrpc: '1.0', id: 7, method: 'eth_chainId', params: [] }, 7, version],
+    ['jsonrpc 2 (a number)', { jsonrpc: 2, id: 7, method: 'eth_chainId', params: [] }, 7, version],
+    ['method missing', { jsonrpc: '2.0', id: 'x', params: [] }, 'x', method],
+    ['method a number', { jsonrpc: '2.0', id: 8, method: 5, params: [] }, 8, method],
+    ['method null', { jsonrpc: '2.0', id: 8, method: null, params: [] }, 8, method],
+    ['method an array', { jsonrpc: '2.0', id: 8, method: ['eth_chainId'], params: [] }, 8, method],
+    ['id an object', { jsonrpc: '2.0', id: { a: 1 }, method: 'eth_chainId', params: [] }, null, badId],
+    ['id an array', { jsonrpc: '2.0', id: [1], method: 'eth_chainId', params: [] }, null, badId],
+    ['id a boolean', { jsonrpc: '2.0', id: true, method: 'eth_chainId', params: [] }, null, badId],
   ];
-  for (const [name, request, id] of rows) {
+  for (const [name, request, id, message] of rows) {
     test(name, async () => {
       const { status, json } = await svc.post(JSON.stringify(request));
       assert.equal(status, 200);
-      assert.deepEqual(json, { jsonrpc: '2.0', id, error: { code: -32600, message: 'invalid request' } });
+      assert.deepEqual(json, { jsonrpc: '2.0', id, error: { code: -32600, message } });
     });
   }
 
@@ -177,7 +181,7 @@ describe('-32600 invalid request', () => {
     const items = (n: number) => Array.from({ length: n }, (_, id) => ({ jsonrpc: '2.0', id, method: 'eth_chainId', params: [] }));
     const over = await raw(keyPath(), jsonPost(JSON.stringify(items(MAX_BATCH_ITEMS + 1))));
     assert.equal(MAX_BATCH_ITEMS + 1, 1001);
-    assert.equal(over.text, errorText(-32600, 'batch too large'));
+    assert.equal(over.text, errorText(-32600, 'batch too large: at most 1000 requests per batch'));
     const full = (await svc.post(items(1000))).json as RpcResponse[];
     assert.equal(full.length, 1000);
     full.forEach((r, i) => assert.deepEqual(r, { jsonrpc: '2.0', id: i, result: '0x1' }));
@@ -209,9 +213,9 @@ describe('-32602 rows of eth_getLogs (docs/api.md §8)', () => {
     assert.ok(Array.isArray(await svc.result('eth_getLogs', [{ fromBlock: '0x5', toBlock: '0x5' }])), 'from = to is a range');
   });
 
-  test('a numeric toBlock beyond the head: block range extends beyond current head block', async () => {
+  test('a numeric toBlock beyond the head: block range extends beyond current head block (geth), naming the head', async () => {
     const res = await svc.call('eth_getLogs', [{ fromBlock: '0x0', toBlock: hex(head() + 1) }]);
-    assert.deepEqual(res.error, { code: -32602, message: 'block range extends beyond current head block' });
+    assert.deepEqual(res.error, { code: -32602, message: `block range extends beyond current head block (the head is ${hex(head())})` });
   });
 
   test('blockHash with fromBlock and/or toBlock', async () => {

@@ -26,6 +26,7 @@ import { TASKS_PER_THREAD } from '../../src/logs/planner.js';
 import { startService, type RunningService, type ServiceOptions } from '../../src/service.js';
 import { wireBlock, wireLog, wireReceipt, wireTransaction, type Obj } from '../grpcWire.js';
 import { makeDataset, type RpcResponse, type TestDataset } from './harness.js';
+import { INVALID_KEY_MESSAGE, missingKeyMessage, REVOKED_KEY_MESSAGE, UNAUTHORIZED } from '../../src/rpc/errors.js';
 
 const BLOCKS = 600;
 const DENSITY = 0.05;
@@ -429,16 +430,16 @@ describe('errors map to gRPC statuses, with the JSON-RPC answer in the trailers'
 });
 
 describe('API keys', () => {
-  const unauthenticated = (message: string) => ({ code: grpc.status.UNAUTHENTICATED, details: message, jsonrpc: { code: -32000, message } });
+  const unauthenticated = (message: string) => ({ code: grpc.status.UNAUTHENTICATED, details: message, jsonrpc: { code: UNAUTHORIZED, message } });
 
   test('missing, unknown and revoked keys: UNAUTHENTICATED on unary calls and streams', async () => {
     const request = { block: tag('latest') };
     const filter = { filter: { fromBlock: number(0), toBlock: number(3) } };
     for (const [key, message] of [
-      [null, 'missing API key'],
-      ['', 'missing API key'],
-      ['0'.repeat(64), 'invalid API key'],
-      [dataset.revokedKey, 'API key revoked'],
+      [null, missingKeyMessage('as x-api-key metadata')],
+      ['', missingKeyMessage('as x-api-key metadata')],
+      ['0'.repeat(64), INVALID_KEY_MESSAGE],
+      [dataset.revokedKey, REVOKED_KEY_MESSAGE],
     ] as const) {
       assert.deepEqual(await failure('GetBlockByNumber', request, key), unauthenticated(message));
       assert.deepEqual(await failure('GetLogs', filter, key), unauthenticated(message));
@@ -452,8 +453,8 @@ describe('API keys', () => {
     const key = created.stdout.trim().split('\n').at(-1)!;
     assert.ok((await call('GetBlockByNumber', { block: tag('latest') }, key)).block);
     await run(process.execPath, [CLI, 'keys', 'revoke', '--data', dataset.dir, key]);
-    assert.deepEqual(await failure('GetBlockByNumber', { block: tag('latest') }, key), unauthenticated('API key revoked'));
-    assert.deepEqual(await streamFailure(stream({ filter: {} }, key)), unauthenticated('API key revoked'));
+    assert.deepEqual(await failure('GetBlockByNumber', { block: tag('latest') }, key), unauthenticated(REVOKED_KEY_MESSAGE));
+    assert.deepEqual(await streamFailure(stream({ filter: {} }, key)), unauthenticated(REVOKED_KEY_MESSAGE));
   });
 });
 

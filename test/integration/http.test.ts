@@ -20,6 +20,7 @@ import type { RpcHandler } from '../../src/rpc/handler.js';
 import { checkApiKey, createApiKey, revokeApiKey } from '../../src/store/apiKeys.js';
 import { closeStore, openStore, type Store } from '../../src/store/schema.js';
 import { captureLogger } from './logCapture.js';
+import { INVALID_KEY_MESSAGE, missingKeyMessage, REVOKED_KEY_MESSAGE, UNAUTHORIZED } from '../../src/rpc/errors.js';
 
 const HOST = '127.0.0.1';
 
@@ -217,17 +218,17 @@ describe('HTTP front', () => {
 
   test('missing, unknown and revoked keys get 401 with the JSON-RPC error', async () => {
     const cases: Array<[string, string]> = [
-      ['/v3/', 'missing API key'],
-      ['/v3', 'missing API key'],
-      [`/v3/${'0'.repeat(64)}`, 'invalid API key'],
-      [`/v3/${revoked}`, 'API key revoked'],
+      ['/v3/', missingKeyMessage('in the path, POST /v3/<API_KEY>')],
+      ['/v3', missingKeyMessage('in the path, POST /v3/<API_KEY>')],
+      [`/v3/${'0'.repeat(64)}`, INVALID_KEY_MESSAGE],
+      [`/v3/${revoked}`, REVOKED_KEY_MESSAGE],
     ];
     for (const [p, message] of cases) {
       const res = await request(server.port, { path: p, headers: { 'content-type': 'application/json' }, body: rpc('echo') });
       assert.equal(res.status, 401, p);
       assert.equal(res.headers['content-type'], 'application/json');
       assert.equal(res.headers['access-control-allow-origin'], '*');
-      assert.deepEqual(JSON.parse(res.body), errorOf(-32000, message), p);
+      assert.deepEqual(JSON.parse(res.body), errorOf(UNAUTHORIZED, message), p);
     }
   });
 
@@ -486,7 +487,7 @@ describe('HTTP front', () => {
     const [a, b, c, d] = (await answers) as [RawResponse, RawResponse, RawResponse, RawResponse];
     assert.deepEqual([a.status, b.status, c.status, d.status], [200, 401, 200, 405]);
     assert.equal((JSON.parse(a.body) as { id: string }).id, 'first');
-    assert.deepEqual(JSON.parse(b.body), errorOf(-32000, 'API key revoked'));
+    assert.deepEqual(JSON.parse(b.body), errorOf(UNAUTHORIZED, REVOKED_KEY_MESSAGE));
     assert.equal((JSON.parse(c.body) as { id: string }).id, 'third');
     socket.destroy();
   });

@@ -19,6 +19,7 @@ import { promisify } from 'node:util';
 import { createLogger } from '../../src/logger.js';
 import { startService, type RunningService, type ServiceOptions } from '../../src/service.js';
 import { makeDataset, type TestDataset } from './harness.js';
+import { REVOKED_KEY_MESSAGE, UNAUTHORIZED } from '../../src/rpc/errors.js';
 
 const BLOCKS = 200;
 const DENSITY = 0.05;
@@ -235,7 +236,7 @@ describe('two HTTP threads on one port', () => {
     await run(process.execPath, [CLI, 'keys', 'revoke', '--data', dataset.dir, key]);
     for (const { answer } of await fromEveryThread(threaded, () => post(threaded, call('eth_chainId', []), key))) {
       assert.equal(answer.status, 401);
-      assert.deepEqual(JSON.parse(answer.body), { jsonrpc: '2.0', id: null, error: { code: -32000, message: 'API key revoked' } });
+      assert.deepEqual(JSON.parse(answer.body), { jsonrpc: '2.0', id: null, error: { code: UNAUTHORIZED, message: REVOKED_KEY_MESSAGE } });
     }
   });
 

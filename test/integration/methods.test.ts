@@ -8,6 +8,7 @@ import { bytesToHex, quantityToHex } from '../../src/chain/hex.js';
 import type { BlockBundle, Log } from '../../src/chain/types.js';
 import { generateChain, generatePending, markers } from '../../src/synth/generator.js';
 import { makeDataset, startTestService, type RpcResponse, type TestDataset, type TestService } from './harness.js';
+import { INVALID_KEY_MESSAGE, missingKeyMessage, REVOKED_KEY_MESSAGE, UNAUTHORIZED } from '../../src/rpc/errors.js';
 
 const BLOCKS = 120;
 const DENSITY = 0.05;
@@ -269,7 +270,7 @@ describe('eth_getLogs', () => {
     const reversed = await svc.call('eth_getLogs', [{ fromBlock: '0x5', toBlock: '0x4' }]);
     assert.deepEqual(reversed.error, { code: -32602, message: 'invalid block range params' });
     const beyond = await svc.call('eth_getLogs', [{ fromBlock: '0x0', toBlock: hex(head() + 1) }]);
-    assert.deepEqual(beyond.error, { code: -32602, message: 'block range extends beyond current head block' });
+    assert.deepEqual(beyond.error, { code: -32602, message: `block range extends beyond current head block (the head is ${hex(head())})` });
     const both = await svc.call('eth_getLogs', [{ blockHash: bytesToHex(chain[1]!.header.hash), fromBlock: '0x1' }]);
     assert.equal(both.error?.code, -32602);
     assert.match(both.error!.message, /cannot specify both BlockHash and FromBlock\/ToBlock/);
@@ -299,7 +300,7 @@ describe('envelope', () => {
     assert.equal((items[2]!.result as Obj).number, '0x1');
     assert.equal(items[3]!.error!.code, -32602);
     assert.match(items[3]!.error!.message, /argument 0.*leading zero/);
-    assert.deepEqual(items[4]!.error, { code: -32600, message: 'invalid request' });
+    assert.deepEqual(items[4]!.error, { code: -32600, message: 'invalid request: a request is a JSON object' });
     assert.equal(items[5]!.result, '0x1');
   });
 
@@ -308,11 +309,11 @@ describe('envelope', () => {
     assert.deepEqual((await svc.post({ id: 7, method: 'eth_chainId' })).json, {
       jsonrpc: '2.0',
       id: 7,
-      error: { code: -32600, message: 'invalid request' },
+      error: { code: -32600, message: 'invalid request: "jsonrpc" must be "2.0"' },
     });
     assert.deepEqual((await svc.post([])).json, { jsonrpc: '2.0', id: null, error: { code: -32600, message: 'empty batch' } });
     const big = Array.from({ length: 1001 }, (_, id) => ({ jsonrpc: '2.0', id, method: 'eth_chainId', params: [] }));
-    assert.deepEqual((await svc.post(big)).json, { jsonrpc: '2.0', id: null, error: { code: -32600, message: 'batch too large' } });
+    assert.deepEqual((await svc.post(big)).json, { jsonrpc: '2.0', id: null, error: { code: -32600, message: 'batch too large: at most 1000 requests per batch' } });
   });
 
   test('bad params name the parameter', async () => {
@@ -342,11 +343,11 @@ describe('auth', () => {
     const expect = async (path: string, message: string) => {
       const { status, json } = await svc.post(body, path);
       assert.equal(status, 401, path);
-      assert.deepEqual(json, { jsonrpc: '2.0', id: null, error: { code: -32000, message } });
+      assert.deepEqual(json, { jsonrpc: '2.0', id: null, error: { code: UNAUTHORIZED, message } });
     };
-    await expect('/v3/', 'missing API key');
-    await expect('/v3/' + 'f'.repeat(64), 'invalid API key');
-    await expect('/v3/' + dataset.revokedKey, 'API key revoked');
+    await expect('/v3/', missingKeyMessage('in the path, POST /v3/<API_KEY>'));
+    await expect('/v3/' + 'f'.repeat(64), INVALID_KEY_MESSAGE);
+    await expect('/v3/' + dataset.revokedKey, REVOKED_KEY_MESSAGE);
   });
 });
 

@@ -18,6 +18,7 @@ import { startService, type RunningService } from '../../src/service.js';
 import { createApiKey } from '../../src/store/apiKeys.js';
 import { closeStore, openStore } from '../../src/store/schema.js';
 import { makeDataset, type TestDataset } from './harness.js';
+import { INVALID_KEY_MESSAGE, REVOKED_KEY_MESSAGE, UNAUTHORIZED } from '../../src/rpc/errors.js';
 
 const PER_SECOND = 0.001;
 const BURST = 3;
@@ -139,7 +140,7 @@ describe('HTTP', () => {
     for (let i = 0; i < BURST + 2; i++) {
       const unknown = await post('f'.repeat(64), call(i));
       assert.equal(unknown.status, 401);
-      assert.equal(unknown.json.error.message, 'invalid API key');
+      assert.equal(unknown.json.error.message, INVALID_KEY_MESSAGE);
     }
   });
 });
@@ -171,10 +172,10 @@ describe('keys changed by another process', () => {
     await run(process.execPath, [CLI, 'keys', 'revoke', '--data', dataset.dir, key]);
     const refused = await post(key, call(2));
     assert.equal(refused.status, 401);
-    assert.deepEqual(refused.json, { jsonrpc: '2.0', id: null, error: { code: -32000, message: 'API key revoked' } });
+    assert.deepEqual(refused.json, { jsonrpc: '2.0', id: null, error: { code: UNAUTHORIZED, message: REVOKED_KEY_MESSAGE } });
     const grpcRefused = await grpcCall(key);
     assert.ok('code' in grpcRefused);
     assert.equal(grpcRefused.code, grpc.status.UNAUTHENTICATED);
-    assert.deepEqual(grpcRefused.jsonrpc, { code: -32000, message: 'API key revoked' });
+    assert.deepEqual(grpcRefused.jsonrpc, { code: UNAUTHORIZED, message: REVOKED_KEY_MESSAGE });
   });
 });

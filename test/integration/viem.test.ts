@@ -1,10 +1,11 @@
 /**
  * A real client library, unchanged, against the real server: viem's public client, with and
- * without its JSON-RPC batching.
+ * without its JSON-RPC batching; and how viem and ethers report a refused API key.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { createPublicClient, http, type PublicClient } from 'viem';
+import { JsonRpcProvider } from 'ethers';
+import { BaseError, createPublicClient, http, UnauthorizedProviderError, type PublicClient } from 'viem';
 import { bytesToHex } from '../../src/chain/hex.js';
 import type { BlockBundle } from '../../src/chain/types.js';
 import { generateChain } from '../../src/synth/generator.js';
@@ -110,3 +111,28 @@ for (const batch of [false, true]) {
     });
   });
 }
+
+test('a refused API key reads as an authorisation failure in viem and in ethers, with what to do', async () => {
+  const wrong = `${svc.service.url}/v3/${'f'.repeat(64)}`;
+  const client = createPublicClient({ transport: http(wrong, { retryCount: 0 }) });
+  const error = await client.getBlockNumber({ cacheTime: 0 }).then(
+    () => assert.fail('a wrong key was accepted'),
+    (e: unknown) => e,
+  );
+  assert.ok(error instanceof BaseError);
+  const unauthorized = error.walk((e) => e instanceof UnauthorizedProviderError);
+  assert.ok(unauthorized instanceof UnauthorizedProviderError, `viem reports ${error.name}: ${error.shortMessage}`);
+  assert.match(error.message, /invalid API key: this store has no such key \(create a key with `ethlogd keys create --data DIR`\)/);
+  const provider = new JsonRpcProvider(wrong, 1, { staticNetwork: true });
+  try {
+    const refused = await provider.getBlockNumber().then(
+      () => assert.fail('a wrong key was accepted'),
+      (e: unknown) => e as { code?: string; message: string },
+    );
+    assert.equal(refused.code, 'SERVER_ERROR');
+    assert.match(refused.message, /401 Unauthorized/);
+    assert.match(refused.message, /invalid API key/);
+  } finally {
+    provider.destroy();
+  }
+});

@@ -11,7 +11,7 @@ import { InternalError, InvalidParamsError, LimitExceededError, QueryTimeoutErro
 test('each domain error maps to its JSON-RPC class, code, message and data', () => {
   const cases: [Error, abstract new (...args: never[]) => RpcError, number, string, unknown][] = [
     [new RangeInvertedError(9, 3), InvalidParamsError, -32602, 'invalid block range params', undefined],
-    [new RangeBeyondHeadError(120, 100), InvalidParamsError, -32602, 'block range extends beyond current head block', undefined],
+    [new RangeBeyondHeadError(120, 100), InvalidParamsError, -32602, 'block range extends beyond current head block (the head is 0x64)', undefined],
     [new TooManyTopicsError(5, 4), InvalidParamsError, -32602, 'exceed max topics', undefined],
     [new TooManyParamsError(5001, 5000), LimitExceededError, -32005, 'query exceeds 5000 parameters', undefined],
     [new ResultCapError(16, 31, 10_000), LimitExceededError, -32005, 'query returned more than 10000 results. Try with this block range [0x10, 0x1f].', { from: '0x10', to: '0x1f', limit: 10_000 }],
