@@ -3,7 +3,7 @@
  * The ethlogd command line: serve, generate, ingest, keys, reindex.
  */
 import { UsageError } from './cli/args.js';
-import { CLIENT_VERSION, redactSecrets } from './index.js';
+import { CLIENT_VERSION, PortUnavailableError, redactSecrets } from './index.js';
 import { REINDEX_USAGE, reindexCommand } from './cli/reindex.js';
 import { GENERATE_USAGE, generateCommand } from './cli/generate.js';
 import { INGEST_USAGE, ingestCommand } from './cli/ingest.js';
@@ -55,6 +55,10 @@ async function main(argv: string[]): Promise<number> {
   } catch (error) {
     if (error instanceof UsageError) {
       console.error(`ethlogd ${name}: ${error.message}\n\n${command.usage}`);
+      return 2;
+    }
+    if (error instanceof PortUnavailableError) {
+      console.error(`ethlogd ${name}: ${error.message}`);
       return 2;
     }
     console.error(`ethlogd ${name}: ${redactSecrets(error instanceof Error ? error.message : String(error))}`);

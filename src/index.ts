@@ -48,6 +48,7 @@ export { bytesToHex, hexToBytes, quantityToHex } from './chain/hex.js';
 export { BLOCK_TAGS } from './chain/tags.js';
 export type { RunningService, ServiceOptions } from './service.js';
 export type { ShutdownOutcome } from './lifecycle.js';
+export { PortUnavailableError } from './listenError.js';
 export type { RateLimitOptions } from './limits/options.js';
 export { generateStore, type GenerateStoreOptions, type GenerateStoreResult } from './synth/generateStore.js';
 export { runIngest, type IngestOptions, type IngestResult } from './ingest/ingest.js';

@@ -7,10 +7,10 @@
 import { readFileSync } from 'node:fs';
 import { parse, UsageError } from './args.js';
 
-/** An option's value type: integers are checked against [min, max]; choices against their list. */
+/** An option's value type: integers are checked against [min, max] (and take the word `off`, meaning unset, when `off`); choices against their list. */
 export type OptionType =
   | { kind: 'string' }
-  | { kind: 'integer'; min: number; max: number }
+  | { kind: 'integer'; min: number; max: number; off?: boolean }
   | { kind: 'choice'; choices: readonly string[] }
   | { kind: 'boolean' };
 
@@ -47,8 +47,8 @@ export function envName(name: string): string {
   return ENV_PREFIX + name.toUpperCase().replaceAll('-', '_');
 }
 
-/** Checks a value against the option's type; `where` names its source in errors. */
-function coerce(spec: OptionSpec, raw: unknown, where: string): string | number | boolean {
+/** Checks a value against the option's type; `where` names its source in errors; `off` (where allowed) is undefined. */
+function coerce(spec: OptionSpec, raw: unknown, where: string): string | number | boolean | undefined {
   const t = spec.type;
   if (t.kind === 'boolean') {
     if (typeof raw === 'boolean') return raw;
@@ -57,8 +57,9 @@ function coerce(spec: OptionSpec, raw: unknown, where: string): string | number 
     throw new UsageError(`${where} must be true or false`);
   }
   if (t.kind === 'integer') {
+    if (t.off === true && raw === 'off') return undefined;
     const n = typeof raw === 'number' ? raw : typeof raw === 'string' && raw.trim() !== '' ? Number(raw) : NaN;
-    if (!Number.isInteger(n) || n < t.min || n > t.max) throw new UsageError(`${where} must be an integer from ${t.min} to ${t.max}`);
+    if (!Number.isInteger(n) || n < t.min || n > t.max) throw new UsageError(`${where} must be an integer from ${t.min} to ${t.max}${t.off === true ? ', or off' : ''}`);
     return n;
   }
   if (typeof raw !== 'string' || raw === '') throw new UsageError(`${where} must be a non-empty string`);

@@ -30,7 +30,7 @@ export const SERVE_OPTIONS: readonly OptionSpec[] = [
   { name: 'data', type: { kind: 'string' }, required: true, placeholder: 'DIR', description: 'store directory (made by generate or ingest)' },
   { name: 'host', type: { kind: 'string' }, default: DEFAULT_HOST, placeholder: 'HOST', description: 'address to bind' },
   { name: 'port', type: { kind: 'integer', min: 0, max: 65535 }, default: DEFAULT_HTTP_PORT, placeholder: 'PORT', description: 'HTTP port, 0 for any free port' },
-  { name: 'grpc-port', type: { kind: 'integer', min: 0, max: 65535 }, defaultText: 'off', placeholder: 'PORT', description: 'gRPC port, 0 for any free port' },
+  { name: 'grpc-port', type: { kind: 'integer', min: 0, max: 65535, off: true }, defaultText: 'off', placeholder: 'PORT|off', description: 'gRPC port, 0 for any free port, off for no gRPC front (overrides the config file)' },
   { name: 'threads', type: { kind: 'integer', min: 1, max: 256 }, default: availableParallelism(), defaultText: `${availableParallelism()} (the cores)`, description: 'eth_getLogs worker threads' },
   {
     name: 'http-threads',

@@ -6,6 +6,7 @@
  */
 import { EventEmitter } from 'node:events';
 import {
+  logVerbosity,
   type Metadata,
   Server,
   ServerCredentials,
@@ -15,6 +16,7 @@ import {
   type ServiceDefinition,
   type StatusObject,
   type UntypedServiceImplementation,
+  setLogVerbosity,
 } from '@grpc/grpc-js';
 import { ReflectionService } from '@grpc/reflection';
 import { STREAM_BATCH_BYTES, STREAM_TIMEOUT_MS } from '../config.js';
@@ -25,6 +27,7 @@ import { parseFilter } from '../rpc/filterParams.js';
 import type { MethodContext, RpcMethod } from '../rpc/method.js';
 import { CALL_OK, type CallObserver } from '../rpc/observe.js';
 import { METHODS } from '../rpc/methods/index.js';
+import { bindFailureCode, PortUnavailableError } from '../listenError.js';
 import type { ApiKeyStatus } from '../store/apiKeys.js';
 import { authenticate } from './auth.js';
 import {
@@ -202,9 +205,13 @@ export async function startGrpcServer(options: GrpcServerOptions): Promise<GrpcS
   const { definition, reflection } = serviceDefinition();
   server.addService(definition, handlers);
   reflection.addToServer(server);
-  const port = await new Promise<number>((resolve, reject) => {
-    server.bindAsync(address(options.host, options.port), ServerCredentials.createInsecure(), (error, bound) => (error ? reject(error) : resolve(bound)));
+  // grpc-js would print its own line for a failed bind ("No address added...") before ours says
+  // which port and why; an operator can still ask for its logs with GRPC_VERBOSITY.
+  if (process.env.GRPC_VERBOSITY === undefined) setLogVerbosity(logVerbosity.NONE);
+  const port = await new Promise<number | undefined>((resolve) => {
+    server.bindAsync(address(options.host, options.port), ServerCredentials.createInsecure(), (error, bound) => resolve(error ? undefined : bound));
   });
+  if (port === undefined) throw new PortUnavailableError('grpc', options.host, options.port, await bindFailureCode(options.host, options.port), '--grpc-port, or --grpc-port off');
 
   return {
     host: options.host,

@@ -4,6 +4,7 @@
  * port is exclusive: the kernel then spreads new connections over the apps), and the check that a
  * port is free before the threads share it.
  */
+import { bindFailureCode, PortUnavailableError } from '../listenError.js';
 import { uWS, type TemplatedApp, type us_listen_socket, type us_socket } from './uws.js';
 
 /** uSockets' LIBUS_LISTEN_EXCLUSIVE_PORT: without it a busy port is shared (SO_REUSEPORT), not refused. */
@@ -21,15 +22,12 @@ export interface Listening {
   port: number;
 }
 
-/** Makes `app` listen on `host:port` (0: a free port), exclusively unless `shared`; rejects when it cannot. */
-export function listenOn(app: TemplatedApp, host: string, port: number, shared: boolean): Promise<Listening> {
+/** Makes `app` listen on `host:port` (0: a free port), exclusively unless `shared`; rejects with a PortUnavailableError when it cannot. */
+export async function listenOn(app: TemplatedApp, host: string, port: number, shared: boolean): Promise<Listening> {
   const listen = app.listen.bind(app) as unknown as ListenWithOptions;
-  return new Promise<Listening>((resolve, reject) => {
-    listen(host, port, shared ? LISTEN_SHARED_PORT : LISTEN_EXCLUSIVE_PORT, (socket) => {
-      if (socket) resolve({ socket, port: uWS.us_socket_local_port(socket as us_socket) });
-      else reject(new Error(`http: cannot listen on ${host}:${port}`));
-    });
-  });
+  const socket = await new Promise<us_listen_socket | false>((resolve) => listen(host, port, shared ? LISTEN_SHARED_PORT : LISTEN_EXCLUSIVE_PORT, resolve));
+  if (socket) return { socket, port: uWS.us_socket_local_port(socket as us_socket) };
+  throw new PortUnavailableError('http', host, port, await bindFailureCode(host, port), '--port');
 }
 
 /**

@@ -330,7 +330,7 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<HttpServ
   ws?.register(app);
   app.any('/*', guarded(onOther));
   const { socket, port } = await listenOn(app, opts.host, opts.port, opts.sharePort === true);
-  logger.info(`http: listening on ${opts.host}:${port} (uWebSockets.js ${uwsImplementation})`);
+  logger.debug(`http: listening on ${opts.host}:${port} (uWebSockets.js ${uwsImplementation})`);
 
   let listening = true;
   const refuseRequests = () => {

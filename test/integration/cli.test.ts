@@ -6,6 +6,7 @@
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
+import { createServer, type AddressInfo } from 'node:net';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -54,6 +55,8 @@ interface Served {
   exited: Promise<number | null>;
   /** Everything it wrote to stderr so far. */
   stderr(): string;
+  /** The lines it wrote to stdout so far. */
+  stdout(): string;
   /** Sends SIGTERM and resolves with the exit code. */
   stop(): Promise<number | null>;
   /** Kills it if it still runs. */
@@ -70,8 +73,12 @@ async function serve(args: string[], env: NodeJS.ProcessEnv = {}): Promise<Serve
     if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
   };
   try {
+    const out: string[] = [];
     const first = await new Promise<string>((resolve, reject) => {
-      createInterface({ input: child.stdout }).once('line', resolve);
+      createInterface({ input: child.stdout }).on('line', (line) => {
+        out.push(line);
+        if (out.length === 1) resolve(line);
+      });
       void exited.then((code) => reject(new Error(`serve exited (${code}) before listening:\n${stderr}`)));
     });
     const url = /^listening on (http:\/\/\S+)$/.exec(first)![1]!;
@@ -79,6 +86,7 @@ async function serve(args: string[], env: NodeJS.ProcessEnv = {}): Promise<Serve
       url,
       exited,
       stderr: () => stderr,
+      stdout: () => out.join('\n'),
       stop: () => {
         child.kill('SIGTERM');
         return exited;
@@ -249,6 +257,37 @@ describe('a store made, keyed and served from the command line', () => {
     const bad = await cli(['serve', '--config', config, '--port', 'x']);
     assert.equal(bad.code, 2);
     assert.match(bad.stderr, /^ethlogd serve: --port must be an integer from 0 to 65535/m);
+  });
+
+  test('a busy port: serve names the front, the port and the reason, says nothing of listening and exits 2; --grpc-port off overrides the config file', { timeout: 60_000 }, async () => {
+    const holder = createServer();
+    await new Promise<void>((resolve) => holder.listen(0, '127.0.0.1', resolve));
+    const busy = (holder.address() as AddressInfo).port;
+    try {
+      for (const [args, front, option] of [
+        [['--port', String(busy), '--http-threads', '1'], 'http', '--port'],
+        [['--port', String(busy), '--http-threads', '2'], 'http', '--port'],
+        [['--port', '0', '--grpc-port', String(busy)], 'grpc', '--grpc-port, or --grpc-port off'],
+      ] as const) {
+        const ran = await cli(['serve', '--data', data, '--threads', '1', ...args]);
+        assert.equal(ran.code, 2, ran.stderr);
+        assert.equal(ran.stdout, '', 'nothing says it listens');
+        assert.equal(ran.stderr, `ethlogd serve: ${front}: cannot listen on 127.0.0.1:${busy}: the port is in use by another process (choose another ${option})\n`);
+      }
+    } finally {
+      holder.close();
+    }
+    const config = join(dir, 'grpc.json');
+    writeFileSync(config, JSON.stringify({ data, port: 0, threads: 1, 'http-threads': 1, 'grpc-port': 0, 'log-level': 'warn' }));
+    for (const [args, grpc] of [[[], true], [['--grpc-port', 'off'], false]] as const) {
+      const served = await serve(['--config', config, ...args], {});
+      try {
+        assert.equal(await served.stop(), 0, served.stderr());
+        assert.equal(/grpc listening on/.test(served.stdout()), grpc, served.stdout());
+      } finally {
+        served.kill();
+      }
+    }
   });
 
   test('serve --rate-limit: calls past a key\'s burst answer 429 with -32005', { timeout: 60_000 }, async () => {
