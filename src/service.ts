@@ -12,6 +12,7 @@ import { startHttpServer, type HttpServerOptions } from './http/server.js';
 import { FilterRegistry } from './filters/registry.js';
 import { storeFront } from './http/storeFront.js';
 import { httpThreadCount, HttpThreads } from './http/threads.js';
+import { uwsImplementation } from './http/uws.js';
 import { shutdownService, type ShutdownOutcome } from './lifecycle.js';
 import { rateLimiterFor, type RateLimitOptions } from './limits/options.js';
 import type { Logger } from './logger.js';
@@ -117,10 +118,12 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
       throw error;
     }
   }
+  const url = `http://${server.host}:${server.port}`;
+  options.logger.info(`listening on ${url} (uWebSockets.js ${uwsImplementation}, ${httpThreads} HTTP thread${httpThreads === 1 ? '' : 's'})${grpc === undefined ? '' : `, gRPC on ${grpc.host}:${grpc.port}`}`);
   return {
     host: server.host,
     port: server.port,
-    url: `http://${server.host}:${server.port}`,
+    url,
     grpcPort: grpc?.port,
     grpcEvents: grpc?.events,
     close: () => shutdown(grpc),

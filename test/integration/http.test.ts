@@ -161,7 +161,7 @@ describe('HTTP front', () => {
   let small: HttpServer;
   let key: string;
   let revoked: string;
-  const { logger, lines: logs } = captureLogger('info');
+  const { logger, lines: logs } = captureLogger('debug');
   const base = () => `http://${HOST}:${server.port}`;
 
   before(async () => {
@@ -182,7 +182,7 @@ describe('HTTP front', () => {
     fs.rmSync(dir, { recursive: true, force: true });
   });
 
-  test('listens on an ephemeral port and logs which uWebSockets.js build runs', () => {
+  test('listens on an ephemeral port and logs (at debug) which uWebSockets.js build runs', () => {
     assert.ok(server.port > 0 && server.port !== small.port);
     assert.equal(server.host, HOST);
     assert.ok(logs.some((l) => l.includes(`:${server.port}`) && l.includes(`uWebSockets.js ${uwsImplementation}`)), logs.join('\n'));

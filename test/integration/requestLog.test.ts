@@ -88,5 +88,5 @@ test('at info level no request line is written', async () => {
     await other.close();
   }
   assert.equal(quiet.records().filter((r) => r.msg === 'request').length, 0);
-  assert.ok(quiet.records().some((r) => r.level === 'info' && String(r.msg).startsWith('http: listening on')), 'info lines still are');
+  assert.ok(quiet.records().some((r) => r.level === 'info' && String(r.msg).startsWith('listening on http://')), 'info lines still are');
 });
