@@ -5,11 +5,19 @@
  *
  *   node dist/test/examples/grpcClient.js 127.0.0.1:8546 <API_KEY> <contract address> [from block]
  */
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import * as grpc from '@grpc/grpc-js';
 import * as protoLoader from '@grpc/proto-loader';
 
-/** ethlogd's src/grpc/ethlogd.proto (copy it beside your client, or point ETHLOGD_PROTO at it). */
-const PROTO = process.env.ETHLOGD_PROTO ?? 'src/grpc/ethlogd.proto';
+/** ethlogd's src/grpc/ethlogd.proto: ETHLOGD_PROTO, else a copy beside this client, else the one of the repository it sits in. */
+const PROTO = [process.env.ETHLOGD_PROTO, fileURLToPath(new URL('ethlogd.proto', import.meta.url)), fileURLToPath(new URL('../../../src/grpc/ethlogd.proto', import.meta.url))].find(
+  (path) => path !== undefined && existsSync(path),
+);
+if (PROTO === undefined) {
+  console.error('ethlogd.proto not found: copy src/grpc/ethlogd.proto beside this client, or set ETHLOGD_PROTO to its path');
+  process.exit(1);
+}
 
 // uint64 as decimal strings, bytes as Buffers, enums by name, unset fields undefined (JSON-RPC's null).
 const definition = protoLoader.loadSync(PROTO, { longs: String, enums: String, oneofs: true, defaults: false });
@@ -109,7 +117,8 @@ if (import.meta.url === `file://${process.argv[1]}`) {
   await main(target, apiKey, contract, BigInt(from)).catch((error: unknown) => {
     const e = error as grpc.ServiceError;
     // Every ethlogd error carries the JSON-RPC code and message in its trailers.
-    console.error(e.metadata ? `${grpc.status[e.code]}: ${e.details} (JSON-RPC ${String(e.metadata.get('x-jsonrpc-code')[0])})` : error);
+    const code = e.metadata?.get('x-jsonrpc-code')[0];
+    console.error(e.code === undefined ? error : `${grpc.status[e.code]}: ${e.details}${code === undefined ? '' : ` (JSON-RPC ${String(code)})`}`);
     process.exitCode = 1;
   });
 }

@@ -581,8 +581,6 @@ describe('StreamLogs', () => {
     const sample = chain[30]!.logs[0]!;
     const address = bytesToHex(sample.address);
     const lines: string[] = [];
-    // The example finds the .proto relative to the working directory unless told where it is.
-    process.env.ETHLOGD_PROTO ??= new URL('../../../src/grpc/ethlogd.proto', import.meta.url).pathname;
     const { main: exampleClient } = await import('../examples/grpcClient.js');
     const result = await exampleClient(`127.0.0.1:${svc.grpcPort}`, dataset.key, address, 0n, (line) => lines.push(line));
     const logs = await httpLogs({ address }, 0, HEAD, BLOCKS);
