@@ -106,7 +106,9 @@ export function createServiceMetrics(sources: MetricSources): ServiceMetrics {
     collect() {
       this.reset();
       for (const [method, stats] of shown.calls.byMethod) {
-        this.inc({ method, outcome: 'ok' }, stats.ok);
+        // A served method's "ok" series exists from the start (rates need it); the labels of
+        // unserved methods and invalid bodies never succeed, so they have none.
+        if (method !== UNKNOWN_METHOD && method !== INVALID_REQUEST) this.inc({ method, outcome: 'ok' }, stats.ok);
         for (const [code, count] of stats.errors) this.inc({ method, outcome: String(code) }, count);
       }
     },

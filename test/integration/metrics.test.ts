@@ -132,6 +132,7 @@ describe('metrics', () => {
     assert.equal(requests('invalid', '-32600'), 1);
     assert.equal(requests('invalid', '-32700'), 1);
     assert.equal(after.find('ethlogd_rpc_requests_total', { method: 'eth_nothing', outcome: '-32601' }), undefined);
+    for (const method of ['unknown', 'invalid']) assert.equal(after.find('ethlogd_rpc_requests_total', { method, outcome: 'ok' }), undefined, `no impossible ${method}/ok series`);
 
     const status = (code: number) => moved('ethlogd_http_responses_total', { status: String(code) });
     assert.equal(status(200), 5);
