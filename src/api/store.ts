@@ -235,9 +235,9 @@ export class EthLogStore {
     return this.writer('reindex').rebuildIndexes();
   }
 
-  /** Checks every block and index of the store (one read snapshot); lists the problems found. */
-  verify(): VerifyResult {
-    return verifyStore(this.store);
+  /** Checks every block and index of the store (one read snapshot), telling `onBlock` how many of how many blocks it has checked; lists the problems found. */
+  verify(onBlock?: (checked: number, total: number) => void): VerifyResult {
+    return verifyStore(this.store, onBlock);
   }
 
   /** Creates an API key with `label` and returns it: only its hash is stored, so this is the only time it is seen. */

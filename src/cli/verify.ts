@@ -2,6 +2,7 @@
  * `ethlogd verify`: checks a store's consistency (src/store/verify.ts) and lists what is wrong.
  */
 import { EthLogStore } from '../index.js';
+import { Progress } from '../ingest/progress.js';
 import { existingStore, parse } from './args.js';
 
 /** Usage text of `verify`. */
@@ -28,7 +29,12 @@ export async function verifyCommand(argv: string[]): Promise<number> {
   const store = EthLogStore.open(dir);
   try {
     const started = Date.now();
-    const { blocks, problems } = store.verify();
+    let progress: Progress | undefined;
+    const { blocks, problems } = store.verify((checked, total) => {
+      progress ??= new Progress(total, { enabled: true, label: 'verify' });
+      progress.update({ blocks: checked, txs: 0, logs: 0 });
+    });
+    progress?.clear();
     for (const problem of problems) console.log(problem);
     const seconds = ((Date.now() - started) / 1000).toFixed(1);
     const found = problems.length === 0 ? 'no problems' : problems.length === 1 ? '1 problem' : `${problems.length} problems`;

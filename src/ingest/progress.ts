@@ -75,6 +75,11 @@ export class Progress {
     else this.stream.write(this.line() + '\n');
   }
 
+  /** Erases the bar on a terminal (for a command that prints its own summary). */
+  clear(): void {
+    if (this.options.enabled && this.tty) this.stream.write('\r\u001b[K');
+  }
+
   /** Prints the summary line (clearing the bar on a terminal) and returns the elapsed seconds. */
   finish(): number {
     const seconds = this.elapsed();
@@ -93,7 +98,9 @@ export class Progress {
     const fraction = this.total > 0 ? Math.min(1, blocks / this.total) : 1;
     const blockRate = blocks / seconds;
     const eta = blockRate > 0 ? (this.total - blocks) / blockRate : Infinity;
-    const stats = `${(fraction * 100).toFixed(1).padStart(5)}%  ${formatRate(blockRate)} blocks/s  ${formatRate(logs / seconds)} logs/s  ETA ${formatDuration(eta)}`;
+    // Work counted in blocks alone (verify) shows no log rate.
+    const logRate = logs > 0 ? `  ${formatRate(logs / seconds)} logs/s` : '';
+    const stats = `${(fraction * 100).toFixed(1).padStart(5)}%  ${formatRate(blockRate)} blocks/s${logRate}  ETA ${formatDuration(eta)}`;
     if (!this.tty) return `${this.label}: ${blocks}/${this.total} blocks ${stats}`;
     const filled = Math.round(fraction * BAR_WIDTH);
     return `${this.label} [${'#'.repeat(filled)}${'.'.repeat(BAR_WIDTH - filled)}] ${stats}`;

@@ -72,8 +72,11 @@ class Verifier {
   /** Address-index entries per segment, counted by one scan of the addressSegments database. */
   private readonly addressEntries = new Map<number, number>();
 
-  /** A checker of `store`. */
-  constructor(private readonly store: Store) {}
+  /** A checker of `store`, telling `onBlock` how many of how many blocks it has checked. */
+  constructor(
+    private readonly store: Store,
+    private readonly onBlock?: (checked: number, total: number) => void,
+  ) {}
 
   /** Records a problem. */
   private report(problem: string): void {
@@ -119,7 +122,10 @@ class Verifier {
     this.scanOutside(earliest, head);
     this.scanHashIndexes(earliest, head);
     let parent: BlockHeader | undefined;
-    for (let n = earliest; n <= head; n++) parent = this.checkBlock(n, parent);
+    for (let n = earliest; n <= head; n++) {
+      parent = this.checkBlock(n, parent);
+      this.onBlock?.(n - earliest + 1, head - earliest + 1);
+    }
     this.checkSegments(earliest, head);
     this.checkOrphans();
   }
@@ -381,7 +387,7 @@ class Verifier {
   }
 }
 
-/** Checks the whole store for consistency; returns the number of blocks and every problem found. */
-export function verifyStore(store: Store): VerifyResult {
-  return new Verifier(store).run();
+/** Checks the whole store for consistency, telling `onBlock` of its progress; returns the number of blocks and every problem found. */
+export function verifyStore(store: Store, onBlock?: (checked: number, total: number) => void): VerifyResult {
+  return new Verifier(store, onBlock).run();
 }

@@ -199,10 +199,11 @@ describe('a store made, keyed and served from the command line', () => {
     assert.match(ran.stdout, /^rebuilt the log indexes of 1 segments in [\d.]+ s$/m);
   });
 
-  test('verify: a whole store exits 0; a damaged one lists its problems and exits 1', async () => {
+  test('verify: progress on stderr; a whole store exits 0; a damaged one lists its problems and exits 1', async () => {
     const ok = await cli(['verify', '--data', data]);
     assert.equal(ok.code, 0, ok.stdout + ok.stderr);
     assert.match(ok.stdout, new RegExp(`^verified ${BLOCKS} blocks in [\\d.]+ s: no problems$`, 'm'));
+    assert.match(ok.stderr, new RegExp(`^verify: 1/${BLOCKS} blocks `, 'm'), 'progress on stderr from the first block');
     const block = [...generateChain({ blocks: BLOCKS, seed: SEED, density: DENSITY })].find((b) => b.transactions.length > 0)!;
     const hash = Buffer.from(block.transactions[0]!.hash);
     /** Runs `change` on the store opened for writing, and returns what it returns. */
