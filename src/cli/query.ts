@@ -275,7 +275,8 @@ async function streamLogs(
       return EXIT_INTERRUPTED;
     }
     if (!(error instanceof RpcError)) throw error;
-    console.error(`ethlogd query: ${describe(error)}${error.code === -32005 ? resumeHint() : ''}`);
+    const timedOut = error.code === -32005 && (resumeHint() || '; no log was written yet: run it again with a larger --timeout-ms');
+    console.error(`ethlogd query: ${describe(error)}${timedOut || ''}`);
     return 1;
   }
   const stop = stopped();
