@@ -113,7 +113,9 @@ async function ingestInto(store: Store, options: IngestOptions, signal: AbortSig
     signal,
     onRetry: (attempt, error) => options.logger.warn(`retry ${attempt} after: ${error.message}`),
   });
-  const source = new NodeSource(client, options.storage ?? 'prestate', options.genesis === undefined ? [] : readGenesis(options.genesis));
+  const source = new NodeSource(client, options.storage ?? 'prestate', options.genesis === undefined ? [] : readGenesis(options.genesis), () =>
+    options.logger.warn('the node does not serve eth_getBlockReceipts: receipts are read with one eth_getTransactionReceipt per transaction instead (the same data, more requests)'),
+  );
   const reader = new StoreReader(store);
   const ctx: IngestContext = {
     source,

@@ -40,12 +40,14 @@ export class NodeSource {
   /**
    * A source over `client`, ingesting storage per `storage`; block 0 is never traced (it has no
    * transactions, and geth refuses: `genesis is not traceable`): its storage is `genesis`, the
-   * alloc of a genesis file, when given.
+   * alloc of a genesis file, when given. `onReceiptsPerTransaction` is told once when the node
+   * turns out not to serve eth_getBlockReceipts.
    */
   constructor(
     readonly client: RpcClient,
     readonly storage: StorageMode,
     readonly genesis: StorageWrite[] = [],
+    private readonly onReceiptsPerTransaction?: () => void,
   ) {}
 
   /** Whether receipts come per block (eth_getBlockReceipts) rather than per transaction. */
@@ -146,6 +148,7 @@ export class NodeSource {
   /** The receipts of eth_getBlockReceipts; undefined (and per-transaction receipts from now on) when the node lacks the method. */
   private blockReceiptsOf(outcome: RpcOutcome, n: number): unknown[] | undefined {
     if ('error' in outcome && isUnsupported(outcome.error)) {
+      if (this.blockReceipts) this.onReceiptsPerTransaction?.();
       this.blockReceipts = false;
       return undefined;
     }

@@ -26,6 +26,7 @@ import { ANVIL_EXTRAS, compareAnswers, type Tolerance } from './differ.js';
 import { until } from './poll.js';
 import { diffStores } from './storeDiff.js';
 import { Workload } from './workload.js';
+import { captureLogger } from './logCapture.js';
 
 /** Blocks mined in all; the last FOLLOWED_BLOCKS are mined while follow mode runs. */
 const BLOCKS = 150;
@@ -262,7 +263,7 @@ describe('ingest from anvil', { skip: ANVIL_MISSING }, () => {
 });
 
 describe('ingest through a troubled node', { skip: ANVIL_MISSING }, () => {
-  test('without eth_getBlockReceipts, refusing to trace block 0, through 429s, 503s and a hang, it stores the same bytes', async () => {
+  test('without eth_getBlockReceipts (said once), refusing to trace block 0, through 429s, 503s and a hang, it stores the same bytes', async () => {
     let genesisTraces = 0;
     const proxy = await startProxy(anvil.url, {
       unsupported: ['eth_getBlockReceipts'],
@@ -271,16 +272,19 @@ describe('ingest through a troubled node', { skip: ANVIL_MISSING }, () => {
       fault: (n) => (n === 4 ? 'hang' : n % 5 === 2 ? 503 : n % 7 === 3 ? 429 : 'ok'),
     });
     const other = mkdtempSync(join(tmpdir(), 'ethlogd-ingest-proxy-'));
+    const captured = captureLogger('warn');
     try {
       const result = await runIngest({
         rpc: proxy.url,
         dataDir: other,
-        logger: createLogger('error'),
+        logger: captured.logger,
         tuning: { blocksPerRequest: 5, requestsInFlight: 3, commitBlocks: 30 },
         rpcOptions: { timeoutMs: 500, retryBaseMs: 1, retryMaxMs: 20 },
       });
       assert.equal(result.head, head);
       assert.equal(result.receiptsByBlock, false);
+      const fallback = captured.lines.filter((l) => l.includes('does not serve eth_getBlockReceipts'));
+      assert.equal(fallback.length, 1, 'the fallback is said once');
       assert.equal(genesisTraces, 0, 'block 0 is never traced');
       assert.ok(proxy.stats.unsupported > 0);
       assert.ok(proxy.stats.faults >= 10, `faults injected: ${proxy.stats.faults}`);
