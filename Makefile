@@ -40,7 +40,7 @@ $(DATA_STAMP): | $(BUILD_STAMP)
 	touch $@
 
 run: build $(DATA_STAMP)
-	@DATA=$(DATA) HOST=$(HOST) PORT=$(PORT) GRPC_PORT=$(GRPC_PORT) sh scripts/run.sh
+	@DATA=$(DATA) HOST=$(HOST) PORT=$(PORT) GRPC_PORT=$(GRPC_PORT) bash scripts/run.sh
 
 test: build
 	npm test
