@@ -10,7 +10,7 @@ import type { LogLimits } from '../config.js';
 import type { LogEngine } from '../logs/engine.js';
 import { DeadlineExceededError } from '../logs/errors.js';
 import { MARK_STRIDE } from '../logs/logProto.js';
-import { varintSize } from '../logs/protoSink.js';
+import { varintSize, writeVarint } from '../chain/varint.js';
 import type { LogCursor, StreamChunk } from '../logs/stream.js';
 import { parseFilter } from '../rpc/filterParams.js';
 import type { StoreReader } from '../store/reader.js';
@@ -66,19 +66,12 @@ function encodeBatch(logs: Uint8Array, next: LogCursor): Buffer {
   const out = Buffer.allocUnsafe(logs.length + 2 + cursorSize);
   out.set(logs, 0);
   let p = logs.length;
-  const varint = (value: number) => {
-    while (value >= 0x80) {
-      out[p++] = (value % 0x80) | 0x80;
-      value = Math.floor(value / 0x80);
-    }
-    out[p++] = value;
-  };
   out[p++] = 0x12;
   out[p++] = cursorSize;
   out[p++] = 0x08;
-  varint(next.block);
+  p = writeVarint(out, p, next.block);
   out[p++] = 0x10;
-  varint(next.logIndex);
+  writeVarint(out, p, next.logIndex);
   return out;
 }
 

@@ -8,7 +8,8 @@
  */
 import type { BlockBundle, Log } from '../chain/types.js';
 import { matchLog, type CompiledFilter } from './filter.js';
-import { ProtoSink, varintSize } from './protoSink.js';
+import { varintSize } from '../chain/varint.js';
+import { ProtoSink } from './protoSink.js';
 import type { RecordBlock, RecordLog, RecordRenderer } from './recordScan.js';
 
 /** Wire tags (field number << 3 | wire type) of ethlogd.v1.Log, and of the enclosing `repeated Log logs = 1`. */

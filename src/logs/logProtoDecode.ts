@@ -4,6 +4,7 @@
  * does not know are skipped, as protobuf requires.
  */
 import type { LogEntry } from '../chain/types.js';
+import { readVarintWithin, varintEnd } from '../chain/varint.js';
 
 /** Protobuf wire types this decoder meets. */
 const WIRE_VARINT = 0;
@@ -27,19 +28,10 @@ class Reader {
   }
 
   varint(): number {
-    let value = 0;
-    let scale = 1;
-    for (let i = 0; i < 10; i++) {
-      if (this.pos >= this.end) throw new LogDecodeError('truncated varint');
-      const b = this.bytes[this.pos++]!;
-      value += (b & 0x7f) * scale;
-      if (b < 0x80) {
-        if (!Number.isSafeInteger(value)) throw new LogDecodeError('varint beyond 2^53');
-        return value;
-      }
-      scale *= 128;
-    }
-    throw new LogDecodeError('varint longer than 10 bytes');
+    const value = readVarintWithin(this.bytes, this.pos, this.end);
+    if (value < 0) throw new LogDecodeError('truncated, overlong or beyond 2^53 varint');
+    this.pos = varintEnd;
+    return value;
   }
 
   /** The next length-delimited field's bytes (a copy, so they outlive the chunk). */

@@ -3,33 +3,17 @@
  * bytes), so encoding thousands of log messages allocates no objects.
  */
 import { GrowableBytes } from './growableBytes.js';
+import { writeVarint } from '../chain/varint.js';
 
 /** Longest run copied byte by byte (addresses, hashes, topics, ABI words). */
 const SHORT_COPY = 64;
-
-/** The bytes a varint of `value` (a non-negative integer up to 2^53) takes. */
-export function varintSize(value: number): number {
-  let size = 1;
-  while (value >= 0x80) {
-    value = Math.floor(value / 0x80);
-    size++;
-  }
-  return size;
-}
 
 /** Writes protobuf wire bytes into a buffer that grows by doubling. */
 export class ProtoSink extends GrowableBytes {
   /** Writes a non-negative integer up to 2^53 as a varint. */
   varint(value: number): void {
     this.ensure(8);
-    const out = this.buf;
-    let p = this.length;
-    while (value >= 0x80) {
-      out[p++] = (value % 0x80) | 0x80;
-      value = Math.floor(value / 0x80);
-    }
-    out[p++] = value;
-    this.length = p;
+    this.length = writeVarint(this.buf, this.length, value);
   }
 
   /** Writes `source[start, end)` as it is (short runs byte by byte: a subarray view costs more than the copy). */

@@ -8,6 +8,7 @@
  */
 import { ascii } from '../chain/asciiHex.js';
 import { JsonSink } from './jsonSink.js';
+import { readVarint, varintEnd } from '../chain/varint.js';
 
 /** A filter prepared for raw-record scanning. */
 export interface RecordQuery {
@@ -95,14 +96,9 @@ export interface RecordRenderer {
 export function scanRecord(raw: Buffer, q: RecordQuery, block: RecordBlock, out: JsonSink | RecordRenderer): number {
   let pos = 0;
   const varint = (): number => {
-    let result = 0;
-    let scale = 1;
-    for (;;) {
-      const byte = raw[pos++]!;
-      result += (byte & 0x7f) * scale;
-      if (byte < 0x80) return result;
-      scale *= 0x80;
-    }
+    const value = readVarint(raw, pos);
+    pos = varintEnd;
+    return value;
   };
 
   const addressCount = varint();

@@ -9,6 +9,7 @@ import { TX_FROM_OFFSET, TxOffsets, readTxOffsets, type HeaderOffsets } from '..
 import { dataField, hashList, numberField, quantityField, skipQuantity, writeQuantity } from './fields.js';
 import { ascii } from '../chain/asciiHex.js';
 import { JsonWriter } from './jsonWriter.js';
+import { readVarint, varintEnd } from '../chain/varint.js';
 
 const BLOCK_HASH = ascii('{"blockHash":"0x');
 const BLOCK_NUMBER = ascii('","blockNumber":"0x');
@@ -147,23 +148,7 @@ function compareUnsigned(a: Uint8Array, aStart: number, aEnd: number, b: Uint8Ar
   return 0;
 }
 
-/** Reads the varint at `raw[at]`; its end goes to `cursor.pos`. */
-function varint(raw: Uint8Array, cursor: { pos: number }, at: number): number {
-  let result = 0;
-  let scale = 1;
-  for (;;) {
-    const byte = raw[at++]!;
-    result += (byte & 0x7f) * scale;
-    if (byte < 0x80) {
-      cursor.pos = at;
-      return result;
-    }
-    scale *= 0x80;
-  }
-}
-
 const offsets = new TxOffsets();
-const cursor = { pos: 0 };
 
 /**
  * Writes the canonical transaction record `raw` as geth's RPCTransaction JSON: transaction `index`
@@ -202,8 +187,8 @@ export function writeTxJson(w: JsonWriter, raw: Uint8Array, block: TxBlock, inde
       w.bytes(ENTRY_ADDRESS);
       w.hex(raw, at, at + 20);
       w.bytes(STORAGE_KEYS);
-      const keys = varint(raw, cursor, at + 20);
-      at = cursor.pos;
+      const keys = readVarint(raw, at + 20);
+      at = varintEnd;
       hashList(w, raw, at, keys);
       at += 32 * keys;
       w.bytes(ENTRY_CLOSE);

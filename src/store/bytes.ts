@@ -2,6 +2,7 @@
  * A growable byte writer and a cursor reader: the primitives of the store's value codecs
  * (LEB128 varints, length-prefixed bytes, fixed-width bytes, minimal big-endian bigints).
  */
+import { readVarintWithin, varintEnd, writeVarint } from '../chain/varint.js';
 
 /** Appends primitives to a growing buffer. */
 export class ByteWriter {
@@ -32,11 +33,7 @@ export class ByteWriter {
   /** Writes an unsigned integer (up to 2^53) as a LEB128 varint. */
   varint(value: number): this {
     this.ensure(8);
-    while (value >= 0x80) {
-      this.buf[this.pos++] = (value % 0x80) | 0x80;
-      value = Math.floor(value / 0x80);
-    }
-    this.buf[this.pos++] = value;
+    this.pos = writeVarint(this.buf, this.pos, value);
     return this;
   }
 
@@ -87,17 +84,12 @@ export class ByteReader {
     return this.buf[this.pos++]!;
   }
 
-  /** Reads a LEB128 varint; throws RangeError when the buffer ends inside it (a damaged record). */
+  /** Reads a LEB128 varint; throws RangeError when the buffer ends inside it or it is overlong (a damaged record). */
   varint(): number {
-    let result = 0;
-    let scale = 1;
-    for (;;) {
-      const byte = this.buf[this.pos++];
-      if (byte === undefined) throw new RangeError('record ends inside a varint');
-      result += (byte & 0x7f) * scale;
-      if (byte < 0x80) return result;
-      scale *= 0x80;
-    }
+    const value = readVarintWithin(this.buf, this.pos, this.buf.length);
+    if (value < 0) throw new RangeError('record ends inside a varint or holds a damaged one');
+    this.pos = varintEnd;
+    return value;
   }
 
   /** Reads `length` bytes as a copy. */

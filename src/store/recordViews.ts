@@ -4,6 +4,7 @@
  * scans read alone (the stored block hash, logsBloom, timestamp). The layout is codec.ts's.
  */
 import { HeaderFlag, TxFlag } from './codec.js';
+import { readVarint, skipVarint, varintEnd } from '../chain/varint.js';
 
 /** Offset of logsBloom in a header record: flags, varint number, 3 hashes, miner, 3 roots precede it. */
 const BLOOM_OFFSET_AFTER_NUMBER = 32 * 3 + 20 + 32 * 3;
@@ -21,40 +22,17 @@ const DIFFICULTY_OFFSET_AFTER_NUMBER = BLOOM_OFFSET_AFTER_NUMBER + 256;
 
 /** The 32-byte block hash stored in an encoded header (a view, nothing decoded or computed). */
 export function storedBlockHash(raw: Uint8Array): Uint8Array {
-  const start = readVarintEnd(raw, 1);
+  const start = skipVarint(raw, 1);
   return raw.subarray(start, start + 32);
 }
 
 /** The timestamp of an encoded header, skipping the fields before it without decoding them. */
 export function headerTimestamp(raw: Uint8Array): number {
-  let p = readVarintEnd(raw, 1) + DIFFICULTY_OFFSET_AFTER_NUMBER;
+  let p = skipVarint(raw, 1) + DIFFICULTY_OFFSET_AFTER_NUMBER;
   for (let i = 0; i < 4; i++) p += 1 + raw[p]!;
   return readVarint(raw, p);
 }
 
-/** Where the varint at `raw[pos]` ends. */
-function readVarintEnd(raw: Uint8Array, pos: number): number {
-  while (raw[pos]! >= 0x80) pos++;
-  return pos + 1;
-}
-
-/** Where the varint last read by readVarint ends. */
-let varintEnd = 0;
-
-/** Reads the LEB128 varint at `raw[pos]`; its end is left in `varintEnd`. */
-function readVarint(raw: Uint8Array, pos: number): number {
-  let result = 0;
-  let scale = 1;
-  for (;;) {
-    const byte = raw[pos++]!;
-    result += (byte & 0x7f) * scale;
-    if (byte < 0x80) {
-      varintEnd = pos;
-      return result;
-    }
-    scale *= 0x80;
-  }
-}
 
 /**
  * Where each field of an encoded header sits, filled in place by readHeaderOffsets so renderers
