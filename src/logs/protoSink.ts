@@ -2,7 +2,7 @@
  * A growable byte buffer that protobuf wire data is written into directly (tags, varints, raw
  * bytes), so encoding thousands of log messages allocates no objects.
  */
-import { GrowableBytes } from './growableBytes.js';
+import { GrowableBytes } from '../render/growableBytes.js';
 import { writeVarint } from '../chain/varint.js';
 
 /** Longest run copied byte by byte (addresses, hashes, topics, ABI words). */

@@ -231,18 +231,18 @@ function renderJson(out: JsonSink, raw: Buffer, log: RecordLog, block: RecordBlo
     }
   }
   out.bytes(NUMBER);
-  out.quantity(block.number);
+  out.number(block.number);
   out.bytes(TX_HASH);
   const tx = block.txHash(log.txIndex);
   out.hex(tx, 0, 32);
   out.bytes(TX_INDEX);
-  out.quantity(log.txIndex);
+  out.number(log.txIndex);
   out.bytes(BLOCK_HASH);
   out.hex(blockHash, 0, 32);
   out.bytes(TIMESTAMP);
-  out.quantity(timestamp);
+  out.number(timestamp);
   out.bytes(LOG_INDEX);
-  out.quantity(log.logIndex);
+  out.number(log.logIndex);
   out.bytes(CLOSE);
   if (out.lines) out.endLine(block.number, log.logIndex);
 }

@@ -90,7 +90,7 @@ export function writeBlockJson(w: JsonWriter, record: Uint8Array, txs: TxRecordS
   header.set(record.subarray(0, length));
   const raw = header;
   const h = readHeaderOffsets(raw, offsets);
-  const start = w.pos;
+  const start = w.length;
   if (h.baseFeePerGas >= 0) quantityField(w, BASE_FEE, raw, h.baseFeePerGas);
   if (h.blobGasUsed >= 0) quantityField(w, BLOB_GAS_USED, raw, h.blobGasUsed);
   quantityField(w, DIFFICULTY, raw, h.difficulty);

@@ -5,7 +5,7 @@
  * point lookup allocates no intermediate strings or objects.
  */
 import { HEX_PAIRS } from '../chain/asciiHex.js';
-
+import { GrowableBytes } from './growableBytes.js';
 
 /** The ASCII code of each hex digit. */
 const HEX_DIGITS = Uint8Array.from('0123456789abcdef', (c) => c.charCodeAt(0));
@@ -14,29 +14,20 @@ const HEX_DIGITS = Uint8Array.from('0123456789abcdef', (c) => c.charCodeAt(0));
 const TWO_32 = 0x100000000;
 
 
-/** Writes JSON text as bytes into a buffer that grows by doubling and is reused from call to call. */
-export class JsonWriter {
-  private buf: Buffer;
-  /** Bytes written since the last reset. */
-  pos = 0;
+/** The ASCII code of '0'. */
+const ZERO = 0x30;
 
+/** Pre-encoded constants up to this length are copied byte by byte (a typed-array set() costs more). */
+const SHORT_COPY = 64;
+
+/**
+ * Writes JSON text as bytes into a buffer that grows by doubling and is reused from call to call:
+ * the one JSON byte writer of the codebase (point lookups' renderers and the log scans' sink).
+ */
+export class JsonWriter extends GrowableBytes {
   /** Starts with room for `capacity` bytes. */
   constructor(capacity = 16 * 1024) {
-    this.buf = Buffer.allocUnsafe(capacity);
-  }
-
-  /** Forgets what was written (the buffer is kept). */
-  reset(): void {
-    this.pos = 0;
-  }
-
-  private ensure(extra: number): void {
-    if (this.pos + extra <= this.buf.length) return;
-    let size = this.buf.length * 2;
-    while (size < this.pos + extra) size *= 2;
-    const next = Buffer.allocUnsafe(size);
-    next.set(this.buf.subarray(0, this.pos));
-    this.buf = next;
+    super(capacity);
   }
 
   /** Writes pre-encoded ASCII bytes. */
@@ -44,16 +35,16 @@ export class JsonWriter {
     const n = bytes.length;
     this.ensure(n);
     const out = this.buf;
-    let p = this.pos;
-    for (let i = 0; i < n; i++) out[p++] = bytes[i]!;
-    this.pos = p;
+    if (n > SHORT_COPY) out.set(bytes, this.length);
+    else for (let i = 0, p = this.length; i < n; i++) out[p++] = bytes[i]!;
+    this.length += n;
   }
 
   /** Writes what `other` holds since its last reset. */
   append(other: JsonWriter): void {
-    this.ensure(other.pos);
-    this.buf.set(other.buf.subarray(0, other.pos), this.pos);
-    this.pos += other.pos;
+    this.ensure(other.length);
+    this.buf.set(other.buf.subarray(0, other.length), this.length);
+    this.length += other.length;
   }
 
   /** Replaces the byte written at `pos` (e.g. a leading comma by an opening brace). */
@@ -61,23 +52,24 @@ export class JsonWriter {
     this.buf[pos] = code;
   }
 
-  /** Writes one ASCII byte. */
-  byte(code: number): void {
-    this.ensure(1);
-    this.buf[this.pos++] = code;
+  /** Writes `count` '0' digits (the stripped leading zero bytes of a word, two digits each). */
+  zeros(count: number): void {
+    this.ensure(count);
+    this.buf.fill(ZERO, this.length, this.length + count);
+    this.length += count;
   }
 
   /** Writes `source[start, end)` as lower-case hex digits (two per byte). */
   hex(source: Uint8Array, start: number, end: number): void {
     this.ensure(2 * (end - start));
     const out = this.buf;
-    let p = this.pos;
+    let p = this.length;
     for (let i = start; i < end; i++) {
       const pair = HEX_PAIRS[source[i]!]!;
       out[p++] = pair & 0xff;
       out[p++] = pair >> 8;
     }
-    this.pos = p;
+    this.length = p;
   }
 
   /**
@@ -87,12 +79,12 @@ export class JsonWriter {
   quantity(source: Uint8Array, start: number, end: number): void {
     while (start < end && source[start] === 0) start++;
     if (start === end) {
-      this.byte(0x30);
+      this.byte(ZERO);
       return;
     }
     this.ensure(2 * (end - start));
     const out = this.buf;
-    let p = this.pos;
+    let p = this.length;
     const first = source[start]!;
     if (first < 16) out[p++] = HEX_DIGITS[first]!;
     else {
@@ -105,7 +97,7 @@ export class JsonWriter {
       out[p++] = pair & 0xff;
       out[p++] = pair >> 8;
     }
-    this.pos = p;
+    this.length = p;
   }
 
   /** Writes a non-negative safe integer as hex digits without leading zeros (`0` for zero). */
@@ -127,12 +119,7 @@ export class JsonWriter {
     }
     this.ensure(digits);
     const out = this.buf;
-    for (let i = digits - 1, p = this.pos; i >= 0; i--) out[p++] = HEX_DIGITS[(value >>> (4 * i)) & 15]!;
-    this.pos += digits;
-  }
-
-  /** The text written since the last reset. */
-  text(): string {
-    return this.buf.toString('latin1', 0, this.pos);
+    for (let i = digits - 1, p = this.length; i >= 0; i--) out[p++] = HEX_DIGITS[(value >>> (4 * i)) & 15]!;
+    this.length += digits;
   }
 }

@@ -34,7 +34,7 @@ function blockJson(reader: StoreReader, number: number, full: boolean): RawJson 
   const blockHash = Buffer.from(hash);
   out.reset();
   writeBlockJson(out, header, (i) => reader.txRecord(number, i), full);
-  const text = out.text();
+  const text = out.latin1();
   rendered.set(number, full, blockHash, text);
   return new RawJson([text]);
 }
@@ -51,7 +51,7 @@ function txJson(reader: StoreReader, number: number, index: number): RawJson | n
   if (tx === undefined) return null;
   out.reset();
   writeTxJson(out, tx, txBlock, index);
-  return new RawJson([out.text()]);
+  return new RawJson([out.latin1()]);
 }
 
 /** Renders a resolved block with hashes or full transactions (RawJson when `rawJson`); null when not found. */

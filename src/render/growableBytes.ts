@@ -1,6 +1,6 @@
 /**
- * The growable byte buffer the log renderers write into (JSON text, protobuf wire data): it grows
- * by doubling, and hands out what was written once.
+ * The growable byte buffer the renderers write into (JSON text through JsonWriter, protobuf wire
+ * data through ProtoSink): it grows by doubling, and hands out what was written once.
  */
 
 /** Output up to this size is copied out by take() (the copy frees the unused capacity); above it the buffer itself is handed over. */
