@@ -4,9 +4,9 @@
  * receipts, and the small answers (a transaction, a block with hashes) that decide the size
  * threshold. For gzip levels and brotli qualities it prints the CPU milliseconds per MB of answer
  * (user + system time of this process, one-shot compression of the whole answer, repeated) and the
- * ratio (answer bytes / compressed bytes); then the CPU microseconds of one small answer's
- * compression, the fixed cost that sets src/http/compress.ts's threshold. One thread, no load
- * generator: run it on a quiet machine.
+ * ratio (answer bytes / compressed bytes); the same for the large answer streamed through zlib in
+ * 16 and 64 KiB chunks; then the CPU microseconds of one small answer's compression, the fixed cost
+ * that sets the threshold (config.ts). No load generator: run it on a quiet machine.
  *
  *   node dist/native-free-bench/compression.js [--blocks 24] [--reps 5]
  */
@@ -14,7 +14,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
+import { finished } from 'node:stream/promises';
+import { brotliCompressSync, constants, createBrotliCompress, createGzip, gzipSync, type BrotliCompress, type Gzip } from 'node:zlib';
 import { createLogger } from '../src/logger.js';
 import { startService } from '../src/service.js';
 import { createApiKey } from '../src/store/apiKeys.js';
@@ -35,6 +36,31 @@ const CODECS: Codec[] = [
       brotliCompressSync(input, { params: { [constants.BROTLI_PARAM_QUALITY]: quality, [constants.BROTLI_PARAM_MODE]: constants.BROTLI_MODE_TEXT, [constants.BROTLI_PARAM_SIZE_HINT]: input.length } }),
   })),
 ];
+
+/** A streaming compressor measured: its label and a factory for an input of `bytes` bytes. */
+interface StreamCodec {
+  label: string;
+  create(bytes: number): Gzip | BrotliCompress;
+}
+
+const STREAM_CODECS: StreamCodec[] = [16 * 1024, 64 * 1024].flatMap((chunkSize) => [
+  { label: `gzip 1, ${chunkSize / 1024} KiB chunks`, create: () => createGzip({ level: 1, chunkSize }) },
+  {
+    label: `br 1, ${chunkSize / 1024} KiB chunks`,
+    create: (bytes: number) => createBrotliCompress({ chunkSize, params: { [constants.BROTLI_PARAM_QUALITY]: 1, [constants.BROTLI_PARAM_MODE]: constants.BROTLI_MODE_TEXT, [constants.BROTLI_PARAM_SIZE_HINT]: bytes } }),
+  },
+]);
+
+/** CPU milliseconds (user + system, every thread: zlib streams work on libuv's pool) that streaming `input` through a new `codec` takes. */
+async function streamCpuMs(codec: StreamCodec, input: Buffer): Promise<number> {
+  const before = process.cpuUsage();
+  const stream = codec.create(input.length);
+  stream.resume();
+  stream.end(input);
+  await finished(stream);
+  const used = process.cpuUsage(before);
+  return (used.user + used.system) / 1000;
+}
 
 /** CPU milliseconds (user + system) that `run` takes, once. */
 function cpuMs(run: () => void): number {
@@ -100,6 +126,13 @@ async function main(): Promise<void> {
           return `${(ms / (body.length / 1e6)).toFixed(1)} ms/MB, ${(body.length / out.length).toFixed(2)}×`;
         });
         console.log([label, String(body.length), ...cells].join(' | '));
+      }
+
+      console.log(`\nThe eth_getLogs answer streamed (as src/http/respond.ts streams answers over 64 KiB): CPU ms per MB, median of ${reps}:\n`);
+      for (const codec of STREAM_CODECS) {
+        const runs: number[] = [];
+        for (let i = 0; i < reps; i++) runs.push(await streamCpuMs(codec, logs));
+        console.log(`${codec.label}: ${(median(runs) / (logs.length / 1e6)).toFixed(1)} ms/MB`);
       }
 
       console.log('\nOne small answer: CPU µs per compression (median of 2,000 calls) and bytes out:\n');
