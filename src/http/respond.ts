@@ -89,7 +89,7 @@ function encodeWith(body: RpcBody, coding: AnswerCoding | undefined, chosen: Con
   return { body: compressed, bytes: compressed.length, coding: chosen };
 }
 
-/** `body` compressed when `coding` chooses a coding for its size, else as it is. */
+/** `body` compressed when `coding` chooses a coding for its size (its length: UTF-16 units of text, the bytes of these ASCII answers), else as it is. */
 function encode(body: RpcBody, coding: AnswerCoding | undefined): Encoded {
   return encodeWith(body, coding, coding?.choose(body.length) ?? null);
 }
