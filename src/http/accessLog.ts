@@ -22,7 +22,7 @@ export class AccessEntry {
   readonly started = performance.now();
   /** Request body bytes read. */
   bytesIn = 0;
-  /** Set once its line is decided, so a response that ends twice (answered, then its client leaves) is logged once. */
+  /** Set once its line is decided: a request is counted and logged once, whichever of its answer's end and its client's leaving reports first. */
   ended = false;
 
   /** Starts the entry of a request to a `path` of that kind by HTTP `method`; `key` is the presented API key ('' when none), `trace` the calls of its body. */
