@@ -55,7 +55,8 @@ export interface AnvilBenchResults {
 /** Distinct request bodies per point-lookup method (autocannon cycles through them). */
 const SAMPLES = 64;
 
-const JSON_HEADERS = { 'content-type': 'application/json' };
+/** Uncompressed answers (node's fetch asks for gzip unless told): the figures measure the service, not zlib (native-free-bench/compression.ts does). */
+const JSON_HEADERS = { 'content-type': 'application/json', 'accept-encoding': 'identity' };
 const TARGET_RPS = { kind: 'min', value: 1, ofRatio: true, text: '≥ 1× anvil' } as const;
 const TARGET_LATENCY = { kind: 'max', value: 1, ofRatio: true, text: '≤ 1× anvil' } as const;
 
@@ -186,7 +187,7 @@ export async function measureAnvil(o: AnvilBenchOptions): Promise<AnvilBenchResu
     await closeStore(store);
     console.log(`  anvil chain: ${head + 1} blocks, ${txs} txs, ${logs} logs (mined in ${mineSeconds.toFixed(1)} s, ingested with storage diffs in ${ingestSeconds.toFixed(1)} s)`);
 
-    const ours = await startChild(['dist/src/cli.js', 'serve', '--data', dir, '--port', '0', '--host', '127.0.0.1']);
+    const ours = await startChild(['dist/src/cli.js', 'serve', '--data', dir, '--port', '0', '--host', '127.0.0.1', '--access-log', 'off']);
     try {
       const urls: [string, string] = [`http://127.0.0.1:${ours.port}/v3/${key}`, anvil.url];
       const mismatches: string[] = [];

@@ -26,7 +26,7 @@ type Obj = Record<string, any>;
 
 /** Starts `ethlogd serve` with gRPC on a free port; resolves with the process, the gRPC address and the HTTP URL. */
 async function serve(data: string, threads: number): Promise<{ child: ChildProcess; address: string; url: string }> {
-  const child = spawn(process.execPath, [CLI, 'serve', '--data', data, '--port', '0', '--grpc-port', '0', '--threads', String(threads)], {
+  const child = spawn(process.execPath, [CLI, 'serve', '--data', data, '--port', '0', '--grpc-port', '0', '--threads', String(threads), '--access-log', 'off'], {
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   let out = '';

@@ -43,7 +43,8 @@ export async function startChild(args: string[]): Promise<Child> {
   };
 }
 
-const JSON_HEADERS = { 'content-type': 'application/json' };
+/** Uncompressed answers (node's fetch asks for gzip unless told): the figures measure the service, not zlib (native-free-bench/compression.ts does). */
+const JSON_HEADERS = { 'content-type': 'application/json', 'accept-encoding': 'identity' };
 
 function rpc(method: string, params: unknown[], id = 1): string {
   return JSON.stringify({ jsonrpc: '2.0', id, method, params });
@@ -88,7 +89,7 @@ export async function measureHttp(o: HttpBenchOptions): Promise<{ rows: Row[]; t
   const d = describeDataset({ blocks: head + 1, seed: o.seed, density: 1 });
   await closeStore(store);
 
-  const ours = await startChild(['dist/src/cli.js', 'serve', '--data', o.dataDir, '--port', '0', '--host', '127.0.0.1']);
+  const ours = await startChild(['dist/src/cli.js', 'serve', '--data', o.dataDir, '--port', '0', '--host', '127.0.0.1', '--access-log', 'off']);
   const url = `http://127.0.0.1:${ours.port}/v3/${key}`;
   const post = async (body: string) => (await fetch(url, { method: 'POST', headers: JSON_HEADERS, body })).text();
   const median = async (run: () => Promise<number>) => {

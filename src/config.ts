@@ -138,3 +138,25 @@ export const LOG_WORKER_NICE = 10;
  * process with a fatal error, and loading takes well under a second even on a busy machine.
  */
 export const WORKER_LOAD_WAIT_MS = 5_000;
+
+/**
+ * Answers smaller than this many bytes go out uncompressed (unless the client refuses identity):
+ * an answer this small fits one TCP segment with its headers compressed or not, so compressing it
+ * saves no packet and costs 10-20 µs of CPU (native-free-bench/compression.ts), a third of a point
+ * lookup. Point lookups of a transaction (~0.9 KB) stay under it.
+ */
+export const DEFAULT_COMPRESSION_MIN_BYTES = 1024;
+
+/**
+ * gzip level of compressed answers: level 1 costs about half the CPU of zlib's default 6 on our
+ * answers (a 10,000-log eth_getLogs answer: ~4-5 ms/MB against ~8-9) for an answer about 10% larger;
+ * CPU is what this service runs out of first (native-free-bench/compression.ts).
+ */
+export const DEFAULT_GZIP_LEVEL = 1;
+
+/**
+ * Brotli quality of compressed answers: quality 1 costs less CPU than gzip level 1 and gives
+ * answers about 20% smaller (a 10,000-log answer: ~2-4 ms/MB and 8.1× against ~4-5 ms/MB and 6.6×);
+ * qualities 4 and up cost several times more for 10-15% less (native-free-bench/compression.ts).
+ */
+export const DEFAULT_BROTLI_QUALITY = 1;

@@ -50,6 +50,8 @@ export type { RunningService, ServiceOptions } from './service.js';
 export type { ShutdownOutcome } from './lifecycle.js';
 export { PortUnavailableError } from './listenError.js';
 export type { RateLimitOptions } from './limits/options.js';
+export type { AccessLogMode } from './http/accessLog.js';
+export type { CompressionOptions, ContentCoding } from './http/compress.js';
 export { generateStore, type GenerateStoreOptions, type GenerateStoreResult } from './synth/generateStore.js';
 export { runIngest, type IngestOptions, type IngestResult } from './ingest/ingest.js';
 export type { StorageMode } from './ingest/source.js';
@@ -76,6 +78,9 @@ export type { VerifyResult } from './store/verify.js';
 // tunes the service's insides and stays internal.
 export {
   CLIENT_VERSION,
+  DEFAULT_BROTLI_QUALITY,
+  DEFAULT_COMPRESSION_MIN_BYTES,
+  DEFAULT_GZIP_LEVEL,
   DEFAULT_HOST,
   DEFAULT_HTTP_PORT,
   DEFAULT_LOG_LIMITS,

@@ -8,6 +8,8 @@ import type { EventEmitter } from 'node:events';
 import { DEFAULT_LOG_LIMITS, SHUTDOWN_GRACE_MARGIN_MS, type LogLimits } from './config.js';
 import { startGrpcServer, type GrpcServer } from './grpc/server.js';
 import type { StreamEvents } from './grpc/streamLogs.js';
+import { accessLogEvery, type AccessLogMode } from './http/accessLog.js';
+import { resolveCompression, type CompressionOptions } from './http/compress.js';
 import { startHttpServer, type HttpServerOptions } from './http/server.js';
 import { FilterRegistry } from './filters/registry.js';
 import { storeFront } from './http/storeFront.js';
@@ -48,6 +50,10 @@ export interface ServiceOptions {
   shutdownGraceMs?: number;
   /** Prometheus metrics at GET /metrics; on by default. */
   metrics?: boolean;
+  /** Compression of HTTP answers (gzip and brotli, from Accept-Encoding); on with config.ts's defaults unless false. */
+  compression?: CompressionOptions | false;
+  /** One info line per HTTP request: 'on' (the default), 'off', or `{ sample: N }` (one in N, refusals and 5xx always). */
+  accessLog?: AccessLogMode;
 }
 
 /** A running service. */
@@ -70,6 +76,10 @@ export interface RunningService {
 
 /** Opens the store at `dataDir` and serves it over HTTP, and over gRPC when `grpcPort` is set. */
 export async function startService(options: ServiceOptions): Promise<RunningService> {
+  // Checked before anything opens: a bad value throws its RangeError with nothing to close.
+  const compression = options.compression === false ? undefined : resolveCompression(options.compression ?? {});
+  const accessLog = options.accessLog ?? 'on';
+  accessLogEvery(accessLog);
   const store = openStore(options.dataDir, { readOnly: true });
   const reader = new StoreReader(store);
   const limits: LogLimits = { ...DEFAULT_LOG_LIMITS, ...options.limits };
@@ -92,6 +102,8 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     rateLimit,
     logger: options.logger,
     onResponse: metrics?.onResponse,
+    compression,
+    accessLog,
   };
   const server = threads ? await threads.listen(front) : await startHttpServer(front);
   let closing: Promise<ShutdownOutcome> | undefined;

@@ -7,11 +7,12 @@
 import { readFileSync } from 'node:fs';
 import { parse, UsageError } from './args.js';
 
-/** An option's value type: integers are checked against [min, max] (and take the word `off`, meaning unset, when `off`); choices against their list. */
+/** An option's value type: integers are checked against [min, max] (and take the word `off`, meaning unset, when `off`); choices against their list; patterns against their expression (`expected` says what it takes). */
 export type OptionType =
   | { kind: 'string' }
   | { kind: 'integer'; min: number; max: number; off?: boolean }
   | { kind: 'choice'; choices: readonly string[] }
+  | { kind: 'pattern'; pattern: RegExp; expected: string }
   | { kind: 'boolean' };
 
 /** One declared option. */
@@ -64,6 +65,7 @@ function coerce(spec: OptionSpec, raw: unknown, where: string): string | number 
   }
   if (typeof raw !== 'string' || raw === '') throw new UsageError(`${where} must be a non-empty string`);
   if (t.kind === 'choice' && !t.choices.includes(raw)) throw new UsageError(`${where} must be one of ${t.choices.join(', ')}`);
+  if (t.kind === 'pattern' && !t.pattern.test(raw)) throw new UsageError(`${where} must be ${t.expected}`);
   return raw;
 }
 
@@ -118,7 +120,7 @@ export function optionsHelp(specs: readonly OptionSpec[]): string {
   const rows = specs.map((s) => {
     const flag = `--${s.name}${s.type.kind === 'boolean' ? '' : ` ${s.placeholder ?? (s.type.kind === 'integer' ? 'N' : 'VALUE')}`}`;
     const def = s.required ? 'required' : `default ${s.defaultText ?? (s.default === undefined ? 'unset' : String(s.default))}`;
-    const choices = s.type.kind === 'choice' ? ` (${s.type.choices.join('|')})` : '';
+    const choices = s.type.kind === 'choice' ? ` (${s.type.choices.join('|')})` : s.type.kind === 'pattern' ? ` (${s.type.expected})` : '';
     return { flag, text: `${s.description}${choices}; ${def}`, env: envName(s.name) };
   });
   rows.push({ flag: `--${CONFIG_OPTION} FILE`, text: 'JSON config file: {"option-name": value, ...}; default none', env: envName(CONFIG_OPTION) });

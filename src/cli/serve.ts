@@ -6,6 +6,9 @@
 import { availableParallelism } from 'node:os';
 import {
   createLogger,
+  DEFAULT_BROTLI_QUALITY,
+  DEFAULT_COMPRESSION_MIN_BYTES,
+  DEFAULT_GZIP_LEVEL,
   DEFAULT_HOST,
   DEFAULT_RATE_BURST_SECONDS,
   DEFAULT_RATE_LIMIT_PER_SECOND,
@@ -17,6 +20,8 @@ import {
   SHUTDOWN_GRACE_MARGIN_MS,
   startService,
   STREAM_TIMEOUT_MS,
+  type AccessLogMode,
+  type CompressionOptions,
   type LogLevel,
 } from '../index.js';
 import { existingStore } from './args.js';
@@ -24,6 +29,18 @@ import { optionsHelp, resolveOptions, type OptionSpec } from './options.js';
 
 /** Largest value a millisecond or count option takes (about 24 days: setTimeout's limit). */
 const MAX_OPTION_INT = 2 ** 31 - 1;
+
+/** The values of --compression: the codings offered, as the client's Accept-Encoding picks among them. */
+const COMPRESSION_CHOICES: Readonly<Record<string, CompressionOptions['codings']>> = { 'br,gzip': ['br', 'gzip'], gzip: ['gzip'], off: [] };
+
+/** The --access-log value that samples: one request in N. */
+const ACCESS_LOG_SAMPLE = /^sample:([1-9]\d{0,8})$/;
+
+/** The access log mode an --access-log value names (checked against its pattern first). */
+export function accessLogMode(value: string): AccessLogMode {
+  const sample = ACCESS_LOG_SAMPLE.exec(value);
+  return sample ? { sample: Number(sample[1]) } : value === 'off' ? 'off' : 'on';
+}
 
 /** Every option of `serve`, with its default. */
 export const SERVE_OPTIONS: readonly OptionSpec[] = [
@@ -47,6 +64,23 @@ export const SERVE_OPTIONS: readonly OptionSpec[] = [
   { name: 'rate-burst', type: { kind: 'integer', min: 1, max: MAX_OPTION_INT }, defaultText: `${DEFAULT_RATE_BURST_SECONDS} s of --rate-limit`, description: 'calls a key may make at once' },
   { name: 'shutdown-grace-ms', type: { kind: 'integer', min: 0, max: MAX_OPTION_INT }, defaultText: `--log-timeout-ms + ${SHUTDOWN_GRACE_MARGIN_MS}`, placeholder: 'MS', description: 'on SIGTERM, how long requests in flight may finish' },
   { name: 'no-metrics', type: { kind: 'boolean' }, default: false, description: 'do not serve GET /metrics (and keep no counters)' },
+  {
+    name: 'compression',
+    type: { kind: 'choice', choices: Object.keys(COMPRESSION_CHOICES) },
+    default: 'br,gzip',
+    placeholder: 'CODINGS',
+    description: 'compress HTTP answers for clients that accept it (Accept-Encoding): brotli or gzip, gzip only, or never',
+  },
+  { name: 'compression-min-bytes', type: { kind: 'integer', min: 0, max: MAX_OPTION_INT }, default: DEFAULT_COMPRESSION_MIN_BYTES, placeholder: 'BYTES', description: 'HTTP answers smaller than this go out uncompressed' },
+  { name: 'gzip-level', type: { kind: 'integer', min: 1, max: 9 }, default: DEFAULT_GZIP_LEVEL, description: 'gzip level, 1 (fastest) to 9 (smallest)' },
+  { name: 'brotli-quality', type: { kind: 'integer', min: 0, max: 11 }, default: DEFAULT_BROTLI_QUALITY, description: 'brotli quality, 0 (fastest) to 11 (smallest)' },
+  {
+    name: 'access-log',
+    type: { kind: 'pattern', pattern: /^(?:on|off|sample:[1-9]\d{0,8})$/, expected: 'on, off or sample:N' },
+    default: 'on',
+    placeholder: 'MODE',
+    description: 'one info line per HTTP request; sample:N writes one in N per HTTP thread, and 401, 413, 429 and 5xx always',
+  },
   { name: 'log-level', type: { kind: 'choice', choices: LOG_LEVELS }, default: 'info', placeholder: 'LEVEL', description: 'log level (JSON lines on stderr)' },
 ];
 
@@ -90,6 +124,13 @@ export async function serveCommand(argv: string[]): Promise<number> {
     rateLimit: { perSecond: v['rate-limit'] as number, burst: v['rate-burst'] as number | undefined },
     shutdownGraceMs: v['shutdown-grace-ms'] as number | undefined,
     metrics: v['no-metrics'] !== true,
+    compression: {
+      codings: COMPRESSION_CHOICES[v.compression as string],
+      minBytes: v['compression-min-bytes'] as number,
+      gzipLevel: v['gzip-level'] as number,
+      brotliQuality: v['brotli-quality'] as number,
+    },
+    accessLog: accessLogMode(v['access-log'] as string),
     logger,
   });
   console.log(`listening on ${service.url}`);

@@ -24,8 +24,8 @@ export interface BodySink {
    * one chunk (a view of uWS's receive buffer, detached afterwards); copy them to keep them.
    */
   body(bytes: Uint8Array): void;
-  /** Called once a body over the limit has ended (or passed DISCARD_MAX_BYTES); no more data is delivered after it. */
-  tooLarge(): void;
+  /** Called once a body over the limit has ended (or passed DISCARD_MAX_BYTES) with the bytes read and dropped; no more data is delivered after it. */
+  tooLarge(received: number): void;
 }
 
 /** A growing byte buffer bounded by the body limit. */
@@ -73,7 +73,7 @@ export function readBody(res: HttpResponse, announced: number, limit: number, si
       acc = null;
       if (isLast || received > DISCARD_MAX_BYTES) {
         refused = true;
-        sink.tooLarge();
+        sink.tooLarge(received);
       }
       return;
     }

@@ -2,11 +2,13 @@
  * The operations endpoints of the HTTP front, without an API key: `GET /health` (liveness: the
  * process serves), `GET /ready` (the store is open and has a head, and the server is not draining)
  * and `GET /metrics` (Prometheus text exposition, when metrics are on). HEAD answers the same
- * headers without a body; other methods get 405.
+ * headers without a body (compressed or not as GET would be, so Content-Length and Content-Encoding
+ * agree); other methods get 405.
  */
 import type { StoreReader } from '../store/reader.js';
+import type { PathKind } from './accessLog.js';
 import { OPS_METHOD_NOT_ALLOWED } from './replies.js';
-import { sendReply, sendText, type ReplyOptions } from './respond.js';
+import { CLIENT_CLOSED, sendReply, sendText, type ReplyOptions } from './respond.js';
 import type { HttpRequest, HttpResponse, TemplatedApp } from './uws.js';
 
 /** Whether the service can answer queries: ready (with its head block when it has a store), or why not. */
@@ -35,14 +37,24 @@ const HEALTHY = '{"status":"ok"}';
 /** A route handler for an operations path. */
 type Route = (res: HttpResponse, req: HttpRequest) => void;
 
-/** Wraps `answer` with the method check: GET and HEAD reach it (told whether it is HEAD), others get 405. */
-function getOnly(answer: (res: HttpResponse, options: ReplyOptions) => void): Route {
-  return (res, req) => {
+/** What the server lends the operations routes. */
+export interface OpsHooks {
+  /** Wraps each route handler, as the server wraps its own. */
+  guard(route: Route): Route;
+  /** The reply options of one request to a path of `kind` (whether it is HEAD, its coding, where its end is reported), read from `req` in the handler. */
+  begin(req: HttpRequest, kind: PathKind): ReplyOptions;
+  /** Hears of a failed scrape (answered 500). */
+  onError(message: string, error: unknown): void;
+}
+
+/** A route for the operations path of `kind`: GET and HEAD reach `answer` (with the request's reply options), others get 405. */
+function getOnly(hooks: OpsHooks, kind: PathKind, answer: (res: HttpResponse, options: ReplyOptions) => void): Route {
+  return hooks.guard((res, req) => {
     const method = req.getMethod().toLowerCase();
-    const head = method === 'head';
-    if (method !== 'get' && !head) return sendReply(res, OPS_METHOD_NOT_ALLOWED, { head });
-    answer(res, { head });
-  };
+    const options = hooks.begin(req, kind);
+    if (method !== 'get' && method !== 'head') return sendReply(res, OPS_METHOD_NOT_ALLOWED, options);
+    answer(res, options);
+  });
 }
 
 /** The /ready answer for `readiness`: 200 with the head, or 503 with the reason. */
@@ -51,45 +63,39 @@ function readyAnswer(readiness: Readiness): { status: string; body: string } {
   return { status: '503 Service Unavailable', body: JSON.stringify({ status: 'unavailable', reason: readiness.reason }) };
 }
 
-/**
- * Registers /health, /ready and (with `ops.metrics`) /metrics on `app`; `guard` wraps each handler
- * as the server wraps its own, and `onError` hears of a failed scrape (answered 500).
- */
-export function registerOpsRoutes(app: TemplatedApp, ops: OpsEndpoints, guard: (route: Route) => Route, onError: (message: string, error: unknown) => void): void {
+/** Registers /health, /ready and (with `ops.metrics`) /metrics on `app`, with the server's `hooks`. */
+export function registerOpsRoutes(app: TemplatedApp, ops: OpsEndpoints, hooks: OpsHooks): void {
   app.any(
     '/health',
-    guard(getOnly((res, options) => sendText(res, '200 OK', JSON_TYPE, HEALTHY, options))),
+    getOnly(hooks, 'health', (res, options) => sendText(res, '200 OK', JSON_TYPE, HEALTHY, options)),
   );
   app.any(
     '/ready',
-    guard(
-      getOnly((res, options) => {
-        const { status, body } = readyAnswer(ops.ready());
-        sendText(res, status, JSON_TYPE, body, options);
-      }),
-    ),
+    getOnly(hooks, 'ready', (res, options) => {
+      const { status, body } = readyAnswer(ops.ready());
+      sendText(res, status, JSON_TYPE, body, options);
+    }),
   );
   const { metrics } = ops;
   if (metrics === undefined) return;
   app.any(
     '/metrics',
-    guard(
-      getOnly((res, options) => {
-        let aborted = false;
-        res.onAborted(() => {
-          aborted = true;
-        });
-        metrics().then(
-          ({ contentType, body }) => {
-            if (!aborted) sendText(res, '200 OK', contentType, body, options);
-          },
-          (error: unknown) => {
-            onError('metrics: rendering failed', error);
-            if (!aborted) sendText(res, '500 Internal Server Error', JSON_TYPE, '{"error":"metrics unavailable"}', options);
-          },
-        );
-      }),
-    ),
+    getOnly(hooks, 'metrics', (res, options) => {
+      let aborted = false;
+      res.onAborted(() => {
+        aborted = true;
+        options.onEnd?.({ status: CLIENT_CLOSED, bytes: 0, coding: null });
+      });
+      metrics().then(
+        ({ contentType, body }) => {
+          if (!aborted) sendText(res, '200 OK', contentType, body, options);
+        },
+        (error: unknown) => {
+          hooks.onError('metrics: rendering failed', error);
+          if (!aborted) sendText(res, '500 Internal Server Error', JSON_TYPE, '{"error":"metrics unavailable"}', options);
+        },
+      );
+    }),
   );
 }
 

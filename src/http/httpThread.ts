@@ -139,6 +139,8 @@ try {
       rateLimit: data.rateLimit && new RateLimiter(data.rateLimit.limit, { buffer: data.rateLimit.buffer }),
       logger,
       onResponse: statuses && ((status) => statuses.add(status)),
+      compression: data.compression,
+      accessLog: data.accessLog,
     }),
   );
 } catch (error) {

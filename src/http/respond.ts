@@ -1,9 +1,13 @@
 /**
- * Writes responses: fixed replies, and JSON answers that stream out with backpressure once they are
- * larger than what is worth copying into uWS's own buffer.
+ * Writes responses: fixed replies, operations text and JSON answers, each compressed when its
+ * request's AnswerCoding says so (compress.ts). Answers larger than what is worth copying into uWS's
+ * own buffer stream out with backpressure: as they are with tryEnd and a Content-Length, or
+ * compressed on the way in chunked transfer encoding.
  */
+import type { Transform } from 'node:stream';
 import { writeCorsOrigin } from './cors.js';
 import type { RpcBody } from '../rpc/handler.js';
+import type { AnswerCoding, ContentCoding } from './compress.js';
 import type { Reply } from './replies.js';
 import type { HttpResponse } from './uws.js';
 import { uwsNative } from './uws.js';
@@ -11,22 +15,95 @@ import { uwsNative } from './uws.js';
 /**
  * Answers up to this many UTF-16 units are handed to `res.end`, which copies whatever the socket does
  * not take at once into uWS's buffer (at most ~3× this in bytes per connection). Larger answers are
- * encoded once and written with tryEnd/onWritable, so a slow reader holds only our one copy.
+ * encoded once and written with tryEnd/onWritable, so a slow reader holds only our one copy; or,
+ * compressed, streamed from the compressor, which waits while the client does not read.
  */
 const STREAM_THRESHOLD_CHARS = 64 * 1024;
 
-/** Options of a fixed reply. */
+/** Status of a client that went away before its answer was sent (nginx's convention), for metrics and logs. */
+export const CLIENT_CLOSED = 499;
+
+/** How a response ended: its status, the body bytes handed to the socket (after compression) and the coding applied. */
+export interface ResponseEnd {
+  status: number;
+  bytes: number;
+  coding: ContentCoding | null;
+}
+
+/** Options of a fixed reply or an operations answer. */
 export interface ReplyOptions {
   /** The request was HEAD: send the headers and Content-Length, no body. */
   head?: boolean;
   /** Close the connection after the reply (a body we refuse to read is still coming); not with head. */
   close?: boolean;
+  /** What the request accepts (compress.ts); without it the body goes out as it is, without Vary. */
+  coding?: AnswerCoding;
+  /** Hears how the response ended, once it is handed to the socket. */
+  onEnd?: (end: ResponseEnd) => void;
+}
+
+/** Options of a JSON answer. */
+export interface JsonOptions {
+  /** Close the connection after the answer (the server is draining). */
+  close?: boolean;
+  /** What the request accepts (compress.ts); without it the answer goes out as it is, without Vary. */
+  coding?: AnswerCoding;
+  /** Called once the whole answer is handed to the socket (not when the client goes away first). */
+  onEnd?: (end: ResponseEnd) => void;
+}
+
+/** An answer on its way: the body bytes handed to the socket so far, its coding, and how to stop it when its client goes away. */
+export interface Delivery {
+  readonly bytes: number;
+  readonly coding: ContentCoding | null;
+  /** Stops writing (the response was aborted: it must not be touched again) and releases what it holds. */
+  stop(): void;
+}
+
+/** A body to write, as it is or compressed, with its byte length. */
+interface Encoded {
+  body: RpcBody;
+  bytes: number;
+  coding: ContentCoding | null;
+}
+
+/** The numeric status of a status line. */
+function statusCode(status: string): number {
+  return Number.parseInt(status, 10);
+}
+
+/** `body` as bytes (a view, not a copy, of bytes). */
+function toBuffer(body: RpcBody): Buffer {
+  return typeof body === 'string' ? Buffer.from(body, 'utf8') : Buffer.from(body.buffer, body.byteOffset, body.byteLength);
+}
+
+/** The byte length of `body`. */
+function byteLength(body: RpcBody): number {
+  return typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength;
+}
+
+/** `body` compressed with `chosen` (one of `coding`'s choices), or as it is when null. */
+function encodeWith(body: RpcBody, coding: AnswerCoding | undefined, chosen: ContentCoding | null): Encoded {
+  if (chosen === null) return { body, bytes: byteLength(body), coding: null };
+  const compressed = coding!.compress(chosen, toBuffer(body));
+  return { body: compressed, bytes: compressed.length, coding: chosen };
+}
+
+/** `body` compressed when `coding` chooses a coding for its size (its length: UTF-16 units of text, the bytes of these ASCII answers), else as it is. */
+function encode(body: RpcBody, coding: AnswerCoding | undefined): Encoded {
+  return encodeWith(body, coding, coding?.choose(body.length) ?? null);
 }
 
 /** Writes the headers every JSON response carries. */
 function writeJsonHeaders(res: HttpResponse): void {
   res.writeHeader('Content-Type', 'application/json');
   writeCorsOrigin(res);
+}
+
+/** Writes Content-Encoding when the body is coded, and Vary when it could have been coded otherwise. */
+function writeCodingHeaders(res: HttpResponse, coding: AnswerCoding | undefined, applied: ContentCoding | null): void {
+  if (applied !== null) res.writeHeader('Content-Encoding', applied);
+  if (coding?.vary) res.writeHeader('Vary', 'Accept-Encoding');
 }
 
 /**
@@ -39,24 +116,24 @@ function endHead(res: HttpResponse, length: number): void {
   res.endWithoutBody();
 }
 
+/** Ends the response with `encoded` (headers written), or with its headers alone for HEAD. */
+function endWith(res: HttpResponse, encoded: Encoded, options: ReplyOptions): void {
+  if (!uwsNative) res.end(encoded.body);
+  else if (options.head) endHead(res, encoded.bytes);
+  else res.end(encoded.body, options.close);
+}
+
 /** Sends `reply` (status, extra headers, JSON body) and ends the response. */
 export function sendReply(res: HttpResponse, reply: Reply, options: ReplyOptions = {}): void {
+  const encoded = encode(reply.body, options.coding);
   res.cork(() => {
     res.writeStatus(reply.status);
     for (const [name, value] of reply.headers) res.writeHeader(name, value);
     writeJsonHeaders(res);
-    if (!uwsNative) res.end(reply.body);
-    else if (options.head) endHead(res, Buffer.byteLength(reply.body));
-    else res.end(reply.body, options.close);
+    writeCodingHeaders(res, options.coding, encoded.coding);
+    endWith(res, encoded, options);
   });
-}
-
-/** Options of a JSON answer. */
-export interface JsonOptions {
-  /** Close the connection after the answer (the server is draining). */
-  close?: boolean;
-  /** Called once the whole answer is handed to the socket (not when the client goes away first). */
-  onSent?: () => void;
+  options.onEnd?.({ status: statusCode(reply.status), bytes: options.head ? 0 : encoded.bytes, coding: encoded.coding });
 }
 
 /**
@@ -64,53 +141,152 @@ export interface JsonOptions {
  * health, readiness, metrics), without the JSON-RPC answers' CORS header; HEAD gets the headers alone.
  */
 export function sendText(res: HttpResponse, status: string, contentType: string, body: string, options: ReplyOptions & { headers?: ReadonlyArray<readonly [string, string]> } = {}): void {
+  const encoded = encode(body, options.coding);
   res.cork(() => {
     res.writeStatus(status);
     res.writeHeader('Content-Type', contentType);
     for (const [name, value] of options.headers ?? []) res.writeHeader(name, value);
-    if (!uwsNative) res.end(body);
-    else if (options.head) endHead(res, Buffer.byteLength(body));
-    else res.end(body);
+    writeCodingHeaders(res, options.coding, encoded.coding);
+    endWith(res, encoded, options);
   });
+  options.onEnd?.({ status: statusCode(status), bytes: options.head ? 0 : encoded.bytes, coding: encoded.coding });
 }
 
-/** Sends `body` (text or UTF-8 bytes) as a 200 JSON answer; large bodies stream out as the client reads them. */
-export function sendJson(res: HttpResponse, body: RpcBody, options: JsonOptions = {}): void {
+/** An answer written whole: nothing is left to stop. */
+function delivered(bytes: number, coding: ContentCoding | null): Delivery {
+  return { bytes, coding, stop: () => undefined };
+}
+
+/**
+ * Sends `body` (text or UTF-8 bytes) as a 200 JSON answer, compressed when its request accepts that
+ * at its size; large bodies stream out as the client reads them. Returns the delivery, which the
+ * caller stops when the client goes away.
+ */
+export function sendJson(res: HttpResponse, body: RpcBody, options: JsonOptions = {}): Delivery {
+  const { coding } = options;
+  const chosen = coding?.choose(body.length) ?? null;
   if (body.length <= STREAM_THRESHOLD_CHARS || !uwsNative) {
+    const encoded = encodeWith(body, coding, chosen);
     res.cork(() => {
       writeJsonHeaders(res);
-      if (uwsNative) res.end(body, options.close);
-      else res.end(body);
+      writeCodingHeaders(res, coding, encoded.coding);
+      if (uwsNative) res.end(encoded.body, options.close);
+      else res.end(encoded.body);
     });
-    options.onSent?.();
-    return;
+    options.onEnd?.({ status: 200, bytes: encoded.bytes, coding: encoded.coding });
+    return delivered(encoded.bytes, encoded.coding);
   }
-  streamBytes(res, typeof body === 'string' ? Buffer.from(body, 'utf8') : Buffer.from(body.buffer, body.byteOffset, body.byteLength), options);
+  const bytes = toBuffer(body);
+  if (chosen === null) return streamBytes(res, bytes, options);
+  return streamCompressed(res, bytes, coding!.compressor(chosen, bytes.length), chosen, options);
+}
+
+/** Writes the headers of a streamed answer: JSON, its coding, and `Connection: close` when draining (tryEnd and write cannot close). */
+function writeStreamHeaders(res: HttpResponse, options: JsonOptions, applied: ContentCoding | null): void {
+  writeJsonHeaders(res);
+  writeCodingHeaders(res, options.coding, applied);
+  if (options.close) res.writeHeader('Connection', 'close');
 }
 
 /**
  * Writes `bytes` with tryEnd; what the socket does not take now is written from onWritable, from the
  * offset uWS reports (uWebSockets.js's VideoStreamer pattern). Once the response is aborted uWS calls
- * neither handler again, and the bytes are released with the closure. tryEnd cannot close the
- * connection, so a draining server says `Connection: close` in a header and the client closes it.
+ * neither handler again, and the bytes are released with the closure.
  */
-function streamBytes(res: HttpResponse, bytes: Buffer, options: JsonOptions): void {
+function streamBytes(res: HttpResponse, bytes: Buffer, options: JsonOptions): Delivery {
   const total = bytes.length;
   let base = 0;
+  let written = 0;
   let done = false;
+  const end = () => options.onEnd?.({ status: 200, bytes: total, coding: null });
   res.cork(() => {
-    writeJsonHeaders(res);
-    if (options.close) res.writeHeader('Connection', 'close');
+    writeStreamHeaders(res, options, null);
     base = res.getWriteOffset();
     done = res.tryEnd(bytes, total)[1];
+    written = done ? total : res.getWriteOffset() - base;
   });
   if (done) {
-    options.onSent?.();
-    return;
+    end();
+    return delivered(total, null);
   }
   res.onWritable((offset) => {
     const [ok, finished] = res.tryEnd(bytes.subarray(offset - base), total);
-    if (finished) options.onSent?.();
+    written = finished ? total : res.getWriteOffset() - base;
+    if (finished) end();
     return ok;
   });
+  return {
+    get bytes() {
+      return written;
+    },
+    coding: null,
+    stop: () => undefined,
+  };
+}
+
+/**
+ * Streams `input` through `compressor` in chunked transfer encoding: each compressed chunk is
+ * written as it comes while the socket takes it; once uWS holds a chunk back (the client reads
+ * slower) no more is read from the compressor, which then stops compressing once its own 64 KiB
+ * buffer is full (zlib streams keep backpressure), until onWritable says the socket drained. So a
+ * slow reader holds the answer and a chunk or two, and the compression runs on libuv's thread pool,
+ * not on this thread. stop() (the client left) destroys the compressor; a compressor failure closes
+ * the connection, which the client sees as a truncated answer.
+ */
+function streamCompressed(res: HttpResponse, input: Buffer, compressor: Transform, coding: ContentCoding, options: JsonOptions): Delivery {
+  let stopped = false;
+  let started = false;
+  let waiting = false;
+  let written = 0;
+  /** Writes the headers before the first chunk. */
+  const begin = () => {
+    if (started) return;
+    started = true;
+    writeStreamHeaders(res, options, coding);
+  };
+  /** Writes the chunks the compressor holds until there are none or the socket pushes back. */
+  const pump = () => {
+    begin();
+    for (let chunk = compressor.read() as Buffer | null; chunk !== null; chunk = compressor.read() as Buffer | null) {
+      written += chunk.length;
+      if (!res.write(chunk)) {
+        waiting = true;
+        return;
+      }
+    }
+  };
+  compressor.on('readable', () => {
+    if (!stopped && !waiting) res.cork(pump);
+  });
+  compressor.once('end', () => {
+    if (stopped) return;
+    stopped = true;
+    res.cork(() => {
+      begin();
+      res.end();
+    });
+    options.onEnd?.({ status: 200, bytes: written, coding });
+  });
+  compressor.once('error', () => {
+    if (stopped) return;
+    stopped = true;
+    res.close();
+  });
+  res.onWritable(() => {
+    if (stopped) return true;
+    waiting = false;
+    pump();
+    return true;
+  });
+  compressor.end(input);
+  return {
+    get bytes() {
+      return written;
+    },
+    coding,
+    stop: () => {
+      stopped = true;
+      compressor.destroy();
+    },
+  };
 }

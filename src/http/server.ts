@@ -1,6 +1,8 @@
 /**
  * The HTTP front (docs/architecture.md §1, docs/api.md §1): `POST /v3/<API_KEY>` with a JSON-RPC
- * body, answered by an RpcHandler, on uWebSockets.js.
+ * body, answered by an RpcHandler, on uWebSockets.js. Each request's Accept-Encoding is read once,
+ * in its route handler, and decides how its answer is coded (compress.ts, written by respond.ts);
+ * each request gets its access log line once its response has ended (accessLog.ts).
  *
  * uWS answers keep-alive and pipelined requests on its own. Pipelining holds while each answer is
  * written before the next request is parsed (a handler that returns a string and a body that fits the
@@ -11,9 +13,9 @@ import { MAX_BODY_BYTES } from '../config.js';
 import type { RateLimiter } from '../limits/rateLimiter.js';
 import { createLogger, type Logger } from '../logger.js';
 import type { RpcBody, RpcHandler } from '../rpc/handler.js';
-import { RequestTrace } from '../rpc/observe.js';
-import { keyId } from '../store/apiKeys.js';
+import { AccessLog, type AccessEntry, type AccessLogMode, type PathKind } from './accessLog.js';
 import { DISCARD_MAX_BYTES, readBody } from './body.js';
+import { AS_IS, Compression, type AnswerCoding, type CompressionOptions } from './compress.js';
 import { answerPreflight } from './cors.js';
 import { InFlight, SHUTTING_DOWN } from './drain.js';
 import { registerOpsRoutes, type OpsEndpoints } from './health.js';
@@ -31,7 +33,7 @@ import {
   UNSUPPORTED_MEDIA_TYPE,
   type Reply,
 } from './replies.js';
-import { sendJson, sendReply, type ReplyOptions } from './respond.js';
+import { CLIENT_CLOSED, sendJson, sendReply, type Delivery, type ReplyOptions } from './respond.js';
 import { uWS, uwsImplementation, type HttpRequest, type HttpResponse } from './uws.js';
 import { WsFront, type WsFrontOptions } from '../ws/wsFront.js';
 
@@ -52,8 +54,12 @@ export interface HttpServerOptions {
   maxBodyBytes?: number;
   /** Per-key rate limit, applied to valid keys (429 past it, see rateLimit.ts); none by default. */
   rateLimit?: RateLimiter;
-  /** Where the front logs: failures, and one line per API request at debug level; JSON to stderr at info by default. */
+  /** Where the front logs: failures, and the access log; JSON to stderr at info by default. */
   logger?: Logger;
+  /** How answers are compressed (compress.ts); unset: never (the service sets it, on by default). */
+  compression?: CompressionOptions;
+  /** One info line per request (accessLog.ts); 'off' by default (the service sets it, 'on' by default). */
+  accessLog?: AccessLogMode;
   /** Hears the status of every response to an API request (not the operations endpoints): the metrics. */
   onResponse?: (status: number) => void;
   /** What /ready and /metrics report; without it /ready tells only whether the server is draining, and /metrics is not served. */
@@ -135,26 +141,19 @@ function contentLength(value: string): number {
   return Number.isSafeInteger(n) && n >= 0 ? n : -1;
 }
 
-/** Status of a client that went away before its answer was sent (nginx's convention), for metrics and logs. */
-const CLIENT_CLOSED = 499;
-
-/** An API request being logged (at debug level only): when it started, its key and what its body held. */
-interface RequestEntry {
-  started: number;
-  /** The presented key ('' when none); only its keyId is logged. */
-  key: string;
-  trace: RequestTrace;
-}
-
 /** A request whose body is being read or answered. */
 interface Exchange {
   /** The client went away. */
   aborted: boolean;
   /** An answer was sent (so a later abort is not counted as the client leaving first). */
   answered: boolean;
-  entry: RequestEntry | undefined;
+  entry: AccessEntry | undefined;
   /** The API key the request came with. */
   key: string;
+  /** What the request accepts: its answer's coding. */
+  coding: AnswerCoding;
+  /** The answer on its way, once sent. */
+  delivery: Delivery | undefined;
 }
 
 /** The numeric status of a fixed reply (its status line starts with it). */
@@ -170,31 +169,23 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<HttpServ
   const tooLarge = payloadTooLarge(limit);
   const inFlight = new InFlight();
 
-  /** Starts the log entry of an API request presenting `key`, when debug lines are written (checked once per request). */
-  function begin(key: string): RequestEntry | undefined {
-    return logger.isLevelEnabled('debug') ? { started: performance.now(), key, trace: new RequestTrace() } : undefined;
+  const compression = opts.compression && new Compression(opts.compression);
+  const accessLog = new AccessLog(logger, opts.accessLog ?? 'off');
+
+  /** What the request accepts, from its Accept-Encoding (read while uWS's request is valid: in the route handler). */
+  function codingOf(req: HttpRequest): AnswerCoding {
+    return compression?.negotiate(req.getHeader('accept-encoding')) ?? AS_IS;
   }
 
-  /** Counts an answered API request by `status`, and writes its log line when it has an entry. */
-  function answered(status: number, entry: RequestEntry | undefined): void {
+  /** Counts a response to an API request by status, as it begins (the metrics). */
+  function count(status: number): void {
     opts.onResponse?.(status);
-    if (entry === undefined) return;
-    const { trace } = entry;
-    logger.debug('request', {
-      status,
-      ms: Math.round((performance.now() - entry.started) * 1000) / 1000,
-      methods: trace.methods,
-      calls: trace.calls,
-      errors: trace.errors,
-      batch: trace.batch,
-      key: entry.key === '' ? null : keyId(entry.key),
-    });
   }
 
-  /** Sends a fixed reply to an API request, and counts and logs it. */
-  function refuse(res: HttpResponse, reply: Reply, entry: RequestEntry | undefined, options?: ReplyOptions): void {
-    sendReply(res, reply, options);
-    answered(statusOf(reply), entry);
+  /** Sends a fixed reply to an API request: counted, and logged once written. */
+  function refuse(res: HttpResponse, reply: Reply, entry: AccessEntry | undefined, options: ReplyOptions): void {
+    count(statusOf(reply));
+    sendReply(res, reply, { ...options, onEnd: (end) => accessLog.end(entry, end) });
   }
 
   /** Sends the answer of `handler` to `body`, now or when its promise settles; calls `done` once it is written. */
@@ -202,8 +193,15 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<HttpServ
     const { entry } = exchange;
     const send = (text: RpcBody) => {
       exchange.answered = true;
-      sendJson(res, text, { close: inFlight.closing, onSent: done });
-      answered(200, entry);
+      count(200);
+      exchange.delivery = sendJson(res, text, {
+        close: inFlight.closing,
+        coding: exchange.coding,
+        onEnd: (end) => {
+          accessLog.end(entry, end);
+          done();
+        },
+      });
     };
     let out: RpcBody | Promise<RpcBody>;
     try {
@@ -258,9 +256,10 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<HttpServ
    * been read and dropped (body.ts), which closes the connection.
    */
   function onPost(res: HttpResponse, req: HttpRequest, key: string): void {
-    const entry = begin(key);
-    if (inFlight.closing) return refuse(res, SHUTTING_DOWN, entry, { close: true });
-    if (key === '') return refuse(res, MISSING_KEY, entry);
+    const entry = accessLog.begin('rpc', 'POST', key);
+    const coding = codingOf(req);
+    if (inFlight.closing) return refuse(res, SHUTTING_DOWN, entry, { close: true, coding });
+    if (key === '') return refuse(res, MISSING_KEY, entry, { coding });
     let denied: Reply | null;
     try {
       const status = auth(key);
@@ -269,32 +268,39 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<HttpServ
       logger.error('http: API key check failed', err);
       denied = AUTH_FAILURE;
     }
-    if (denied !== null) return refuse(res, denied, entry);
-    if (!isJson(req.getHeader('content-type'))) return refuse(res, UNSUPPORTED_MEDIA_TYPE, entry);
+    if (denied !== null) return refuse(res, denied, entry, { coding });
+    if (!isJson(req.getHeader('content-type'))) return refuse(res, UNSUPPORTED_MEDIA_TYPE, entry, { coding });
     const announced = contentLength(req.getHeader('content-length'));
-    if (announced > DISCARD_MAX_BYTES) return refuse(res, tooLarge, entry, { close: true });
+    if (announced > DISCARD_MAX_BYTES) return refuse(res, tooLarge, entry, { close: true, coding });
     const budget = announced > limit ? undefined : opts.rateLimit?.budget(key);
     const limited = budget?.check(1);
-    if (limited) return refuse(res, tooManyRequests(limited), entry);
+    if (limited) return refuse(res, tooManyRequests(limited), entry, { coding });
 
-    const exchange: Exchange = { aborted: false, answered: false, entry, key };
+    const exchange: Exchange = { aborted: false, answered: false, entry, key, coding, delivery: undefined };
     const done = inFlight.enter();
     res.onAborted(() => {
       exchange.aborted = true;
-      if (!exchange.answered) answered(CLIENT_CLOSED, entry);
+      const { delivery } = exchange;
+      delivery?.stop();
+      if (!exchange.answered) {
+        count(CLIENT_CLOSED);
+        accessLog.end(entry, { status: CLIENT_CLOSED, bytes: 0, coding: null });
+      } else accessLog.end(entry, { status: 200, bytes: delivery?.bytes ?? 0, coding: delivery?.coding ?? null }, true);
       done();
     });
     readBody(res, announced, limit, {
       body: (bytes) => {
+        if (entry) entry.bytesIn = bytes.byteLength;
         const refused = budget?.take(callCount(bytes));
         if (!refused) return dispatch(res, exchange, bytes, done);
         exchange.answered = true;
-        refuse(res, tooManyRequests(refused), entry, { close: inFlight.closing });
+        refuse(res, tooManyRequests(refused), entry, { close: inFlight.closing, coding });
         done();
       },
-      tooLarge: () => {
+      tooLarge: (received) => {
+        if (entry) entry.bytesIn = received;
         exchange.answered = true;
-        refuse(res, tooLarge, entry, { close: true });
+        refuse(res, tooLarge, entry, { close: true, coding });
         done();
       },
     });
@@ -305,14 +311,20 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<HttpServ
     const method = req.getMethod().toLowerCase();
     const head = method === 'head';
     const target = route(req.getUrl());
-    if (target === null) return refuse(res, NOT_FOUND, begin(''), { head });
-    if (method === 'options') {
-      const entry = begin('');
-      answerPreflight(res, req.getHeader('access-control-request-headers'));
-      return answered(204, entry);
-    }
-    if (method !== 'post') return refuse(res, METHOD_NOT_ALLOWED, begin(''), { head });
-    onPost(res, req, target.key);
+    if (target === null) return refuse(res, NOT_FOUND, accessLog.begin('not-found', method.toUpperCase()), { head, coding: codingOf(req) });
+    if (method === 'post') return onPost(res, req, target.key);
+    const entry = accessLog.begin('rpc', method.toUpperCase(), target.key);
+    if (method !== 'options') return refuse(res, METHOD_NOT_ALLOWED, entry, { head, coding: codingOf(req) });
+    answerPreflight(res, req.getHeader('access-control-request-headers'));
+    count(204);
+    accessLog.end(entry, { status: 204, bytes: 0, coding: null });
+  }
+
+  /** The reply options of a request to an operations path of `kind`: its coding, and its log line once answered. */
+  function opsRequest(req: HttpRequest, kind: PathKind): ReplyOptions {
+    const method = req.getMethod().toUpperCase();
+    const entry = accessLog.begin(kind, method);
+    return { head: method === 'HEAD', coding: codingOf(req), onEnd: (end) => accessLog.end(entry, end) };
   }
 
   const app = uWS.App();
@@ -323,10 +335,9 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<HttpServ
       ready: () => (inFlight.closing ? { ready: false, reason: 'shutting down' } : (opts.ops?.ready() ?? { ready: true })),
       metrics: opts.ops?.metrics,
     },
-    guarded,
-    (message, error) => logger.error(message, error),
+    { guard: guarded, begin: opsRequest, onError: (message, error) => logger.error(message, error) },
   );
-  const ws = opts.ws && new WsFront({ ...opts.ws, handler, auth, rateLimit: opts.rateLimit, logger, maxPayloadBytes: limit });
+  const ws = opts.ws && new WsFront({ ...opts.ws, handler, auth, rateLimit: opts.rateLimit, logger, accessLog, maxPayloadBytes: limit });
   ws?.register(app);
   app.any('/*', guarded(onOther));
   const { socket, port } = await listenOn(app, opts.host, opts.port, opts.sharePort === true);

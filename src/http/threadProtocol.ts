@@ -7,6 +7,8 @@
  * RpcError class with the same fields, so a thread answers byte for byte what the main thread would.
  */
 import type { LogLimits } from '../config.js';
+import type { AccessLogMode } from './accessLog.js';
+import type { CompressionOptions } from './compress.js';
 import type { LogLevel } from '../logger.js';
 import type { RateLimit } from '../limits/rateLimiter.js';
 import type { FilterCall } from '../filters/remote.js';
@@ -34,6 +36,10 @@ export interface HttpThreadData {
   metrics: boolean;
   /** The log levels the main thread's logger writes. */
   logLevels: LogLevel[];
+  /** How answers are compressed, as on the main thread's front; unset: never. */
+  compression?: CompressionOptions;
+  /** The access log, as on the main thread's front. */
+  accessLog?: AccessLogMode;
 }
 
 /** An error as plain data: its class name, message and own fields (code, data, …). */

@@ -238,7 +238,11 @@ export class HttpThreads implements ThreadCountsSource {
     const services: ThreadServices = { queryLogs: options.queryLogs, filters: options.filters, metrics: front.ops?.metrics, logger: options.logger };
     this.threads = Array.from(
       { length: options.threads - 1 },
-      (_, i) => new HttpThread({ thread: i + 1, dataDir: options.dataDir, host: front.host, port, limits: options.limits, inlineBudgetUs: options.inlineBudgetUs, rateLimit, metrics: options.metrics, logLevels }, services),
+      (_, i) =>
+        new HttpThread(
+          { thread: i + 1, dataDir: options.dataDir, host: front.host, port, limits: options.limits, inlineBudgetUs: options.inlineBudgetUs, rateLimit, metrics: options.metrics, logLevels, compression: front.compression, accessLog: front.accessLog },
+          services,
+        ),
     );
     const starts = await Promise.allSettled(this.threads.map((thread) => thread.started));
     const failure = starts.find((start): start is PromiseRejectedResult => start.status === 'rejected');

@@ -72,27 +72,31 @@ export function createRpcHandler(
   const ctx: MethodContext = { ...context, rawJson: true };
   /** When a call started, for the observer (no clock read without one). */
   const clock = (): number => (observer === undefined ? 0 : performance.now());
-  /** Reports an answered call to the observer and the trace, and passes its answer through. */
-  const answered = <T extends RpcBody>(answer: T, method: string, code: number, started: number, trace: RequestTrace | undefined): T => {
+  /**
+   * Reports an answered call to the observer under its label and to the trace under its name (the
+   * method as the call gave it, which for an unknown method is not its label), and passes its answer through.
+   */
+  const answered = <T extends RpcBody>(answer: T, method: string, code: number, started: number, trace: RequestTrace | undefined, name = method): T => {
     if (observer !== undefined) observer.onCall(method, code, (performance.now() - started) / 1000);
-    if (trace !== undefined) trace.note(method, code);
+    if (trace !== undefined) trace.note(name, code);
     return answer;
   };
-  const refuse = (id: string, error: RpcError, method: string, started: number, trace: RequestTrace | undefined): string =>
-    answered(errorResponse(id, error), method, error.code, started, trace);
+  const refuse = (id: string, error: RpcError, method: string, started: number, trace: RequestTrace | undefined, name = method): string =>
+    answered(errorResponse(id, error), method, error.code, started, trace, name);
   const failure = (id: string, error: unknown, method: string, started: number, trace: RequestTrace | undefined): string => {
     const rpc = toRpcError(error);
     if (rpc !== undefined) return refuse(id, rpc, method, started, trace);
     onError('unexpected failure in a method', error);
     return refuse(id, new InternalError(), method, started, trace);
   };
-  /** The label of a request answered without running: its method when known, else UNKNOWN_METHOD or INVALID_REQUEST. */
-  const labelOf = (request: unknown): string => {
-    if (request === null || typeof request !== 'object' || Array.isArray(request)) return INVALID_REQUEST;
+  /** The method name of a request, or undefined when it has none. */
+  const nameOf = (request: unknown): string | undefined => {
+    if (request === null || typeof request !== 'object' || Array.isArray(request)) return undefined;
     const { method } = request as Record<string, unknown>;
-    if (typeof method !== 'string') return INVALID_REQUEST;
-    return methods.has(method) ? method : UNKNOWN_METHOD;
+    return typeof method === 'string' ? method : undefined;
   };
+  /** The label of a request answered without running: its method when known, else UNKNOWN_METHOD or INVALID_REQUEST. */
+  const labelOf = (name: string | undefined): string => (name === undefined ? INVALID_REQUEST : methods.has(name) ? name : UNKNOWN_METHOD);
 
   const handleOne = (request: unknown, trace: RequestTrace | undefined, caller: string | undefined): Answer => {
     const started = clock();
@@ -105,7 +109,7 @@ export function createRpcHandler(
     if (jsonrpc !== '2.0') return refuse(idText, new InvalidRequestError('invalid request: "jsonrpc" must be "2.0"'), INVALID_REQUEST, started, trace);
     if (typeof method !== 'string') return refuse(idText, new InvalidRequestError('invalid request: "method" must be a string'), INVALID_REQUEST, started, trace);
     const fn = methods.get(method);
-    if (!fn) return refuse(idText, new MethodNotFoundError(method), UNKNOWN_METHOD, started, trace);
+    if (!fn) return refuse(idText, new MethodNotFoundError(method), UNKNOWN_METHOD, started, trace, method);
     if (params !== undefined && params !== null && !Array.isArray(params)) {
       return refuse(idText, new InvalidParamsError('non-array args'), method, started, trace);
     }
@@ -141,7 +145,8 @@ export function createRpcHandler(
       while (active < MAX_BATCH_CONCURRENCY && next < requests.length) {
         const i = next++;
         if (bytes > MAX_BATCH_RESPONSE_BYTES) {
-          answers[i] = refuse(requestId(requests[i]), new ResponseTooLargeError(), labelOf(requests[i]), clock(), trace);
+          const name = nameOf(requests[i]);
+          answers[i] = refuse(requestId(requests[i]), new ResponseTooLargeError(), labelOf(name), clock(), trace, name ?? INVALID_REQUEST);
           continue;
         }
         const answer = handleOne(requests[i], trace, caller);

@@ -1,7 +1,8 @@
 /**
  * What the JSON-RPC layer tells its observers about the calls it answers: every call's label
  * (the method, or a fixed label for calls without a known method, so labels stay a small fixed
- * set whatever clients send) and outcome, for metrics; and per request body, for the request log.
+ * set whatever clients send) and outcome, for metrics; and per request body, for the request log,
+ * which names methods as the calls gave them (cut short), so an operator sees what a client tried.
  */
 
 /** The outcome code of a call answered with a result (JSON-RPC error codes are never 0). */
@@ -19,10 +20,21 @@ export interface CallObserver {
   onCall(method: string, code: number, seconds: number): void;
 }
 
+/**
+ * Distinct method names one request's log line lists: a batch of up to 1,000 calls of made-up names
+ * would otherwise make a line of tens of kilobytes; its `calls` still counts them all.
+ */
+export const MAX_TRACED_METHODS = 16;
+
+/** Characters of a method name a log line keeps: every method served fits (the longest has 39), a made-up name is cut here. */
+export const MAX_TRACED_METHOD_CHARS = 64;
+
 /** What one request body held, filled by the handler as its calls are answered (for the request log). */
 export class RequestTrace {
-  /** Distinct call labels, in the order their calls were answered. */
+  /** Distinct method names as the calls gave them (cut to MAX_TRACED_METHOD_CHARS; unknown ones too), in the order their calls were answered, at most MAX_TRACED_METHODS. */
   readonly methods: string[] = [];
+  /** Distinct JSON-RPC error codes answered, in the order they first were. */
+  readonly codes: number[] = [];
   /** Calls answered (batch items, or 1). */
   calls = 0;
   /** Calls answered with an error. */
@@ -30,10 +42,14 @@ export class RequestTrace {
   /** Whether the body was a batch. */
   batch = false;
 
-  /** Notes one answered call. */
+  /** Notes one answered call of `method` (its name, or INVALID_REQUEST) answered with `code` (CALL_OK or an error code). */
   note(method: string, code: number): void {
     this.calls++;
-    if (code !== CALL_OK) this.errors++;
-    if (!this.methods.includes(method)) this.methods.push(method);
+    if (code !== CALL_OK) {
+      this.errors++;
+      if (!this.codes.includes(code)) this.codes.push(code);
+    }
+    const name = method.length > MAX_TRACED_METHOD_CHARS ? `${method.slice(0, MAX_TRACED_METHOD_CHARS)}…` : method;
+    if (this.methods.length < MAX_TRACED_METHODS && !this.methods.includes(name)) this.methods.push(name);
   }
 }

@@ -10,6 +10,7 @@
  * buffer per connection: a client that stops reading is closed with 1008 once WS_SEND_BUFFER_BYTES
  * wait for it, so nobody else waits on it.
  */
+import type { AccessEntry, AccessLog } from '../http/accessLog.js';
 import { callCount } from '../http/rateLimit.js';
 import { errorBody, INTERNAL_ERROR_BODY, INVALID_KEY, MISSING_KEY, REVOKED_KEY, type Reply } from '../http/replies.js';
 import type { AuthStatus } from '../http/server.js';
@@ -58,6 +59,8 @@ export interface WsFrontOptions {
   /** Per-key rate limit, per call. */
   rateLimit?: RateLimiter;
   logger: Logger;
+  /** Where each upgrade request gets its line: 101 when taken, else the refusal's status. */
+  accessLog: AccessLog;
   /** How often the head is read while anyone subscribes; HEAD_POLL_MS by default. */
   pollMs?: number;
   /** MAX_WS_CONNECTIONS_PER_KEY by default. */
@@ -147,34 +150,38 @@ export class WsFront {
     return this.sockets.size;
   }
 
-  private reply(res: HttpResponse, reply: Reply): void {
+  /** Refuses an upgrade with `reply`, and logs it. */
+  private reply(res: HttpResponse, reply: Reply, entry: AccessEntry | undefined): void {
     res.writeStatus(reply.status);
     res.writeHeader('Content-Type', 'application/json');
     for (const [name, value] of reply.headers) res.writeHeader(name, value);
     res.end(reply.body);
+    this.opts.accessLog.end(entry, { status: Number.parseInt(reply.status, 10), bytes: Buffer.byteLength(reply.body), coding: null });
   }
 
   private upgrade(res: HttpResponse, req: HttpRequest, context: unknown): void {
     const key = req.getParameter(0) ?? '';
+    const entry = this.opts.accessLog.begin('ws-upgrade', 'GET', key);
     const secKey = req.getHeader('sec-websocket-key');
     const protocol = req.getHeader('sec-websocket-protocol');
     const extensions = req.getHeader('sec-websocket-extensions');
-    if (this.closing) return this.reply(res, { status: '503 Service Unavailable', body: errorBody(new ShuttingDownError()), headers: [] });
-    if (key === '') return this.reply(res, MISSING_KEY);
+    if (this.closing) return this.reply(res, { status: '503 Service Unavailable', body: errorBody(new ShuttingDownError()), headers: [] }, entry);
+    if (key === '') return this.reply(res, MISSING_KEY, entry);
     let status: AuthStatus;
     try {
       status = this.opts.auth(key);
     } catch (error) {
       this.opts.logger.error('ws: API key check failed', error);
-      return this.reply(res, { status: '500 Internal Server Error', body: INTERNAL_ERROR_BODY, headers: [] });
+      return this.reply(res, { status: '500 Internal Server Error', body: INTERNAL_ERROR_BODY, headers: [] }, entry);
     }
-    if (status !== 'valid') return this.reply(res, status === 'revoked' ? REVOKED_KEY : INVALID_KEY);
+    if (status !== 'valid') return this.reply(res, status === 'revoked' ? REVOKED_KEY : INVALID_KEY, entry);
     const limit = this.opts.connectionsPerKey ?? MAX_WS_CONNECTIONS_PER_KEY;
     if ((this.perKey.get(key) ?? 0) >= limit) {
-      return this.reply(res, { status: '429 Too Many Requests', body: errorBody(new LimitExceededError(`too many WebSocket connections for this key (at most ${limit})`)), headers: [] });
+      return this.reply(res, { status: '429 Too Many Requests', body: errorBody(new LimitExceededError(`too many WebSocket connections for this key (at most ${limit})`)), headers: [] }, entry);
     }
     const connection: Connection = { key, subs: new ConnectionSubscriptions(this.opts.maxParams), budget: this.opts.rateLimit?.budget(key), closed: false };
     res.upgrade(connection, secKey, protocol, extensions, context as never);
+    this.opts.accessLog.end(entry, { status: 101, bytes: 0, coding: null });
   }
 
   private open(ws: WebSocket<Connection>): void {

@@ -12,6 +12,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { Worker } from 'node:worker_threads';
+import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { DISCARD_MAX_BYTES } from '../../src/http/body.js';
 import { startHttpServer, type HttpServer } from '../../src/http/server.js';
 import { uwsImplementation } from '../../src/http/uws.js';
@@ -159,6 +160,8 @@ describe('HTTP front', () => {
   let store: Store;
   let server: HttpServer;
   let small: HttpServer;
+  /** Compression on, with the service's defaults. */
+  let compressed: HttpServer;
   let key: string;
   let revoked: string;
   const { logger, lines: logs } = captureLogger('debug');
@@ -173,11 +176,13 @@ describe('HTTP front', () => {
     const auth = (k: string) => checkApiKey(store, k);
     server = await startHttpServer({ host: HOST, port: 0, handler: echoHandler, auth, logger });
     small = await startHttpServer({ host: HOST, port: 0, handler: echoHandler, auth, maxBodyBytes: 1000, logger });
+    compressed = await startHttpServer({ host: HOST, port: 0, handler: echoHandler, auth, logger, compression: {} });
   });
 
   after(async () => {
     server.close();
     small.close();
+    compressed.close();
     await closeStore(store);
     fs.rmSync(dir, { recursive: true, force: true });
   });
@@ -554,6 +559,55 @@ describe('HTTP front', () => {
     });
     const res = await request(server.port, { path: `/v3/${key}`, headers: { 'content-type': 'application/json' }, body: rpc('echo', 'after') });
     assert.equal(res.status, 200);
+  });
+
+  test('compressed, a 20 MB answer of multi-byte text arrives intact, chunked, in either coding', async () => {
+    for (const [accept, decode] of [
+      ['gzip', gunzipSync],
+      ['br', brotliDecompressSync],
+    ] as const) {
+      const raw = await new Promise<{ headers: http.IncomingHttpHeaders; bytes: Buffer }>((resolve, reject) => {
+        const req = http.request(
+          { host: HOST, port: compressed.port, method: 'POST', path: `/v3/${key}`, headers: { 'content-type': 'application/json', 'accept-encoding': accept } },
+          (res) => {
+            const chunks: Buffer[] = [];
+            res.on('data', (c: Buffer) => chunks.push(c));
+            res.on('end', () => resolve({ headers: res.headers, bytes: Buffer.concat(chunks) }));
+            res.on('error', reject);
+          },
+        );
+        req.on('error', reject);
+        req.end(rpc('big'));
+      });
+      assert.equal(raw.headers['content-encoding'], accept);
+      assert.equal(raw.headers['transfer-encoding'], 'chunked');
+      const bytes = decode(raw.bytes);
+      assert.equal(bytes.length, BIG_BYTES, accept);
+      assert.equal(createHash('sha256').update(bytes).digest('hex'), BIG_SHA, accept);
+    }
+  });
+
+  test('a client that leaves during a 20 MB compressed answer does not disturb the server', async () => {
+    for (const accept of ['gzip', 'br']) {
+      await new Promise<void>((resolve, reject) => {
+        const req = http.request(
+          { host: HOST, port: compressed.port, method: 'POST', path: `/v3/${key}`, headers: { 'content-type': 'application/json', 'accept-encoding': accept } },
+          (res) => {
+            res.once('data', () => {
+              req.destroy();
+              resolve();
+            });
+          },
+        );
+        req.on('error', (err: NodeJS.ErrnoException) => {
+          if (err.code !== 'ECONNRESET') reject(err);
+        });
+        req.end(rpc('big'));
+      });
+      const res = await request(compressed.port, { path: `/v3/${key}`, headers: { 'content-type': 'application/json', 'accept-encoding': accept }, body: rpc('echo', 'after') });
+      assert.equal(res.status, 200);
+      assert.equal((JSON.parse(res.body) as { id: string }).id, 'after');
+    }
   });
 
   test('a rejected promise or a throw from the handler gives 200 with -32603, logged', async () => {
