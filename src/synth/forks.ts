@@ -11,11 +11,11 @@
  *   blocks 24 on  Prague     (+ requestsHash; type 4)
  *
  * So every chain of 25 blocks or more holds every fork's header fields, and the datasets the tests
- * use (25 to 600 blocks at density 0.02 to 0.3, i.e. 5 to 80 transactions a block) hold every
- * transaction type each fork allows; the bulk of any larger dataset (the benchmarks') is Prague.
- * Eight blocks an era is the least that gives a blob transaction in the Cancun era at the tests'
- * densities (about 1.5% of transactions are blobs), kept equal for every era so the table stays
- * easy to remember.
+ * use (25 to 600 blocks at densities 0.02 to 0.3, 5 to 80 transactions a block) hold every
+ * transaction type each fork allows. At the densities most tests use (0.05 to 0.1) eight blocks
+ * give an era 100 to 200 transactions, enough for its rarer kinds (blobs are about 1.5% of
+ * transactions from Cancun on, set-code calls 1% from Prague on). The bulk of any larger dataset
+ * (the benchmarks') is Prague, like the current mainnet.
  */
 
 /** The forks the chain goes through, in order. */
@@ -34,7 +34,7 @@ export interface ForkSchedule {
   prague: number;
 }
 
-/** Blocks in each of the three eras before Prague (why eight: see the module comment). */
+/** Blocks in each of the three eras before Prague: enough transactions for every type an era allows (module comment). */
 const ERA_BLOCKS = 8;
 
 /** The fixed fork schedule of every generated chain: London at 0, Shanghai at 8, Cancun at 16, Prague from 24 on. */
