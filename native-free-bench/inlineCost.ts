@@ -10,11 +10,8 @@
  * - a one-block query answered on the pool (one task: post, worker, transfer, merge) against the
  *   same query answered inline.
  *
- *   node dist/native-free-bench/inlineCost.js [--data DIR]   (default: generates /tmp/ethlogd-inline-cost)
+ *   node dist/native-free-bench/inlineCost.js [--data DIR]   (an existing store; by default its own, generated in /tmp/ethlogd-inline-cost)
  */
-import { spawnSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
-import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { DEFAULT_LOG_LIMITS } from '../src/config.js';
 import { blockScanner } from '../src/logs/blockScan.js';
@@ -26,9 +23,12 @@ import { INLINE_BUDGET_US, INLINE_COST_US } from '../src/logs/planner.js';
 import { StoreReader } from '../src/store/reader.js';
 import { closeStore, openStore } from '../src/store/schema.js';
 import { SEGMENT_BLOCKS } from '../src/store/segments.js';
+import { ensureDataset } from './dataset.js';
 
 /** Blocks of the generated store: one complete segment and part of the open one. */
 const BLOCKS = SEGMENT_BLOCKS + 300;
+/** The tool's own dataset, used unless --data names another. */
+const DEFAULT_DATA = '/tmp/ethlogd-inline-cost';
 
 /** Mean microseconds of `run()` over enough repetitions to last about `ms` milliseconds, after a warm-up. */
 function micros(run: () => void, ms = 300): number {
@@ -44,11 +44,9 @@ function micros(run: () => void, ms = 300): number {
 
 async function main(): Promise<void> {
   const { values } = parseArgs({ options: { data: { type: 'string' } } });
-  const dir = values.data ?? '/tmp/ethlogd-inline-cost';
-  if (!existsSync(join(dir, 'data.mdb'))) {
-    const r = spawnSync(process.execPath, ['dist/src/cli.js', 'generate', '--out', dir, '--blocks', String(BLOCKS), '--density', '0.1', '--seed', 'inline-cost'], { stdio: 'inherit' });
-    if (r.status !== 0) throw new Error('generation failed');
-  }
+  // A store named by --data is measured as it is; the default one is this tool's own (generated again when stale).
+  const dir = values.data ?? DEFAULT_DATA;
+  if (values.data === undefined) ensureDataset({ dir, blocks: BLOCKS, density: 0.1, seed: 'inline-cost' });
   const store = openStore(dir, { readOnly: true });
   const reader = new StoreReader(store);
   const head = reader.head()!;

@@ -9,13 +9,11 @@
  * With --only, just the named sections run and the table is printed, not written: results/ keeps
  * the last whole run (the README's table is copied from results/full.md).
  */
-import { spawnSync } from 'node:child_process';
-import { existsSync, rmSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { openStore } from '../src/store/schema.js';
 import { ANVIL_BIN } from '../test/integration/anvil.js';
 import { measureAnvil } from './anvilBaseline.js';
+import { ensureDataset } from './dataset.js';
 import { measureHttp } from './http.js';
 import { measureIngest } from './ingest.js';
 import { measureLogQueries } from './logQueries.js';
@@ -45,29 +43,6 @@ type Section = (typeof SECTIONS)[number];
 /** The seed of the benchmark datasets (fixed: every run measures the same chain). */
 const SEED = 'bench';
 
-/** Whether the store in `dir` has this build's layout (a benchmark dataset of an older one is generated again). */
-function currentLayout(dir: string): boolean {
-  try {
-    openStore(dir, { readOnly: true }).env.close();
-    return true;
-  } catch (error) {
-    console.log(`${(error as Error).message}: generating it again`);
-    return false;
-  }
-}
-
-function ensureDataset(p: (typeof PROFILES)[keyof typeof PROFILES]): void {
-  if (existsSync(join(p.data, 'data.mdb'))) {
-    if (currentLayout(p.data)) return;
-    rmSync(p.data, { recursive: true, force: true });
-  }
-  console.log(`generating ${p.data} (${p.blocks} blocks, density ${p.density}); reused by later runs`);
-  const r = spawnSync(process.execPath, ['dist/src/cli.js', 'generate', '--out', p.data, '--blocks', String(p.blocks), '--density', String(p.density), '--seed', SEED], {
-    stdio: 'inherit',
-  });
-  if (r.status !== 0) throw new Error('dataset generation failed');
-}
-
 function sections(only: string | undefined): Set<Section> {
   if (only === undefined) return new Set(SECTIONS);
   const names = only.split(',').map((s) => s.trim());
@@ -90,7 +65,7 @@ async function main(): Promise<void> {
     sectionSeconds[section] = (Date.now() - t) / 1000;
     console.log(`  ${label}: ${sectionSeconds[section].toFixed(0)} s`);
   };
-  if (run.has('logs') || run.has('http') || run.has('micro')) await step('dataset', `dataset ${p.data}`, () => ensureDataset(p));
+  if (run.has('logs') || run.has('http') || run.has('micro')) await step('dataset', `dataset ${p.data}`, () => ensureDataset({ dir: p.data, blocks: p.blocks, density: p.density, seed: SEED }));
   const rows: Row[] = [];
   const chart: ChartData = { latencyByRange: [], throughput: [] };
   const extra: Record<string, unknown> = { profile: { name, ...p }, sectionSeconds };

@@ -53,6 +53,8 @@ export type { RateLimitOptions } from './limits/options.js';
 export type { AccessLogMode } from './http/accessLog.js';
 export type { CompressionOptions, ContentCoding } from './http/compress.js';
 export { generateStore, type GenerateStoreOptions, type GenerateStoreResult } from './synth/generateStore.js';
+export { GenerateRefusedError } from './synth/provenance.js';
+export type { BusyContract } from './synth/logTally.js';
 export { runIngest, type IngestOptions, type IngestResult } from './ingest/ingest.js';
 export type { StorageMode } from './ingest/source.js';
 export { createLogger, isLogLevel, LOG_LEVELS, redactSecrets, type Logger, type LogLevel } from './logger.js';

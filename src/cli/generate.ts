@@ -1,18 +1,26 @@
 /**
- * `ethlogd generate`: writes a deterministic synthetic chain into a store.
+ * `ethlogd generate`: writes a deterministic synthetic chain into a store, or extends one it made.
  */
-import { generateStore } from '../index.js';
+import { GenerateRefusedError, generateStore } from '../index.js';
 import { integer, parse, positive, required } from './args.js';
+import { busiestHint } from './busiestHint.js';
 
 /** Usage text of `generate`. */
 export const GENERATE_USAGE = `Usage: ethlogd generate --out DIR --blocks N [--seed S] [--density D] [--no-pending]
 
-Generates a deterministic, mainnet-like chain (same seed, same bytes) into the store in DIR.
-Continues from the stored head when DIR already holds the start of the same chain.
+Generates a deterministic, mainnet-like chain of N blocks (same seed and density, same bytes) into
+the store in DIR, then names its busiest contracts with a ready eth_getLogs example. A block's fork
+depends on its number alone: London 0–7, Shanghai 8–15, Cancun 16–23, Prague from 24 on.
+
+A store this command made with the same seed and density is extended to N blocks, with the pending
+block of its new head (N then 2N blocks give the same store as 2N at once); one holding N blocks
+already is left as it is (exit 0). Refused, changing nothing (exit 2, saying what to do): a store of
+another seed or density, one holding more than N blocks, and one this version of generate did not
+make (an ingested store, or one of an older chain version).
 
 Options:
   --out DIR        store directory (created if absent)                 required
-  --blocks N       number of blocks                                    required
+  --blocks N       number of blocks of the chain                       required
   --seed S         seed of the chain                                   default "ethlogd"
   --density D      1.0 = mainnet (~265 txs, ~500 logs per block)       default 1
   --no-pending     do not store a pending block
@@ -33,14 +41,25 @@ export async function generateCommand(argv: string[]): Promise<number> {
   }
   const out = required(values.out, 'out');
   const blocks = integer(required(values.blocks, 'blocks'), 'blocks', 0, 1, 100_000_000);
-  const result = await generateStore(out, {
-    blocks,
-    seed: typeof values.seed === 'string' ? values.seed : 'ethlogd',
-    density: positive(values.density, 'density', 1),
-    pending: values['no-pending'] !== true,
-    progress: true,
-  });
-  const rate = result.seconds > 0 ? Math.round(result.logs / result.seconds) : result.logs;
-  console.log(`generated ${result.blocks} blocks, ${result.txs} transactions, ${result.logs} logs in ${result.seconds.toFixed(1)} s (${rate} logs/s) into ${out}`);
-  return 0;
+  const seed = typeof values.seed === 'string' ? values.seed : 'ethlogd';
+  const density = positive(values.density, 'density', 1);
+  try {
+    const result = await generateStore(out, { blocks, seed, density, pending: values['no-pending'] !== true, progress: true });
+    if (result.blocks === 0) {
+      console.log(`the store at ${out} already holds blocks ${result.earliest}–${result.head} of this chain (--seed ${JSON.stringify(seed)} --density ${density}): nothing to add`);
+      return 0;
+    }
+    const rate = Math.round(result.logs / Math.max(result.seconds, 1e-9));
+    const from = result.head - result.blocks + 1;
+    console.log(
+      `generated ${result.blocks} blocks, ${result.txs} transactions, ${result.logs} logs in ${result.seconds.toFixed(1)} s ` +
+        `(${rate} logs/s) into ${out} (blocks ${from}–${result.head})`,
+    );
+    for (const line of busiestHint(result)) console.log(line);
+    return 0;
+  } catch (error) {
+    if (!(error instanceof GenerateRefusedError)) throw error;
+    console.error(`ethlogd generate: ${error.message}`);
+    return 2;
+  }
 }

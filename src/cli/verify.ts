@@ -34,7 +34,7 @@ export async function verifyCommand(argv: string[]): Promise<number> {
       progress ??= new Progress(total, { enabled: true, label: 'verify' });
       progress.update({ blocks: checked, txs: 0, logs: 0 });
     });
-    progress?.clear();
+    progress?.finish();
     for (const problem of problems) console.log(problem);
     const seconds = ((Date.now() - started) / 1000).toFixed(1);
     const found = problems.length === 0 ? 'no problems' : problems.length === 1 ? '1 problem' : `${problems.length} problems`;

@@ -1,7 +1,7 @@
 /**
  * Progress of a long generation or ingest on stderr: on a terminal, one bar redrawn in place with
  * the percentage, blocks/s, logs/s and the time left; otherwise (logs, CI) a plain line every few
- * seconds. finish() prints a summary line.
+ * seconds. finish() clears the bar; the command prints its own summary line, so there is one.
  */
 
 /** Counters of the work done so far. */
@@ -75,21 +75,10 @@ export class Progress {
     else this.stream.write(this.line() + '\n');
   }
 
-  /** Erases the bar on a terminal (for a command that prints its own summary). */
-  clear(): void {
-    if (this.options.enabled && this.tty) this.stream.write('\r\u001b[K');
-  }
-
-  /** Prints the summary line (clearing the bar on a terminal) and returns the elapsed seconds. */
+  /** Clears the bar on a terminal, so the command's summary line follows on a clean line, and returns the elapsed seconds. */
   finish(): number {
-    const seconds = this.elapsed();
-    if (this.options.enabled) {
-      const { blocks, txs, logs } = this.counts;
-      const summary = `${this.label}: ${blocks} blocks, ${txs} transactions, ${logs} logs in ${seconds.toFixed(1)} s ` +
-        `(${formatRate(blocks / Math.max(seconds, 1e-9))} blocks/s, ${formatRate(logs / Math.max(seconds, 1e-9))} logs/s)`;
-      this.stream.write((this.tty ? '\r\u001b[K' : '') + summary + '\n');
-    }
-    return seconds;
+    if (this.options.enabled && this.tty && this.lastPrint > -Infinity) this.stream.write('\r\u001b[K');
+    return this.elapsed();
   }
 
   private line(): string {

@@ -5,8 +5,9 @@
  * generation can resume after any stored block (the nonces are replayed from the cheap per-block
  * sender stream).
  *
- * The range is split into fork eras (10% London, 20% Shanghai, 30% Cancun, 40% Prague) so every
- * fork's header fields and every transaction type appear. Post-merge constants are mainnet's.
+ * A block's fork is fixed by its number (forks.ts: short London, Shanghai and Cancun eras, then
+ * Prague), never by the chain's length, so a longer chain of the same options begins with the
+ * shorter one's blocks. Post-merge constants are mainnet's.
  * Not modelled: state, receipts and transaction tries. stateRoot, transactionsRoot and receiptsRoot
  * are deterministic pseudo-random words (the empty-trie root when the block has no transactions),
  * and withdrawalsRoot is keccak256(rlp(withdrawals)) instead of the trie root. Everything a client
@@ -32,6 +33,7 @@ import {
 import { TRANSFER_TOPIC } from './events.js';
 import { blobBaseFee, CANCUN_BLOBS, GAS_PER_BLOB, nextBaseFee, nextExcessBlobGas, PRAGUE_BLOBS, type BlobParams } from './fees.js';
 import { Random } from './random.js';
+import { Fork, FORK_SCHEDULE, forkOf } from './forks.js';
 import { buildTransaction, type Draft, type TxContext } from './transactions.js';
 import { rareAddress, SENDER_COUNT, Universe } from './universe.js';
 
@@ -52,23 +54,12 @@ export interface GeneratorOptions {
   startNumber?: number;
 }
 
-/** The forks the chain goes through, in order. */
-export const enum Fork {
-  London = 0,
-  Shanghai = 1,
-  Cancun = 2,
-  Prague = 3,
-}
-
-/** First block number of each fork era, and the chain's first and last block. */
-export interface ForkSchedule {
-  first: number;
-  last: number;
-  london: number;
-  shanghai: number;
-  cancun: number;
-  prague: number;
-}
+/**
+ * Version of the chain the generator makes: it changes whenever the same options would give other
+ * blocks, so a store is never extended with blocks of another version (provenance.ts). Version 1
+ * scaled the fork eras with the chain's length; 2 fixes them by block number (forks.ts).
+ */
+export const CHAIN_VERSION = 2;
 
 /** Mainnet's total difficulty at the merge, constant ever since. */
 export const TOTAL_DIFFICULTY = 58_750_000_000_000_000_000_000n;
@@ -98,26 +89,6 @@ function cumulative(weights: number[]): number[] {
   return out.map((x) => x / sum);
 }
 
-/** The fork eras of a chain: 10% / 20% / 30% / 40% of the blocks, each at least one block from 4 blocks on (fewer: all Prague). */
-export function forkSchedule(opts: GeneratorOptions): ForkSchedule {
-  const first = opts.startNumber ?? 0;
-  const n = opts.blocks;
-  const last = first + n - 1;
-  if (n < 4) return { first, last, london: first, shanghai: first, cancun: first, prague: first };
-  const london = Math.max(1, Math.floor(n * 0.1));
-  const shanghai = Math.max(1, Math.floor(n * 0.2));
-  const cancun = Math.max(1, Math.floor(n * 0.3));
-  return { first, last, london: first, shanghai: first + london, cancun: first + london + shanghai, prague: first + london + shanghai + cancun };
-}
-
-/** The fork of block `number`. */
-export function forkOf(schedule: ForkSchedule, number: number): Fork {
-  if (number >= schedule.prague) return Fork.Prague;
-  if (number >= schedule.cancun) return Fork.Cancun;
-  if (number >= schedule.shanghai) return Fork.Shanghai;
-  return Fork.London;
-}
-
 /** The safe and finalized markers for a head: head − 32 and head − 64 (one and two epochs), not below earliest. */
 export function markers(head: number, earliest: number): { safe: number; finalized: number } {
   return { safe: Math.max(earliest, head - 32), finalized: Math.max(earliest, head - 64) };
@@ -126,7 +97,6 @@ export function markers(head: number, earliest: number): { safe: number; finaliz
 /** Facts about a generated dataset that benchmarks and tests query by. */
 export interface DatasetDescription {
   chainId: bigint;
-  schedule: ForkSchedule;
   /** A contract with one log in about 1% of blocks. */
   rareAddress: Uint8Array;
   /** topic0 of ERC-20 Transfer, the hottest topic. */
@@ -145,7 +115,6 @@ export function describeDataset(opts: GeneratorOptions): DatasetDescription {
   const u = universe(opts.seed);
   return {
     chainId: opts.chainId ?? 1n,
-    schedule: forkSchedule(opts),
     rareAddress: rareAddress(opts.seed),
     transferTopic: TRANSFER_TOPIC,
     weth: u.weth.address,
@@ -202,8 +171,8 @@ function pickOrdinaryType(rng: Random): { type: TxType; protected: boolean } {
 
 /** Generates the blocks of one chain in order, and the pending block after any of them. */
 export class ChainGenerator {
-  /** The fork eras. */
-  readonly schedule: ForkSchedule;
+  /** Number of the chain's first block. */
+  readonly first: number;
   private readonly u: Universe;
   private readonly chainId: bigint;
   private readonly nonces = new Uint32Array(SENDER_COUNT);
@@ -214,13 +183,13 @@ export class ChainGenerator {
   /** Starts at the first block, or right after `after` (a block of this same chain, e.g. the stored head). */
   constructor(readonly opts: GeneratorOptions, after?: BlockHeader) {
     if (!(opts.density >= 0) || !Number.isFinite(opts.density)) throw new RangeError('density must be a finite number ≥ 0');
-    this.schedule = forkSchedule(opts);
+    this.first = opts.startNumber ?? 0;
     this.u = universe(opts.seed);
     this.chainId = opts.chainId ?? 1n;
-    this.number = this.schedule.first;
+    this.number = this.first;
     if (after) {
-      if (after.number < this.schedule.first) throw new RangeError(`block ${after.number} precedes the chain's first block ${this.schedule.first}`);
-      for (let b = this.schedule.first; b <= after.number; b++) {
+      if (after.number < this.first) throw new RangeError(`block ${after.number} precedes the chain's first block ${this.first}`);
+      for (let b = this.first; b <= after.number; b++) {
         for (const s of drawSenders(this.u, opts.seed, opts.density, b)) this.nonces[s]!++;
       }
       this.parent = after;
@@ -248,10 +217,10 @@ export class ChainGenerator {
 
   private build(number: number, parent: BlockHeader | undefined, nonces: Uint32Array): BlockBundle {
     const { u, opts } = this;
-    const fork = forkOf(this.schedule, number);
+    const fork = forkOf(number);
     const senders = drawSenders(u, opts.seed, opts.density, number);
     const rng = Random.derive(opts.seed, 'block', number);
-    const timestamp = parent ? parent.timestamp + SLOT_SECONDS : GENESIS_TIME + SLOT_SECONDS * (number - this.schedule.first);
+    const timestamp = parent ? parent.timestamp + SLOT_SECONDS : GENESIS_TIME + SLOT_SECONDS * (number - this.first);
     let gasLimit = fork === Fork.Prague ? 36_000_000n : 30_000_000n;
     const baseFee = parent?.baseFeePerGas !== undefined ? nextBaseFee(parent) : REFERENCE_BASE_FEE;
     const blobParams: BlobParams | undefined = fork === Fork.Prague ? PRAGUE_BLOBS : fork === Fork.Cancun ? CANCUN_BLOBS : undefined;
@@ -378,7 +347,7 @@ export class ChainGenerator {
   /** Sixteen validator withdrawals with consecutive indexes, sweeping validators in order. */
   private withdrawals(rng: Random, number: number): Withdrawal[] {
     const out: Withdrawal[] = [];
-    const first = (number - this.schedule.shanghai) * WITHDRAWALS_PER_BLOCK;
+    const first = (number - FORK_SCHEDULE.shanghai) * WITHDRAWALS_PER_BLOCK;
     for (let k = 0; k < WITHDRAWALS_PER_BLOCK; k++) {
       const index = first + k;
       const validatorIndex = Math.floor(index * 1.07) % 1_100_000;

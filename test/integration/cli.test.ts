@@ -311,10 +311,10 @@ describe('a store made, keyed and served from the command line', () => {
     }
   });
 
-  test('a store of another chain is refused by generate (exit 1, message on stderr)', async () => {
+  test('a store of another chain is refused by generate (exit 2, the stored options on stderr)', async () => {
     const ran = await cli(['generate', '--out', data, '--blocks', String(BLOCKS + 1), '--seed', 'other', '--density', String(DENSITY)]);
-    assert.equal(ran.code, 1);
-    assert.match(ran.stderr, /^ethlogd generate: the store at .* holds another chain/m);
+    assert.equal(ran.code, 2);
+    assert.match(ran.stderr, /^ethlogd generate: the store at .* of another chain \(--seed "cli" --density 0\.05, not --seed "other" --density 0\.05\)/m);
   });
 });
 

@@ -13,7 +13,8 @@ import { after, before, describe, test } from 'node:test';
 import { keccak256, toRlp, type Hex } from 'viem';
 import { bytesToHex, quantityToHex } from '../../src/chain/hex.js';
 import type { BlockBundle } from '../../src/chain/types.js';
-import { describeDataset, forkOf, generateChain, generatePending, type ForkSchedule } from '../../src/synth/generator.js';
+import { FORK_SCHEDULE as schedule, forkOf } from '../../src/synth/forks.js';
+import { describeDataset, generateChain, generatePending } from '../../src/synth/generator.js';
 import { makeDataset, startTestService, type RpcResponse, type TestDataset, type TestService } from './harness.js';
 
 /** Large enough that every fork era holds every transaction type it allows (checked below). */
@@ -30,7 +31,6 @@ let dataset: TestDataset;
 let svc: TestService;
 let chain: BlockBundle[];
 let pendingBundle: BlockBundle;
-let schedule: ForkSchedule;
 /** Every block as served with full transactions, and with hashes only, by number. */
 let full: Obj[];
 let hashesOnly: Obj[];
@@ -51,7 +51,6 @@ before(async () => {
   svc = await startTestService(dataset);
   chain = [...generateChain(OPTS)];
   pendingBundle = generatePending(OPTS, chain.at(-1)!.header);
-  schedule = describeDataset(OPTS).schedule;
   full = (await batch(chain.map((b) => ['eth_getBlockByNumber', [hex(b.header.number), true]]))) as Obj[];
   hashesOnly = (await batch(chain.map((b) => ['eth_getBlockByNumber', [hex(b.header.number), false]]))) as Obj[];
   [pendingFull, pendingHashes] = (await batch([
@@ -369,7 +368,7 @@ describe('coverage of the dataset', () => {
     const seen = new Map<Fork, Set<TxKind>>(FORKS.map((f) => [f, new Set()]));
     for (const b of full) {
       const fork = forkOfBlock(b);
-      assert.equal(FORKS.indexOf(fork), forkOf(schedule, Number(b.number as string)), `block ${String(b.number)}`);
+      assert.equal(FORKS.indexOf(fork), forkOf(Number(b.number as string)), `block ${String(b.number)}`);
       for (const tx of b.transactions as Obj[]) seen.get(fork)!.add(kindOf(tx));
     }
     const base: TxKind[] = ['0-unprotected', '0-eip155', '1', '2'];
@@ -383,7 +382,7 @@ describe('block objects', () => {
   test('exact keys per fork, in sorted (Go map) order, for full and hashes-only blocks', () => {
     for (const [i, b] of full.entries()) {
       const fork = forkOfBlock(b);
-      assert.equal(forkOf(schedule, i), FORKS.indexOf(fork));
+      assert.equal(forkOf(i), FORKS.indexOf(fork));
       assert.deepEqual(Object.keys(b), blockKeys(fork), `block ${i} (${fork})`);
       assert.deepEqual(Object.keys(hashesOnly[i]!), blockKeys(fork), `block ${i} (${fork}), hashes only`);
     }

@@ -15,10 +15,10 @@ import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { bytesToHex, quantityToHex } from '../../src/chain/hex.js';
 import type { BlockBundle } from '../../src/chain/types.js';
-import { generateChain, markers } from '../../src/synth/generator.js';
+import { generateStore } from '../../src/synth/generateStore.js';
+import { generateChain } from '../../src/synth/generator.js';
 import { createApiKey } from '../../src/store/apiKeys.js';
 import { closeStore, openStore } from '../../src/store/schema.js';
-import { StoreWriter } from '../../src/store/writer.js';
 import { startCli } from './child.js';
 import { startTestService, type RpcResponse, type TestService } from './harness.js';
 
@@ -41,12 +41,8 @@ let server: TestService;
 before(async () => {
   chain = [...generateChain({ blocks: TOTAL, seed: SEED, density: DENSITY })];
   dir = mkdtempSync(join(tmpdir(), 'ethlogd-snapshot-'));
+  await generateStore(dir, { blocks: PREFIX, seed: SEED, density: DENSITY, pending: false, progress: false });
   const store = openStore(dir);
-  const writer = new StoreWriter(store);
-  for (let from = 0; from < PREFIX; from += BATCH) {
-    const to = Math.min(PREFIX, from + BATCH);
-    writer.append({ blocks: chain.slice(from, to), chainId: from === 0 ? 1n : undefined, ...markers(to - 1, 0) });
-  }
   const key = createApiKey(store, 'snapshot');
   await closeStore(store);
   server = await startTestService({ dir, key, revokedKey: key, remove: () => rmSync(dir, { recursive: true, force: true }) });

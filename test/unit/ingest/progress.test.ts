@@ -8,7 +8,7 @@ function fakeStream(isTTY: boolean): { stream: NodeJS.WriteStream; written: stri
   return { stream, written };
 }
 
-test('on a terminal the bar is redrawn in place and the summary replaces it', () => {
+test('on a terminal the bar is redrawn in place and finish clears it, printing no summary (the command prints one)', () => {
   const { stream, written } = fakeStream(true);
   const p = new Progress(100, { enabled: true, stream, label: 'generate' });
   p.update({ blocks: 50, txs: 500, logs: 1000 });
@@ -16,11 +16,11 @@ test('on a terminal the bar is redrawn in place and the summary replaces it', ()
   assert.match(written[0]!, /^\rgenerate \[#+\.+\]  50\.0%  .* blocks\/s  .* logs\/s  ETA /);
   p.update({ blocks: 51, txs: 510, logs: 1020 });
   assert.equal(written.length, 1, 'redraws are throttled');
-  p.finish();
-  assert.match(written.at(-1)!, /^\r\u001b\[Kgenerate: 51 blocks, 510 transactions, 1020 logs in [\d.]+ s \(.* blocks\/s, .* logs\/s\)\n$/);
+  assert.ok(p.finish() >= 0);
+  assert.deepEqual(written.slice(1), ['\r\u001b[K']);
 });
 
-test('elsewhere plain lines are printed every few seconds', () => {
+test('elsewhere plain lines are printed every few seconds, and finish prints nothing', () => {
   const { stream, written } = fakeStream(false);
   const p = new Progress(10, { enabled: true, stream, label: 'ingest', intervalSeconds: 3600 });
   p.update({ blocks: 1, txs: 1, logs: 1 });
@@ -29,7 +29,7 @@ test('elsewhere plain lines are printed every few seconds', () => {
   assert.match(written[0]!, /^ingest: 1\/10 blocks\s+10\.0%/);
   assert.ok(written[0]!.endsWith('\n') && !written[0]!.includes('\r'));
   p.finish();
-  assert.match(written.at(-1)!, /^ingest: 2 blocks, 2 transactions, 2 logs in /);
+  assert.equal(written.length, 1);
 });
 
 test('a disabled reporter prints nothing but still times', () => {

@@ -8,7 +8,8 @@ import { mappingSlot } from '../../../src/chain/storageSlot.js';
 import type { BlockBundle } from '../../../src/chain/types.js';
 import { TRANSFER_TOPIC } from '../../../src/synth/events.js';
 import { generateStore } from '../../../src/synth/generateStore.js';
-import { generateChain, generatePending, markers } from '../../../src/synth/generator.js';
+import { CHAIN_VERSION, generateChain, generatePending, markers } from '../../../src/synth/generator.js';
+import { GenerateRefusedError, storedProvenance } from '../../../src/synth/provenance.js';
 import { StoreReader } from '../../../src/store/reader.js';
 import { closeStore, openStore } from '../../../src/store/schema.js';
 import { StoreWriter } from '../../../src/store/writer.js';
@@ -79,36 +80,77 @@ test('generateStore writes the chain, markers and pending block, read back throu
   }
 });
 
-test('generateStore continues a store holding the start of the same chain, and refuses another chain', async () => {
+test('generateStore extends a store it made with the same options to a longer chain, with the pending block of the new head', async () => {
   const dir = tempDir();
-  const store = openStore(dir);
-  new StoreWriter(store).append({ blocks: chain.slice(0, 40), chainId: 1n });
-  await closeStore(store);
-
+  const first = await generateStore(dir, { ...OPTS, blocks: 40, progress: false });
+  assert.deepEqual([first.blocks, first.earliest, first.head], [40, 0, 39]);
   const result = await generateStore(dir, { ...OPTS, progress: false });
-  assert.equal(result.blocks, 110);
+  assert.deepEqual([result.blocks, result.earliest, result.head], [110, 0, 149]);
+  assert.equal(result.logs, chain.slice(40).reduce((n, b) => n + b.logs.length, 0));
   const again = await generateStore(dir, { ...OPTS, progress: false });
-  assert.equal(again.blocks, 0);
+  assert.deepEqual([again.blocks, again.head, again.busiest], [0, 149, []]);
 
   const check = openStore(dir, { readOnly: true });
   try {
     const reader = new StoreReader(check);
     assert.equal(reader.meta()!.head, 149);
-    for (const n of [40, 41, 149]) assert.equal(hex(reader.header(n)!.hash), hex(chain[n]!.header.hash));
-    assert.equal(reader.pending()!.header.number, 150);
+    for (const n of [39, 40, 41, 149]) assert.equal(hex(reader.header(n)!.hash), hex(chain[n]!.header.hash));
+    assert.equal(hex(reader.pending()!.header.hash), hex(generatePending(OPTS, chain[149]!.header).header.hash));
+    assert.deepEqual(storedProvenance(check), { chainVersion: CHAIN_VERSION, seed: OPTS.seed, density: OPTS.density });
   } finally {
     await closeStore(check);
   }
-  await assert.rejects(generateStore(dir, { ...OPTS, seed: 'another', progress: false }), /another chain/);
 });
 
-test('without a pending block the stored one is cleared', async () => {
+test('generateStore refuses another seed or density, fewer blocks than stored, and a store it has no record of making', async () => {
   const dir = tempDir();
-  await generateStore(dir, { blocks: 10, seed: 'nopending', density: 0.05, pending: false });
-  const store = openStore(dir, { readOnly: true });
+  await generateStore(dir, { ...OPTS, blocks: 40, progress: false });
+  const refused = (pattern: RegExp) => (error: unknown) => error instanceof GenerateRefusedError && pattern.test(error.message);
+  await assert.rejects(generateStore(dir, { ...OPTS, seed: 'another', progress: false }), refused(/holds blocks 0–39 of another chain \(--seed "store" --density 0\.05, not --seed "another" --density 0\.05\)/));
+  await assert.rejects(generateStore(dir, { ...OPTS, density: 0.5, progress: false }), refused(/run generate with --seed "store" --density 0\.05/));
+  await assert.rejects(generateStore(dir, { ...OPTS, blocks: 39, progress: false }), refused(/already holds blocks 0–39 of this chain, more than the 39 asked for/));
+
+  const unrecorded = tempDir();
+  const store = openStore(unrecorded);
+  new StoreWriter(store).append({ blocks: chain.slice(0, 40), chainId: 1n });
+  await closeStore(store);
+  await assert.rejects(generateStore(unrecorded, { ...OPTS, progress: false }), refused(/holds blocks 0–39 with no record of generating them/));
+
+  const check = openStore(dir, { readOnly: true });
   try {
-    assert.equal(new StoreReader(store).pending(), undefined);
+    assert.equal(new StoreReader(check).meta()!.head, 39, 'nothing was added');
   } finally {
-    await closeStore(store);
+    await closeStore(check);
+  }
+});
+
+test('generateStore counts the busiest contracts of the blocks it generated, with their commonest topic0s', async () => {
+  const result = await generateStore(tempDir(), { ...OPTS, blocks: 60, progress: false });
+  const counts = new Map<string, number>();
+  const topics = new Map<string, number>();
+  for (const b of chain.slice(0, 60)) for (const log of b.logs) counts.set(hex(log.address), (counts.get(hex(log.address)) ?? 0) + 1);
+  const ranked = [...counts.entries()].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1)).slice(0, 3);
+  assert.deepEqual(result.busiest.map((c) => [hex(c.address), c.logs]), ranked);
+  for (const b of chain.slice(0, 60)) {
+    for (const log of b.logs) if (hex(log.address) === ranked[0]![0] && log.topics[0]) topics.set(hex(log.topics[0]), (topics.get(hex(log.topics[0])) ?? 0) + 1);
+  }
+  const rankedTopics = [...topics.entries()].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1)).slice(0, 2);
+  assert.deepEqual(result.busiest[0]!.topics.map((t) => [hex(t.topic0), t.logs]), rankedTopics);
+});
+
+test('without a pending block the stored one is cleared, also when extending a store that had one', async () => {
+  const dir = tempDir();
+  const opts = { blocks: 10, seed: 'nopending', density: 0.05 };
+  await generateStore(dir, { ...opts, pending: true });
+  await generateStore(dir, { ...opts, blocks: 12, pending: false });
+  const fresh = tempDir();
+  await generateStore(fresh, { ...opts, pending: false });
+  for (const d of [dir, fresh]) {
+    const store = openStore(d, { readOnly: true });
+    try {
+      assert.equal(new StoreReader(store).pending(), undefined);
+    } finally {
+      await closeStore(store);
+    }
   }
 });
