@@ -79,16 +79,20 @@ bench-quick: build
 bench-small: build
 	node dist/native-free-bench/run.js --only small
 
-.PHONY: fuzz crash
+.PHONY: fuzz crash differential
 
-# Long variants of the fuzz and crash-safety tests (`make test` runs short seeded ones).
+# Long variants of the fuzz, crash-safety and engine-vs-oracle tests (`make test` runs short seeded ones).
 FUZZ_RUNS          ?= 100000
+ENGINE_FILTERS     ?= 20000
 CRASH_KILLS        ?= 100
 CRASH_INGEST_KILLS ?= 20
 CRASH_BLOCKS       ?= 13192
 
 fuzz: build
 	FUZZ_RUNS=$(FUZZ_RUNS) node --test --test-reporter=spec dist/test/integration/fuzz.test.js
+
+differential: build
+	ENGINE_FILTERS=$(ENGINE_FILTERS) node --test --test-reporter=spec dist/test/integration/logEngine.test.js
 
 crash: build
 	CRASH_KILLS=$(CRASH_KILLS) CRASH_INGEST_KILLS=$(CRASH_INGEST_KILLS) CRASH_BLOCKS=$(CRASH_BLOCKS) node --test --test-reporter=spec dist/test/integration/crash.test.js
