@@ -3,14 +3,9 @@
  * The ethlogd command line: serve, generate, ingest, keys, reindex.
  */
 import { UsageError } from './cli/args.js';
-import { CLIENT_VERSION, PortUnavailableError, redactSecrets } from './index.js';
-import { REINDEX_USAGE, reindexCommand } from './cli/reindex.js';
-import { GENERATE_USAGE, generateCommand } from './cli/generate.js';
-import { INGEST_USAGE, ingestCommand } from './cli/ingest.js';
-import { KEYS_USAGE, keysCommand } from './cli/keys.js';
-import { QUERY_USAGE, queryCommand } from './cli/query.js';
-import { SERVE_USAGE, serveCommand } from './cli/serve.js';
-import { VERIFY_USAGE, verifyCommand } from './cli/verify.js';
+import { CLIENT_VERSION } from './config.js';
+import { PortUnavailableError } from './listenError.js';
+import { redactSecrets } from './logger.js';
 
 const USAGE = `Usage: ethlogd <command> [options]
 
@@ -25,14 +20,21 @@ Commands:
 
 Run "ethlogd <command> --help" for a command's options; "ethlogd --version" prints the version.`;
 
-const COMMANDS: Record<string, { run: (argv: string[]) => Promise<number>; usage: string }> = {
-  serve: { run: serveCommand, usage: SERVE_USAGE },
-  generate: { run: generateCommand, usage: GENERATE_USAGE },
-  ingest: { run: ingestCommand, usage: INGEST_USAGE },
-  keys: { run: keysCommand, usage: KEYS_USAGE },
-  reindex: { run: reindexCommand, usage: REINDEX_USAGE },
-  verify: { run: verifyCommand, usage: VERIFY_USAGE },
-  query: { run: queryCommand, usage: QUERY_USAGE },
+/** A command: how it runs and its usage text. */
+interface Command {
+  run: (argv: string[]) => Promise<number>;
+  usage: string;
+}
+
+/** Each command's module, loaded only when that command runs (so `--help` and light commands start fast). */
+const COMMANDS: Record<string, () => Promise<Command>> = {
+  serve: () => import('./cli/serve.js').then((m) => ({ run: m.serveCommand, usage: m.SERVE_USAGE })),
+  generate: () => import('./cli/generate.js').then((m) => ({ run: m.generateCommand, usage: m.GENERATE_USAGE })),
+  ingest: () => import('./cli/ingest.js').then((m) => ({ run: m.ingestCommand, usage: m.INGEST_USAGE })),
+  keys: () => import('./cli/keys.js').then((m) => ({ run: m.keysCommand, usage: m.KEYS_USAGE })),
+  reindex: () => import('./cli/reindex.js').then((m) => ({ run: m.reindexCommand, usage: m.REINDEX_USAGE })),
+  verify: () => import('./cli/verify.js').then((m) => ({ run: m.verifyCommand, usage: m.VERIFY_USAGE })),
+  query: () => import('./cli/query.js').then((m) => ({ run: m.queryCommand, usage: m.QUERY_USAGE })),
 };
 
 async function main(argv: string[]): Promise<number> {
@@ -45,11 +47,12 @@ async function main(argv: string[]): Promise<number> {
     console.log(CLIENT_VERSION.replace('/', ' '));
     return 0;
   }
-  const command = COMMANDS[name];
-  if (!command) {
+  const load = Object.hasOwn(COMMANDS, name) ? COMMANDS[name] : undefined;
+  if (!load) {
     console.error(`unknown command "${name}"\n\n${USAGE}`);
     return 2;
   }
+  const command = await load();
   try {
     return await command.run(rest);
   } catch (error) {

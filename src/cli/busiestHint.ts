@@ -3,7 +3,8 @@
  * contracts with the most logs in the blocks it generated, the commonest topic0s of the first, and
  * a ready eth_getLogs curl line for that contract and topic over recent blocks.
  */
-import { bytesToHex, quantityToHex, type GenerateStoreResult } from '../index.js';
+import { bytesToHex, quantityToHex } from '../chain/hex.js';
+import type { GenerateStoreResult } from '../synth/generateStore.js';
 
 /**
  * About how many logs the example eth_getLogs should return: a tenth of the 10,000-result cap, so

@@ -1,7 +1,8 @@
 /**
  * `ethlogd generate`: writes a deterministic synthetic chain into a store, or extends one it made.
  */
-import { GenerateRefusedError, generateStore } from '../index.js';
+import { generateStore } from '../synth/generateStore.js';
+import { GenerateRefusedError } from '../synth/provenance.js';
 import { integer, parse, positive, required } from './args.js';
 import { busiestHint } from './busiestHint.js';
 

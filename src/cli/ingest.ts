@@ -2,17 +2,10 @@
  * `ethlogd ingest`: copies a node's chain into a store, or follows its head, until done or stopped
  * (SIGINT/SIGTERM stop cleanly after the current batch; a second signal kills).
  */
-import {
-  createLogger,
-  FOLLOW_POLL_MS,
-  isLogLevel,
-  LOG_LEVELS,
-  INGEST_BLOCKS_PER_REQUEST,
-  INGEST_COMMIT_BLOCKS,
-  INGEST_REQUESTS_IN_FLIGHT,
-  runIngest,
-  type StorageMode,
-} from '../index.js';
+import { FOLLOW_POLL_MS, INGEST_BLOCKS_PER_REQUEST, INGEST_COMMIT_BLOCKS, INGEST_REQUESTS_IN_FLIGHT } from '../config.js';
+import { runIngest } from '../ingest/ingest.js';
+import type { StorageMode } from '../ingest/source.js';
+import { createLogger, isLogLevel, LOG_LEVELS } from '../logger.js';
 import { integer, parse, positive, required, UsageError } from './args.js';
 
 /** Usage text of `ingest`. */

@@ -1,7 +1,7 @@
 /**
  * `ethlogd keys create|list|revoke`: API key administration (keys are stored only as hashes).
  */
-import { EthLogStore } from '../index.js';
+import { EthLogStore } from '../api/store.js';
 import { existingStore, parse, UsageError } from './args.js';
 
 /** Usage text of `keys`. */

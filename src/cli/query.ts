@@ -3,16 +3,12 @@
  * answers for data pipelines; `logs` streams every match of a filter, with no result cap.
  */
 import { availableParallelism } from 'node:os';
-import {
-  BLOCK_TAGS,
-  EthLogStore,
-  RpcError,
-  bytesToHex,
-  toRpcBlock,
-  toRpcTransaction,
-  type LogFilter,
-  type LogPosition,
-} from '../index.js';
+import { EthLogStore } from '../api/store.js';
+import type { LogFilter, LogPosition } from '../api/types.js';
+import { toRpcBlock, toRpcTransaction } from '../api/wire.js';
+import { bytesToHex } from '../chain/hex.js';
+import { BLOCK_TAGS } from '../chain/tags.js';
+import { RpcError } from '../rpc/errors.js';
 import { existingStore, integer, parse, required, UsageError } from './args.js';
 import { CSV_COLUMNS, OUTPUT_FORMATS, isOutputFormat, logFormatter, type OutputFormat } from './queryFormat.js';
 import { BatchedWriter } from './queryOutput.js';

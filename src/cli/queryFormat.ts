@@ -2,7 +2,9 @@
  * The output formats of `ethlogd query logs`: JSON lines, one streamed JSON array, and CSV, each
  * framing logs one at a time so output can be written as matches are found.
  */
-import { bytesToHex, toRpcLog, type LogEntry } from '../index.js';
+import { toRpcLog } from '../api/wire.js';
+import { bytesToHex } from '../chain/hex.js';
+import type { LogEntry } from '../chain/types.js';
 
 /** The formats `query logs --format` accepts; the first is the default. */
 export const OUTPUT_FORMATS = ['jsonl', 'json', 'csv'] as const;

@@ -1,7 +1,7 @@
 /**
  * `ethlogd reindex`: rebuilds a store's derived log indexes (block address tables, bloom bits).
  */
-import { EthLogStore } from '../index.js';
+import { EthLogStore } from '../api/store.js';
 import { existingStore, parse } from './args.js';
 
 /** Usage text of `reindex`. */

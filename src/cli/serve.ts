@@ -4,26 +4,10 @@
  * order of precedence (src/cli/options.ts).
  */
 import { availableParallelism } from 'node:os';
-import {
-  createLogger,
-  DEFAULT_BROTLI_QUALITY,
-  DEFAULT_COMPRESSION_MIN_BYTES,
-  DEFAULT_GZIP_LEVEL,
-  DEFAULT_HOST,
-  DEFAULT_RATE_BURST_SECONDS,
-  DEFAULT_RATE_LIMIT_PER_SECOND,
-  DEFAULT_HTTP_PORT,
-  LOG_LEVELS,
-  LOG_QUERY_TIMEOUT_MS,
-  MAX_FILTER_PARAMS,
-  MAX_LOG_RESULTS,
-  SHUTDOWN_GRACE_MARGIN_MS,
-  startService,
-  STREAM_TIMEOUT_MS,
-  type AccessLogMode,
-  type CompressionOptions,
-  type LogLevel,
-} from '../index.js';
+import { DEFAULT_BROTLI_QUALITY, DEFAULT_COMPRESSION_MIN_BYTES, DEFAULT_GZIP_LEVEL, DEFAULT_HOST, DEFAULT_RATE_BURST_SECONDS, DEFAULT_RATE_LIMIT_PER_SECOND, DEFAULT_HTTP_PORT, LOG_QUERY_TIMEOUT_MS, MAX_FILTER_PARAMS, MAX_LOG_RESULTS, SHUTDOWN_GRACE_MARGIN_MS, STREAM_TIMEOUT_MS } from '../config.js';
+import type { AccessLogMode } from '../http/accessLog.js';
+import type { CompressionOptions } from '../http/compress.js';
+import { createLogger, LOG_LEVELS, type LogLevel } from '../logger.js';
 import { existingStore } from './args.js';
 import { optionsHelp, resolveOptions, type OptionSpec } from './options.js';
 
@@ -108,6 +92,8 @@ export async function serveCommand(argv: string[]): Promise<number> {
     return 0;
   }
   const logger = createLogger(v['log-level'] as LogLevel);
+  // The servers' modules (uWebSockets.js, grpc-js) load here, so `serve --help` and usage errors start fast.
+  const { startService } = await import('../service.js');
   const service = await startService({
     dataDir: existingStore(v.data as string),
     host: v.host as string,

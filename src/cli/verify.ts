@@ -1,7 +1,7 @@
 /**
  * `ethlogd verify`: checks a store's consistency (src/store/verify.ts) and lists what is wrong.
  */
-import { EthLogStore } from '../index.js';
+import { EthLogStore } from '../api/store.js';
 import { Progress } from '../ingest/progress.js';
 import { existingStore, parse } from './args.js';
 
