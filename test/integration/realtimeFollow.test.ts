@@ -111,6 +111,23 @@ test(`viem and ethers v6, over WebSocket and HTTP, get every log of ${MINED} blo
   const of = (logs: Obj[], address: string) => logs.filter((l) => String(l.address).toLowerCase() === address.toLowerCase()).map(place);
   /** What contract.on('*') asks for (`topics: [null]`): the logs of `address` with a topic, as geth matches it. */
   const heard = (logs: Obj[], address: string) => of(logs.filter((l) => (l.topics as unknown[]).length > 0), address);
+  /**
+   * Waits until every ethers collector `done` accepts. ethers polls a filter when it sees a new block
+   * number, and a block it sees while a poll is in flight starts none: the last blocks' logs can wait
+   * in the filter for a block that never comes. So when a collector stays silent without what it
+   * lacks, an empty block (no log changes) is mined for it to poll again; returns how many were.
+   */
+  const ethersHear = async (done: (c: { items: Obj[] }) => boolean): Promise<number> => {
+    let nudges = 0;
+    for (;;) {
+      const waiting = Object.values(ethersLogs).find((c) => !done(c));
+      if (waiting === undefined || nudges >= ETHERS_NUDGES) return nudges;
+      if (await waiting.settles(() => done(waiting), ETHERS_NUDGE_AFTER_MS)) continue;
+      await anvil.mine();
+      await caughtUp();
+      nudges++;
+    }
+  };
   try {
     // The watchers subscribe in the background: blocks are mined until each has reported a log.
     await until(async () => {
@@ -135,19 +152,10 @@ test(`viem and ethers v6, over WebSocket and HTTP, get every log of ${MINED} blo
     assert.deepEqual((await poller.getFilterChanges({ filter: filter })).map(place), expected, 'createEventFilter + getFilterChanges');
     await heads.until((items) => items.at(-1)! >= BigInt(head));
     assert.deepEqual(heads.items.filter((n) => n > BigInt(mark)), Array.from({ length: MINED }, (_, i) => BigInt(mark + 1 + i)), 'watchBlocks: every new head once, in order');
-    // ethers polls a filter when it sees a new block number, and a block it sees while a poll is in
-    // flight starts none: the last blocks' logs can wait in the filter for a block that never comes.
-    // Empty blocks are mined (no log changes) until every ethers listener has heard every log.
+    // Empty blocks mined for ethers (ethersHear) carry no logs.
     const freshOf = (c: { items: Obj[] }, address: string) => of(c.items.filter((l) => Number(l.blockNumber) > mark), address);
     const heardAll = (c: { items: Obj[] }) => workload.emitters.every((e) => freshOf(c, e).length >= heard(mined, e).length);
-    let tip = head;
-    for (;;) {
-      const waiting = Object.values(ethersLogs).find((c) => !heardAll(c));
-      if (waiting === undefined || tip >= head + ETHERS_NUDGES) break;
-      if (await waiting.settles(() => heardAll(waiting), ETHERS_NUDGE_AFTER_MS)) continue;
-      await anvil.mine();
-      tip = await caughtUp();
-    }
+    const tip = head + (await ethersHear(heardAll));
     for (const [name, c] of Object.entries(ethersLogs)) {
       await c.until(() => heardAll(c));
       for (const e of workload.emitters) assert.deepEqual(freshOf(c, e), heard(mined, e), `ethers contract.on over ${name}: ${e}'s logs once, in order`);
@@ -189,6 +197,11 @@ test(`viem and ethers v6, over WebSocket and HTTP, get every log of ${MINED} blo
       heardAfter = await ours<Obj[]>('eth_getLogs', [{ fromBlock: hex(head - REORG_DEPTH + 1), toBlock: hex(newTip) }]);
     }
     assert.ok(workload.emitters.some((e) => heard(heardAfter, e).length > 0), 'the emitters logged after the reorganisation');
+    const since = new Map<{ items: Obj[] }, number>([
+      [ethersLogs.ws, before.ethersWs],
+      [ethersLogs.http, before.ethersHttp],
+    ]);
+    await ethersHear((c) => workload.emitters.every((e) => of(c.items.slice(since.get(c)), e).length >= heard(heardAfter, e).length));
     for (const [name, c, from] of [['WebSocketProvider', ethersLogs.ws, before.ethersWs], ['JsonRpcProvider', ethersLogs.http, before.ethersHttp]] as const) {
       await c.until((items) => workload.emitters.every((e) => of(items.slice(from), e).length >= heard(heardAfter, e).length));
       for (const e of workload.emitters) assert.deepEqual(of(c.items.slice(from), e), heard(heardAfter, e), `ethers over ${name}: ${e}'s logs of the new branch, none removed`);
