@@ -119,9 +119,9 @@ export async function serveCommand(argv: string[]): Promise<number> {
     accessLog: accessLogMode(v['access-log'] as string),
     logger,
   });
-  console.log(`listening on ${service.url}`);
-  if (service.grpcPort !== undefined) console.log(`grpc listening on ${service.host}:${service.grpcPort}`);
-  return new Promise<number>((resolve) => {
+  // The signal handlers go in before the lines that say it listens: a supervisor that stops the
+  // server as soon as it reads them must not meet the default disposition (killed by the signal).
+  const stopped = new Promise<number>((resolve) => {
     const stop = (signal: string) => {
       logger.info(`${signal}: shutting down`);
       service.close().then(
@@ -135,4 +135,7 @@ export async function serveCommand(argv: string[]): Promise<number> {
     process.once('SIGINT', () => stop('SIGINT'));
     process.once('SIGTERM', () => stop('SIGTERM'));
   });
+  console.log(`listening on ${service.url}`);
+  if (service.grpcPort !== undefined) console.log(`grpc listening on ${service.host}:${service.grpcPort}`);
+  return stopped;
 }
