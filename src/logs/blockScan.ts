@@ -3,18 +3,12 @@
  * table, then match its raw logs record and render the matches (recordScan.ts). The step both the
  * pool's workers and the inline path run, so both render byte-identical answers.
  */
-import { storedBlockHash, headerTimestamp } from '../store/recordViews.js';
 import { writeBlockKey } from '../store/keys.js';
 import { addressTableHas } from '../store/logsRecord.js';
 import type { StoreReader } from '../store/reader.js';
 import type { JsonSink } from './jsonSink.js';
+import { recentBlocks, type HeaderFacts, type RecentBlocks } from './recentBlocks.js';
 import { prepareRecordQuery, scanRecord, type RecordBlock, type RecordRenderer } from './recordScan.js';
-
-/** The hash and timestamp of block `n`, read from its header record without decoding the rest. */
-function headerFields(reader: StoreReader, n: number): { hash: Uint8Array; timestamp: number } {
-  const raw = reader.headerRecord(n)!;
-  return { hash: new Uint8Array(storedBlockHash(raw)), timestamp: headerTimestamp(raw) };
-}
 
 /** A growable buffer the scans copy each matching block's record into: its matches are rendered before the next block is read, and scans on a thread run one at a time. */
 class RecordCopy {
@@ -31,23 +25,15 @@ class RecordCopy {
 /** This thread's record copy. */
 const copy = new RecordCopy();
 
-/** The per-block values of rendered logs, read only when the block has a match. */
-function blockContext(reader: StoreReader, n: number): RecordBlock {
-  let header: { hash: Uint8Array; timestamp: number } | undefined;
-  const txs = new Map<number, Uint8Array>();
+/** The per-block values of rendered logs, read only when the block has a match (and remembered by `recent`). */
+function blockContext(recent: RecentBlocks, n: number): RecordBlock {
+  let header: HeaderFacts | undefined;
   return {
     number: n,
-    hash: () => (header ??= headerFields(reader, n)).hash,
-    timestamp: () => (header ??= headerFields(reader, n)).timestamp,
+    hash: () => (header ??= recent.header(n)!).hash,
+    timestamp: () => (header ??= recent.header(n)!).timestamp,
     keep: (raw) => copy.of(raw),
-    txHash: (i) => {
-      let h = txs.get(i);
-      if (h === undefined) {
-        h = reader.txHash(n, i)!;
-        txs.set(i, h);
-      }
-      return h;
-    },
+    txHash: (i) => recent.txHash(n, i)!,
   };
 }
 
@@ -67,6 +53,7 @@ export interface ScanReads {
 export function blockScanner(reader: StoreReader, addresses: Uint8Array[], topics: (Uint8Array[] | null)[], reads?: ScanReads): BlockScan {
   const { store } = reader;
   const query = prepareRecordQuery(addresses, topics);
+  const recent = recentBlocks(store);
   const key = Buffer.alloc(8);
   return (n, out) => {
     writeBlockKey(key, n);
@@ -78,6 +65,6 @@ export function blockScanner(reader: StoreReader, addresses: Uint8Array[], topic
     const raw = store.logs.getBinaryFast(key);
     if (raw === undefined) return 0;
     if (reads) reads.recordBytes += raw.length;
-    return scanRecord(raw, query, blockContext(reader, n), out);
+    return scanRecord(raw, query, blockContext(recent, n), out);
   };
 }

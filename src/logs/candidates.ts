@@ -5,11 +5,11 @@
  * negatives are not.
  */
 import { bloomBits } from '../chain/bloom.js';
-import { headerLogsBloom } from '../store/recordViews.js';
 import { orSegmentBlocks } from '../store/addressIndex.js';
-import { encodeAddressSegmentKey, encodeBloomBitsKey, writeBlockKey } from '../store/keys.js';
-import { ADDRESS_INDEX_FLAG, ROLLBACKS_KEY, type Store } from '../store/schema.js';
+import { encodeAddressSegmentKey, encodeBloomBitsKey } from '../store/keys.js';
+import { ADDRESS_INDEX_FLAG, type Store } from '../store/schema.js';
 import { ROW_BYTES, SEGMENT_BLOCKS, segmentStart } from '../store/segments.js';
+import { recentBlocks } from './recentBlocks.js';
 
 /** A bloom position: per alternative, its three bit numbers. */
 export type BloomPosition = [number, number, number][];
@@ -91,58 +91,6 @@ function bloomHas(bloom: Uint8Array, [a, b, c]: [number, number, number]): boole
   return has(a) && has(b) && has(c);
 }
 
-/** The key buffer of the header reads, rewritten for each (lmdb copies a key before it reads). */
-const headerKey = Buffer.alloc(8);
-
-/**
- * Per-block logsBlooms a thread keeps for the blocks without bloom rows (the open segment's, read
- * by every realtime query): two segments' worth, 2 MB, so the open segment stays whole.
- */
-export const BLOOM_CACHE_BLOCKS = 2 * SEGMENT_BLOCKS;
-
-/**
- * The logsBlooms of one store's blocks read so far on this thread, by number: valid until the
- * writer rolls blocks back (ROLLBACKS_KEY moves), since until then a stored block is only ever
- * followed by new ones. Oldest first out past BLOOM_CACHE_BLOCKS.
- */
-class BloomCache {
-  private readonly blooms = new Map<number, Uint8Array>();
-  private rollbacks = 0;
-
-  /** Drops every bloom when the store's rollback counter is not `rollbacks` any more. */
-  check(rollbacks: number): void {
-    if (rollbacks === this.rollbacks) return;
-    this.blooms.clear();
-    this.rollbacks = rollbacks;
-  }
-
-  /** The logsBloom of canonical block `number`, read from its header when not kept; undefined when the block is not stored. */
-  bloom(store: Store, number: number): Uint8Array | undefined {
-    let bloom = this.blooms.get(number);
-    if (bloom !== undefined) return bloom;
-    const raw = store.headers.getBinaryFast(writeBlockKey(headerKey, number));
-    if (raw === undefined) return undefined;
-    bloom = new Uint8Array(headerLogsBloom(raw));
-    if (this.blooms.size >= BLOOM_CACHE_BLOCKS) this.blooms.delete(this.blooms.keys().next().value!);
-    this.blooms.set(number, bloom);
-    return bloom;
-  }
-}
-
-/** This thread's bloom caches, one per open store. */
-const bloomCaches = new WeakMap<Store, BloomCache>();
-
-/** This thread's bloom cache of `store`, emptied first if blocks were rolled back since it was filled. */
-function bloomCache(store: Store): BloomCache {
-  let cache = bloomCaches.get(store);
-  if (cache === undefined) {
-    cache = new BloomCache();
-    bloomCaches.set(store, cache);
-  }
-  cache.check((store.meta.get(ROLLBACKS_KEY) as number | undefined) ?? 0);
-  return cache;
-}
-
 /** Whether a block whose logsBloom is `bloom` may match the filter `positions` (address list first when there is one). */
 function bloomMayMatch(bloom: Uint8Array, positions: BloomPosition[]): boolean {
   return positions.every((alternatives) => alternatives.some((alt) => bloomHas(bloom, alt)));
@@ -172,10 +120,10 @@ export function bloomCandidates(store: Store, from: number, to: number, bits: Fi
     for (let n = from; n <= to; n++) out.push(n);
     return out;
   }
-  const cache = bloomCache(store);
+  const recent = recentBlocks(store);
   for (let n = from; n <= to; n++) {
-    const bloom = cache.bloom(store, n);
-    if (bloom !== undefined && bloomMayMatch(bloom, positions)) out.push(n);
+    const header = recent.header(n);
+    if (header !== undefined && bloomMayMatch(header.bloom, positions)) out.push(n);
   }
   return out;
 }
