@@ -10,7 +10,8 @@ import { bytesToHex } from '../chain/hex.js';
 import { BLOCK_TAGS } from '../chain/tags.js';
 import { RpcError } from '../rpc/errors.js';
 import { existingStore, integer, parse, required, UsageError } from './args.js';
-import { CSV_COLUMNS, OUTPUT_FORMATS, isOutputFormat, logFormatter, type OutputFormat } from './queryFormat.js';
+import { CSV_COLUMNS } from '../render/logCsv.js';
+import { OUTPUT_FORMATS, isOutputFormat, logFormatter, type OutputFormat } from './queryFormat.js';
 import { BatchedWriter } from './queryOutput.js';
 
 /** Most worker threads `--threads` accepts: as `serve`, far beyond any core count this runs on. */

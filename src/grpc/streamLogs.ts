@@ -9,7 +9,7 @@ import type { ServerWritableStream } from '@grpc/grpc-js';
 import type { LogLimits } from '../config.js';
 import type { LogEngine } from '../logs/engine.js';
 import { DeadlineExceededError } from '../logs/errors.js';
-import { MARK_STRIDE } from '../logs/logProto.js';
+import { MARK_STRIDE } from '../render/logProto.js';
 import { varintSize, writeVarint } from '../chain/varint.js';
 import type { LogCursor, StreamChunk } from '../logs/stream.js';
 import { parseFilter } from '../rpc/filterParams.js';

@@ -5,8 +5,8 @@
  */
 import { renderBundleMatches } from './blockLogs.js';
 import { ResultCapError } from './errors.js';
-import { compileFilter, type FilterSpec } from './filter.js';
-import { LogProtoWriter } from './logProto.js';
+import { compileFilter, matchLog, type FilterSpec } from './filter.js';
+import { LogProtoWriter } from '../render/logProto.js';
 import type { ResolvedRange } from './range.js';
 import type { LogFormat } from './task.js';
 
@@ -64,7 +64,8 @@ function renderExtra(range: ResolvedRange, spec: FilterSpec, format: LogFormat):
     return logs.length > 0 ? { chunk: logs.join(','), count: logs.length } : { count: 0 };
   }
   const writer = new LogProtoWriter();
-  writer.writeBundle(bundle, compileFilter(spec), kind);
+  const filter = compileFilter(spec);
+  writer.writeBundle(bundle, (log) => matchLog(filter, log), kind);
   return writer.count > 0 ? { chunk: writer.take().bytes, count: writer.count } : { count: 0 };
 }
 

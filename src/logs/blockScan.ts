@@ -8,7 +8,8 @@ import { addressTableHas } from '../store/logsRecord.js';
 import type { StoreReader } from '../store/reader.js';
 import type { JsonSink } from './jsonSink.js';
 import { recentBlocks, type HeaderFacts, type RecentBlocks } from './recentBlocks.js';
-import { prepareRecordQuery, scanRecord, type RecordBlock, type RecordRenderer } from './recordScan.js';
+import { prepareRecordQuery, scanRecord } from './recordScan.js';
+import type { RecordBlock, RecordRenderer } from '../render/recordLog.js';
 
 /** A growable buffer the scans copy each matching block's record into: its matches are rendered before the next block is read, and scans on a thread run one at a time. */
 class RecordCopy {

@@ -13,7 +13,7 @@ import { segmentOf, segmentStart } from '../store/segments.js';
 import { blockScanner } from './blockScan.js';
 import { bloomCandidates, candidateBlocks, candidateQuery } from './candidates.js';
 import { JsonSink } from './jsonSink.js';
-import { LogProtoWriter } from './logProto.js';
+import { LogProtoWriter } from '../render/logProto.js';
 import type { FilterSpec } from './filter.js';
 import { ResultCapError } from './errors.js';
 import { fitsInline, type QueryWork } from './planner.js';

@@ -16,8 +16,8 @@
 import { STREAM_TASK_LOGS } from '../config.js';
 import { renderBundleLines } from './blockLogs.js';
 import { DeadlineExceededError, type ScanFailedError } from './errors.js';
-import { compileFilter, type FilterSpec } from './filter.js';
-import { LogProtoWriter, MARK_STRIDE } from './logProto.js';
+import { compileFilter, matchLog, type FilterSpec } from './filter.js';
+import { LogProtoWriter, MARK_STRIDE } from '../render/logProto.js';
 import { planTasks, TASKS_PER_THREAD, taskShape } from './planner.js';
 import type { ResolvedRange } from './range.js';
 import type { LogFormat, ScanResult, ScanTask } from './task.js';
@@ -194,7 +194,8 @@ export async function* streamQuery(runner: StreamRunner, spec: FilterSpec, range
       if (format === 'jsonl') rendered = renderBundleLines(bundle, compileFilter(spec), kind, fromIndex);
       else {
         const writer = new LogProtoWriter();
-        writer.writeBundle(bundle, compileFilter(spec), kind, fromIndex);
+        const filter = compileFilter(spec);
+        writer.writeBundle(bundle, (log) => matchLog(filter, log), kind, fromIndex);
         rendered = writer.take();
       }
       yield { ...rendered, next: { block: bundle.header.number + 1, logIndex: 0 }, dispatched };

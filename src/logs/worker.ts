@@ -11,7 +11,7 @@ import { openStore, type Store } from '../store/schema.js';
 import { segmentOf } from '../store/segments.js';
 import { candidateBlocks, candidateQuery } from './candidates.js';
 import { JsonSink } from './jsonSink.js';
-import { LogProtoWriter } from './logProto.js';
+import { LogProtoWriter } from '../render/logProto.js';
 import { blockScanner } from './blockScan.js';
 import type { ScanResult, ScanStop, ScanTask } from './task.js';
 

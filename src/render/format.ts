@@ -6,7 +6,7 @@
 import { logsBloom } from '../chain/bloom.js';
 import { effectiveGasPrice } from '../chain/gasPrice.js';
 import { bytesToHex, quantityToHex } from '../chain/hex.js';
-import type { AccessListEntry, BlockHeader, Log, Receipt, Transaction } from '../chain/types.js';
+import type { AccessListEntry, BlockHeader, Log, LogEntry, Receipt, Transaction } from '../chain/types.js';
 
 /** Where a transaction or log sits; `null` for pending ones (position fields render as null). */
 export interface BlockPosition {
@@ -117,6 +117,38 @@ export function formatBlock(h: BlockHeader, txs: BlockTransactions, pending: boo
   const sorted: Record<string, unknown> = {};
   for (const key of Object.keys(fields).sort()) sorted[key] = fields[key];
   return sorted;
+}
+
+/** A log as eth_getLogs answers it (null positions for a pending log). */
+export interface RpcLog {
+  address: string;
+  topics: string[];
+  data: string;
+  blockNumber: string | null;
+  transactionHash: string | null;
+  transactionIndex: string | null;
+  blockHash: string | null;
+  blockTimestamp: string | null;
+  logIndex: string | null;
+  removed: boolean;
+}
+
+/** A log as eth_getLogs answers it: the fields of LOG_FIELDS (logFields.ts), in that order. */
+export function formatLog(log: LogEntry): RpcLog {
+  const quantity = (n: number | null) => (n === null ? null : quantityToHex(n));
+  const bytes = (b: Uint8Array | null) => (b === null ? null : bytesToHex(b));
+  return {
+    address: bytesToHex(log.address),
+    topics: log.topics.map(bytesToHex),
+    data: bytesToHex(log.data),
+    blockNumber: quantity(log.blockNumber),
+    transactionHash: bytes(log.transactionHash),
+    transactionIndex: quantity(log.transactionIndex),
+    blockHash: bytes(log.blockHash),
+    blockTimestamp: quantity(log.blockTimestamp),
+    logIndex: quantity(log.logIndex),
+    removed: log.removed,
+  };
 }
 
 /** The block context a log renders with; `null` position fields for a pending log. */

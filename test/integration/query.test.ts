@@ -12,7 +12,7 @@ import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { CSV_COLUMNS } from '../../src/cli/queryFormat.js';
+import { CSV_COLUMNS } from '../../src/render/logCsv.js';
 import { bytesToHex, quantityToHex } from '../../src/chain/hex.js';
 import { generateChain } from '../../src/synth/generator.js';
 import { runCli, startCli } from './child.js';

@@ -1,13 +1,14 @@
 /**
- * The output formats of `query logs` (src/cli/queryFormat.ts): jsonl lines are toRpcLog's objects,
- * the json array parses (empty, one log, several), csv rows hold every field in CSV_COLUMNS order
+ * The output formats of `query logs` (src/cli/queryFormat.ts): jsonl lines are formatLog's objects,
+ * the json array parses (empty, one log, several), csv rows (src/render/logCsv.ts) hold every field in CSV_COLUMNS order
  * with empty cells for absent topics and a pending log's null positions, and nothing is written
  * ahead of the first log except through end().
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { bytesToHex, toRpcLog, type LogEntry } from '../../../src/index.js';
-import { CSV_COLUMNS, csvRow, isOutputFormat, OUTPUT_FORMATS, logFormatter } from '../../../src/cli/queryFormat.js';
+import { isOutputFormat, OUTPUT_FORMATS, logFormatter } from '../../../src/cli/queryFormat.js';
+import { CSV_COLUMNS, csvRow } from '../../../src/render/logCsv.js';
 
 const bytes = (n: number, fill: number) => new Uint8Array(n).fill(fill);
 

@@ -7,10 +7,9 @@
  * cut the output into batches at log boundaries and resume after any log.
  */
 import type { BlockBundle, Log } from '../chain/types.js';
-import { matchLog, type CompiledFilter } from './filter.js';
 import { varintSize } from '../chain/varint.js';
 import { ProtoSink } from './protoSink.js';
-import type { RecordBlock, RecordLog, RecordRenderer } from './recordScan.js';
+import type { RecordBlock, RecordLog, RecordRenderer } from './recordLog.js';
 
 /** Wire tags (field number << 3 | wire type) of ethlogd.v1.Log, and of the enclosing `repeated Log logs = 1`. */
 const TAG = {
@@ -125,14 +124,14 @@ export class LogProtoWriter implements RecordRenderer {
   }
 
   /**
-   * Writes the logs of a whole stored block that match `filter` and sit at or after log `fromIndex`:
-   * pending (position fields unset) or orphaned (removed: true).
+   * Writes the logs of a whole stored block for which `matches` holds and that sit at or after log
+   * `fromIndex`: pending (position fields unset) or orphaned (removed: true).
    */
-  writeBundle(bundle: BlockBundle, filter: CompiledFilter, kind: 'pending' | 'orphan', fromIndex = 0): void {
+  writeBundle(bundle: BlockBundle, matches: (log: Log) => boolean, kind: 'pending' | 'orphan', fromIndex = 0): void {
     const h = bundle.header;
     for (let i = fromIndex; i < bundle.logs.length; i++) {
       const log = bundle.logs[i]!;
-      if (!matchLog(filter, log)) continue;
+      if (!matches(log)) continue;
       const p: LogPosition | null =
         kind === 'pending'
           ? null

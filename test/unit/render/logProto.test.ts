@@ -11,10 +11,11 @@ import type { BlockBundle } from '../../../src/chain/types.js';
 import { loadDefinition, SERVICE_NAME } from '../../../src/grpc/definition.js';
 import { generateChain, generatePending } from '../../../src/synth/generator.js';
 import { renderBundleMatches } from '../../../src/logs/blockLogs.js';
-import { compileFilter } from '../../../src/logs/filter.js';
+import { compileFilter, matchLog } from '../../../src/logs/filter.js';
 import { JsonSink } from '../../../src/logs/jsonSink.js';
-import { LogProtoWriter, MARK_STRIDE } from '../../../src/logs/logProto.js';
-import { prepareRecordQuery, scanRecord, type RecordBlock } from '../../../src/logs/recordScan.js';
+import { LogProtoWriter, MARK_STRIDE } from '../../../src/render/logProto.js';
+import { prepareRecordQuery, scanRecord } from '../../../src/logs/recordScan.js';
+import type { RecordBlock } from '../../../src/render/recordLog.js';
 import { encodeLogs } from '../../../src/store/logsRecord.js';
 import { wireLog, type Obj } from '../../grpcWire.js';
 
@@ -81,7 +82,7 @@ test('whole blocks: pending logs have no position, orphaned ones are removed; bo
       const filter = compileFilter(f);
       const expected = JSON.parse(`[${renderBundleMatches(bundle, filter, kind).join(',')}]`) as Obj[];
       const writer = new LogProtoWriter();
-      writer.writeBundle(bundle, filter, kind);
+      writer.writeBundle(bundle, (log) => matchLog(filter, log), kind);
       const { bytes, marks } = writer.take();
       assert.deepEqual(decode(bytes).map(wireLog), expected, `${kind} ${bytesToHex(f.addresses[0] ?? new Uint8Array(0))}`);
       for (let i = 0; i < expected.length; i++) assert.equal(marks[i * MARK_STRIDE + 1], bundle.header.number);
@@ -93,7 +94,7 @@ test('a whole block from a log index on: the logs before it are left out', () =>
   const b = chain[20]!;
   const filter = compileFilter({ addresses: [], topics: [] });
   const writer = new LogProtoWriter();
-  writer.writeBundle(b, filter, 'orphan', 3);
+  writer.writeBundle(b, (log) => matchLog(filter, log), 'orphan', 3);
   const logs = decode(writer.take().bytes).map(wireLog);
   assert.equal(logs.length, b.logs.length - 3);
   assert.equal(logs[0]!.logIndex, '0x3');
