@@ -3,7 +3,9 @@
  * to hex, uint64 to hex quantities, tags to their names), so both fronts share every validation and
  * error message; a method's wire answer (hex strings) becomes the proto message (bytes, uint64 as
  * decimal strings, 256-bit amounts as big-endian bytes, null as an unset field). Message objects are
- * those of @grpc/proto-loader with LOADER_OPTIONS (definition.ts).
+ * those of @grpc/proto-loader with LOADER_OPTIONS (definition.ts). Blocks, transactions and receipts
+ * have no other protobuf writer; test/integration/grpc.test.ts ("unary RPCs answer what the HTTP
+ * front answers") holds each message equal to the JSON-RPC answer, field by field.
  */
 import { bytesToHex, quantityToHex } from '../chain/hex.js';
 import type { LogCursor } from '../logs/stream.js';

@@ -1,7 +1,7 @@
 /**
  * Renders a canonical block as JSON text straight from its header record and its transaction
  * records (store/codec.ts): the same bytes as JSON.stringify(formatBlock(...)) (format.ts, the
- * reference; the differential test holds them equal), keys in the order Go's sorted map gives them,
+ * reference; test/integration/render.test.ts holds them equal), keys in the order Go's sorted map gives them,
  * with transaction hashes or full transactions.
  */
 import { HeaderOffsets, readHeaderOffsets } from '../store/recordViews.js';

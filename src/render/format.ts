@@ -1,7 +1,10 @@
 /**
  * Renders domain objects as geth renders them on the wire: blocks (keys in geth's sorted order),
- * transactions (RPCTransaction's fields per type), receipts (MarshalReceipt's), logs (as JSON
- * text, so workers can render fragments that the main thread splices into a response).
+ * transactions (RPCTransaction's fields per type), receipts (MarshalReceipt's), logs (as objects,
+ * and as JSON text so workers can render fragments that the main thread splices into a response).
+ * The reference of every JSON form: the writers straight from stored records are held equal to it
+ * by test/integration/render.test.ts (blocks, transactions) and logRepresentations.test.ts (logs,
+ * with the protobuf and CSV forms); receipts have this writer only.
  */
 import { logsBloom } from '../chain/bloom.js';
 import { effectiveGasPrice } from '../chain/gasPrice.js';

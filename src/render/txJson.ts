@@ -1,7 +1,7 @@
 /**
  * Renders a canonical transaction as JSON text straight from its binary record (store/codec.ts) and
  * its block's header record: the same bytes as JSON.stringify(formatTransaction(...)) (format.ts,
- * the reference; the differential test holds them equal), without decoding into objects or
+ * the reference; test/integration/render.test.ts holds them equal), without decoding into objects or
  * BigInts. The effective gas price of a fee-market transaction is summed and compared on the
  * stored big-endian bytes.
  */
