@@ -33,6 +33,9 @@ export interface LogEngineOptions {
 
 type ScanOk = Extract<ScanResult, { ok: true }>;
 
+/** Does nothing: what a settled task's promise becomes for close(), whatever its outcome. */
+function noop(): void {}
+
 /** The worker pool and the query path over it. */
 export class LogEngine implements ScanCounts {
   /** The Piscina pool (exposed for tests and metrics). */
@@ -45,6 +48,8 @@ export class LogEngine implements ScanCounts {
   readonly paths: QueryPaths = { inline: 0, pool: 0 };
   /** Set by close(): tasks the shutdown aborts are not worker failures. */
   private closing = false;
+  /** The tasks on the pool now, each settled when its run settles: close() stops them and waits for them. */
+  private readonly running = new Set<{ cancel: Int32Array; settled: Promise<unknown> }>();
   /**
    * Resolves once every worker thread has loaded its modules and answered (or after
    * WORKER_LOAD_WAIT_MS): one `ready` task per thread, each held at a barrier until all have
@@ -157,7 +162,7 @@ export class LogEngine implements ScanCounts {
             budget: limits.maxResults - count,
             cancel,
           };
-          this.pool.run(task).then(
+          this.submit(task).then(
             (result) => {
               inFlight--;
               if (result.ok) this.account(result);
@@ -201,7 +206,7 @@ export class LogEngine implements ScanCounts {
 
   /** Runs one task; a failure comes back as a ScanFailedError (reported unless the pool is closing), never as a rejection. */
   private runTask(task: ScanTask): Promise<TaskOutcome> {
-    return this.pool.run(task).then(
+    return this.submit(task).then(
       (result): TaskOutcome => {
         if (result.ok) {
           this.account(result);
@@ -217,6 +222,15 @@ export class LogEngine implements ScanCounts {
     );
   }
 
+  /** Runs `task` on the pool, known to close() until it settles. */
+  private submit(task: ScanTask): Promise<ScanResult> {
+    const run = this.pool.run(task);
+    const entry = { cancel: task.cancel, settled: run.then(noop, noop) };
+    this.running.add(entry);
+    void entry.settled.then(() => this.running.delete(entry));
+    return run;
+  }
+
   /** Adds a completed task's work to the totals. */
   private account(result: ScanOk): void {
     this.totals.blocks += result.blocks;
@@ -225,14 +239,18 @@ export class LogEngine implements ScanCounts {
   }
 
   /**
-   * Stops the pool: running tasks are aborted (a query still unanswered fails with ScanFailedError), and not
-   * reported as failures. It first lets threads still loading their modules finish (bounded):
-   * terminating a thread while it registers lmdb's native addon aborts the whole process.
+   * Stops the pool: running tasks are cancelled (a query still unanswered fails with ScanFailedError), and not
+   * reported as failures. Before the threads are terminated it lets those still loading their
+   * modules finish, and the running tasks reach their next cancellation check (both bounded):
+   * terminating a thread inside lmdb's native code (registering the addon, opening the store)
+   * aborts the whole process.
    */
   async close(): Promise<void> {
     this.closing = true;
+    for (const { cancel } of this.running) Atomics.store(cancel, 0, 1);
     let timer: NodeJS.Timeout | undefined;
-    await Promise.race([this.ready, new Promise((resolve) => (timer = setTimeout(resolve, WORKER_LOAD_WAIT_MS)))]);
+    const settled = Promise.all([this.ready, ...[...this.running].map((r) => r.settled)]);
+    await Promise.race([settled, new Promise((resolve) => (timer = setTimeout(resolve, WORKER_LOAD_WAIT_MS)))]);
     clearTimeout(timer);
     await this.pool.destroy();
   }
