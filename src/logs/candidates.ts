@@ -86,14 +86,31 @@ export function segmentCandidates(store: Store, segment: number, q: CandidateQue
   return result;
 }
 
-function bloomHas(bloom: Uint8Array, [a, b, c]: [number, number, number]): boolean {
-  const has = (bit: number) => (bloom[255 - (bit >> 3)]! & (1 << (bit & 7))) !== 0;
-  return has(a) && has(b) && has(c);
+/**
+ * A filter's bloom positions compiled for testing many logsBlooms: per position its number of
+ * alternatives, then per alternative its three bits as (byte offset in the bloom, mask) pairs.
+ */
+function compileBloomTest(positions: BloomPosition[]): Int32Array {
+  const out: number[] = [];
+  for (const alternatives of positions) {
+    out.push(alternatives.length);
+    for (const bits of alternatives) for (const bit of bits) out.push(255 - (bit >> 3), 1 << (bit & 7));
+  }
+  return Int32Array.from(out);
 }
 
-/** Whether a block whose logsBloom is `bloom` may match the filter `positions` (address list first when there is one). */
-function bloomMayMatch(bloom: Uint8Array, positions: BloomPosition[]): boolean {
-  return positions.every((alternatives) => alternatives.some((alt) => bloomHas(bloom, alt)));
+/** Whether a block whose logsBloom is `bloom` may match: every position has an alternative whose three bits are set. */
+function bloomPasses(bloom: Uint8Array, test: Int32Array): boolean {
+  let p = 0;
+  while (p < test.length) {
+    const alternatives = test[p++]!;
+    let any = false;
+    for (let a = 0; a < alternatives; a++, p += 6) {
+      if (!any && (bloom[test[p]!]! & test[p + 1]!) !== 0 && (bloom[test[p + 2]!]! & test[p + 3]!) !== 0 && (bloom[test[p + 4]!]! & test[p + 5]!) !== 0) any = true;
+    }
+    if (!any) return false;
+  }
+  return true;
 }
 
 /** The blocks [from, to] of `segment` to read, in order: from the bloom rows, else from per-block blooms. */
@@ -121,9 +138,10 @@ export function bloomCandidates(store: Store, from: number, to: number, bits: Fi
     return out;
   }
   const recent = recentBlocks(store);
+  const test = compileBloomTest(positions);
   for (let n = from; n <= to; n++) {
     const header = recent.header(n);
-    if (header !== undefined && bloomMayMatch(header.bloom, positions)) out.push(n);
+    if (header !== undefined && bloomPasses(header.bloom, test)) out.push(n);
   }
   return out;
 }

@@ -11,7 +11,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
 import fc from 'fast-check';
-import { logsBloom } from '../../../src/chain/bloom.js';
+import { bloomBits, logsBloom, testBloomBit } from '../../../src/chain/bloom.js';
 import type { BlockBundle, Log } from '../../../src/chain/types.js';
 import { candidateBlocks, candidateQuery } from '../../../src/logs/candidates.js';
 import { closeStore, openStore, type Store } from '../../../src/store/schema.js';
@@ -117,5 +117,24 @@ test('no condition: every block of the range, in both segments', () => {
   assert.deepEqual(
     candidates(from, to, [], []),
     Array.from({ length: to - from + 1 }, (_, i) => from + i),
+  );
+});
+
+/** Whether `bloom` may hold a log matching the filter, by the bloom bits of each address and topic (the independent check). */
+function bloomAdmits(bloom: Uint8Array, addresses: Uint8Array[], topics: (Uint8Array[] | null)[]): boolean {
+  const has = (value: Uint8Array) => bloomBits(value).every((bit) => testBloomBit(bloom, bit));
+  if (addresses.length > 0 && !addresses.some(has)) return false;
+  return topics.every((alternatives) => alternatives === null || alternatives.some(has));
+}
+
+test('in the open segment the candidates are exactly the blocks whose own logsBloom admits the filter', () => {
+  fc.assert(
+    fc.property(filterArb, ({ addresses, topics }) => {
+      const expected: number[] = [];
+      for (let n = SEGMENT_BLOCKS; n < BLOCKS; n++) if (bloomAdmits(logsBloom(chain[n]!), addresses, topics)) expected.push(n);
+      assert.deepEqual(candidates(SEGMENT_BLOCKS, BLOCKS - 1, addresses, topics), expected);
+      if (addresses.length > 0 || topics.some((p) => p !== null)) assert.ok(expected.length < OPEN_BLOCKS, 'the filter rules some blocks out');
+    }),
+    { numRuns: 200, seed: 17 },
   );
 });
