@@ -344,20 +344,19 @@ describe('help and usage errors', () => {
     const typo = join(dir, 'typo');
     const empty = join(dir, 'empty');
     mkdirSync(empty);
-    for (const data of [typo, empty]) {
-      for (const args of [
-        ['keys', 'create', '--data', data],
-        ['keys', 'list', '--data', data],
-        ['keys', 'revoke', '--data', data, 'ab'.repeat(32)],
-        ['reindex', '--data', data],
-        ['verify', '--data', data],
-        ['query', 'logs', '--data', data],
-        ['serve', '--data', data, '--port', '0'],
-      ]) {
-        const ran = await cli(args);
-        assert.equal(ran.code, 2, `${args.join(' ')}: ${ran.stderr}`);
-        assert.match(ran.stderr, /no store at .* \(create one with ethlogd generate or ethlogd ingest\)/, args.join(' '));
-      }
+    const commands = [typo, empty].flatMap((data) => [
+      ['keys', 'create', '--data', data],
+      ['keys', 'list', '--data', data],
+      ['keys', 'revoke', '--data', data, 'ab'.repeat(32)],
+      ['reindex', '--data', data],
+      ['verify', '--data', data],
+      ['query', 'logs', '--data', data],
+      ['serve', '--data', data, '--port', '0'],
+    ]);
+    // Independent commands, none of which may write: run side by side.
+    for (const [args, ran] of await Promise.all(commands.map(async (args) => [args, await cli(args)] as const))) {
+      assert.equal(ran.code, 2, `${args.join(' ')}: ${ran.stderr}`);
+      assert.match(ran.stderr, /no store at .* \(create one with ethlogd generate or ethlogd ingest\)/, args.join(' '));
     }
     assert.equal(existsSync(typo), false, 'the typo made no directory');
     assert.deepEqual(readdirSync(empty), [], 'the empty directory stays empty');
@@ -379,13 +378,11 @@ describe('help and usage errors', () => {
     assert.equal(top.code, 0);
     assert.match(top.stdout, /^Usage: ethlogd <command>/);
     for (const name of commands) assert.match(top.stdout, new RegExp(`^  ${name}\\s`, 'm'), `${name} is listed`);
-    for (const name of commands) {
-      for (const flag of ['--help', '-h']) {
-        const ran = await cli([name, flag]);
-        assert.equal(ran.code, 0, `${name} ${flag}: ${ran.stderr}`);
-        assert.match(ran.stdout, new RegExp(`^Usage:(\\n  | )ethlogd ${name}`), `${name} ${flag}`);
-        assert.equal(ran.stderr, '');
-      }
+    const asked = commands.flatMap((name) => ['--help', '-h'].map((flag) => [name, flag] as const));
+    for (const [[name, flag], ran] of await Promise.all(asked.map(async (pair) => [pair, await cli([...pair])] as const))) {
+      assert.equal(ran.code, 0, `${name} ${flag}: ${ran.stderr}`);
+      assert.match(ran.stdout, new RegExp(`^Usage:(\\n  | )ethlogd ${name}`), `${name} ${flag}`);
+      assert.equal(ran.stderr, '');
     }
   });
 
@@ -400,8 +397,7 @@ describe('help and usage errors', () => {
       [['serve', '--data', dir, '--port', '70000'], /ethlogd serve: --port must be an integer from 0 to 65535/],
       [['keys', 'explode', '--data', dir], /ethlogd keys: unknown keys action "explode"/],
     ];
-    for (const [args, message] of cases) {
-      const ran = await cli(args);
+    for (const [[args, message], ran] of await Promise.all(cases.map(async (c) => [c, await cli(c[0])] as const))) {
       assert.equal(ran.code, 2, `${args.join(' ')}: ${ran.stderr}`);
       assert.match(ran.stderr, message, args.join(' '));
       assert.match(ran.stderr, new RegExp(`Usage:(\\n  | )ethlogd ${args[0]}`), `${args.join(' ')} prints the usage`);
