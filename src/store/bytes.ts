@@ -100,6 +100,19 @@ export class ByteReader {
     return out;
   }
 
+  /** Reads `length` bytes as a view into the buffer read (not copied: it lives as long as that buffer). */
+  view(length: number): Buffer {
+    const out = this.buf.subarray(this.pos, this.pos + length);
+    if (out.length !== length) throw new RangeError('record ends inside a field');
+    this.pos += length;
+    return out;
+  }
+
+  /** Reads varint-length-prefixed bytes as a view (see view). */
+  viewBytes(): Buffer {
+    return this.view(this.varint());
+  }
+
   /** Skips `length` bytes. */
   skip(length: number): void {
     this.pos += length;

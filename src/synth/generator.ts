@@ -303,8 +303,8 @@ export class ChainGenerator {
   private readonly planner: ChainPlanner;
   private parentHash: Uint8Array;
 
-  /** Starts at the first block, or right after `after` (a block of this same chain, e.g. the stored head). */
-  constructor(readonly opts: GeneratorOptions, after?: BlockHeader) {
+  /** Starts at the first block, or right after `after` (a block of this same chain, e.g. the stored head: its number and hash). */
+  constructor(readonly opts: GeneratorOptions, after?: Pick<BlockHeader, 'number' | 'hash'>) {
     this.builder = new BlockBuilder(opts);
     this.first = opts.startNumber ?? 0;
     this.planner = this.builder.planner();
