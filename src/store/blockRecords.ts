@@ -9,7 +9,7 @@ import type { BlockBundle } from '../chain/types.js';
 import type { ByteReader, ByteWriter } from './bytes.js';
 import { encodeHeader, encodeTx } from './codec.js';
 import { encodeStorageKey, STORAGE_PREFIX_BYTES } from './keys.js';
-import { encodeLogAddresses, encodeLogs } from './logsRecord.js';
+import { encodeLogs, logAddressesOfRecord } from './logsRecord.js';
 import { encodeReceipts } from './receiptsRecord.js';
 
 /** Bytes of a storage key: address ‖ slot ‖ u64 number (keys.ts). */
@@ -53,14 +53,14 @@ export function encodeBlockRecords(block: BlockBundle): BlockRecords {
       key.copy(storageWrites!, i * STORAGE_PREFIX_BYTES, 0, STORAGE_PREFIX_BYTES);
     });
   }
-  const hasLogs = block.logs.length > 0;
+  const logs = block.logs.length > 0 ? encodeLogs(block.logs) : undefined;
   return {
     number: n,
     header: encodeHeader(block.header),
     txs: block.transactions.map(encodeTx),
     receipts: block.receipts.length > 0 ? encodeReceipts(block.receipts) : undefined,
-    logs: hasLogs ? encodeLogs(block.logs) : undefined,
-    logAddresses: hasLogs ? encodeLogAddresses(block.logs) : undefined,
+    logs,
+    logAddresses: logs && logAddressesOfRecord(logs),
     storageKeys,
     storageValues,
     storageWrites,

@@ -44,18 +44,33 @@ function readData(r: ByteReader): Uint8Array {
   return out;
 }
 
+/**
+ * The distinct values (by bytes) among `values`, sorted, and the index of each array in that order.
+ * Arrays are met first by identity (a block's logs share their contracts' and events' arrays), so
+ * only the distinct arrays are compared by bytes.
+ */
+function dictionary(values: Iterable<Uint8Array>): { sorted: Uint8Array[]; index: Map<Uint8Array, number> } {
+  const arrays = new Set<Uint8Array>(values);
+  const byBytes = new Map<string, Uint8Array>();
+  for (const a of arrays) {
+    const key = hexKey(a);
+    if (!byBytes.has(key)) byBytes.set(key, a);
+  }
+  const sorted = [...byBytes.values()].sort(Buffer.compare);
+  const position = new Map<string, number>(sorted.map((a, i) => [hexKey(a), i]));
+  const index = new Map<Uint8Array, number>();
+  for (const a of arrays) index.set(a, position.get(hexKey(a))!);
+  return { sorted, index };
+}
+
+function* topicsOf(logs: Log[]): Generator<Uint8Array> {
+  for (const log of logs) yield* log.topics;
+}
+
 /** Encodes a block's logs (in log-index order) into one record. */
 export function encodeLogs(logs: Log[]): Buffer {
-  const addressSet = new Map<string, Uint8Array>();
-  const topicSet = new Map<string, Uint8Array>();
-  for (const log of logs) {
-    addressSet.set(hexKey(log.address), log.address);
-    for (const t of log.topics) topicSet.set(hexKey(t), t);
-  }
-  const addresses = [...addressSet.values()].sort(Buffer.compare);
-  const topics = [...topicSet.values()].sort(Buffer.compare);
-  const addressIndex = new Map(addresses.map((a, i) => [hexKey(a), i]));
-  const topicIndex = new Map(topics.map((t, i) => [hexKey(t), i]));
+  const { sorted: addresses, index: addressIndex } = dictionary(logs.map((l) => l.address));
+  const { sorted: topics, index: topicIndex } = dictionary(topicsOf(logs));
 
   const w = new ByteWriter(256 + logs.length * 96);
   w.varint(addresses.length);
@@ -67,8 +82,8 @@ export function encodeLogs(logs: Log[]): Buffer {
   }
   w.varint(logs.length);
   for (const log of logs) {
-    w.varint(log.txIndex).varint(addressIndex.get(hexKey(log.address))!).u8(log.topics.length);
-    for (const t of log.topics) w.varint(topicIndex.get(hexKey(t))!);
+    w.varint(log.txIndex).varint(addressIndex.get(log.address)!).u8(log.topics.length);
+    for (const t of log.topics) w.varint(topicIndex.get(t)!);
     writeData(w, log.data);
   }
   return w.finish();
@@ -96,6 +111,13 @@ export function decodeLogs(bytes: Uint8Array): Log[] {
 export function decodeLogAddresses(bytes: Uint8Array): Uint8Array[] {
   const r = new ByteReader(bytes);
   return Array.from({ length: r.varint() }, () => r.fixed(20));
+}
+
+/** The sorted distinct-address table at the front of a logs record, concatenated: the block's logAddresses value, without encoding anything again. */
+export function logAddressesOfRecord(record: Uint8Array): Buffer {
+  const r = new ByteReader(record);
+  const count = r.varint();
+  return Buffer.from(r.view(count * 20));
 }
 
 /** The sorted distinct addresses of a block's logs, concatenated: the value of the logAddresses database. */
