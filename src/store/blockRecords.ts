@@ -1,19 +1,30 @@
 /**
  * A block as the store's records (docs/architecture.md §3): the header record, one record per
  * transaction, the receipts, logs and log-address records, the storage entries and the block's
- * storage-write prefixes, encoded and ready to put. The writer puts these; generating threads
- * encode them and hand them over packed in one transferable buffer (writeBlockRecords and
- * readBlockRecords), since handing over block objects costs more than building them.
+ * storage-write prefixes, ready to put. They are written one after the other into one buffer
+ * (writeBlockRecords) and read back as views into it (readBlockRecords), so a block costs one
+ * buffer, not one per record; generating threads hand such buffers over (a block object would
+ * cost more to clone than to build).
+ *
+ * Layout per block: varint number; the header record; varint transaction count and each
+ * transaction record; the receipts record; the logs record (the logAddresses value is the address
+ * table at its front); varint storage-write count, the address ‖ slot prefixes of the writes (the
+ * storageWrites value), then each write's key and value. Records are u32-length-prefixed; an
+ * absent one (no transactions, logs or storage) is empty.
  */
 import type { BlockBundle } from '../chain/types.js';
-import type { ByteReader, ByteWriter } from './bytes.js';
-import { encodeHeader, encodeTx } from './codec.js';
-import { encodeStorageKey, STORAGE_PREFIX_BYTES } from './keys.js';
-import { encodeLogs, logAddressesOfRecord } from './logsRecord.js';
-import { encodeReceipts } from './receiptsRecord.js';
+import { ByteReader, ByteWriter } from './bytes.js';
+import { writeHeader, writeTx } from './codec.js';
+import { STORAGE_PREFIX_BYTES, storageKeySuffix } from './keys.js';
+import { writeLogs } from './logsRecord.js';
+import { writeReceipts } from './receiptsRecord.js';
 
 /** Bytes of a storage key: address ‖ slot ‖ u64 number (keys.ts). */
 const STORAGE_KEY_BYTES = STORAGE_PREFIX_BYTES + 8;
+/** Bytes of an address in a logs record's address table. */
+const ADDRESS_BYTES = 20;
+/** Room a block's records take per transaction at first (the buffer grows as needed): a mainnet-density block takes about 1.2 KB a transaction. */
+const BYTES_PER_TX_HINT = 1_200;
 
 /** One block's records, as the store keeps them; a record the block has none of (no transactions, logs, storage) is undefined. */
 export interface BlockRecords {
@@ -38,61 +49,53 @@ function stripLeadingZeros(bytes: Uint8Array): Uint8Array {
   return bytes.subarray(i);
 }
 
-/** Encodes a block into its records. */
+/** Encodes a block into its records (views into one buffer of their own). */
 export function encodeBlockRecords(block: BlockBundle): BlockRecords {
-  const n = block.header.number;
-  const storageKeys: Buffer[] = [];
-  const storageValues: Buffer[] = [];
-  let storageWrites: Buffer | undefined;
-  if (block.storage.length > 0) {
-    storageWrites = Buffer.allocUnsafe(block.storage.length * STORAGE_PREFIX_BYTES);
-    block.storage.forEach((w, i) => {
-      const key = encodeStorageKey(w.address, w.slot, n);
-      storageKeys.push(key);
-      storageValues.push(Buffer.from(stripLeadingZeros(w.value)));
-      key.copy(storageWrites!, i * STORAGE_PREFIX_BYTES, 0, STORAGE_PREFIX_BYTES);
-    });
-  }
-  const logs = block.logs.length > 0 ? encodeLogs(block.logs) : undefined;
-  return {
-    number: n,
-    header: encodeHeader(block.header),
-    txs: block.transactions.map(encodeTx),
-    receipts: block.receipts.length > 0 ? encodeReceipts(block.receipts) : undefined,
-    logs,
-    logAddresses: logs && logAddressesOfRecord(logs),
-    storageKeys,
-    storageValues,
-    storageWrites,
-  };
+  const w = new ByteWriter(4096 + block.transactions.length * BYTES_PER_TX_HINT);
+  writeBlockRecords(w, block);
+  return readBlockRecords(new ByteReader(w.finish()));
 }
 
-const EMPTY = Buffer.alloc(0);
-
-/** Appends `r` to `w` (read back by readBlockRecords); an absent record is written empty, as no record is. */
-export function writeBlockRecords(w: ByteWriter, r: BlockRecords): void {
-  w.varint(r.number).bytes(r.header).varint(r.txs.length);
-  for (const tx of r.txs) w.bytes(tx);
-  w.bytes(r.receipts ?? EMPTY).bytes(r.logs ?? EMPTY).bytes(r.logAddresses ?? EMPTY);
-  w.varint(r.storageKeys.length);
-  r.storageKeys.forEach((key, i) => w.fixed(key).bytes(r.storageValues[i]!));
-  w.bytes(r.storageWrites ?? EMPTY);
+/** Writes a block's records to `w` (read back by readBlockRecords). */
+export function writeBlockRecords(w: ByteWriter, block: BlockBundle): void {
+  const n = block.header.number;
+  w.varint(n).u32Prefixed((w) => writeHeader(w, block.header));
+  w.varint(block.transactions.length);
+  for (const tx of block.transactions) w.u32Prefixed((w) => writeTx(w, tx));
+  w.u32Prefixed((w) => {
+    if (block.receipts.length > 0) writeReceipts(w, block.receipts);
+  });
+  w.u32Prefixed((w) => {
+    if (block.logs.length > 0) writeLogs(w, block.logs);
+  });
+  w.varint(block.storage.length);
+  w.u32Prefixed((w) => {
+    for (const s of block.storage) w.fixed(s.address).fixed(s.slot);
+  });
+  const suffix = storageKeySuffix(n);
+  for (const s of block.storage) w.fixed(s.address).fixed(s.slot).fixed(suffix).u32Prefixed((w) => w.fixed(stripLeadingZeros(s.value)));
 }
 
 /** Reads one block's records written by writeBlockRecords, as views into the reader's buffer (nothing copied). */
 export function readBlockRecords(r: ByteReader): BlockRecords {
-  const number = r.varint();
-  const header = r.viewBytes();
-  const txs = Array.from({ length: r.varint() }, () => r.viewBytes());
   const present = (b: Buffer) => (b.length > 0 ? b : undefined);
-  const receipts = present(r.viewBytes());
-  const logs = present(r.viewBytes());
-  const logAddresses = present(r.viewBytes());
+  const number = r.varint();
+  const header = r.u32PrefixedView();
+  const txs = Array.from({ length: r.varint() }, () => r.u32PrefixedView());
+  const receipts = present(r.u32PrefixedView());
+  const logs = present(r.u32PrefixedView());
+  let logAddresses: Buffer | undefined;
+  if (logs) {
+    const table = new ByteReader(logs);
+    logAddresses = table.view(table.varint() * ADDRESS_BYTES);
+  }
+  const writes = r.varint();
+  const storageWrites = present(r.u32PrefixedView());
   const storageKeys: Buffer[] = [];
   const storageValues: Buffer[] = [];
-  for (let i = r.varint(); i > 0; i--) {
+  for (let i = 0; i < writes; i++) {
     storageKeys.push(r.view(STORAGE_KEY_BYTES));
-    storageValues.push(r.viewBytes());
+    storageValues.push(r.u32PrefixedView());
   }
-  return { number, header, txs, receipts, logs, logAddresses, storageKeys, storageValues, storageWrites: present(r.viewBytes()) };
+  return { number, header, txs, receipts, logs, logAddresses, storageKeys, storageValues, storageWrites };
 }

@@ -62,6 +62,21 @@ export class ByteWriter {
     return this;
   }
 
+  /** Bytes written so far. */
+  get length(): number {
+    return this.pos;
+  }
+
+  /** Writes `write`'s bytes after a u32 big-endian count of them (the length is known once they are written). */
+  u32Prefixed(write: (w: this) => void): this {
+    this.ensure(4);
+    const at = this.pos;
+    this.pos += 4;
+    write(this);
+    this.buf.writeUInt32BE(this.pos - at - 4, at);
+    return this;
+  }
+
   /** The bytes written so far, as a Buffer that owns its memory. */
   finish(): Buffer {
     return Buffer.from(this.buf.subarray(0, this.pos));
@@ -106,6 +121,14 @@ export class ByteReader {
     if (out.length !== length) throw new RangeError('record ends inside a field');
     this.pos += length;
     return out;
+  }
+
+  /** Reads bytes after a u32 big-endian count (ByteWriter.u32Prefixed) as a view (see view). */
+  u32PrefixedView(): Buffer {
+    if (this.pos + 4 > this.buf.length) throw new RangeError('record ends inside a length');
+    const length = this.buf.readUInt32BE(this.pos);
+    this.pos += 4;
+    return this.view(length);
   }
 
   /** Reads varint-length-prefixed bytes as a view (see view). */

@@ -69,10 +69,15 @@ function* topicsOf(logs: Log[]): Generator<Uint8Array> {
 
 /** Encodes a block's logs (in log-index order) into one record. */
 export function encodeLogs(logs: Log[]): Buffer {
+  const w = new ByteWriter(256 + logs.length * 96);
+  writeLogs(w, logs);
+  return w.finish();
+}
+
+/** Writes a block's logs record (encodeLogs's bytes) to `w`. */
+export function writeLogs(w: ByteWriter, logs: Log[]): void {
   const { sorted: addresses, index: addressIndex } = dictionary(logs.map((l) => l.address));
   const { sorted: topics, index: topicIndex } = dictionary(topicsOf(logs));
-
-  const w = new ByteWriter(256 + logs.length * 96);
   w.varint(addresses.length);
   for (const a of addresses) w.fixed(a);
   w.varint(topics.length);
@@ -86,7 +91,6 @@ export function encodeLogs(logs: Log[]): Buffer {
     for (const t of log.topics) w.varint(topicIndex.get(t)!);
     writeData(w, log.data);
   }
-  return w.finish();
 }
 
 /** Decodes a logs record back into the block's logs, in log-index order. */
@@ -111,13 +115,6 @@ export function decodeLogs(bytes: Uint8Array): Log[] {
 export function decodeLogAddresses(bytes: Uint8Array): Uint8Array[] {
   const r = new ByteReader(bytes);
   return Array.from({ length: r.varint() }, () => r.fixed(20));
-}
-
-/** The sorted distinct-address table at the front of a logs record, concatenated: the block's logAddresses value, without encoding anything again. */
-export function logAddressesOfRecord(record: Uint8Array): Buffer {
-  const r = new ByteReader(record);
-  const count = r.varint();
-  return Buffer.from(r.view(count * 20));
 }
 
 /** The sorted distinct addresses of a block's logs, concatenated: the value of the logAddresses database. */

@@ -40,7 +40,7 @@ import { buildTransaction, type Draft, type TxContext } from './transactions.js'
 import { rareAddress, Universe } from './universe.js';
 
 export { TRANSFER_TOPIC } from './events.js';
-export { rareAddress } from './universe.js';
+export { genesisParentHash, rareAddress } from './universe.js';
 
 /** How to generate a chain. */
 export interface GeneratorOptions {
@@ -332,11 +332,6 @@ export class ChainGenerator {
   pending(): BlockBundle {
     return linkBlock(this.builder.build(this.planner.peek()), this.parentHash);
   }
-}
-
-/** The parent hash of the chain's first block (of `seed`'s world). */
-export function genesisParentHash(seed: string): Uint8Array {
-  return universe(seed).genesisParentHash;
 }
 
 /** Yields the chain's blocks in order, from startNumber on. */

@@ -111,7 +111,7 @@ export class Universe {
     for (const name of BUILDERS) this.feeRecipients.push({ address: rng.bytes(20), extraData: new Uint8Array(Buffer.from(name, 'utf8')) });
     for (let i = 0; i < WITHDRAWAL_ADDRESS_COUNT; i++) this.withdrawalAddresses.push(rng.bytes(20));
     this.rare = this.entity(rareAddress(seed));
-    this.genesisParentHash = keccak256(new Uint8Array(Buffer.from(`${seed}\u0000genesis`, 'utf8')));
+    this.genesisParentHash = genesisParentHash(seed);
   }
 
   private entity(address: Uint8Array): Entity {
@@ -175,6 +175,11 @@ export class Universe {
   allowanceSlot(owner: Entity, spender: Entity): Uint8Array {
     return mappingSlotAt(spender.topic, this.mappingSlot(owner, SLOT.allowances));
   }
+}
+
+/** The parent hash of the first block of `seed`'s chain. */
+export function genesisParentHash(seed: string): Uint8Array {
+  return keccak256(new Uint8Array(Buffer.from(`${seed}\u0000genesis`, 'utf8')));
 }
 
 /** The contract that logs in about 1% of blocks (one AnswerUpdated log), for selective-query benchmarks. */
