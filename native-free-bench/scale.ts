@@ -38,6 +38,8 @@ const SEED = 'scale';
 const MAX_LOG_RESULTS = 1_000_000;
 /** Deadline of the server's eth_getLogs: whole-chain queries of a million blocks must finish, not time out. */
 const LOG_TIMEOUT_MS = 600_000;
+/** Timed queries of each kind at each size by default: enough for a p99 of a few slow ones. */
+const DEFAULT_REPS = 15;
 /** Queries before timing: the first ones fill the page cache and warm the workers. */
 const WARMUP_QUERIES = 2;
 
@@ -194,7 +196,7 @@ async function main(): Promise<void> {
   if (sizes.some((n) => !Number.isSafeInteger(n) || n < 1)) throw new Error(`--sizes: positive block counts, comma-separated, not ${values.sizes}`);
   sizes.sort((a, b) => a - b);
   const dir = values.dir ?? 'data/scale';
-  const reps = Number(values.reps ?? 15);
+  const reps = Number(values.reps ?? DEFAULT_REPS);
   // The density of the default run's largest store, so a run of fewer sizes measures the same chain.
   const fitting = fittingDensity(dir, Math.max(sizes[sizes.length - 1]!, DEFAULT_SIZES[DEFAULT_SIZES.length - 1]!));
   const density = values.density === undefined ? fitting.density : Number(values.density);

@@ -46,6 +46,7 @@ export class InThreadSource implements BlockSource {
   /** Builds the chain `opts` describes. */
   constructor(private readonly opts: GeneratorOptions) {}
 
+  /** The batches of `range`, each block built, linked and encoded here in turn. */
   async *batches(range: SourceRange): AsyncGenerator<SourceBatch> {
     const first = this.opts.startNumber ?? 0;
     const generator = new ChainGenerator(this.opts, range.from > first ? { number: range.from - 1, hash: range.parentHash } : undefined);
@@ -62,6 +63,7 @@ export class InThreadSource implements BlockSource {
     }
   }
 
+  /** The busiest contracts of the blocks counted. */
   async busiest(contracts: number, topics: number): Promise<BusyContract[]> {
     return this.tally.busiest(contracts, topics);
   }

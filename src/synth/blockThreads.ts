@@ -44,14 +44,18 @@ export class BlockThreads implements BlockSource {
     }
   }
 
+  /** The batches of `range` (of at most its batchBlocks): asked of the threads in turn, AHEAD_PER_THREAD per thread ahead, linked here in chain order. */
   async *batches(range: SourceRange): AsyncGenerator<SourceBatch> {
-    const count = Math.ceil((range.to - range.from + 1) / range.batchBlocks);
     const threads = this.workers.length;
+    const blocks = range.to - range.from + 1;
+    // A short range is cut finer, so that every thread has batches to build (the store is the same whatever the cut).
+    const batchBlocks = Math.min(range.batchBlocks, Math.max(1, Math.ceil(blocks / (threads * AHEAD_PER_THREAD))));
+    const count = Math.ceil(blocks / batchBlocks);
     const asked: Promise<Reply<'blocks'>>[] = [];
     let pending: Promise<Reply<'pending'>> | undefined;
     const askNext = (j: number) => {
-      const from = range.from + j * range.batchBlocks;
-      const to = Math.min(range.to, from + range.batchBlocks - 1);
+      const from = range.from + j * batchBlocks;
+      const to = Math.min(range.to, from + batchBlocks - 1);
       asked.push(this.ask(j % threads, { kind: 'blocks', from, to, tallyFrom: range.tallyFrom }));
       // The pending block goes to the thread after the last batch's, once every batch is asked for: no thread's planner passes a batch it still has to build.
       if (j === count - 1 && range.pending) pending = this.ask((j + 1) % threads, { kind: 'pending', from: range.to + 1 });
@@ -74,12 +78,14 @@ export class BlockThreads implements BlockSource {
     }
   }
 
+  /** The busiest contracts of the blocks counted, every thread's counts merged. */
   async busiest(contracts: number, topics: number): Promise<BusyContract[]> {
     const tally = new LogTally();
     for (let i = 0; i < this.workers.length; i++) tally.addCounts((await this.ask(i, { kind: 'tally' })).counts);
     return tally.busiest(contracts, topics);
   }
 
+  /** Stops the threads. */
   async close(): Promise<void> {
     this.closing = true;
     await Promise.all(this.workers.map((w) => w.terminate()));

@@ -25,7 +25,7 @@ const BUSIEST_CONTRACTS = 3;
 /** topic0s named for each of them. */
 const BUSIEST_TOPICS = 2;
 
-/** Options of generateStore: the chain, the batch size, the generating threads (0, the default: this thread) and whether progress is printed. */
+/** Options of generateStore: the chain, the batch size (blocks per write transaction; worker threads cut a short chain finer), the generating threads (0, the default: this thread) and whether progress is printed. */
 export type GenerateStoreOptions = GeneratorOptions & { batchBlocks?: number; progress?: boolean; threads?: number };
 
 /** What generateStore appended, and the stored chain after it. */
