@@ -77,6 +77,14 @@ export class ByteWriter {
     return this;
   }
 
+  /**
+   * The bytes written so far as a view of the writer's own buffer, not copied (write nothing more
+   * after it); the buffer may be larger than the view, and may be Node's shared pool when small.
+   */
+  written(): Buffer {
+    return this.buf.subarray(0, this.pos);
+  }
+
   /** The bytes written so far, as a Buffer that owns its memory. */
   finish(): Buffer {
     return Buffer.from(this.buf.subarray(0, this.pos));

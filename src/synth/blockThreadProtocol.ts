@@ -12,6 +12,6 @@ export type ToBlockThread =
 
 /** A generating thread's reply: the packed blocks (recordBatch.ts) with their transaction count, the packed pending block, or its log counts. */
 export type FromBlockThread =
-  | { id: number; kind: 'blocks'; buffer: ArrayBuffer; txs: number }
-  | { id: number; kind: 'pending'; buffer: ArrayBuffer }
+  | { id: number; kind: 'blocks'; bytes: Uint8Array; txs: number }
+  | { id: number; kind: 'pending'; bytes: Uint8Array }
   | { id: number; kind: 'tally'; counts: TallyCounts };

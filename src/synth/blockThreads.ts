@@ -66,14 +66,14 @@ export class BlockThreads implements BlockSource {
     for (let j = 0; j < count; j++) {
       const reply = await asked.shift()!;
       if (next < count) askNext(next++);
-      const unpacked = unpackBlocks(reply.buffer);
+      const unpacked = unpackBlocks(reply.bytes);
       const batch: SourceBatch = { blocks: [], logCounts: [] };
       for (const block of unpacked) {
         parent = linkRecords(block, parent);
         batch.blocks.push(block.records);
         batch.logCounts.push(block.logCount);
       }
-      if (j === count - 1 && pending) batch.pending = linkPending((await pending).buffer, parent);
+      if (j === count - 1 && pending) batch.pending = linkPending((await pending).bytes, parent);
       yield batch;
     }
   }

@@ -23,8 +23,8 @@ port.on('message', (message: ToBlockThread) => {
   if (message.kind === 'tally') return reply({ id: message.id, kind: 'tally', counts: tally.counts() });
   planner.skipTo(message.from);
   if (message.kind === 'pending') {
-    const buffer = packPending(builder.build(planner.peek()));
-    return reply({ id: message.id, kind: 'pending', buffer }, [buffer]);
+    const bytes = packPending(builder.build(planner.peek()));
+    return reply({ id: message.id, kind: 'pending', bytes }, [bytes.buffer as ArrayBuffer]);
   }
   const blocks = [];
   let txs = 0;
@@ -34,6 +34,6 @@ port.on('message', (message: ToBlockThread) => {
     txs += block.transactions.length;
     blocks.push(block);
   }
-  const buffer = packBlocks(blocks);
-  reply({ id: message.id, kind: 'blocks', buffer, txs }, [buffer]);
+  const bytes = packBlocks(blocks);
+  reply({ id: message.id, kind: 'blocks', bytes, txs }, [bytes.buffer as ArrayBuffer]);
 });

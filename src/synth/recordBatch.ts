@@ -28,8 +28,8 @@ export interface UnlinkedBlock {
   logCount: number;
 }
 
-/** Packs unlinked blocks (parent hash and hash zero) into one buffer that owns its memory, to transfer. */
-export function packBlocks(blocks: readonly BlockBundle[]): ArrayBuffer {
+/** Packs unlinked blocks (parent hash and hash zero) into bytes whose ArrayBuffer holds nothing else, to transfer. */
+export function packBlocks(blocks: readonly BlockBundle[]): Uint8Array {
   let room = 0;
   for (const block of blocks) room += BYTES_PER_BLOCK_HINT + block.transactions.length * BYTES_PER_TX_HINT;
   const w = new ByteWriter(Math.max(1, room));
@@ -38,12 +38,12 @@ export function packBlocks(blocks: readonly BlockBundle[]): ArrayBuffer {
     writeBlockRecords(w, block);
     w.bytes(encodeHeaderRlp(block.header)).varint(block.logs.length);
   }
-  return ownedBuffer(w.finish());
+  return owned(w);
 }
 
-/** Unpacks a buffer packBlocks made. */
-export function unpackBlocks(buffer: ArrayBuffer): UnlinkedBlock[] {
-  const r = new ByteReader(new Uint8Array(buffer));
+/** Unpacks bytes packBlocks made. */
+export function unpackBlocks(bytes: Uint8Array): UnlinkedBlock[] {
+  const r = new ByteReader(bytes);
   return Array.from({ length: r.varint() }, () => {
     const records = readBlockRecords(r);
     return { records, headerRlp: r.viewBytes(), logCount: r.varint() };
@@ -51,15 +51,15 @@ export function unpackBlocks(buffer: ArrayBuffer): UnlinkedBlock[] {
 }
 
 /** Packs an unlinked pending block: its encodeBundle bytes, then its header RLP. */
-export function packPending(block: BlockBundle): ArrayBuffer {
+export function packPending(block: BlockBundle): Uint8Array {
   const w = new ByteWriter(BYTES_PER_BLOCK_HINT);
   w.bytes(encodeBundle(block)).bytes(encodeHeaderRlp(block.header));
-  return ownedBuffer(w.finish());
+  return owned(w);
 }
 
 /** Unpacks and links a pending block packPending made: its encodeBundle bytes, linked to `parentHash`. */
-export function linkPending(buffer: ArrayBuffer, parentHash: Uint8Array): Buffer {
-  const r = new ByteReader(new Uint8Array(buffer));
+export function linkPending(bytes: Uint8Array, parentHash: Uint8Array): Buffer {
+  const r = new ByteReader(bytes);
   const bundle = r.viewBytes();
   const headerRlp = r.viewBytes();
   linkHeader(new ByteReader(bundle).viewBytes(), headerRlp, parentHash);
@@ -82,10 +82,14 @@ function linkHeader(record: Uint8Array, headerRlp: Uint8Array, parentHash: Uint8
   return hash;
 }
 
-/** The bytes of `b` in an ArrayBuffer of their own (transferring it moves nothing else). */
-function ownedBuffer(b: Buffer): ArrayBuffer {
-  if (b.byteOffset === 0 && b.byteLength === b.buffer.byteLength && b.buffer instanceof ArrayBuffer) return b.buffer;
-  const out = new ArrayBuffer(b.byteLength);
-  new Uint8Array(out).set(b);
-  return out;
+/**
+ * What `w` wrote, in an ArrayBuffer holding nothing else (transferring it moves nothing else): the
+ * writer's own buffer when it is not Node's shared pool (a buffer of half the pool or more never
+ * is), else a copy. Not copying a batch of tens of megabytes spares the thread that much memory
+ * to allocate and collect.
+ */
+function owned(w: ByteWriter): Uint8Array {
+  const b = w.written();
+  if (b.byteOffset === 0 && b.buffer.byteLength >= Buffer.poolSize >>> 1) return b;
+  return new Uint8Array(b);
 }
