@@ -84,12 +84,12 @@ function linkHeader(record: Uint8Array, headerRlp: Uint8Array, parentHash: Uint8
 
 /**
  * What `w` wrote, in an ArrayBuffer holding nothing else (transferring it moves nothing else): the
- * writer's own buffer when it is not Node's shared pool (a buffer of half the pool or more never
- * is), else a copy. Not copying a batch of tens of megabytes spares the thread that much memory
- * to allocate and collect.
+ * writer's own buffer when it cannot be Node's shared pool (the pool is never larger than
+ * Buffer.poolSize), else a copy. Not copying a batch of tens of megabytes spares the thread that
+ * much memory to allocate and collect.
  */
 function owned(w: ByteWriter): Uint8Array {
   const b = w.written();
-  if (b.byteOffset === 0 && b.buffer.byteLength >= Buffer.poolSize >>> 1) return b;
+  if (b.byteOffset === 0 && b.buffer.byteLength > Buffer.poolSize) return b;
   return new Uint8Array(b);
 }
