@@ -67,13 +67,20 @@ test: build
 clean:
 	rm -rf dist
 
-.PHONY: bench bench-quick bench-small
+.PHONY: bench bench-quick bench-small bench-scale
 
 bench: build
 	node dist/native-free-bench/run.js
 
 bench-quick: build
 	node dist/native-free-bench/run.js --quick
+
+# How the figures grow with the chain: one store generated and extended to each of SCALE_SIZES blocks
+# (at the density that fits the disk, printed; SCALE_DENSITY to choose one), measured at each size.
+SCALE_SIZES   ?= 10000,100000,1000000
+SCALE_DENSITY ?=
+bench-scale: build
+	node dist/native-free-bench/scale.js --sizes $(SCALE_SIZES) $(if $(SCALE_DENSITY),--density $(SCALE_DENSITY))
 
 # Small requests against anvil and the bare transport, wrk and servers pinned to separate cores (needs Debian's wrk).
 bench-small: build

@@ -18,6 +18,8 @@ import type { ChartData, Row } from './report.js';
 /** A child process serving HTTP. */
 export interface Child {
   port: number;
+  /** The process id (to read its memory). */
+  pid: number;
   stop(): Promise<void>;
 }
 
@@ -34,6 +36,7 @@ export async function startChild(args: string[]): Promise<Child> {
   });
   return {
     port,
+    pid: child.pid!,
     stop: () =>
       new Promise<void>((resolve) => {
         child.removeAllListeners('exit');

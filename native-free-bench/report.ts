@@ -119,6 +119,47 @@ function svg(chart: ChartData): string {
   return `<svg xmlns="http://www.w3.org/2000/svg" width="${w}" height="${h}" viewBox="0 0 ${w} ${h}"><rect width="100%" height="100%" fill="white"/>${parts.join('')}</svg>\n`;
 }
 
+/** One small chart: a figure's values against the chain length (both axes logarithmic). */
+export interface Panel {
+  title: string;
+  unit: string;
+  points: { blocks: number; value: number }[];
+}
+
+/** Charts in a row of panelsSvg: three fit a page's width. */
+const PANELS_PER_ROW = 3;
+
+/** Panels side by side, PANELS_PER_ROW to a row: each figure's value against the chain length, with its values written at its points. */
+export function panelsSvg(panels: Panel[]): string {
+  const [pw, ph, pad] = [300, 220, 46];
+  const w = PANELS_PER_ROW * pw;
+  const h = Math.ceil(panels.length / PANELS_PER_ROW) * ph;
+  const parts: string[] = [];
+  const text = (x: number, y: number, s: string, anchor = 'middle', size = 10) =>
+    `<text x="${x.toFixed(1)}" y="${y.toFixed(1)}" font-size="${size}" text-anchor="${anchor}" font-family="sans-serif">${s}</text>`;
+  panels.forEach((panel, i) => {
+    const ox = (i % PANELS_PER_ROW) * pw;
+    const oy = Math.floor(i / PANELS_PER_ROW) * ph;
+    const pts = panel.points.filter((p) => p.value > 0 && Number.isFinite(p.value));
+    parts.push(`<rect x="${ox + pad}" y="${oy + 30}" width="${pw - 1.5 * pad}" height="${ph - 30 - pad}" fill="none" stroke="#999"/>`);
+    parts.push(text(ox + pw / 2, oy + 18, `${panel.title} (${panel.unit})`, 'middle', 11));
+    if (pts.length === 0) return;
+    const xs = pts.map((p) => Math.log10(p.blocks));
+    const ys = pts.map((p) => Math.log10(p.value));
+    const [x0, x1] = [Math.min(...xs) - 0.3, Math.max(...xs) + 0.3];
+    const [y0, y1] = [Math.min(...ys) - 0.4, Math.max(...ys) + 0.4];
+    const X = (b: number) => ox + pad + ((Math.log10(b) - x0) / (x1 - x0)) * (pw - 1.5 * pad);
+    const Y = (v: number) => oy + ph - pad - ((Math.log10(v) - y0) / (y1 - y0)) * (ph - 30 - pad);
+    parts.push(`<polyline fill="none" stroke="#2471a3" stroke-width="2" points="${pts.map((p) => `${X(p.blocks)},${Y(p.value)}`).join(' ')}"/>`);
+    for (const p of pts) {
+      parts.push(`<circle cx="${X(p.blocks)}" cy="${Y(p.value)}" r="3" fill="#2471a3"/>`, text(X(p.blocks), Y(p.value) - 7, fmt(p.value), 'middle', 9));
+      parts.push(text(X(p.blocks), oy + ph - pad + 13, fmt(p.blocks), 'middle', 9));
+    }
+    parts.push(text(ox + pw / 2, oy + ph - pad + 26, 'blocks in the chain (log)', 'middle', 9));
+  });
+  return `<svg xmlns="http://www.w3.org/2000/svg" width="${w}" height="${h}" viewBox="0 0 ${w} ${h}"><rect width="100%" height="100%" fill="white"/>${parts.join('')}</svg>\n`;
+}
+
 /** Prints the table and writes results/<name>.json and results/<name>.svg. */
 export function writeReport(dir: string, name: string, rows: Row[], chart: ChartData, extra: Record<string, unknown>): string {
   mkdirSync(dir, { recursive: true });

@@ -1,13 +1,17 @@
 /**
  * `ethlogd generate`: writes a deterministic synthetic chain into a store, or extends one it made.
  */
+import { availableParallelism } from 'node:os';
 import { generateStore } from '../synth/generateStore.js';
 import { GenerateRefusedError } from '../synth/provenance.js';
 import { integer, parse, positive, required } from './args.js';
 import { busiestHint } from './busiestHint.js';
 
+/** Most generating threads: far more than any machine's cores, a bound on a typo's cost (each thread holds the world, ~20 MB). */
+const MAX_THREADS = 256;
+
 /** Usage text of `generate`. */
-export const GENERATE_USAGE = `Usage: ethlogd generate --out DIR --blocks N [--seed S] [--density D] [--no-pending]
+export const GENERATE_USAGE = `Usage: ethlogd generate --out DIR --blocks N [--seed S] [--density D] [--threads T] [--no-pending]
 
 Generates a deterministic, mainnet-like chain of N blocks (same seed and density, same bytes) into
 the store in DIR, then names its busiest contracts with a ready eth_getLogs example. A block's fork
@@ -24,6 +28,7 @@ Options:
   --blocks N       number of blocks of the chain                       required
   --seed S         seed of the chain                                   default "ethlogd"
   --density D      1.0 = mainnet (~265 txs, ~500 logs per block)       default 1
+  --threads T      threads building blocks (0: the writer's own)       default the cores (${availableParallelism()})
   --no-pending     do not store a pending block
   -h, --help       this text`;
 
@@ -34,6 +39,7 @@ export async function generateCommand(argv: string[]): Promise<number> {
     blocks: { type: 'string' },
     seed: { type: 'string' },
     density: { type: 'string' },
+    threads: { type: 'string' },
     'no-pending': { type: 'boolean' },
   });
   if (values.help) {
@@ -44,8 +50,9 @@ export async function generateCommand(argv: string[]): Promise<number> {
   const blocks = integer(required(values.blocks, 'blocks'), 'blocks', 0, 1, 100_000_000);
   const seed = typeof values.seed === 'string' ? values.seed : 'ethlogd';
   const density = positive(values.density, 'density', 1);
+  const threads = integer(values.threads, 'threads', availableParallelism(), 0, MAX_THREADS);
   try {
-    const result = await generateStore(out, { blocks, seed, density, pending: values['no-pending'] !== true, progress: true });
+    const result = await generateStore(out, { blocks, seed, density, threads, pending: values['no-pending'] !== true, progress: true });
     if (result.blocks === 0) {
       console.log(`the store at ${out} already holds blocks ${result.earliest}–${result.head} of this chain (--seed ${JSON.stringify(seed)} --density ${density}): nothing to add`);
       return 0;

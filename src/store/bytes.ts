@@ -62,6 +62,29 @@ export class ByteWriter {
     return this;
   }
 
+  /** Bytes written so far. */
+  get length(): number {
+    return this.pos;
+  }
+
+  /** Writes `write`'s bytes after a u32 big-endian count of them (the length is known once they are written). */
+  u32Prefixed(write: (w: this) => void): this {
+    this.ensure(4);
+    const at = this.pos;
+    this.pos += 4;
+    write(this);
+    this.buf.writeUInt32BE(this.pos - at - 4, at);
+    return this;
+  }
+
+  /**
+   * The bytes written so far as a view of the writer's own buffer, not copied (write nothing more
+   * after it); the buffer may be larger than the view, and may be Node's shared pool when small.
+   */
+  written(): Buffer {
+    return this.buf.subarray(0, this.pos);
+  }
+
   /** The bytes written so far, as a Buffer that owns its memory. */
   finish(): Buffer {
     return Buffer.from(this.buf.subarray(0, this.pos));
@@ -98,6 +121,27 @@ export class ByteReader {
     out.set(this.buf.subarray(this.pos, this.pos + length));
     this.pos += length;
     return out;
+  }
+
+  /** Reads `length` bytes as a view into the buffer read (not copied: it lives as long as that buffer). */
+  view(length: number): Buffer {
+    const out = this.buf.subarray(this.pos, this.pos + length);
+    if (out.length !== length) throw new RangeError('record ends inside a field');
+    this.pos += length;
+    return out;
+  }
+
+  /** Reads bytes after a u32 big-endian count (ByteWriter.u32Prefixed) as a view (see view). */
+  u32PrefixedView(): Buffer {
+    if (this.pos + 4 > this.buf.length) throw new RangeError('record ends inside a length');
+    const length = this.buf.readUInt32BE(this.pos);
+    this.pos += 4;
+    return this.view(length);
+  }
+
+  /** Reads varint-length-prefixed bytes as a view (see view). */
+  viewBytes(): Buffer {
+    return this.view(this.varint());
   }
 
   /** Skips `length` bytes. */

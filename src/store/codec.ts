@@ -20,6 +20,12 @@ export const enum HeaderFlag {
 /** Encodes a block header. */
 export function encodeHeader(h: BlockHeader): Buffer {
   const w = new ByteWriter(1024);
+  writeHeader(w, h);
+  return w.finish();
+}
+
+/** Writes a block header's record (encodeHeader's bytes) to `w`. */
+export function writeHeader(w: ByteWriter, h: BlockHeader): void {
   const flags =
     (h.baseFeePerGas !== undefined ? HeaderFlag.BaseFee : 0) |
     (h.withdrawalsRoot !== undefined ? HeaderFlag.Withdrawals : 0) |
@@ -41,7 +47,6 @@ export function encodeHeader(h: BlockHeader): Buffer {
   if (flags & HeaderFlag.BlobGas) w.bigint(h.blobGasUsed!).bigint(h.excessBlobGas!);
   if (flags & HeaderFlag.BeaconRoot) w.fixed(h.parentBeaconBlockRoot!);
   if (flags & HeaderFlag.RequestsHash) w.fixed(h.requestsHash!);
-  return w.finish();
 }
 
 /** Decodes a block header. */
@@ -118,6 +123,12 @@ function readAccessList(r: ByteReader): AccessListEntry[] {
 /** Encodes a transaction; the record starts with the 32-byte hash. */
 export function encodeTx(tx: Transaction): Buffer {
   const w = new ByteWriter(256 + tx.input.length);
+  writeTx(w, tx);
+  return w.finish();
+}
+
+/** Writes a transaction's record (encodeTx's bytes) to `w`. */
+export function writeTx(w: ByteWriter, tx: Transaction): void {
   const flags =
     (tx.to !== null ? TxFlag.To : 0) |
     (tx.chainId !== undefined ? TxFlag.ChainId : 0) |
@@ -141,7 +152,6 @@ export function encodeTx(tx: Transaction): Buffer {
     w.varint(tx.authorizationList!.length);
     for (const a of tx.authorizationList!) w.bigint(a.chainId).fixed(a.address).bigint(a.nonce).u8(a.yParity).bigint(a.r).bigint(a.s);
   }
-  return w.finish();
 }
 
 /** Decodes a transaction record. */

@@ -63,9 +63,16 @@ export function encodeStorageKey(address: Uint8Array, slot: Uint8Array, number: 
   const key = Buffer.allocUnsafe(60);
   key.set(address, 0);
   key.set(slot, 20);
-  writeU64(key, number, 52);
-  for (let i = 52; i < 60; i++) key[i] = 255 - key[i]!;
+  key.set(storageKeySuffix(number), STORAGE_PREFIX_BYTES);
   return key;
+}
+
+/** The last 8 bytes of block `number`'s storage keys: u64(2^64−1 − number). */
+export function storageKeySuffix(number: number): Buffer {
+  const suffix = Buffer.allocUnsafe(8);
+  writeU64(suffix, number, 0);
+  for (let i = 0; i < 8; i++) suffix[i] = 255 - suffix[i]!;
+  return suffix;
 }
 
 /** Decodes a storage key into address, slot and block number. */

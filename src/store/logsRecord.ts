@@ -44,20 +44,40 @@ function readData(r: ByteReader): Uint8Array {
   return out;
 }
 
+/**
+ * The distinct values (by bytes) among `values`, sorted, and the index of each array in that order.
+ * Arrays are met first by identity (a block's logs share their contracts' and events' arrays), so
+ * only the distinct arrays are compared by bytes.
+ */
+function dictionary(values: Iterable<Uint8Array>): { sorted: Uint8Array[]; index: Map<Uint8Array, number> } {
+  const arrays = new Set<Uint8Array>(values);
+  const byBytes = new Map<string, Uint8Array>();
+  for (const a of arrays) {
+    const key = hexKey(a);
+    if (!byBytes.has(key)) byBytes.set(key, a);
+  }
+  const sorted = [...byBytes.values()].sort(Buffer.compare);
+  const position = new Map<string, number>(sorted.map((a, i) => [hexKey(a), i]));
+  const index = new Map<Uint8Array, number>();
+  for (const a of arrays) index.set(a, position.get(hexKey(a))!);
+  return { sorted, index };
+}
+
+function* topicsOf(logs: Log[]): Generator<Uint8Array> {
+  for (const log of logs) yield* log.topics;
+}
+
 /** Encodes a block's logs (in log-index order) into one record. */
 export function encodeLogs(logs: Log[]): Buffer {
-  const addressSet = new Map<string, Uint8Array>();
-  const topicSet = new Map<string, Uint8Array>();
-  for (const log of logs) {
-    addressSet.set(hexKey(log.address), log.address);
-    for (const t of log.topics) topicSet.set(hexKey(t), t);
-  }
-  const addresses = [...addressSet.values()].sort(Buffer.compare);
-  const topics = [...topicSet.values()].sort(Buffer.compare);
-  const addressIndex = new Map(addresses.map((a, i) => [hexKey(a), i]));
-  const topicIndex = new Map(topics.map((t, i) => [hexKey(t), i]));
-
   const w = new ByteWriter(256 + logs.length * 96);
+  writeLogs(w, logs);
+  return w.finish();
+}
+
+/** Writes a block's logs record (encodeLogs's bytes) to `w`. */
+export function writeLogs(w: ByteWriter, logs: Log[]): void {
+  const { sorted: addresses, index: addressIndex } = dictionary(logs.map((l) => l.address));
+  const { sorted: topics, index: topicIndex } = dictionary(topicsOf(logs));
   w.varint(addresses.length);
   for (const a of addresses) w.fixed(a);
   w.varint(topics.length);
@@ -67,11 +87,10 @@ export function encodeLogs(logs: Log[]): Buffer {
   }
   w.varint(logs.length);
   for (const log of logs) {
-    w.varint(log.txIndex).varint(addressIndex.get(hexKey(log.address))!).u8(log.topics.length);
-    for (const t of log.topics) w.varint(topicIndex.get(hexKey(t))!);
+    w.varint(log.txIndex).varint(addressIndex.get(log.address)!).u8(log.topics.length);
+    for (const t of log.topics) w.varint(topicIndex.get(t)!);
     writeData(w, log.data);
   }
-  return w.finish();
 }
 
 /** Decodes a logs record back into the block's logs, in log-index order. */

@@ -17,6 +17,12 @@ const BLOB = 8;
 /** Encodes a block's receipts, in transaction order. */
 export function encodeReceipts(receipts: readonly Receipt[]): Buffer {
   const w = new ByteWriter(16 + receipts.length * 16);
+  writeReceipts(w, receipts);
+  return w.finish();
+}
+
+/** Writes a block's receipts record (encodeReceipts's bytes) to `w`. */
+export function writeReceipts(w: ByteWriter, receipts: readonly Receipt[]): void {
   w.varint(receipts.length);
   for (const r of receipts) {
     const blob = r.blobGasUsed !== undefined;
@@ -28,7 +34,6 @@ export function encodeReceipts(receipts: readonly Receipt[]): Buffer {
     if (r.contractAddress !== null) w.fixed(r.contractAddress);
     if (blob) w.bigint(r.blobGasUsed!).bigint(r.blobGasPrice!);
   }
-  return w.finish();
 }
 
 /** Decodes a record written by encodeReceipts. */

@@ -26,6 +26,12 @@ export function storedBlockHash(raw: Uint8Array): Uint8Array {
   return raw.subarray(start, start + 32);
 }
 
+/** The 32-byte parent hash stored in an encoded header (a view, as storedBlockHash). */
+export function storedParentHash(raw: Uint8Array): Uint8Array {
+  const start = skipVarint(raw, 1) + 32;
+  return raw.subarray(start, start + 32);
+}
+
 /** The timestamp of an encoded header, skipping the fields before it without decoding them. */
 export function headerTimestamp(raw: Uint8Array): number {
   let p = skipVarint(raw, 1) + DIFFICULTY_OFFSET_AFTER_NUMBER;

@@ -3,12 +3,12 @@
  * store holds whole batches only: a block is never half written, nor its indexes out of step.
  */
 import type { BlockBundle, ChainMeta } from '../chain/types.js';
-import { encodeBundle, encodeHeader, encodeTx } from './codec.js';
-import { headerLogsBloom } from './recordViews.js';
+import { encodeBlockRecords, type BlockRecords } from './blockRecords.js';
+import { encodeBundle } from './codec.js';
+import { headerLogsBloom, storedBlockHash, storedParentHash } from './recordViews.js';
 import { collectSegmentAddresses, encodeSegmentBlocks } from './addressIndex.js';
 import { encodeAddressSegmentKey, encodeBlockKey, encodeBloomBitsKey, encodeStorageKey, encodeTxKey, STORAGE_PREFIX_BYTES } from './keys.js';
-import { decodeLogAddresses, encodeLogAddresses, encodeLogs } from './logsRecord.js';
-import { encodeReceipts } from './receiptsRecord.js';
+import { decodeLogAddresses } from './logsRecord.js';
 import { StoreReader } from './reader.js';
 import { ADDRESS_INDEX_FLAG, ROLLBACKS_KEY, type Store } from './schema.js';
 import { BLOOM_BITS, buildSegmentRows, SEGMENT_BLOCKS, segmentOf, segmentStart } from './segments.js';
@@ -32,10 +32,11 @@ export interface AppendBatch {
   pending?: BlockBundle | null;
 }
 
-function stripLeadingZeros(bytes: Uint8Array): Uint8Array {
-  let i = 0;
-  while (i < bytes.length && bytes[i] === 0) i++;
-  return bytes.subarray(i);
+/** What one appendRecords commits: AppendBatch with the blocks already encoded (blockRecords.ts) and the pending block as encodeBundle wrote it. */
+export interface RecordsBatch extends Omit<AppendBatch, 'blocks' | 'pending'> {
+  blocks: BlockRecords[];
+  /** A new pending block, encoded by encodeBundle; `null` clears it; undefined leaves it as it is. */
+  pending?: Buffer | null;
 }
 
 /** Writes batches of blocks to an open, writable store. */
@@ -55,12 +56,23 @@ export class StoreWriter {
 
   /** Appends a batch in one write transaction; the batch must continue the stored chain. */
   append(batch: AppendBatch): void {
+    for (const block of batch.blocks) {
+      if (block.receipts.length !== block.transactions.length) {
+        throw new ChainContinuityError(`block ${block.header.number} has ${block.receipts.length} receipts for ${block.transactions.length} transactions`);
+      }
+    }
+    const pending = batch.pending === undefined || batch.pending === null ? batch.pending : encodeBundle(batch.pending);
+    this.appendRecords({ ...batch, blocks: batch.blocks.map(encodeBlockRecords), pending });
+  }
+
+  /** Appends a batch of encoded blocks in one write transaction; the batch must continue the stored chain. */
+  appendRecords(batch: RecordsBatch): void {
     const s = this.store;
     s.env.transactionSync(() => {
       if (batch.rollbackTo !== undefined) this.rollback(batch.rollbackTo);
       const meta = this.reader.meta();
       if (!meta && batch.blocks.length === 0) throw new ChainContinuityError('the first batch must carry blocks');
-      let expected = meta ? meta.head + 1 : batch.blocks[0]?.header.number ?? 0;
+      let expected = meta ? meta.head + 1 : batch.blocks[0]?.number ?? 0;
       let parent = meta ? this.reader.header(meta.head)!.hash : undefined;
       if (!meta) {
         if (batch.chainId === undefined) throw new ChainContinuityError('the first batch must carry the chain id');
@@ -69,21 +81,20 @@ export class StoreWriter {
         s.meta.put(ADDRESS_INDEX_FLAG, true);
       }
       for (const block of batch.blocks) {
-        const h = block.header;
-        if (h.number !== expected) throw new ChainContinuityError(`expected block ${expected}, got ${h.number}`);
-        if (parent && Buffer.compare(parent, h.parentHash) !== 0) {
-          throw new ChainContinuityError(`block ${h.number} does not extend the stored head`);
+        if (block.number !== expected) throw new ChainContinuityError(`expected block ${expected}, got ${block.number}`);
+        if (parent && Buffer.compare(parent, storedParentHash(block.header)) !== 0) {
+          throw new ChainContinuityError(`block ${block.number} does not extend the stored head`);
         }
         this.putBlock(block);
-        if ((h.number + 1) % SEGMENT_BLOCKS === 0) this.putSegmentIndexes(segmentOf(h.number));
-        parent = h.hash;
+        if ((block.number + 1) % SEGMENT_BLOCKS === 0) this.putSegmentIndexes(segmentOf(block.number));
+        parent = storedBlockHash(block.header);
         expected++;
       }
       if (batch.blocks.length > 0) s.meta.put('head', expected - 1);
       if (batch.safe !== undefined) s.meta.put('safe', batch.safe);
       if (batch.finalized !== undefined) s.meta.put('finalized', batch.finalized);
       if (batch.pending === null) s.meta.remove('pending');
-      else if (batch.pending !== undefined) s.meta.put('pending', encodeBundle(batch.pending));
+      else if (batch.pending !== undefined) s.meta.put('pending', batch.pending);
     });
   }
 
@@ -183,34 +194,23 @@ export class StoreWriter {
     s.meta.put('finalized', Math.min(meta.finalized, to));
   }
 
-  private putBlock(block: BlockBundle): void {
+  private putBlock(r: BlockRecords): void {
     const s = this.store;
-    const n = block.header.number;
+    const n = r.number;
     const blockKey = encodeBlockKey(n);
-    s.headers.put(blockKey, encodeHeader(block.header));
-    s.blockByHash.put(Buffer.from(block.header.hash), blockKey);
-    block.transactions.forEach((tx, i) => {
+    const hash = Buffer.from(storedBlockHash(r.header));
+    s.headers.put(blockKey, r.header);
+    s.blockByHash.put(hash, blockKey);
+    r.txs.forEach((tx, i) => {
       const txKey = encodeTxKey(n, i);
-      s.txs.put(txKey, encodeTx(tx));
-      s.txByHash.put(Buffer.from(tx.hash), txKey);
+      s.txs.put(txKey, tx);
+      s.txByHash.put(tx.subarray(0, 32), txKey);
     });
-    if (block.receipts.length !== block.transactions.length) {
-      throw new ChainContinuityError(`block ${n} has ${block.receipts.length} receipts for ${block.transactions.length} transactions`);
-    }
-    if (block.receipts.length > 0) s.receipts.put(blockKey, encodeReceipts(block.receipts));
-    s.orphans.remove(Buffer.from(block.header.hash));
-    if (block.logs.length > 0) {
-      s.logs.put(blockKey, encodeLogs(block.logs));
-      s.logAddresses.put(blockKey, encodeLogAddresses(block.logs));
-    }
-    if (block.storage.length > 0) {
-      const prefixes = Buffer.allocUnsafe(block.storage.length * STORAGE_PREFIX_BYTES);
-      block.storage.forEach((w, i) => {
-        const key = encodeStorageKey(w.address, w.slot, n);
-        s.storage.put(key, Buffer.from(stripLeadingZeros(w.value)));
-        key.copy(prefixes, i * STORAGE_PREFIX_BYTES, 0, STORAGE_PREFIX_BYTES);
-      });
-      s.storageWrites.put(blockKey, prefixes);
-    }
+    if (r.receipts) s.receipts.put(blockKey, r.receipts);
+    s.orphans.remove(hash);
+    if (r.logs) s.logs.put(blockKey, r.logs);
+    if (r.logAddresses) s.logAddresses.put(blockKey, r.logAddresses);
+    r.storageKeys.forEach((key, i) => s.storage.put(key, r.storageValues[i]!));
+    if (r.storageWrites) s.storageWrites.put(blockKey, r.storageWrites);
   }
 }

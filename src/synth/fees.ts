@@ -20,8 +20,11 @@ export const CANCUN_BLOBS: BlobParams = { target: 3, max: 6, updateFraction: 3_3
 /** Prague (EIP-7691): target 6, max 9. */
 export const PRAGUE_BLOBS: BlobParams = { target: 6, max: 9, updateFraction: 5_007_716n };
 
+/** The parent's fields the fee rules of its child read: its base fee, gas limit and gas used, and its blob gas fields from Cancun on. */
+export type FeeParent = Pick<BlockHeader, 'baseFeePerGas' | 'gasLimit' | 'gasUsed' | 'excessBlobGas' | 'blobGasUsed'>;
+
 /** The base fee of the child of `parent` (EIP-1559, elasticity 2, max change 1/8). */
-export function nextBaseFee(parent: BlockHeader): bigint {
+export function nextBaseFee(parent: FeeParent): bigint {
   const base = parent.baseFeePerGas!;
   const target = parent.gasLimit / 2n;
   if (target === 0n || parent.gasUsed === target) return base;
@@ -33,7 +36,7 @@ export function nextBaseFee(parent: BlockHeader): bigint {
 }
 
 /** The excess blob gas of a block whose parent is `parent`, under the block's own blob parameters (EIP-4844). */
-export function nextExcessBlobGas(parent: BlockHeader | undefined, params: BlobParams): bigint {
+export function nextExcessBlobGas(parent: FeeParent | undefined, params: BlobParams): bigint {
   if (parent?.excessBlobGas === undefined || parent.blobGasUsed === undefined) return 0n;
   const sum = parent.excessBlobGas + parent.blobGasUsed;
   const target = BigInt(params.target) * GAS_PER_BLOB;

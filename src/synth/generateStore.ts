@@ -1,17 +1,20 @@
 /**
  * Writes a generated chain into a store: blocks appended in batches (one LMDB write transaction
  * each), the chain id and the provenance record (provenance.ts) with the first batch, safe/finalized
- * markers with every batch, and the pending block of the new head with the last one. A store this
- * generator made with the same seed and density is extended from its head; any other is refused
- * with what to do (GenerateRefusedError).
+ * markers with every batch, and the pending block of the new head with the last one. The blocks
+ * come built, encoded and linked from a source (blockSource.ts): this thread, or worker threads
+ * (`threads`), which give the same bytes. A store this generator made with the same seed and
+ * density is extended from its head; any other is refused with what to do (GenerateRefusedError).
  */
 import { bytesEqual } from '../chain/hex.js';
-import type { BlockBundle } from '../chain/types.js';
+import { storedBlockHash } from '../store/recordViews.js';
 import { StoreReader } from '../store/reader.js';
 import { closeStore, openStore, type Store } from '../store/schema.js';
-import { StoreWriter, type AppendBatch } from '../store/writer.js';
-import { ChainGenerator, markers, type GeneratorOptions } from './generator.js';
-import { LogTally, type BusyContract } from './logTally.js';
+import { StoreWriter, type RecordsBatch } from '../store/writer.js';
+import { InThreadSource, type BlockSource, type SourceRange } from './blockSource.js';
+import { BlockThreads } from './blockThreads.js';
+import { genesisParentHash, markers, type GeneratorOptions } from './generator.js';
+import type { BusyContract } from './logTally.js';
 import { checkProvenance, GenerateRefusedError, provenanceOf, provenanceOptions, recordProvenance, storedProvenance } from './provenance.js';
 import { Progress } from '../ingest/progress.js';
 
@@ -22,8 +25,8 @@ const BUSIEST_CONTRACTS = 3;
 /** topic0s named for each of them. */
 const BUSIEST_TOPICS = 2;
 
-/** Options of generateStore: the chain, the batch size and whether progress is printed. */
-export type GenerateStoreOptions = GeneratorOptions & { batchBlocks?: number; progress?: boolean };
+/** Options of generateStore: the chain, the batch size (blocks per write transaction; worker threads cut a short chain finer), the generating threads (0, the default: this thread) and whether progress is printed. */
+export type GenerateStoreOptions = GeneratorOptions & { batchBlocks?: number; progress?: boolean; threads?: number };
 
 /** What generateStore appended, and the stored chain after it. */
 export interface GenerateStoreResult {
@@ -39,16 +42,24 @@ export interface GenerateStoreResult {
   busiest: BusyContract[];
 }
 
+/** Where generation starts: the first block, or the stored head of a store to extend (regenerated first, as a check), with the parent hash of that block. */
+interface Start {
+  from: number;
+  parentHash: Uint8Array;
+  /** The stored head's hash, when the store holds blocks: the first block generated must have it. */
+  head?: Uint8Array;
+}
+
 /**
- * Positions a generator after the stored head of a store this generator made with the same
- * options, or refuses (GenerateRefusedError) a store of another chain, version or greater length.
+ * Where to start generating into a store this generator made with the same options; refuses
+ * (GenerateRefusedError) a store of another chain, version or greater length.
  */
-function resume(store: Store, reader: StoreReader, opts: GeneratorOptions, dir: string): ChainGenerator | undefined {
+function start(store: Store, reader: StoreReader, opts: GeneratorOptions, dir: string): Start {
+  const first = opts.startNumber ?? 0;
   const meta = reader.meta();
-  if (!meta) return undefined;
+  if (!meta) return { from: first, parentHash: genesisParentHash(opts.seed) };
   const wanted = provenanceOf(opts.seed, opts.density);
   checkProvenance(dir, storedProvenance(store), wanted, meta.earliest, meta.head);
-  const first = opts.startNumber ?? 0;
   const chainId = opts.chainId ?? 1n;
   if (meta.earliest !== first || meta.chainId !== chainId) {
     throw new GenerateRefusedError(`the store at ${dir} holds another chain (chain id ${meta.chainId} from block ${meta.earliest}, not chain id ${chainId} from block ${first}): choose another --out`);
@@ -60,59 +71,59 @@ function resume(store: Store, reader: StoreReader, opts: GeneratorOptions, dir: 
         `ask for --blocks ${meta.head - first + 1} or more to extend it, or choose another --out for a ${opts.blocks}-block chain`,
     );
   }
-  const head = reader.header(meta.head)!;
-  const parent = meta.head > first ? reader.header(meta.head - 1) : undefined;
-  const generator = new ChainGenerator(opts, parent);
-  if (!bytesEqual(generator.next().header.hash, head.hash)) {
-    throw new GenerateRefusedError(
-      `the store at ${dir} is recorded as made with ${provenanceOptions(wanted)}, but its block ${meta.head} is not that chain's: ` +
-        `something else wrote to it; generate into another --out`,
-    );
-  }
-  return generator;
+  const parentHash = meta.head > first ? reader.header(meta.head - 1)!.hash : genesisParentHash(opts.seed);
+  return { from: meta.head, parentHash, head: reader.header(meta.head)!.hash };
 }
 
 /** Generates the chain `opts` describes into the store at `dir` (created if absent), extending a store of the same chain from its head. */
 export async function generateStore(dir: string, opts: GenerateStoreOptions): Promise<GenerateStoreResult> {
   const store = openStore(dir);
+  let source: BlockSource | undefined;
   try {
     const writer = new StoreWriter(store);
     const reader = new StoreReader(store);
     const first = opts.startNumber ?? 0;
     const last = first + opts.blocks - 1;
-    const generator = resume(store, reader, opts, dir) ?? new ChainGenerator(opts);
+    const from = start(store, reader, opts, dir);
+    const threads = opts.threads ?? 0;
+    source = threads > 0 ? new BlockThreads(opts, threads) : new InThreadSource(opts);
     const batchBlocks = Math.max(1, opts.batchBlocks ?? DEFAULT_BATCH_BLOCKS);
-    const todo = last - generator.nextNumber + 1;
-    const progress = new Progress(todo, { enabled: opts.progress === true, label: 'generate' });
+    const tallyFrom = from.head ? from.from + 1 : from.from;
+    const progress = new Progress(last - tallyFrom + 1, { enabled: opts.progress === true, label: 'generate' });
     const counts = { blocks: 0, txs: 0, logs: 0 };
-    const tally = new LogTally();
-    const finishing = () => ({ pending: opts.pending === false ? null : generator.pending() });
-    const append = (batch: AppendBatch) => {
-      if (writer.meta() !== undefined) return writer.append(batch);
+    const append = (batch: RecordsBatch) => {
+      if (writer.meta() !== undefined) return writer.appendRecords(batch);
       // The store's first blocks: the record of what made them commits with them.
       store.env.transactionSync(() => {
         recordProvenance(store, provenanceOf(opts.seed, opts.density));
-        writer.append({ ...batch, chainId: opts.chainId ?? 1n });
+        writer.appendRecords({ ...batch, chainId: opts.chainId ?? 1n });
       });
     };
-    if (todo === 0) append({ blocks: [], ...markers(last, first), ...finishing() });
-    while (generator.nextNumber <= last) {
-      const blocks: BlockBundle[] = [];
-      while (blocks.length < batchBlocks && generator.nextNumber <= last) {
-        const block = generator.next();
-        blocks.push(block);
-        tally.add(block.logs);
-        counts.blocks++;
-        counts.txs += block.transactions.length;
-        counts.logs += block.logs.length;
+    const range: SourceRange = { from: from.from, to: last, parentHash: from.parentHash, batchBlocks, tallyFrom, pending: opts.pending !== false };
+    for await (const batch of source.batches(range)) {
+      let { blocks, logCounts } = batch;
+      if (from.head && blocks[0]?.number === from.from) {
+        if (!bytesEqual(storedBlockHash(blocks[0].header), from.head)) {
+          throw new GenerateRefusedError(
+            `the store at ${dir} is recorded as made with ${provenanceOptions(provenanceOf(opts.seed, opts.density))}, but its block ${from.from} is not that chain's: ` +
+              `something else wrote to it; generate into another --out`,
+          );
+        }
+        blocks = blocks.slice(1);
+        logCounts = logCounts.slice(1);
       }
-      const head = blocks[blocks.length - 1]!.header.number;
-      append({ blocks, ...markers(head, first), ...(head === last ? finishing() : {}) });
+      const head = blocks.length > 0 ? blocks[blocks.length - 1]!.number : from.from;
+      const finishing = head === last ? { pending: opts.pending === false ? null : batch.pending! } : {};
+      append({ blocks, ...markers(head, first), ...finishing });
+      counts.blocks += blocks.length;
+      for (const b of blocks) counts.txs += b.txs.length;
+      for (const n of logCounts) counts.logs += n;
       progress.update(counts);
     }
     const seconds = progress.finish();
-    return { ...counts, seconds, earliest: first, head: last, busiest: tally.busiest(BUSIEST_CONTRACTS, BUSIEST_TOPICS) };
+    return { ...counts, seconds, earliest: first, head: last, busiest: await source.busiest(BUSIEST_CONTRACTS, BUSIEST_TOPICS) };
   } finally {
+    await source?.close();
     await closeStore(store);
   }
 }

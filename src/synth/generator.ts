@@ -1,9 +1,10 @@
 /**
- * The deterministic, mainnet-like synthetic chain (docs/architecture.md §6). A block is a pure
- * function of (options, number, parent header, sender nonces): its random draws come from streams
- * derived from the seed and the block number, so the same options give byte-identical blocks, and
- * generation can resume after any stored block (the nonces are replayed from the cheap per-block
- * sender stream).
+ * The deterministic, mainnet-like synthetic chain (docs/architecture.md §6). A block is built from
+ * its plan (plan.ts: what it inherits from the blocks before it, folded cheaply in order) by a pure
+ * function of (options, number, plan): its random draws come from streams derived from the seed and
+ * the block number, so the same options give byte-identical blocks, blocks can be built in any
+ * order by any thread, and generation can resume after any stored block. Linking a block to its
+ * parent (parent hash, then its own hash) is the one step left in chain order.
  *
  * A block's fork is fixed by its number (forks.ts: short London, Shanghai and Cancun eras, then
  * Prague), never by the chain's length, so a longer chain of the same options begins with the
@@ -11,7 +12,8 @@
  * Not modelled: state, receipts and transaction tries. stateRoot, transactionsRoot and receiptsRoot
  * are deterministic pseudo-random words (the empty-trie root when the block has no transactions),
  * and withdrawalsRoot is keccak256(rlp(withdrawals)) instead of the trie root. Everything a client
- * can check against its own data is real: hashes of headers and transactions, block sizes, blooms.
+ * can check against its own data is real: hashes of headers and transactions, block sizes, blooms,
+ * the base fee and excess blob gas from the parent's, receipts' gas adding up to the block's.
  */
 import { BloomCache } from '../chain/bloomCache.js';
 import { blockSize, computeBlockHash, withdrawalsItem } from '../chain/headerEncoding.js';
@@ -28,17 +30,17 @@ import {
   runPattern,
   StorageBook,
   type BlockActivity,
-  type PatternKind,
 } from './activity.js';
 import { TRANSFER_TOPIC } from './events.js';
-import { blobBaseFee, CANCUN_BLOBS, GAS_PER_BLOB, nextBaseFee, nextExcessBlobGas, PRAGUE_BLOBS, type BlobParams } from './fees.js';
+import { blobBaseFee, GAS_PER_BLOB } from './fees.js';
 import { Random } from './random.js';
-import { Fork, FORK_SCHEDULE, forkOf } from './forks.js';
+import { Fork, FORK_SCHEDULE } from './forks.js';
+import { ChainPlanner, INTRINSIC_GAS, TX_KIND, type BlockPlan } from './plan.js';
 import { buildTransaction, type Draft, type TxContext } from './transactions.js';
-import { rareAddress, SENDER_COUNT, Universe } from './universe.js';
+import { rareAddress, Universe } from './universe.js';
 
 export { TRANSFER_TOPIC } from './events.js';
-export { rareAddress } from './universe.js';
+export { genesisParentHash, rareAddress } from './universe.js';
 
 /** How to generate a chain. */
 export interface GeneratorOptions {
@@ -57,9 +59,11 @@ export interface GeneratorOptions {
 /**
  * Version of the chain the generator makes: it changes whenever the same options would give other
  * blocks, so a store is never extended with blocks of another version (provenance.ts). Version 1
- * scaled the fork eras with the chain's length; 2 fixes them by block number (forks.ts).
+ * scaled the fork eras with the chain's length; 2 fixes them by block number (forks.ts); 3 draws
+ * what a block inherits (senders, transaction kinds, blobs, gas used) from its plan (plan.ts), so
+ * blocks can be built in parallel.
  */
-export const CHAIN_VERSION = 2;
+export const CHAIN_VERSION = 3;
 
 /** Mainnet's total difficulty at the merge, constant ever since. */
 export const TOTAL_DIFFICULTY = 58_750_000_000_000_000_000_000n;
@@ -70,24 +74,11 @@ export const EMPTY_TRIE_ROOT = hexToBytes('0x56e81f171bcc55a6ff8345e692c0f86e5b4
 /** sha256 of nothing: EIP-7685's requestsHash of a block without execution-layer requests. */
 export const EMPTY_REQUESTS_HASH = hexToBytes('0xe3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855')!;
 
-/** Timestamp of the first block; each next block is 12 s later. */
-const GENESIS_TIME = 1_700_000_000;
-const SLOT_SECONDS = 12;
-/** Mean transactions per block at density 1. */
-const TXS_PER_BLOCK = 265;
-/** Base fee of the first block and the level the fee market reverts to. */
-const REFERENCE_BASE_FEE = 12_000_000_000n;
 /** Share of blocks with one log of the rare contract. */
 const RARE_SHARE = 0.01;
 const WITHDRAWALS_PER_BLOCK = 16;
-const PATTERN_CDF = cumulative(PATTERNS.map((p) => p.weight));
-
-function cumulative(weights: number[]): number[] {
-  const out: number[] = [];
-  let sum = 0;
-  for (const w of weights) out.push((sum += w));
-  return out.map((x) => x / sum);
-}
+/** Zero bytes standing for a hash until the block is linked to its parent (linkBlock). */
+const UNLINKED = new Uint8Array(32);
 
 /** The safe and finalized markers for a head: head − 32 and head − 64 (one and two epochs), not below earliest. */
 export function markers(head: number, earliest: number): { safe: number; finalized: number } {
@@ -132,21 +123,6 @@ function universe(seed: string): Universe {
   return cachedUniverse;
 }
 
-/** The senders of block `number`'s transactions, in order: the only draws nonces depend on. */
-function drawSenders(u: Universe, seed: string, density: number, number: number): Uint16Array {
-  const rng = Random.derive(seed, 'senders', number);
-  const n = Math.max(0, Math.round(TXS_PER_BLOCK * density * (0.6 + 0.8 * rng.float())));
-  const out = new Uint16Array(n);
-  for (let i = 0; i < n; i++) out[i] = u.senders.sample(rng);
-  return out;
-}
-
-function pickPattern(rng: Random): PatternKind {
-  const r = rng.float();
-  for (let i = 0; i < PATTERN_CDF.length; i++) if (r < PATTERN_CDF[i]!) return PATTERNS[i]!.kind;
-  return PATTERNS[PATTERNS.length - 1]!.kind;
-}
-
 /** The receipt of drafted transaction `tx` that used `gasUsed`: consistent with its call (reverted, created) and the block's fees. */
 function receiptOf(d: Draft, tx: Transaction, gasUsed: number, ctx: TxContext): Receipt {
   const receipt: Receipt = {
@@ -169,82 +145,51 @@ function pickOrdinaryType(rng: Random): { type: TxType; protected: boolean } {
   return { type: 2, protected: true };
 }
 
-/** Generates the blocks of one chain in order, and the pending block after any of them. */
-export class ChainGenerator {
-  /** Number of the chain's first block. */
-  readonly first: number;
-  private readonly u: Universe;
+/**
+ * Builds blocks from their plans: everything expensive about a block (its calls, logs, storage
+ * writes, signed transactions and their hashes, receipts, logsBloom, size) is a pure function of
+ * (options, number, plan). The block comes out unlinked: its parent hash and hash are zero until
+ * linkBlock (or, for encoded records, linkRecords) chains it to its parent.
+ */
+export class BlockBuilder {
+  /** The world of the chain's seed. */
+  readonly u: Universe;
   private readonly chainId: bigint;
-  private readonly nonces = new Uint32Array(SENDER_COUNT);
   private readonly bloom = new BloomCache();
-  private parent: BlockHeader | undefined;
-  private number: number;
 
-  /** Starts at the first block, or right after `after` (a block of this same chain, e.g. the stored head). */
-  constructor(readonly opts: GeneratorOptions, after?: BlockHeader) {
+  /** Builds blocks of the chain `opts` describes. */
+  constructor(readonly opts: GeneratorOptions) {
     if (!(opts.density >= 0) || !Number.isFinite(opts.density)) throw new RangeError('density must be a finite number ≥ 0');
-    this.first = opts.startNumber ?? 0;
     this.u = universe(opts.seed);
     this.chainId = opts.chainId ?? 1n;
-    this.number = this.first;
-    if (after) {
-      if (after.number < this.first) throw new RangeError(`block ${after.number} precedes the chain's first block ${this.first}`);
-      for (let b = this.first; b <= after.number; b++) {
-        for (const s of drawSenders(this.u, opts.seed, opts.density, b)) this.nonces[s]!++;
-      }
-      this.parent = after;
-      this.number = after.number + 1;
-    }
   }
 
-  /** Number of the block next() returns. */
-  get nextNumber(): number {
-    return this.number;
+  /** A planner of this chain from its first block. */
+  planner(): ChainPlanner {
+    return new ChainPlanner(this.u, this.opts.seed, this.opts.density, this.opts.startNumber ?? 0);
   }
 
-  /** The next block; the generator moves past it. */
-  next(): BlockBundle {
-    const block = this.build(this.number, this.parent, this.nonces);
-    this.parent = block.header;
-    this.number++;
-    return block;
-  }
-
-  /** The pending block: the block that would come next, built without moving the generator. */
-  pending(): BlockBundle {
-    return this.build(this.number, this.parent, this.nonces.slice());
-  }
-
-  private build(number: number, parent: BlockHeader | undefined, nonces: Uint32Array): BlockBundle {
-    const { u, opts } = this;
-    const fork = forkOf(number);
-    const senders = drawSenders(u, opts.seed, opts.density, number);
-    const rng = Random.derive(opts.seed, 'block', number);
-    const timestamp = parent ? parent.timestamp + SLOT_SECONDS : GENESIS_TIME + SLOT_SECONDS * (number - this.first);
-    let gasLimit = fork === Fork.Prague ? 36_000_000n : 30_000_000n;
-    const baseFee = parent?.baseFeePerGas !== undefined ? nextBaseFee(parent) : REFERENCE_BASE_FEE;
-    const blobParams: BlobParams | undefined = fork === Fork.Prague ? PRAGUE_BLOBS : fork === Fork.Cancun ? CANCUN_BLOBS : undefined;
-    const excessBlobGas = blobParams ? nextExcessBlobGas(parent, blobParams) : 0n;
-
+  /** The unlinked block of `plan`. */
+  build(plan: BlockPlan): BlockBundle {
+    const { u } = this;
+    const { number, fork, timestamp, baseFee, blobParams } = plan;
+    const rng = Random.derive(this.opts.seed, 'block', number);
     const activity: BlockActivity = { rng, u, logs: [], storage: new StorageBook(), timestamp };
-    const rareAt = rng.chance(RARE_SHARE) && senders.length > 0 ? rng.int(0, senders.length - 1) : -1;
-    const blobBudget = blobParams ? this.blobBudget(rng, blobParams, excessBlobGas) : 0;
+    const count = plan.senders.length;
+    const rareAt = rng.chance(RARE_SHARE) && count > 0 ? rng.int(0, count - 1) : -1;
     const drafts: Draft[] = [];
     let rareLogged = false;
-    let blobs = 0;
-    for (let i = 0; i < senders.length; i++) {
-      const sender = u.sender(senders[i]!);
-      const nonce = BigInt(nonces[senders[i]!]!++);
-      const r = rng.float();
+    for (let i = 0; i < count; i++) {
+      const sender = u.sender(plan.senders[i]!);
+      const nonce = BigInt(plan.nonces[i]!);
+      const kind = plan.kinds[i]!;
       let draft: Draft;
-      if (blobParams && r < 0.015 && blobs < blobBudget) {
-        const count = rng.int(1, Math.min(6, blobBudget - blobs));
-        blobs += count;
-        draft = { type: 3, protected: true, sender, nonce, call: blobSubmission(activity), blobs: count };
-      } else if (fork === Fork.Prague && r >= 0.015 && r < 0.025) {
+      if (kind === TX_KIND.blob) {
+        draft = { type: 3, protected: true, sender, nonce, call: blobSubmission(activity), blobs: plan.blobs[i]! };
+      } else if (kind === TX_KIND.setCode) {
         draft = { type: 4, protected: true, sender, nonce, call: delegatedCall(activity, sender, i), blobs: 0 };
       } else {
-        const call = runPattern(pickPattern(rng), activity, sender, nonce, i);
+        const call = runPattern(PATTERNS[kind]!.kind, activity, sender, nonce, i);
         draft = { ...pickOrdinaryType(rng), sender, nonce, call, blobs: 0 };
       }
       // The rare log goes to the drawn transaction, or the next one when that one reverts.
@@ -255,12 +200,8 @@ export class ChainGenerator {
       drafts.push(draft);
     }
 
-    const used = this.gasUsedPerTx(rng, drafts, gasLimit, baseFee);
-    let gasUsed = 0;
-    for (const g of used) gasUsed += g;
-    if (BigInt(gasUsed) > gasLimit) gasLimit = BigInt(Math.ceil(gasUsed / 0.999));
-
-    const txCtx: TxContext = { rng, u, chainId: this.chainId, baseFee, blobBaseFee: blobParams ? blobBaseFee(excessBlobGas, blobParams) : 0n };
+    const used = gasPerTx(drafts, plan.gasUsed);
+    const txCtx: TxContext = { rng, u, chainId: this.chainId, baseFee, blobBaseFee: blobParams ? blobBaseFee(plan.excessBlobGas, blobParams) : 0n };
     const transactions = [];
     const receipts: Receipt[] = [];
     const encoded: Uint8Array[] = [];
@@ -277,8 +218,8 @@ export class ChainGenerator {
     const hasTxs = transactions.length > 0;
     const header: BlockHeader = {
       number,
-      hash: new Uint8Array(32),
-      parentHash: parent ? parent.hash : u.genesisParentHash,
+      hash: UNLINKED,
+      parentHash: UNLINKED,
       sha3Uncles: EMPTY_UNCLES_HASH,
       miner: builder.address,
       stateRoot: rng.bytes(32),
@@ -287,8 +228,8 @@ export class ChainGenerator {
       logsBloom: this.bloom.logsBloom(activity.logs),
       difficulty: 0n,
       totalDifficulty: TOTAL_DIFFICULTY,
-      gasLimit,
-      gasUsed: BigInt(gasUsed),
+      gasLimit: plan.gasLimit,
+      gasUsed: BigInt(plan.gasUsed),
       timestamp,
       extraData: builder.extraData,
       mixHash: rng.bytes(32),
@@ -303,45 +244,13 @@ export class ChainGenerator {
       header.withdrawalsRoot = keccak256(rlpEncode(withdrawalsItem(header.withdrawals)));
     }
     if (fork >= Fork.Cancun) {
-      header.blobGasUsed = BigInt(blobs) * GAS_PER_BLOB;
-      header.excessBlobGas = excessBlobGas;
+      header.blobGasUsed = plan.blobGasUsed;
+      header.excessBlobGas = plan.excessBlobGas;
       header.parentBeaconBlockRoot = rng.bytes(32);
     }
     if (fork >= Fork.Prague) header.requestsHash = EMPTY_REQUESTS_HASH;
     header.size = blockSize(header, encoded);
-    header.hash = computeBlockHash(header);
     return { header, transactions, receipts, logs: activity.logs, storage: activity.storage.list() };
-  }
-
-  /** Blobs this block may carry: around the target, fewer while the excess blob gas is high, so the blob fee stays bounded. */
-  private blobBudget(rng: Random, params: BlobParams, excessBlobGas: bigint): number {
-    const excessBlobs = Number(excessBlobGas / GAS_PER_BLOB);
-    const budget = Math.round(params.target + 1.5 * rng.normal() - 0.2 * excessBlobs);
-    return Math.max(0, Math.min(params.max, budget));
-  }
-
-  /**
-   * Gas used by each transaction. The block aims at a fullness around the EIP-1559 target that
-   * falls when the base fee is above its reference level (so the base fee stays mainnet-like), and
-   * the non-plain transactions' gas above the 21,000 intrinsic cost is scaled to reach it.
-   */
-  private gasUsedPerTx(rng: Random, drafts: Draft[], gasLimit: bigint, baseFee: bigint): number[] {
-    const target = Number(gasLimit) / 2;
-    const fullness = Math.min(1.95, Math.max(0.05, 1 + 0.3 * rng.normal() - 0.5 * Math.log(Number(baseFee) / Number(REFERENCE_BASE_FEE))));
-    const desired = Math.min(target * fullness, Number(gasLimit) * 0.999);
-    let plain = 0;
-    let flexCount = 0;
-    let flexAbove = 0;
-    for (const d of drafts) {
-      if (d.call.plain) plain += d.call.gasUsed;
-      else {
-        flexCount++;
-        flexAbove += d.call.gasUsed - 21_000;
-      }
-    }
-    const room = desired - plain - 21_000 * flexCount;
-    const k = flexAbove > 0 ? Math.min(40, Math.max(0.05, room / flexAbove)) : 1;
-    return drafts.map((d: Draft) => (d.call.plain ? d.call.gasUsed : Math.round(21_000 + (d.call.gasUsed - 21_000) * k)));
   }
 
   /** Sixteen validator withdrawals with consecutive indexes, sweeping validators in order. */
@@ -355,6 +264,73 @@ export class ChainGenerator {
       out.push({ index: BigInt(index), validatorIndex: BigInt(validatorIndex), address: this.u.withdrawalAddresses[validatorIndex % this.u.withdrawalAddresses.length]!, amount });
     }
     return out;
+  }
+}
+
+/**
+ * Gas used by each transaction, adding up to the block's `gasUsed` exactly: plain transactions
+ * spend the intrinsic 21,000, and the calls share the rest in proportion to what their patterns
+ * drafted (cumulative rounding, so no gas is lost or made).
+ */
+function gasPerTx(drafts: Draft[], gasUsed: number): number[] {
+  const room = gasUsed - INTRINSIC_GAS * drafts.length;
+  let above = 0;
+  for (const d of drafts) if (!d.call.plain) above += d.call.gasUsed - INTRINSIC_GAS;
+  let drafted = 0;
+  let given = 0;
+  return drafts.map((d) => {
+    if (d.call.plain) return INTRINSIC_GAS;
+    drafted += d.call.gasUsed - INTRINSIC_GAS;
+    const upTo = Math.round(room * (drafted / above));
+    const gas = INTRINSIC_GAS + upTo - given;
+    given = upTo;
+    return gas;
+  });
+}
+
+/** Links an unlinked block to its parent: sets its parent hash and computes its hash. */
+export function linkBlock(block: BlockBundle, parentHash: Uint8Array): BlockBundle {
+  block.header.parentHash = parentHash;
+  block.header.hash = computeBlockHash(block.header);
+  return block;
+}
+
+/** Generates the blocks of one chain in order, and the pending block after any of them. */
+export class ChainGenerator {
+  /** Number of the chain's first block. */
+  readonly first: number;
+  private readonly builder: BlockBuilder;
+  private readonly planner: ChainPlanner;
+  private parentHash: Uint8Array;
+
+  /** Starts at the first block, or right after `after` (a block of this same chain, e.g. the stored head: its number and hash). */
+  constructor(readonly opts: GeneratorOptions, after?: Pick<BlockHeader, 'number' | 'hash'>) {
+    this.builder = new BlockBuilder(opts);
+    this.first = opts.startNumber ?? 0;
+    this.planner = this.builder.planner();
+    this.parentHash = this.builder.u.genesisParentHash;
+    if (after) {
+      if (after.number < this.first) throw new RangeError(`block ${after.number} precedes the chain's first block ${this.first}`);
+      this.planner.skipTo(after.number + 1);
+      this.parentHash = after.hash;
+    }
+  }
+
+  /** Number of the block next() returns. */
+  get nextNumber(): number {
+    return this.planner.nextNumber;
+  }
+
+  /** The next block; the generator moves past it. */
+  next(): BlockBundle {
+    const block = linkBlock(this.builder.build(this.planner.next()), this.parentHash);
+    this.parentHash = block.header.hash;
+    return block;
+  }
+
+  /** The pending block: the block that would come next, built without moving the generator. */
+  pending(): BlockBundle {
+    return linkBlock(this.builder.build(this.planner.peek()), this.parentHash);
   }
 }
 

@@ -2,9 +2,10 @@
  * Counts the logs a generation emits, per contract and per contract's topic0, so generate can name
  * the busiest contracts without reading the store again. While generating, logs are counted by
  * array identity (the universe's contracts and event topics are shared arrays, so a log costs two
- * map lookups and no hashing of bytes); the counts are merged by value when read.
+ * map lookups and no hashing of bytes); the counts are merged by value when read, also with the
+ * counts of tallies kept in other threads (a worker generating blocks counts its own).
  */
-import { bytesToHex } from '../chain/hex.js';
+import { bytesToHex, hexToBytes } from '../chain/hex.js';
 import type { Log } from '../chain/types.js';
 
 /**
@@ -28,9 +29,19 @@ interface Counts {
   topics: Map<Uint8Array, number>;
 }
 
-/** Log counts per contract and topic0 over the blocks added. */
+/** Log counts merged by value, as one thread hands them to another: per contract (hex) its logs and its counted topic0s (hex) with theirs. */
+export type TallyCounts = [address: string, logs: number, topics: [topic0: string, logs: number][]][];
+
+interface Merged {
+  address: Uint8Array;
+  logs: number;
+  topics: Map<string, { topic0: Uint8Array; logs: number }>;
+}
+
+/** Log counts per contract and topic0 over the blocks added, and over the counts of other tallies added. */
 export class LogTally {
   private readonly byAddress = new Map<Uint8Array, Counts>();
+  private readonly added: TallyCounts[] = [];
 
   /** Counts the logs of one block. */
   add(logs: readonly Log[]): void {
@@ -46,24 +57,48 @@ export class LogTally {
     }
   }
 
+  /** Adds the counts another tally made (its counts()). */
+  addCounts(counts: TallyCounts): void {
+    this.added.push(counts);
+  }
+
+  /** Everything counted, merged by value: what another thread's tally takes with addCounts. */
+  counts(): TallyCounts {
+    return [...this.merged().entries()].map(([key, e]) => [key, e.logs, [...e.topics.entries()].map(([topicKey, t]) => [topicKey, t.logs])]);
+  }
+
   /** The `contracts` contracts with the most logs (ties by address), each with its `topics` most frequent topic0s. */
   busiest(contracts: number, topics: number): BusyContract[] {
-    const merged = new Map<string, { address: Uint8Array; logs: number; topics: Map<string, { topic0: Uint8Array; logs: number }> }>();
-    for (const [address, counts] of this.byAddress) {
-      const key = bytesToHex(address);
-      let entry = merged.get(key);
-      if (!entry) merged.set(key, (entry = { address, logs: 0, topics: new Map() }));
-      entry.logs += counts.logs;
-      for (const [topic0, n] of counts.topics) {
-        const topicKey = bytesToHex(topic0);
-        const t = entry.topics.get(topicKey);
-        if (t) t.logs += n;
-        else entry.topics.set(topicKey, { topic0, logs: n });
-      }
-    }
-    return mostFirst(merged)
+    return mostFirst(this.merged())
       .slice(0, contracts)
       .map((e) => ({ address: e.address, logs: e.logs, topics: mostFirst(e.topics).slice(0, topics) }));
+  }
+
+  private merged(): Map<string, Merged> {
+    const merged = new Map<string, Merged>();
+    const entry = (key: string, address: () => Uint8Array): Merged => {
+      let e = merged.get(key);
+      if (!e) merged.set(key, (e = { address: address(), logs: 0, topics: new Map() }));
+      return e;
+    };
+    const addTopic = (e: Merged, topicKey: string, topic0: () => Uint8Array, n: number) => {
+      const t = e.topics.get(topicKey);
+      if (t) t.logs += n;
+      else e.topics.set(topicKey, { topic0: topic0(), logs: n });
+    };
+    for (const [address, counts] of this.byAddress) {
+      const e = entry(bytesToHex(address), () => address);
+      e.logs += counts.logs;
+      for (const [topic0, n] of counts.topics) addTopic(e, bytesToHex(topic0), () => topic0, n);
+    }
+    for (const counts of this.added) {
+      for (const [key, logs, topics] of counts) {
+        const e = entry(key, () => hexToBytes(key)!);
+        e.logs += logs;
+        for (const [topicKey, n] of topics) addTopic(e, topicKey, () => hexToBytes(topicKey)!, n);
+      }
+    }
+    return merged;
   }
 }
 

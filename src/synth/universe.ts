@@ -46,6 +46,13 @@ const INBOX_COUNT = 6;
 const DELEGATE_COUNT = 8;
 const WITHDRAWAL_ADDRESS_COUNT = 500;
 
+/**
+ * Bytes of each slab the world's addresses and topics are cut from: tens of thousands of small
+ * arrays with a backing store each cost more to collect than to build, and a slab this small still
+ * clones cheaply when an array of it is structured-cloned.
+ */
+const SLAB_BYTES = 4096;
+
 const BUILDERS = ['beaverbuild.org', 'Titan (titanbuilder.xyz)', 'rsync-builder.xyz', 'Illuminate Dmocratize Dstribute', 'buildernet', 'geth go1.23.4 linux'];
 
 /** Shared ERC-20 storage slots (OpenZeppelin layout: _balances 0, _allowances 1, _totalSupply 2; WETH9: balanceOf 3). */
@@ -83,39 +90,53 @@ export class Universe {
   readonly builderRank = new Zipf(BUILDERS.length, 1.2);
 
   private nextId = 1;
+  private slab = new Uint8Array(0);
+  private slabUsed = 0;
   private readonly slotCache = new Map<number, Uint8Array>();
   private readonly plainSlots: Uint8Array[] = Array.from({ length: 16 }, (_, i) => slotWord(BigInt(i)));
 
   /** Builds the world of `seed`. */
   constructor(readonly seed: string) {
     const rng = Random.derive(seed, 'universe');
-    for (let i = 0; i < EOA_COUNT; i++) this.eoas.push(this.entity(rng.bytes(20)));
-    this.zero = this.entity(new Uint8Array(20));
-    this.weth = this.entity(rng.bytes(20));
-    this.router = this.entity(rng.bytes(20));
-    for (let i = 0; i < TOKEN_COUNT; i++) this.tokens.push(this.entity(rng.bytes(20)));
+    const address = () => rng.fill(this.cut(20));
+    for (let i = 0; i < EOA_COUNT; i++) this.eoas.push(this.entity(address()));
+    this.zero = this.entity(this.cut(20));
+    this.weth = this.entity(address());
+    this.router = this.entity(address());
+    for (let i = 0; i < TOKEN_COUNT; i++) this.tokens.push(this.entity(address()));
     for (let i = 0; i < PAIR_COUNT; i++) {
       const token0 = rng.chance(0.6) ? this.weth : this.tokens[this.tokenRank.sample(rng)]!;
       let index1 = this.tokenRank.sample(rng);
       if (this.tokens[index1] === token0) index1 = (index1 + 1) % TOKEN_COUNT;
-      this.pairs.push({ entity: this.entity(rng.bytes(20)), token0, token1: this.tokens[index1]! });
+      this.pairs.push({ entity: this.entity(address()), token0, token1: this.tokens[index1]! });
     }
     for (let i = 0; i < CUSTOM_COUNT; i++) {
       const kinds = rng.int(1, 3);
       const events: CustomEvent[] = [];
       for (let k = 0; k < kinds; k++) events.push(rng.pick(CUSTOM_EVENTS));
-      this.customs.push({ entity: this.entity(rng.bytes(20)), events });
+      this.customs.push({ entity: this.entity(address()), events });
     }
-    for (let i = 0; i < INBOX_COUNT; i++) this.inboxes.push(this.entity(rng.bytes(20)));
-    for (let i = 0; i < DELEGATE_COUNT; i++) this.delegates.push(this.entity(rng.bytes(20)));
-    for (const name of BUILDERS) this.feeRecipients.push({ address: rng.bytes(20), extraData: new Uint8Array(Buffer.from(name, 'utf8')) });
-    for (let i = 0; i < WITHDRAWAL_ADDRESS_COUNT; i++) this.withdrawalAddresses.push(rng.bytes(20));
+    for (let i = 0; i < INBOX_COUNT; i++) this.inboxes.push(this.entity(address()));
+    for (let i = 0; i < DELEGATE_COUNT; i++) this.delegates.push(this.entity(address()));
+    for (const name of BUILDERS) this.feeRecipients.push({ address: address(), extraData: new Uint8Array(Buffer.from(name, 'utf8')) });
+    for (let i = 0; i < WITHDRAWAL_ADDRESS_COUNT; i++) this.withdrawalAddresses.push(address());
     this.rare = this.entity(rareAddress(seed));
-    this.genesisParentHash = keccak256(new Uint8Array(Buffer.from(`${seed}\u0000genesis`, 'utf8')));
+    this.genesisParentHash = genesisParentHash(seed);
+  }
+
+  /** `length` zero bytes cut from the current slab (a new one when it is full). */
+  private cut(length: number): Uint8Array {
+    if (this.slabUsed + length > this.slab.length) {
+      this.slab = new Uint8Array(SLAB_BYTES);
+      this.slabUsed = 0;
+    }
+    const out = new Uint8Array(this.slab.buffer, this.slabUsed, length);
+    this.slabUsed += length;
+    return out;
   }
 
   private entity(address: Uint8Array): Entity {
-    const topic = new Uint8Array(32);
+    const topic = this.cut(32);
     topic.set(address, 12);
     return { id: this.nextId++, address, topic };
   }
@@ -175,6 +196,11 @@ export class Universe {
   allowanceSlot(owner: Entity, spender: Entity): Uint8Array {
     return mappingSlotAt(spender.topic, this.mappingSlot(owner, SLOT.allowances));
   }
+}
+
+/** The parent hash of the first block of `seed`'s chain. */
+export function genesisParentHash(seed: string): Uint8Array {
+  return keccak256(new Uint8Array(Buffer.from(`${seed}\u0000genesis`, 'utf8')));
 }
 
 /** The contract that logs in about 1% of blocks (one AnswerUpdated log), for selective-query benchmarks. */

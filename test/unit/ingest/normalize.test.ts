@@ -16,7 +16,8 @@ import { formatBlock, renderBlockReceipts } from '../../../src/render/format.js'
 
 type Obj = Record<string, unknown>;
 
-const chain: BlockBundle[] = [...generateChain({ blocks: 40, seed: 'normalize', density: 0.02 })];
+/** Enough blocks for every transaction type: blobs are planned in about 1.5% of transactions from Cancun (block 16) on. */
+const chain: BlockBundle[] = [...generateChain({ blocks: 48, seed: 'normalize', density: 0.02 })];
 
 /** Block `b` as a geth node answers eth_getBlockByNumber(n, true) and eth_getBlockReceipts(n). */
 function asNode(b: BlockBundle): NodeBlock {

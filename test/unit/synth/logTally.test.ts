@@ -28,3 +28,20 @@ test('the busiest contracts and topic0s, merged across arrays of equal bytes, ti
   );
   assert.deepEqual(new LogTally().busiest(3, 2), []);
 });
+
+test('counts handed over from other tallies merge with the ones added here', () => {
+  const [a, b] = [address(0xaa), address(0xbb)];
+  const [t1, t2] = [topic(1), topic(2)];
+  const here = new LogTally();
+  here.add([log(a, t1), log(b, t2)]);
+  const there = new LogTally();
+  there.add([log(address(0xbb), topic(2)), log(b, t2), log(b, t1)]);
+  here.addCounts(there.counts());
+  assert.deepEqual(
+    here.busiest(2, 2).map((x) => [bytesToHex(x.address), x.logs, x.topics.map((t) => [bytesToHex(t.topic0), t.logs])]),
+    [
+      [bytesToHex(b), 4, [[bytesToHex(t2), 3], [bytesToHex(t1), 1]]],
+      [bytesToHex(a), 1, [[bytesToHex(t1), 1]]],
+    ],
+  );
+});
