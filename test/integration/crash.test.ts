@@ -117,7 +117,8 @@ function checkAfterKill(store: Store, previous: number, what: string): number {
 
 describe('generate killed at random moments', () => {
   const opts = { blocks: BLOCKS, seed: SEED, density: DENSITY };
-  const args = (dir: string) => ['generate', '--out', dir, '--blocks', String(BLOCKS), '--seed', SEED, '--density', String(DENSITY)];
+  // Killed while worker threads build and hand over batches: the path with the most in flight.
+  const args = (dir: string) => ['generate', '--out', dir, '--blocks', String(BLOCKS), '--seed', SEED, '--density', String(DENSITY), '--threads', '2'];
 
   test(`${GENERATE_KILLS} kills, each verified, then the finished store equals an uninterrupted one`, { timeout: 600_000 }, async (t: TestContext) => {
     const dir = tempDir('generate');
