@@ -3,7 +3,8 @@
  * served by the real service on an ephemeral port, every file of every datatype has the columns and
  * types docs/export.md lists, and per chunk the same rows, field by field, as eth_getLogs,
  * eth_getBlockByNumber (full) and eth_getBlockReceipts answer for its blocks; a filtered logs
- * export the rows of the same filter; --hex the same values as text. Files are deterministic, an
+ * export the rows of the same filter; --hex the same values as text; the same on a chain anvil mined
+ * and ingest copied (when anvil is installed). Files are deterministic, an
  * export killed with SIGKILL at seeded random moments and rerun ends byte-identical to an
  * uninterrupted one with no partial file under a final name ever, Ctrl-C stops with complete files
  * only, and usage errors exit 2.
@@ -16,10 +17,16 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { after, before, describe, test } from 'node:test';
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
 import { bytesToHex } from '../../src/chain/hex.js';
+import { runIngest } from '../../src/ingest/ingest.js';
+import { createLogger } from '../../src/logger.js';
+import { createApiKey } from '../../src/store/apiKeys.js';
+import { closeStore, openStore } from '../../src/store/schema.js';
 import { SCHEMAS, type ExportKind, type SchemaType } from '../../src/export/schemas.js';
 import { Rng } from '../unit/store/fixtures.js';
+import { Anvil, ANVIL_MISSING } from './anvil.js';
 import { runCli, startCli } from './child.js';
 import { makeDataset, startTestService, type TestDataset, type TestService } from './harness.js';
+import { Workload } from './workload.js';
 
 type Obj = Record<string, unknown>;
 
@@ -103,17 +110,17 @@ function files(dir: string): string[] {
   return readdirSync(dir).sort();
 }
 
-/** The chunks of the served chain's exports: [from, to] per file. */
-function chunks(): [number, number][] {
+/** The chunks of an export of `blocks` blocks from 0 in files of `size`: [from, to] per file. */
+function chunks(blocks = BLOCKS, size = CHUNK): [number, number][] {
   const out: [number, number][] = [];
-  for (let from = 0; from < BLOCKS; from += CHUNK) out.push([from, Math.min(BLOCKS - 1, from + CHUNK - 1)]);
+  for (let from = 0; from < blocks; from += size) out.push([from, Math.min(blocks - 1, from + size - 1)]);
   return out;
 }
 
-/** The file name of chunk [from, to] of `kind` (chain id 1: ethereum). */
-function fileName(kind: ExportKind, from: number, to: number): string {
+/** The file name of chunk [from, to] of `kind` on `network` (the generated chain's id is 1: ethereum). */
+function fileName(kind: ExportKind, from: number, to: number, network = 'ethereum'): string {
   const pad = (n: number) => String(n).padStart(8, '0');
-  return `ethereum__${kind}__${pad(from)}_to_${pad(to)}.parquet`;
+  return `${network}__${kind}__${pad(from)}_to_${pad(to)}.parquet`;
 }
 
 /** A log as eth_getLogs answers it, rebuilt from an exported row. */
@@ -135,6 +142,101 @@ function logFromRow(r: Obj): Obj {
 /** The same fields of an eth_getLogs log, quantities as bigints. */
 function logFromRpc(l: Obj): Obj {
   return { ...l, blockNumber: q(l.blockNumber), transactionIndex: q(l.transactionIndex), blockTimestamp: q(l.blockTimestamp), logIndex: q(l.logIndex) };
+}
+
+/** Compares every logs file of `out` with `served`'s eth_getLogs over its chunk; returns the logs compared. */
+async function compareLogs(served: TestService, out: string, network: string, chunkList: [number, number][], chainId: bigint): Promise<number> {
+  let total = 0;
+  for (const [from, to] of chunkList) {
+    const path = join(out, fileName('logs', from, to, network));
+    await assertSchema(path, 'logs', false);
+    const got = await rows(path);
+    const want = (await served.result('eth_getLogs', [{ fromBlock: `0x${from.toString(16)}`, toBlock: `0x${to.toString(16)}` }])) as Obj[];
+    assert.equal(got.length, want.length, `blocks ${from}-${to}: rows`);
+    assert.deepEqual(got.map(logFromRow), want.map(logFromRpc), `blocks ${from}-${to}`);
+    for (const r of got) {
+      assert.equal(r.n_data_bytes, BigInt(((r.data as string).length - 2) / 2));
+      assert.equal(r.chain_id, chainId);
+    }
+    total += got.length;
+  }
+  return total;
+}
+
+/** Compares every blocks file of `out` with `served`'s eth_getBlockByNumber. */
+async function compareBlocks(served: TestService, out: string, network: string, chunkList: [number, number][], chainId: bigint): Promise<void> {
+  for (const [from, to] of chunkList) {
+    const path = join(out, fileName('blocks', from, to, network));
+    await assertSchema(path, 'blocks', false);
+    const got = await rows(path);
+    const want: Obj[] = [];
+    for (let n = from; n <= to; n++) {
+      const b = (await served.result('eth_getBlockByNumber', [`0x${n.toString(16)}`, false])) as Obj;
+      const td = BigInt(b.totalDifficulty as string);
+      want.push({
+        block_hash: b.hash, parent_hash: b.parentHash, uncles_hash: b.sha3Uncles, author: b.miner, state_root: b.stateRoot,
+        transactions_root: b.transactionsRoot, receipts_root: b.receiptsRoot, block_number: q(b.number), gas_used: q(b.gasUsed),
+        gas_limit: q(b.gasLimit), extra_data: b.extraData, logs_bloom: b.logsBloom, timestamp: q(b.timestamp), difficulty: q(b.difficulty),
+        total_difficulty_binary: word(b.totalDifficulty), total_difficulty_string: td.toString(), total_difficulty_f64: Number(td),
+        size: q(b.size), mix_hash: b.mixHash, nonce: b.nonce, base_fee_per_gas: q(b.baseFeePerGas), withdrawals_root: b.withdrawalsRoot ?? null,
+        chain_id: chainId, transaction_count: BigInt((b.transactions as unknown[]).length),
+        n_withdrawals: b.withdrawals === undefined ? null : BigInt((b.withdrawals as unknown[]).length),
+        blob_gas_used: q(b.blobGasUsed), excess_blob_gas: q(b.excessBlobGas), parent_beacon_block_root: b.parentBeaconBlockRoot ?? null,
+        requests_hash: b.requestsHash ?? null,
+      });
+    }
+    assert.deepEqual(got, want, `blocks ${from}-${to}`);
+  }
+}
+
+/** Compares every transactions and receipts file of `out` with `served`'s eth_getBlockByNumber (full) and eth_getBlockReceipts; returns the transaction types seen. */
+async function compareTransactions(served: TestService, out: string, network: string, chunkList: [number, number][], chainId: bigint): Promise<bigint[]> {
+  const types = new Set<bigint>();
+  for (const [from, to] of chunkList) {
+    const txPath = join(out, fileName('transactions', from, to, network));
+    const receiptPath = join(out, fileName('receipts', from, to, network));
+    await assertSchema(txPath, 'transactions', false);
+    await assertSchema(receiptPath, 'receipts', false);
+    const txRows = await rows(txPath);
+    const receiptRows = await rows(receiptPath);
+    const wantTxs: Obj[] = [];
+    const wantReceipts: Obj[] = [];
+    for (let n = from; n <= to; n++) {
+      const b = (await served.result('eth_getBlockByNumber', [`0x${n.toString(16)}`, true])) as Obj;
+      const receipts = (await served.result('eth_getBlockReceipts', [`0x${n.toString(16)}`])) as Obj[];
+      (b.transactions as Obj[]).forEach((t, i) => {
+        const r = receipts[i]!;
+        const input = Buffer.from((t.input as string).slice(2), 'hex');
+        const zeros = input.filter((x) => x === 0).length;
+        const value = BigInt(t.value as string);
+        const parity = t.yParity !== undefined ? BigInt(t.yParity as string) : BigInt(t.v as string) <= 28n ? BigInt(t.v as string) - 27n : (BigInt(t.v as string) - 35n) % 2n;
+        wantTxs.push({
+          block_number: q(b.number), transaction_index: BigInt(i), transaction_hash: t.hash, nonce: q(t.nonce), from_address: t.from, to_address: t.to,
+          value_binary: word(t.value), value_string: value.toString(), value_f64: Number(value), input: t.input, gas_limit: q(t.gas),
+          gas_used: q(r.gasUsed), gas_price: q(t.gasPrice), transaction_type: q(t.type), max_priority_fee_per_gas: q(t.maxPriorityFeePerGas),
+          max_fee_per_gas: q(t.maxFeePerGas), success: r.status === undefined ? null : r.status === '0x1', n_input_bytes: BigInt(input.length),
+          n_input_zero_bytes: BigInt(zeros), n_input_nonzero_bytes: BigInt(input.length - zeros), block_hash: b.hash, chain_id: chainId,
+          timestamp: q(b.timestamp), r: word(t.r), s: word(t.s), v: parity === 1n, max_fee_per_blob_gas: q(t.maxFeePerBlobGas),
+          blob_versioned_hashes: t.blobVersionedHashes === undefined ? null : '0x' + (t.blobVersionedHashes as string[]).map((h) => h.slice(2)).join(''),
+          n_authorizations: t.authorizationList === undefined ? null : BigInt((t.authorizationList as unknown[]).length),
+        });
+        types.add(BigInt(t.type as string));
+        wantReceipts.push({
+          block_number: q(r.blockNumber), block_hash: r.blockHash, transaction_index: q(r.transactionIndex), transaction_hash: r.transactionHash,
+          transaction_type: q(r.type), from_address: r.from, to_address: r.to, contract_address: r.contractAddress,
+          success: r.status === undefined ? null : r.status === '0x1', root: r.root ?? null, gas_used: q(r.gasUsed),
+          cumulative_gas_used: q(r.cumulativeGasUsed), effective_gas_price: q(r.effectiveGasPrice), blob_gas_used: q(r.blobGasUsed),
+          blob_gas_price: q(r.blobGasPrice), n_logs: BigInt((r.logs as unknown[]).length), logs_bloom: r.logsBloom, chain_id: chainId,
+          block_timestamp: q(b.timestamp),
+        });
+      });
+    }
+    // The encoding's length is checked against the input it must contain; the rest field by field.
+    for (const row of txRows) assert.ok((row.n_rlp_bytes as bigint) > (row.n_input_bytes as bigint), 'the encoding holds the input');
+    assert.deepEqual(txRows.map(({ n_rlp_bytes: _, ...rest }) => rest), wantTxs, `transactions of blocks ${from}-${to}`);
+    assert.deepEqual(receiptRows, wantReceipts, `receipts of blocks ${from}-${to}`);
+  }
+  return [...types].sort();
 }
 
 describe('a generated chain, against the served JSON-RPC answers', () => {
@@ -170,95 +272,15 @@ describe('a generated chain, against the served JSON-RPC answers', () => {
   });
 
   test('logs: every row of every chunk equals eth_getLogs over its blocks', async () => {
-    let total = 0;
-    for (const [from, to] of chunks()) {
-      const path = join(out, fileName('logs', from, to));
-      await assertSchema(path, 'logs', false);
-      const got = await rows(path);
-      const want = (await svc.result('eth_getLogs', [{ fromBlock: `0x${from.toString(16)}`, toBlock: `0x${to.toString(16)}` }])) as Obj[];
-      assert.equal(got.length, want.length, `blocks ${from}-${to}: rows`);
-      assert.deepEqual(got.map(logFromRow), want.map(logFromRpc), `blocks ${from}-${to}`);
-      for (const r of got) {
-        assert.equal(r.n_data_bytes, BigInt(((r.data as string).length - 2) / 2));
-        assert.equal(r.chain_id, chainId);
-      }
-      total += got.length;
-    }
-    assert.ok(total > 500, `the chain has logs to compare (${total})`);
+    assert.ok((await compareLogs(svc, out, 'ethereum', chunks(), chainId)) > 500, 'the chain has logs to compare');
   });
 
   test('blocks: every row equals eth_getBlockByNumber', async () => {
-    for (const [from, to] of chunks()) {
-      const path = join(out, fileName('blocks', from, to));
-      await assertSchema(path, 'blocks', false);
-      const got = await rows(path);
-      const want: Obj[] = [];
-      for (let n = from; n <= to; n++) {
-        const b = (await svc.result('eth_getBlockByNumber', [`0x${n.toString(16)}`, false])) as Obj;
-        const td = BigInt(b.totalDifficulty as string);
-        want.push({
-          block_hash: b.hash, parent_hash: b.parentHash, uncles_hash: b.sha3Uncles, author: b.miner, state_root: b.stateRoot,
-          transactions_root: b.transactionsRoot, receipts_root: b.receiptsRoot, block_number: q(b.number), gas_used: q(b.gasUsed),
-          gas_limit: q(b.gasLimit), extra_data: b.extraData, logs_bloom: b.logsBloom, timestamp: q(b.timestamp), difficulty: q(b.difficulty),
-          total_difficulty_binary: word(b.totalDifficulty), total_difficulty_string: td.toString(), total_difficulty_f64: Number(td),
-          size: q(b.size), mix_hash: b.mixHash, nonce: b.nonce, base_fee_per_gas: q(b.baseFeePerGas), withdrawals_root: b.withdrawalsRoot ?? null,
-          chain_id: chainId, transaction_count: BigInt((b.transactions as unknown[]).length),
-          n_withdrawals: b.withdrawals === undefined ? null : BigInt((b.withdrawals as unknown[]).length),
-          blob_gas_used: q(b.blobGasUsed), excess_blob_gas: q(b.excessBlobGas), parent_beacon_block_root: b.parentBeaconBlockRoot ?? null,
-          requests_hash: b.requestsHash ?? null,
-        });
-      }
-      assert.deepEqual(got, want, `blocks ${from}-${to}`);
-    }
+    await compareBlocks(svc, out, 'ethereum', chunks(), chainId);
   });
 
   test('transactions and receipts: every row equals eth_getBlockByNumber (full) and eth_getBlockReceipts', async () => {
-    const types = new Set<bigint>();
-    for (const [from, to] of chunks()) {
-      const txPath = join(out, fileName('transactions', from, to));
-      const receiptPath = join(out, fileName('receipts', from, to));
-      await assertSchema(txPath, 'transactions', false);
-      await assertSchema(receiptPath, 'receipts', false);
-      const txRows = await rows(txPath);
-      const receiptRows = await rows(receiptPath);
-      const wantTxs: Obj[] = [];
-      const wantReceipts: Obj[] = [];
-      for (let n = from; n <= to; n++) {
-        const b = (await svc.result('eth_getBlockByNumber', [`0x${n.toString(16)}`, true])) as Obj;
-        const receipts = (await svc.result('eth_getBlockReceipts', [`0x${n.toString(16)}`])) as Obj[];
-        (b.transactions as Obj[]).forEach((t, i) => {
-          const r = receipts[i]!;
-          const input = Buffer.from((t.input as string).slice(2), 'hex');
-          const zeros = input.filter((x) => x === 0).length;
-          const value = BigInt(t.value as string);
-          const parity = t.yParity !== undefined ? BigInt(t.yParity as string) : BigInt(t.v as string) <= 28n ? BigInt(t.v as string) - 27n : (BigInt(t.v as string) - 35n) % 2n;
-          wantTxs.push({
-            block_number: q(b.number), transaction_index: BigInt(i), transaction_hash: t.hash, nonce: q(t.nonce), from_address: t.from, to_address: t.to,
-            value_binary: word(t.value), value_string: value.toString(), value_f64: Number(value), input: t.input, gas_limit: q(t.gas),
-            gas_used: q(r.gasUsed), gas_price: q(t.gasPrice), transaction_type: q(t.type), max_priority_fee_per_gas: q(t.maxPriorityFeePerGas),
-            max_fee_per_gas: q(t.maxFeePerGas), success: r.status === undefined ? null : r.status === '0x1', n_input_bytes: BigInt(input.length),
-            n_input_zero_bytes: BigInt(zeros), n_input_nonzero_bytes: BigInt(input.length - zeros), block_hash: b.hash, chain_id: chainId,
-            timestamp: q(b.timestamp), r: word(t.r), s: word(t.s), v: parity === 1n, max_fee_per_blob_gas: q(t.maxFeePerBlobGas),
-            blob_versioned_hashes: t.blobVersionedHashes === undefined ? null : '0x' + (t.blobVersionedHashes as string[]).map((h) => h.slice(2)).join(''),
-            n_authorizations: t.authorizationList === undefined ? null : BigInt((t.authorizationList as unknown[]).length),
-          });
-          types.add(BigInt(t.type as string));
-          wantReceipts.push({
-            block_number: q(r.blockNumber), block_hash: r.blockHash, transaction_index: q(r.transactionIndex), transaction_hash: r.transactionHash,
-            transaction_type: q(r.type), from_address: r.from, to_address: r.to, contract_address: r.contractAddress,
-            success: r.status === undefined ? null : r.status === '0x1', root: r.root ?? null, gas_used: q(r.gasUsed),
-            cumulative_gas_used: q(r.cumulativeGasUsed), effective_gas_price: q(r.effectiveGasPrice), blob_gas_used: q(r.blobGasUsed),
-            blob_gas_price: q(r.blobGasPrice), n_logs: BigInt((r.logs as unknown[]).length), logs_bloom: r.logsBloom, chain_id: chainId,
-            block_timestamp: q(b.timestamp),
-          });
-        });
-      }
-      // The encoding's length is checked against the input it must contain; the rest field by field.
-      for (const row of txRows) assert.ok((row.n_rlp_bytes as bigint) > (row.n_input_bytes as bigint), 'the encoding holds the input');
-      assert.deepEqual(txRows.map(({ n_rlp_bytes: _, ...rest }) => rest), wantTxs, `transactions of blocks ${from}-${to}`);
-      assert.deepEqual(receiptRows, wantReceipts, `receipts of blocks ${from}-${to}`);
-    }
-    assert.deepEqual([...types].sort(), [0n, 1n, 2n, 3n, 4n], 'every transaction type was compared');
+    assert.deepEqual(await compareTransactions(svc, out, 'ethereum', chunks(), chainId), [0n, 1n, 2n, 3n, 4n], 'every transaction type was compared');
   });
 
   test('a filtered logs export (address and topic0, --filter JSON) has the rows of the same eth_getLogs filter', async () => {
@@ -293,6 +315,47 @@ describe('a generated chain, against the served JSON-RPC answers', () => {
     assert.match(stdout, /2 files written, 2 skipped, 2 removed/);
     assert.deepEqual(files(dir), chunks().map(([from, to]) => fileName('blocks', from, to)));
     for (const name of files(dir)) assert.ok(readFileSync(join(dir, name)).equals(readFileSync(join(out, name))), name);
+  });
+});
+
+describe('an anvil chain ingested into a store', { skip: ANVIL_MISSING }, () => {
+  /** Blocks the workload mines after deploying its contracts: a few chunks of every transaction type anvil's Prague chain takes. */
+  const MINED = 12;
+  /** Blocks per file: four or five chunks, the last shorter. */
+  const ANVIL_CHUNK = 4;
+  let anvil: Anvil;
+  let ingested: TestDataset;
+  let served: TestService;
+
+  before(async () => {
+    anvil = await Anvil.start(['--hardfork', 'prague', '--no-mining']);
+    const workload = await Workload.deploy(anvil);
+    await workload.mine(MINED);
+    const dir = mkdtempSync(join(tmpdir(), 'ethlogd-export-anvil-'));
+    await runIngest({ rpc: anvil.url, dataDir: dir, logger: createLogger('error') });
+    const store = openStore(dir);
+    const key = createApiKey(store, 'export test');
+    await closeStore(store);
+    ingested = { dir, key, revokedKey: '', remove: () => rmSync(dir, { recursive: true, force: true }) };
+    served = await startTestService(ingested);
+  });
+
+  after(async () => {
+    await served?.close();
+    ingested?.remove();
+    await anvil?.stop();
+  });
+
+  test('every file of every datatype equals what the served store answers, file names from chain id 31337', async () => {
+    const out = join(work, 'anvil');
+    const head = Number(await served.result('eth_blockNumber', []));
+    const chainId = BigInt((await served.result('eth_chainId', [])) as string);
+    await Promise.all(['logs', 'blocks', 'transactions', 'receipts'].map((kind) => exportOk([kind, '--data', ingested.dir, '--out', out, '--chunk-blocks', String(ANVIL_CHUNK), '--threads', '1'])));
+    const list = chunks(head + 1, ANVIL_CHUNK);
+    assert.equal(files(out).length, 4 * list.length);
+    assert.ok((await compareLogs(served, out, 'network_31337', list, chainId)) > 0, 'the workload logged');
+    await compareBlocks(served, out, 'network_31337', list, chainId);
+    assert.ok((await compareTransactions(served, out, 'network_31337', list, chainId)).length >= 3, 'several transaction types');
   });
 });
 
