@@ -131,6 +131,7 @@ async function queryLogs(argv: string[]): Promise<number> {
   const { values } = parse(argv, {
     data: { type: 'string' },
     ...LOG_FILTER_OPTIONS,
+    'block-hash': { type: 'string' },
     format: { type: 'string' },
     'timeout-ms': { type: 'string' },
     'resume-from': { type: 'string' },
