@@ -4,7 +4,7 @@
  * on this machine, printed as one table and written as JSON, Markdown and an SVG chart under
  * native-free-bench/results/.
  *
- *   node dist/native-free-bench/run.js [--quick] [--only logs,http,anvil,small,ingest,micro]
+ *   node dist/native-free-bench/run.js [--quick] [--only logs,http,anvil,small,ingest,export,micro]
  *
  * With --only, just the named sections run and the table is printed, not written: results/ keeps
  * the last whole run (the README's table is copied from results/full.md).
@@ -14,6 +14,7 @@ import { parseArgs } from 'node:util';
 import { ANVIL_BIN } from '../test/integration/anvil.js';
 import { measureAnvil } from './anvilBaseline.js';
 import { ensureDataset } from './dataset.js';
+import { measureExport } from './exportLogs.js';
 import { measureHttp } from './http.js';
 import { measureIngest } from './ingest.js';
 import { measureLogQueries } from './logQueries.js';
@@ -37,7 +38,7 @@ const PROFILES = {
 } as const;
 
 /** The sections of the benchmark, in the order they run. */
-const SECTIONS = ['logs', 'http', 'anvil', 'small', 'ingest', 'micro'] as const;
+const SECTIONS = ['logs', 'http', 'anvil', 'small', 'ingest', 'export', 'micro'] as const;
 type Section = (typeof SECTIONS)[number];
 
 /** The seed of the benchmark datasets (fixed: every run measures the same chain). */
@@ -65,7 +66,7 @@ async function main(): Promise<void> {
     sectionSeconds[section] = (Date.now() - t) / 1000;
     console.log(`  ${label}: ${sectionSeconds[section].toFixed(0)} s`);
   };
-  if (run.has('logs') || run.has('http') || run.has('micro')) await step('dataset', `dataset ${p.data}`, () => ensureDataset({ dir: p.data, blocks: p.blocks, density: p.density, seed: SEED }));
+  if (run.has('logs') || run.has('http') || run.has('export') || run.has('micro')) await step('dataset', `dataset ${p.data}`, () => ensureDataset({ dir: p.data, blocks: p.blocks, density: p.density, seed: SEED }));
   const rows: Row[] = [];
   const chart: ChartData = { latencyByRange: [], throughput: [] };
   const extra: Record<string, unknown> = { profile: { name, ...p }, sectionSeconds };
@@ -114,6 +115,7 @@ async function main(): Promise<void> {
     });
   }
   if (run.has('ingest')) await step('ingest', 'ingest', async () => void rows.push(...(await measureIngest(p.ingestBlocks))));
+  if (run.has('export')) await step('export', 'export to Parquet', async () => void rows.push(...(await measureExport(p.data))));
   if (run.has('micro')) await step('micro', 'micro-benchmarks', async () => void rows.push(...(await measureMicro(p.data, SEED, p.microTime))));
   const seconds = (Date.now() - started) / 1000;
   if (values.only !== undefined) {

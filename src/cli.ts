@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 /**
- * The ethlogd command line: serve, generate, ingest, keys, reindex.
+ * The ethlogd command line: serve, generate, ingest, keys, reindex, verify, query, export.
  */
 import { UsageError } from './cli/args.js';
 import { CLIENT_VERSION } from './config.js';
@@ -17,6 +17,7 @@ Commands:
   reindex    rebuild a store's derived log indexes (address tables, bloom bits)
   verify     check a store's consistency (blocks, indexes, markers)
   query      print logs (streamed, uncapped), a block, a transaction or storage from a store
+  export     write logs, blocks, transactions or receipts to Parquet files in cryo's layout
 
 Run "ethlogd <command> --help" for a command's options; "ethlogd --version" prints the version.`;
 
@@ -35,6 +36,7 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   reindex: () => import('./cli/reindex.js').then((m) => ({ run: m.reindexCommand, usage: m.REINDEX_USAGE })),
   verify: () => import('./cli/verify.js').then((m) => ({ run: m.verifyCommand, usage: m.VERIFY_USAGE })),
   query: () => import('./cli/query.js').then((m) => ({ run: m.queryCommand, usage: m.QUERY_USAGE })),
+  export: () => import('./cli/export.js').then((m) => ({ run: m.exportCommand, usage: m.EXPORT_USAGE })),
 };
 
 async function main(argv: string[]): Promise<number> {

@@ -22,6 +22,7 @@ export type {
   BlockSelector,
   BlockStatus,
   BytesLike,
+  ExportOptions,
   InclusionBlock,
   LogFilter,
   LogLines,
@@ -30,6 +31,10 @@ export type {
   TransactionEntry,
 } from './api/types.js';
 export { toRpcBlock, toRpcLog, toRpcTransaction, type RpcLog } from './api/wire.js';
+export type { ExportProgress, ExportSummary } from './export/exporter.js';
+export { OutDirError } from './export/files.js';
+export { COMPRESSIONS, type CompressionName } from './export/compression.js';
+export { EXPORT_KINDS, SCHEMAS, type ExportKind, type SchemaColumn, type SchemaType } from './export/schemas.js';
 export type {
   AccessListEntry,
   Authorization,

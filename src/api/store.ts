@@ -4,23 +4,33 @@
  * the servers use.
  */
 import { existsSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { bytesEqual } from '../chain/hex.js';
 import type { BlockBundle, BlockHeader, ChainMeta, LogEntry } from '../chain/types.js';
 import { DEFAULT_LOG_LIMITS, type LogLimits } from '../config.js';
+import { runExport, type ExportSummary } from '../export/exporter.js';
+import { prepareOutDir } from '../export/files.js';
+import { COMPRESSIONS, isCompression } from '../export/compression.js';
+import { EXPORT_KINDS, isExportKind, type ExportKind } from '../export/schemas.js';
 import { LogEngine } from '../logs/engine.js';
+import { RangeInvertedError } from '../logs/errors.js';
+import { resolveRange } from '../logs/range.js';
 import { MARK_STRIDE } from '../render/logProto.js';
 import { decodeLogMessages } from '../render/logProtoDecode.js';
 import type { StreamChunk, StreamFormat } from '../logs/stream.js';
 import { resolveBlock } from '../rpc/blocks.js';
-import { RpcError, toRpcError } from '../rpc/errors.js';
+import { InvalidParamsError, RpcError, toRpcError } from '../rpc/errors.js';
 import { createApiKey, listApiKeys, revokeApiKey, revokeApiKeyById, type ApiKeyEntry } from '../store/apiKeys.js';
 import { StoreReader } from '../store/reader.js';
 import { closeStore, openStore, type Store } from '../store/schema.js';
 import { verifyStore, type VerifyResult } from '../store/verify.js';
 import { StoreWriter, type AppendBatch } from '../store/writer.js';
 import { addressArg, blockId, filterSpec, hashArg, slotArg } from './params.js';
-import type { Block, BlockSelector, BytesLike, InclusionBlock, LogFilter, LogLines, LogsOptions, TransactionEntry } from './types.js';
+import type { Block, BlockSelector, BytesLike, ExportOptions, InclusionBlock, LogFilter, LogLines, LogsOptions, TransactionEntry } from './types.js';
+
+/** Blocks per exported file by default: cryo's chunk size. */
+export const DEFAULT_CHUNK_BLOCKS = 1_000;
 
 /** The LMDB data file of a store directory. */
 const STORE_FILE = 'data.mdb';
@@ -223,6 +233,52 @@ export class EthLogStore {
       onError: this.options.onError ?? ((message, error) => process.stderr.write(`ethlogd: ${message}: ${String(error)}\n`)),
     });
     return this.engine;
+  }
+
+  /**
+   * Exports a range of `kind` (logs, blocks, transactions, receipts) to Parquet files in
+   * `options.out`, one per chunk of `chunkBlocks` blocks, named and typed as cryo writes them
+   * (docs/export.md). Logs take an eth_getLogs filter's addresses and topics; every kind its range
+   * (default earliest to latest). Resumable: complete files are skipped, temporaries of an
+   * interrupted run removed, and each file appears under its name only once complete. Throws
+   * RpcErrors for an invalid filter or range (-32602), OutDirError when `out` cannot be written.
+   */
+  async export(kind: ExportKind, options: ExportOptions): Promise<ExportSummary> {
+    if (!isExportKind(kind)) throw new InvalidParamsError(`unknown export kind "${String(kind)}" (${EXPORT_KINDS.join(', ')})`);
+    const compression = options.compression ?? COMPRESSIONS[0];
+    if (!isCompression(compression)) throw new InvalidParamsError(`unknown compression "${String(compression)}" (${COMPRESSIONS.join(', ')})`);
+    const chunkBlocks = options.chunkBlocks ?? DEFAULT_CHUNK_BLOCKS;
+    if (!Number.isSafeInteger(chunkBlocks) || chunkBlocks < 1) throw new InvalidParamsError(`chunkBlocks must be a positive integer, not ${chunkBlocks}`);
+    const filter: LogFilter = { fromBlock: 'earliest', toBlock: 'latest', ...options.filter };
+    if (kind !== 'logs' && (filter.address !== undefined || filter.topics !== undefined)) throw new InvalidParamsError(`address and topics filter logs, not ${kind}`);
+    if (filter.blockHash !== undefined) throw new InvalidParamsError('an export takes a block range, not a blockHash');
+    if (filter.fromBlock === 'pending' || filter.toBlock === 'pending') throw new InvalidParamsError('the pending block has no number: export a range of stored blocks');
+    let range: { from: number; to: number };
+    let spec;
+    try {
+      spec = filterSpec(filter, this.limits.maxParams);
+      range = resolveRange(spec, this.reader);
+    } catch (error) {
+      if (error instanceof RangeInvertedError) throw new InvalidParamsError(`fromBlock ${error.from} is after toBlock ${error.to}`);
+      throw toRpcError(error) ?? error;
+    }
+    await prepareOutDir(options.out);
+    return runExport({
+      dataDir: this.dataDir,
+      out: options.out,
+      kind,
+      from: range.from,
+      to: range.to,
+      addresses: spec.addresses,
+      topics: spec.topics,
+      chainId: this.reader.head() === undefined ? 0n : this.reader.chainId(),
+      chunkBlocks,
+      compression,
+      hex: options.hex === true,
+      threads: options.threads ?? this.options.threads ?? availableParallelism(),
+      signal: options.signal,
+      onProgress: options.onProgress,
+    });
   }
 
   /** Appends blocks in one write transaction (a reorganisation with `rollbackTo`); the batch must continue the stored chain. */

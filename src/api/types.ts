@@ -4,6 +4,8 @@
  * JSON-RPC answers).
  */
 import type { BlockHeader, BlockTag, Transaction } from '../chain/types.js';
+import type { ExportProgress } from '../export/exporter.js';
+import type { CompressionName } from '../export/compression.js';
 
 /**
  * A block: a number, a tag, a 32-byte hash (bytes or 0x-hex), or a 0x-hex quantity. A hash selects
@@ -73,4 +75,24 @@ export interface LogLines {
   count: number;
   /** The position of the last log in `text`: resume after it with `from: { block, logIndex: logIndex + 1 }`. */
   last: LogPosition;
+}
+
+/** How to run an export (EthLogStore.export). */
+export interface ExportOptions {
+  /** The directory the files go to; created when absent. */
+  out: string;
+  /** The range (default earliest to latest) and, for logs, the addresses and topics, as eth_getLogs takes them; no blockHash. */
+  filter?: LogFilter;
+  /** Blocks per file; default 1,000 (cryo's). */
+  chunkBlocks?: number;
+  /** Parquet compression: zstd (default), snappy, lz4 or none. */
+  compression?: CompressionName;
+  /** Byte columns as 0x-hex text instead of binary (cryo's --hex). */
+  hex?: boolean;
+  /** Worker threads; default the store's `threads`, else the machine's cores. */
+  threads?: number;
+  /** Aborting stops the export after the chunks in flight (their files are completed); the summary says `interrupted`. */
+  signal?: AbortSignal;
+  /** Told after every chunk written or skipped. */
+  onProgress?: (progress: ExportProgress) => void;
 }

@@ -7,10 +7,10 @@ import { EthLogStore } from '../api/store.js';
 import type { LogFilter, LogPosition } from '../api/types.js';
 import { toRpcBlock, toRpcTransaction } from '../api/wire.js';
 import { bytesToHex } from '../chain/hex.js';
-import { BLOCK_TAGS } from '../chain/tags.js';
 import { RpcError } from '../rpc/errors.js';
 import { existingStore, integer, parse, required, UsageError } from './args.js';
 import { CSV_COLUMNS } from '../render/logCsv.js';
+import { blockArg, LOG_FILTER_OPTIONS, logFilter, logFilterUsage } from './logFilterArgs.js';
 import { OUTPUT_FORMATS, isOutputFormat, logFormatter, type OutputFormat } from './queryFormat.js';
 import { BatchedWriter } from './queryOutput.js';
 
@@ -22,9 +22,6 @@ const DEFAULT_TIMEOUT_MS = 0;
 
 /** Exit code after SIGINT: the shell's convention, 128 + the signal's number (2). */
 const EXIT_INTERRUPTED = 130;
-
-/** Topic positions the shorthand flags offer (--topic0..--topic3): the EVM's LOG0..LOG4 emit at most four topics. */
-const TOPIC_FLAGS = ['topic0', 'topic1', 'topic2', 'topic3'] as const;
 
 /** Usage text of `query`. */
 export const QUERY_USAGE = `Usage:
@@ -44,14 +41,7 @@ eth_getLogs without its 10,000-result cap and 10 s deadline. The scan runs only 
 is read. A closed stdout (e.g. "| head") ends it quietly with exit 0. Output always stops between
 two logs: after a timeout or Ctrl-C, pass the last log's blockNumber:logIndex (printed on stderr)
 to --resume-from to continue (a json array is then left unclosed).
-  --filter JSON        an eth_getLogs filter object, same rules as eth_getLogs, e.g.
-                       '{"fromBlock":"0x0","toBlock":"latest","address":"0x..","topics":[["0x..","0x.."],null,"0x.."]}'
-  or the filter from flags (not with --filter):
-  --address A          emitting contract; repeat or comma-separate for any of several  default any
-  --topic0 T .. --topic3 T
-                       topic at that position; comma-separate alternatives            default any
-  --from B             first block                                                     default latest
-  --to B               last block                                                      default latest
+${logFilterUsage('latest', 'latest')}
   --block-hash H       the one block to read (not with --from/--to)
   --format F           jsonl, json or csv                                              default jsonl
                          jsonl: one log per line, the object eth_getLogs answers
@@ -115,57 +105,11 @@ function describe(error: RpcError): string {
   return `error ${error.code}: ${error.message}`;
 }
 
-/** A block option: decimal (as a bigint), else 0x-hex (a quantity or a 32-byte hash, checked by the library) or a tag; UsageError otherwise. */
-function blockArg(value: string, name: string): bigint | string {
-  if (/^[0-9]+$/.test(value)) return BigInt(value);
-  if (/^0x[0-9a-fA-F]+$/.test(value) || (BLOCK_TAGS as readonly string[]).includes(value)) return value;
-  const hash = name === 'block' ? ' or a 0x block hash' : '';
-  throw new UsageError(`--${name} must be a block number (decimal or 0x-hex), a tag (${BLOCK_TAGS.join(', ')})${hash}`);
-}
-
 /** A non-negative integer option, decimal or 0x-hex. */
 function indexArg(value: string, name: string): number {
   const n = /^([0-9]+|0x[0-9a-fA-F]+)$/.test(value) ? Number(value) : NaN;
   if (!Number.isSafeInteger(n)) throw new UsageError(`--${name} must be a non-negative integer (decimal or 0x-hex)`);
   return n;
-}
-
-/** The values of a repeatable option (parseArgs gives an array), each comma-separated list split. */
-function listArg(value: unknown): string[] {
-  const given = Array.isArray(value) ? (value as string[]) : typeof value === 'string' ? [value] : [];
-  return given.flatMap((v) => v.split(',')).filter((v) => v !== '');
-}
-
-/** The filter of `query logs`: --filter's JSON, or one built from the shorthand flags. */
-function logFilter(values: Record<string, unknown>): LogFilter {
-  const shorthand = ['address', ...TOPIC_FLAGS, 'from', 'to', 'block-hash'].filter((name) => values[name] !== undefined);
-  if (typeof values.filter === 'string') {
-    if (shorthand.length > 0) throw new UsageError(`--filter cannot be combined with --${shorthand[0]}`);
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(values.filter);
-    } catch (error) {
-      throw new UsageError(`--filter is not valid JSON: ${(error as Error).message}`);
-    }
-    if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new UsageError('--filter must be a JSON object');
-    return parsed as LogFilter;
-  }
-  const filter: LogFilter = {};
-  const addresses = listArg(values.address);
-  if (addresses.length > 0) filter.address = addresses;
-  const topics = TOPIC_FLAGS.map((name) => listArg(values[name]));
-  let positions = topics.length;
-  while (positions > 0 && topics[positions - 1]!.length === 0) positions--;
-  if (positions > 0) {
-    filter.topics = topics.slice(0, positions).map((alternatives) => {
-      if (alternatives.length === 0) return null;
-      return alternatives.length === 1 ? alternatives[0]! : alternatives;
-    });
-  }
-  if (typeof values.from === 'string') filter.fromBlock = blockArg(values.from, 'from');
-  if (typeof values.to === 'string') filter.toBlock = blockArg(values.to, 'to');
-  if (typeof values['block-hash'] === 'string') filter.blockHash = values['block-hash'];
-  return filter;
 }
 
 /** --resume-from BLOCK:LOGINDEX: the position right after that log. */
@@ -187,14 +131,7 @@ type Stop = { kind: 'closed' } | { kind: 'interrupted' } | { kind: 'output'; err
 async function queryLogs(argv: string[]): Promise<number> {
   const { values } = parse(argv, {
     data: { type: 'string' },
-    filter: { type: 'string' },
-    address: { type: 'string', multiple: true },
-    topic0: { type: 'string' },
-    topic1: { type: 'string' },
-    topic2: { type: 'string' },
-    topic3: { type: 'string' },
-    from: { type: 'string' },
-    to: { type: 'string' },
+    ...LOG_FILTER_OPTIONS,
     'block-hash': { type: 'string' },
     format: { type: 'string' },
     'timeout-ms': { type: 'string' },

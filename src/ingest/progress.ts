@@ -21,6 +21,8 @@ export interface ProgressOptions {
   label?: string;
   /** Seconds between plain lines when the stream is not a terminal (default 5). */
   intervalSeconds?: number;
+  /** What the `logs` count counts, in the rate (default "logs"; an export counts rows). */
+  rowUnit?: string;
 }
 
 const BAR_WIDTH = 28;
@@ -88,7 +90,8 @@ export class Progress {
     const blockRate = blocks / seconds;
     const eta = blockRate > 0 ? (this.total - blocks) / blockRate : Infinity;
     // Work counted in blocks alone (verify) shows no log rate.
-    const logRate = logs > 0 ? `  ${formatRate(logs / seconds)} logs/s` : '';
+    const unit = this.options.rowUnit ?? 'logs';
+    const logRate = logs > 0 ? `  ${logs} ${unit}  ${formatRate(logs / seconds)} ${unit}/s` : '';
     const stats = `${(fraction * 100).toFixed(1).padStart(5)}%  ${formatRate(blockRate)} blocks/s${logRate}  ETA ${formatDuration(eta)}`;
     if (!this.tty) return `${this.label}: ${blocks}/${this.total} blocks ${stats}`;
     const filled = Math.round(fraction * BAR_WIDTH);

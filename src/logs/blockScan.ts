@@ -5,6 +5,7 @@
  */
 import { writeBlockKey } from '../store/keys.js';
 import { addressTableHas } from '../store/logsRecord.js';
+import { headerTimestamp, storedBlockHash } from '../store/recordViews.js';
 import type { StoreReader } from '../store/reader.js';
 import type { JsonSink } from './jsonSink.js';
 import { recentBlocks, type HeaderFacts, type RecentBlocks } from './recentBlocks.js';
@@ -38,6 +39,36 @@ function blockContext(recent: RecentBlocks, n: number): RecordBlock {
   };
 }
 
+/**
+ * The per-block values of one pass over many blocks, each read once (an export): the header when
+ * the block has a match, each transaction hash straight from its record, the last one remembered
+ * for the next logs of the same transaction. No thread memory is filled: a bulk pass would only
+ * evict what realtime queries keep there.
+ */
+function bulkContext(reader: StoreReader, n: number): RecordBlock {
+  let header: { hash: Uint8Array; timestamp: number } | undefined;
+  const facts = () => {
+    if (header) return header;
+    const raw = reader.headerRecord(n)!;
+    return (header = { hash: new Uint8Array(storedBlockHash(raw)), timestamp: headerTimestamp(raw) });
+  };
+  let lastIndex = -1;
+  let lastHash = new Uint8Array(0);
+  return {
+    number: n,
+    hash: () => facts().hash,
+    timestamp: () => facts().timestamp,
+    keep: (raw) => copy.of(raw),
+    txHash: (i) => {
+      if (i !== lastIndex) {
+        lastHash = new Uint8Array(reader.txRecord(n, i)!.subarray(0, 32));
+        lastIndex = i;
+      }
+      return lastHash;
+    },
+  };
+}
+
 /** Renders the matches of one candidate block into an output and returns how many there were. */
 export type BlockScan = (n: number, out: JsonSink | RecordRenderer) => number;
 
@@ -52,9 +83,19 @@ export interface ScanReads {
  * store; with `reads`, the bytes of every logs record it scans are added to it.
  */
 export function blockScanner(reader: StoreReader, addresses: Uint8Array[], topics: (Uint8Array[] | null)[], reads?: ScanReads): BlockScan {
+  const recent = recentBlocks(reader.store);
+  return scanner(reader, addresses, topics, (n) => blockContext(recent, n), reads);
+}
+
+/** A BlockScan for one pass over many blocks (an export), reading each block's values once, without the thread's memory of recent blocks. */
+export function bulkBlockScanner(reader: StoreReader, addresses: Uint8Array[], topics: (Uint8Array[] | null)[]): BlockScan {
+  return scanner(reader, addresses, topics, (n) => bulkContext(reader, n));
+}
+
+/** The scan of candidate blocks whose rendered logs take their block's values from `context`. */
+function scanner(reader: StoreReader, addresses: Uint8Array[], topics: (Uint8Array[] | null)[], context: (n: number) => RecordBlock, reads?: ScanReads): BlockScan {
   const { store } = reader;
   const query = prepareRecordQuery(addresses, topics);
-  const recent = recentBlocks(store);
   const key = Buffer.alloc(8);
   return (n, out) => {
     writeBlockKey(key, n);
@@ -66,6 +107,6 @@ export function blockScanner(reader: StoreReader, addresses: Uint8Array[], topic
     const raw = store.logs.getBinaryFast(key);
     if (raw === undefined) return 0;
     if (reads) reads.recordBytes += raw.length;
-    return scanRecord(raw, query, blockContext(recent, n), out);
+    return scanRecord(raw, query, context(n), out);
   };
 }

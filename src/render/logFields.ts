@@ -4,7 +4,9 @@
  * written from a decoded log (format.ts renderLogJson) and from a raw record (logJson.ts), the
  * protobuf message (logProto.ts, decoded by logProtoDecode.ts; ethlogd.proto's Log), and the CSV
  * row (logCsv.ts: `topics` split into topic0..topic3). test/integration/logRepresentations.test.ts
- * renders one chain's logs through each and checks them field by field against this list.
+ * renders one chain's logs through each and checks them field by field against this list. The
+ * Parquet export's columns (export/logRows.ts, cryo's names, plus a few of its own) are held equal
+ * to eth_getLogs by test/integration/export.test.ts.
  */
 
 /** A log's fields, in the order eth_getLogs renders them (geth's, plus blockTimestamp). */

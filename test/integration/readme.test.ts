@@ -119,3 +119,21 @@ test("the README's Embedding example is test/examples/library.ts, and it reads, 
   assert.match(printed[0]!, new RegExp(`^head ${MAKE_RUN_CHAIN.blocks - 1} 0x[0-9a-f]{64}: \\d+ transactions$`));
   assert.match(printed.at(-1)!, /^served at http:\/\/127\.0\.0\.1:\d+\/v3\/<key>: eth_blockNumber 0x[0-9a-f]+$/);
 });
+
+test("the README's Export to Parquet program is test/examples/exportQuery.ts; its DuckDB counts equal eth_getLogs'", async () => {
+  const section = README.indexOf('### Export to Parquet');
+  const start = README.indexOf('```ts\n', section) + '```ts\n'.length;
+  const example = readFileSync(new URL('../../../test/examples/exportQuery.ts', import.meta.url), 'utf8');
+  assert.equal(README.slice(start, README.indexOf('```\n', start)), example);
+  const { stdout } = await run(process.execPath, [fileURLToPath(new URL('../examples/exportQuery.js', import.meta.url)), 'data/default', 'parquet-example'], { cwd: dir, encoding: 'utf8' });
+  const printed = stdout.trimEnd().split('\n');
+  assert.match(printed[0]!, /^3 files written, 0 already there, [1-9]\d* logs$/, stdout);
+  const top = /^(0x[0-9a-f]{40}) ([1-9]\d*) transfers$/.exec(printed[1]!);
+  assert.ok(top, stdout);
+  const res = await fetch(`${service.url}/v3/${readFileSync(join(dir, 'data', 'default.key'), 'utf8').trim()}`, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json' },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_getLogs', params: [{ fromBlock: 'earliest', toBlock: 'latest', address: top[1], topics: ['0xddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef'] }] }),
+  });
+  assert.equal(((await res.json()) as { result: unknown[] }).result.length, Number(top[2]));
+});

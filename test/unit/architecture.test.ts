@@ -16,7 +16,7 @@ import ts from 'typescript';
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 
 /** Folders of src whose files must not import from the fronts. */
-const DOMAIN = ['chain', 'store', 'logs', 'render', 'synth'];
+const DOMAIN = ['chain', 'store', 'logs', 'render', 'synth', 'export'];
 
 /** The fronts: folders of src the domain must not import from. */
 const FRONTS = ['rpc', 'http', 'grpc'];
@@ -45,7 +45,7 @@ function frontImports(file: string): string[] {
   return found;
 }
 
-test('chain, store, logs, render and synth import nothing from rpc, http or grpc', () => {
+test('chain, store, logs, render, synth and export import nothing from rpc, http or grpc', () => {
   const files = DOMAIN.flatMap((folder) => sources(join(ROOT, 'src', folder)));
   assert.ok(files.length > 20, `found the domain sources (${files.length})`);
   const violations = files.flatMap(frontImports);

@@ -1,0 +1,357 @@
+/**
+ * Column builders for the export: each grows typed arrays row by row (values, Arrow's validity
+ * bitmap for nulls, offsets for byte columns) and hands over plain typed arrays (ColumnData) that a
+ * worker transfers to the main thread without a copy. Byte columns write raw bytes, or with `hex`
+ * 0x-prefixed lower-case hex text (the export's --hex).
+ */
+import { HEX_PAIRS } from '../chain/asciiHex.js';
+
+/** The column types of the export, as Parquet stores them: unsigned integers, a double, a boolean, bytes, UTF-8 text. */
+export type ColumnType = 'u32' | 'u64' | 'f64' | 'bool' | 'binary' | 'string';
+
+/** A finished column: typed arrays only (views of the builder's buffers: a builder is not written after finish()), so it crosses a worker boundary as transferred buffers. */
+export interface ColumnData {
+  name: string;
+  type: ColumnType;
+  length: number;
+  nullCount: number;
+  /** Arrow's validity bitmap (bit i, least significant first, set when row i has a value); empty when no row is null. */
+  validity: Uint8Array;
+  /** u32: Uint32Array; u64: BigUint64Array; f64: Float64Array; bool: bits packed as the validity; binary and string: the bytes of every row. */
+  values: Uint32Array | BigUint64Array | Float64Array | Uint8Array;
+  /** binary and string: row i is values[offsets[i], offsets[i + 1]). */
+  offsets?: Int32Array;
+}
+
+/** Rows a column makes room for at first: a 1,000-block chunk of mainnet logs holds ~500k, so growth by doubling costs a few copies at most. */
+const INITIAL_ROWS = 1024;
+
+/** A typed array twice as long holding `a`'s values. */
+function grown<T extends Uint32Array | BigUint64Array | Float64Array | Uint8Array | Int32Array>(a: T, min: number): T {
+  let size = Math.max(a.length * 2, 16);
+  while (size < min) size *= 2;
+  const next = new (a.constructor as new (n: number) => T)(size);
+  next.set(a as never);
+  return next;
+}
+
+/** Which rows have a value: a bitmap built lazily, at the first null. */
+class Validity {
+  private bits = new Uint8Array(0);
+  nulls = 0;
+
+  /** Records row `row` as null. */
+  setNull(row: number): void {
+    if (this.nulls === 0) this.bits = new Uint8Array(Math.max(INITIAL_ROWS >> 3, (row >> 3) + 1)).fill(0xff);
+    if (row >> 3 >= this.bits.length) this.grow(row);
+    this.bits[row >> 3]! &= ~(1 << (row & 7));
+    this.nulls++;
+  }
+
+  /** Records row `row` as having a value (only bookkeeping once a null was seen). */
+  setValue(row: number): void {
+    if (this.nulls > 0 && row >> 3 >= this.bits.length) this.grow(row);
+  }
+
+  private grow(row: number): void {
+    const old = this.bits.length;
+    this.bits = grown(this.bits, (row >> 3) + 1);
+    this.bits.fill(0xff, old);
+  }
+
+  /** The bitmap of `length` rows (empty when no row is null). */
+  finish(length: number): Uint8Array {
+    return this.nulls === 0 ? new Uint8Array(0) : this.bits.subarray(0, (length + 7) >> 3);
+  }
+}
+
+/** A column of unsigned 32-bit integers. */
+export class U32Column {
+  private values = new Uint32Array(INITIAL_ROWS);
+  private readonly validity = new Validity();
+  length = 0;
+
+  /** A column called `name`. */
+  constructor(readonly name: string) {}
+
+  /** Appends `value`. */
+  push(value: number): void {
+    if (this.length === this.values.length) this.values = grown(this.values, this.length + 1);
+    this.validity.setValue(this.length);
+    this.values[this.length++] = value;
+  }
+
+  /** Appends a null. */
+  pushNull(): void {
+    this.validity.setNull(this.length);
+    this.push(0);
+  }
+
+  /** The finished column. */
+  finish(): ColumnData {
+    return { name: this.name, type: 'u32', length: this.length, nullCount: this.validity.nulls, validity: this.validity.finish(this.length), values: this.values.subarray(0, this.length) };
+  }
+}
+
+/** A column of unsigned 64-bit integers (a larger value keeps its low 64 bits, as cryo's conversions do). */
+export class U64Column {
+  private values = new BigUint64Array(INITIAL_ROWS);
+  private readonly validity = new Validity();
+  length = 0;
+
+  /** A column called `name`. */
+  constructor(readonly name: string) {}
+
+  /** Appends `value`. */
+  push(value: bigint | number): void {
+    if (this.length === this.values.length) this.values = grown(this.values, this.length + 1);
+    this.validity.setValue(this.length);
+    this.values[this.length++] = typeof value === 'bigint' ? BigInt.asUintN(64, value) : BigInt(value);
+  }
+
+  /** Appends `value`, or a null when it is undefined. */
+  pushOptional(value: bigint | number | undefined): void {
+    if (value === undefined) this.pushNull();
+    else this.push(value);
+  }
+
+  /** Appends a null. */
+  pushNull(): void {
+    this.validity.setNull(this.length);
+    this.push(0n);
+  }
+
+  /** The finished column. */
+  finish(): ColumnData {
+    return { name: this.name, type: 'u64', length: this.length, nullCount: this.validity.nulls, validity: this.validity.finish(this.length), values: this.values.subarray(0, this.length) };
+  }
+}
+
+/** A column of doubles. */
+export class F64Column {
+  private values = new Float64Array(INITIAL_ROWS);
+  length = 0;
+
+  /** A column called `name`. */
+  constructor(readonly name: string) {}
+
+  /** Appends `value`. */
+  push(value: number): void {
+    if (this.length === this.values.length) this.values = grown(this.values, this.length + 1);
+    this.values[this.length++] = value;
+  }
+
+  /** The finished column. */
+  finish(): ColumnData {
+    return { name: this.name, type: 'f64', length: this.length, nullCount: 0, validity: new Uint8Array(0), values: this.values.subarray(0, this.length) };
+  }
+}
+
+/** A column of booleans. */
+export class BoolColumn {
+  private bits = new Uint8Array(INITIAL_ROWS >> 3);
+  private readonly validity = new Validity();
+  length = 0;
+
+  /** A column called `name`. */
+  constructor(readonly name: string) {}
+
+  /** Appends `value`. */
+  push(value: boolean): void {
+    const row = this.length++;
+    if (row >> 3 >= this.bits.length) this.bits = grown(this.bits, (row >> 3) + 1);
+    this.validity.setValue(row);
+    if (value) this.bits[row >> 3]! |= 1 << (row & 7);
+  }
+
+  /** Appends `value`, or a null when it is undefined. */
+  pushOptional(value: boolean | undefined): void {
+    if (value === undefined) this.pushNull();
+    else this.push(value);
+  }
+
+  /** Appends a null. */
+  pushNull(): void {
+    this.validity.setNull(this.length);
+    this.push(false);
+  }
+
+  /** The finished column. */
+  finish(): ColumnData {
+    return { name: this.name, type: 'bool', length: this.length, nullCount: this.validity.nulls, validity: this.validity.finish(this.length), values: this.bits.subarray(0, (this.length + 7) >> 3) };
+  }
+}
+
+/** The 32-byte big-endian word of `value` (0 ≤ value < 2^256). */
+export function word256(value: bigint): Uint8Array {
+  const word = new Uint8Array(32);
+  let v = value;
+  for (let i = 31; i >= 0 && v > 0n; i--) {
+    word[i] = Number(v & 0xffn);
+    v >>= 8n;
+  }
+  return word;
+}
+
+/** Byte strings up to this length (hashes, addresses, words) are copied by a loop: a subarray view for set() costs more than the copy. */
+const SHORT_COPY = 64;
+
+const ZERO = 0x30;
+const X = 0x78;
+
+/**
+ * A column of byte strings: raw bytes (Parquet binary), or with `hex` 0x-prefixed hex text (a
+ * string column). A row is written as row(), then any number of bytes() and zeros(), then end();
+ * or at once with push().
+ */
+export class BytesColumn {
+  private data = new Uint8Array(INITIAL_ROWS * 32);
+  private size = 0;
+  private offsets = new Int32Array(INITIAL_ROWS + 1);
+  private readonly validity = new Validity();
+  length = 0;
+
+  /** A column called `name`, of raw bytes or, with `hex`, of 0x-hex text. */
+  constructor(
+    readonly name: string,
+    readonly hex: boolean,
+  ) {}
+
+  private room(extra: number): void {
+    if (this.size + extra > this.data.length) this.data = grown(this.data, this.size + extra);
+  }
+
+  /** Starts a row. */
+  row(): void {
+    if (!this.hex) return;
+    this.room(2);
+    this.data[this.size++] = ZERO;
+    this.data[this.size++] = X;
+  }
+
+  /** Writes bytes [start, end) of `src` into the row. */
+  bytes(src: Uint8Array, start = 0, end = src.length): void {
+    if (!this.hex) {
+      this.room(end - start);
+      if (end - start <= SHORT_COPY) {
+        const out = this.data;
+        for (let i = start, p = this.size; i < end; i++, p++) out[p] = src[i]!;
+      } else {
+        this.data.set(src.subarray(start, end), this.size);
+      }
+      this.size += end - start;
+      return;
+    }
+    this.room(2 * (end - start));
+    const out = this.data;
+    let p = this.size;
+    for (let i = start; i < end; i++) {
+      const pair = HEX_PAIRS[src[i]!]!;
+      out[p++] = pair & 0xff;
+      out[p++] = pair >> 8;
+    }
+    this.size = p;
+  }
+
+  /** Writes `count` zero bytes into the row. */
+  zeros(count: number): void {
+    const width = this.hex ? 2 * count : count;
+    this.room(width);
+    this.data.fill(this.hex ? ZERO : 0, this.size, this.size + width);
+    this.size += width;
+  }
+
+  /** Ends the row. */
+  end(): void {
+    if (this.length + 1 === this.offsets.length) this.offsets = grown(this.offsets, this.length + 2);
+    this.validity.setValue(this.length);
+    this.offsets[++this.length] = this.size;
+  }
+
+  /** Appends `value` as one row. */
+  push(value: Uint8Array): void {
+    this.row();
+    this.bytes(value);
+    this.end();
+  }
+
+  /** Appends `value` (0 ≤ value < 2^256) as a 32-byte big-endian word. */
+  pushWord(value: bigint): void {
+    this.push(word256(value));
+  }
+
+  /** Appends `value`, or a null when it is null or undefined. */
+  pushOptional(value: Uint8Array | null | undefined): void {
+    if (value === null || value === undefined) this.pushNull();
+    else this.push(value);
+  }
+
+  /** Appends a null. */
+  pushNull(): void {
+    this.validity.setNull(this.length);
+    if (this.length + 1 === this.offsets.length) this.offsets = grown(this.offsets, this.length + 2);
+    this.offsets[++this.length] = this.size;
+  }
+
+  /** The finished column. */
+  finish(): ColumnData {
+    return {
+      name: this.name,
+      type: this.hex ? 'string' : 'binary',
+      length: this.length,
+      nullCount: this.validity.nulls,
+      validity: this.validity.finish(this.length),
+      values: this.data.subarray(0, this.size),
+      offsets: this.offsets.subarray(0, this.length + 1),
+    };
+  }
+}
+
+/** A column of ASCII text (decimal numbers). */
+export class TextColumn {
+  private readonly bytes: BytesColumn;
+
+  /** A column called `name`. */
+  constructor(readonly name: string) {
+    this.bytes = new BytesColumn(name, false);
+  }
+
+  /** Appends `text` (ASCII). */
+  push(text: string): void {
+    this.bytes.push(Buffer.from(text, 'latin1'));
+  }
+
+  /** The finished column. */
+  finish(): ColumnData {
+    return { ...this.bytes.finish(), type: 'string' };
+  }
+}
+
+/**
+ * A 256-bit unsigned value as cryo writes one: three columns, NAME_binary (32 bytes big-endian, or
+ * 0x-hex with `hex`), NAME_string (decimal) and NAME_f64 (the nearest double).
+ */
+export class U256Columns {
+  private readonly binary: BytesColumn;
+  private readonly text: TextColumn;
+  private readonly float: F64Column;
+
+  /** The three columns of `name`. */
+  constructor(name: string, hex: boolean) {
+    this.binary = new BytesColumn(`${name}_binary`, hex);
+    this.text = new TextColumn(`${name}_string`);
+    this.float = new F64Column(`${name}_f64`);
+  }
+
+  /** Appends `value` (0 ≤ value < 2^256). */
+  push(value: bigint): void {
+    this.binary.pushWord(value);
+    this.text.push(value.toString());
+    this.float.push(Number(value));
+  }
+
+  /** The three finished columns. */
+  finish(): ColumnData[] {
+    return [this.binary.finish(), this.text.finish(), this.float.finish()];
+  }
+}

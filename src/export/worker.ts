@@ -1,0 +1,98 @@
+/**
+ * The export's Piscina worker: builds one chunk's columns from the store (logs through the log
+ * engine's candidate selection and raw-record scan, so a filtered export matches what eth_getLogs
+ * answers; blocks, transactions and receipts through the store reader), encodes them as a Parquet
+ * file, and transfers its bytes back without a copy.
+ */
+import { move, transferableSymbol, valueSymbol } from 'piscina';
+import { bulkBlockScanner } from '../logs/blockScan.js';
+import { candidateBlocks, candidateQuery } from '../logs/candidates.js';
+import { StoreReader } from '../store/reader.js';
+import { openStore, type Store } from '../store/schema.js';
+import { segmentOf } from '../store/segments.js';
+import { BlockRows } from './blockRows.js';
+import type { ColumnData } from './columns.js';
+import { LogRows } from './logRows.js';
+import { encodeParquet } from './parquet.js';
+import { ReceiptRows } from './receiptRows.js';
+import type { ExportResult, ExportTask } from './task.js';
+import { TransactionRows } from './transactionRows.js';
+
+const stores = new Map<string, { store: Store; reader: StoreReader }>();
+
+/**
+ * The worker's store, reading the latest commit (as the log engine's worker: lmdb-js renews its
+ * read transaction on a timer that never fires in a worker parked between tasks).
+ */
+function storeFor(dataDir: string): { store: Store; reader: StoreReader } {
+  let entry = stores.get(dataDir);
+  if (!entry) {
+    const store = openStore(dataDir, { readOnly: true });
+    entry = { store, reader: new StoreReader(store) };
+    stores.set(dataDir, entry);
+  }
+  entry.store.env.resetReadTxn();
+  return entry;
+}
+
+/** The logs of the chunk matching the task's filter, in order, as columns. */
+function logColumns(store: Store, reader: StoreReader, task: ExportTask): { columns: ColumnData[]; rows: number } {
+  const rows = new LogRows(task.hex, task.chainId);
+  const selection = candidateQuery(store, task.addresses, task.topics);
+  const scanBlock = bulkBlockScanner(reader, task.addresses, task.topics);
+  for (let segment = segmentOf(task.from); segment <= segmentOf(task.to); segment++) {
+    for (const n of candidateBlocks(store, segment, task.from, task.to, selection)) scanBlock(n, rows);
+  }
+  return { rows: rows.rows, columns: rows.finish() };
+}
+
+/** The header of canonical block `n`; a chunk's blocks are stored, so a missing one is a store fault. */
+function header(reader: StoreReader, n: number) {
+  const h = reader.header(n);
+  if (h === undefined) throw new Error(`block ${n} is not in the store`);
+  return h;
+}
+
+/** The chunk's blocks, transactions or receipts, as columns. */
+function blockColumns(reader: StoreReader, task: ExportTask): { columns: ColumnData[]; rows: number } {
+  switch (task.kind) {
+    case 'blocks': {
+      const rows = new BlockRows(task.hex, task.chainId);
+      for (let n = task.from; n <= task.to; n++) rows.add(header(reader, n));
+      return { rows: rows.rows, columns: rows.finish() };
+    }
+    case 'transactions': {
+      const rows = new TransactionRows(task.hex, task.chainId);
+      for (let n = task.from; n <= task.to; n++) {
+        const h = header(reader, n);
+        const receipts = reader.receipts(n);
+        reader.transactions(n).forEach((tx, i) => rows.add(h, i, tx, receipts[i]!));
+      }
+      return { rows: rows.rows, columns: rows.finish() };
+    }
+    default: {
+      const rows = new ReceiptRows(task.hex, task.chainId);
+      for (let n = task.from; n <= task.to; n++) {
+        const txs = reader.transactions(n);
+        rows.addBlock(header(reader, n), reader.receipts(n), (i) => txs[i]!, reader.logs(n));
+      }
+      return { rows: rows.rows, columns: rows.finish() };
+    }
+  }
+}
+
+/** Builds and encodes one chunk; an unexpected failure comes back as `{ ok: false }`, never thrown. */
+export default function runExportTask(task: ExportTask): ExportResult | object {
+  try {
+    const { store, reader } = storeFor(task.dataDir);
+    const { columns, rows } = task.kind === 'logs' ? logColumns(store, reader, task) : blockColumns(reader, task);
+    const bytes = encodeParquet(columns, task.compression);
+    const result: ExportResult = { ok: true, bytes, rows };
+    return move({ [transferableSymbol]: [bytes.buffer], [valueSymbol]: result });
+  } catch (error) {
+    return { ok: false, message: error instanceof Error ? (error.stack ?? error.message) : String(error) };
+  }
+}
+
+/** The pool's start-up task, as the log engine's: each thread says it has loaded, then waits (bounded) for the others. */
+export { ready } from '../logs/worker.js';
