@@ -172,6 +172,8 @@ export class LogEngine implements ScanCounts {
                 return finish(new ScanFailedError());
               }
               if (result.stop === 'deadline') return finish(new DeadlineExceededError());
+              // Only close() cancels the tasks of a query still unanswered: its answer would be partial.
+              if (result.stop === 'cancelled') return finish(new ScanFailedError());
               results[index] = result;
               merge();
               dispatch();
@@ -210,6 +212,8 @@ export class LogEngine implements ScanCounts {
       (result): TaskOutcome => {
         if (result.ok) {
           this.account(result);
+          // A task close() cancelled: the stream must fail, not end as if it were complete.
+          if (result.stop === 'cancelled' && this.closing) return { error: new ScanFailedError() };
           return result;
         }
         this.options.onError('log scan task failed', result.message);

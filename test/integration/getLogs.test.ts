@@ -262,6 +262,22 @@ describe('the engine and its pool', () => {
     assert.deepEqual(errors, [], 'a shutdown is not a worker failure');
   });
 
+  test('closing the engine mid-stream fails the stream rather than ending it as if it were whole', async () => {
+    const errors: string[] = [];
+    const engine = new LogEngine({ dataDir: dataset.dir, limits: DEFAULT_LOG_LIMITS, threads: 2, onError: (m) => errors.push(m) });
+    const stream = engine.stream(wholeRange(), reader);
+    const first = await stream.next();
+    assert.equal(first.done, false, 'the stream yields before the engine closes');
+    // The next pull dispatches its tasks before its first await: they run when the engine closes.
+    const pulled = (async () => {
+      for (;;) if ((await stream.next()).done) return;
+    })();
+    const closed = engine.close();
+    await assert.rejects(pulled, ScanFailedError);
+    await closed;
+    assert.deepEqual(errors, [], 'a shutdown is not a worker failure');
+  });
+
   test('the pool size is the threads option', async () => {
     for (const threads of [1, 2]) {
       const engine = new LogEngine({ dataDir: dataset.dir, limits: DEFAULT_LOG_LIMITS, threads, inlineBudgetUs: POOL_ONLY, onError: noErrors });
