@@ -7,8 +7,9 @@
 import { move, transferableSymbol, valueSymbol } from 'piscina';
 import { bulkBlockScanner } from '../logs/blockScan.js';
 import { candidateBlocks, candidateQuery } from '../logs/candidates.js';
-import { StoreReader } from '../store/reader.js';
-import { openStore, type Store } from '../store/schema.js';
+import type { StoreReader } from '../store/reader.js';
+import type { Store } from '../store/schema.js';
+import { workerStore } from '../store/workerStore.js';
 import { segmentOf } from '../store/segments.js';
 import { BlockRows } from './blockRows.js';
 import type { ColumnData } from './columns.js';
@@ -17,23 +18,6 @@ import { encodeParquet } from './parquet.js';
 import { ReceiptRows } from './receiptRows.js';
 import type { ExportResult, ExportTask } from './task.js';
 import { TransactionRows } from './transactionRows.js';
-
-const stores = new Map<string, { store: Store; reader: StoreReader }>();
-
-/**
- * The worker's store, reading the latest commit (as the log engine's worker: lmdb-js renews its
- * read transaction on a timer that never fires in a worker parked between tasks).
- */
-function storeFor(dataDir: string): { store: Store; reader: StoreReader } {
-  let entry = stores.get(dataDir);
-  if (!entry) {
-    const store = openStore(dataDir, { readOnly: true });
-    entry = { store, reader: new StoreReader(store) };
-    stores.set(dataDir, entry);
-  }
-  entry.store.env.resetReadTxn();
-  return entry;
-}
 
 /** The logs of the chunk matching the task's filter, in order, as columns. */
 function logColumns(store: Store, reader: StoreReader, task: ExportTask): { columns: ColumnData[]; rows: number } {
@@ -84,7 +68,7 @@ function blockColumns(reader: StoreReader, task: ExportTask): { columns: ColumnD
 /** Builds and encodes one chunk; an unexpected failure comes back as `{ ok: false }`, never thrown. */
 export default function runExportTask(task: ExportTask): ExportResult | object {
   try {
-    const { store, reader } = storeFor(task.dataDir);
+    const { store, reader } = workerStore(task.dataDir);
     const { columns, rows } = task.kind === 'logs' ? logColumns(store, reader, task) : blockColumns(reader, task);
     const bytes = encodeParquet(columns, task.compression);
     const result: ExportResult = { ok: true, bytes, rows };

@@ -6,8 +6,7 @@
  */
 import { move, transferableSymbol, valueSymbol } from 'piscina';
 import { WORKER_LOAD_WAIT_MS } from '../config.js';
-import { StoreReader } from '../store/reader.js';
-import { openStore, type Store } from '../store/schema.js';
+import { workerStore } from '../store/workerStore.js';
 import { segmentOf } from '../store/segments.js';
 import { candidateBlocks, candidateQuery } from './candidates.js';
 import { JsonSink } from './jsonSink.js';
@@ -18,26 +17,8 @@ import type { ScanResult, ScanStop, ScanTask } from './task.js';
 /** How many candidate blocks pass between deadline and cancellation checks. */
 const CHECK_EVERY = 64;
 
-const stores = new Map<string, { store: Store; reader: StoreReader }>();
-
-/**
- * The worker's store, reading the latest commit: lmdb-js renews its read transaction on a timer
- * (a new event turn), which never fires in a Piscina worker parked in Atomics.wait between tasks,
- * so without the reset a worker would answer from the snapshot of its first task forever.
- */
-function storeFor(dataDir: string) {
-  let entry = stores.get(dataDir);
-  if (!entry) {
-    const store = openStore(dataDir, { readOnly: true });
-    entry = { store, reader: new StoreReader(store) };
-    stores.set(dataDir, entry);
-  }
-  entry.store.env.resetReadTxn();
-  return entry;
-}
-
 function scan(task: ScanTask): ScanResult {
-  const { store, reader } = storeFor(task.dataDir);
+  const { store, reader } = workerStore(task.dataDir);
   const selection = candidateQuery(store, task.addresses, task.topics);
   const scanBlock = blockScanner(reader, task.addresses, task.topics);
   const json = task.format === 'proto' ? undefined : new JsonSink(task.format === 'jsonl');

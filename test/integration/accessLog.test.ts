@@ -9,7 +9,6 @@
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { once } from 'node:events';
-import http from 'node:http';
 import net from 'node:net';
 import { createInterface } from 'node:readline';
 import { after, before, describe, test } from 'node:test';
@@ -20,7 +19,7 @@ import type { AccessLogMode } from '../../src/http/accessLog.js';
 import { MAX_TRACED_METHOD_CHARS } from '../../src/rpc/observe.js';
 import { startService, type RunningService } from '../../src/service.js';
 import { startCli } from './child.js';
-import { makeDataset, type TestDataset } from './harness.js';
+import { exchange, makeDataset, type TestDataset } from './harness.js';
 import { captureLogger, type CapturedLogger, type LogRecord } from './logCapture.js';
 
 let dataset: TestDataset;
@@ -38,30 +37,9 @@ function serve(captured: CapturedLogger, accessLog?: AccessLogMode): Promise<Run
 
 const call = (method: string, params: unknown[] = [], id = 1) => ({ jsonrpc: '2.0', id, method, params });
 
-/** An answer read whole, as it came off the wire. */
-interface Raw {
-  status: number;
-  headers: http.IncomingHttpHeaders;
-  body: Buffer;
-}
-
-/** Sends one request with node:http and reads the whole answer. */
-function request(url: string, options: { method?: string; body?: string | Buffer; headers?: http.OutgoingHttpHeaders } = {}): Promise<Raw> {
-  return new Promise((resolve, reject) => {
-    const req = http.request(url, { method: options.method ?? 'POST', headers: { 'content-type': 'application/json', ...options.headers } }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks) }));
-      res.on('error', reject);
-    });
-    req.on('error', reject);
-    req.end(options.body);
-  });
-}
-
 /** POSTs `body` (serialised) to `/v3/<key>` and returns the status. */
 async function post(service: RunningService, key: string, body: unknown): Promise<number> {
-  return (await request(`${service.url}/v3/${key}`, { body: JSON.stringify(body) })).status;
+  return (await exchange(`${service.url}/v3/${key}`, { body: JSON.stringify(body) })).status;
 }
 
 /** The id the log shows for `key`: the first 8 hex digits of its sha256. */
@@ -106,20 +84,20 @@ describe('one line per request', () => {
     assert.equal(await post(service, dataset.key, call('eth_chainId')), 200);
     assert.equal(await post(service, dataset.key, [call('eth_blockNumber', [], 1), call('eth_chainId', [], 2), call('eth_blockNumber', [], 3), call(unknown, [], 4)]), 200);
     assert.equal(await post(service, dataset.key, call('eth_getLogs', [{ fromBlock: '0x2', toBlock: '0x1' }])), 200);
-    const logs = await request(rpc, { body: logsBody, headers: { 'accept-encoding': 'gzip' } });
+    const logs = await exchange(rpc, { body: logsBody, headers: { 'accept-encoding': 'gzip' } });
     assert.equal(logs.headers['content-encoding'], 'gzip');
     assert.ok(gunzipSync(logs.body).length > logs.body.length);
     assert.equal(await post(service, dataset.revokedKey, call('eth_chainId')), 401);
     assert.equal(await post(service, '', call('eth_chainId')), 401);
-    assert.equal((await request(rpc, { body: '{}', headers: { 'content-type': 'text/plain' } })).status, 415);
+    assert.equal((await exchange(rpc, { body: '{}', headers: { 'content-type': 'text/plain' } })).status, 415);
     const tooLarge = Buffer.alloc(MAX_BODY_BYTES + 1, 0x20);
-    assert.equal((await request(rpc, { body: tooLarge })).status, 413);
-    assert.equal((await request(`${service.url}/health`, { method: 'GET' })).status, 200);
-    assert.equal((await request(`${service.url}/ready`, { method: 'HEAD' })).status, 200);
-    assert.equal((await request(`${service.url}/metrics`, { method: 'GET' })).status, 200);
-    assert.equal((await request(`${service.url}/nowhere/${dataset.key}`, { method: 'GET' })).status, 404);
-    assert.equal((await request(rpc, { method: 'OPTIONS' })).status, 204);
-    assert.equal((await request(rpc, { method: 'GET' })).status, 405);
+    assert.equal((await exchange(rpc, { body: tooLarge })).status, 413);
+    assert.equal((await exchange(`${service.url}/health`, { method: 'GET' })).status, 200);
+    assert.equal((await exchange(`${service.url}/ready`, { method: 'HEAD' })).status, 200);
+    assert.equal((await exchange(`${service.url}/metrics`, { method: 'GET' })).status, 200);
+    assert.equal((await exchange(`${service.url}/nowhere/${dataset.key}`, { method: 'GET' })).status, 404);
+    assert.equal((await exchange(rpc, { method: 'OPTIONS' })).status, 204);
+    assert.equal((await exchange(rpc, { method: 'GET' })).status, 405);
     assert.equal(await upgrade(`${service.url.replace('http', 'ws')}/ws/v3/${dataset.key}`), 101);
     assert.equal(await upgrade(`${service.url.replace('http', 'ws')}/ws/v3/${dataset.revokedKey}`), 401);
 
@@ -181,7 +159,7 @@ describe('sampling and off', () => {
     try {
       for (let i = 1; i <= 7; i++) assert.equal(await post(service, dataset.key, call('eth_chainId', [], i)), 200);
       assert.equal(await post(service, dataset.revokedKey, call('eth_chainId', [], 8)), 401);
-      assert.equal((await request(`${service.url}/v3/${dataset.key}`, { body: Buffer.alloc(MAX_BODY_BYTES + 1, 0x20) })).status, 413);
+      assert.equal((await exchange(`${service.url}/v3/${dataset.key}`, { body: Buffer.alloc(MAX_BODY_BYTES + 1, 0x20) })).status, 413);
       for (let i = 10; i <= 12; i++) assert.equal(await post(service, dataset.key, call('eth_chainId', [], i)), 200);
       const lines = await captured.waitFor(isRequest, 5);
       assert.deepEqual(
@@ -229,7 +207,7 @@ describe('serve --http-threads 2 in a child process', () => {
       // Each on a connection of its own, so the kernel spreads them over both threads.
       await Promise.all(
         Array.from({ length: REQUESTS }, async (_, i) => {
-          const res = await request(`${url}/v3/${dataset.key}`, { body: JSON.stringify(call('eth_chainId', [], i)), headers: { connection: 'close' } });
+          const res = await exchange(`${url}/v3/${dataset.key}`, { body: JSON.stringify(call('eth_chainId', [], i)), headers: { connection: 'close' } });
           assert.equal(res.status, 200);
         }),
       );

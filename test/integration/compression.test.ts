@@ -15,7 +15,7 @@ import { brotliCompressSync, brotliDecompressSync, constants, gunzipSync, gzipSy
 import { DEFAULT_BROTLI_QUALITY, DEFAULT_GZIP_LEVEL } from '../../src/config.js';
 import { createLogger } from '../../src/logger.js';
 import { startService, type RunningService, type ServiceOptions } from '../../src/service.js';
-import { makeDataset, type TestDataset } from './harness.js';
+import { exchange, makeDataset, type RawAnswer, type TestDataset } from './harness.js';
 import { captureLogger, type CapturedLogger } from './logCapture.js';
 
 /** Blocks of the dataset at mainnet density: about 500 logs a block, so the whole range answers ~60 MB of logs, ~9 MB gzipped. */
@@ -23,27 +23,6 @@ const BLOCKS = 120;
 
 /** A result cap above the dataset's logs, so one eth_getLogs answer is large enough to meet the socket's backpressure compressed. */
 const MAX_RESULTS = 1_000_000;
-
-/** An answer read whole, its body as it came off the wire. */
-interface Raw {
-  status: number;
-  headers: http.IncomingHttpHeaders;
-  body: Buffer;
-}
-
-/** Sends one request with node:http (which decodes nothing) and reads the whole answer. */
-function exchange(url: string, options: { method?: string; body?: string; headers?: http.OutgoingHttpHeaders }): Promise<Raw> {
-  return new Promise((resolve, reject) => {
-    const req = http.request(url, { method: options.method ?? 'POST', headers: { 'content-type': 'application/json', ...options.headers } }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks) }));
-      res.on('error', reject);
-    });
-    req.on('error', reject);
-    req.end(options.body);
-  });
-}
 
 /** The last chunk of a chunked answer: a chunk of size 0 and the empty trailer. */
 const LAST_CHUNK = '\r\n0\r\n\r\n';
@@ -64,7 +43,7 @@ function dechunk(raw: Buffer): { head: string; body: Buffer } {
 }
 
 /** The body of `raw` decoded as its Content-Encoding says. */
-function decoded(raw: Raw): Buffer {
+function decoded(raw: RawAnswer): Buffer {
   const coding = raw.headers['content-encoding'];
   if (coding === 'gzip') return gunzipSync(raw.body);
   if (coding === 'br') return brotliDecompressSync(raw.body);
@@ -98,7 +77,7 @@ let onLog: CapturedLogger;
 /** Compression off: the reference bytes. */
 let off: RunningService;
 /** The reference answer of each body, from `off` without Accept-Encoding. */
-const reference = new Map<string, Raw>();
+const reference = new Map<string, RawAnswer>();
 
 /** Starts a service over the dataset with `options`. */
 function serve(options: Partial<ServiceOptions>): Promise<RunningService> {

@@ -3,6 +3,7 @@
  * an ephemeral port, and a JSON-RPC client over real HTTP.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
+import http from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { LogLimits } from '../../src/config.js';
@@ -78,4 +79,25 @@ export async function startTestService(dataset: TestDataset, limits?: Partial<Lo
     return res.result;
   };
   return { service, endpoint, post, call, result, close: () => service.close().then(() => undefined) };
+}
+
+/** An answer read whole, its body as it came off the wire. */
+export interface RawAnswer {
+  status: number;
+  headers: http.IncomingHttpHeaders;
+  body: Buffer;
+}
+
+/** Sends one request with node:http (which decodes nothing; POST of JSON unless told) and reads the whole answer. */
+export function exchange(url: string, options: { method?: string; body?: string | Buffer; headers?: http.OutgoingHttpHeaders } = {}): Promise<RawAnswer> {
+  return new Promise((resolve, reject) => {
+    const req = http.request(url, { method: options.method ?? 'POST', headers: { 'content-type': 'application/json', ...options.headers } }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks) }));
+      res.on('error', reject);
+    });
+    req.on('error', reject);
+    req.end(options.body);
+  });
 }
