@@ -11,9 +11,13 @@ const PREFLIGHT_MAX_AGE_S = '86400';
 /** Headers allowed when the preflight names none. */
 const DEFAULT_ALLOWED_HEADERS = 'Content-Type';
 
+/** The header every response carries, name and value as bytes (uWS copies a string argument into a fresh allocation first). */
+const ALLOW_ORIGIN = Buffer.from('Access-Control-Allow-Origin');
+const ANY_ORIGIN = Buffer.from('*');
+
 /** Writes the header every response carries. */
 export function writeCorsOrigin(res: HttpResponse): void {
-  res.writeHeader('Access-Control-Allow-Origin', '*');
+  res.writeHeader(ALLOW_ORIGIN, ANY_ORIGIN);
 }
 
 /** Answers a preflight with 204, echoing `requestedHeaders` (the Access-Control-Request-Headers value). */

@@ -15,12 +15,24 @@ function fail(reason: string): InvalidParamsError {
   return new InvalidParamsError(`invalid argument 0: ${reason}`);
 }
 
-/** Go's encoding/json matches field names case-insensitively: so does this. */
-function field(obj: Record<string, unknown>, name: string): unknown {
-  if (name in obj) return obj[name];
+/** The filter's fields as geth's JSON names them. */
+const FILTER_FIELDS = new Set(['blockHash', 'fromBlock', 'toBlock', 'address', 'topics']);
+
+/**
+ * Go's encoding/json matches field names case-insensitively: so does this. `exact`: every key of
+ * `obj` is spelled as FILTER_FIELDS spell it (what clients send), so a field not found is absent.
+ */
+function field(obj: Record<string, unknown>, name: string, exact: boolean): unknown {
+  if (name in obj || exact) return obj[name];
   const lower = name.toLowerCase();
   for (const key of Object.keys(obj)) if (key.toLowerCase() === lower) return obj[key];
   return undefined;
+}
+
+/** Whether every key of `obj` is one of FILTER_FIELDS, spelled as there. */
+function exactFields(obj: Record<string, unknown>): boolean {
+  for (const key in obj) if (!FILTER_FIELDS.has(key)) return false;
+  return true;
 }
 
 /** Why geth's hexutil.Decode refuses `value` (its checks in its order). */
@@ -87,14 +99,15 @@ function parseTopics(raw: unknown): (Uint8Array[] | null)[] {
 export function parseFilter(raw: unknown, maxParams: number): FilterSpec {
   if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) throw fail('filter must be an object');
   const obj = raw as Record<string, unknown>;
-  const rawHash = field(obj, 'blockHash');
-  const rawFrom = field(obj, 'fromBlock');
-  const rawTo = field(obj, 'toBlock');
+  const exact = exactFields(obj);
+  const rawHash = field(obj, 'blockHash', exact);
+  const rawFrom = field(obj, 'fromBlock', exact);
+  const rawTo = field(obj, 'toBlock', exact);
   const blockHash = rawHash === undefined || rawHash === null ? undefined : parseHash(rawHash, 0, 'blockHash');
   const fromBlock = rawFrom === undefined || rawFrom === null ? LATEST : parseBlockNumber(rawFrom, 0, 'fromBlock');
   const toBlock = rawTo === undefined || rawTo === null ? LATEST : parseBlockNumber(rawTo, 0, 'toBlock');
-  const topics = parseTopics(field(obj, 'topics'));
-  const addresses = parseAddresses(field(obj, 'address'));
+  const topics = parseTopics(field(obj, 'topics', exact));
+  const addresses = parseAddresses(field(obj, 'address', exact));
   checkTopicPositions(topics);
   if (blockHash && ((rawFrom !== undefined && rawFrom !== null) || (rawTo !== undefined && rawTo !== null))) {
     throw fail('cannot specify both BlockHash and FromBlock/ToBlock, choose one or the other');

@@ -1,5 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import fc from 'fast-check';
 import {
   bigIntToBytes,
   bytesEqual,
@@ -60,6 +61,19 @@ test('hexToBytes rejects malformed input', () => {
   for (const bad of [undefined, null, 0, 1n, {}, [], ['0x00'], Uint8Array.of(1)]) {
     assert.equal(hexToBytes(bad), undefined);
   }
+});
+
+test('hexToBytes agrees with a pattern test and Buffer decoding on any string of hex-like characters', () => {
+  const reference = (hex: string): Uint8Array | undefined => (/^0x([0-9a-fA-F]{2})*$/.test(hex) ? new Uint8Array(Buffer.from(hex.slice(2), 'hex')) : undefined);
+  // Hex digits of both cases, their neighbours in ASCII, and characters past ASCII a digit table must not index.
+  const chars = fc.constantFrom(...'0123456789abcdefABCDEFxXgG/:@`\u0660\uff10\u0130 '.split(''));
+  fc.assert(
+    fc.property(fc.array(chars, { maxLength: 70 }), fc.boolean(), (body, prefixed) => {
+      const hex = (prefixed ? '0x' : '') + body.join('');
+      assert.deepEqual(hexToBytes(hex), reference(hex));
+    }),
+    { numRuns: 2000 },
+  );
 });
 
 test('quantityToHex renders without leading zeros, 0 as 0x0', () => {

@@ -9,7 +9,7 @@ import type { BlockBundle, StorageWrite } from '../../../src/chain/types.js';
 import { closeStore, openStore, SCHEMA_VERSION, type Store } from '../../../src/store/schema.js';
 import { ChainContinuityError, StoreWriter } from '../../../src/store/writer.js';
 import { StoreReader } from '../../../src/store/reader.js';
-import { checkApiKey, createApiKey, hashApiKey, listApiKeys, revokeApiKey } from '../../../src/store/apiKeys.js';
+import { checkApiKey, constantTimeEqual, createApiKey, hashApiKey, listApiKeys, revokeApiKey } from '../../../src/store/apiKeys.js';
 import { filled, makeBundle, Rng } from './fixtures.js';
 
 const ZERO_WORD = new Uint8Array(32);
@@ -337,6 +337,9 @@ test('a store reopens with its data, read-only too; a foreign schema version is 
   }
 });
 
+/** Resolves after the timers of 0 ms set before it (checkApiKey's end of tick among them) have run. */
+const nextTick = () => new Promise<void>((resolve) => setTimeout(resolve, 0));
+
 test('api keys: checks stay exact past the memo of presented keys, after a key is created or removed', async () => {
   const dir = tempDir();
   const store = openStore(dir);
@@ -347,16 +350,37 @@ test('api keys: checks stay exact past the memo of presented keys, after a key i
     assert.equal(checkApiKey(store, k1), 'valid');
     const unknownFirst = 'a'.repeat(64);
     assert.equal(checkApiKey(store, unknownFirst), 'unknown');
+    // Written as another process writes: this tick's checks answer as before, the next tick's see it.
     store.apiKeys.putSync(hashApiKey(unknownFirst), { label: 'late', created: Date.now(), revoked: null });
-    assert.equal(checkApiKey(store, unknownFirst), 'valid', 'a key stored after it was refused is accepted');
+    await nextTick();
+    assert.equal(checkApiKey(store, unknownFirst), 'valid', 'a key stored after it was refused is accepted from the next tick on');
+    assert.equal(checkApiKey(store, k1), 'valid');
     store.apiKeys.removeSync(hashApiKey(k1));
-    assert.equal(checkApiKey(store, k1), 'unknown', 'a removed key is refused at once');
+    assert.equal(checkApiKey(store, k1), 'valid', 'within a tick a checked key answers as it did');
+    await nextTick();
+    assert.equal(checkApiKey(store, k1), 'unknown', 'a removed key is refused from the next tick on');
+    assert.equal(checkApiKey(store, unknownFirst), 'valid');
     assert.equal(revokeApiKey(store, unknownFirst), true);
-    assert.equal(checkApiKey(store, unknownFirst), 'revoked');
+    assert.equal(checkApiKey(store, unknownFirst), 'revoked', 'a key this thread revokes is refused at once');
   } finally {
     await closeStore(store);
     fs.rmSync(dir, { recursive: true, force: true });
   }
+});
+
+test('api keys: constantTimeEqual is string equality', () => {
+  const cases: [string, string, boolean][] = [
+    ['', '', true],
+    ['a', 'a', true],
+    ['ab', 'ba', false],
+    ['abc', 'abd', false],
+    ['abc', 'ab', false],
+    ['ab', 'abc', false],
+    ['a'.repeat(64), 'a'.repeat(64), true],
+    ['a'.repeat(63) + 'b', 'a'.repeat(64), false],
+    ['\u0100', '\u0000', false],
+  ];
+  for (const [a, b, equal] of cases) assert.equal(constantTimeEqual(a, b), equal, `${JSON.stringify(a)} vs ${JSON.stringify(b)}`);
 });
 
 test('api keys: create, list, check, revoke; only the sha256 hash is stored', async () => {
