@@ -20,11 +20,33 @@ export interface FilterBits {
   topics: BloomPosition[];
 }
 
+/**
+ * Most addresses and topics whose bloom bits a thread remembers; cleared when full. A keccak costs
+ * ~0.8 µs, a lookup ~0.1 µs, and realtime clients name the same contracts and events query after
+ * query.
+ */
+const BLOOM_BITS_MEMO_MAX = 4096;
+
+/** Remembered bloom bits, by the value's bytes as a latin1 string. */
+const bloomBitsMemo = new Map<string, [number, number, number]>();
+
+/** bloomBits of `value`, remembered. */
+function queryBloomBits(value: Uint8Array): [number, number, number] {
+  const key = String.fromCharCode.apply(null, value as unknown as number[]);
+  let bits = bloomBitsMemo.get(key);
+  if (bits === undefined) {
+    if (bloomBitsMemo.size >= BLOOM_BITS_MEMO_MAX) bloomBitsMemo.clear();
+    bits = bloomBits(value);
+    bloomBitsMemo.set(key, bits);
+  }
+  return bits;
+}
+
 /** Computes a filter's bloom bits. */
 export function filterBits(addresses: Uint8Array[], topics: (Uint8Array[] | null)[]): FilterBits {
   return {
-    address: addresses.length > 0 ? addresses.map(bloomBits) : null,
-    topics: topics.filter((p): p is Uint8Array[] => p !== null).map((p) => p.map(bloomBits)),
+    address: addresses.length > 0 ? addresses.map(queryBloomBits) : null,
+    topics: topics.filter((p): p is Uint8Array[] => p !== null).map((p) => p.map(queryBloomBits)),
   };
 }
 
@@ -32,12 +54,30 @@ export function filterBits(addresses: Uint8Array[], topics: (Uint8Array[] | null
 export interface CandidateQuery {
   addresses: Uint8Array[];
   bits: FilterBits;
-  addressIndex: boolean;
+  /** Whether the store has the address index (read on first use: only complete segments need it). */
+  readonly addressIndex: boolean;
+}
+
+/** A CandidateQuery that reads the store's address index flag when first asked. */
+class Selection implements CandidateQuery {
+  private indexed: boolean | undefined;
+
+  /** Selects by `addresses` and `bits` over `store`. */
+  constructor(
+    private readonly store: Store,
+    readonly addresses: Uint8Array[],
+    readonly bits: FilterBits,
+  ) {}
+
+  /** Whether the store has the address index (read once, when a complete segment is scanned). */
+  get addressIndex(): boolean {
+    return (this.indexed ??= this.addresses.length > 0 && this.store.meta.get(ADDRESS_INDEX_FLAG) === true);
+  }
 }
 
 /** The candidate query of a filter's `addresses` and `topics` over `store`. */
 export function candidateQuery(store: Store, addresses: Uint8Array[], topics: (Uint8Array[] | null)[]): CandidateQuery {
-  return { addresses, bits: filterBits(addresses, topics), addressIndex: addresses.length > 0 && store.meta.get(ADDRESS_INDEX_FLAG) === true };
+  return new Selection(store, addresses, filterBits(addresses, topics));
 }
 
 /**

@@ -36,6 +36,8 @@ export interface InlineQuery {
   addresses: Uint8Array[];
   /** Per position: null is a wildcard, otherwise the alternatives. */
   topics: (Uint8Array[] | null)[];
+  /** The store's head when the caller read it in this snapshot (else it is read). */
+  head?: number;
 }
 
 /** What an inline scan rendered. */
@@ -66,7 +68,7 @@ function rangeWork(from: number, to: number, openStart: number, filtered: boolea
  * `maxResults` logs matched (the caller answers the result-cap error).
  */
 export function scanInline(reader: StoreReader, q: InlineQuery, format: Exclude<LogFormat, 'jsonl'>, maxResults: number, budgetUs: number): InlineScan | undefined {
-  const head = reader.head() ?? -1;
+  const head = q.head ?? reader.head() ?? -1;
   const selection = candidateQuery(reader.store, q.addresses, q.topics);
   const filtered = selection.bits.address !== null || selection.bits.topics.length > 0;
   // The open segment (the one the next block joins) has no bloom rows or address index yet.
@@ -116,7 +118,7 @@ export function answerInline(
   budgetUs: number,
   counts: ScanCounts,
 ): LogChunks | undefined {
-  const scan = scanInline(reader, { from: range.from, to: range.to, addresses: spec.addresses, topics: spec.topics }, format, maxResults, budgetUs);
+  const scan = scanInline(reader, { from: range.from, to: range.to, addresses: spec.addresses, topics: spec.topics, head: range.head }, format, maxResults, budgetUs);
   if (scan === undefined) return undefined;
   counts.paths.inline++;
   counts.totals.blocks += Math.max(0, range.to - range.from + 1);

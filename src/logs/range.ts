@@ -16,6 +16,8 @@ export interface ResolvedRange {
   pending?: BlockBundle;
   /** A reorganised-out block selected by blockHash: its logs answer with removed: true. */
   orphan?: BlockBundle;
+  /** The head the range was resolved against, when it was read (not for a block hash). */
+  head?: number;
 }
 
 const EMPTY: ResolvedRange = { from: 1, to: 0 };
@@ -57,7 +59,7 @@ export function resolveRange(spec: FilterSpec, reader: StoreReader): ResolvedRan
     throw new RangeBeyondHeadError(spec.toBlock.number, head);
   }
   if (from > to) throw new RangeInvertedError(from, to);
-  const range: ResolvedRange = { from: Math.max(from, reader.earliest()), to: Math.min(to, head) };
+  const range: ResolvedRange = { from: Math.max(from, reader.earliest()), to: Math.min(to, head), head };
   if (toIsPending) range.pending = reader.pending();
   return range;
 }

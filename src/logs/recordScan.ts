@@ -33,69 +33,109 @@ export function prepareRecordQuery(addresses: Uint8Array[], topics: (Uint8Array[
 }
 
 /**
+ * Arrays scanRecord reuses from call to call, grown as a record needs: the scans of a thread run one
+ * at a time and synchronously, and a typed array allocated per block costs more than the walk of a
+ * small block's record.
+ */
+const scratch = {
+  /** Per address of the record's table: 1 when the filter names it. */
+  addressNamed: new Uint8Array(64),
+  /** Where each topic of the record's dictionary starts. */
+  topicOffsets: new Int32Array(256),
+  /** Per (dictionary topic, filter position): 0 unknown, 1 matches, -1 does not. */
+  topicMemo: new Int8Array(1024),
+};
+
+/** `array`, or a larger one of the same kind when it holds fewer than `size` elements. */
+function atLeast<T extends Uint8Array | Int8Array | Int32Array>(array: T, size: number, make: (size: number) => T): T {
+  return array.length >= size ? array : make(Math.max(size, 2 * array.length));
+}
+
+/** The order of `raw[off, off + 20)` against the 20-byte `address`: negative, zero or positive (a loop: a native compare costs more for 20 bytes). */
+function compareAddressAt(raw: Uint8Array, off: number, address: Uint8Array): number {
+  for (let i = 0; i < 20; i++) {
+    const d = raw[off + i]! - address[i]!;
+    if (d !== 0) return d;
+  }
+  return 0;
+}
+
+/** Whether `raw[off, off + value.length)` equals `value`. */
+function equalAt(raw: Uint8Array, off: number, value: Uint8Array): boolean {
+  for (let i = 0; i < value.length; i++) if (raw[off + i] !== value[i]) return false;
+  return true;
+}
+
+/** Marks in `named` the entries of the record's sorted address table (`count` at `base`) that `addresses` name; whether any is. */
+function markNamedAddresses(raw: Uint8Array, base: number, count: number, addresses: Uint8Array[], named: Uint8Array): boolean {
+  let any = false;
+  for (const a of addresses) {
+    let lo = 0;
+    let hi = count - 1;
+    while (lo <= hi) {
+      const mid = (lo + hi) >> 1;
+      const c = compareAddressAt(raw, base + mid * 20, a);
+      if (c === 0) {
+        named[mid] = 1;
+        any = true;
+        break;
+      }
+      if (c < 0) lo = mid + 1;
+      else hi = mid - 1;
+    }
+  }
+  return any;
+}
+
+/**
+ * Whether dictionary topic `index` (at `offset`: a length byte, then the stripped bytes) is one of
+ * `alternatives`, remembered in `memo` at `cell`.
+ */
+function topicIs(raw: Uint8Array, offset: number, alternatives: Buffer[], memo: Int8Array, cell: number): boolean {
+  const known = memo[cell]!;
+  if (known !== 0) return known > 0;
+  const len = raw[offset]!;
+  let ok = false;
+  for (const alt of alternatives) {
+    if (alt.length === len && equalAt(raw, offset + 1, alt)) {
+      ok = true;
+      break;
+    }
+  }
+  memo[cell] = ok ? 1 : -1;
+  return ok;
+}
+
+/**
  * Renders every log in `raw` that matches `q` into `out`, in order: as JSON into a JsonSink
  * (comma-separated, a comma before each log when the sink is not empty), or through a
  * RecordRenderer; returns how many matched. Returns 0 at once when the block's address table holds
  * none of the filter's addresses. (Each output has its own call site, so both stay monomorphic.)
+ * The position in the record is a plain local, read and advanced in place (a closure over it would
+ * keep it in memory, not in a register).
  */
 export function scanRecord(raw: Buffer, q: RecordQuery, block: RecordBlock, out: JsonSink | RecordRenderer): number {
-  let pos = 0;
-  const varint = (): number => {
-    const value = readVarint(raw, pos);
-    pos = varintEnd;
-    return value;
-  };
-
-  const addressCount = varint();
+  const addressCount = readVarint(raw, 0);
+  let pos = varintEnd;
   const addressBase = pos;
   pos += addressCount * 20;
-  let addressOk: Uint8Array | undefined;
+  let addressNamed: Uint8Array | undefined;
   if (q.addresses.length > 0) {
-    addressOk = new Uint8Array(addressCount);
-    let any = false;
-    for (const a of q.addresses) {
-      let lo = 0;
-      let hi = addressCount - 1;
-      while (lo <= hi) {
-        const mid = (lo + hi) >> 1;
-        const off = addressBase + mid * 20;
-        const c = raw.compare(a, 0, 20, off, off + 20);
-        if (c === 0) {
-          addressOk[mid] = 1;
-          any = true;
-          break;
-        }
-        if (c < 0) lo = mid + 1;
-        else hi = mid - 1;
-      }
-    }
-    if (!any) return 0;
+    addressNamed = scratch.addressNamed = atLeast(scratch.addressNamed, addressCount, (n) => new Uint8Array(n));
+    addressNamed.fill(0, 0, addressCount);
+    if (!markNamedAddresses(raw, addressBase, addressCount, q.addresses, addressNamed)) return 0;
   }
 
-  const topicCount = varint();
-  const topicOffsets = new Int32Array(topicCount);
+  const topicCount = readVarint(raw, pos);
+  pos = varintEnd;
+  const topicOffsets = (scratch.topicOffsets = atLeast(scratch.topicOffsets, topicCount, (n) => new Int32Array(n)));
   for (let i = 0; i < topicCount; i++) {
     topicOffsets[i] = pos;
     pos += 1 + raw[pos]!;
   }
   const positions = q.topics.length;
-  const memo = positions > 0 ? new Int8Array(topicCount * positions) : undefined;
-  const topicMatches = (position: number, index: number): boolean => {
-    const cell = index * positions + position;
-    const known = memo![cell]!;
-    if (known !== 0) return known > 0;
-    const off = topicOffsets[index]!;
-    const len = raw[off]!;
-    let ok = false;
-    for (const alt of q.topics[position]!) {
-      if (alt.length === len && raw.compare(alt, 0, len, off + 1, off + 1 + len) === 0) {
-        ok = true;
-        break;
-      }
-    }
-    memo![cell] = ok ? 1 : -1;
-    return ok;
-  };
+  const memo = (scratch.topicMemo = atLeast(scratch.topicMemo, topicCount * positions, (n) => new Int8Array(n)));
+  memo.fill(0, 0, topicCount * positions);
 
   let blockHash: Uint8Array | undefined;
   let timestamp = 0;
@@ -110,20 +150,26 @@ export function scanRecord(raw: Buffer, q: RecordQuery, block: RecordBlock, out:
     dataWords: false,
   };
   const logTopics = log.topicOffsets;
-  const logCount = varint();
+  const logCount = readVarint(raw, pos);
+  pos = varintEnd;
   let matched = 0;
   for (let logIndex = 0; logIndex < logCount; logIndex++) {
-    const txIndex = varint();
-    const addressIndex = varint();
+    const txIndex = readVarint(raw, pos);
+    const addressIndex = readVarint(raw, varintEnd);
+    pos = varintEnd;
     const n = raw[pos++]!;
-    let ok = addressOk === undefined || addressOk[addressIndex] === 1;
-    if (ok && n < positions) ok = false;
+    let ok = (addressNamed === undefined || addressNamed[addressIndex] === 1) && n >= positions;
     for (let t = 0; t < n; t++) {
-      const index = varint();
+      const index = readVarint(raw, pos);
+      pos = varintEnd;
       if (t < 4) logTopics[t] = topicOffsets[index]!;
-      if (ok && t < positions && q.topics[t] !== null && !topicMatches(t, index)) ok = false;
+      if (ok && t < positions) {
+        const alternatives = q.topics[t];
+        if (alternatives !== null && !topicIs(raw, topicOffsets[index]!, alternatives!, memo, index * positions + t)) ok = false;
+      }
     }
-    const tag = varint();
+    const tag = readVarint(raw, pos);
+    pos = varintEnd;
     const length = Math.floor(tag / 2);
     const dataStart = pos;
     if (tag % 2 === 0) pos += length;
@@ -152,4 +198,3 @@ export function scanRecord(raw: Buffer, q: RecordQuery, block: RecordBlock, out:
   }
   return matched;
 }
-
