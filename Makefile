@@ -86,6 +86,21 @@ bench-scale: build
 bench-small: build
 	node dist/native-free-bench/run.js --only small
 
+.PHONY: cluster test-cluster
+
+# Three replicas behind HAProxy on loopback (deploy/README.md): the balancer on CLUSTER_PORT, the
+# replicas on CLUSTER_REPLICA_PORT and the two ports after it, anvil (when installed) on CLUSTER_NODE_PORT.
+CLUSTER_PORT         ?= 8600
+CLUSTER_REPLICA_PORT ?= 8601
+CLUSTER_NODE_PORT    ?= 8610
+cluster: build
+	@CLUSTER_PORT=$(CLUSTER_PORT) CLUSTER_REPLICA_PORT=$(CLUSTER_REPLICA_PORT) CLUSTER_NODE_PORT=$(CLUSTER_NODE_PORT) bash scripts/cluster.sh
+
+# The cluster test alone, which here must run: a missing haproxy fails it instead of skipping it.
+test-cluster: build
+	@command -v haproxy >/dev/null || { echo "make test-cluster needs HAProxy on PATH: sudo apt-get install -y haproxy"; exit 1; }
+	CLUSTER_REQUIRED=1 node --test --test-reporter=spec dist/test/integration/cluster.test.js
+
 .PHONY: fuzz crash differential
 
 # Long variants of the fuzz, crash-safety and engine-vs-oracle tests (`make test` runs short seeded ones).

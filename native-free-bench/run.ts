@@ -4,7 +4,7 @@
  * on this machine, printed as one table and written as JSON, Markdown and an SVG chart under
  * native-free-bench/results/.
  *
- *   node dist/native-free-bench/run.js [--quick] [--only logs,http,anvil,small,ingest,export,micro]
+ *   node dist/native-free-bench/run.js [--quick] [--only logs,http,anvil,small,cluster,ingest,export,micro]
  *
  * With --only, just the named sections run and the table is printed, not written: results/ keeps
  * the last whole run (the README's table is copied from results/full.md).
@@ -13,6 +13,7 @@ import { existsSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { ANVIL_BIN } from '../test/integration/anvil.js';
 import { measureAnvil } from './anvilBaseline.js';
+import { measureCluster } from './cluster.js';
 import { ensureDataset } from './dataset.js';
 import { measureExport } from './exportLogs.js';
 import { measureHttp } from './http.js';
@@ -38,7 +39,7 @@ const PROFILES = {
 } as const;
 
 /** The sections of the benchmark, in the order they run. */
-const SECTIONS = ['logs', 'http', 'anvil', 'small', 'ingest', 'export', 'micro'] as const;
+const SECTIONS = ['logs', 'http', 'anvil', 'small', 'cluster', 'ingest', 'export', 'micro'] as const;
 type Section = (typeof SECTIONS)[number];
 
 /** The seed of the benchmark datasets (fixed: every run measures the same chain). */
@@ -111,6 +112,16 @@ async function main(): Promise<void> {
       } catch (error) {
         console.log(`small requests failed, their rows are missing: ${(error as Error).stack}`);
         extra.small = { error: (error as Error).message };
+      }
+    });
+  }
+  if (run.has('cluster')) {
+    await step('cluster', 'replicas behind HAProxy', async () => {
+      try {
+        rows.push(...(await measureCluster({ seconds: p.seconds, connections: 50 })));
+      } catch (error) {
+        console.log(`cluster skipped or failed, its rows are missing: ${(error as Error).message}`);
+        extra.cluster = { error: (error as Error).message };
       }
     });
   }

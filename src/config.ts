@@ -160,3 +160,26 @@ export const DEFAULT_GZIP_LEVEL = 1;
  * qualities 4 and up cost several times more for 10-15% less (native-free-bench/compression.ts).
  */
 export const DEFAULT_BROTLI_QUALITY = 1;
+
+/**
+ * Blocks a replica may be behind its node and still answer /ready with 200 (serve --max-lag-blocks):
+ * about a minute of mainnet slots, more than one follow poll and commit take, so a healthy replica
+ * does not flap while a new block is on its way, and few enough that a balancer stops sending clients
+ * to one that fell behind.
+ */
+export const DEFAULT_MAX_LAG_BLOCKS = 5;
+
+/** First wait before a replica restarts its failed follow-mode ingest: a node restarting is back within seconds. */
+export const REPLICA_RESTART_MIN_MS = 500;
+
+/** Longest wait between restarts of a failing follow-mode ingest (doubling from the first): retried often enough to catch up soon after the node returns. */
+export const REPLICA_RESTART_MAX_MS = 10_000;
+
+/** A follow-mode ingest that ran this long before failing restarts after the shortest wait again: it was healthy, its failure is news. */
+export const REPLICA_HEALTHY_RUN_MS = 60_000;
+
+/** How long a stopping replica waits for its ingest to commit its current batch and exit before killing it (a batch commits within seconds). */
+export const REPLICA_INGEST_STOP_MS = 10_000;
+
+/** Timeout of the replica's own eth_blockNumber poll of its node (the lag it reports): far above a node's answer, well under a poll interval's worth of lag. */
+export const NODE_HEAD_TIMEOUT_MS = 5_000;

@@ -20,6 +20,7 @@ import { rateLimiterFor, type RateLimitOptions } from './limits/options.js';
 import type { Logger } from './logger.js';
 import { LogEngine } from './logs/engine.js';
 import { createServiceMetrics } from './metrics/metrics.js';
+import type { ReplicaSync } from './replica/lag.js';
 import type { MethodContext } from './rpc/method.js';
 import { METHODS } from './rpc/methods/index.js';
 import { checkApiKey } from './store/apiKeys.js';
@@ -54,6 +55,8 @@ export interface ServiceOptions {
   compression?: CompressionOptions | false;
   /** One info line per HTTP request: 'on' (the default), 'off', or `{ sample: N }` (one in N, refusals and 5xx always). */
   accessLog?: AccessLogMode;
+  /** The node a replica follows (serve --follow-rpc) and the lag it tolerates: /ready and eth_syncing answer against it. */
+  replica?: ReplicaSync;
 }
 
 /** A running service. */
@@ -82,6 +85,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   accessLogEvery(accessLog);
   const store = openStore(options.dataDir, { readOnly: true });
   const reader = new StoreReader(store);
+  options.replica?.gauge.setStartingBlock(reader.head());
   const limits: LogLimits = { ...DEFAULT_LOG_LIMITS, ...options.limits };
   const onError = (message: string, error: unknown) => options.logger.error(message, error);
   const engine = new LogEngine({ dataDir: options.dataDir, limits, threads: options.threads, inlineBudgetUs: options.inlineBudgetUs, onError });
@@ -91,14 +95,14 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   const httpThreads = httpThreadCount(options.httpThreads, options.logger);
   const threads =
     httpThreads > 1
-      ? new HttpThreads({ threads: httpThreads, dataDir: options.dataDir, limits, inlineBudgetUs: engine.inlineBudgetUs, queryLogs: (spec) => engine.queryOnPool(spec, reader), filters, rateLimit, metrics: options.metrics !== false, logger: options.logger })
+      ? new HttpThreads({ threads: httpThreads, dataDir: options.dataDir, limits, inlineBudgetUs: engine.inlineBudgetUs, queryLogs: (spec) => engine.queryOnPool(spec, reader), filters, rateLimit, metrics: options.metrics !== false, sync: options.replica, logger: options.logger })
       : undefined;
   const metrics = options.metrics === false ? undefined : createServiceMetrics({ dataDir: options.dataDir, reader, engine, methods: METHODS.keys(), threads, filters });
   const graceMs = options.shutdownGraceMs ?? limits.timeoutMs + SHUTDOWN_GRACE_MARGIN_MS;
   const front: HttpServerOptions = {
     host: options.host,
     port: options.port,
-    ...storeFront({ store, ctx, onError, observer: metrics?.calls, metrics: metrics?.render }),
+    ...storeFront({ store, ctx, onError, observer: metrics?.calls, metrics: metrics?.render, sync: options.replica }),
     rateLimit,
     logger: options.logger,
     onResponse: metrics?.onResponse,

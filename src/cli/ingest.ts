@@ -99,6 +99,11 @@ export async function ingestCommand(argv: string[]): Promise<number> {
   const onTerm = () => onSignal('SIGTERM');
   process.once('SIGINT', onInt);
   process.once('SIGTERM', onTerm);
+  // Run by a replica (serve --follow-rpc) with an IPC channel: the channel closing means the replica
+  // died, and no writer is left behind it. The channel alone keeps no run alive.
+  const onOrphaned = () => onSignal('the replica running it exited');
+  process.channel?.unref();
+  process.once('disconnect', onOrphaned);
   try {
     const r = await runIngest({ ...options, progress: true, signal: stop.signal, logger });
     const rate = (n: number) => Math.round(n / Math.max(r.seconds, 1e-9));
@@ -111,5 +116,6 @@ export async function ingestCommand(argv: string[]): Promise<number> {
   } finally {
     process.removeListener('SIGINT', onInt);
     process.removeListener('SIGTERM', onTerm);
+    process.removeListener('disconnect', onOrphaned);
   }
 }

@@ -4,11 +4,11 @@
  * order of precedence (src/cli/options.ts).
  */
 import { availableParallelism } from 'node:os';
-import { DEFAULT_BROTLI_QUALITY, DEFAULT_COMPRESSION_MIN_BYTES, DEFAULT_GZIP_LEVEL, DEFAULT_HOST, DEFAULT_RATE_BURST_SECONDS, DEFAULT_RATE_LIMIT_PER_SECOND, DEFAULT_HTTP_PORT, LOG_QUERY_TIMEOUT_MS, MAX_FILTER_PARAMS, MAX_LOG_RESULTS, SHUTDOWN_GRACE_MARGIN_MS, STREAM_TIMEOUT_MS } from '../config.js';
+import { DEFAULT_MAX_LAG_BLOCKS, FOLLOW_POLL_MS, DEFAULT_BROTLI_QUALITY, DEFAULT_COMPRESSION_MIN_BYTES, DEFAULT_GZIP_LEVEL, DEFAULT_HOST, DEFAULT_RATE_BURST_SECONDS, DEFAULT_RATE_LIMIT_PER_SECOND, DEFAULT_HTTP_PORT, LOG_QUERY_TIMEOUT_MS, MAX_FILTER_PARAMS, MAX_LOG_RESULTS, SHUTDOWN_GRACE_MARGIN_MS, STREAM_TIMEOUT_MS } from '../config.js';
 import type { AccessLogMode } from '../http/accessLog.js';
 import type { CompressionOptions } from '../http/compress.js';
 import { createLogger, LOG_LEVELS, type LogLevel } from '../logger.js';
-import { existingStore } from './args.js';
+import { existingStore, UsageError } from './args.js';
 import { optionsHelp, resolveOptions, type OptionSpec } from './options.js';
 
 /** Largest value a millisecond or count option takes (about 24 days: setTimeout's limit). */
@@ -66,7 +66,24 @@ export const SERVE_OPTIONS: readonly OptionSpec[] = [
     description: 'one info line per HTTP request; sample:N writes one in N per HTTP thread, and 401, 413, 429 and 5xx always',
   },
   { name: 'log-level', type: { kind: 'choice', choices: LOG_LEVELS }, default: 'info', placeholder: 'LEVEL', description: 'log level (JSON lines on stderr)' },
+  {
+    name: 'follow-rpc',
+    type: { kind: 'pattern', pattern: /^https?:\/\/\S+$/, expected: 'an http:// or https:// URL' },
+    placeholder: 'URL',
+    description: "run as a replica: follow this node's head (ingest --follow, a supervised child) while serving, and report the lag",
+  },
+  { name: 'follow-poll-ms', type: { kind: 'integer', min: 1, max: MAX_OPTION_INT }, default: FOLLOW_POLL_MS, placeholder: 'MS', description: "with --follow-rpc, how often the node's head is polled" },
+  { name: 'follow-storage', type: { kind: 'choice', choices: ['prestate', 'none'] }, default: 'prestate', placeholder: 'MODE', description: 'with --follow-rpc, storage history copied as ingest --storage does' },
+  {
+    name: 'max-lag-blocks',
+    type: { kind: 'integer', min: 0, max: MAX_OPTION_INT },
+    default: DEFAULT_MAX_LAG_BLOCKS,
+    description: "with --follow-rpc, blocks the store may be behind the node while /ready answers 200 and eth_syncing false",
+  },
 ];
+
+/** The options only a replica takes: given without --follow-rpc they would mean nothing, and are refused. */
+const REPLICA_OPTIONS = ['follow-poll-ms', 'follow-storage', 'max-lag-blocks'];
 
 /** Usage text of `serve`. */
 export const SERVE_USAGE = `Usage: ethlogd serve --data DIR [options]
@@ -78,6 +95,11 @@ when gRPC is on. SIGINT/SIGTERM stop accepting at once, let requests in flight f
 --shutdown-grace-ms, then close the workers and the store: exit 0, or 1 if requests had to be cut;
 a second signal exits at once.
 
+With --follow-rpc URL it is a replica: it also runs ingest --follow on DIR against the node (a child
+process it restarts, logging why, whenever it stops), polls the node's head, and answers /ready with
+503 while the store is more than --max-lag-blocks behind it (eth_syncing agrees). Every JSON-RPC
+answer carries X-Ethlogd-Head: the head of the snapshot it was answered from.
+
 Each option is read from its flag, else its environment variable, else the config file, else its
 default.
 
@@ -86,16 +108,25 @@ ${optionsHelp(SERVE_OPTIONS)}`;
 
 /** Runs `serve`. */
 export async function serveCommand(argv: string[]): Promise<number> {
-  const { values: v, help } = resolveOptions(argv, SERVE_OPTIONS);
+  const resolved = resolveOptions(argv, SERVE_OPTIONS);
+  const { values: v, help } = resolved;
   if (help) {
     console.log(SERVE_USAGE);
     return 0;
   }
+  const { sources } = resolved;
+  const followRpc = v['follow-rpc'] as string | undefined;
+  const strayReplicaOption = REPLICA_OPTIONS.find((name) => sources[name] !== 'default');
+  if (followRpc === undefined && strayReplicaOption !== undefined) throw new UsageError(`--${strayReplicaOption} needs --follow-rpc (the lag is measured against the node a replica follows)`);
   const logger = createLogger(v['log-level'] as LogLevel);
   // The servers' modules (uWebSockets.js, grpc-js) load here, so `serve --help` and usage errors start fast.
   const { startService } = await import('../service.js');
+  const { Replica } = await import('../replica/replica.js');
+  const dataDir = existingStore(v.data as string);
+  const replica = followRpc === undefined ? undefined : new Replica(v['max-lag-blocks'] as number);
   const service = await startService({
-    dataDir: existingStore(v.data as string),
+    dataDir,
+    replica: replica?.sync,
     host: v.host as string,
     port: v.port as number,
     grpcPort: v['grpc-port'] as number | undefined,
@@ -119,13 +150,16 @@ export async function serveCommand(argv: string[]): Promise<number> {
     accessLog: accessLogMode(v['access-log'] as string),
     logger,
   });
+  if (replica !== undefined && followRpc !== undefined) {
+    replica.follow({ rpc: followRpc, dataDir, pollMs: v['follow-poll-ms'] as number, storage: v['follow-storage'] as string, logLevel: v['log-level'] as LogLevel, logger });
+  }
   // The signal handlers go in before the lines that say it listens: a supervisor that stops the
   // server as soon as it reads them must not meet the default disposition (killed by the signal).
   const stopped = new Promise<number>((resolve) => {
     const stop = (signal: string) => {
       logger.info(`${signal}: shutting down`);
-      service.close().then(
-        (outcome) => resolve(outcome.clean ? 0 : 1),
+      Promise.all([service.close(), replica?.close()]).then(
+        ([outcome]) => resolve(outcome.clean ? 0 : 1),
         (error) => {
           logger.error('shutdown failed', error);
           resolve(1);

@@ -1,18 +1,28 @@
 /**
  * The operations endpoints of the HTTP front, without an API key: `GET /health` (liveness: the
- * process serves), `GET /ready` (the store is open and has a head, and the server is not draining)
+ * process serves), `GET /ready` (the store is open and has a head, the server is not draining, and a
+ * replica is within --max-lag-blocks of its node; the body says head, hash and lag either way)
  * and `GET /metrics` (Prometheus text exposition, when metrics are on). HEAD answers the same
  * headers without a body (compressed or not as GET would be, so Content-Length and Content-Encoding
  * agree); other methods get 405.
  */
+import { bytesToHex } from '../chain/hex.js';
+import { lagStatus, type ReplicaSync } from '../replica/lag.js';
 import type { StoreReader } from '../store/reader.js';
 import type { PathKind } from './accessLog.js';
 import { OPS_METHOD_NOT_ALLOWED } from './replies.js';
 import { CLIENT_CLOSED, sendReply, sendText, type ReplyOptions } from './respond.js';
 import type { HttpRequest, HttpResponse, TemplatedApp } from './uws.js';
 
-/** Whether the service can answer queries: ready (with its head block when it has a store), or why not. */
-export type Readiness = { ready: true; head?: number } | { ready: false; reason: string };
+/** Where the store stands when readiness is checked: its head block and hash, and its lag behind its node (null when it follows none, or either head is unknown). */
+export interface ReadyPosition {
+  head?: number;
+  hash?: string;
+  lag?: number | null;
+}
+
+/** Whether the service can answer queries (with where its store stands), or why not. */
+export type Readiness = ({ ready: true } | { ready: false; reason: string }) & ReadyPosition;
 
 /** The metrics exposition and its Content-Type. */
 export interface MetricsText {
@@ -57,10 +67,11 @@ function getOnly(hooks: OpsHooks, kind: PathKind, answer: (res: HttpResponse, op
   });
 }
 
-/** The /ready answer for `readiness`: 200 with the head, or 503 with the reason. */
+/** The /ready answer for `readiness`: 200, or 503 with the reason; both with `ready`, head, hash and lag. */
 function readyAnswer(readiness: Readiness): { status: string; body: string } {
-  if (readiness.ready) return { status: '200 OK', body: JSON.stringify({ status: 'ready', head: readiness.head }) };
-  return { status: '503 Service Unavailable', body: JSON.stringify({ status: 'unavailable', reason: readiness.reason }) };
+  const position = { head: readiness.head, hash: readiness.hash, lag: readiness.lag ?? null };
+  if (readiness.ready) return { status: '200 OK', body: JSON.stringify({ ready: true, status: 'ready', ...position }) };
+  return { status: '503 Service Unavailable', body: JSON.stringify({ ready: false, status: 'unavailable', reason: readiness.reason, ...position }) };
 }
 
 /** Registers /health, /ready and (with `ops.metrics`) /metrics on `app`, with the server's `hooks`. */
@@ -99,13 +110,20 @@ export function registerOpsRoutes(app: TemplatedApp, ops: OpsEndpoints, hooks: O
   );
 }
 
-/** The readiness of a store: ready once it has a head block; not while it holds none, nor once it cannot be read (closed). */
-export function storeReadiness(reader: StoreReader): Readiness {
+/**
+ * The readiness of a store: ready once it has a head block, and for a replica (`sync`) while it is
+ * within its lag of the node (replica/lag.ts); not while it holds none, nor once it cannot be read (closed).
+ */
+export function storeReadiness(reader: StoreReader, sync?: ReplicaSync): Readiness {
   let head: number | undefined;
+  let hash: string | undefined;
   try {
     head = reader.head();
+    if (head !== undefined) hash = bytesToHex(reader.header(head)!.hash);
   } catch {
     return { ready: false, reason: 'the store cannot be read' };
   }
-  return head === undefined ? { ready: false, reason: 'the store holds no block yet' } : { ready: true, head };
+  if (sync === undefined) return head === undefined ? { ready: false, reason: 'the store holds no block yet' } : { ready: true, head, hash, lag: null };
+  const { lag, behind } = lagStatus(head, sync);
+  return behind === undefined ? { ready: true, head, hash, lag } : { ready: false, reason: behind, head, hash, lag };
 }

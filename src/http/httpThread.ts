@@ -19,6 +19,7 @@ import { CallStatsTable, StatusCounts } from '../metrics/callStats.js';
 import type { MethodContext } from '../rpc/method.js';
 import { StoreReader } from '../store/reader.js';
 import { RemoteFilters } from '../filters/remote.js';
+import { NodeHeadGauge } from '../replica/nodeHead.js';
 import { closeStore, openStore } from '../store/schema.js';
 import type { MetricsText } from './health.js';
 import { startHttpServer, type HttpServer } from './server.js';
@@ -135,6 +136,7 @@ try {
         onError: (message, error) => logger.error(message, error),
         observer: calls,
         metrics: data.metrics ? () => scrapes.ask((id) => post({ type: 'metrics', id })) : undefined,
+        sync: data.sync && { gauge: new NodeHeadGauge(data.sync.buffer), maxLagBlocks: data.sync.maxLagBlocks },
       }),
       rateLimit: data.rateLimit && new RateLimiter(data.rateLimit.limit, { buffer: data.rateLimit.buffer }),
       logger,

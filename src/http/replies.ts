@@ -2,7 +2,7 @@
  * The fixed HTTP error replies of the front (docs/api.md §7, §8): a status line, a JSON-RPC error
  * body with id null, and any extra headers.
  */
-import { AuthError, INVALID_KEY_MESSAGE, InternalError, InvalidRequestError, missingKeyMessage, REVOKED_KEY_MESSAGE, type RpcError } from '../rpc/errors.js';
+import { AuthError, BehindHeadError, INVALID_KEY_MESSAGE, InternalError, InvalidRequestError, missingKeyMessage, REVOKED_KEY_MESSAGE, type RpcError } from '../rpc/errors.js';
 
 /** An HTTP reply decided by the transport, before or instead of the JSON-RPC layer. */
 export interface Reply {
@@ -60,3 +60,11 @@ export const AUTH_FAILURE = reply('500 Internal Server Error', new InternalError
 export function payloadTooLarge(limit: number): Reply {
   return reply('413 Payload Too Large', new InvalidRequestError(`request body too large, limit ${limit} bytes`));
 }
+
+/** 503 for a request whose X-Ethlogd-Min-Head `floor` the store's `head` did not reach in time (minHead.ts); a balancer retries it elsewhere. */
+export function behindHead(floor: number, head: number | undefined): Reply {
+  return reply('503 Service Unavailable', new BehindHeadError(floor, head), [['Retry-After', '1']]);
+}
+
+/** 400: an X-Ethlogd-Min-Head that is not a decimal block number. */
+export const INVALID_MIN_HEAD = reply('400 Bad Request', new InvalidRequestError('X-Ethlogd-Min-Head must be a decimal block number'));

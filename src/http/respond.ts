@@ -6,6 +6,7 @@
  */
 import type { Transform } from 'node:stream';
 import { writeCorsOrigin } from './cors.js';
+import { HEAD_HEADER_NAME } from './headHeader.js';
 import type { RpcBody } from '../rpc/handler.js';
 import type { AnswerCoding, ContentCoding } from './compress.js';
 import type { Reply } from './replies.js';
@@ -38,6 +39,8 @@ export interface ReplyOptions {
   close?: boolean;
   /** What the request accepts (compress.ts); without it the body goes out as it is, without Vary. */
   coding?: AnswerCoding;
+  /** The X-Ethlogd-Head value of a JSON-RPC reply (headHeader.ts); none on the operations answers. */
+  storeHead?: Buffer;
   /** Hears how the response ended, once it is handed to the socket. */
   onEnd?: (end: ResponseEnd) => void;
 }
@@ -48,6 +51,8 @@ export interface JsonOptions {
   close?: boolean;
   /** What the request accepts (compress.ts); without it the answer goes out as it is, without Vary. */
   coding?: AnswerCoding;
+  /** The X-Ethlogd-Head value: the head of the snapshot the calls were answered from (headHeader.ts). */
+  storeHead?: Buffer;
   /** Called once the whole answer is handed to the socket (not when the client goes away first). */
   onEnd?: (end: ResponseEnd) => void;
 }
@@ -103,9 +108,10 @@ const APPLICATION_JSON = Buffer.from('application/json');
 const VARY = Buffer.from('Vary');
 const ACCEPT_ENCODING = Buffer.from('Accept-Encoding');
 
-/** Writes the headers every JSON response carries. */
-function writeJsonHeaders(res: HttpResponse): void {
+/** Writes the headers every JSON response carries, X-Ethlogd-Head with them when the store has a head. */
+function writeJsonHeaders(res: HttpResponse, storeHead: Buffer | undefined): void {
   res.writeHeader(CONTENT_TYPE, APPLICATION_JSON);
+  if (storeHead !== undefined) res.writeHeader(HEAD_HEADER_NAME, storeHead);
   writeCorsOrigin(res);
 }
 
@@ -138,7 +144,7 @@ export function sendReply(res: HttpResponse, reply: Reply, options: ReplyOptions
   res.cork(() => {
     res.writeStatus(reply.status);
     for (const [name, value] of reply.headers) res.writeHeader(name, value);
-    writeJsonHeaders(res);
+    writeJsonHeaders(res, options.storeHead);
     writeCodingHeaders(res, options.coding, encoded.coding);
     endWith(res, encoded, options);
   });
@@ -177,7 +183,7 @@ export function sendJson(res: HttpResponse, body: RpcBody, options: JsonOptions 
   if (body.length <= STREAM_THRESHOLD_CHARS || !uwsNative) {
     const encoded = encodeWith(body, coding, chosen);
     res.cork(() => {
-      writeJsonHeaders(res);
+      writeJsonHeaders(res, options.storeHead);
       writeCodingHeaders(res, coding, encoded.coding);
       if (uwsNative) res.end(encoded.body, options.close);
       else res.end(encoded.body);
@@ -192,7 +198,7 @@ export function sendJson(res: HttpResponse, body: RpcBody, options: JsonOptions 
 
 /** Writes the headers of a streamed answer: JSON, its coding, and `Connection: close` when draining (tryEnd and write cannot close). */
 function writeStreamHeaders(res: HttpResponse, options: JsonOptions, applied: ContentCoding | null): void {
-  writeJsonHeaders(res);
+  writeJsonHeaders(res, options.storeHead);
   writeCodingHeaders(res, options.coding, applied);
   if (options.close) res.writeHeader('Connection', 'close');
 }

@@ -20,10 +20,13 @@ import { answerPreflight } from './cors.js';
 import { InFlight, SHUTTING_DOWN } from './drain.js';
 import { registerOpsRoutes, type OpsEndpoints } from './health.js';
 import { listenOn } from './listen.js';
+import { HeadWaiters, MIN_HEAD_HEADER, parseMinHead } from './minHead.js';
 import { callCount, tooManyRequests } from './rateLimit.js';
 import {
   AUTH_FAILURE,
+  behindHead,
   INTERNAL_ERROR_BODY,
+  INVALID_MIN_HEAD,
   INVALID_KEY,
   METHOD_NOT_ALLOWED,
   MISSING_KEY,
@@ -69,6 +72,12 @@ export interface HttpServerOptions {
    * exclusively; the caller checks first that no other process holds it (claimablePort in listen.ts).
    */
   sharePort?: boolean;
+  /** The X-Ethlogd-Head value of a request answered now (headHeader.ts); without it answers carry no head. */
+  storeHead?: () => Buffer | undefined;
+  /** The store's head block now (undefined: no block); with it a request's X-Ethlogd-Min-Head is honoured (minHead.ts), without it ignored. */
+  readHead?: () => number | undefined;
+  /** Longest a request waits for its X-Ethlogd-Min-Head (MIN_HEAD_WAIT_MS by default). */
+  minHeadWaitMs?: number;
   /** Serve JSON-RPC over WebSocket on the same port (ws/wsFront.ts), with subscriptions fed by this store's head. */
   ws?: Pick<WsFrontOptions, 'reader' | 'maxParams' | 'pollMs' | 'connectionsPerKey' | 'sendBufferBytes'>;
 }
@@ -179,6 +188,7 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<HttpServ
 
   const compression = opts.compression && new Compression(opts.compression);
   const accessLog = new AccessLog(logger, opts.accessLog ?? 'off');
+  const waiters = opts.readHead && new HeadWaiters(opts.readHead, opts.minHeadWaitMs);
 
   /** What the request accepts, from its Accept-Encoding (read while uWS's request is valid: in the route handler). */
   function codingOf(req: HttpRequest): AnswerCoding {
@@ -193,18 +203,21 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<HttpServ
   /** Sends a fixed reply to an API request: counted, and logged once written. */
   function refuse(res: HttpResponse, reply: Reply, entry: AccessEntry | undefined, options: ReplyOptions): void {
     count(statusOf(reply));
-    sendReply(res, reply, { ...options, onEnd: (end) => accessLog.end(entry, end) });
+    sendReply(res, reply, { ...options, storeHead: opts.storeHead?.(), onEnd: (end) => accessLog.end(entry, end) });
   }
 
   /** Sends the answer of `handler` to `body`, now or when its promise settles; calls `done` once it is written. */
   function dispatch(res: HttpResponse, exchange: Exchange, body: Uint8Array, done: () => void): void {
     const { entry } = exchange;
+    // Read in the tick the handler starts in: the snapshot its calls read.
+    const storeHead = opts.storeHead?.();
     const send = (text: RpcBody) => {
       exchange.answered = true;
       count(200);
       exchange.delivery = sendJson(res, text, {
         close: inFlight.closing,
         coding: exchange.coding,
+        storeHead,
         onEnd: (end) => {
           accessLog.end(entry, end);
           done();
@@ -237,6 +250,23 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<HttpServ
         logger.error('http: writing an answer failed', err);
         done();
       });
+  }
+
+  /**
+   * Dispatches `body` once the store's head is at `floor`: now, or when the follow ingest gets there;
+   * refuses with 503 (a balancer retries elsewhere) when the wait runs out. The body is copied first
+   * when it has to wait: uWS reclaims a body handed over in place once its callback returns.
+   */
+  function dispatchAtHead(res: HttpResponse, exchange: Exchange, body: Uint8Array, floor: number, done: () => void): void {
+    if (waiters === undefined || waiters.reached(floor)) return dispatch(res, exchange, body, done);
+    const kept = Buffer.from(body);
+    waiters.wait(floor, (reached) => {
+      if (exchange.aborted) return;
+      if (reached) return dispatch(res, exchange, kept, done);
+      exchange.answered = true;
+      refuse(res, behindHead(floor, opts.readHead?.()), exchange.entry, { close: inFlight.closing, coding: exchange.coding });
+      done();
+    });
   }
 
   /**
@@ -278,6 +308,8 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<HttpServ
     }
     if (denied !== null) return refuse(res, denied, entry, { coding });
     if (!isJson(req.getHeader(CONTENT_TYPE))) return refuse(res, UNSUPPORTED_MEDIA_TYPE, entry, { coding });
+    const floor = waiters && parseMinHead(req.getHeader(MIN_HEAD_HEADER));
+    if (floor === null) return refuse(res, INVALID_MIN_HEAD, entry, { coding });
     const announced = contentLength(req.getHeader(CONTENT_LENGTH));
     if (announced > DISCARD_MAX_BYTES) return refuse(res, tooLarge, entry, { close: true, coding });
     const budget = announced > limit ? undefined : opts.rateLimit?.budget(key);
@@ -300,7 +332,7 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<HttpServ
       body: (bytes) => {
         if (entry) entry.bytesIn = bytes.byteLength;
         const refused = budget?.take(callCount(bytes));
-        if (!refused) return dispatch(res, exchange, bytes, done);
+        if (!refused) return floor === undefined ? dispatch(res, exchange, bytes, done) : dispatchAtHead(res, exchange, bytes, floor, done);
         exchange.answered = true;
         refuse(res, tooManyRequests(refused), entry, { close: inFlight.closing, coding });
         done();
@@ -378,6 +410,7 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<HttpServ
     drain,
     close(graceMs = 0): Promise<number> {
       closed ??= drain(graceMs).then((cut) => {
+        waiters?.close();
         ws?.close();
         (app as { close?: () => void }).close?.();
         (socket as FallbackListenSocket).http?.closeAllConnections();

@@ -8,9 +8,11 @@ import type { ErrorSink } from '../rpc/dispatcher.js';
 import { createRpcHandler } from '../rpc/dispatcher.js';
 import type { MethodContext } from '../rpc/method.js';
 import { METHODS } from '../rpc/methods/index.js';
+import type { ReplicaSync } from '../replica/lag.js';
 import type { CallObserver } from '../rpc/observe.js';
 import { checkApiKey } from '../store/apiKeys.js';
 import type { Store } from '../store/schema.js';
+import { HeadHeader } from './headHeader.js';
 import { storeReadiness, type MetricsText } from './health.js';
 import type { HttpServerOptions } from './server.js';
 
@@ -26,15 +28,20 @@ export interface StoreFrontParts {
   observer?: CallObserver;
   /** Renders /metrics; without it /metrics is not served. */
   metrics?: () => Promise<MetricsText>;
+  /** The node a replica follows and the lag it tolerates (/ready, eth_syncing); unset when it follows none. */
+  sync?: ReplicaSync;
 }
 
-/** The handler, key check and operations endpoints of an HTTP front over `parts.store`. */
-export function storeFront(parts: StoreFrontParts): Pick<HttpServerOptions, 'handler' | 'auth' | 'ops' | 'ws'> {
-  const { store, ctx } = parts;
+/** The handler, key check, answers' head header and operations endpoints of an HTTP front over `parts.store`. */
+export function storeFront(parts: StoreFrontParts): Pick<HttpServerOptions, 'handler' | 'auth' | 'storeHead' | 'readHead' | 'ops' | 'ws'> {
+  const { store, ctx, sync } = parts;
+  const head = new HeadHeader(ctx.reader);
   return {
-    handler: createRpcHandler(ctx, parts.onError, METHODS, parts.observer),
+    handler: createRpcHandler(sync === undefined ? ctx : { ...ctx, sync }, parts.onError, METHODS, parts.observer),
     auth: (key) => checkApiKey(store, key),
-    ops: { ready: () => storeReadiness(ctx.reader), metrics: parts.metrics },
+    storeHead: () => head.value(),
+    readHead: () => ctx.reader.head(),
+    ops: { ready: () => storeReadiness(ctx.reader, sync), metrics: parts.metrics },
     ws: { reader: ctx.reader, maxParams: ctx.limits.maxParams },
   };
 }

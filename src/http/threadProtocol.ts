@@ -40,6 +40,8 @@ export interface HttpThreadData {
   compression?: CompressionOptions;
   /** The access log, as on the main thread's front. */
   accessLog?: AccessLogMode;
+  /** A replica's node gauge (its shared buffer, replica/nodeHead.ts) and tolerated lag; unset when it follows no node. */
+  sync?: { buffer: SharedArrayBuffer; maxLagBlocks: number };
 }
 
 /** An error as plain data: its class name, message and own fields (code, data, …). */

@@ -34,6 +34,7 @@ import { claimablePort } from './listen.js';
 import { startHttpServer, type HttpServer, type HttpServerOptions } from './server.js';
 import { fromWireError, PendingReplies, toWireError, transferableChunks, type FromThread, type HttpThreadData, type LogLine, type ToThread } from './threadProtocol.js';
 import { uwsNative } from './uws.js';
+import type { ReplicaSync } from '../replica/lag.js';
 
 /** How to run the HTTP threads besides the main thread's app. */
 export interface HttpThreadsOptions {
@@ -52,6 +53,8 @@ export interface HttpThreadsOptions {
   rateLimit?: RateLimiter;
   /** Whether the threads count calls and responses and serve /metrics. */
   metrics: boolean;
+  /** The node a replica follows, whose gauge the threads share (/ready, eth_syncing); unset when it follows none. */
+  sync?: ReplicaSync;
   /** Writes the main thread's lines and the threads'. */
   logger: Logger;
 }
@@ -240,7 +243,7 @@ export class HttpThreads implements ThreadCountsSource {
       { length: options.threads - 1 },
       (_, i) =>
         new HttpThread(
-          { thread: i + 1, dataDir: options.dataDir, host: front.host, port, limits: options.limits, inlineBudgetUs: options.inlineBudgetUs, rateLimit, metrics: options.metrics, logLevels, compression: front.compression, accessLog: front.accessLog },
+          { thread: i + 1, dataDir: options.dataDir, host: front.host, port, limits: options.limits, inlineBudgetUs: options.inlineBudgetUs, rateLimit, metrics: options.metrics, logLevels, compression: front.compression, accessLog: front.accessLog, sync: options.sync && { buffer: options.sync.gauge.buffer, maxLagBlocks: options.sync.maxLagBlocks } },
           services,
         ),
     );

@@ -154,6 +154,14 @@ export class ShuttingDownError extends RpcError {
   }
 }
 
+/** -32000: a replica behind the head its client has already been answered at (X-Ethlogd-Min-Head), still behind after waiting. */
+export class BehindHeadError extends RpcError {
+  /** Builds the refusal of a request that needs block `floor` from a store whose head is `head` (undefined: no block). */
+  constructor(floor: number, head: number | undefined) {
+    super(-32000, `this replica's head is ${head ?? 'no block'}, behind block ${floor} that this API key has been answered at; retry (another replica)`);
+  }
+}
+
 /** -32000: a polling filter this server does not hold (never installed, uninstalled, or expired), in geth's words. */
 export class FilterNotFoundError extends RpcError {
   /** Builds geth's message. */

@@ -5,6 +5,7 @@ import type { LogLimits } from '../config.js';
 import type { FilterService } from '../filters/registry.js';
 import type { LogChunks } from '../logs/answer.js';
 import type { FilterSpec } from '../logs/filter.js';
+import type { ReplicaSync } from '../replica/lag.js';
 import type { StoreReader } from '../store/reader.js';
 
 /** A result that is already JSON (log fragments rendered elsewhere): its parts are spliced in as they are. */
@@ -27,6 +28,8 @@ export interface MethodContext {
   queryLogs: LogQuery;
   /** The polling filters (the HTTP and WebSocket fronts); absent, the filter methods are not served. */
   filters?: FilterService;
+  /** The node a replica follows (serve --follow-rpc): eth_syncing answers against it; absent, eth_syncing is false. */
+  sync?: ReplicaSync;
   /**
    * Set by the JSON-RPC envelope, which splices RawJson into its answers: block and transaction
    * lookups then answer with JSON rendered straight from the stored records. Unset (other fronts),

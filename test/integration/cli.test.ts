@@ -350,6 +350,7 @@ describe('help and usage errors', () => {
       ['keys', 'revoke', '--data', data, 'ab'.repeat(32)],
       ['reindex', '--data', data],
       ['verify', '--data', data],
+      ['snapshot', '--data', data, '--out', join(dir, 'snapshot-out')],
       ['query', 'logs', '--data', data],
       ['serve', '--data', data, '--port', '0'],
     ]);
@@ -362,7 +363,7 @@ describe('help and usage errors', () => {
     assert.deepEqual(readdirSync(empty), [], 'the empty directory stays empty');
   });
 
-  const commands = ['serve', 'generate', 'keys', 'reindex', 'verify'];
+  const commands = ['serve', 'generate', 'keys', 'reindex', 'verify', 'snapshot'];
 
   test('--version prints the version package.json declares', async () => {
     const { version } = JSON.parse(readFileSync(fileURLToPath(new URL('../../../package.json', import.meta.url)), 'utf8')) as { version: string };

@@ -223,8 +223,9 @@ describe('two HTTP threads on one port', () => {
 
   test('/health, /ready and /metrics answer on every thread', async () => {
     assert.deepEqual(JSON.parse(await sameOnFreshConnections('/health')), { status: 'ok' });
-    const ready = JSON.parse(await sameOnFreshConnections('/ready')) as { status: string; head: number };
-    assert.deepEqual(ready, { status: 'ready', head: BLOCKS - 1 });
+    const ready = JSON.parse(await sameOnFreshConnections('/ready')) as { status: string; head: number; hash: string };
+    assert.deepEqual(ready, { ready: true, status: 'ready', head: BLOCKS - 1, hash: ready.hash, lag: null });
+    assert.match(ready.hash, /^0x[0-9a-f]{64}$/);
     // A scrape counts no response, so which thread answered it is unseen: enough fresh connections reach both.
     for (let i = 0; i < 16; i++) assert.match(await scrape(threaded), new RegExp(`^${THREAD_SERIES}\\{thread="1"\\} `, 'm'));
   });

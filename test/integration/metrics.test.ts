@@ -255,11 +255,12 @@ describe('health endpoints', () => {
     assert.equal(posted.headers.get('allow'), 'GET, HEAD');
   });
 
-  test('GET /ready: 200 with the head while the store is open and has blocks', async () => {
+  test('GET /ready: 200 with the head and its hash while the store is open and has blocks (lag null: it follows no node)', async () => {
     const head = await headBlock();
+    const { hash } = ((await post(JSON.stringify(call('eth_getBlockByNumber', ['latest', false])))).json as { result: { hash: string } }).result;
     const res = await fetch(`${service.url}/ready`);
     assert.equal(res.status, 200);
-    assert.deepEqual(await res.json(), { status: 'ready', head });
+    assert.deepEqual(await res.json(), { ready: true, status: 'ready', head, hash, lag: null });
     const asHead = await fetch(`${service.url}/ready`, { method: 'HEAD' });
     assert.equal(asHead.status, 200);
   });
@@ -271,7 +272,7 @@ describe('health endpoints', () => {
     try {
       const res = await fetch(`${empty.url}/ready`);
       assert.equal(res.status, 503);
-      assert.deepEqual(await res.json(), { status: 'unavailable', reason: 'the store holds no block yet' });
+      assert.deepEqual(await res.json(), { ready: false, status: 'unavailable', reason: 'the store holds no block yet', lag: null });
       assert.equal((await fetch(`${empty.url}/health`)).status, 200);
       assert.equal((await fetch(`${empty.url}/metrics`)).status, 404);
     } finally {

@@ -3,6 +3,7 @@
  */
 import { quantityToHex } from '../../chain/hex.js';
 import { CLIENT_VERSION } from '../../config.js';
+import { lagStatus } from '../../replica/lag.js';
 import { RpcError } from '../errors.js';
 import type { MethodContext, RpcMethod } from '../method.js';
 import { checkArity } from '../params.js';
@@ -45,10 +46,22 @@ export const web3_clientVersion: RpcMethod = (params) => {
 };
 
 /**
- * eth_syncing(): false. The service answers from its store, which is as synced as it is: a store
- * still being filled by `ingest` answers for the blocks it holds, and its head says how far it is.
+ * eth_syncing(): false, or geth's syncing object. A service that follows no node answers from its
+ * store, which is as synced as it is (its head says how far): false. A replica (serve --follow-rpc)
+ * answers by /ready's rule (replica/lag.ts): false while its store is within --max-lag-blocks of the
+ * node's head, else startingBlock (the store's head when it began following), currentBlock (its head)
+ * and highestBlock (the node's, as last seen; the current block while the node is not yet known).
  */
-export const eth_syncing: RpcMethod = (params) => {
+export const eth_syncing: RpcMethod = (params, ctx) => {
   checkArity(params, 0, 0);
-  return false;
+  if (ctx.sync === undefined) return false;
+  const head = ctx.reader.head();
+  const { nodeHead, behind } = lagStatus(head, ctx.sync);
+  if (behind === undefined) return false;
+  const current = head ?? 0;
+  return {
+    startingBlock: quantityToHex(ctx.sync.gauge.startingBlock() ?? 0),
+    currentBlock: quantityToHex(current),
+    highestBlock: quantityToHex(Math.max(nodeHead ?? current, current)),
+  };
 };
