@@ -5,7 +5,8 @@
  * eth_getBlockByNumber latest), each key one request after another, through the balancer while anvil
  * mines; a replica that serves keys is SIGKILLed, later restarted on its store; anvil reorganises once.
  * No request fails; for every key X-Ethlogd-Head never decreases; the restarted replica catches up
- * and is ready again; all three stores end identical. Skipped, saying so by name, when haproxy or
+ * and is ready again; all three stores end identical. A WebSocket subscribed to newHeads through the
+ * balancer (reconnecting and subscribing again whenever its replica goes away) hears the final head. Skipped, saying so by name, when haproxy or
  * anvil is missing (CLUSTER_REQUIRED=1, as make test-cluster sets, makes a missing haproxy a failure).
  */
 import assert from 'node:assert/strict';
@@ -13,6 +14,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
+import WebSocket from 'ws';
 import { runIngest } from '../../src/ingest/ingest.js';
 import { createLogger } from '../../src/logger.js';
 import { createApiKey } from '../../src/store/apiKeys.js';
@@ -27,6 +29,13 @@ import { Workload } from './workload.js';
 /** API keys sending requests at once, each one request after another. */
 const KEYS = 6;
 const REPLICAS = 3;
+/** Longest any request of the test may take: above HAProxy's 15 s server timeout, so a hung replica is named rather than waited on for fetch's 300 s. */
+const REQUEST_TIMEOUT_MS = 20_000;
+
+/** fetch with the test's timeout. */
+function fetchOnce(url: string, init: RequestInit = {}): Promise<Response> {
+  return fetch(url, { ...init, signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS) });
+}
 
 if (HAPROXY_MISSING && process.env.CLUSTER_REQUIRED === '1') throw new Error(HAPROXY_MISSING);
 const SKIP = HAPROXY_MISSING || ANVIL_MISSING;
@@ -52,14 +61,14 @@ let lb: string;
 
 /** Starts replica `r` (serve --follow-rpc on its store and port) and waits until it listens. */
 async function startReplica(r: Omit<Replica, 'process'>): Promise<Replica> {
-  const process = startCli(['serve', '--data', r.dir, '--port', String(r.port), '--threads', '1', '--http-threads', '1', '--grpc-port', 'off', '--access-log', 'off', '--log-level', 'warn', '--follow-rpc', anvil.url, '--follow-poll-ms', '20', '--max-lag-blocks', '2']);
-  await until(async () => (await fetch(`http://127.0.0.1:${r.port}/health`).catch(() => undefined))?.ok === true, `${r.name} listens`);
+  const process = startCli(['serve', '--data', r.dir, '--port', String(r.port), '--threads', '1', '--http-threads', '2', '--grpc-port', 'off', '--access-log', 'off', '--log-level', 'warn', '--follow-rpc', anvil.url, '--follow-poll-ms', '20', '--max-lag-blocks', '2']);
+  await until(async () => (await fetchOnce(`http://127.0.0.1:${r.port}/health`).catch(() => undefined))?.ok === true, `${r.name} listens`);
   return { ...r, process };
 }
 
 /** The /ready answer of replica `r`, asked directly. */
 async function readyOf(r: Replica): Promise<{ status: number; body: Obj }> {
-  const res = await fetch(`http://127.0.0.1:${r.port}/ready`);
+  const res = await fetchOnce(`http://127.0.0.1:${r.port}/ready`).catch((error: Error) => assert.fail(`${r.name} /ready: ${error.message}`));
   return { status: res.status, body: (await res.json()) as Obj };
 }
 
@@ -100,7 +109,7 @@ async function client(key: string, stop: () => boolean): Promise<KeyRun> {
             : { jsonrpc: '2.0', id: i, method: 'eth_getLogs', params: [{ fromBlock: hex(Math.max(0, head - 9)), toBlock: hex(head) }] };
     run.requests++;
     try {
-      const res = await fetch(`${lb}/v3/${key}`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
+      const res = await fetchOnce(`${lb}/v3/${key}`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
       const text = await res.text();
       const answer = JSON.parse(text) as Obj;
       if (res.status !== 200 || answer.error !== undefined) {
@@ -119,6 +128,45 @@ async function client(key: string, stop: () => boolean): Promise<KeyRun> {
     }
   }
   return run;
+}
+
+/** A newHeads subscriber through the balancer that reconnects whenever its socket closes. */
+class HeadsSubscriber {
+  /** Hashes of every head notified, over all connections. */
+  readonly hashes = new Set<string>();
+  /** Replicas that took the upgrade (X-Ethlogd-Replica of the 101 answer). */
+  readonly replicas = new Set<string>();
+  connections = 0;
+  private socket: WebSocket | undefined;
+  private stopped = false;
+
+  constructor(private readonly url: string) {
+    this.connect();
+  }
+
+  private connect(): void {
+    const socket = new WebSocket(this.url);
+    this.socket = socket;
+    socket.on('upgrade', (res) => this.replicas.add(String(res.headers['x-ethlogd-replica'])));
+    socket.on('open', () => {
+      this.connections++;
+      socket.send(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_subscribe', params: ['newHeads'] }));
+    });
+    socket.on('message', (data) => {
+      const message = JSON.parse(String(data)) as Obj;
+      if (message.method === 'eth_subscription') this.hashes.add(message.params.result.hash as string);
+    });
+    socket.on('error', () => {});
+    socket.on('close', () => {
+      if (!this.stopped) setImmediate(() => this.connect());
+    });
+  }
+
+  /** Closes the socket and stops reconnecting. */
+  close(): void {
+    this.stopped = true;
+    this.socket?.close();
+  }
 }
 
 before(async () => {
@@ -144,7 +192,7 @@ before(async () => {
   lb = `http://127.0.0.1:${ports[REPLICAS]}`;
   haproxy = Haproxy.start(`127.0.0.1:${ports[REPLICAS]}`, replicas.map((r) => `127.0.0.1:${r.port}`));
   await allAtAnvilHead(replicas);
-  await until(async () => haproxy.running && (await fetch(`${lb}/v3/${keys[0]}`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: '{"jsonrpc":"2.0","id":1,"method":"eth_chainId","params":[]}' }).catch(() => undefined))?.status === 200, `HAProxy answers: ${haproxy.output()}`);
+  await until(async () => haproxy.running && (await fetchOnce(`${lb}/v3/${keys[0]}`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: '{"jsonrpc":"2.0","id":1,"method":"eth_chainId","params":[]}' }).catch(() => undefined))?.status === 200, `HAProxy answers: ${haproxy.output()}`);
 });
 
 after(async () => {
@@ -157,12 +205,13 @@ after(async () => {
 test('cluster: three replicas behind HAProxy, a replica killed and restarted, a reorganisation: no failed request, no head going back, identical stores', { skip: SKIP }, async (t) => {
   let stopping = false;
   const clients = keys.map((key) => client(key, () => stopping));
+  const subscriber = new HeadsSubscriber(`${lb.replace('http:', 'ws:')}/ws/v3/${keys[0]}`);
   try {
     await workload.mine(8, { special: false });
     // The replica that serves the most keys so far is killed.
     const answered = new Map<string, number>();
     await until(async () => {
-      const res = await Promise.all(keys.map((key) => fetch(`${lb}/v3/${key}`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: '{"jsonrpc":"2.0","id":1,"method":"eth_chainId","params":[]}' })));
+      const res = await Promise.all(keys.map((key) => fetchOnce(`${lb}/v3/${key}`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: '{"jsonrpc":"2.0","id":1,"method":"eth_chainId","params":[]}' })));
       for (const r of res) assert.equal(r.status, 200, `through HAProxy: ${r.status} ${JSON.stringify([...r.headers])} ${haproxy.output()}`);
       for (const r of res) answered.set(r.headers.get('x-ethlogd-replica')!, (answered.get(r.headers.get('x-ethlogd-replica')!) ?? 0) + 1);
       return answered.size > 0;
@@ -183,9 +232,13 @@ test('cluster: three replicas behind HAProxy, a replica killed and restarted, a 
     await workload.syncNonces();
     await workload.mine(6, { special: false });
     await allAtAnvilHead(replicas);
+    const tip = await anvil.rpc<Obj>('eth_getBlockByNumber', ['latest', false]);
+    await until(async () => subscriber.hashes.has(tip.hash as string), `the WebSocket through HAProxy hears the head ${Number(tip.number)} (${subscriber.connections} connections)`);
+    t.diagnostic(`WebSocket: ${subscriber.hashes.size} heads over ${subscriber.connections} connections, upgrades taken by ${[...subscriber.replicas].join(', ')}`);
     t.diagnostic(`killed and restarted ${victimName} (it served ${answered.get(victimName)} of ${KEYS} keys)`);
   } finally {
     stopping = true;
+    subscriber.close();
   }
   const runs = await Promise.all(clients);
   const requests = runs.reduce((n, r) => n + r.requests, 0);
