@@ -2,17 +2,16 @@
  * `make bench` section "cluster": throughput through HAProxy (deploy/haproxy.cfg as shipped) in front
  * of three replicas against one replica directly, and the balancer's cost per request. A generated
  * store is snapshotted three times (`ethlogd snapshot`), each copy served by `ethlogd serve` (one HTTP
- * thread: the three share this machine's cores); autocannon sends eth_blockNumber and
- * eth_getBlockByNumber("latest") over keep-alive connections: to one replica directly, through
- * HAProxy with one key (hashed to one replica: the same replica, plus the balancer), and through
- * HAProxy with six keys spread over the three. The overhead per request is the difference of the
- * mean latencies (autocannon's percentiles are whole milliseconds), one key through HAProxy against
- * direct. Each target gets a 1 s warm-up first.
+ * thread). The requests alternate eth_blockNumber and eth_getBlockByNumber("latest") over keep-alive
+ * connections: to one replica directly, through HAProxy with one key (hashed to one replica: the same
+ * replica, plus the balancer), and through HAProxy with six keys spread over the three. The load
+ * generator is wrk pinned to core 0, the replicas and HAProxy all pinned to core 1 (pinnedLoad.ts;
+ * autocannon in this process when wrk is missing), so every run has the same one core to serve with;
+ * the balancer's cost is HAProxy's own CPU time per request from /proc.
  *
  *   node dist/native-free-bench/cluster.js [--seconds 5] [--connections 50]
  */
-import autocannon from 'autocannon';
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -24,7 +23,7 @@ import { freePort } from '../test/integration/anvil.js';
 import { runCli } from '../test/integration/child.js';
 import { HAPROXY_BIN, HAPROXY_CONFIG } from '../test/integration/haproxy.js';
 import { until } from '../test/integration/poll.js';
-import { startChild, type Child } from './http.js';
+import { GENERATOR_CPU, hasWrk, load, pin, SERVER_CPU, startPinned, type Load, type Server } from './pinnedLoad.js';
 import type { Row } from './report.js';
 
 /** Options of the cluster measurement. */
@@ -40,8 +39,8 @@ const BLOCKS = 300;
 const SPREAD_KEYS = 6;
 const REPLICAS = 3;
 
-/** Uncompressed answers, as every HTTP section measures them. */
-const HEADERS = { 'content-type': 'application/json', 'accept-encoding': 'identity' };
+/** The headers of the requests this section sends to set up (the load sends no Accept-Encoding: uncompressed). */
+const HEADERS = { 'content-type': 'application/json' };
 
 /** The request bodies, alternated. */
 const BODIES = [
@@ -49,19 +48,13 @@ const BODIES = [
   JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'eth_getBlockByNumber', params: ['latest', false] }),
 ];
 
-/** Throughput and median latency of `paths` on `base`, requests alternating between BODIES over the paths. */
-async function load(base: string, paths: string[], o: ClusterBenchOptions): Promise<{ rps: number; meanMs: number; errors: number }> {
-  const requests = paths.flatMap((path) => BODIES.map((body) => ({ path, body })));
-  await autocannon({ url: base, connections: o.connections, duration: 1, method: 'POST', headers: HEADERS, requests });
-  const result = await autocannon({ url: base, connections: o.connections, duration: o.seconds, method: 'POST', headers: HEADERS, requests });
-  return { rps: result.requests.average, meanMs: result.latency.average, errors: result.errors + result.non2xx };
-}
-
 /** Measures the cluster against one replica; rows for the report, or a line saying why not. */
 export async function measureCluster(o: ClusterBenchOptions): Promise<Row[]> {
   if (HAPROXY_BIN === undefined) throw new Error('haproxy is not on PATH (Debian: apt-get install -y haproxy)');
+  const wrk = hasWrk();
+  if (!wrk) execFileSync('taskset', ['-a', '-cp', GENERATOR_CPU, String(process.pid)], { stdio: 'ignore' });
   const root = mkdtempSync(join(tmpdir(), 'ethlogd-bench-cluster-'));
-  const replicas: Child[] = [];
+  const replicas: Server[] = [];
   let haproxy: ReturnType<typeof spawn> | undefined;
   try {
     const seed = join(root, 'seed');
@@ -72,26 +65,31 @@ export async function measureCluster(o: ClusterBenchOptions): Promise<Row[]> {
     for (let i = 1; i <= REPLICAS; i++) {
       const snap = await runCli(['snapshot', '--data', seed, '--out', join(root, `replica${i}`)]);
       if (snap.code !== 0) throw new Error(`snapshot failed: ${snap.stderr}`);
-      replicas.push(await startChild(['dist/src/cli.js', 'serve', '--data', join(root, `replica${i}`), '--port', '0', '--http-threads', '1', '--threads', '1', '--grpc-port', 'off', '--access-log', 'off', '--log-level', 'warn']));
+      const args = ['dist/src/cli.js', 'serve', '--data', join(root, `replica${i}`), '--port', '0', '--host', '127.0.0.1', '--http-threads', '1', '--threads', '1', '--grpc-port', 'off', '--access-log', 'off', '--log-level', 'warn'];
+      replicas.push(await startPinned(args, SERVER_CPU, ''));
     }
     const port = await freePort();
-    const env = { ...process.env, ETHLOGD_LB_BIND: `127.0.0.1:${port}`, ...Object.fromEntries(replicas.map((r, i) => [`ETHLOGD_REPLICA${i + 1}`, `127.0.0.1:${r.port}`])) };
+    const env = { ...process.env, ETHLOGD_LB_BIND: `127.0.0.1:${port}`, ...Object.fromEntries(replicas.map((r, i) => [`ETHLOGD_REPLICA${i + 1}`, new URL(r.url).host])) };
     haproxy = spawn(HAPROXY_BIN, ['-f', HAPROXY_CONFIG, '-db'], { env, stdio: ['ignore', 'ignore', 'inherit'] });
+    pin(haproxy.pid!, SERVER_CPU);
     const lb = `http://127.0.0.1:${port}`;
     await until(async () => (await fetch(`${lb}/v3/${keys[0]}`, { method: 'POST', headers: HEADERS, body: BODIES[0] }).catch(() => undefined))?.status === 200, 'HAProxy answers');
     // The replica one key hashes to, to compare the same replica with and without the balancer.
     const served = (await fetch(`${lb}/v3/${keys[0]}`, { method: 'POST', headers: HEADERS, body: BODIES[0] })).headers.get('x-ethlogd-replica')!;
     const replica = replicas[Number(served.replace('replica', '')) - 1]!;
-    const direct = await load(`http://127.0.0.1:${replica.port}`, [`/v3/${keys[0]}`], o);
-    const oneKey = await load(lb, [`/v3/${keys[0]}`], o);
-    const spread = await load(lb, keys.map((k) => `/v3/${k}`), o);
-    const errors = direct.errors + oneKey.errors + spread.errors;
-    const note = `eth_blockNumber and eth_getBlockByNumber(latest) alternated, ${o.connections} keep-alive connections, ${o.seconds} s per run, one run${errors > 0 ? `; ${errors} failed requests` : ''}`;
+    const run = { seconds: o.seconds, connections: o.connections };
+    const direct = await load(`${replica.url}/v3/${keys[0]}`, [replica.pid], BODIES, run, wrk, true);
+    const oneKey = await load(`${lb}/v3/${keys[0]}`, [replica.pid, haproxy.pid!], BODIES, run, wrk, true);
+    const spread = await load(lb, [...replicas.map((r) => r.pid), haproxy.pid!], BODIES, run, wrk, true, keys.map((k) => `/v3/${k}`));
+    const bad = direct.bad + oneKey.bad + spread.bad;
+    const generator = wrk ? `wrk -t1 -c${o.connections} on core ${GENERATOR_CPU}` : `autocannon -c${o.connections} in the benchmark's process on core ${GENERATOR_CPU} (wrk is not installed)`;
+    const note = `eth_blockNumber and eth_getBlockByNumber(latest) alternated, ${generator}, replicas and HAProxy on core ${SERVER_CPU}, ${o.seconds} s per run, one run${bad > 0 ? `; ${bad} failed requests` : ''}`;
+    const ms = (l: Load) => `p50 ${l.p50Ms.toFixed(2)} / p99 ${l.p99Ms.toFixed(2)} ms`;
     return [
-      { figure: 'one replica directly (small requests)', ours: direct.rps, unit: 'req/s', note },
-      { figure: 'through HAProxy, one key (the same replica)', ours: oneKey.rps, unit: 'req/s', baseline: direct.rps, baselineName: 'the replica directly', note },
-      { figure: `through HAProxy, ${SPREAD_KEYS} keys over ${REPLICAS} replicas`, ours: spread.rps, unit: 'req/s', baseline: direct.rps, baselineName: 'one replica directly', note },
-      { figure: "HAProxy's cost per request (mean latency, one key, against direct)", ours: (oneKey.meanMs - direct.meanMs) * 1000, unit: 'µs', note },
+      { figure: 'one replica directly (small requests)', ours: direct.rps, unit: 'req/s', note: `${ms(direct)}, replica CPU ${direct.cpuUs.toFixed(1)} µs/request; ${note}` },
+      { figure: 'through HAProxy, one key (the same replica)', ours: oneKey.rps, unit: 'req/s', baseline: direct.rps, baselineName: 'the replica directly', note: `${ms(oneKey)}, replica CPU ${oneKey.cpuUsBy[0]!.toFixed(1)} µs/request` },
+      { figure: `through HAProxy, ${SPREAD_KEYS} keys over ${REPLICAS} replicas (one core for all)`, ours: spread.rps, unit: 'req/s', baseline: direct.rps, baselineName: 'one replica directly', note: ms(spread) },
+      { figure: "HAProxy's CPU per request (one key)", ours: oneKey.cpuUsBy[1]!, unit: 'µs', baseline: direct.cpuUs, baselineName: "the replica's own CPU per request" },
     ];
   } finally {
     if (haproxy !== undefined && haproxy.exitCode === null) {

@@ -15,12 +15,10 @@
  *
  *   node dist/native-free-bench/smallRequests.js [--blocks 288] [--seconds 5]
  */
-import autocannon from 'autocannon';
-import { execFileSync, spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createInterface } from 'node:readline';
 import { parseArgs } from 'node:util';
 import { bytesToHex, quantityToHex } from '../src/chain/hex.js';
 import { runIngest } from '../src/ingest/ingest.js';
@@ -32,6 +30,7 @@ import { Anvil, type Call } from '../test/integration/anvil.js';
 import { ANVIL_EXTRAS, compareAnswers } from '../test/integration/differ.js';
 import { Workload } from '../test/integration/workload.js';
 import { sampleRequests } from './anvilBaseline.js';
+import { GENERATOR_CPU, hasWrk, load, pin, SERVER_CPU, startPinned, type Load, type Server } from './pinnedLoad.js';
 import type { Row, Target } from './report.js';
 
 /** Options of the small-request comparison. */
@@ -53,17 +52,6 @@ interface Shape {
   minVsBare: number;
 }
 
-/** What one load run measured on one server. */
-interface Load {
-  rps: number;
-  p50Ms: number;
-  p99Ms: number;
-  /** Server CPU time per answered request, µs. */
-  cpuUs: number;
-  /** Socket errors, timeouts and non-2xx answers. */
-  bad: number;
-}
-
 /** A shape's measurements on the three servers, pinned, and on anvil and ethlogd unpinned. */
 interface ShapeResult {
   shape: Shape;
@@ -75,129 +63,11 @@ interface ShapeResult {
   oursFree: Load;
 }
 
-/** The CPU the load generator runs on, and the one every server runs on. */
-const GENERATOR_CPU = '0';
-const SERVER_CPU = '1';
 /** Distinct bodies per point-lookup shape (the generator cycles through them). */
 const SAMPLES = 64;
-/** Clock ticks per second of /proc/PID/stat's utime and stime. */
-const CLOCK_TICKS = Number(execFileSync('getconf', ['CLK_TCK']).toString().trim()) || 100;
 
 const hex = quantityToHex;
 const rpcBody = (c: Call, id: number) => JSON.stringify({ jsonrpc: '2.0', id, method: c.method, params: c.params });
-
-/** Whether Debian's wrk is on the PATH. */
-function hasWrk(): boolean {
-  return spawnSync('wrk', ['--version']).error === undefined;
-}
-
-/** Pins every thread of process `pid` to `cpus` (a taskset list, e.g. "1" or "0,1"). */
-function pin(pid: number, cpus: string): void {
-  execFileSync('taskset', ['-a', '-cp', cpus, String(pid)], { stdio: 'ignore' });
-}
-
-/** CPU seconds (user + system, all threads) process `pid` has used. */
-function cpuSeconds(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-  // After "pid (comm) ", utime and stime are the 12th and 13th fields.
-  return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS;
-}
-
-/** A server child process and the port it listens on. */
-interface Server {
-  pid: number;
-  url: string;
-  stop(): Promise<void>;
-}
-
-/** Spawns node with `args` (under `taskset -c cpus` when given) and waits for its "listening on … PORT" line. */
-async function startPinned(args: string[], cpus: string | undefined, path: string): Promise<Server> {
-  const argv = [process.execPath, ...args];
-  const child: ChildProcess = cpus === undefined ? spawn(argv[0]!, argv.slice(1), { stdio: ['ignore', 'pipe', 'inherit'] }) : spawn('taskset', ['-c', cpus, ...argv], { stdio: ['ignore', 'pipe', 'inherit'] });
-  const lines = createInterface({ input: child.stdout! });
-  const port = await new Promise<number>((resolve, reject) => {
-    child.once('exit', (code) => reject(new Error(`${args.join(' ')} exited with ${code}`)));
-    lines.on('line', (line) => {
-      const m = /listening on (?:http:\/\/[^:]+:)?(\d+)/.exec(line);
-      if (m) resolve(Number(m[1]));
-    });
-  });
-  child.removeAllListeners('exit');
-  return {
-    pid: child.pid!,
-    url: `http://127.0.0.1:${port}${path}`,
-    stop: () =>
-      new Promise<void>((resolve) => {
-        if (child.exitCode !== null) return resolve();
-        child.once('exit', () => resolve());
-        child.kill('SIGTERM');
-      }),
-  };
-}
-
-/** Milliseconds in a wrk latency figure ("812.00us", "3.41ms", "1.02s"). */
-function wrkMs(figure: string): number {
-  const m = /^([\d.]+)(us|ms|s|m)$/.exec(figure);
-  if (!m) throw new Error(`wrk latency: ${figure}`);
-  return Number(m[1]) * { us: 1e-3, ms: 1, s: 1e3, m: 6e4 }[m[2] as 'us' | 'ms' | 's' | 'm'];
-}
-
-/** A wrk Lua script that POSTs `bodies` in turn. */
-function wrkScript(bodies: string[]): string {
-  const path = join(mkdtempSync(join(tmpdir(), 'ethlogd-wrk-')), 'post.lua');
-  const quoted = bodies.map((b) => `[==[${b}]==]`).join(',\n');
-  writeFileSync(
-    path,
-    `local bodies = {${quoted}}
-local i = 0
-request = function()
-  i = i % #bodies + 1
-  return wrk.format("POST", nil, { ["Content-Type"] = "application/json" }, bodies[i])
-end
-`,
-  );
-  return path;
-}
-
-/** Runs wrk against `url` for `seconds` (on GENERATOR_CPU when `pinned`) with `script`; returns its report. */
-function runWrk(url: string, script: string, seconds: number, connections: number, pinned: boolean): string {
-  const args = ['-t1', `-c${connections}`, `-d${seconds}s`, '--latency', '-s', script, url];
-  const r = pinned ? spawnSync('taskset', ['-c', GENERATOR_CPU, 'wrk', ...args]) : spawnSync('wrk', args);
-  if (r.status !== 0) throw new Error(`wrk failed: ${r.stderr.toString()}`);
-  return r.stdout.toString();
-}
-
-/** Loads `server` with `bodies` for `seconds` after a second of warm-up; wrk when `wrk`, else autocannon in this process. */
-async function load(server: Server, bodies: string[], o: SmallBenchOptions, wrk: boolean, pinned: boolean): Promise<Load> {
-  if (wrk) {
-    const script = wrkScript(bodies);
-    try {
-      runWrk(server.url, script, 1, o.connections, pinned);
-      const cpu0 = cpuSeconds(server.pid);
-      const out = runWrk(server.url, script, o.seconds, o.connections, pinned);
-      const cpu = cpuSeconds(server.pid) - cpu0;
-      const requests = Number(/(\d+) requests in/.exec(out)![1]);
-      const errors = /Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)/.exec(out);
-      const non2xx = Number(/Non-2xx or 3xx responses: (\d+)/.exec(out)?.[1] ?? 0);
-      return {
-        rps: Number(/Requests\/sec:\s+([\d.]+)/.exec(out)![1]),
-        p50Ms: wrkMs(/ 50%\s+(\S+)/.exec(out)![1]!),
-        p99Ms: wrkMs(/ 99%\s+(\S+)/.exec(out)![1]!),
-        cpuUs: (cpu * 1e6) / Math.max(1, requests),
-        bad: non2xx + (errors ? errors.slice(1).reduce((sum, n) => sum + Number(n), 0) : 0),
-      };
-    } finally {
-      rmSync(join(script, '..'), { recursive: true, force: true });
-    }
-  }
-  const requests = bodies.map((body) => ({ body }));
-  const options = { url: server.url, connections: o.connections, method: 'POST' as const, headers: { 'content-type': 'application/json' }, requests };
-  await autocannon({ ...options, duration: 1 });
-  const cpu0 = cpuSeconds(server.pid);
-  const r = await autocannon({ ...options, duration: o.seconds });
-  const cpu = cpuSeconds(server.pid) - cpu0;
-  return { rps: r.requests.average, p50Ms: r.latency.p50, p99Ms: r.latency.p99, cpuUs: (cpu * 1e6) / Math.max(1, r.requests.total), bad: r.errors + r.timeouts + r.non2xx };
-}
 
 /** The four eth_getLogs shapes of the issue, picked from the ingested chain. */
 function logShapes(store: Store, head: number): Shape[] {
@@ -310,7 +180,7 @@ async function httpThreadScaling(
     for (const threads of [1, 2]) {
       const server = await serve(SCALING_CPUS, ['--http-threads', String(threads)]);
       try {
-        rps.push((await load(server, shape.calls.map(rpcBody), o, wrk, true)).rps);
+        rps.push((await load(server.url, [server.pid], shape.calls.map(rpcBody), o, wrk, true)).rps);
       } finally {
         await server.stop();
       }
@@ -363,7 +233,7 @@ export async function measureSmallRequests(o: SmallBenchOptions): Promise<{ rows
         const bytes = Math.round(sizes.reduce((a, b) => a + b, 0) / sizes.length);
         const bare = await startPinned(['dist/native-free-bench/bareServer.js', String(bytes)], SERVER_CPU, '/');
         try {
-          const result = { shape, bytes, bare: await load(bare, bodies, o, wrk, true), anvil: await load(anvilServer, bodies, o, wrk, true), ours: await load(ours, bodies, o, wrk, true) };
+          const result = { shape, bytes, bare: await load(bare.url, [bare.pid], bodies, o, wrk, true), anvil: await load(anvilServer.url, [anvilServer.pid], bodies, o, wrk, true), ours: await load(ours.url, [ours.pid], bodies, o, wrk, true) };
           results.push({ ...result, anvilFree: result.anvil, oursFree: result.ours });
           console.log(`  ${shape.name}: bare ${fmtRps(result.bare.rps)}, anvil ${fmtRps(result.anvil.rps)}, ethlogd ${fmtRps(result.ours.rps)} req/s; CPU µs ${result.anvil.cpuUs.toFixed(0)} / ${result.ours.cpuUs.toFixed(0)}`);
         } finally {
@@ -379,8 +249,8 @@ export async function measureSmallRequests(o: SmallBenchOptions): Promise<{ rows
       pin(anvil.pid, `0-${availableParallelism() - 1}`);
       for (const r of results) {
         const bodies = r.shape.calls.map(rpcBody);
-        r.anvilFree = await load(anvilServer, bodies, o, wrk, false);
-        r.oursFree = await load(free, bodies, o, wrk, false);
+        r.anvilFree = await load(anvilServer.url, [anvilServer.pid], bodies, o, wrk, false);
+        r.oursFree = await load(free.url, [free.pid], bodies, o, wrk, false);
       }
     } finally {
       await free.stop();

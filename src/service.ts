@@ -30,6 +30,12 @@ import { openStore } from './store/schema.js';
 /** How to start the service. */
 export interface ServiceOptions {
   dataDir: string;
+  /**
+   * Nothing in this process writes the store (the `serve` command: its ingest, if any, is a child
+   * process): the main thread's reader then reads the head, earliest and rollback markers once per
+   * tick (StoreReaderOptions.perTick), as the HTTP threads' readers always do.
+   */
+  readOnlyProcess?: boolean;
   host: string;
   /** 0 picks a free port. */
   port: number;
@@ -84,7 +90,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   const accessLog = options.accessLog ?? 'on';
   accessLogEvery(accessLog);
   const store = openStore(options.dataDir, { readOnly: true });
-  const reader = new StoreReader(store);
+  const reader = new StoreReader(store, { perTick: options.readOnlyProcess === true });
   options.replica?.gauge.setStartingBlock(reader.head());
   const limits: LogLimits = { ...DEFAULT_LOG_LIMITS, ...options.limits };
   const onError = (message: string, error: unknown) => options.logger.error(message, error);

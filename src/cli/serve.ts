@@ -126,6 +126,7 @@ export async function serveCommand(argv: string[]): Promise<number> {
   const replica = followRpc === undefined ? undefined : new Replica(v['max-lag-blocks'] as number);
   const service = await startService({
     dataDir,
+    readOnlyProcess: true,
     replica: replica?.sync,
     host: v.host as string,
     port: v.port as number,

@@ -62,7 +62,9 @@ function forwardingLogger(levels: readonly LogLevel[]): Logger {
 
 const logger = forwardingLogger(data.logLevels);
 const store = openStore(data.dataDir, { readOnly: true });
-const reader = new StoreReader(store);
+// A thread's reader sees the store's writes a tick late whatever it does (its read snapshot is its
+// own): its markers are read once per tick.
+const reader = new StoreReader(store, { perTick: true });
 const queries = new PendingReplies<LogChunks>();
 const scrapes = new PendingReplies<MetricsText>();
 const filterCalls = new PendingReplies<unknown>();

@@ -83,7 +83,7 @@ export interface ScanReads {
  * store; with `reads`, the bytes of every logs record it scans are added to it.
  */
 export function blockScanner(reader: StoreReader, addresses: Uint8Array[], topics: (Uint8Array[] | null)[], reads?: ScanReads): BlockScan {
-  const recent = recentBlocks(reader.store);
+  const recent = recentBlocks(reader.store, reader.rollbacks());
   return scanner(reader, addresses, topics, (n) => blockContext(recent, n), reads);
 }
 

@@ -168,8 +168,11 @@ export function candidateBlocks(store: Store, segment: number, from: number, to:
   return out;
 }
 
-/** The blocks [from, to] that may match `bits` by their own logsBloom, in order (blocks without bloom rows: the open segment). */
-export function bloomCandidates(store: Store, from: number, to: number, bits: FilterBits): number[] {
+/**
+ * The blocks [from, to] that may match `bits` by their own logsBloom, in order (blocks without bloom
+ * rows: the open segment); `rollbacks` is the store's count when the caller has read it.
+ */
+export function bloomCandidates(store: Store, from: number, to: number, bits: FilterBits, rollbacks?: number): number[] {
   const out: number[] = [];
   const positions = bits.address ? [bits.address, ...bits.topics] : bits.topics;
   if (positions.length === 0) {
@@ -177,7 +180,7 @@ export function bloomCandidates(store: Store, from: number, to: number, bits: Fi
     for (let n = from; n <= to; n++) out.push(n);
     return out;
   }
-  const recent = recentBlocks(store);
+  const recent = recentBlocks(store, rollbacks);
   const test = compileBloomTest(positions);
   for (let n = from; n <= to; n++) {
     const header = recent.header(n);

@@ -81,7 +81,7 @@ export function scanInline(reader: StoreReader, q: InlineQuery, format: Exclude<
   for (let segment = segmentOf(q.from); q.from <= indexedEnd && segment <= segmentOf(indexedEnd); segment++) {
     for (const n of candidateBlocks(reader.store, segment, q.from, indexedEnd, selection)) blocks.push(n);
   }
-  if (q.to >= openStart) for (const n of bloomCandidates(reader.store, Math.max(q.from, openStart), q.to, selection.bits)) blocks.push(n);
+  if (q.to >= openStart) for (const n of bloomCandidates(reader.store, Math.max(q.from, openStart), q.to, selection.bits, reader.rollbacks())) blocks.push(n);
   work.candidates = blocks.length;
   if (!fitsInline(work, budgetUs)) return undefined;
 

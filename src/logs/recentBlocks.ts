@@ -8,7 +8,8 @@
  */
 import { writeBlockKey, writeTxKey } from '../store/keys.js';
 import { headerLogsBloom, headerTimestamp, storedBlockHash } from '../store/recordViews.js';
-import { ROLLBACKS_KEY, type Store } from '../store/schema.js';
+import { storedRollbacks } from '../store/reader.js';
+import type { Store } from '../store/schema.js';
 import { SEGMENT_BLOCKS } from '../store/segments.js';
 
 /**
@@ -82,13 +83,16 @@ export class RecentBlocks {
 /** This thread's memory of each open store. */
 const memories = new WeakMap<Store, RecentBlocks>();
 
-/** This thread's memory of `store`, emptied first if blocks were rolled back since it was filled: call once per query. */
-export function recentBlocks(store: Store): RecentBlocks {
+/**
+ * This thread's memory of `store`, emptied first if blocks were rolled back since it was filled
+ * (`rollbacks`: the store's count, read here unless the caller has it): call once per query.
+ */
+export function recentBlocks(store: Store, rollbacks = storedRollbacks(store)): RecentBlocks {
   let memory = memories.get(store);
   if (memory === undefined) {
     memory = new RecentBlocks(store);
     memories.set(store, memory);
   }
-  memory.check((store.meta.get(ROLLBACKS_KEY) as number | undefined) ?? 0);
+  memory.check(rollbacks);
   return memory;
 }

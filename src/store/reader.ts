@@ -6,12 +6,29 @@ import { decodeBundle, decodeHeader, decodeTx } from './codec.js';
 import { decodeBlockKey, decodeTxKey, encodeBlockKey, encodeStorageKey, encodeTxKey, STORAGE_PREFIX_BYTES, writeBlockKey, writeTxKey } from './keys.js';
 import { decodeLogs } from './logsRecord.js';
 import { decodeReceipts } from './receiptsRecord.js';
-import type { Store } from './schema.js';
+import { ROLLBACKS_KEY, type Store } from './schema.js';
 
 /** Where a transaction sits: block number and index in the block. */
 export interface TxLocation {
   number: number;
   index: number;
+}
+
+/** The store's count of rollbacks (0 before the first). */
+export function storedRollbacks(store: Store): number {
+  return (store.meta.get(ROLLBACKS_KEY) as number | undefined) ?? 0;
+}
+
+/** How a reader reads the store's markers. */
+export interface StoreReaderOptions {
+  /**
+   * Remember the head and earliest block numbers and the rollback count until the event loop's next timer phase, as
+   * lmdb-js keeps its read snapshot (every read of a tick sees one snapshot): a read-only serving
+   * process then reads each marker once per tick instead of once or twice per request. Only for
+   * readers of a store no code in the same process writes to: a write's new head would be seen a
+   * tick late (about a millisecond).
+   */
+  perTick?: boolean;
 }
 
 /** Reads chain data from an open store. */
@@ -23,8 +40,32 @@ export class StoreReader {
   /** The chain id once read: a store holds one chain, whose id never changes. */
   private chainIdValue: bigint | undefined;
 
+  /** The markers remembered for the current tick (perTick readers only). */
+  private tickHead: number | undefined;
+  private tickEarliest: number | undefined;
+  private tickRollbacks = 0;
+  private tickFresh = false;
+  private readonly perTick: boolean;
+  private readonly expireTick = (): void => {
+    this.tickFresh = false;
+  };
+
   /** Reads from `store`. */
-  constructor(readonly store: Store) {}
+  constructor(
+    readonly store: Store,
+    options: StoreReaderOptions = {},
+  ) {
+    this.perTick = options.perTick === true;
+  }
+
+  /** Reads the head and earliest markers once for this tick (perTick readers). */
+  private readMarkers(): void {
+    this.tickHead = this.store.meta.get('head') as number | undefined;
+    this.tickEarliest = this.store.meta.get('earliest') as number | undefined;
+    this.tickRollbacks = storedRollbacks(this.store);
+    this.tickFresh = true;
+    setTimeout(this.expireTick, 0).unref();
+  }
 
   /** The chain markers, or undefined while the store holds no block. */
   meta(): ChainMeta | undefined {
@@ -46,12 +87,23 @@ export class StoreReader {
 
   /** The head block number alone (one read, where meta() reads every marker), or undefined while the store holds no block. */
   head(): number | undefined {
-    return this.store.meta.get('head') as number | undefined;
+    if (!this.perTick) return this.store.meta.get('head') as number | undefined;
+    if (!this.tickFresh) this.readMarkers();
+    return this.tickHead;
   }
 
   /** The first stored block number alone (once the store holds a block). */
   earliest(): number {
-    return this.store.meta.get('earliest') as number;
+    if (!this.perTick) return this.store.meta.get('earliest') as number;
+    if (!this.tickFresh) this.readMarkers();
+    return this.tickEarliest!;
+  }
+
+  /** How many times blocks were rolled back in this store (0 before the first): caches of block contents are valid while it stays. */
+  rollbacks(): number {
+    if (!this.perTick) return storedRollbacks(this.store);
+    if (!this.tickFresh) this.readMarkers();
+    return this.tickRollbacks;
   }
 
   /** The header of canonical block `number`. */
