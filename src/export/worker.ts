@@ -14,7 +14,7 @@ import { segmentOf } from '../store/segments.js';
 import { BlockRows } from './blockRows.js';
 import type { ColumnData } from './columns.js';
 import { LogRows } from './logRows.js';
-import { encodeParquet } from './parquet.js';
+import { encodeParquet } from './parquet/writer.js';
 import { ReceiptRows } from './receiptRows.js';
 import type { ExportResult, ExportTask } from './task.js';
 import { TransactionRows } from './transactionRows.js';
