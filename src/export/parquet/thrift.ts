@@ -25,7 +25,7 @@ const SHORT_LIST = 14;
 /** Field ids up to this delta from the previous one go in the field header's high nibble. */
 const MAX_DELTA = 15;
 
-/** The zigzag form of `value` (a safe integer): 0, -1, 1, -2 … become 0, 1, 2, 3 …. */
+/** The zigzag form of `value` (|value| < 2^52, so the form is a safe integer): 0, -1, 1, -2 … become 0, 1, 2, 3 …. */
 function zigzag(value: number): number {
   return value >= 0 ? value * 2 : -value * 2 - 1;
 }
@@ -66,7 +66,7 @@ export class CompactWriter {
     this.out.varint(zigzag(value));
   }
 
-  /** Field `id`: an i64 (a safe integer). */
+  /** Field `id`: an i64 (|value| < 2^52: file offsets, sizes and counts). */
   i64(id: number, value: number): void {
     this.field(id, CompactType.I64);
     this.out.varint(zigzag(value));
