@@ -64,6 +64,11 @@ class Validity {
     this.bits.fill(0xff, old);
   }
 
+  /** Forgets every row (the bitmap is made anew at the next null). */
+  reset(): void {
+    this.nulls = 0;
+  }
+
   /** The bitmap of `length` rows (empty when no row is null). */
   finish(length: number): Uint8Array {
     return this.nulls === 0 ? new Uint8Array(0) : this.bits.subarray(0, (length + 7) >> 3);
@@ -90,6 +95,12 @@ export class U32Column {
   pushNull(): void {
     this.validity.setNull(this.length);
     this.push(0);
+  }
+
+  /** Forgets every row, keeping the buffers (a builder reused for the next chunk). */
+  reset(): void {
+    this.length = 0;
+    this.validity.reset();
   }
 
   /** The finished column. */
@@ -124,6 +135,12 @@ export class U64Column {
   pushNull(): void {
     this.validity.setNull(this.length);
     this.push(0n);
+  }
+
+  /** Forgets every row, keeping the buffers (a builder reused for the next chunk). */
+  reset(): void {
+    this.length = 0;
+    this.validity.reset();
   }
 
   /** The finished column. */
@@ -179,6 +196,14 @@ export class BoolColumn {
   pushNull(): void {
     this.validity.setNull(this.length);
     this.push(false);
+  }
+
+  /** Forgets every row, keeping the buffers (a builder reused for the next chunk). */
+  reset(): void {
+    // push() only sets bits: clear those of the rows written.
+    this.bits.fill(0, 0, (this.length + 7) >> 3);
+    this.length = 0;
+    this.validity.reset();
   }
 
   /** The finished column. */
@@ -318,6 +343,13 @@ export class BytesColumn {
     this.validity.setNull(this.length);
     if (this.length + 1 === this.offsets.length) this.offsets = grown(this.offsets, this.length + 2);
     this.offsets[++this.length] = this.size;
+  }
+
+  /** Forgets every row, keeping the buffers (a builder reused for the next chunk). */
+  reset(): void {
+    this.length = 0;
+    this.size = 0;
+    this.validity.reset();
   }
 
   /** The finished column. */
