@@ -1,9 +1,10 @@
 /**
  * The comparison behind the export's choice of Parquet writer (docs/export.md): the same log
  * columns (blocks 0–1999 of the quick benchmark dataset, built by the export's own LogRows) written
- * by parquet-wasm (the export's writer, every codec) and by hyparquet-writer (pure JavaScript:
- * snappy or none on Node 20, which has no zstd), rows/s of the encode (median of 5, after a warm-up)
- * and bytes per row. hyparquet-writer is not a dependency of the project; install it for this run:
+ * by the export's own writer (src/export/parquet, every codec), by parquet-wasm (its former writer,
+ * every codec; the columns converted to Arrow's layout beforehand, untimed) and by hyparquet-writer
+ * (pure JavaScript: snappy or none on Node 20, which has no zstd), rows/s of the encode in this one
+ * thread (median of 5, after a warm-up) and bytes per row. hyparquet-writer is not a dependency of the project; install it for this run:
  *
  *   npm install --no-save hyparquet-writer@0.17.0 && node dist/native-free-bench/parquetWriters.js [DATA]
  */
@@ -11,7 +12,8 @@ import { bulkBlockScanner } from '../src/logs/blockScan.js';
 import type { ColumnData } from '../src/export/columns.js';
 import { COMPRESSIONS } from '../src/export/compression.js';
 import { LogRows } from '../src/export/logRows.js';
-import { encodeParquet } from '../src/export/parquet.js';
+import { encodeParquet } from '../src/export/parquet/writer.js';
+import { arrowLayout, encodeParquetWasm } from './parquetWasm.js';
 import { StoreReader } from '../src/store/reader.js';
 import { openStore } from '../src/store/schema.js';
 
@@ -67,13 +69,15 @@ const scan = bulkBlockScanner(new StoreReader(store), [], []);
 for (let n = 0; n < BLOCKS; n++) scan(n, rows);
 const columns = rows.finish();
 const count = rows.rows;
+const arrowColumns = columns.map(arrowLayout);
 console.log(`${count} logs of blocks 0–${BLOCKS - 1} of ${dir}\n\n| writer | codec | rows/s | bytes/row |\n|---|---|---|---|`);
 const line = (writer: string, codec: string, r: { ms: number; bytes: number }) =>
   console.log(`| ${writer} | ${codec} | ${Math.round(count / (r.ms / 1000))} | ${(r.bytes / count).toFixed(1)} |`);
-for (const codec of COMPRESSIONS) line('parquet-wasm 0.8.0 (arrow-rs)', codec, measure(() => encodeParquet(columns, codec).length));
+for (const codec of COMPRESSIONS) line('ethlogd (src/export/parquet)', codec, measure(() => encodeParquet(columns, codec).length));
+for (const codec of COMPRESSIONS) line('parquet-wasm 0.8.0 (arrow-rs)', codec, measure(() => encodeParquetWasm(arrowColumns, codec).length));
 try {
   const { parquetWriteBuffer } = (await import(HYPARQUET)) as { parquetWriteBuffer: HyparquetWrite };
-  const columnData = columns.map(hyparquetColumn);
+  const columnData = arrowColumns.map(hyparquetColumn);
   for (const codec of ['SNAPPY', 'UNCOMPRESSED']) {
     line('hyparquet-writer 0.17.0', codec.toLowerCase(), measure(() => parquetWriteBuffer({ columnData, codec, rowGroupSize: count }).byteLength));
   }

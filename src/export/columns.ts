@@ -1,7 +1,8 @@
 /**
- * Column builders for the export: each grows typed arrays row by row (values, Arrow's validity
- * bitmap for nulls, offsets for byte columns) and hands over plain typed arrays (ColumnData) that a
- * worker transfers to the main thread without a copy. Byte columns write raw bytes, or with `hex`
+ * Column builders for the export: each grows typed arrays row by row (values, a validity bitmap
+ * for nulls, offsets for byte columns) and hands over plain typed arrays (ColumnData) that the
+ * Parquet writer encodes with little more than a copy: integers as their little-endian bytes, byte
+ * strings already in PLAIN's length-prefixed layout. Byte columns write raw bytes, or with `hex`
  * 0x-prefixed lower-case hex text (the export's --hex).
  */
 import { HEX_PAIRS } from '../chain/asciiHex.js';
@@ -9,17 +10,21 @@ import { HEX_PAIRS } from '../chain/asciiHex.js';
 /** The column types of the export, as Parquet stores them: unsigned integers, a double, a boolean, bytes, UTF-8 text. */
 export type ColumnType = 'u32' | 'u64' | 'f64' | 'bool' | 'binary' | 'string';
 
-/** A finished column: typed arrays only (views of the builder's buffers: a builder is not written after finish()), so it crosses a worker boundary as transferred buffers. */
+/** A finished column: typed arrays only, views of the builder's buffers (a builder is not written after finish()). */
 export interface ColumnData {
   name: string;
   type: ColumnType;
   length: number;
   nullCount: number;
-  /** Arrow's validity bitmap (bit i, least significant first, set when row i has a value); empty when no row is null. */
+  /** The validity bitmap (bit i, least significant first, set when row i has a value; Arrow's layout, and Parquet's bit-packed definition levels); empty when no row is null. */
   validity: Uint8Array;
-  /** u32: Uint32Array; u64: BigUint64Array; f64: Float64Array; bool: bits packed as the validity; binary and string: the bytes of every row. */
+  /**
+   * u32: Uint32Array; u64: BigUint64Array; f64: Float64Array; bool: bits packed as the validity;
+   * binary and string: each non-null row's bytes after their length in LENGTH_PREFIX bytes, as
+   * Parquet's PLAIN encoding writes them.
+   */
   values: Uint32Array | BigUint64Array | Float64Array | Uint8Array;
-  /** binary and string: row i is values[offsets[i], offsets[i + 1]). */
+  /** binary and string: row i's entry is values[offsets[i], offsets[i + 1]): its length and bytes, or nothing for a null. */
   offsets?: Int32Array;
 }
 
@@ -59,6 +64,11 @@ class Validity {
     this.bits.fill(0xff, old);
   }
 
+  /** Forgets every row (the bitmap is made anew at the next null). */
+  reset(): void {
+    this.nulls = 0;
+  }
+
   /** The bitmap of `length` rows (empty when no row is null). */
   finish(length: number): Uint8Array {
     return this.nulls === 0 ? new Uint8Array(0) : this.bits.subarray(0, (length + 7) >> 3);
@@ -85,6 +95,12 @@ export class U32Column {
   pushNull(): void {
     this.validity.setNull(this.length);
     this.push(0);
+  }
+
+  /** Forgets every row, keeping the buffers (a builder reused for the next chunk). */
+  reset(): void {
+    this.length = 0;
+    this.validity.reset();
   }
 
   /** The finished column. */
@@ -119,6 +135,12 @@ export class U64Column {
   pushNull(): void {
     this.validity.setNull(this.length);
     this.push(0n);
+  }
+
+  /** Forgets every row, keeping the buffers (a builder reused for the next chunk). */
+  reset(): void {
+    this.length = 0;
+    this.validity.reset();
   }
 
   /** The finished column. */
@@ -176,6 +198,14 @@ export class BoolColumn {
     this.push(false);
   }
 
+  /** Forgets every row, keeping the buffers (a builder reused for the next chunk). */
+  reset(): void {
+    // push() only sets bits: clear those of the rows written.
+    this.bits.fill(0, 0, (this.length + 7) >> 3);
+    this.length = 0;
+    this.validity.reset();
+  }
+
   /** The finished column. */
   finish(): ColumnData {
     return { name: this.name, type: 'bool', length: this.length, nullCount: this.validity.nulls, validity: this.validity.finish(this.length), values: this.bits.subarray(0, (this.length + 7) >> 3) };
@@ -196,17 +226,25 @@ export function word256(value: bigint): Uint8Array {
 /** Byte strings up to this length (hashes, addresses, words) are copied by a loop: a subarray view for set() costs more than the copy. */
 const SHORT_COPY = 64;
 
+/** Zero runs up to this length (a topic's or a data word's padding) are written by a loop: fill() costs more for so few. */
+const SHORT_FILL = 32;
+
+/** Bytes of the little-endian length Parquet's PLAIN encoding writes before each byte string. */
+export const LENGTH_PREFIX = 4;
+
 const ZERO = 0x30;
 const X = 0x78;
 
 /**
  * A column of byte strings: raw bytes (Parquet binary), or with `hex` 0x-prefixed hex text (a
- * string column). A row is written as row(), then any number of bytes() and zeros(), then end();
- * or at once with push().
+ * string column), laid out as Parquet's PLAIN encoding lays them out (a 4-byte little-endian length,
+ * then the bytes; a null row writes nothing), so a page's values are one range of the buffer. A row
+ * is written as row(), then any number of bytes() and zeros(), then end(); or at once with push().
  */
 export class BytesColumn {
-  private data = new Uint8Array(INITIAL_ROWS * 32);
+  private data = new Uint8Array(INITIAL_ROWS * 36);
   private size = 0;
+  private rowStart = 0;
   private offsets = new Int32Array(INITIAL_ROWS + 1);
   private readonly validity = new Validity();
   length = 0;
@@ -223,8 +261,10 @@ export class BytesColumn {
 
   /** Starts a row. */
   row(): void {
+    this.room(LENGTH_PREFIX + 2);
+    this.rowStart = this.size;
+    this.size += LENGTH_PREFIX;
     if (!this.hex) return;
-    this.room(2);
     this.data[this.size++] = ZERO;
     this.data[this.size++] = X;
   }
@@ -257,12 +297,24 @@ export class BytesColumn {
   zeros(count: number): void {
     const width = this.hex ? 2 * count : count;
     this.room(width);
-    this.data.fill(this.hex ? ZERO : 0, this.size, this.size + width);
+    const zero = this.hex ? ZERO : 0;
+    if (width <= SHORT_FILL) {
+      const out = this.data;
+      for (let p = this.size, end = p + width; p < end; p++) out[p] = zero;
+    } else {
+      this.data.fill(zero, this.size, this.size + width);
+    }
     this.size += width;
   }
 
   /** Ends the row. */
   end(): void {
+    const len = this.size - this.rowStart - LENGTH_PREFIX;
+    const out = this.data;
+    out[this.rowStart] = len & 0xff;
+    out[this.rowStart + 1] = (len >>> 8) & 0xff;
+    out[this.rowStart + 2] = (len >>> 16) & 0xff;
+    out[this.rowStart + 3] = len >>> 24;
     if (this.length + 1 === this.offsets.length) this.offsets = grown(this.offsets, this.length + 2);
     this.validity.setValue(this.length);
     this.offsets[++this.length] = this.size;
@@ -286,11 +338,18 @@ export class BytesColumn {
     else this.push(value);
   }
 
-  /** Appends a null. */
+  /** Appends a null (no bytes). */
   pushNull(): void {
     this.validity.setNull(this.length);
     if (this.length + 1 === this.offsets.length) this.offsets = grown(this.offsets, this.length + 2);
     this.offsets[++this.length] = this.size;
+  }
+
+  /** Forgets every row, keeping the buffers (a builder reused for the next chunk). */
+  reset(): void {
+    this.length = 0;
+    this.size = 0;
+    this.validity.reset();
   }
 
   /** The finished column. */

@@ -26,7 +26,7 @@ export class LogRows implements RecordRenderer {
 
   /** Columns of raw bytes, or of 0x-hex with `hex`; every row carries `chainId`. */
   constructor(
-    hex: boolean,
+    private readonly hex: boolean,
     private readonly chainId: bigint,
   ) {
     this.blockHash = new BytesColumn('block_hash', hex);
@@ -34,6 +34,16 @@ export class LogRows implements RecordRenderer {
     this.address = new BytesColumn('address', hex);
     this.topics = [0, 1, 2, 3].map((t) => new BytesColumn(`topic${t}`, hex));
     this.data = new BytesColumn('data', hex);
+  }
+
+  /** Whether these columns are of raw bytes or 0x-hex as `hex` asks and carry `chainId`: so reset() makes them the columns a new LogRows(hex, chainId) would be. */
+  fits(hex: boolean, chainId: bigint): boolean {
+    return this.hex === hex && this.chainId === chainId;
+  }
+
+  /** Forgets every row, keeping the columns' buffers, so a thread's next chunk does not grow them again. */
+  reset(): void {
+    for (const c of [this.blockNumber, this.blockHash, this.transactionIndex, this.logIndex, this.transactionHash, this.address, ...this.topics, this.data, this.dataBytes, this.chainIdColumn, this.timestamp, this.removed]) c.reset();
   }
 
   /** Rows so far. */

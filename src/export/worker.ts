@@ -14,14 +14,19 @@ import { segmentOf } from '../store/segments.js';
 import { BlockRows } from './blockRows.js';
 import type { ColumnData } from './columns.js';
 import { LogRows } from './logRows.js';
-import { encodeParquet } from './parquet.js';
+import { encodeParquet } from './parquet/writer.js';
 import { ReceiptRows } from './receiptRows.js';
 import type { ExportResult, ExportTask } from './task.js';
 import { TransactionRows } from './transactionRows.js';
 
+/** This thread's log columns, reset for each chunk: their buffers stop growing after the first (the columns are encoded before the next chunk starts). */
+let logRows: LogRows | undefined;
+
 /** The logs of the chunk matching the task's filter, in order, as columns. */
 function logColumns(store: Store, reader: StoreReader, task: ExportTask): { columns: ColumnData[]; rows: number } {
-  const rows = new LogRows(task.hex, task.chainId);
+  if (logRows?.fits(task.hex, task.chainId)) logRows.reset();
+  else logRows = new LogRows(task.hex, task.chainId);
+  const rows = logRows;
   const selection = candidateQuery(store, task.addresses, task.topics);
   const scanBlock = bulkBlockScanner(reader, task.addresses, task.topics);
   for (let segment = segmentOf(task.from); segment <= segmentOf(task.to); segment++) {

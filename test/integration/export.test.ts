@@ -3,7 +3,8 @@
  * served by the real service on an ephemeral port, every file of every datatype has the columns and
  * types docs/export.md lists, and per chunk the same rows, field by field, as eth_getLogs,
  * eth_getBlockByNumber (full) and eth_getBlockReceipts answer for its blocks; a filtered logs
- * export the rows of the same filter; --hex the same values as text; the same on a chain anvil mined
+ * export the rows of the same filter; --hex the same values as text; logs in every compression the
+ * same rows; the same on a chain anvil mined
  * and ingest copied (when anvil is installed). Files are deterministic, an
  * export killed with SIGKILL at seeded random moments and rerun ends byte-identical to an
  * uninterrupted one with no partial file under a final name ever, Ctrl-C stops with complete files
@@ -37,6 +38,8 @@ const CHUNK = 25;
 /** The crash test's chain: about 40,000 logs in 40 files, so an export runs long enough to be killed mid-way. */
 const CRASH_BLOCKS = 240;
 const CRASH_CHUNK = 6;
+/** The compressions besides the default zstd, each of which a logs export is also written in. */
+const OTHER_CODECS = ['snappy', 'lz4', 'none'];
 /** SIGKILLs of the crash test, at seeded moments. */
 const KILLS = 3;
 const SEED = 17;
@@ -251,7 +254,7 @@ describe('a generated chain, against the served JSON-RPC answers', () => {
     chainId = BigInt((await svc.result('eth_chainId', [])) as string);
     const logs = (await svc.result('eth_getLogs', [{ fromBlock: '0x0', toBlock: '0x0' }])) as Obj[];
     filter = { fromBlock: '0x0', toBlock: 'latest', address: logs[0]!.address, topics: [(logs[0]!.topics as string[])[0]] };
-    // One worker thread each (the machine's cores are shared by the ten processes), but the logs export's two.
+    // One worker thread each (the machine's cores are shared by the thirteen processes), but the logs export's two.
     const chunk = ['--data', dataset.dir, '--chunk-blocks', String(CHUNK), '--threads', '1'];
     const firstChunk = [...chunk, '--to', String(CHUNK - 1)];
     await Promise.all([
@@ -259,8 +262,8 @@ describe('a generated chain, against the served JSON-RPC answers', () => {
       ...['blocks', 'transactions', 'receipts'].map((kind) => exportOk([kind, ...chunk, '--out', out])),
       exportOk(['logs', ...chunk, '--out', join(work, 'filtered'), '--filter', JSON.stringify(filter)]),
       exportOk(['logs', ...chunk, '--out', join(work, 'hex'), '--hex', '--compression', 'snappy']),
-      exportOk(['transactions', ...firstChunk, '--out', join(work, 'lz4'), '--compression', 'lz4']),
-      exportOk(['transactions', ...firstChunk, '--out', join(work, 'none'), '--compression', 'none']),
+      ...['lz4', 'none'].map((compression) => exportOk(['transactions', ...firstChunk, '--out', join(work, compression), '--compression', compression])),
+      ...OTHER_CODECS.map((compression) => exportOk(['logs', ...chunk, '--out', join(work, `logs-${compression}`), '--compression', compression])),
       exportOk(['logs', ...chunk, '--out', join(work, 'again')]),
       exportOk(['blocks', ...chunk, '--out', join(work, 'rerun'), '--to', '59']),
     ]);
@@ -300,9 +303,15 @@ describe('a generated chain, against the served JSON-RPC answers', () => {
     }
   });
 
-  test('lz4 and none read back the same rows as zstd (snappy: --hex above); the same export twice gives the same bytes', async () => {
+  test('snappy, lz4 and none read back the same rows as zstd (logs, and transactions in lz4 and none); the same export twice gives the same bytes', async () => {
     const path = fileName('transactions', 0, CHUNK - 1);
     for (const compression of ['lz4', 'none']) assert.deepEqual(await rows(join(work, compression, path)), await rows(join(out, path)), compression);
+    for (const compression of OTHER_CODECS) {
+      for (const [from, to] of chunks()) {
+        const name = fileName('logs', from, to);
+        assert.deepEqual(await rows(join(work, `logs-${compression}`, name)), await rows(join(out, name)), `${compression}: ${name}`);
+      }
+    }
     const again = join(work, 'again');
     for (const name of files(again)) assert.ok(readFileSync(join(again, name)).equals(readFileSync(join(out, name))), name);
   });

@@ -1,22 +1,24 @@
 /**
  * The column builders (src/export/columns.ts) and the row builders' agreement with SCHEMAS: raw
- * bytes or 0x-hex, nulls in Arrow's validity bitmap, 256-bit values as cryo's three columns, and
+ * bytes or 0x-hex in PLAIN's length-prefixed entries, nulls in the validity bitmap, 256-bit values as cryo's three columns, and
  * every datatype's builder writing exactly the documented columns in order, in both byte modes.
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import fc from 'fast-check';
 import { BlockRows } from '../../../src/export/blockRows.js';
-import { BoolColumn, BytesColumn, U256Columns, U32Column, U64Column, type ColumnData } from '../../../src/export/columns.js';
+import { BoolColumn, BytesColumn, LENGTH_PREFIX, U256Columns, U32Column, U64Column, type ColumnData } from '../../../src/export/columns.js';
 import { LogRows } from '../../../src/export/logRows.js';
 import { ReceiptRows } from '../../../src/export/receiptRows.js';
 import { SCHEMAS, type ExportKind } from '../../../src/export/schemas.js';
 import { TransactionRows } from '../../../src/export/transactionRows.js';
 
-/** Row i of a finished byte column, or null. */
+/** Row i of a finished byte column (its PLAIN entry without the length), or null. */
 function cell(c: ColumnData, i: number): Uint8Array | null {
   if (c.nullCount > 0 && ((c.validity[i >> 3]! >> (i & 7)) & 1) === 0) return null;
-  return (c.values as Uint8Array).subarray(c.offsets![i]!, c.offsets![i + 1]!);
+  const entry = (c.values as Uint8Array).subarray(c.offsets![i]!, c.offsets![i + 1]!);
+  assert.equal(Buffer.from(entry).readUInt32LE(0), entry.length - LENGTH_PREFIX, 'the entry opens with its length');
+  return entry.subarray(LENGTH_PREFIX);
 }
 
 test('byte columns hold every row, raw or as 0x-hex, with nulls', () => {

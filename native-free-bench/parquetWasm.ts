@@ -1,14 +1,14 @@
 /**
- * The Parquet writer adapter: finished columns become one Arrow record batch (apache-arrow, over
- * the columns' own buffers), handed to parquet-wasm (Apache Arrow's Rust Parquet writer compiled to
- * WebAssembly) as an Arrow IPC stream, and written as one Parquet file in memory. Nothing in the
- * output depends on the clock or the machine: the same columns give the same bytes.
+ * The export's former Parquet writer, kept as the benchmarks' baseline (parquetWriters.ts): columns
+ * in Arrow's layout become one Arrow record batch (apache-arrow, over the columns' own buffers),
+ * handed to parquet-wasm (Apache Arrow's Rust Parquet writer compiled to WebAssembly) as an Arrow
+ * IPC stream, and written as one Parquet file in memory.
  */
 import { createRequire } from 'node:module';
 import { Binary, Bool, Field, Float64, makeData, RecordBatch, Schema, Struct, Table, tableToIPC, Uint32, Uint64, Utf8, type Data, type DataType } from 'apache-arrow';
 import type * as ParquetWasm from 'parquet-wasm/node';
-import type { ColumnData } from './columns.js';
-import type { CompressionName } from './compression.js';
+import { LENGTH_PREFIX, type ColumnData } from '../src/export/columns.js';
+import type { CompressionName } from '../src/export/compression.js';
 
 // parquet-wasm's Node build is CommonJS that instantiates its WebAssembly synchronously on load.
 const parquet = createRequire(import.meta.url)('parquet-wasm/node') as typeof ParquetWasm;
@@ -26,6 +26,25 @@ const CODECS: Record<CompressionName, ParquetWasm.Compression> = {
  * each file is one row group, as cryo writes a chunk.
  */
 const ROW_GROUP_ROWS = 1 << 22;
+
+/** Column `c` in Arrow's layout: byte strings without PLAIN's length prefixes, offsets to match (a copy; other types as they are). */
+export function arrowLayout(c: ColumnData): ColumnData {
+  if (c.offsets === undefined) return c;
+  const src = c.values as Uint8Array;
+  const values = new Uint8Array(src.length);
+  const offsets = new Int32Array(c.length + 1);
+  let size = 0;
+  for (let i = 0; i < c.length; i++) {
+    const from = c.offsets[i]!;
+    const to = c.offsets[i + 1]!;
+    if (to > from) {
+      values.set(src.subarray(from + LENGTH_PREFIX, to), size);
+      size += to - from - LENGTH_PREFIX;
+    }
+    offsets[i + 1] = size;
+  }
+  return { ...c, values: values.subarray(0, size), offsets };
+}
 
 /** A column's Arrow type and data over its own buffers (no copy). */
 function arrowData(c: ColumnData): { type: DataType; data: Data } {
@@ -74,8 +93,8 @@ export function arrowIpc(columns: readonly ColumnData[]): Uint8Array {
   return tableToIPC(new Table(schema, [batch]), 'stream');
 }
 
-/** The columns written as one Parquet file (one row group), compressed with `compression`. */
-export function encodeParquet(columns: readonly ColumnData[], compression: CompressionName): Uint8Array {
+/** The columns (in Arrow's layout: arrowLayout) written by parquet-wasm as one Parquet file (one row group), compressed with `compression`. */
+export function encodeParquetWasm(columns: readonly ColumnData[], compression: CompressionName): Uint8Array {
   const table = parquet.Table.fromIPCStream(arrowIpc(columns));
   const properties = new parquet.WriterPropertiesBuilder().setCompression(CODECS[compression]).setMaxRowGroupSize(ROW_GROUP_ROWS).build();
   // writeParquet takes the table and the properties over: wasm-bindgen frees both.
