@@ -26,10 +26,22 @@ function errorResponse(id: string, error: RpcError): string {
   return '{"jsonrpc":"2.0","id":' + id + ',"error":' + JSON.stringify(error) + '}';
 }
 
-/** Concatenates text and byte parts: text when every part is text, else UTF-8 bytes. */
+/** Concatenates text and byte parts: text when every part is text, else UTF-8 bytes written into one buffer. */
 function concat(parts: RpcBody[]): RpcBody {
-  if (parts.every((p) => typeof p === 'string')) return parts.join('');
-  return Buffer.concat(parts.map((p) => (typeof p === 'string' ? Buffer.from(p, 'utf8') : p)));
+  let length = 0;
+  for (const p of parts) if (typeof p !== 'string') length += p.byteLength;
+  if (length === 0 && parts.every((p) => typeof p === 'string')) return parts.join('');
+  for (const p of parts) if (typeof p === 'string') length += Buffer.byteLength(p, 'utf8');
+  const out = Buffer.allocUnsafe(length);
+  let at = 0;
+  for (const p of parts) {
+    if (typeof p === 'string') at += out.write(p, at, 'utf8');
+    else {
+      out.set(p, at);
+      at += p.byteLength;
+    }
+  }
+  return out;
 }
 
 function resultResponse(id: string, result: unknown): RpcBody {
