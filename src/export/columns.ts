@@ -26,6 +26,11 @@ export interface ColumnData {
   values: Uint32Array | BigUint64Array | Float64Array | Uint8Array;
   /** binary and string: row i's entry is values[offsets[i], offsets[i + 1]): its length and bytes, or nothing for a null. */
   offsets?: Int32Array;
+  /**
+   * A dictionary-encoded column's distinct values, in order of first use (a column of the same type
+   * and no null); `values` is then a Uint32Array of each row's index into it (0 for a null).
+   */
+  dictionary?: ColumnData;
 }
 
 /** Rows a column makes room for at first: a 1,000-block chunk of mainnet logs holds ~500k, so growth by doubling costs a few copies at most. */
@@ -364,6 +369,74 @@ export class BytesColumn {
       offsets: this.offsets.subarray(0, this.length + 1),
     };
   }
+}
+
+/**
+ * A column whose rows repeat one value in runs (a block's fields over its logs, a transaction's over
+ * its logs), dictionary-encoded: `entries` takes each new value once, and a row is the index of the
+ * entry added last. No value is hashed or compared: a caller that sees a new block or transaction
+ * pushes it to `entries` and then calls repeat() for each of its rows.
+ */
+export class DictionaryColumn<C extends U32Column | U64Column | BytesColumn> {
+  private indices = new Uint32Array(INITIAL_ROWS);
+  private readonly validity = new Validity();
+  length = 0;
+
+  /** A column over `entries`, a builder that gets no null. */
+  constructor(readonly entries: C) {}
+
+  /** The column's name, its entries'. */
+  get name(): string {
+    return this.entries.name;
+  }
+
+  /** Appends a row holding the entry pushed last. */
+  repeat(): void {
+    if (this.entries.length === 0) throw new RangeError(`column ${this.name}: a row repeats an entry before any was pushed`);
+    if (this.length === this.indices.length) this.indices = grown(this.indices, this.length + 1);
+    this.validity.setValue(this.length);
+    this.indices[this.length++] = this.entries.length - 1;
+  }
+
+  /** Appends a null. */
+  pushNull(): void {
+    if (this.length === this.indices.length) this.indices = grown(this.indices, this.length + 1);
+    this.validity.setNull(this.length);
+    this.indices[this.length++] = 0;
+  }
+
+  /** Forgets every row and entry, keeping the buffers (a builder reused for the next chunk). */
+  reset(): void {
+    this.length = 0;
+    this.validity.reset();
+    this.entries.reset();
+  }
+
+  /** The finished column. */
+  finish(): ColumnData {
+    const dictionary = this.entries.finish();
+    return { name: dictionary.name, type: dictionary.type, length: this.length, nullCount: this.validity.nulls, validity: this.validity.finish(this.length), values: this.indices.subarray(0, this.length), dictionary };
+  }
+}
+
+/** Column `c` with each row's own value (a dictionary column expanded, a copy; any other as it is): for consumers that take rows in place. */
+export function withoutDictionary(c: ColumnData): ColumnData {
+  const d = c.dictionary;
+  if (d === undefined) return c;
+  const indices = c.values as Uint32Array;
+  const valid = (i: number) => c.nullCount === 0 || ((c.validity[i >> 3]! >> (i & 7)) & 1) === 1;
+  if (d.offsets === undefined) {
+    const entries = d.values as Uint32Array | BigUint64Array;
+    const values = new (entries.constructor as new (n: number) => Uint32Array | BigUint64Array)(c.length);
+    for (let i = 0; i < c.length; i++) if (valid(i)) (values as unknown as (number | bigint)[])[i] = entries[indices[i]!]!;
+    return { name: c.name, type: c.type, length: c.length, nullCount: c.nullCount, validity: c.validity, values };
+  }
+  const src = d.values as Uint8Array;
+  const offsets = new Int32Array(c.length + 1);
+  for (let i = 0; i < c.length; i++) offsets[i + 1] = offsets[i]! + (valid(i) ? d.offsets[indices[i]! + 1]! - d.offsets[indices[i]!]! : 0);
+  const values = new Uint8Array(offsets[c.length]!);
+  for (let i = 0; i < c.length; i++) if (valid(i)) values.set(src.subarray(d.offsets[indices[i]!]!, d.offsets[indices[i]! + 1]!), offsets[i]!);
+  return { name: c.name, type: c.type, length: c.length, nullCount: c.nullCount, validity: c.validity, values, offsets };
 }
 
 /** A column of ASCII text (decimal numbers). */

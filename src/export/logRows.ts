@@ -1,36 +1,42 @@
 /**
  * The logs datatype's rows: a RecordRenderer the log engine's raw-record scan (logs/recordScan.ts)
  * hands each matching log to, which appends it to the columns of SCHEMAS.logs straight from the
- * stored record (topics and data words re-padded to their 32 bytes), no log object in between.
+ * stored record (topics and data words re-padded to their 32 bytes), no log object in between. The
+ * columns that hold one value per block (number, hash, timestamp), per transaction (index, hash) or
+ * per chunk (chain id) are dictionary columns: the value is written once, when its block or
+ * transaction starts (the scan hands logs over in order), and each log adds only an index.
  */
 import type { RecordBlock, RecordLog, RecordRenderer } from '../render/recordLog.js';
-import { BoolColumn, BytesColumn, U32Column, U64Column, type ColumnData } from './columns.js';
+import { BoolColumn, BytesColumn, DictionaryColumn, U32Column, U64Column, type ColumnData } from './columns.js';
 
 /** Bytes of a topic and of a data word. */
 const WORD = 32;
 
 /** The log columns of one chunk, filled by the scan. */
 export class LogRows implements RecordRenderer {
-  private readonly blockNumber = new U32Column('block_number');
-  private readonly blockHash: BytesColumn;
-  private readonly transactionIndex = new U32Column('transaction_index');
+  private readonly blockNumber = new DictionaryColumn(new U32Column('block_number'));
+  private readonly blockHash: DictionaryColumn<BytesColumn>;
+  private readonly transactionIndex = new DictionaryColumn(new U32Column('transaction_index'));
   private readonly logIndex = new U32Column('log_index');
-  private readonly transactionHash: BytesColumn;
+  private readonly transactionHash: DictionaryColumn<BytesColumn>;
   private readonly address: BytesColumn;
   private readonly topics: BytesColumn[];
   private readonly data: BytesColumn;
   private readonly dataBytes = new U32Column('n_data_bytes');
-  private readonly chainIdColumn = new U64Column('chain_id');
-  private readonly timestamp = new U32Column('block_timestamp');
+  private readonly chainIdColumn = new DictionaryColumn(new U64Column('chain_id'));
+  private readonly timestamp = new DictionaryColumn(new U32Column('block_timestamp'));
   private readonly removed = new BoolColumn('removed');
+  /** The block and transaction of the last row (-1: none yet), whose dictionary entries the next row repeats when it is of the same. */
+  private lastBlock = -1;
+  private lastTx = -1;
 
   /** Columns of raw bytes, or of 0x-hex with `hex`; every row carries `chainId`. */
   constructor(
     private readonly hex: boolean,
     private readonly chainId: bigint,
   ) {
-    this.blockHash = new BytesColumn('block_hash', hex);
-    this.transactionHash = new BytesColumn('transaction_hash', hex);
+    this.blockHash = new DictionaryColumn(new BytesColumn('block_hash', hex));
+    this.transactionHash = new DictionaryColumn(new BytesColumn('transaction_hash', hex));
     this.address = new BytesColumn('address', hex);
     this.topics = [0, 1, 2, 3].map((t) => new BytesColumn(`topic${t}`, hex));
     this.data = new BytesColumn('data', hex);
@@ -44,20 +50,35 @@ export class LogRows implements RecordRenderer {
   /** Forgets every row, keeping the columns' buffers, so a thread's next chunk does not grow them again. */
   reset(): void {
     for (const c of [this.blockNumber, this.blockHash, this.transactionIndex, this.logIndex, this.transactionHash, this.address, ...this.topics, this.data, this.dataBytes, this.chainIdColumn, this.timestamp, this.removed]) c.reset();
+    this.lastBlock = -1;
+    this.lastTx = -1;
   }
 
   /** Rows so far. */
   get rows(): number {
-    return this.blockNumber.length;
+    return this.logIndex.length;
   }
 
   /** Appends one matched log of `block` (RecordRenderer). */
   render(raw: Buffer, log: RecordLog, block: RecordBlock, blockHash: Uint8Array, timestamp: number): void {
-    this.blockNumber.push(block.number);
-    this.blockHash.push(blockHash);
-    this.transactionIndex.push(log.txIndex);
+    if (block.number !== this.lastBlock) {
+      if (this.lastBlock === -1) this.chainIdColumn.entries.push(this.chainId);
+      this.blockNumber.entries.push(block.number);
+      this.blockHash.entries.push(blockHash);
+      this.timestamp.entries.push(timestamp);
+      this.lastBlock = block.number;
+      this.lastTx = -1;
+    }
+    if (log.txIndex !== this.lastTx) {
+      this.transactionIndex.entries.push(log.txIndex);
+      this.transactionHash.entries.push(block.txHash(log.txIndex));
+      this.lastTx = log.txIndex;
+    }
+    this.blockNumber.repeat();
+    this.blockHash.repeat();
+    this.transactionIndex.repeat();
     this.logIndex.push(log.logIndex);
-    this.transactionHash.push(block.txHash(log.txIndex));
+    this.transactionHash.repeat();
     this.address.row();
     this.address.bytes(raw, log.addressOffset, log.addressOffset + 20);
     this.address.end();
@@ -87,8 +108,8 @@ export class LogRows implements RecordRenderer {
     }
     this.data.end();
     this.dataBytes.push(log.dataLength);
-    this.chainIdColumn.push(this.chainId);
-    this.timestamp.push(timestamp);
+    this.chainIdColumn.repeat();
+    this.timestamp.repeat();
     this.removed.push(false);
   }
 
