@@ -89,10 +89,8 @@ export class LogRows implements RecordRenderer {
         continue;
       }
       const off = log.topicOffsets[t]!;
-      const len = raw[off]!;
       column.row();
-      column.zeros(WORD - len);
-      column.bytes(raw, off + 1, off + 1 + len);
+      column.word(raw, off + 1, raw[off]!);
       column.end();
     }
     this.data.row();
@@ -101,8 +99,7 @@ export class LogRows implements RecordRenderer {
     } else {
       for (let p = log.dataStart, w = 0; w < log.dataLength; w += WORD) {
         const len = raw[p]!;
-        this.data.zeros(WORD - len);
-        this.data.bytes(raw, p + 1, p + 1 + len);
+        this.data.word(raw, p + 1, len);
         p += 1 + len;
       }
     }
