@@ -437,10 +437,15 @@ export class DictionaryColumn<C extends U32Column | U64Column | BytesColumn> {
 
   /** Appends a row holding the entry pushed last. */
   repeat(): void {
-    if (this.entries.length === 0) throw new RangeError(`column ${this.name}: a row repeats an entry before any was pushed`);
+    this.pushEntry(this.entries.length - 1);
+  }
+
+  /** Appends a row holding entry `entry` (0 ≤ entry < entries.length), for a caller that keeps the entry of each value. */
+  pushEntry(entry: number): void {
+    if (entry < 0 || entry >= this.entries.length) throw new RangeError(`column ${this.name}: entry ${entry} of ${this.entries.length}`);
     if (this.length === this.indices.length) this.indices = grown(this.indices, this.length + 1);
     this.validity.setValue(this.length);
-    this.indices[this.length++] = this.entries.length - 1;
+    this.indices[this.length++] = entry;
   }
 
   /** Appends a null. */

@@ -2,15 +2,21 @@
  * The logs datatype's rows: a RecordRenderer the log engine's raw-record scan (logs/recordScan.ts)
  * hands each matching log to, which appends it to the columns of SCHEMAS.logs straight from the
  * stored record (topics and data words re-padded to their 32 bytes), no log object in between. The
- * columns that hold one value per block (number, hash, timestamp), per transaction (index, hash) or
- * per chunk (chain id) are dictionary columns: the value is written once, when its block or
- * transaction starts (the scan hands logs over in order), and each log adds only an index.
+ * columns that hold one value per block (number, hash, timestamp), per transaction (hash) or per
+ * chunk (chain id) are dictionary columns: the value is written once, when its block or transaction
+ * starts (the scan hands logs over in order), and each log adds only an index. The transaction
+ * index is one too, of its distinct values (a few hundred at most), found by a table indexed by the
+ * value: its indices are then small and repeat from block to block, where an entry per transaction
+ * would make the file larger than plain values.
  */
 import type { RecordBlock, RecordLog, RecordRenderer } from '../render/recordLog.js';
 import { BoolColumn, BytesColumn, DictionaryColumn, U32Column, U64Column, type ColumnData } from './columns.js';
 
 /** Bytes of a topic and of a data word. */
 const WORD = 32;
+
+/** Transaction indices the entry table first has room for: a block holds a few hundred transactions, so it rarely grows. */
+const TX_INDEX_TABLE = 1024;
 
 /** The log columns of one chunk, filled by the scan. */
 export class LogRows implements RecordRenderer {
@@ -29,6 +35,8 @@ export class LogRows implements RecordRenderer {
   /** The block and transaction of the last row (-1: none yet), whose dictionary entries the next row repeats when it is of the same. */
   private lastBlock = -1;
   private lastTx = -1;
+  /** The transaction_index entry of each transaction index seen in the chunk, + 1 (0: none yet). */
+  private txIndexEntries = new Int32Array(TX_INDEX_TABLE);
 
   /** Columns of raw bytes, or of 0x-hex with `hex`; every row carries `chainId`. */
   constructor(
@@ -52,6 +60,7 @@ export class LogRows implements RecordRenderer {
     for (const c of [this.blockNumber, this.blockHash, this.transactionIndex, this.logIndex, this.transactionHash, this.address, ...this.topics, this.data, this.dataBytes, this.chainIdColumn, this.timestamp, this.removed]) c.reset();
     this.lastBlock = -1;
     this.lastTx = -1;
+    this.txIndexEntries.fill(0);
   }
 
   /** Rows so far. */
@@ -70,13 +79,12 @@ export class LogRows implements RecordRenderer {
       this.lastTx = -1;
     }
     if (log.txIndex !== this.lastTx) {
-      this.transactionIndex.entries.push(log.txIndex);
       this.transactionHash.entries.push(block.txHash(log.txIndex));
       this.lastTx = log.txIndex;
     }
     this.blockNumber.repeat();
     this.blockHash.repeat();
-    this.transactionIndex.repeat();
+    this.transactionIndex.pushEntry(this.txIndexEntry(log.txIndex));
     this.logIndex.push(log.logIndex);
     this.transactionHash.repeat();
     this.address.row();
@@ -108,6 +116,22 @@ export class LogRows implements RecordRenderer {
     this.chainIdColumn.repeat();
     this.timestamp.repeat();
     this.removed.push(false);
+  }
+
+  /** The transaction_index entry holding `txIndex`, pushed at its first use in the chunk. */
+  private txIndexEntry(txIndex: number): number {
+    if (txIndex >= this.txIndexEntries.length) {
+      let size = this.txIndexEntries.length * 2;
+      while (size <= txIndex) size *= 2;
+      const next = new Int32Array(size);
+      next.set(this.txIndexEntries);
+      this.txIndexEntries = next;
+    }
+    const known = this.txIndexEntries[txIndex]!;
+    if (known !== 0) return known - 1;
+    this.transactionIndex.entries.push(txIndex);
+    this.txIndexEntries[txIndex] = this.transactionIndex.entries.length;
+    return this.transactionIndex.entries.length - 1;
   }
 
   /** The finished columns, in SCHEMAS.logs order. */

@@ -20,8 +20,17 @@ export function writeDictionaryIndices(out: ByteWriter, indices: Uint32Array, va
   const valueBytes = (bitWidth + 7) >> 3;
   out.byte(bitWidth);
   const end = start + count;
+  if (validity.length === 0) {
+    for (let i = start; i < end; ) {
+      const index = indices[i]!;
+      const from = i;
+      while (++i < end && indices[i] === index);
+      writeRun(out, index, i - from, valueBytes);
+    }
+    return;
+  }
   let i = start;
-  const valid = (row: number) => validity.length === 0 || ((validity[row >> 3]! >> (row & 7)) & 1) === 1;
+  const valid = (row: number) => ((validity[row >> 3]! >> (row & 7)) & 1) === 1;
   while (i < end && !valid(i)) i++;
   while (i < end) {
     const index = indices[i]!;
@@ -31,8 +40,13 @@ export function writeDictionaryIndices(out: ByteWriter, indices: Uint32Array, va
       if (indices[i] !== index) break;
       run++;
     }
-    out.varint(run * 2);
-    for (let b = 0; b < valueBytes; b++) out.byte((index >>> (8 * b)) & 0xff);
+    writeRun(out, index, run, valueBytes);
     while (i < end && !valid(i)) i++;
   }
+}
+
+/** Appends an RLE run: `length` copies of `index`, in `valueBytes` bytes. */
+function writeRun(out: ByteWriter, index: number, length: number, valueBytes: number): void {
+  out.varint(length * 2);
+  for (let b = 0; b < valueBytes; b++) out.byte((index >>> (8 * b)) & 0xff);
 }
