@@ -2,12 +2,12 @@
  * The logs datatype's rows: a RecordRenderer the log engine's raw-record scan (logs/recordScan.ts)
  * hands each matching log to, which appends it to the columns of SCHEMAS.logs straight from the
  * stored record (topics and data words re-padded to their 32 bytes), no log object in between. The
- * columns that hold one value per block (number, hash, timestamp), per transaction (hash) or per
- * chunk (chain id) are dictionary columns: the value is written once, when its block or transaction
- * starts (the scan hands logs over in order), and each log adds only an index. The transaction
- * index is one too, of its distinct values (a few hundred at most), found by a table indexed by the
- * value: its indices are then small and repeat from block to block, where an entry per transaction
- * would make the file larger than plain values.
+ * columns that hold one value per block (number, hash, timestamp) or per chunk (chain id) are
+ * dictionary columns: the value is written once, when its block starts (the scan hands logs over in
+ * order), and each log adds only an index. The transaction index is one too, of its distinct values
+ * (a few hundred at most), found by a table indexed by the value: its indices are then small and
+ * repeat from block to block. The transaction hash stays plain: an entry per transaction gives
+ * indices that rise by one at each, which zstd compresses worse than the repeated hash (docs/export.md).
  */
 import type { RecordBlock, RecordLog, RecordRenderer } from '../render/recordLog.js';
 import { BoolColumn, BytesColumn, DictionaryColumn, U32Column, U64Column, type ColumnData } from './columns.js';
@@ -24,7 +24,7 @@ export class LogRows implements RecordRenderer {
   private readonly blockHash: DictionaryColumn<BytesColumn>;
   private readonly transactionIndex = new DictionaryColumn(new U32Column('transaction_index'));
   private readonly logIndex = new U32Column('log_index');
-  private readonly transactionHash: DictionaryColumn<BytesColumn>;
+  private readonly transactionHash: BytesColumn;
   private readonly address: BytesColumn;
   private readonly topics: BytesColumn[];
   private readonly data: BytesColumn;
@@ -32,9 +32,8 @@ export class LogRows implements RecordRenderer {
   private readonly chainIdColumn = new DictionaryColumn(new U64Column('chain_id'));
   private readonly timestamp = new DictionaryColumn(new U32Column('block_timestamp'));
   private readonly removed = new BoolColumn('removed');
-  /** The block and transaction of the last row (-1: none yet), whose dictionary entries the next row repeats when it is of the same. */
+  /** The block of the last row (-1: none yet), whose dictionary entries the next row repeats when it is of the same. */
   private lastBlock = -1;
-  private lastTx = -1;
   /** The transaction_index entry of each transaction index seen in the chunk, + 1 (0: none yet). */
   private txIndexEntries = new Int32Array(TX_INDEX_TABLE);
 
@@ -44,7 +43,7 @@ export class LogRows implements RecordRenderer {
     private readonly chainId: bigint,
   ) {
     this.blockHash = new DictionaryColumn(new BytesColumn('block_hash', hex));
-    this.transactionHash = new DictionaryColumn(new BytesColumn('transaction_hash', hex));
+    this.transactionHash = new BytesColumn('transaction_hash', hex);
     this.address = new BytesColumn('address', hex);
     this.topics = [0, 1, 2, 3].map((t) => new BytesColumn(`topic${t}`, hex));
     this.data = new BytesColumn('data', hex);
@@ -59,7 +58,6 @@ export class LogRows implements RecordRenderer {
   reset(): void {
     for (const c of [this.blockNumber, this.blockHash, this.transactionIndex, this.logIndex, this.transactionHash, this.address, ...this.topics, this.data, this.dataBytes, this.chainIdColumn, this.timestamp, this.removed]) c.reset();
     this.lastBlock = -1;
-    this.lastTx = -1;
     this.txIndexEntries.fill(0);
   }
 
@@ -76,17 +74,12 @@ export class LogRows implements RecordRenderer {
       this.blockHash.entries.push(blockHash);
       this.timestamp.entries.push(timestamp);
       this.lastBlock = block.number;
-      this.lastTx = -1;
-    }
-    if (log.txIndex !== this.lastTx) {
-      this.transactionHash.entries.push(block.txHash(log.txIndex));
-      this.lastTx = log.txIndex;
     }
     this.blockNumber.repeat();
     this.blockHash.repeat();
     this.transactionIndex.pushEntry(this.txIndexEntry(log.txIndex));
     this.logIndex.push(log.logIndex);
-    this.transactionHash.repeat();
+    this.transactionHash.push(block.txHash(log.txIndex));
     this.address.row();
     this.address.bytes(raw, log.addressOffset, log.addressOffset + 20);
     this.address.end();
