@@ -9,7 +9,7 @@
  *   npm install --no-save hyparquet-writer@0.17.0 && node dist/native-free-bench/parquetWriters.js [DATA]
  */
 import { bulkBlockScanner } from '../src/logs/blockScan.js';
-import type { ColumnData } from '../src/export/columns.js';
+import { withoutDictionary, type ColumnData } from '../src/export/columns.js';
 import { COMPRESSIONS } from '../src/export/compression.js';
 import { LogRows } from '../src/export/logRows.js';
 import { encodeParquet } from '../src/export/parquet/writer.js';
@@ -69,7 +69,7 @@ const scan = bulkBlockScanner(new StoreReader(store), [], []);
 for (let n = 0; n < BLOCKS; n++) scan(n, rows);
 const columns = rows.finish();
 const count = rows.rows;
-const arrowColumns = columns.map(arrowLayout);
+const arrowColumns = columns.map((c) => arrowLayout(withoutDictionary(c)));
 console.log(`${count} logs of blocks 0–${BLOCKS - 1} of ${dir}\n\n| writer | codec | rows/s | bytes/row |\n|---|---|---|---|`);
 const line = (writer: string, codec: string, r: { ms: number; bytes: number }) =>
   console.log(`| ${writer} | ${codec} | ${Math.round(count / (r.ms / 1000))} | ${(r.bytes / count).toFixed(1)} |`);

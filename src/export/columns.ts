@@ -26,6 +26,11 @@ export interface ColumnData {
   values: Uint32Array | BigUint64Array | Float64Array | Uint8Array;
   /** binary and string: row i's entry is values[offsets[i], offsets[i + 1]): its length and bytes, or nothing for a null. */
   offsets?: Int32Array;
+  /**
+   * A dictionary-encoded column's distinct values, in order of first use (a column of the same type
+   * and no null); `values` is then a Uint32Array of each row's index into it (0 for a null).
+   */
+  dictionary?: ColumnData;
 }
 
 /** Rows a column makes room for at first: a 1,000-block chunk of mainnet logs holds ~500k, so growth by doubling costs a few copies at most. */
@@ -223,8 +228,11 @@ export function word256(value: bigint): Uint8Array {
   return word;
 }
 
-/** Byte strings up to this length (hashes, addresses, words) are copied by a loop: a subarray view for set() costs more than the copy. */
+/** Byte strings up to this length (hashes, addresses, words) are copied four bytes at a time through DataViews: a subarray view for set() costs more than the copy. */
 const SHORT_COPY = 64;
+
+/** Bytes of a 256-bit word (a topic, a data word). */
+const WORD = 32;
 
 /** Zero runs up to this length (a topic's or a data word's padding) are written by a loop: fill() costs more for so few. */
 const SHORT_FILL = 32;
@@ -247,6 +255,8 @@ export class BytesColumn {
   private rowStart = 0;
   private offsets = new Int32Array(INITIAL_ROWS + 1);
   private readonly validity = new Validity();
+  /** A DataView of `data`, made again when it grows. */
+  private view: DataView = new DataView(this.data.buffer);
   length = 0;
 
   /** A column called `name`, of raw bytes or, with `hex`, of 0x-hex text. */
@@ -256,7 +266,9 @@ export class BytesColumn {
   ) {}
 
   private room(extra: number): void {
-    if (this.size + extra > this.data.length) this.data = grown(this.data, this.size + extra);
+    if (this.size + extra <= this.data.length) return;
+    this.data = grown(this.data, this.size + extra);
+    this.view = new DataView(this.data.buffer);
   }
 
   /** Starts a row. */
@@ -269,16 +281,25 @@ export class BytesColumn {
     this.data[this.size++] = X;
   }
 
+  /**
+   * Copies bytes [start, start + length) of `src` to `at` (room made): four source bytes read into
+   * one integer and stored at once through the data's DataView, the 0–3 left one by one. (A DataView
+   * of the source would cost more than it saves: LMDB hands each record in a memory of its own.)
+   */
+  private copyShort(src: Uint8Array, start: number, length: number, at: number): void {
+    const to = this.view;
+    const whole = length & ~3;
+    for (let i = 0, s = start; i < whole; i += 4, s += 4) to.setUint32(at + i, src[s]! | (src[s + 1]! << 8) | (src[s + 2]! << 16) | (src[s + 3]! << 24), true);
+    const out = this.data;
+    for (let i = whole; i < length; i++) out[at + i] = src[start + i]!;
+  }
+
   /** Writes bytes [start, end) of `src` into the row. */
   bytes(src: Uint8Array, start = 0, end = src.length): void {
     if (!this.hex) {
       this.room(end - start);
-      if (end - start <= SHORT_COPY) {
-        const out = this.data;
-        for (let i = start, p = this.size; i < end; i++, p++) out[p] = src[i]!;
-      } else {
-        this.data.set(src.subarray(start, end), this.size);
-      }
+      if (end - start <= SHORT_COPY) this.copyShort(src, start, end - start, this.size);
+      else this.data.set(src.subarray(start, end), this.size);
       this.size += end - start;
       return;
     }
@@ -291,6 +312,24 @@ export class BytesColumn {
       out[p++] = pair >> 8;
     }
     this.size = p;
+  }
+
+  /** Writes a 32-byte word into the row: bytes [start, start + length) of `src` (length ≤ 32) after 32 − length zeros, as a topic or data word is stored without its leading zeros. */
+  word(src: Uint8Array, start: number, length: number): void {
+    if (this.hex) {
+      this.zeros(WORD - length);
+      this.bytes(src, start, start + length);
+      return;
+    }
+    this.room(WORD);
+    const pad = WORD - length;
+    const to = this.view;
+    let p = this.size;
+    const whole = p + (pad & ~3);
+    for (; p < whole; p += 4) to.setUint32(p, 0, true);
+    for (const end = this.size + pad; p < end; p++) this.data[p] = 0;
+    this.copyShort(src, start, length, p);
+    this.size += WORD;
   }
 
   /** Writes `count` zero bytes into the row. */
@@ -364,6 +403,79 @@ export class BytesColumn {
       offsets: this.offsets.subarray(0, this.length + 1),
     };
   }
+}
+
+/**
+ * A column whose rows repeat one value in runs (a block's fields over its logs, a transaction's over
+ * its logs), dictionary-encoded: `entries` takes each new value once, and a row is the index of the
+ * entry added last. No value is hashed or compared: a caller that sees a new block or transaction
+ * pushes it to `entries` and then calls repeat() for each of its rows.
+ */
+export class DictionaryColumn<C extends U32Column | U64Column | BytesColumn> {
+  private indices = new Uint32Array(INITIAL_ROWS);
+  private readonly validity = new Validity();
+  length = 0;
+
+  /** A column over `entries`, a builder that gets no null. */
+  constructor(readonly entries: C) {}
+
+  /** The column's name, its entries'. */
+  get name(): string {
+    return this.entries.name;
+  }
+
+  /** Appends a row holding the entry pushed last. */
+  repeat(): void {
+    this.pushEntry(this.entries.length - 1);
+  }
+
+  /** Appends a row holding entry `entry` (0 ≤ entry < entries.length), for a caller that keeps the entry of each value. */
+  pushEntry(entry: number): void {
+    if (entry < 0 || entry >= this.entries.length) throw new RangeError(`column ${this.name}: entry ${entry} of ${this.entries.length}`);
+    if (this.length === this.indices.length) this.indices = grown(this.indices, this.length + 1);
+    this.validity.setValue(this.length);
+    this.indices[this.length++] = entry;
+  }
+
+  /** Appends a null. */
+  pushNull(): void {
+    if (this.length === this.indices.length) this.indices = grown(this.indices, this.length + 1);
+    this.validity.setNull(this.length);
+    this.indices[this.length++] = 0;
+  }
+
+  /** Forgets every row and entry, keeping the buffers (a builder reused for the next chunk). */
+  reset(): void {
+    this.length = 0;
+    this.validity.reset();
+    this.entries.reset();
+  }
+
+  /** The finished column. */
+  finish(): ColumnData {
+    const dictionary = this.entries.finish();
+    return { name: dictionary.name, type: dictionary.type, length: this.length, nullCount: this.validity.nulls, validity: this.validity.finish(this.length), values: this.indices.subarray(0, this.length), dictionary };
+  }
+}
+
+/** Column `c` with each row's own value (a dictionary column expanded, a copy; any other as it is): for consumers that take rows in place. */
+export function withoutDictionary(c: ColumnData): ColumnData {
+  const d = c.dictionary;
+  if (d === undefined) return c;
+  const indices = c.values as Uint32Array;
+  const valid = (i: number) => c.nullCount === 0 || ((c.validity[i >> 3]! >> (i & 7)) & 1) === 1;
+  if (d.offsets === undefined) {
+    const entries = d.values as Uint32Array | BigUint64Array;
+    const values = new (entries.constructor as new (n: number) => Uint32Array | BigUint64Array)(c.length);
+    for (let i = 0; i < c.length; i++) if (valid(i)) (values as unknown as (number | bigint)[])[i] = entries[indices[i]!]!;
+    return { name: c.name, type: c.type, length: c.length, nullCount: c.nullCount, validity: c.validity, values };
+  }
+  const src = d.values as Uint8Array;
+  const offsets = new Int32Array(c.length + 1);
+  for (let i = 0; i < c.length; i++) offsets[i + 1] = offsets[i]! + (valid(i) ? d.offsets[indices[i]! + 1]! - d.offsets[indices[i]!]! : 0);
+  const values = new Uint8Array(offsets[c.length]!);
+  for (let i = 0; i < c.length; i++) if (valid(i)) values.set(src.subarray(d.offsets[indices[i]!]!, d.offsets[indices[i]! + 1]!), offsets[i]!);
+  return { name: c.name, type: c.type, length: c.length, nullCount: c.nullCount, validity: c.validity, values, offsets };
 }
 
 /** A column of ASCII text (decimal numbers). */

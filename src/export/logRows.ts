@@ -1,35 +1,48 @@
 /**
  * The logs datatype's rows: a RecordRenderer the log engine's raw-record scan (logs/recordScan.ts)
  * hands each matching log to, which appends it to the columns of SCHEMAS.logs straight from the
- * stored record (topics and data words re-padded to their 32 bytes), no log object in between.
+ * stored record (topics and data words re-padded to their 32 bytes), no log object in between. The
+ * columns that hold one value per block (number, hash, timestamp) or per chunk (chain id) are
+ * dictionary columns: the value is written once, when its block starts (the scan hands logs over in
+ * order), and each log adds only an index. The transaction index is one too, of its distinct values
+ * (a few hundred at most), found by a table indexed by the value: its indices are then small and
+ * repeat from block to block. The transaction hash stays plain: an entry per transaction gives
+ * indices that rise by one at each, which zstd compresses worse than the repeated hash (docs/export.md).
  */
 import type { RecordBlock, RecordLog, RecordRenderer } from '../render/recordLog.js';
-import { BoolColumn, BytesColumn, U32Column, U64Column, type ColumnData } from './columns.js';
+import { BoolColumn, BytesColumn, DictionaryColumn, U32Column, U64Column, type ColumnData } from './columns.js';
 
 /** Bytes of a topic and of a data word. */
 const WORD = 32;
 
+/** Transaction indices the entry table first has room for: a block holds a few hundred transactions, so it rarely grows. */
+const TX_INDEX_TABLE = 1024;
+
 /** The log columns of one chunk, filled by the scan. */
 export class LogRows implements RecordRenderer {
-  private readonly blockNumber = new U32Column('block_number');
-  private readonly blockHash: BytesColumn;
-  private readonly transactionIndex = new U32Column('transaction_index');
+  private readonly blockNumber = new DictionaryColumn(new U32Column('block_number'));
+  private readonly blockHash: DictionaryColumn<BytesColumn>;
+  private readonly transactionIndex = new DictionaryColumn(new U32Column('transaction_index'));
   private readonly logIndex = new U32Column('log_index');
   private readonly transactionHash: BytesColumn;
   private readonly address: BytesColumn;
   private readonly topics: BytesColumn[];
   private readonly data: BytesColumn;
   private readonly dataBytes = new U32Column('n_data_bytes');
-  private readonly chainIdColumn = new U64Column('chain_id');
-  private readonly timestamp = new U32Column('block_timestamp');
+  private readonly chainIdColumn = new DictionaryColumn(new U64Column('chain_id'));
+  private readonly timestamp = new DictionaryColumn(new U32Column('block_timestamp'));
   private readonly removed = new BoolColumn('removed');
+  /** The block of the last row (-1: none yet), whose dictionary entries the next row repeats when it is of the same. */
+  private lastBlock = -1;
+  /** The transaction_index entry of each transaction index seen in the chunk, + 1 (0: none yet). */
+  private txIndexEntries = new Int32Array(TX_INDEX_TABLE);
 
   /** Columns of raw bytes, or of 0x-hex with `hex`; every row carries `chainId`. */
   constructor(
     private readonly hex: boolean,
     private readonly chainId: bigint,
   ) {
-    this.blockHash = new BytesColumn('block_hash', hex);
+    this.blockHash = new DictionaryColumn(new BytesColumn('block_hash', hex));
     this.transactionHash = new BytesColumn('transaction_hash', hex);
     this.address = new BytesColumn('address', hex);
     this.topics = [0, 1, 2, 3].map((t) => new BytesColumn(`topic${t}`, hex));
@@ -44,18 +57,27 @@ export class LogRows implements RecordRenderer {
   /** Forgets every row, keeping the columns' buffers, so a thread's next chunk does not grow them again. */
   reset(): void {
     for (const c of [this.blockNumber, this.blockHash, this.transactionIndex, this.logIndex, this.transactionHash, this.address, ...this.topics, this.data, this.dataBytes, this.chainIdColumn, this.timestamp, this.removed]) c.reset();
+    this.lastBlock = -1;
+    this.txIndexEntries.fill(0);
   }
 
   /** Rows so far. */
   get rows(): number {
-    return this.blockNumber.length;
+    return this.logIndex.length;
   }
 
   /** Appends one matched log of `block` (RecordRenderer). */
   render(raw: Buffer, log: RecordLog, block: RecordBlock, blockHash: Uint8Array, timestamp: number): void {
-    this.blockNumber.push(block.number);
-    this.blockHash.push(blockHash);
-    this.transactionIndex.push(log.txIndex);
+    if (block.number !== this.lastBlock) {
+      if (this.lastBlock === -1) this.chainIdColumn.entries.push(this.chainId);
+      this.blockNumber.entries.push(block.number);
+      this.blockHash.entries.push(blockHash);
+      this.timestamp.entries.push(timestamp);
+      this.lastBlock = block.number;
+    }
+    this.blockNumber.repeat();
+    this.blockHash.repeat();
+    this.transactionIndex.pushEntry(this.txIndexEntry(log.txIndex));
     this.logIndex.push(log.logIndex);
     this.transactionHash.push(block.txHash(log.txIndex));
     this.address.row();
@@ -68,10 +90,8 @@ export class LogRows implements RecordRenderer {
         continue;
       }
       const off = log.topicOffsets[t]!;
-      const len = raw[off]!;
       column.row();
-      column.zeros(WORD - len);
-      column.bytes(raw, off + 1, off + 1 + len);
+      column.word(raw, off + 1, raw[off]!);
       column.end();
     }
     this.data.row();
@@ -80,16 +100,31 @@ export class LogRows implements RecordRenderer {
     } else {
       for (let p = log.dataStart, w = 0; w < log.dataLength; w += WORD) {
         const len = raw[p]!;
-        this.data.zeros(WORD - len);
-        this.data.bytes(raw, p + 1, p + 1 + len);
+        this.data.word(raw, p + 1, len);
         p += 1 + len;
       }
     }
     this.data.end();
     this.dataBytes.push(log.dataLength);
-    this.chainIdColumn.push(this.chainId);
-    this.timestamp.push(timestamp);
+    this.chainIdColumn.repeat();
+    this.timestamp.repeat();
     this.removed.push(false);
+  }
+
+  /** The transaction_index entry holding `txIndex`, pushed at its first use in the chunk. */
+  private txIndexEntry(txIndex: number): number {
+    if (txIndex >= this.txIndexEntries.length) {
+      let size = this.txIndexEntries.length * 2;
+      while (size <= txIndex) size *= 2;
+      const next = new Int32Array(size);
+      next.set(this.txIndexEntries);
+      this.txIndexEntries = next;
+    }
+    const known = this.txIndexEntries[txIndex]!;
+    if (known !== 0) return known - 1;
+    this.transactionIndex.entries.push(txIndex);
+    this.txIndexEntries[txIndex] = this.transactionIndex.entries.length;
+    return this.transactionIndex.entries.length - 1;
   }
 
   /** The finished columns, in SCHEMAS.logs order. */

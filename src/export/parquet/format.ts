@@ -1,6 +1,6 @@
 /**
- * Parquet's own structures, in Thrift's compact protocol: the header of a data page (v1) and the
- * file's footer (FileMetaData: the schema, one row group, each column chunk's metadata and
+ * Parquet's own structures, in Thrift's compact protocol: the headers of a data page (v1) and of a
+ * dictionary page, and the file's footer (FileMetaData: the schema, one row group, each column chunk's metadata and
  * statistics). Every column is flat and OPTIONAL, as in cryo's files; integers carry the unsigned
  * integer logical type, text the string one.
  */
@@ -13,8 +13,8 @@ import { CompactWriter } from './thrift.js';
 /** Parquet's physical types (Type), those the export uses. */
 const PhysicalType = { BOOLEAN: 0, INT32: 1, INT64: 2, DOUBLE: 5, BYTE_ARRAY: 6 } as const;
 
-/** Parquet's encodings (Encoding): PLAIN for values, RLE (the RLE / bit-packing hybrid) for levels. */
-const Encoding = { PLAIN: 0, RLE: 3 } as const;
+/** Parquet's encodings (Encoding): PLAIN for values and dictionaries, RLE (the RLE / bit-packing hybrid) for levels, RLE_DICTIONARY for dictionary indices. */
+const Encoding = { PLAIN: 0, RLE: 3, RLE_DICTIONARY: 8 } as const;
 
 /** Parquet's legacy annotations (ConvertedType), written beside the logical types for older readers. */
 const ConvertedType = { UTF8: 0, UINT_32: 13, UINT_64: 14 } as const;
@@ -24,6 +24,9 @@ const OPTIONAL = 1;
 
 /** PageType.DATA_PAGE: a data page v1. */
 const DATA_PAGE = 0;
+
+/** PageType.DICTIONARY_PAGE: a column chunk's dictionary, before its data pages. */
+const DICTIONARY_PAGE = 2;
 
 /** The Parquet format version written in FileMetaData (1: the features of format 1, which every reader has). */
 const FORMAT_VERSION = 1;
@@ -41,17 +44,30 @@ const STORAGE: Record<ColumnType, { physical: number; converted?: number; logica
   string: { physical: PhysicalType.BYTE_ARRAY, converted: ConvertedType.UTF8, logical: 'string' },
 };
 
-/** Writes the header of a data page v1 of `rows` rows, PLAIN values and RLE definition levels. */
-export function writeDataPageHeader(out: ByteWriter, rows: number, uncompressedSize: number, compressedSize: number): void {
+/** Writes the header of a data page v1 of `rows` rows, RLE definition levels, and PLAIN values or, with `dictionary`, RLE_DICTIONARY indices. */
+export function writeDataPageHeader(out: ByteWriter, rows: number, uncompressedSize: number, compressedSize: number, dictionary = false): void {
   const t = new CompactWriter(out);
   t.i32(1, DATA_PAGE);
   t.i32(2, uncompressedSize);
   t.i32(3, compressedSize);
   t.begin(5);
   t.i32(1, rows);
-  t.i32(2, Encoding.PLAIN);
+  t.i32(2, dictionary ? Encoding.RLE_DICTIONARY : Encoding.PLAIN);
   t.i32(3, Encoding.RLE);
   t.i32(4, Encoding.RLE);
+  t.end();
+  t.end();
+}
+
+/** Writes the header of a dictionary page of `entries` PLAIN values. */
+export function writeDictionaryPageHeader(out: ByteWriter, entries: number, uncompressedSize: number, compressedSize: number): void {
+  const t = new CompactWriter(out);
+  t.i32(1, DICTIONARY_PAGE);
+  t.i32(2, uncompressedSize);
+  t.i32(3, compressedSize);
+  t.begin(7);
+  t.i32(1, entries);
+  t.i32(2, Encoding.PLAIN);
   t.end();
   t.end();
 }
@@ -61,8 +77,12 @@ export interface ChunkInfo {
   name: string;
   type: ColumnType;
   codec: number;
-  /** Offset in the file of its first page's header. */
+  /** Offset in the file of its first page's header (its dictionary page's, when it has one). */
   offset: number;
+  /** Offset in the file of its first data page's header: after the dictionary page, or `offset`. */
+  dataOffset: number;
+  /** Whether its data pages hold dictionary indices (a dictionary page at `offset`). */
+  dictionary: boolean;
   /** Bytes of its pages, headers included: compressed as in the file, and as they would be uncompressed. */
   compressedSize: number;
   uncompressedSize: number;
@@ -134,13 +154,14 @@ function writeColumnChunk(t: CompactWriter, c: ChunkInfo, rows: number): void {
   t.i64(2, c.offset);
   t.begin(3);
   t.i32(1, STORAGE[c.type].physical);
-  t.i32List(2, [Encoding.PLAIN, Encoding.RLE]);
+  t.i32List(2, c.dictionary ? [Encoding.PLAIN, Encoding.RLE, Encoding.RLE_DICTIONARY] : [Encoding.PLAIN, Encoding.RLE]);
   t.stringList(3, [c.name]);
   t.i32(4, c.codec);
   t.i64(5, rows);
   t.i64(6, c.uncompressedSize);
   t.i64(7, c.compressedSize);
-  t.i64(9, c.offset);
+  t.i64(9, c.dataOffset);
+  if (c.dictionary) t.i64(11, c.offset);
   t.begin(12);
   t.i64(3, c.statistics.nullCount);
   if (c.statistics.max !== undefined) t.binary(5, c.statistics.max);

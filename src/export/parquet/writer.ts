@@ -1,14 +1,16 @@
 /**
  * The export's Parquet writer: finished columns (columns.ts) become one Parquet file in memory, one
- * row group, each column a chunk of data pages v1 (RLE definition levels, PLAIN values) compressed
- * with the chosen codec, then the footer. Nothing in the output depends on the clock or the
+ * row group, each column a chunk of data pages v1 (RLE definition levels, PLAIN values; a dictionary
+ * column's chunk opens with its dictionary page, PLAIN, and its data pages hold RLE_DICTIONARY
+ * indices) compressed with the chosen codec, then the footer. Nothing in the output depends on the clock or the
  * machine: the same columns give the same bytes.
  */
 import type { ColumnData } from '../columns.js';
 import type { CompressionName } from '../compression.js';
 import { ByteWriter } from './byteWriter.js';
 import { CODEC_IDS, compressPage } from './codecs.js';
-import { writeDataPageHeader, writeFileMetaData, type ChunkInfo } from './format.js';
+import { indexBitWidth, writeDictionaryIndices } from './dictionary.js';
+import { writeDataPageHeader, writeDictionaryPageHeader, writeFileMetaData, type ChunkInfo } from './format.js';
 import { writeDefinitionLevels } from './levels.js';
 import { writePlain } from './plain.js';
 import { columnStatistics } from './statistics.js';
@@ -42,19 +44,33 @@ export function encodeParquet(columns: readonly ColumnData[], compression: Compr
     if (c.length !== rows) throw new RangeError(`column ${c.name} has ${c.length} rows, ${columns[0]!.name} ${rows}`);
     const offset = out.length;
     let uncompressedSize = 0;
+    const dictionary = c.dictionary;
+    if (dictionary !== undefined && rows > 0) {
+      page.reset();
+      writePlain(page, dictionary, 0, dictionary.length);
+      const raw = page.view();
+      const body = compressPage(raw, compression);
+      writeDictionaryPageHeader(out, dictionary.length, raw.length, body.length);
+      uncompressedSize += out.length - offset + raw.length;
+      out.append(body);
+    }
+    const dataOffset = out.length;
+    const bitWidth = dictionary === undefined ? 0 : indexBitWidth(dictionary.length);
     for (let start = 0; start < rows; start += PAGE_ROWS) {
       const count = Math.min(PAGE_ROWS, rows - start);
       page.reset();
       writeDefinitionLevels(page, c.validity, start, count);
-      writePlain(page, c, start, count);
+      if (dictionary === undefined) writePlain(page, c, start, count);
+      else writeDictionaryIndices(page, c.values as Uint32Array, c.validity, start, count, bitWidth);
       const raw = page.view();
       const body = compressPage(raw, compression);
       const headerAt = out.length;
-      writeDataPageHeader(out, count, raw.length, body.length);
+      writeDataPageHeader(out, count, raw.length, body.length, dictionary !== undefined);
       uncompressedSize += out.length - headerAt + raw.length;
       out.append(body);
     }
-    chunks.push({ name: c.name, type: c.type, codec: CODEC_IDS[compression], offset, compressedSize: out.length - offset, uncompressedSize, statistics: columnStatistics(c) });
+    const statistics = dictionary === undefined ? columnStatistics(c) : { ...columnStatistics(dictionary), nullCount: c.nullCount };
+    chunks.push({ name: c.name, type: c.type, codec: CODEC_IDS[compression], offset, dataOffset, dictionary: dictionary !== undefined && rows > 0, compressedSize: out.length - offset, uncompressedSize, statistics });
   }
   const footerAt = out.length;
   writeFileMetaData(out, rows, chunks);
