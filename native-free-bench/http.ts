@@ -23,9 +23,10 @@ export interface Child {
   stop(): Promise<void>;
 }
 
-/** Starts `node args…` and resolves once it prints a listening line with its port. */
-export async function startChild(args: string[]): Promise<Child> {
-  const child: ChildProcess = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'inherit'] });
+/** Starts `node args…` (under `taskset -c cpus` when given) and resolves once it prints a listening line with its port. */
+export async function startChild(args: string[], cpus?: string): Promise<Child> {
+  const argv = [process.execPath, ...args];
+  const child: ChildProcess = cpus === undefined ? spawn(argv[0]!, argv.slice(1), { stdio: ['ignore', 'pipe', 'inherit'] }) : spawn('taskset', ['-c', cpus, ...argv], { stdio: ['ignore', 'pipe', 'inherit'] });
   const lines = createInterface({ input: child.stdout! });
   const port = await new Promise<number>((resolve, reject) => {
     child.once('exit', (code) => reject(new Error(`${args.join(' ')} exited with ${code}`)));
@@ -34,12 +35,13 @@ export async function startChild(args: string[]): Promise<Child> {
       if (m) resolve(Number(m[1]));
     });
   });
+  child.removeAllListeners('exit');
   return {
     port,
     pid: child.pid!,
     stop: () =>
       new Promise<void>((resolve) => {
-        child.removeAllListeners('exit');
+        if (child.exitCode !== null || child.signalCode !== null) return resolve();
         child.once('exit', () => resolve());
         child.kill('SIGTERM');
       }),

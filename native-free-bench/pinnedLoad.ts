@@ -5,11 +5,11 @@
  * Shared by the small-requests and cluster sections.
  */
 import autocannon from 'autocannon';
-import { execFileSync, spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createInterface } from 'node:readline';
+import { startChild } from './http.js';
 
 /** The CPU the load generator runs on, and the one every server runs on. */
 export const GENERATOR_CPU = '0';
@@ -59,29 +59,10 @@ export interface Server {
   stop(): Promise<void>;
 }
 
-/** Spawns node with `args` (under `taskset -c cpus` when given) and waits for its "listening on … PORT" line. */
+/** Spawns node with `args` (under `taskset -c cpus` when given), waits for it to listen, and names its URL with `path`. */
 export async function startPinned(args: string[], cpus: string | undefined, path: string): Promise<Server> {
-  const argv = [process.execPath, ...args];
-  const child: ChildProcess = cpus === undefined ? spawn(argv[0]!, argv.slice(1), { stdio: ['ignore', 'pipe', 'inherit'] }) : spawn('taskset', ['-c', cpus, ...argv], { stdio: ['ignore', 'pipe', 'inherit'] });
-  const lines = createInterface({ input: child.stdout! });
-  const port = await new Promise<number>((resolve, reject) => {
-    child.once('exit', (code) => reject(new Error(`${args.join(' ')} exited with ${code}`)));
-    lines.on('line', (line) => {
-      const m = /listening on (?:http:\/\/[^:]+:)?(\d+)/.exec(line);
-      if (m) resolve(Number(m[1]));
-    });
-  });
-  child.removeAllListeners('exit');
-  return {
-    pid: child.pid!,
-    url: `http://127.0.0.1:${port}${path}`,
-    stop: () =>
-      new Promise<void>((resolve) => {
-        if (child.exitCode !== null) return resolve();
-        child.once('exit', () => resolve());
-        child.kill('SIGTERM');
-      }),
-  };
+  const child = await startChild(args, cpus);
+  return { pid: child.pid, url: `http://127.0.0.1:${child.port}${path}`, stop: child.stop };
 }
 
 /** Milliseconds in a wrk latency figure ("812.00us", "3.41ms", "1.02s"). */

@@ -79,10 +79,12 @@ export class HeadWaiters {
       head = -1;
     }
     const now = performance.now();
-    const settled = this.waiting.filter((w) => head >= w.floor || now >= w.deadline);
+    const settled: Waiter[] = [];
+    const still: Waiter[] = [];
+    for (const w of this.waiting) (head >= w.floor || now >= w.deadline ? settled : still).push(w);
     if (settled.length === 0) return;
-    this.waiting = this.waiting.filter((w) => !settled.includes(w));
-    if (this.waiting.length === 0) this.stop();
+    this.waiting = still;
+    if (still.length === 0) this.stop();
     for (const w of settled) w.settle(head >= w.floor);
   }
 

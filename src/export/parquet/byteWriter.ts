@@ -3,41 +3,30 @@
  * unsigned LEB128 varints (Thrift compact protocol's and the RLE hybrid's run headers).
  */
 
+import { writeVarint } from '../../chain/varint.js';
+import { GrowableBytes } from '../../render/growableBytes.js';
+
+/** Bytes of the longest varint of a safe integer (53 bits, 7 a byte). */
+const MAX_SAFE_VARINT_BYTES = 8;
+
 /** Bytes a writer starts with when not told: a file's metadata and a small page fit without growing. */
 const INITIAL_BYTES = 1 << 12;
 
-/** An append-only byte buffer, reusable after reset(). */
-export class ByteWriter {
-  /** The buffer; bytes [0, length) are written. Replaced when it grows, so not to be held across appends. */
-  bytes: Uint8Array;
-  /** Bytes written. */
-  length = 0;
-
+/** An append-only byte buffer, reusable after reset(): the renderers' GrowableBytes with Parquet's primitives. */
+export class ByteWriter extends GrowableBytes {
   /** A writer with room for `capacity` bytes before it grows. */
   constructor(capacity = INITIAL_BYTES) {
-    this.bytes = new Uint8Array(Math.max(16, capacity));
+    super(Math.max(16, capacity));
+  }
+
+  /** The buffer; bytes [0, length) are written. Replaced when it grows, so not to be held across appends. */
+  get bytes(): Uint8Array {
+    return this.buf;
   }
 
   /** Makes room for `extra` more bytes (growing by doubling, so appends cost amortised O(1)). */
   reserve(extra: number): void {
-    const need = this.length + extra;
-    if (need <= this.bytes.length) return;
-    let size = this.bytes.length * 2;
-    while (size < need) size *= 2;
-    const next = new Uint8Array(size);
-    next.set(this.bytes.subarray(0, this.length));
-    this.bytes = next;
-  }
-
-  /** Forgets the bytes written, keeping the buffer. */
-  reset(): void {
-    this.length = 0;
-  }
-
-  /** Appends one byte. */
-  byte(value: number): void {
-    this.reserve(1);
-    this.bytes[this.length++] = value;
+    this.ensure(extra);
   }
 
   /** Appends `value` (0 ≤ value < 2^32) as 4 little-endian bytes. */
@@ -58,13 +47,8 @@ export class ByteWriter {
 
   /** Appends `value` (a non-negative safe integer) as an unsigned LEB128 varint. */
   varint(value: number): void {
-    this.reserve(8);
-    let v = value;
-    while (v >= 0x80) {
-      this.bytes[this.length++] = (v % 0x80) | 0x80;
-      v = Math.floor(v / 0x80);
-    }
-    this.bytes[this.length++] = v;
+    this.ensure(MAX_SAFE_VARINT_BYTES);
+    this.length = writeVarint(this.buf, this.length, value);
   }
 
   /** Appends bytes [start, end) of `src`. */
