@@ -22,6 +22,7 @@ import { LogEngine } from './logs/engine.js';
 import { createServiceMetrics } from './metrics/metrics.js';
 import type { ReplicaSync } from './replica/lag.js';
 import type { MethodContext } from './rpc/method.js';
+import { AnswerCache, DEFAULT_ANSWER_CACHE_BYTES } from './rpc/answerCache.js';
 import { METHODS } from './rpc/methods/index.js';
 import { checkApiKey } from './store/apiKeys.js';
 import { StoreReader } from './store/reader.js';
@@ -45,6 +46,11 @@ export interface ServiceOptions {
   threads?: number;
   /** HTTP front threads, each a uWS app on the port (1: the main thread's alone); default: the machine's cores. */
   httpThreads?: number;
+  /**
+   * Bytes of answers each HTTP front keeps (rpc/answerCache.ts), DEFAULT_ANSWER_CACHE_BYTES by default;
+   * 0: none. Only with readOnlyProcess (the cache follows the markers its reader reads per tick).
+   */
+  answerCacheBytes?: number;
   /** Estimated microseconds of work under which eth_getLogs runs inline on the receiving thread; INLINE_BUDGET_US by default, negative: never. */
   inlineBudgetUs?: number;
   /** Port of the gRPC front (0 picks a free one); no gRPC front when unset. */
@@ -97,18 +103,20 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   const engine = new LogEngine({ dataDir: options.dataDir, limits, threads: options.threads, inlineBudgetUs: options.inlineBudgetUs, onError });
   const filters = new FilterRegistry(reader, { onError: (error) => options.logger.error('filters: following the head failed', error) });
   const ctx: MethodContext = { reader, limits, queryLogs: (spec) => engine.query(spec, reader), filters };
+  const answerCacheBytes = options.readOnlyProcess === true ? (options.answerCacheBytes ?? DEFAULT_ANSWER_CACHE_BYTES) : 0;
+  const answerCache = answerCacheBytes > 0 ? new AnswerCache(reader, answerCacheBytes) : undefined;
   const rateLimit = rateLimiterFor(options.rateLimit);
   const httpThreads = httpThreadCount(options.httpThreads, options.logger);
   const threads =
     httpThreads > 1
-      ? new HttpThreads({ threads: httpThreads, dataDir: options.dataDir, limits, inlineBudgetUs: engine.inlineBudgetUs, queryLogs: (spec) => engine.queryOnPool(spec, reader), filters, rateLimit, metrics: options.metrics !== false, sync: options.replica, logger: options.logger })
+      ? new HttpThreads({ threads: httpThreads, dataDir: options.dataDir, limits, inlineBudgetUs: engine.inlineBudgetUs, answerCacheBytes, queryLogs: (spec) => engine.queryOnPool(spec, reader), filters, rateLimit, metrics: options.metrics !== false, sync: options.replica, logger: options.logger })
       : undefined;
-  const metrics = options.metrics === false ? undefined : createServiceMetrics({ dataDir: options.dataDir, reader, engine, methods: METHODS.keys(), threads, filters });
+  const metrics = options.metrics === false ? undefined : createServiceMetrics({ dataDir: options.dataDir, reader, engine, methods: METHODS.keys(), threads, filters, answers: answerCache?.counts });
   const graceMs = options.shutdownGraceMs ?? limits.timeoutMs + SHUTDOWN_GRACE_MARGIN_MS;
   const front: HttpServerOptions = {
     host: options.host,
     port: options.port,
-    ...storeFront({ store, ctx, onError, observer: metrics?.calls, metrics: metrics?.render, sync: options.replica }),
+    ...storeFront({ store, ctx, onError, observer: metrics?.calls, answerCache, metrics: metrics?.render, sync: options.replica }),
     rateLimit,
     logger: options.logger,
     onResponse: metrics?.onResponse,

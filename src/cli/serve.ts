@@ -8,11 +8,18 @@ import { DEFAULT_MAX_LAG_BLOCKS, FOLLOW_POLL_MS, DEFAULT_BROTLI_QUALITY, DEFAULT
 import type { AccessLogMode } from '../http/accessLog.js';
 import type { CompressionOptions } from '../http/compress.js';
 import { createLogger, LOG_LEVELS, type LogLevel } from '../logger.js';
+import { DEFAULT_ANSWER_CACHE_BYTES } from '../rpc/answerCache.js';
 import { existingStore, UsageError } from './args.js';
 import { optionsHelp, resolveOptions, type OptionSpec } from './options.js';
 
 /** Largest value a millisecond or count option takes (about 24 days: setTimeout's limit). */
 const MAX_OPTION_INT = 2 ** 31 - 1;
+
+/** Bytes in a MiB (--answer-cache-mb). */
+const MIB = 1024 * 1024;
+
+/** Largest --answer-cache-mb: 64 GiB per thread, past what any machine this runs on holds. */
+const MAX_ANSWER_CACHE_MB = 64 * 1024;
 
 /** The values of --compression: the codings offered, as the client's Accept-Encoding picks among them. */
 const COMPRESSION_CHOICES: Readonly<Record<string, CompressionOptions['codings']>> = { 'br,gzip': ['br', 'gzip'], gzip: ['gzip'], off: [] };
@@ -43,6 +50,13 @@ export const SERVE_OPTIONS: readonly OptionSpec[] = [
   { name: 'log-timeout-ms', type: { kind: 'integer', min: 1, max: MAX_OPTION_INT }, default: LOG_QUERY_TIMEOUT_MS, placeholder: 'MS', description: 'eth_getLogs deadline' },
   { name: 'max-log-results', type: { kind: 'integer', min: 1, max: MAX_OPTION_INT }, default: MAX_LOG_RESULTS, description: 'eth_getLogs result cap' },
   { name: 'max-filter-params', type: { kind: 'integer', min: 1, max: MAX_OPTION_INT }, default: MAX_FILTER_PARAMS, description: 'addresses + topics per filter' },
+  {
+    name: 'answer-cache-mb',
+    type: { kind: 'integer', min: 0, max: MAX_ANSWER_CACHE_MB },
+    default: DEFAULT_ANSWER_CACHE_BYTES / MIB,
+    placeholder: 'MB',
+    description: 'answers of block, transaction, storage and log calls kept per HTTP thread until the head moves, in MiB; 0 for none',
+  },
   { name: 'stream-timeout-ms', type: { kind: 'integer', min: 0, max: MAX_OPTION_INT }, default: STREAM_TIMEOUT_MS, defaultText: `${STREAM_TIMEOUT_MS} (none)`, placeholder: 'MS', description: 'gRPC StreamLogs deadline, 0 for none' },
   { name: 'rate-limit', type: { kind: 'integer', min: 0, max: MAX_OPTION_INT }, default: DEFAULT_RATE_LIMIT_PER_SECOND, defaultText: `${DEFAULT_RATE_LIMIT_PER_SECOND} (no limit)`, description: 'calls per second per API key (HTTP 429 / -32005 past it)' },
   { name: 'rate-burst', type: { kind: 'integer', min: 1, max: MAX_OPTION_INT }, defaultText: `${DEFAULT_RATE_BURST_SECONDS} s of --rate-limit`, description: 'calls a key may make at once' },
@@ -134,6 +148,7 @@ export async function serveCommand(argv: string[]): Promise<number> {
     grpcStream: { timeoutMs: v['stream-timeout-ms'] as number },
     threads: v.threads as number,
     httpThreads: v['http-threads'] as number,
+    answerCacheBytes: (v['answer-cache-mb'] as number) * MIB,
     limits: {
       timeoutMs: v['log-timeout-ms'] as number,
       maxResults: v['max-log-results'] as number,

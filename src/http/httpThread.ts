@@ -8,6 +8,7 @@
  * counted here and handed over when the main thread scrapes; /metrics is rendered by
  * the main thread; log lines are written by the main thread's logger.
  */
+import { AnswerCache } from '../rpc/answerCache.js';
 import { parentPort, workerData } from 'node:worker_threads';
 import { METRICS_LATENCY_BUCKETS_S } from '../config.js';
 import { RateLimiter } from '../limits/rateLimiter.js';
@@ -65,6 +66,7 @@ const store = openStore(data.dataDir, { readOnly: true });
 // A thread's reader sees the store's writes a tick late whatever it does (its read snapshot is its
 // own): its markers are read once per tick.
 const reader = new StoreReader(store, { perTick: true });
+const answerCache = data.answerCacheBytes > 0 ? new AnswerCache(reader, data.answerCacheBytes) : undefined;
 const queries = new PendingReplies<LogChunks>();
 const scrapes = new PendingReplies<MetricsText>();
 const filterCalls = new PendingReplies<unknown>();
@@ -110,7 +112,7 @@ function serve(server: HttpServer): void {
         else filterCalls.settle(message.id, message.result);
         return;
       case 'counts':
-        post({ type: 'counts', id: message.id, counts: { calls: calls?.snapshot() ?? [], statuses: statuses?.snapshot() ?? [], logs: logCounts } });
+        post({ type: 'counts', id: message.id, counts: { calls: calls?.snapshot() ?? [], statuses: statuses?.snapshot() ?? [], logs: logCounts, answers: answerCache?.counts ?? { hits: 0, misses: 0 } } });
         return;
       case 'refuse':
         server.refuse();
@@ -137,6 +139,7 @@ try {
         ctx,
         onError: (message, error) => logger.error(message, error),
         observer: calls,
+        answerCache,
         metrics: data.metrics ? () => scrapes.ask((id) => post({ type: 'metrics', id })) : undefined,
         sync: data.sync && { gauge: new NodeHeadGauge(data.sync.buffer), maxLagBlocks: data.sync.maxLagBlocks },
       }),

@@ -4,6 +4,7 @@
  * check on that handle (so a revocation by another process is seen on the next request), the
  * readiness of its store, and the WebSocket subscriptions fed by its head.
  */
+import type { AnswerCache } from '../rpc/answerCache.js';
 import type { ErrorSink } from '../rpc/dispatcher.js';
 import { createRpcHandler } from '../rpc/dispatcher.js';
 import type { MethodContext } from '../rpc/method.js';
@@ -26,6 +27,8 @@ export interface StoreFrontParts {
   onError: ErrorSink;
   /** Hears every answered call (the metrics), when counted. */
   observer?: CallObserver;
+  /** Keeps answers of the calls it may keep, over `ctx.reader` (whose markers it reads per tick); none when unset. */
+  answerCache?: AnswerCache;
   /** Renders /metrics; without it /metrics is not served. */
   metrics?: () => Promise<MetricsText>;
   /** The node a replica follows and the lag it tolerates (/ready, eth_syncing); unset when it follows none. */
@@ -37,7 +40,7 @@ export function storeFront(parts: StoreFrontParts): Pick<HttpServerOptions, 'han
   const { store, ctx, sync } = parts;
   const head = new HeadHeader(ctx.reader);
   return {
-    handler: createRpcHandler(sync === undefined ? ctx : { ...ctx, sync }, parts.onError, METHODS, parts.observer),
+    handler: createRpcHandler(sync === undefined ? ctx : { ...ctx, sync }, parts.onError, METHODS, parts.observer, parts.answerCache),
     auth: (key) => checkApiKey(store, key),
     storeHead: () => head.value(),
     readHead: () => ctx.reader.head(),

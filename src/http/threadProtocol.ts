@@ -30,6 +30,8 @@ export interface HttpThreadData {
   limits: LogLimits;
   /** The inline budget of eth_getLogs in estimated microseconds (planner.ts), as the main thread's engine has it. */
   inlineBudgetUs: number;
+  /** Bytes of answers the thread's answer cache keeps (rpc/answerCache.ts); 0: no cache. */
+  answerCacheBytes: number;
   /** The rate limit and the buffer of the main thread's RateLimiter, when there is a limit. */
   rateLimit?: { limit: RateLimit; buffer: SharedArrayBuffer };
   /** Whether calls and responses are counted and /metrics is served. */

@@ -45,6 +45,8 @@ export interface HttpThreadsOptions {
   limits: LogLimits;
   /** The eth_getLogs inline budget in estimated microseconds (the engine's). */
   inlineBudgetUs: number;
+  /** Bytes of answers each thread's answer cache keeps (rpc/answerCache.ts); 0: no cache. */
+  answerCacheBytes: number;
   /** Runs on the pool the eth_getLogs queries the threads found over their inline budget (the main thread's engine). */
   queryLogs: LogQuery;
   /** The main thread's polling filters, which every thread's filter methods reach. */
@@ -243,7 +245,7 @@ export class HttpThreads implements ThreadCountsSource {
       { length: options.threads - 1 },
       (_, i) =>
         new HttpThread(
-          { thread: i + 1, dataDir: options.dataDir, host: front.host, port, limits: options.limits, inlineBudgetUs: options.inlineBudgetUs, rateLimit, metrics: options.metrics, logLevels, compression: front.compression, accessLog: front.accessLog, sync: options.sync && { buffer: options.sync.gauge.buffer, maxLagBlocks: options.sync.maxLagBlocks } },
+          { thread: i + 1, dataDir: options.dataDir, host: front.host, port, limits: options.limits, inlineBudgetUs: options.inlineBudgetUs, answerCacheBytes: options.answerCacheBytes, rateLimit, metrics: options.metrics, logLevels, compression: front.compression, accessLog: front.accessLog, sync: options.sync && { buffer: options.sync.gauge.buffer, maxLagBlocks: options.sync.maxLagBlocks } },
           services,
         ),
     );

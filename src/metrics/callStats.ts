@@ -4,6 +4,7 @@
  * when /metrics is scraped (metrics.ts). Each HTTP thread keeps its own; their snapshots (plain data
  * a MessagePort carries) are added up when scraped.
  */
+import type { AnswerCacheCounts } from '../rpc/answerCache.js';
 import type { ScanCounts } from '../logs/answer.js';
 import { CALL_OK, type CallObserver } from '../rpc/observe.js';
 
@@ -80,6 +81,8 @@ export interface ThreadCounts {
   statuses: [number, number][];
   /** The eth_getLogs queries the thread answered inline, and their scans' work. */
   logs: ScanCounts;
+  /** The thread's answer cache's hits and misses (zero without a cache). */
+  answers: AnswerCacheCounts;
 }
 
 /** CallStats per call label, created on a label's first call (the JSON-RPC layer keeps labels a small fixed set). */

@@ -15,6 +15,7 @@ import { collectDefaultMetrics, Counter, Gauge, Registry } from 'prom-client';
 import { METRICS_LATENCY_BUCKETS_S } from '../config.js';
 import { addScanCounts, zeroScanCounts, type ScanCounts } from '../logs/answer.js';
 import type { LogEngine } from '../logs/engine.js';
+import type { AnswerCacheCounts } from '../rpc/answerCache.js';
 import { INVALID_REQUEST, UNKNOWN_METHOD } from '../rpc/observe.js';
 import type { StoreReader } from '../store/reader.js';
 import { CallHistogram } from './callHistogram.js';
@@ -38,6 +39,8 @@ export interface MetricSources {
   methods: Iterable<string>;
   /** The service's other HTTP threads, whose counts each scrape adds; none by default. */
   threads?: ThreadCountsSource;
+  /** This thread's answer cache's hits and misses (rpc/answerCache.ts); the series is left out without it. */
+  answers?: AnswerCacheCounts;
   /** The polling filters installed (eth_newFilter, eth_newBlockFilter); the series is left out without it. */
   filters?: { readonly size: number };
 }
@@ -73,6 +76,8 @@ export function createServiceMetrics(sources: MetricSources): ServiceMetrics {
   let threadResponses: (number | undefined)[] = [];
   /** The eth_getLogs queries and scans a scrape shows: the engine's, plus the other threads' inline ones as of the scrape. */
   let scans: ScanCounts = engine;
+  /** The answer caches' hits and misses a scrape shows: this thread's, plus the other threads' as of the scrape. */
+  let answers: AnswerCacheCounts | undefined = sources.answers;
 
   /** Sets what the scrape shows: this thread's counts, plus the other threads' when there are some. */
   const gather = async (): Promise<void> => {
@@ -84,11 +89,16 @@ export function createServiceMetrics(sources: MetricSources): ServiceMetrics {
     shown.calls.clear();
     shown.statuses.clear();
     scans = zeroScanCounts();
-    const all = [{ calls: calls.snapshot(), statuses: statuses.snapshot(), logs: engine }, ...others];
+    answers = sources.answers && { hits: 0, misses: 0 };
+    const all = [{ calls: calls.snapshot(), statuses: statuses.snapshot(), logs: engine, answers: sources.answers ?? { hits: 0, misses: 0 } }, ...others];
     threadResponses = all.map((counts) => {
       if (counts === undefined) return undefined;
       shown.calls.add(counts.calls);
       addScanCounts(scans, counts.logs);
+      if (answers !== undefined) {
+        answers.hits += counts.answers.hits;
+        answers.misses += counts.answers.misses;
+      }
       let total = 0;
       for (const [status, responses] of counts.statuses) {
         shown.statuses.add(status, responses);
@@ -167,6 +177,20 @@ export function createServiceMetrics(sources: MetricSources): ServiceMetrics {
       this.inc({ path: 'pool' }, scans.paths.pool);
     },
   });
+
+  if (sources.answers !== undefined) {
+    new Counter({
+      name: `${PREFIX}answer_cache_lookups_total`,
+      help: 'Calls of the methods whose answers are kept (rpc/answerCache.ts) by whether their answer was kept ("hit") or found afresh ("miss"); --answer-cache-mb',
+      labelNames: ['result'],
+      registers,
+      collect() {
+        this.reset();
+        this.inc({ result: 'hit' }, answers?.hits ?? 0);
+        this.inc({ result: 'miss' }, answers?.misses ?? 0);
+      },
+    });
+  }
 
   /** A gauge read when scraped; `read` returns undefined when there is no value (the series is left out). */
   const gauge = (name: string, help: string, read: () => number | undefined) =>

@@ -8,6 +8,7 @@ import { InternalError, InvalidParamsError, InvalidRequestError, MethodNotFoundE
 import type { RpcBody, RpcHandler } from './handler.js';
 import { RawJson, type MethodContext, type RpcMethod } from './method.js';
 import { METHODS } from './methods/index.js';
+import type { AnswerCache } from './answerCache.js';
 import { CALL_OK, INVALID_REQUEST, UNKNOWN_METHOD, type CallObserver, type RequestTrace } from './observe.js';
 
 /** Where unexpected failures are reported (their details never reach the client). */
@@ -50,6 +51,22 @@ function resultResponse(id: string, result: unknown): RpcBody {
   return head + JSON.stringify(result === undefined ? null : result) + '}';
 }
 
+/** The response of a result already rendered as JSON (a kept answer). */
+function jsonResponse(id: string, json: RpcBody): RpcBody {
+  const head = '{"jsonrpc":"2.0","id":' + id + ',"result":';
+  return typeof json === 'string' ? head + json + '}' : concat([head, json, '}']);
+}
+
+/**
+ * The result of a call as the JSON an AnswerCache keeps, or undefined when it may not be kept: only
+ * results rendered from stored canonical records (RawJson) and storage words (strings) are; null, and
+ * pending or orphaned objects rendered as wire objects, are answered afresh each time.
+ */
+function keptJson(result: unknown): RpcBody | undefined {
+  if (result instanceof RawJson) return concat(result.parts);
+  return typeof result === 'string' ? JSON.stringify(result) : undefined;
+}
+
 function batchResponse(answers: RpcBody[]): RpcBody {
   const parts: RpcBody[] = ['['];
   answers.forEach((a, i) => {
@@ -74,12 +91,15 @@ function isValidId(id: unknown): boolean {
 /**
  * Builds the handler that answers JSON-RPC bodies with the methods of METHODS over `ctx`; every
  * answered call is reported to `observer` (metrics) and to the trace a body is handled with (logs).
+ * With `cache`, the synchronous answers it may keep are kept and answered from it while the store's
+ * markers stay.
  */
 export function createRpcHandler(
   context: MethodContext,
   onError: ErrorSink,
   methods: ReadonlyMap<string, RpcMethod> = METHODS,
   observer?: CallObserver,
+  cache?: AnswerCache,
 ): RpcHandler {
   const ctx: MethodContext = { ...context, rawJson: true };
   /** When a call started, for the observer (no clock read without one). */
@@ -125,8 +145,20 @@ export function createRpcHandler(
     if (params !== undefined && params !== null && !Array.isArray(params)) {
       return refuse(idText, new InvalidParamsError('non-array args'), method, started, trace);
     }
+    const key = cache?.keyOf(method, (params as unknown[] | null | undefined) ?? undefined);
+    if (key !== undefined) {
+      const kept = cache!.get(key);
+      if (kept !== undefined) return answered(jsonResponse(idText, kept), method, CALL_OK, started, trace);
+    }
     try {
       const result = fn((params as unknown[] | undefined) ?? [], ctx, caller);
+      if (key !== undefined) {
+        const json = keptJson(result);
+        if (json !== undefined) {
+          cache!.put(key, json);
+          return answered(jsonResponse(idText, json), method, CALL_OK, started, trace);
+        }
+      }
       if (result instanceof Promise) {
         return result.then(
           (value) => answered(resultResponse(idText, value), method, CALL_OK, started, trace),

@@ -44,6 +44,7 @@ export class StoreReader {
   private tickHead: number | undefined;
   private tickEarliest: number | undefined;
   private tickRollbacks = 0;
+  private tickMarksText: string | undefined;
   private tickFresh = false;
   private readonly perTick: boolean;
   private readonly expireTick = (): void => {
@@ -63,6 +64,9 @@ export class StoreReader {
     this.tickHead = this.store.meta.get('head') as number | undefined;
     this.tickEarliest = this.store.meta.get('earliest') as number | undefined;
     this.tickRollbacks = storedRollbacks(this.store);
+    const safe = this.store.meta.get('safe') as number | undefined;
+    const finalized = this.store.meta.get('finalized') as number | undefined;
+    this.tickMarksText = `${this.tickHead},${this.tickEarliest},${this.tickRollbacks},${safe},${finalized}`;
     this.tickFresh = true;
     setTimeout(this.expireTick, 0).unref();
   }
@@ -104,6 +108,19 @@ export class StoreReader {
     if (!this.perTick) return storedRollbacks(this.store);
     if (!this.tickFresh) this.readMarkers();
     return this.tickRollbacks;
+  }
+
+  /**
+   * The markers of this tick's snapshot as one text (head, earliest, rollbacks, safe, finalized), for
+   * perTick readers only (undefined for others, which read no markers ahead): every write that
+   * changes what the canonical chain answers (blocks appended or rolled back, blocks below the
+   * earliest added, the safe or finalized block moved) changes it, so what was answered from the
+   * canonical chain under one text stays the answer while the text stays.
+   */
+  tickMarks(): string | undefined {
+    if (!this.perTick) return undefined;
+    if (!this.tickFresh) this.readMarkers();
+    return this.tickMarksText;
   }
 
   /** The header of canonical block `number`. */

@@ -1,0 +1,103 @@
+/**
+ * Results remembered while the store's snapshot stays: the JSON result of a call to a method that
+ * answers from the canonical chain alone is kept, keyed by method and params, until the store's
+ * markers move (StoreReader.tickMarks: a block appended or rolled back, safe or finalized moved), so
+ * a hot block's logs, header, transaction or storage word is read and rendered once per head instead
+ * of once per request: realtime indexers ask `eth_getLogs({blockHash})` of the newest block, and load
+ * tests repeat a set of calls. Bounded in bytes; the oldest answers go first.
+ */
+import type { RpcBody } from './handler.js';
+import type { StoreReader } from '../store/reader.js';
+
+/**
+ * The methods whose result, when it is rendered from stored records (RawJson) or is a storage word
+ * (a string), depends only on the canonical chain and its markers. Not the filters (per client), not
+ * eth_syncing (the node's head), not the chain constants (cheaper to answer than to look up).
+ */
+const CACHED_METHODS: ReadonlySet<string> = new Set([
+  'eth_getLogs',
+  'eth_getBlockByNumber',
+  'eth_getBlockByHash',
+  'eth_getTransactionByHash',
+  'eth_getTransactionByBlockNumberAndIndex',
+  'eth_getTransactionByBlockHashAndIndex',
+  'eth_getStorageAt',
+  'eth_getTransactionReceipt',
+  'eth_getBlockReceipts',
+]);
+
+/**
+ * Largest answer kept: the size under which an answer is written whole in one call (respond.ts's
+ * STREAM_THRESHOLD_CHARS); larger answers cost more to send than to find, and would crowd out the
+ * small ones the cache is for.
+ */
+export const MAX_CACHED_ANSWER_BYTES = 64 * 1024;
+
+/** Longest params text a key is made of: a filter with hundreds of addresses is not worth a key as long as its answer. */
+const MAX_KEY_CHARS = 2048;
+
+/** Default budget of one front's cache (each HTTP thread has its own): thousands of small answers. */
+export const DEFAULT_ANSWER_CACHE_BYTES = 32 * 1024 * 1024;
+
+/** A call's pending tag, whose block the markers do not follow: such calls are never kept. */
+const PENDING_TAG = '"pending"';
+
+/** What a cache has done since it was made, for /metrics. */
+export interface AnswerCacheCounts {
+  hits: number;
+  misses: number;
+}
+
+/** The results of one front's calls, valid for the markers they were answered under. */
+export class AnswerCache {
+  private readonly answers = new Map<string, RpcBody>();
+  private bytes = 0;
+  /** The markers the kept answers were answered under. */
+  private marks: string | undefined;
+  /** Hits and misses so far. */
+  readonly counts: AnswerCacheCounts = { hits: 0, misses: 0 };
+
+  /** Keeps up to `budgetBytes` of answers read through `reader`, which must read its markers per tick (StoreReader.tickMarks). */
+  constructor(
+    private readonly reader: StoreReader,
+    private readonly budgetBytes: number = DEFAULT_ANSWER_CACHE_BYTES,
+  ) {}
+
+  /** The key of a call whose answer may be kept, or undefined when it may not (another method, a pending tag, params too long). */
+  keyOf(method: string, params: unknown[] | undefined): string | undefined {
+    if (!CACHED_METHODS.has(method)) return undefined;
+    const text = params === undefined ? '[]' : JSON.stringify(params);
+    if (text.length > MAX_KEY_CHARS || text.includes(PENDING_TAG)) return undefined;
+    return method + text;
+  }
+
+  /** The kept result of the call `key` names, when it was answered under this tick's markers (a change of markers empties the cache). */
+  get(key: string): RpcBody | undefined {
+    const marks = this.reader.tickMarks();
+    if (marks !== this.marks) {
+      this.answers.clear();
+      this.bytes = 0;
+      this.marks = marks;
+    }
+    const answer = marks === undefined ? undefined : this.answers.get(key);
+    if (answer === undefined) this.counts.misses++;
+    else this.counts.hits++;
+    return answer;
+  }
+
+  /**
+   * Keeps `json`, the result of the call `key` names, answered in the tick of the get() that missed
+   * it; the oldest answers are dropped to stay within the budget.
+   */
+  put(key: string, json: RpcBody): void {
+    const size = json.length + key.length;
+    if (this.marks === undefined || json.length > MAX_CACHED_ANSWER_BYTES || size > this.budgetBytes || this.answers.has(key)) return;
+    for (const [oldKey, old] of this.answers) {
+      if (this.bytes + size <= this.budgetBytes) break;
+      this.answers.delete(oldKey);
+      this.bytes -= old.length + oldKey.length;
+    }
+    this.answers.set(key, json);
+    this.bytes += size;
+  }
+}
