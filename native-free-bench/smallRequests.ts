@@ -10,8 +10,10 @@
  * generator never takes the server's CPU; when wrk is not installed, autocannon runs in this process,
  * pinned to core 0, and the table says so. Per shape and server: req/s, p50/p99 at `connections`
  * keep-alive connections, and the server's CPU time per request (utime + stime of /proc/PID/stat,
- * every thread of the process). Then the same load with nothing pinned (ethlogd with its default
- * threads), for the p99s.
+ * every thread of the process). ethlogd is measured twice, with its answer cache (the default:
+ * the generator repeats its bodies, so after the first round every call is a kept answer) and
+ * without (`--answer-cache-mb 0`: every call parsed, read and rendered). Then the same load with
+ * nothing pinned (ethlogd with its default threads), for the p99s.
  *
  *   node dist/native-free-bench/smallRequests.js [--blocks 288] [--seconds 5]
  */
@@ -59,6 +61,8 @@ interface ShapeResult {
   bare: Load;
   anvil: Load;
   ours: Load;
+  /** ethlogd with its answer cache off (--answer-cache-mb 0): every call parsed, read and rendered. */
+  cold: Load;
   anvilFree: Load;
   oursFree: Load;
 }
@@ -124,13 +128,13 @@ const fmtMs = (n: number) => (n >= 10 ? n.toFixed(0) : n.toFixed(1));
 /** The section's table, in the issue's layout. */
 export function smallTable(results: ShapeResult[], generator: string): string {
   const lines = [
-    `| request | bare req/s | anvil req/s | ethlogd req/s | ethlogd / anvil | ethlogd / bare | p50 anvil / ethlogd | p99 anvil / ethlogd | p99 unpinned anvil / ethlogd | CPU µs anvil / ethlogd |`,
-    '|---|---|---|---|---|---|---|---|---|---|',
+    `| request | bare req/s | anvil req/s | ethlogd req/s | ethlogd / anvil | ethlogd / bare | p50 anvil / ethlogd | p99 anvil / ethlogd | p99 unpinned anvil / ethlogd | CPU µs anvil / ethlogd | no answer cache: req/s, / anvil, CPU µs |`,
+    '|---|---|---|---|---|---|---|---|---|---|---|',
   ];
   for (const r of results) {
     lines.push(
       `| ${r.shape.name} | ${fmtRps(r.bare.rps)} | ${fmtRps(r.anvil.rps)} | ${fmtRps(r.ours.rps)} | ${(r.ours.rps / r.anvil.rps).toFixed(2)}× | ${((100 * r.ours.rps) / r.bare.rps).toFixed(0)}% | ` +
-        `${fmtMs(r.anvil.p50Ms)} / ${fmtMs(r.ours.p50Ms)} ms | ${fmtMs(r.anvil.p99Ms)} / ${fmtMs(r.ours.p99Ms)} ms | ${fmtMs(r.anvilFree.p99Ms)} / ${fmtMs(r.oursFree.p99Ms)} ms | ${r.anvil.cpuUs.toFixed(0)} / ${r.ours.cpuUs.toFixed(0)} |`,
+        `${fmtMs(r.anvil.p50Ms)} / ${fmtMs(r.ours.p50Ms)} ms | ${fmtMs(r.anvil.p99Ms)} / ${fmtMs(r.ours.p99Ms)} ms | ${fmtMs(r.anvilFree.p99Ms)} / ${fmtMs(r.oursFree.p99Ms)} ms | ${r.anvil.cpuUs.toFixed(0)} / ${r.ours.cpuUs.toFixed(0)} | ${fmtRps(r.cold.rps)}, ${(r.cold.rps / r.anvil.rps).toFixed(2)}×, ${r.cold.cpuUs.toFixed(0)} |`,
     );
   }
   lines.push('', `Load generator: ${generator}.`);
@@ -148,10 +152,14 @@ function rows(r: ShapeResult, generator: string, chain: string): Row[] {
     { figure: `small: ${r.shape.name}, p99 vs anvil (pinned)`, ours: r.ours.p99Ms, unit: 'ms', baseline: r.anvil.p99Ms, baselineName: 'anvil', target: max(1, '≤ anvil') },
     { figure: `small: ${r.shape.name}, p99 vs anvil (unpinned)`, ours: r.oursFree.p99Ms, unit: 'ms', baseline: r.anvilFree.p99Ms, baselineName: 'anvil', target: max(1, '≤ anvil') },
   ];
+  out.push(
+    { figure: `small: ${r.shape.name}, answer cache off, req/s vs anvil`, ours: r.cold.rps, unit: 'req/s', baseline: r.anvil.rps, baselineName: 'anvil, same core' },
+    { figure: `small: ${r.shape.name}, answer cache off, server CPU per request vs anvil`, ours: r.cold.cpuUs, unit: 'µs', baseline: r.anvil.cpuUs, baselineName: 'anvil' },
+  );
   if (r.shape.minVsBare > 0) {
     out.push({ figure: `small: ${r.shape.name}, req/s vs bare uWS (${r.bytes}-byte body)`, ours: r.ours.rps, unit: 'req/s', baseline: r.bare.rps, baselineName: 'bare uWS, same size', target: min(r.shape.minVsBare, `≥ ${r.shape.minVsBare * 100}% of bare`) });
   }
-  const bad = r.ours.bad + r.anvil.bad + r.bare.bad + r.oursFree.bad + r.anvilFree.bad;
+  const bad = r.ours.bad + r.cold.bad + r.anvil.bad + r.bare.bad + r.oursFree.bad + r.anvilFree.bad;
   if (bad > 0) out[0]!.note = `${bad} socket errors, timeouts or non-2xx answers`;
   return out;
 }
@@ -223,6 +231,7 @@ export async function measureSmallRequests(o: SmallBenchOptions): Promise<{ rows
     const results: ShapeResult[] = [];
     // Started on core 1 alone, the service sizes its HTTP threads and pool to that one core.
     const ours = await serve(SERVER_CPU);
+    const cold = await serve(SERVER_CPU, ['--answer-cache-mb', '0']);
     try {
       for (const shape of shapes) mismatches.push(...(await compareAnswers(ours.url, anvil.url, shape.kind, shape.calls, ANVIL_EXTRAS)));
       if (mismatches.length > 0) console.log(`  anvil and ethlogd answer differently: ${mismatches.slice(0, 5).join('; ')}`);
@@ -233,15 +242,15 @@ export async function measureSmallRequests(o: SmallBenchOptions): Promise<{ rows
         const bytes = Math.round(sizes.reduce((a, b) => a + b, 0) / sizes.length);
         const bare = await startPinned(['dist/native-free-bench/bareServer.js', String(bytes)], SERVER_CPU, '/');
         try {
-          const result = { shape, bytes, bare: await load(bare.url, [bare.pid], bodies, o, wrk, true), anvil: await load(anvilServer.url, [anvilServer.pid], bodies, o, wrk, true), ours: await load(ours.url, [ours.pid], bodies, o, wrk, true) };
+          const result = { shape, bytes, bare: await load(bare.url, [bare.pid], bodies, o, wrk, true), anvil: await load(anvilServer.url, [anvilServer.pid], bodies, o, wrk, true), ours: await load(ours.url, [ours.pid], bodies, o, wrk, true), cold: await load(cold.url, [cold.pid], bodies, o, wrk, true) };
           results.push({ ...result, anvilFree: result.anvil, oursFree: result.ours });
-          console.log(`  ${shape.name}: bare ${fmtRps(result.bare.rps)}, anvil ${fmtRps(result.anvil.rps)}, ethlogd ${fmtRps(result.ours.rps)} req/s; CPU µs ${result.anvil.cpuUs.toFixed(0)} / ${result.ours.cpuUs.toFixed(0)}`);
+          console.log(`  ${shape.name}: bare ${fmtRps(result.bare.rps)}, anvil ${fmtRps(result.anvil.rps)}, ethlogd ${fmtRps(result.ours.rps)} (answer cache off ${fmtRps(result.cold.rps)}) req/s; CPU µs ${result.anvil.cpuUs.toFixed(0)} / ${result.ours.cpuUs.toFixed(0)} (${result.cold.cpuUs.toFixed(0)})`);
         } finally {
           await bare.stop();
         }
       }
     } finally {
-      await ours.stop();
+      await Promise.all([ours.stop(), cold.stop()]);
     }
     // Unpinned: the service with its defaults for the whole machine, anvil on every core.
     const free = await serve(undefined);
