@@ -187,7 +187,8 @@ export async function measureAnvil(o: AnvilBenchOptions): Promise<AnvilBenchResu
     await closeStore(store);
     console.log(`  anvil chain: ${head + 1} blocks, ${txs} txs, ${logs} logs (mined in ${mineSeconds.toFixed(1)} s, ingested with storage diffs in ${ingestSeconds.toFixed(1)} s)`);
 
-    const ours = await startChild(['dist/src/cli.js', 'serve', '--data', dir, '--port', '0', '--host', '127.0.0.1', '--access-log', 'off']);
+    // The answer cache off: these rows repeat each call, and compare the work of answering it with anvil's.
+    const ours = await startChild(['dist/src/cli.js', 'serve', '--data', dir, '--port', '0', '--host', '127.0.0.1', '--access-log', 'off', '--answer-cache-mb', '0']);
     try {
       const urls: [string, string] = [`http://127.0.0.1:${ours.port}/v3/${key}`, anvil.url];
       const mismatches: string[] = [];

@@ -94,7 +94,8 @@ export async function measureHttp(o: HttpBenchOptions): Promise<{ rows: Row[]; t
   const d = describeDataset({ blocks: head + 1, seed: o.seed, density: 1 });
   await closeStore(store);
 
-  const ours = await startChild(['dist/src/cli.js', 'serve', '--data', o.dataDir, '--port', '0', '--host', '127.0.0.1', '--access-log', 'off']);
+  // The answer cache off: these rows repeat their calls, and measure answering them (the small-requests section measures the cache).
+  const ours = await startChild(['dist/src/cli.js', 'serve', '--data', o.dataDir, '--port', '0', '--host', '127.0.0.1', '--access-log', 'off', '--answer-cache-mb', '0']);
   const url = `http://127.0.0.1:${ours.port}/v3/${key}`;
   const post = async (body: string) => (await fetch(url, { method: 'POST', headers: JSON_HEADERS, body })).text();
   const median = async (run: () => Promise<number>) => {

@@ -105,7 +105,7 @@ async function measureServe(dir: string, head: number, reps: number): Promise<Pi
   const key = createApiKey(store, 'bench-scale');
   await closeStore(store);
   const server = await startChild([
-    'dist/src/cli.js', 'serve', '--data', dir, '--port', '0', '--host', '127.0.0.1', '--access-log', 'off',
+    'dist/src/cli.js', 'serve', '--data', dir, '--port', '0', '--host', '127.0.0.1', '--access-log', 'off', '--answer-cache-mb', '0',
     '--max-log-results', String(MAX_LOG_RESULTS), '--log-timeout-ms', String(LOG_TIMEOUT_MS),
   ]);
   try {
