@@ -42,6 +42,19 @@ export const DEFAULT_ANSWER_CACHE_BYTES = 32 * 1024 * 1024;
 /** A call's pending tag, whose block the markers do not follow: such calls are never kept. */
 const PENDING_TAG = '"pending"';
 
+/**
+ * `params` as JSON text, or undefined when it cannot be written: JSON.parse reads nesting of any
+ * depth, JSON.stringify recurses and runs out of stack on deep enough params (which no method takes:
+ * they answer an error, afresh).
+ */
+function paramsText(params: unknown[]): string | undefined {
+  try {
+    return JSON.stringify(params);
+  } catch {
+    return undefined;
+  }
+}
+
 /** What a cache has done since it was made, for /metrics. */
 export interface AnswerCacheCounts {
   hits: number;
@@ -66,8 +79,8 @@ export class AnswerCache {
   /** The key of a call whose answer may be kept, or undefined when it may not (another method, a pending tag, params too long). */
   keyOf(method: string, params: unknown[] | undefined): string | undefined {
     if (!CACHED_METHODS.has(method)) return undefined;
-    const text = params === undefined ? '[]' : JSON.stringify(params);
-    if (text.length > MAX_KEY_CHARS || text.includes(PENDING_TAG)) return undefined;
+    const text = params === undefined ? '[]' : paramsText(params);
+    if (text === undefined || text.length > MAX_KEY_CHARS || text.includes(PENDING_TAG)) return undefined;
     return method + text;
   }
 

@@ -22,6 +22,7 @@ import { StoreWriter } from '../../src/store/writer.js';
 import { DEFAULT_LOG_LIMITS, MAX_BODY_BYTES } from '../../src/config.js';
 import { MAX_SUBSCRIPTIONS_PER_CONNECTION } from '../../src/ws/subscriptions.js';
 import { nextBlocks } from './chainGrowth.js';
+import { until } from './poll.js';
 import { makeDataset, startTestService, type TestDataset, type TestService } from './harness.js';
 
 const BLOCKS = 60;
@@ -48,6 +49,21 @@ after(async () => {
   await closeStore(store);
   dataset.remove();
 });
+
+/**
+ * The result of a call about blocks just appended, once the HTTP thread that answers it sees them:
+ * each thread reads its own snapshot and sees a commit from its next timer tick on, so a call right
+ * after an append may meet a thread a tick behind (an error beyond its head, or null).
+ */
+async function visible(method: string, params: unknown[]): Promise<unknown> {
+  let result: unknown;
+  await until(async () => {
+    const res = await svc.call(method, params);
+    result = res.result;
+    return res.error === undefined && result !== null;
+  }, `${method} sees the appended blocks`);
+  return result;
+}
 
 /** A JSON-RPC client over one WebSocket: answers by id, notifications by subscription, in arrival order. */
 class Client {
@@ -295,13 +311,13 @@ describe('WebSocket JSON-RPC', () => {
       writer.append({ blocks: first.slice(1) });
       const from = quantityToHex(first[0]!.header.number);
       const to = quantityToHex(first[2]!.header.number);
-      const expectedLogs = (await svc.result('eth_getLogs', [{ fromBlock: from, toBlock: to, address }])) as unknown[];
-      const expectedAll = (await svc.result('eth_getLogs', [{ fromBlock: from, toBlock: to }])) as unknown[];
+      const expectedLogs = (await visible('eth_getLogs', [{ fromBlock: from, toBlock: to, address }])) as unknown[];
+      const expectedAll = (await visible('eth_getLogs', [{ fromBlock: from, toBlock: to }])) as unknown[];
       assert.ok(expectedLogs.length > 0);
 
       const gotHeads = (await client.notifications(heads, 3)) as Record<string, unknown>[];
       for (let i = 0; i < 3; i++) {
-        const block = (await svc.result('eth_getBlockByNumber', [quantityToHex(first[i]!.header.number), false])) as Record<string, unknown>;
+        const block = (await visible('eth_getBlockByNumber', [quantityToHex(first[i]!.header.number), false])) as Record<string, unknown>;
         const { transactions: _t, uncles: _u, size: _s, totalDifficulty: _d, withdrawals: _w, ...header } = block;
         assert.deepEqual(gotHeads[i], header, `head ${i}: the block's header fields`);
       }
@@ -314,7 +330,7 @@ describe('WebSocket JSON-RPC', () => {
       writer.append({ rollbackTo: first[0]!.header.number, blocks: branch });
       const branchFrom = quantityToHex(branch[0]!.header.number);
       const branchTo = quantityToHex(branch[2]!.header.number);
-      const branchLogs = (await svc.result('eth_getLogs', [{ fromBlock: branchFrom, toBlock: branchTo, address }])) as unknown[];
+      const branchLogs = (await visible('eth_getLogs', [{ fromBlock: branchFrom, toBlock: branchTo, address }])) as unknown[];
       const removed = [...dropped]
         .sort((a, b) => Number(b.blockNumber) - Number(a.blockNumber) || Number(a.logIndex) - Number(b.logIndex))
         .map((l) => ({ ...l, removed: true }));

@@ -36,6 +36,8 @@ test('keyOf: the methods answered from the canonical chain, without a pending ta
   ];
   for (const [method, params, kept] of cases) assert.equal(cache.keyOf(method, params) !== undefined, kept, `${method} ${JSON.stringify(params)}`);
   assert.equal(cache.keyOf('eth_getBlockByNumber', undefined), 'eth_getBlockByNumber[]');
+  const deep = JSON.parse('['.repeat(200_000) + ']'.repeat(200_000)) as unknown[];
+  assert.equal(cache.keyOf('eth_getLogs', deep), undefined, 'params too deep to write are not kept (and do not throw)');
   assert.notEqual(cache.keyOf('eth_getBlockByNumber', ['0x1', false]), cache.keyOf('eth_getBlockByNumber', ['0x1', true]));
 });
 
