@@ -28,13 +28,14 @@ export class RecordDictionary {
   /** The current block's stamp (never 0, the stamp of an index not looked up yet). */
   private block = 1;
 
-  /** A column called `name` of the values `stored` says, as raw bytes or, with `hex`, 0x-hex text. */
+  /** A column called `name` of the values `stored` says, as raw bytes or, with `hex`, 0x-hex text, with room for `rows` rows before it grows. */
   constructor(
     name: string,
     hex: boolean,
     private readonly stored: StoredValue,
+    rows: number,
   ) {
-    this.column = new DictionaryColumn(new BytesColumn(name, hex));
+    this.column = new DictionaryColumn(new BytesColumn(name, hex), rows);
   }
 
   /** Starts the rows of another block (its record's indices name other values). */

@@ -29,7 +29,7 @@ for (const kind of ['address', 'topic'] as const) {
     const value = fc.uint8Array({ minLength: width, maxLength: width }).map((bytes) => bytes.map((b, i) => (i < width - 3 ? 0 : b % 4)));
     fc.assert(
       fc.property(fc.uniqueArray(value, { minLength: 12, maxLength: 12, selector: (v) => Buffer.from(v).toString('hex') }), fc.array(fc.array(block, { maxLength: 6 }), { minLength: 1, maxLength: 2 }), fc.boolean(), (pool, chunks, hex) => {
-        const column = new RecordDictionary('c', hex, kind);
+        const column = new RecordDictionary('c', hex, kind, 4);
         for (const blocks of chunks) {
           column.reset();
           const expected: (string | null)[] = [];
@@ -78,7 +78,7 @@ test('a record of more values than the memo first holds: each of them found agai
   const count = 600;
   const raw = Buffer.alloc(count * 20);
   for (let i = 0; i < count; i++) raw.writeUInt32BE(i * 7919, i * 20 + 16);
-  const column = new RecordDictionary('address', false, 'address');
+  const column = new RecordDictionary('address', false, 'address', 4);
   for (const pass of [0, 1]) {
     column.startBlock();
     for (let i = 0; i < count; i++) column.push(raw, (i * 37 + pass) % count, ((i * 37 + pass) % count) * 20);
