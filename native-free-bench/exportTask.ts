@@ -1,7 +1,9 @@
 /**
  * The export's worker task measured in this one thread, in-process: every log of blocks 0–1,999 of
  * DATA in two 1,000-block chunks, four times, with zstd; the module's load time, the first chunk's
- * rows/s (a cold thread) and the last six chunks' (warm). ROOT is the checkout whose build's
+ * rows/s (a cold thread) and the last six chunks' (warm), and the process's CPU time (user +
+ * system, so garbage collection's helper threads count too) per log of each, which a loaded machine
+ * disturbs less than the rates. ROOT is the checkout whose build's
  * worker is loaded (default this one), so two builds compare on the same data in the same session:
  *
  *   node dist/native-free-bench/exportTask.js DATA [ROOT]
@@ -19,14 +21,19 @@ const [dataDir = 'data/bench-quick', root = '.'] = process.argv.slice(2);
 const started = performance.now();
 const worker = (await import(pathToFileURL(resolve(root, 'dist/src/export/worker.js')).href)) as { default: (task: ExportTask) => object };
 const loadMs = performance.now() - started;
-const runs: { rows: number; ms: number }[] = [];
+const runs: { rows: number; ms: number; cpuUs: number }[] = [];
 for (const from of CHUNKS) {
   const t = performance.now();
+  const cpu = process.cpuUsage();
   const result = worker.default({ dataDir: resolve(dataDir), kind: 'logs', from, to: from + CHUNK_BLOCKS - 1, addresses: [], topics: [], hex: false, compression: 'zstd', chainId: 1n });
   const ms = performance.now() - t;
+  const used = process.cpuUsage(cpu);
   // The answer is wrapped for Piscina's transfer: its rows are in the wrapped value.
   const value = Object.getOwnPropertySymbols(result).map((s) => (result as Record<symbol, unknown>)[s]).find((v) => typeof v === 'object' && v !== null && 'rows' in v) as { rows: number } | undefined;
-  runs.push({ rows: value?.rows ?? (result as { rows: number }).rows, ms });
+  runs.push({ rows: value?.rows ?? (result as { rows: number }).rows, ms, cpuUs: used.user + used.system });
 }
-const rate = (list: typeof runs) => Math.round(list.reduce((s, r) => s + r.rows, 0) / (list.reduce((s, r) => s + r.ms, 0) / 1000));
-console.log(`${resolve(root)}: load ${loadMs.toFixed(0)} ms, first chunk ${rate(runs.slice(0, 1))} rows/s, warm ${rate(runs.slice(2))} rows/s (${runs[0]!.rows + runs[1]!.rows} logs)`);
+const sum = (list: typeof runs, key: 'rows' | 'ms' | 'cpuUs') => list.reduce((s, r) => s + r[key], 0);
+const rate = (list: typeof runs) => Math.round(sum(list, 'rows') / (sum(list, 'ms') / 1000));
+const cpuPerLog = (list: typeof runs) => (sum(list, 'cpuUs') / sum(list, 'rows')).toFixed(2);
+const [cold, warm] = [runs.slice(0, 1), runs.slice(2)];
+console.log(`${resolve(root)}: load ${loadMs.toFixed(0)} ms, first chunk ${rate(cold)} rows/s (${cpuPerLog(cold)} µs CPU a log), warm ${rate(warm)} rows/s (${cpuPerLog(warm)} µs CPU a log) (${runs[0]!.rows + runs[1]!.rows} logs)`);

@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { bytesEqual } from '../chain/hex.js';
 import type { BlockBundle, BlockHeader, ChainMeta, LogEntry } from '../chain/types.js';
 import { DEFAULT_LOG_LIMITS, type LogLimits } from '../config.js';
+import { DEFAULT_CHUNK_BLOCKS } from '../export/chunks.js';
 import { runExport, type ExportSummary } from '../export/exporter.js';
 import { prepareOutDir } from '../export/files.js';
 import { COMPRESSIONS, isCompression } from '../export/compression.js';
@@ -29,8 +30,7 @@ import { StoreWriter, type AppendBatch } from '../store/writer.js';
 import { addressArg, blockId, filterSpec, hashArg, slotArg } from './params.js';
 import type { Block, BlockSelector, BytesLike, ExportOptions, InclusionBlock, LogFilter, LogLines, LogsOptions, TransactionEntry } from './types.js';
 
-/** Blocks per exported file by default: cryo's chunk size. */
-export const DEFAULT_CHUNK_BLOCKS = 1_000;
+export { DEFAULT_CHUNK_BLOCKS };
 
 /** The LMDB data file of a store directory. */
 const STORE_FILE = 'data.mdb';

@@ -4,9 +4,11 @@
  * progress line on stderr.
  */
 import { availableParallelism } from 'node:os';
-import { DEFAULT_CHUNK_BLOCKS, EthLogStore } from '../api/store.js';
+import type { EthLogStore } from '../api/store.js';
 import type { LogFilter } from '../api/types.js';
+import { DEFAULT_CHUNK_BLOCKS } from '../export/chunks.js';
 import { COMPRESSIONS, isCompression } from '../export/compression.js';
+import { prestartPool, stopPrestartedPool } from '../export/exporter.js';
 import { OutDirError } from '../export/files.js';
 import { EXPORT_KINDS, isExportKind } from '../export/schemas.js';
 import { Progress } from '../ingest/progress.js';
@@ -100,13 +102,20 @@ export async function exportCommand(argv: string[]): Promise<number> {
   if (!isCompression(compression)) throw new UsageError(`--compression must be one of ${COMPRESSIONS.join(', ')}`);
   const threads = integer(values.threads, 'threads', availableParallelism(), 1, MAX_THREADS);
 
-  const store = EthLogStore.open(dir, { threads });
+  // The pool's threads load while this thread loads the store's modules (the library, imported
+  // here and not above for that reason) and plans the export; a range given in numbers says how
+  // many chunks there are, and no more threads start than that.
+  const { fromBlock, toBlock } = filter;
+  const chunks = typeof fromBlock === 'bigint' && typeof toBlock === 'bigint' ? Math.ceil(Number(toBlock - fromBlock + 1n) / chunkBlocks) : threads;
+  prestartPool(Math.max(1, Math.min(threads, chunks)));
   const controller = new AbortController();
   const onInterrupt = () => controller.abort();
   process.once('SIGINT', onInterrupt);
   let progress: Progress | undefined;
-  const started = performance.now();
+  let store: EthLogStore | undefined;
   try {
+    store = (await import('../api/store.js')).EthLogStore.open(dir, { threads });
+    const started = performance.now();
     const summary = await store.export(kind, {
       out,
       filter,
@@ -137,7 +146,8 @@ export async function exportCommand(argv: string[]): Promise<number> {
     if (error instanceof RpcError && error.code === -32602) throw new UsageError(error.message);
     throw error;
   } finally {
+    await stopPrestartedPool();
     process.off('SIGINT', onInterrupt);
-    await store.close();
+    await store?.close();
   }
 }

@@ -12,6 +12,9 @@ export interface Chunk {
   to: number;
 }
 
+/** Blocks per exported file by default: cryo's chunk size. */
+export const DEFAULT_CHUNK_BLOCKS = 1_000;
+
 /** Digits block numbers are zero-padded to in file names (cryo's `{:0>8}`: longer numbers keep their digits). */
 const NUMBER_DIGITS = 8;
 

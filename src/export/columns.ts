@@ -52,7 +52,11 @@ class Validity {
 
   /** Records row `row` as null. */
   setNull(row: number): void {
-    if (this.nulls === 0) this.bits = new Uint8Array(Math.max(INITIAL_ROWS >> 3, (row >> 3) + 1)).fill(0xff);
+    if (this.nulls === 0) {
+      // The first null since the start or a reset: every row so far has a value (the buffer of an earlier chunk is reused).
+      if (row >> 3 >= this.bits.length) this.bits = new Uint8Array(Math.max(INITIAL_ROWS >> 3, 2 * ((row >> 3) + 1)));
+      this.bits.fill(0xff);
+    }
     if (row >> 3 >= this.bits.length) this.grow(row);
     this.bits[row >> 3]! &= ~(1 << (row & 7));
     this.nulls++;
@@ -69,7 +73,7 @@ class Validity {
     this.bits.fill(0xff, old);
   }
 
-  /** Forgets every row (the bitmap is made anew at the next null). */
+  /** Forgets every row (the bitmap is set anew at the next null, in the same buffer when it is large enough). */
   reset(): void {
     this.nulls = 0;
   }
@@ -82,12 +86,17 @@ class Validity {
 
 /** A column of unsigned 32-bit integers. */
 export class U32Column {
-  private values = new Uint32Array(INITIAL_ROWS);
+  private values: Uint32Array;
   private readonly validity = new Validity();
   length = 0;
 
-  /** A column called `name`. */
-  constructor(readonly name: string) {}
+  /** A column called `name`, with room for `rows` rows before it grows. */
+  constructor(
+    readonly name: string,
+    rows = INITIAL_ROWS,
+  ) {
+    this.values = new Uint32Array(rows);
+  }
 
   /** Appends `value`. */
   push(value: number): void {
@@ -176,12 +185,17 @@ export class F64Column {
 
 /** A column of booleans. */
 export class BoolColumn {
-  private bits = new Uint8Array(INITIAL_ROWS >> 3);
+  private bits: Uint8Array;
   private readonly validity = new Validity();
   length = 0;
 
-  /** A column called `name`. */
-  constructor(readonly name: string) {}
+  /** A column called `name`, with room for `rows` rows before it grows. */
+  constructor(
+    readonly name: string,
+    rows = INITIAL_ROWS,
+  ) {
+    this.bits = new Uint8Array((rows + 7) >> 3);
+  }
 
   /** Appends `value`. */
   push(value: boolean): void {
@@ -250,20 +264,25 @@ const X = 0x78;
  * is written as row(), then any number of bytes() and zeros(), then end(); or at once with push().
  */
 export class BytesColumn {
-  private data = new Uint8Array(INITIAL_ROWS * 36);
+  private data: Uint8Array;
   private size = 0;
   private rowStart = 0;
-  private offsets = new Int32Array(INITIAL_ROWS + 1);
+  private offsets: Int32Array;
   private readonly validity = new Validity();
   /** A DataView of `data`, made again when it grows. */
-  private view: DataView = new DataView(this.data.buffer);
+  private view: DataView;
   length = 0;
 
-  /** A column called `name`, of raw bytes or, with `hex`, of 0x-hex text. */
+  /** A column called `name`, of raw bytes or, with `hex`, of 0x-hex text, with room for `rows` rows of a hash's size before it grows. */
   constructor(
     readonly name: string,
     readonly hex: boolean,
-  ) {}
+    rows = INITIAL_ROWS,
+  ) {
+    this.data = new Uint8Array(rows * (LENGTH_PREFIX + WORD));
+    this.offsets = new Int32Array(rows + 1);
+    this.view = new DataView(this.data.buffer);
+  }
 
   private room(extra: number): void {
     if (this.size + extra <= this.data.length) return;
@@ -412,12 +431,17 @@ export class BytesColumn {
  * pushes it to `entries` and then calls repeat() for each of its rows.
  */
 export class DictionaryColumn<C extends U32Column | U64Column | BytesColumn> {
-  private indices = new Uint32Array(INITIAL_ROWS);
+  private indices: Uint32Array;
   private readonly validity = new Validity();
   length = 0;
 
-  /** A column over `entries`, a builder that gets no null. */
-  constructor(readonly entries: C) {}
+  /** A column over `entries`, a builder that gets no null, with room for `rows` rows before it grows. */
+  constructor(
+    readonly entries: C,
+    rows = INITIAL_ROWS,
+  ) {
+    this.indices = new Uint32Array(rows);
+  }
 
   /** The column's name, its entries'. */
   get name(): string {

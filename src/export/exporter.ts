@@ -81,6 +81,26 @@ function startPool(threads: number): { pool: Piscina<ExportTask, ExportResult>; 
   return { pool, ready: Promise.allSettled(pings).then(() => undefined) };
 }
 
+/** A pool prestartPool started for the next export, until an export takes it or stopPrestartedPool stops it. */
+let prestarted: { threads: number; pool: Piscina<ExportTask, ExportResult>; ready: Promise<void> } | undefined;
+
+/**
+ * Starts the pool of the next export, of `threads` threads, ahead of it: its threads load their
+ * modules while the caller still loads its own and opens the store (the command line does, on the
+ * critical path of a short export). The next runExport needing at most that many threads takes it;
+ * stopPrestartedPool stops it when none did.
+ */
+export function prestartPool(threads: number): void {
+  prestarted ??= { threads, ...startPool(threads) };
+}
+
+/** Stops the prestarted pool when no export took it (the export failed or had nothing to write). */
+export async function stopPrestartedPool(): Promise<void> {
+  const left = prestarted;
+  prestarted = undefined;
+  if (left !== undefined) await stopPool(left.pool, left.ready);
+}
+
 /** Stops the pool once its threads have loaded (bounded): terminating a thread while it loads lmdb's addon aborts the process. */
 async function stopPool(pool: Piscina<ExportTask, ExportResult>, ready: Promise<void>): Promise<void> {
   let timer: NodeJS.Timeout | undefined;
@@ -128,7 +148,9 @@ async function runChunks(
   onChunk: (blocks: number) => void,
 ): Promise<void> {
   const threads = Math.max(1, Math.min(job.threads, todo.length));
-  const { pool, ready } = startPool(threads);
+  const taken = prestarted !== undefined && prestarted.threads >= threads ? prestarted : undefined;
+  if (taken !== undefined) prestarted = undefined;
+  const { pool, ready } = taken ?? startPool(threads);
   const window = threads * TASKS_PER_THREAD;
   let failure: Error | undefined;
   try {

@@ -6,11 +6,17 @@
  * dictionary columns: the value is written once, when its block starts (the scan hands logs over in
  * order), and each log adds only an index. The transaction index is one too, of its distinct values
  * (a few hundred at most), found by a table indexed by the value: its indices are then small and
- * repeat from block to block. The transaction hash stays plain: an entry per transaction gives
- * indices that rise by one at each, which zstd compresses worse than the repeated hash (docs/export.md).
+ * repeat from block to block. The address and topic0 are dictionary columns of their distinct
+ * values in the chunk (a few thousand addresses, about a thousand event signatures), found through
+ * the record's own address table and topic dictionary (recordDictionary.ts): a value is looked up
+ * once per block, not per log. The transaction hash stays plain: an entry per transaction gives
+ * indices that rise by one at each, which zstd compresses worse than the repeated hash; topics 1 to
+ * 3 too: tens of thousands of distinct values a chunk made their lookups cost more than the
+ * compression they saved (docs/export.md).
  */
 import type { RecordBlock, RecordLog, RecordRenderer } from '../render/recordLog.js';
 import { BoolColumn, BytesColumn, DictionaryColumn, U32Column, U64Column, type ColumnData } from './columns.js';
+import { RecordDictionary } from './recordDictionary.js';
 
 /** Bytes of a topic and of a data word. */
 const WORD = 32;
@@ -18,20 +24,29 @@ const WORD = 32;
 /** Transaction indices the entry table first has room for: a block holds a few hundred transactions, so it rarely grows. */
 const TX_INDEX_TABLE = 1024;
 
+/**
+ * Rows the columns make room for at first: a 1,000-block chunk holds about 100k logs at the
+ * generator's default density (about 500k on mainnet), so a thread's first chunk grows its columns
+ * at most three times instead of seven to ten. Room not yet written is not touched, so a chunk of
+ * fewer logs costs no memory for it.
+ */
+const FIRST_CHUNK_ROWS = 1 << 17;
+
 /** The log columns of one chunk, filled by the scan. */
 export class LogRows implements RecordRenderer {
-  private readonly blockNumber = new DictionaryColumn(new U32Column('block_number'));
+  private readonly blockNumber = new DictionaryColumn(new U32Column('block_number'), FIRST_CHUNK_ROWS);
   private readonly blockHash: DictionaryColumn<BytesColumn>;
-  private readonly transactionIndex = new DictionaryColumn(new U32Column('transaction_index'));
-  private readonly logIndex = new U32Column('log_index');
+  private readonly transactionIndex = new DictionaryColumn(new U32Column('transaction_index'), FIRST_CHUNK_ROWS);
+  private readonly logIndex = new U32Column('log_index', FIRST_CHUNK_ROWS);
   private readonly transactionHash: BytesColumn;
-  private readonly address: BytesColumn;
+  private readonly address: RecordDictionary;
+  private readonly topic0: RecordDictionary;
   private readonly topics: BytesColumn[];
   private readonly data: BytesColumn;
-  private readonly dataBytes = new U32Column('n_data_bytes');
-  private readonly chainIdColumn = new DictionaryColumn(new U64Column('chain_id'));
-  private readonly timestamp = new DictionaryColumn(new U32Column('block_timestamp'));
-  private readonly removed = new BoolColumn('removed');
+  private readonly dataBytes = new U32Column('n_data_bytes', FIRST_CHUNK_ROWS);
+  private readonly chainIdColumn = new DictionaryColumn(new U64Column('chain_id'), FIRST_CHUNK_ROWS);
+  private readonly timestamp = new DictionaryColumn(new U32Column('block_timestamp'), FIRST_CHUNK_ROWS);
+  private readonly removed = new BoolColumn('removed', FIRST_CHUNK_ROWS);
   /** The block of the last row (-1: none yet), whose dictionary entries the next row repeats when it is of the same. */
   private lastBlock = -1;
   /** The transaction_index entry of each transaction index seen in the chunk, + 1 (0: none yet). */
@@ -42,11 +57,12 @@ export class LogRows implements RecordRenderer {
     private readonly hex: boolean,
     private readonly chainId: bigint,
   ) {
-    this.blockHash = new DictionaryColumn(new BytesColumn('block_hash', hex));
-    this.transactionHash = new BytesColumn('transaction_hash', hex);
-    this.address = new BytesColumn('address', hex);
-    this.topics = [0, 1, 2, 3].map((t) => new BytesColumn(`topic${t}`, hex));
-    this.data = new BytesColumn('data', hex);
+    this.blockHash = new DictionaryColumn(new BytesColumn('block_hash', hex), FIRST_CHUNK_ROWS);
+    this.transactionHash = new BytesColumn('transaction_hash', hex, FIRST_CHUNK_ROWS);
+    this.address = new RecordDictionary('address', hex, 'address', FIRST_CHUNK_ROWS);
+    this.topic0 = new RecordDictionary('topic0', hex, 'topic', FIRST_CHUNK_ROWS);
+    this.topics = [1, 2, 3].map((t) => new BytesColumn(`topic${t}`, hex, FIRST_CHUNK_ROWS));
+    this.data = new BytesColumn('data', hex, FIRST_CHUNK_ROWS);
   }
 
   /** Whether these columns are of raw bytes or 0x-hex as `hex` asks and carry `chainId`: so reset() makes them the columns a new LogRows(hex, chainId) would be. */
@@ -56,7 +72,7 @@ export class LogRows implements RecordRenderer {
 
   /** Forgets every row, keeping the columns' buffers, so a thread's next chunk does not grow them again. */
   reset(): void {
-    for (const c of [this.blockNumber, this.blockHash, this.transactionIndex, this.logIndex, this.transactionHash, this.address, ...this.topics, this.data, this.dataBytes, this.chainIdColumn, this.timestamp, this.removed]) c.reset();
+    for (const c of [this.blockNumber, this.blockHash, this.transactionIndex, this.logIndex, this.transactionHash, this.address, this.topic0, ...this.topics, this.data, this.dataBytes, this.chainIdColumn, this.timestamp, this.removed]) c.reset();
     this.lastBlock = -1;
     this.txIndexEntries.fill(0);
   }
@@ -74,17 +90,19 @@ export class LogRows implements RecordRenderer {
       this.blockHash.entries.push(blockHash);
       this.timestamp.entries.push(timestamp);
       this.lastBlock = block.number;
+      this.address.startBlock();
+      this.topic0.startBlock();
     }
     this.blockNumber.repeat();
     this.blockHash.repeat();
     this.transactionIndex.pushEntry(this.txIndexEntry(log.txIndex));
     this.logIndex.push(log.logIndex);
     this.transactionHash.push(block.txHash(log.txIndex));
-    this.address.row();
-    this.address.bytes(raw, log.addressOffset, log.addressOffset + 20);
-    this.address.end();
-    for (let t = 0; t < 4; t++) {
-      const column = this.topics[t]!;
+    this.address.push(raw, log.addressIndex, log.addressOffset);
+    if (log.topicCount > 0) this.topic0.push(raw, log.topicIndices[0]!, log.topicOffsets[0]!);
+    else this.topic0.pushNull();
+    for (let t = 1; t < 4; t++) {
+      const column = this.topics[t - 1]!;
       if (t >= log.topicCount) {
         column.pushNull();
         continue;
@@ -136,6 +154,7 @@ export class LogRows implements RecordRenderer {
       this.logIndex.finish(),
       this.transactionHash.finish(),
       this.address.finish(),
+      this.topic0.finish(),
       ...this.topics.map((c) => c.finish()),
       this.data.finish(),
       this.dataBytes.finish(),

@@ -39,11 +39,15 @@ function blockContext(recent: RecentBlocks, n: number): RecordBlock {
   };
 }
 
+/** Bytes of a transaction hash, the first of its record. */
+const TX_HASH = 32;
+
 /**
  * The per-block values of one pass over many blocks, each read once (an export): the header when
  * the block has a match, each transaction hash straight from its record, the last one remembered
  * for the next logs of the same transaction. No thread memory is filled: a bulk pass would only
- * evict what realtime queries keep there.
+ * evict what realtime queries keep there. txHash() copies the hash into one array of the block,
+ * so what it returns holds until its next call (a renderer copies it at once).
  */
 function bulkContext(reader: StoreReader, n: number): RecordBlock {
   let header: { hash: Uint8Array; timestamp: number } | undefined;
@@ -53,7 +57,7 @@ function bulkContext(reader: StoreReader, n: number): RecordBlock {
     return (header = { hash: new Uint8Array(storedBlockHash(raw)), timestamp: headerTimestamp(raw) });
   };
   let lastIndex = -1;
-  let lastHash = new Uint8Array(0);
+  const lastHash = new Uint8Array(TX_HASH);
   return {
     number: n,
     hash: () => facts().hash,
@@ -61,7 +65,8 @@ function bulkContext(reader: StoreReader, n: number): RecordBlock {
     keep: (raw) => copy.of(raw),
     txHash: (i) => {
       if (i !== lastIndex) {
-        lastHash = new Uint8Array(reader.txRecord(n, i)!.subarray(0, 32));
+        const record = reader.txRecord(n, i)!;
+        for (let b = 0; b < TX_HASH; b++) lastHash[b] = record[b]!;
         lastIndex = i;
       }
       return lastHash;

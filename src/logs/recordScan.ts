@@ -143,13 +143,16 @@ export function scanRecord(raw: Buffer, q: RecordQuery, block: RecordBlock, out:
     logIndex: 0,
     txIndex: 0,
     addressOffset: 0,
+    addressIndex: 0,
     topicCount: 0,
     topicOffsets: new Int32Array(4),
+    topicIndices: new Int32Array(4),
     dataStart: 0,
     dataLength: 0,
     dataWords: false,
   };
   const logTopics = log.topicOffsets;
+  const logTopicIndices = log.topicIndices;
   const logCount = readVarint(raw, pos);
   pos = varintEnd;
   let matched = 0;
@@ -162,7 +165,10 @@ export function scanRecord(raw: Buffer, q: RecordQuery, block: RecordBlock, out:
     for (let t = 0; t < n; t++) {
       const index = readVarint(raw, pos);
       pos = varintEnd;
-      if (t < 4) logTopics[t] = topicOffsets[index]!;
+      if (t < 4) {
+        logTopics[t] = topicOffsets[index]!;
+        logTopicIndices[t] = index;
+      }
       if (ok && t < positions) {
         const alternatives = q.topics[t];
         if (alternatives !== null && !topicIs(raw, topicOffsets[index]!, alternatives!, memo, index * positions + t)) ok = false;
@@ -184,6 +190,7 @@ export function scanRecord(raw: Buffer, q: RecordQuery, block: RecordBlock, out:
     log.logIndex = logIndex;
     log.txIndex = txIndex;
     log.addressOffset = addressBase + addressIndex * 20;
+    log.addressIndex = addressIndex;
     log.topicCount = n;
     log.dataStart = dataStart;
     log.dataLength = length;

@@ -30,10 +30,14 @@ export interface RecordLog {
   txIndex: number;
   /** Offset of the 20-byte address. */
   addressOffset: number;
+  /** Index of the address in the record's address table (a block's addresses, each once). */
+  addressIndex: number;
   /** How many topics the log has (at most 4). */
   topicCount: number;
   /** Per topic, the offset of its dictionary entry: a length byte, then the topic without leading zeros. */
   topicOffsets: Int32Array;
+  /** Per topic, the index of that entry in the record's topic dictionary (a block's topics, each once). */
+  topicIndices: Int32Array;
   /** Offset of the stored data. */
   dataStart: number;
   /** Length of the data once decoded. */

@@ -1,8 +1,9 @@
 /**
  * Dictionary encoding (src/export/parquet/dictionary.ts, DictionaryColumn in src/export/columns.ts)
  * against decoders written here from the format's specification: the RLE / bit-packing hybrid of a
- * page's indices (bit width byte, RLE and bit-packed runs) for random runs, nulls and pages; the
- * narrowest bit width; a dictionary column's entries as its dictionary page's PLAIN values, each row
+ * page's indices (bit width byte, RLE and bit-packed runs) for random runs, nulls and pages, and for
+ * indices that change from row to row at every bit width; which runs are RLE and which bit-packed;
+ * the narrowest bit width; a dictionary column's entries as its dictionary page's PLAIN values, each row
  * the entry it repeated.
  */
 import assert from 'node:assert/strict';
@@ -60,6 +61,23 @@ function decodeIndices(bytes: Uint8Array, count: number): { width: number; value
   return { width, values: values.slice(0, count) };
 }
 
+/** The runs of a page's values (after the bit width byte): each RLE run's length, or a bit-packed run's groups as 'p' + groups. */
+function runKinds(bytes: Uint8Array, width: number): string[] {
+  const kinds: string[] = [];
+  let pos = 1;
+  while (pos < bytes.length) {
+    const [header, next] = varint(bytes, pos);
+    if ((header & 1) === 1) {
+      kinds.push(`p${header >> 1}`);
+      pos = next + (header >> 1) * width;
+    } else {
+      kinds.push(String(header >> 1));
+      pos = next + ((width + 7) >> 3);
+    }
+  }
+  return kinds;
+}
+
 /** Random rows in runs: each run one index or, about a sixth of its rows, null. */
 const runs = fc.array(fc.tuple(fc.nat({ max: 70_000 }), fc.integer({ min: 1, max: 40 }), fc.boolean()), { minLength: 1, maxLength: 60 });
 
@@ -92,6 +110,45 @@ test('a page of dictionary indices reads back as its non-null rows', () => {
       assert.deepEqual(decoded.values, expected);
     }),
   );
+});
+
+test('indices that change from row to row are bit-packed, at every bit width, and read back', () => {
+  fc.assert(
+    fc.property(fc.integer({ min: 1, max: 32 }), fc.array(fc.nat(), { minLength: 1, maxLength: 300 }), fc.array(fc.boolean(), { maxLength: 300 }), (width, seeds, nullSeeds) => {
+      const max = 2 ** width;
+      const indices = Uint32Array.from(seeds, (s) => s % max);
+      const rows = indices.length;
+      const nulls = Array.from(indices, (_, i) => nullSeeds[i] === true);
+      const validity = new Uint8Array((rows + 7) >> 3);
+      nulls.forEach((isNull, i) => {
+        if (!isNull) validity[i >> 3]! |= 1 << (i & 7);
+      });
+      const bitmap = nulls.includes(true) ? validity : new Uint8Array(0);
+      const out = new ByteWriter();
+      writeDictionaryIndices(out, indices, bitmap, 0, rows, width);
+      const expected = [...indices].filter((_, i) => bitmap.length === 0 || !nulls[i]);
+      const decoded = decodeIndices(out.view(), expected.length);
+      assert.equal(decoded.width, width);
+      assert.deepEqual(decoded.values, expected);
+    }),
+  );
+});
+
+test('runs of 8 or more equal indices are RLE runs, the indices between them bit-packed groups of 8', () => {
+  const cases: { name: string; indices: number[]; kinds: string[] }[] = [
+    { name: 'one long run', indices: Array(100).fill(3), kinds: ['100'] },
+    { name: 'runs of a block each', indices: [...Array(20).fill(0), ...Array(9).fill(1), ...Array(8).fill(2)], kinds: ['20', '9', '8'] },
+    { name: 'short runs: one bit-packed run, its last group padded', indices: [0, 0, 1, 1, 1, 2, 3, 3, 3, 4], kinds: ['p2'] },
+    { name: 'a long run after bit-packed groups starts at a group boundary', indices: [1, 2, 3, 4, 5, 6, 7, 0, ...Array(12).fill(9)], kinds: ['p1', '12'] },
+    { name: 'a long run inside a group: its start packed, the rest RLE', indices: [1, 2, 3, ...Array(14).fill(9)], kinds: ['p1', '9'] },
+    { name: 'a run of 7 at a boundary stays packed', indices: [1, 2, 3, 4, 5, 6, 7, 0, ...Array(7).fill(9), 4], kinds: ['p2'] },
+  ];
+  for (const { name, indices, kinds } of cases) {
+    const out = new ByteWriter();
+    writeDictionaryIndices(out, Uint32Array.from(indices), new Uint8Array(0), 0, indices.length, 4);
+    assert.deepEqual(runKinds(out.view(), 4), kinds, name);
+    assert.deepEqual(decodeIndices(out.view(), indices.length).values, indices, name);
+  }
 });
 
 test('an index takes the fewest bits that hold every entry, at least one', () => {
