@@ -1,8 +1,9 @@
 /**
  * Memoised bloom bit positions. Computing a logsBloom costs one keccak per address and topic;
  * chains repeat the same addresses and topics (hot contracts, event signatures, holders), so the
- * three bit positions of a value are cached, first by the identity of its byte array, then by its
- * bytes. The cache by bytes is bounded: it is cleared when it reaches its size limit.
+ * three bit positions of a value are cached by its bytes, and by the identity of its byte array once
+ * its bytes have been met twice. The cache by bytes is bounded: it is cleared when it reaches its
+ * size limit.
  */
 import { BLOOM_BYTES, bloomBits, setBloomBit } from './bloom.js';
 
@@ -31,8 +32,11 @@ export class BloomCache {
       packed = pack(bloomBits(value));
       if (this.byBytes.size >= this.maxEntries) this.byBytes.clear();
       this.byBytes.set(key, packed);
+    } else {
+      // Met again by its bytes: the array may come back too. One met once (a fresh random word) is not
+      // kept by identity, since a WeakMap entry costs several lookups' time.
+      this.byIdentity.set(value, packed);
     }
-    this.byIdentity.set(value, packed);
     return packed;
   }
 

@@ -105,6 +105,15 @@ export function padLeft(bytes: Uint8Array, length: number): Uint8Array {
   return out;
 }
 
+/** Orders two byte arrays as Buffer.compare does (bytewise, then the shorter first): −1, 0 or 1, without a native call (cheaper for addresses and topics). */
+export function compareBytes(a: Uint8Array, b: Uint8Array): number {
+  const n = Math.min(a.length, b.length);
+  for (let i = 0; i < n; i++) {
+    if (a[i] !== b[i]) return a[i]! < b[i]! ? -1 : 1;
+  }
+  return a.length === b.length ? 0 : a.length < b.length ? -1 : 1;
+}
+
 /** Compares two byte arrays for equality. */
 export function bytesEqual(a: Uint8Array, b: Uint8Array): boolean {
   return Buffer.compare(a, b) === 0;

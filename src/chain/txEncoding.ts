@@ -27,33 +27,33 @@ function authorizationItem(list: Authorization[]): RlpItem {
 /** The RLP fields of a transaction, signature included, in consensus order. */
 export function transactionFields(tx: Transaction): RlpItem[] {
   const to = tx.to ?? EMPTY;
-  const sig = [rlpUint(tx.v), rlpUint(tx.r), rlpUint(tx.s)];
+  // The signature is written out in each list, not spread from an array of its own (one array and one spread fewer per transaction).
   switch (tx.type) {
     case 0:
-      return [rlpUint(tx.nonce), rlpUint(need(tx.gasPrice, 'gasPrice', tx)), rlpUint(tx.gas), to, rlpUint(tx.value), tx.input, ...sig];
+      return [rlpUint(tx.nonce), rlpUint(need(tx.gasPrice, 'gasPrice', tx)), rlpUint(tx.gas), to, rlpUint(tx.value), tx.input, rlpUint(tx.v), rlpUint(tx.r), rlpUint(tx.s)];
     case 1:
       return [
         rlpUint(need(tx.chainId, 'chainId', tx)), rlpUint(tx.nonce), rlpUint(need(tx.gasPrice, 'gasPrice', tx)), rlpUint(tx.gas),
-        to, rlpUint(tx.value), tx.input, accessListItem(need(tx.accessList, 'accessList', tx)), ...sig,
+        to, rlpUint(tx.value), tx.input, accessListItem(need(tx.accessList, 'accessList', tx)), rlpUint(tx.v), rlpUint(tx.r), rlpUint(tx.s),
       ];
     case 2:
       return [
         rlpUint(need(tx.chainId, 'chainId', tx)), rlpUint(tx.nonce), rlpUint(need(tx.maxPriorityFeePerGas, 'maxPriorityFeePerGas', tx)),
         rlpUint(need(tx.maxFeePerGas, 'maxFeePerGas', tx)), rlpUint(tx.gas), to, rlpUint(tx.value), tx.input,
-        accessListItem(need(tx.accessList, 'accessList', tx)), ...sig,
+        accessListItem(need(tx.accessList, 'accessList', tx)), rlpUint(tx.v), rlpUint(tx.r), rlpUint(tx.s),
       ];
     case 3:
       return [
         rlpUint(need(tx.chainId, 'chainId', tx)), rlpUint(tx.nonce), rlpUint(need(tx.maxPriorityFeePerGas, 'maxPriorityFeePerGas', tx)),
         rlpUint(need(tx.maxFeePerGas, 'maxFeePerGas', tx)), rlpUint(tx.gas), need(tx.to ?? undefined, 'to', tx), rlpUint(tx.value), tx.input,
         accessListItem(need(tx.accessList, 'accessList', tx)), rlpUint(need(tx.maxFeePerBlobGas, 'maxFeePerBlobGas', tx)),
-        need(tx.blobVersionedHashes, 'blobVersionedHashes', tx), ...sig,
+        need(tx.blobVersionedHashes, 'blobVersionedHashes', tx), rlpUint(tx.v), rlpUint(tx.r), rlpUint(tx.s),
       ];
     case 4:
       return [
         rlpUint(need(tx.chainId, 'chainId', tx)), rlpUint(tx.nonce), rlpUint(need(tx.maxPriorityFeePerGas, 'maxPriorityFeePerGas', tx)),
         rlpUint(need(tx.maxFeePerGas, 'maxFeePerGas', tx)), rlpUint(tx.gas), need(tx.to ?? undefined, 'to', tx), rlpUint(tx.value), tx.input,
-        accessListItem(need(tx.accessList, 'accessList', tx)), authorizationItem(need(tx.authorizationList, 'authorizationList', tx)), ...sig,
+        accessListItem(need(tx.accessList, 'accessList', tx)), authorizationItem(need(tx.authorizationList, 'authorizationList', tx)), rlpUint(tx.v), rlpUint(tx.r), rlpUint(tx.s),
       ];
   }
 }

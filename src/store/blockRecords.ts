@@ -53,7 +53,8 @@ function stripLeadingZeros(bytes: Uint8Array): Uint8Array {
 export function encodeBlockRecords(block: BlockBundle): BlockRecords {
   const w = new ByteWriter(4096 + block.transactions.length * BYTES_PER_TX_HINT);
   writeBlockRecords(w, block);
-  return readBlockRecords(new ByteReader(w.finish()));
+  // The writer's own buffer, not a copy: nothing else writes to it (its room beyond the records is kept with them).
+  return readBlockRecords(new ByteReader(w.written()));
 }
 
 /** Writes a block's records to `w` (read back by readBlockRecords). */

@@ -4,6 +4,9 @@
  */
 import { readVarintWithin, varintEnd, writeVarint } from '../chain/varint.js';
 
+/** Largest bigint a double holds exactly (2^53 − 1): up to it bigint() writes from a number, without going through hex text. */
+const MAX_EXACT_BIGINT = BigInt(Number.MAX_SAFE_INTEGER);
+
 /** Appends primitives to a growing buffer. */
 export class ByteWriter {
   private buf: Buffer;
@@ -45,6 +48,16 @@ export class ByteWriter {
     return this;
   }
 
+  /** Writes `bytes[start, end)` with no prefix, as fixed(bytes.subarray(start, end)) does without making the view. */
+  range(bytes: Uint8Array, start: number, end: number): this {
+    const length = end - start;
+    this.ensure(length);
+    const buf = this.buf;
+    for (let i = 0; i < length; i++) buf[this.pos + i] = bytes[start + i]!;
+    this.pos += length;
+    return this;
+  }
+
   /** Writes a varint length, then the bytes. */
   bytes(bytes: Uint8Array): this {
     return this.varint(bytes.length).fixed(bytes);
@@ -54,11 +67,24 @@ export class ByteWriter {
   bigint(value: bigint): this {
     if (value < 0n) throw new RangeError('negative bigint in store codec');
     if (value === 0n) return this.u8(0);
+    if (value <= MAX_EXACT_BIGINT) return this.safeUint(Number(value));
     let hex = value.toString(16);
     if (hex.length % 2) hex = '0' + hex;
     this.u8(hex.length / 2);
     this.ensure(hex.length / 2);
     this.pos += this.buf.write(hex, this.pos, 'hex');
+    return this;
+  }
+
+  /** Writes a positive integer below 2^53 as bigint() writes it: its byte count, then its minimal big-endian bytes (number arithmetic, no text). */
+  private safeUint(value: number): this {
+    let length = 1;
+    for (let v = value; v >= 256; v = Math.floor(v / 256)) length++;
+    this.ensure(1 + length);
+    const buf = this.buf;
+    buf[this.pos] = length;
+    for (let i = this.pos + length, v = value; i > this.pos; i--, v = Math.floor(v / 256)) buf[i] = v % 256;
+    this.pos += 1 + length;
     return this;
   }
 

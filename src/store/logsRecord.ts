@@ -6,6 +6,7 @@
  * stripped; then each log as (tx index, address index, topic indexes, data). Data whose length is
  * a multiple of 32 is stored word by word with leading zeros stripped (ABI words are mostly zeros).
  */
+import { compareBytes } from '../chain/hex.js';
 import type { Log } from '../chain/types.js';
 import { ByteReader, ByteWriter } from './bytes.js';
 
@@ -27,8 +28,9 @@ function writeData(w: ByteWriter, data: Uint8Array): void {
     return;
   }
   for (let off = 0; off < data.length; off += 32) {
-    const word = stripLeadingZeros(data.subarray(off, off + 32));
-    w.u8(word.length).fixed(word);
+    let start = off;
+    while (start < off + 32 && data[start] === 0) start++;
+    w.u8(off + 32 - start).range(data, start, off + 32);
   }
 }
 
@@ -45,26 +47,20 @@ function readData(r: ByteReader): Uint8Array {
 }
 
 /**
- * The distinct values (by bytes) among `values`, sorted, and the index of each array in that order.
- * Arrays are met first by identity (a block's logs share their contracts' and events' arrays), so
- * only the distinct arrays are compared by bytes.
+ * The distinct values (by bytes) among `arrays`, sorted, and the index of each array in that order.
+ * The arrays are distinct by identity (a block's logs share their contracts' and events' arrays),
+ * sorted by bytes, and equal neighbours merged: no text keys.
  */
-function dictionary(values: Iterable<Uint8Array>): { sorted: Uint8Array[]; index: Map<Uint8Array, number> } {
-  const arrays = new Set<Uint8Array>(values);
-  const byBytes = new Map<string, Uint8Array>();
-  for (const a of arrays) {
-    const key = hexKey(a);
-    if (!byBytes.has(key)) byBytes.set(key, a);
-  }
-  const sorted = [...byBytes.values()].sort(Buffer.compare);
-  const position = new Map<string, number>(sorted.map((a, i) => [hexKey(a), i]));
+function dictionary(arrays: Set<Uint8Array>): { sorted: Uint8Array[]; index: Map<Uint8Array, number> } {
+  const byBytes = [...arrays].sort(compareBytes);
+  const sorted: Uint8Array[] = [];
   const index = new Map<Uint8Array, number>();
-  for (const a of arrays) index.set(a, position.get(hexKey(a))!);
+  for (const a of byBytes) {
+    const last = sorted[sorted.length - 1];
+    if (last === undefined || compareBytes(last, a) !== 0) sorted.push(a);
+    index.set(a, sorted.length - 1);
+  }
   return { sorted, index };
-}
-
-function* topicsOf(logs: Log[]): Generator<Uint8Array> {
-  for (const log of logs) yield* log.topics;
 }
 
 /** Encodes a block's logs (in log-index order) into one record. */
@@ -76,8 +72,14 @@ export function encodeLogs(logs: Log[]): Buffer {
 
 /** Writes a block's logs record (encodeLogs's bytes) to `w`. */
 export function writeLogs(w: ByteWriter, logs: Log[]): void {
-  const { sorted: addresses, index: addressIndex } = dictionary(logs.map((l) => l.address));
-  const { sorted: topics, index: topicIndex } = dictionary(topicsOf(logs));
+  const addressArrays = new Set<Uint8Array>();
+  const topicArrays = new Set<Uint8Array>();
+  for (const log of logs) {
+    addressArrays.add(log.address);
+    for (const t of log.topics) topicArrays.add(t);
+  }
+  const { sorted: addresses, index: addressIndex } = dictionary(addressArrays);
+  const { sorted: topics, index: topicIndex } = dictionary(topicArrays);
   w.varint(addresses.length);
   for (const a of addresses) w.fixed(a);
   w.varint(topics.length);

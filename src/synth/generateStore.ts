@@ -11,21 +11,29 @@ import { storedBlockHash } from '../store/recordViews.js';
 import { StoreReader } from '../store/reader.js';
 import { closeStore, openStore, type Store } from '../store/schema.js';
 import { StoreWriter, type RecordsBatch } from '../store/writer.js';
-import { InThreadSource, type BlockSource, type SourceRange } from './blockSource.js';
+import { InThreadSource, type BlockSource, type SourceBatch, type SourceRange } from './blockSource.js';
 import { BlockThreads } from './blockThreads.js';
 import { genesisParentHash, markers, type GeneratorOptions } from './generator.js';
 import type { BusyContract } from './logTally.js';
 import { checkProvenance, GenerateRefusedError, provenanceOf, provenanceOptions, recordProvenance, storedProvenance } from './provenance.js';
 import { Progress } from '../ingest/progress.js';
 
-/** Blocks per write transaction by default. */
-const DEFAULT_BATCH_BLOCKS = 64;
+/**
+ * Blocks per write transaction by default. Most of the store's puts go to random keys (transaction
+ * hashes, storage slots), and a transaction pays for every B-tree page it dirties: the more blocks
+ * share one, the fewer pages per put (appending 1,600 mainnet-density blocks took 7.6 µs of CPU a
+ * log in transactions of 256 blocks against 11.1 in transactions of 64). Bounded because the
+ * transaction's dirty pages and the batch's records stay in memory until it commits.
+ */
+export const DEFAULT_BATCH_BLOCKS = 256;
+/** Most blocks a source builds and hands over at a time (a worker thread's task): small enough that every thread starts writing soon and few megabytes travel at once. */
+const SOURCE_BATCH_BLOCKS = 64;
 /** Contracts the result names as the busiest (generate prints them). */
 const BUSIEST_CONTRACTS = 3;
 /** topic0s named for each of them. */
 const BUSIEST_TOPICS = 2;
 
-/** Options of generateStore: the chain, the batch size (blocks per write transaction; worker threads cut a short chain finer), the generating threads (0, the default: this thread) and whether progress is printed. */
+/** Options of generateStore: the chain, the batch size (blocks per write transaction), the generating threads (0, the default: this thread) and whether progress is printed. */
 export type GenerateStoreOptions = GeneratorOptions & { batchBlocks?: number; progress?: boolean; threads?: number };
 
 /** What generateStore appended, and the stored chain after it. */
@@ -99,7 +107,8 @@ export async function generateStore(dir: string, opts: GenerateStoreOptions): Pr
         writer.appendRecords({ ...batch, chainId: opts.chainId ?? 1n });
       });
     };
-    const range: SourceRange = { from: from.from, to: last, parentHash: from.parentHash, batchBlocks, tallyFrom, pending: opts.pending !== false };
+    const range: SourceRange = { from: from.from, to: last, parentHash: from.parentHash, batchBlocks: Math.min(batchBlocks, SOURCE_BATCH_BLOCKS), tallyFrom, pending: opts.pending !== false };
+    const collected: SourceBatch = { blocks: [], logCounts: [] };
     for await (const batch of source.batches(range)) {
       let { blocks, logCounts } = batch;
       if (from.head && blocks[0]?.number === from.from) {
@@ -112,13 +121,21 @@ export async function generateStore(dir: string, opts: GenerateStoreOptions): Pr
         blocks = blocks.slice(1);
         logCounts = logCounts.slice(1);
       }
-      const head = blocks.length > 0 ? blocks[blocks.length - 1]!.number : from.from;
-      const finishing = head === last ? { pending: opts.pending === false ? null : batch.pending! } : {};
-      append({ blocks, ...markers(head, first), ...finishing });
-      counts.blocks += blocks.length;
-      for (const b of blocks) counts.txs += b.txs.length;
-      for (const n of logCounts) counts.logs += n;
-      progress.update(counts);
+      collected.blocks.push(...blocks);
+      collected.logCounts.push(...logCounts);
+      const finished = (blocks.length > 0 ? blocks[blocks.length - 1]!.number : from.from) === last;
+      if (!finished && collected.blocks.length < batchBlocks) continue;
+      // Write transactions of batchBlocks blocks, whatever the source's cut; the last one takes the rest (none when the store held the chain already).
+      do {
+        const chunk = collected.blocks.splice(0, batchBlocks);
+        const head = chunk.length > 0 ? chunk[chunk.length - 1]!.number : from.from;
+        const finishing = head === last ? { pending: opts.pending === false ? null : batch.pending! } : {};
+        append({ blocks: chunk, ...markers(head, first), ...finishing });
+        counts.blocks += chunk.length;
+        for (const b of chunk) counts.txs += b.txs.length;
+        for (const n of collected.logCounts.splice(0, chunk.length)) counts.logs += n;
+        progress.update(counts);
+      } while (collected.blocks.length >= batchBlocks || (finished && collected.blocks.length > 0));
     }
     const seconds = progress.finish();
     return { ...counts, seconds, earliest: first, head: last, busiest: await source.busiest(BUSIEST_CONTRACTS, BUSIEST_TOPICS) };

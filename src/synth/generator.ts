@@ -190,7 +190,8 @@ export class BlockBuilder {
         draft = { type: 4, protected: true, sender, nonce, call: delegatedCall(activity, sender, i), blobs: 0 };
       } else {
         const call = runPattern(PATTERNS[kind]!.kind, activity, sender, nonce, i);
-        draft = { ...pickOrdinaryType(rng), sender, nonce, call, blobs: 0 };
+        const ordinary = pickOrdinaryType(rng);
+        draft = { type: ordinary.type, protected: ordinary.protected, sender, nonce, call, blobs: 0 };
       }
       // The rare log goes to the drawn transaction, or the next one when that one reverts.
       if (rareAt >= 0 && i >= rareAt && !rareLogged && !draft.call.reverted) {

@@ -4,6 +4,7 @@ import fc from 'fast-check';
 import {
   bigIntToBytes,
   bytesEqual,
+  compareBytes,
   bytesQuantityToHex,
   bytesToBigInt,
   bytesToHex,
@@ -170,6 +171,20 @@ test('padLeft left-pads with zeros and leaves long-enough input alone', () => {
   assert.equal(word.length, 32);
   assert.equal(bytesToHex(word), '0x' + '0'.repeat(60) + '1234');
   assert.equal(bytesToBigInt(word), 0x1234n);
+});
+
+test('compareBytes orders as Buffer.compare does', () => {
+  const cases: [number[], number[], number][] = [
+    [[], [], 0],
+    [[], [0], -1],
+    [[1, 2], [1, 2], 0],
+    [[1, 2], [1, 3], -1],
+    [[2], [1, 255], 1],
+    [[1, 2, 0], [1, 2], 1],
+  ];
+  for (const [a, b, want] of cases) assert.equal(compareBytes(Uint8Array.from(a), Uint8Array.from(b)), want, `${a} vs ${b}`);
+  const small = fc.uint8Array({ maxLength: 6 }).map((a) => a.map((x) => x % 3));
+  fc.assert(fc.property(small, small, (a, b) => compareBytes(a, b) === Buffer.compare(a, b)));
 });
 
 test('bytesEqual compares contents', () => {

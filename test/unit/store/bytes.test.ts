@@ -1,5 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import fc from 'fast-check';
 import { ByteReader, ByteWriter } from '../../../src/store/bytes.js';
 import { Rng } from './fixtures.js';
 
@@ -74,6 +75,31 @@ test('bigint round trip and minimal encoding', () => {
   assert.equal(one(255n), '01ff');
   assert.equal(one(256n), '020100');
   assert.equal(one(MAX_U256), '20' + 'ff'.repeat(32));
+});
+
+test('bigint writes the length-prefixed minimal big-endian bytes, on either side of 2^53 (numbers below it, hex text above)', () => {
+  const reference = (v: bigint) => {
+    if (v === 0n) return '00';
+    const hex = v.toString(16).padStart(Math.ceil(v.toString(16).length / 2) * 2, '0');
+    return (hex.length / 2).toString(16).padStart(2, '0') + hex;
+  };
+  const one = (v: bigint) => new ByteWriter(0).bigint(v).finish().toString('hex');
+  const edges = [1n, 255n, 256n, (1n << 48n) - 1n, 1n << 48n, (1n << 53n) - 2n, (1n << 53n) - 1n, 1n << 53n, (1n << 53n) + 1n, (1n << 64n) - 1n];
+  for (const [v, hex] of edges.map((v) => [v, reference(v)] as const)) assert.equal(one(v), hex, `${v}`);
+  fc.assert(fc.property(fc.bigInt({ min: 0n, max: MAX_U256 }), (v) => one(v) === reference(v)));
+  fc.assert(fc.property(fc.bigInt({ min: 0n, max: 1n << 54n }), (v) => new ByteReader(new ByteWriter(1).bigint(v).finish()).bigint() === v));
+});
+
+test('range writes a slice as fixed writes its subarray', () => {
+  fc.assert(
+    fc.property(fc.uint8Array({ maxLength: 80 }), fc.nat(), fc.nat(), (bytes, a, b) => {
+      const start = a % (bytes.length + 1);
+      const end = start + (b % (bytes.length - start + 1));
+      const viaRange = new ByteWriter(0).u8(7).range(bytes, start, end).u8(9).finish();
+      const viaFixed = new ByteWriter(0).u8(7).fixed(bytes.subarray(start, end)).u8(9).finish();
+      return viaRange.equals(viaFixed);
+    }),
+  );
 });
 
 test('bigint rejects negatives', () => {

@@ -154,3 +154,39 @@ test('without a pending block the stored one is cleared, also when extending a s
     }
   }
 });
+
+test('a write transaction holds batchBlocks blocks, gathered from the smaller batches a source hands over; the store is the same whatever the size', async () => {
+  const appendRecords = StoreWriter.prototype.appendRecords;
+  const sizes: number[] = [];
+  StoreWriter.prototype.appendRecords = function (this: StoreWriter, batch) {
+    sizes.push(batch.blocks.length);
+    return appendRecords.call(this, batch);
+  };
+  const hashes = async (batchBlocks: number | undefined, threads: number) => {
+    sizes.length = 0;
+    const dir = tempDir();
+    await generateStore(dir, { ...OPTS, batchBlocks, threads, progress: false });
+    const store = openStore(dir, { readOnly: true });
+    try {
+      const reader = new StoreReader(store);
+      return { sizes: [...sizes], hashes: chain.map((_, n) => hex(reader.header(n)!.hash)) };
+    } finally {
+      await closeStore(store);
+    }
+  };
+  try {
+    const want = chain.map((b) => hex(b.header.hash));
+    for (const [batchBlocks, threads, expected] of [
+      [100, 0, [100, 50]],
+      [undefined, 0, [150]],
+      [16, 0, [16, 16, 16, 16, 16, 16, 16, 16, 16, 6]],
+      [100, 2, [100, 50]],
+    ] as const) {
+      const got = await hashes(batchBlocks, threads);
+      assert.deepEqual(got.sizes, expected, `batchBlocks ${batchBlocks}, threads ${threads}`);
+      assert.deepEqual(got.hashes, want, `batchBlocks ${batchBlocks}, threads ${threads}`);
+    }
+  } finally {
+    StoreWriter.prototype.appendRecords = appendRecords;
+  }
+});
