@@ -1,15 +1,15 @@
 /**
  * `ethlogd query` as a pipeline runs it: the built CLI in child processes over a generated store,
- * checked against the real HTTP server on the same store. Each query kind, each output format, the
- * errors, the usage and the signals run in child processes; the many filters, resume positions and
- * lookup arguments beyond those run queryCommand (the function the CLI runs) in this process,
- * writing to a stream of the test's: the same parsing, store and output code without a Node start-up each. logs in jsonl equals eth_getLogs for
+ * checked against the real HTTP server on the same store. logs in jsonl equals eth_getLogs for
  * address, topic (alternatives, wildcards), hash, hex-range and pending filters; past the 10,000
  * cap, where eth_getLogs answers -32005, it streams everything (the union of smaller eth_getLogs
  * ranges); json and csv carry the same logs; --resume-from continues right after a given log; a
  * closed stdout ends it quietly, SIGINT stops it between logs with a resume position; block, tx
  * and storage print what the JSON-RPC methods answer (null when absent); errors exit non-zero with
- * one stderr line.
+ * one stderr line. Each query kind, each output format, the errors, the usage and the signals run
+ * in child processes; the many filters, resume positions and lookup arguments beyond those run
+ * queryCommand (the function the CLI runs) in this process, writing to a stream of the test's: the
+ * same parsing, store and output code without a Node start-up each.
  */
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
