@@ -3,6 +3,7 @@
  * answers for data pipelines; `logs` streams every match of a filter, with no result cap.
  */
 import { availableParallelism } from 'node:os';
+import type { Writable } from 'node:stream';
 import { EthLogStore } from '../api/store.js';
 import type { LogFilter, LogPosition } from '../api/types.js';
 import { toRpcBlock, toRpcTransaction } from '../api/wire.js';
@@ -75,26 +76,29 @@ Exit codes: 0 done (also when stdout was closed early); 1 an error, one line on 
 "ethlogd query: <message>" (JSON-RPC errors as "error CODE: message"); 2 a usage error;
 ${EXIT_INTERRUPTED} interrupted (SIGINT).`;
 
-/** Runs `query`. */
-export async function queryCommand(argv: string[]): Promise<number> {
+/**
+ * Runs `query`. Answers go to `out`: stdout when the CLI runs it; a test passes a stream of its own
+ * to run a query in its process. Usage text and errors always go to the console (stdout, stderr).
+ */
+export async function queryCommand(argv: string[], out: Writable = process.stdout): Promise<number> {
   const [kind, ...rest] = argv;
   if (kind === undefined || kind === '--help' || kind === '-h') {
     console.log(QUERY_USAGE);
     return kind === undefined ? 2 : 0;
   }
-  // stdout errors arrive as 'error' events, possibly after the command returned: without a
+  // Output errors arrive as 'error' events, possibly after the command returned: without a
   // listener a reader that went away (EPIPE) would crash the process with a stack trace. Each
-  // command checks its own writes; this listener stays for the life of the process.
-  process.stdout.on('error', () => {});
+  // command checks its own writes; this listener stays for the life of the stream.
+  out.on('error', () => {});
   switch (kind) {
     case 'logs':
-      return queryLogs(rest);
+      return queryLogs(rest, out);
     case 'block':
-      return queryBlock(rest);
+      return queryBlock(rest, out);
     case 'tx':
-      return queryTx(rest);
+      return queryTx(rest, out);
     case 'storage':
-      return queryStorage(rest);
+      return queryStorage(rest, out);
     default:
       throw new UsageError(kind.startsWith('-') ? 'say what to query: logs, block, tx or storage' : `unknown query "${kind}"`);
   }
@@ -128,7 +132,7 @@ function resumeFrom(value: string | boolean | undefined): LogPosition | undefine
 type Stop = { kind: 'closed' } | { kind: 'interrupted' } | { kind: 'output'; error: Error };
 
 /** Runs `query logs`. */
-async function queryLogs(argv: string[]): Promise<number> {
+async function queryLogs(argv: string[], out: Writable): Promise<number> {
   const { values } = parse(argv, {
     data: { type: 'string' },
     ...LOG_FILTER_OPTIONS,
@@ -160,25 +164,26 @@ async function queryLogs(argv: string[]): Promise<number> {
   const onInterrupt = () => halt({ kind: 'interrupted' });
   const onOutputError = (error: NodeJS.ErrnoException) => halt(error.code === 'EPIPE' ? { kind: 'closed' } : { kind: 'output', error });
   process.once('SIGINT', onInterrupt);
-  process.stdout.on('error', onOutputError);
+  out.on('error', onOutputError);
   try {
-    return await streamLogs(store, filter, format, { timeoutMs, from, signal: controller.signal }, () => stop);
+    return await streamLogs(store, filter, format, out, { timeoutMs, from, signal: controller.signal }, () => stop);
   } finally {
     process.off('SIGINT', onInterrupt);
-    process.stdout.off('error', onOutputError);
+    out.off('error', onOutputError);
     await store.close();
   }
 }
 
-/** Writes the logs of `filter` to stdout in `format`; returns the exit code. */
+/** Writes the logs of `filter` to `output` in `format`; returns the exit code. */
 async function streamLogs(
   store: EthLogStore,
   filter: LogFilter,
   format: OutputFormat,
+  output: Writable,
   options: { timeoutMs: number; from: LogPosition | undefined; signal: AbortSignal },
   stopped: () => Stop | undefined,
 ): Promise<number> {
-  const out = new BatchedWriter(process.stdout, options.signal);
+  const out = new BatchedWriter(output, options.signal);
   const formatter = logFormatter(format);
   let last: LogPosition | undefined;
   const resumeHint = () => (last ? `; resume with --resume-from ${last.block}:${last.logIndex}` : '');
@@ -218,14 +223,14 @@ async function streamLogs(
   return 0;
 }
 
-/** Writes `value` as one JSON line to stdout; resolves once written (a closed stdout is not an error). */
-async function printJson(value: unknown): Promise<void> {
-  const error = await new Promise<Error | null | undefined>((resolve) => process.stdout.write(`${JSON.stringify(value)}\n`, resolve));
+/** Writes `value` as one JSON line to `out`; resolves once written (a closed stdout is not an error). */
+async function printJson(value: unknown, out: Writable): Promise<void> {
+  const error = await new Promise<Error | null | undefined>((resolve) => out.write(`${JSON.stringify(value)}\n`, resolve));
   if (error && (error as NodeJS.ErrnoException).code !== 'EPIPE') throw new Error(`cannot write the output: ${error.message}`);
 }
 
-/** Runs a point lookup on the store in `dir` and prints its answer; a JSON-RPC error is one stderr line and exit 1. */
-async function lookup(dir: string, answer: (store: EthLogStore) => unknown): Promise<number> {
+/** Runs a point lookup on the store in `dir` and prints its answer to `out`; a JSON-RPC error is one stderr line and exit 1. */
+async function lookup(dir: string, out: Writable, answer: (store: EthLogStore) => unknown): Promise<number> {
   const store = EthLogStore.open(dir);
   try {
     let value: unknown;
@@ -236,7 +241,7 @@ async function lookup(dir: string, answer: (store: EthLogStore) => unknown): Pro
       console.error(`ethlogd query: ${describe(error)}`);
       return 1;
     }
-    await printJson(value);
+    await printJson(value, out);
     return 0;
   } finally {
     await store.close();
@@ -244,7 +249,7 @@ async function lookup(dir: string, answer: (store: EthLogStore) => unknown): Pro
 }
 
 /** Runs `query block`. */
-async function queryBlock(argv: string[]): Promise<number> {
+async function queryBlock(argv: string[], out: Writable): Promise<number> {
   const { values } = parse(argv, { data: { type: 'string' }, block: { type: 'string' }, full: { type: 'boolean' } });
   if (values.help) {
     console.log(QUERY_USAGE);
@@ -252,14 +257,14 @@ async function queryBlock(argv: string[]): Promise<number> {
   }
   const dir = existingStore(values.data);
   const selector = blockArg(required(values.block, 'block'), 'block');
-  return lookup(dir, (store) => {
+  return lookup(dir, out, (store) => {
     const block = store.getBlock(selector, { transactions: values.full === true });
     return block && toRpcBlock(block);
   });
 }
 
 /** Runs `query tx`. */
-async function queryTx(argv: string[]): Promise<number> {
+async function queryTx(argv: string[], out: Writable): Promise<number> {
   const { values } = parse(argv, { data: { type: 'string' }, hash: { type: 'string' }, block: { type: 'string' }, index: { type: 'string' } });
   if (values.help) {
     console.log(QUERY_USAGE);
@@ -270,21 +275,21 @@ async function queryTx(argv: string[]): Promise<number> {
   if (byHash === (values.block !== undefined || values.index !== undefined)) throw new UsageError('give either --hash, or --block and --index');
   if (byHash) {
     const hash = values.hash as string;
-    return lookup(dir, (store) => {
+    return lookup(dir, out, (store) => {
       const entry = store.getTransaction(hash);
       return entry && toRpcTransaction(entry);
     });
   }
   const selector = blockArg(required(values.block, 'block'), 'block');
   const index = indexArg(required(values.index, 'index'), 'index');
-  return lookup(dir, (store) => {
+  return lookup(dir, out, (store) => {
     const entry = store.getTransactionAt(selector, index);
     return entry && toRpcTransaction(entry);
   });
 }
 
 /** Runs `query storage`. */
-async function queryStorage(argv: string[]): Promise<number> {
+async function queryStorage(argv: string[], out: Writable): Promise<number> {
   const { values } = parse(argv, { data: { type: 'string' }, address: { type: 'string' }, slot: { type: 'string' }, block: { type: 'string' } });
   if (values.help) {
     console.log(QUERY_USAGE);
@@ -295,5 +300,5 @@ async function queryStorage(argv: string[]): Promise<number> {
   const slotText = required(values.slot, 'slot');
   const slot = /^[0-9]+$/.test(slotText) ? BigInt(slotText) : slotText;
   const selector = typeof values.block === 'string' ? blockArg(values.block, 'block') : 'latest';
-  return lookup(dir, (store) => bytesToHex(store.getStorageAt(address, slot, selector)));
+  return lookup(dir, out, (store) => bytesToHex(store.getStorageAt(address, slot, selector)));
 }

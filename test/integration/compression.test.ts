@@ -24,6 +24,9 @@ const BLOCKS = 120;
 /** A result cap above the dataset's logs, so one eth_getLogs answer is large enough to meet the socket's backpressure compressed. */
 const MAX_RESULTS = 1_000_000;
 
+/** A query deadline the whole range never meets, however loaded the machine (the default 10 s did at load 12: a short -32005 answer, not compressed). */
+const TIMEOUT_MS = 600_000;
+
 /** The last chunk of a chunked answer: a chunk of size 0 and the empty trailer. */
 const LAST_CHUNK = '\r\n0\r\n\r\n';
 
@@ -81,7 +84,7 @@ const reference = new Map<string, RawAnswer>();
 
 /** Starts a service over the dataset with `options`. */
 function serve(options: Partial<ServiceOptions>): Promise<RunningService> {
-  return startService({ dataDir: dataset.dir, host: '127.0.0.1', port: 0, logger: createLogger('warn'), threads: 1, httpThreads: 1, limits: { maxResults: MAX_RESULTS }, ...options });
+  return startService({ dataDir: dataset.dir, host: '127.0.0.1', port: 0, logger: createLogger('warn'), threads: 1, httpThreads: 1, limits: { maxResults: MAX_RESULTS, timeoutMs: TIMEOUT_MS }, ...options });
 }
 
 const rpcUrl = (service: RunningService, key = dataset.key) => `${service.url}/v3/${key}`;

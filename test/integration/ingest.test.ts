@@ -279,9 +279,9 @@ describe('ingest through a troubled node', { skip: ANVIL_MISSING }, () => {
         dataDir: other,
         logger: captured.logger,
         tuning: { blocksPerRequest: 5, requestsInFlight: 3, commitBlocks: 30 },
-        // Long enough that only the injected hang times out, even on a loaded machine (at 500 ms an
-        // answer of anvil's slowed by load was retried too: 38 retries for 36 faults at load 13).
-        rpcOptions: { timeoutMs: 2000, retryBaseMs: 1, retryMaxMs: 20 },
+        // The one injected hang waits out this timeout; a real answer must never reach it (500 ms
+        // did, through the proxy on a loaded machine, and every such retry broke the count below).
+        rpcOptions: { timeoutMs: 5_000, retryBaseMs: 1, retryMaxMs: 20 },
       });
       assert.equal(result.head, head);
       assert.equal(result.receiptsByBlock, false);

@@ -6,14 +6,20 @@
  * ranges); json and csv carry the same logs; --resume-from continues right after a given log; a
  * closed stdout ends it quietly, SIGINT stops it between logs with a resume position; block, tx
  * and storage print what the JSON-RPC methods answer (null when absent); errors exit non-zero with
- * one stderr line.
+ * one stderr line. Each query kind, each output format, the errors, the usage and the signals run
+ * in child processes; the many filters, resume positions and lookup arguments beyond those run
+ * queryCommand (the function the CLI runs) in this process, writing to a stream of the test's: the
+ * same parsing, store and output code without a Node start-up each.
  */
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
+import { Writable } from 'node:stream';
 import { after, before, describe, test } from 'node:test';
 import { CSV_COLUMNS } from '../../src/render/logCsv.js';
 import { bytesToHex, quantityToHex } from '../../src/chain/hex.js';
+import { UsageError } from '../../src/cli/args.js';
+import { queryCommand } from '../../src/cli/query.js';
 import { generateChain } from '../../src/synth/generator.js';
 import { runCli, startCli } from './child.js';
 import { makeDataset, startTestService, type TestDataset, type TestService } from './harness.js';
@@ -34,17 +40,17 @@ let http: TestService;
 /** Every log of the store, earliest to latest, as eth_getLogs renders them (one JSON text each). */
 let all: string[];
 
-/** Child processes run at once: a small query's time is mostly Node's startup, which overlaps well; more would only contend for the cores. */
+/** Queries run at once (child processes or in this process): a small query's time is mostly start-up, which overlaps well; more would only contend for the cores. */
 const CONCURRENCY = 4;
 let running = 0;
 const waiting: (() => void)[] = [];
 
-/** Runs `ethlogd ARGS...` once fewer than CONCURRENCY others run. */
-async function cli(args: string[]): ReturnType<typeof runCli> {
+/** Runs `run` once fewer than CONCURRENCY others run. */
+async function limited<T>(run: () => Promise<T>): Promise<T> {
   if (running < CONCURRENCY) running++;
   else await new Promise<void>((resolve) => waiting.push(resolve));
   try {
-    return await runCli(args);
+    return await run();
   } finally {
     // The slot passes to the next waiter, if any.
     const next = waiting.shift();
@@ -53,9 +59,40 @@ async function cli(args: string[]): ReturnType<typeof runCli> {
   }
 }
 
-/** Runs `ethlogd query KIND --data <store> ARGS...` (logs on two worker threads). */
-function query(kind: string, args: string[]) {
-  return cli(['query', kind, '--data', dataset.dir, ...(kind === 'logs' ? ['--threads', '2'] : []), ...args]);
+/** What a query run wrote and how it ended. */
+type Ran = Awaited<ReturnType<typeof runCli>>;
+
+/** Runs `ethlogd ARGS...` in a child process. */
+function cli(args: string[]): Promise<Ran> {
+  return limited(() => runCli(args));
+}
+
+/** The arguments of `ethlogd query KIND --data <store> ARGS...` (logs on two worker threads). */
+function queryArgs(kind: string, args: string[]): string[] {
+  return [kind, '--data', dataset.dir, ...(kind === 'logs' ? ['--threads', '2'] : []), ...args];
+}
+
+/** Runs `ethlogd query KIND --data <store> ARGS...` in a child process. */
+function query(kind: string, args: string[]): Promise<Ran> {
+  return cli(['query', ...queryArgs(kind, args)]);
+}
+
+/**
+ * Runs the same query in this process: queryCommand writing its answers to a stream of this test's
+ * (stderr is not captured: a run that writes there also exits non-zero, and the checks look at the code).
+ */
+function queryHere(kind: string, args: string[]): Promise<Ran> {
+  return limited(async () => {
+    const chunks: Buffer[] = [];
+    const out = new Writable({
+      write(chunk: Buffer, _encoding, done) {
+        chunks.push(chunk);
+        done();
+      },
+    });
+    const code = await queryCommand(queryArgs(kind, args), out);
+    return { code, stdout: Buffer.concat(chunks).toString(), stderr: '' };
+  });
 }
 
 /** The non-empty lines of `text`. */
@@ -69,9 +106,9 @@ async function httpLogs(filter: Record<string, unknown>): Promise<string[]> {
   return logs.map((l) => JSON.stringify(l));
 }
 
-/** `query logs ARGS` in jsonl: its lines, after checking it exited 0 with nothing on stderr. */
-async function queryLogs(args: string[]): Promise<string[]> {
-  const ran = await query('logs', args);
+/** `query logs ARGS` in jsonl, in this process unless `run` says otherwise: its lines, after checking it exited 0 with nothing on stderr. */
+async function queryLogs(args: string[], run = queryHere): Promise<string[]> {
+  const ran = await run('logs', args);
   assert.equal(ran.stderr, '', args.join(' '));
   assert.equal(ran.code, 0, args.join(' '));
   assert.ok(ran.stdout === '' || ran.stdout.endsWith('\n'));
@@ -103,7 +140,7 @@ describe('query logs against eth_getLogs', () => {
     const capped = await http.call('eth_getLogs', [{ fromBlock: 'earliest', toBlock: 'latest' }]);
     assert.equal(capped.error?.code, -32005);
     assert.ok(all.length > 10_000, `${all.length} logs`);
-    const [flags, json] = await Promise.all([queryLogs(['--from', 'earliest', '--to', 'latest']), queryLogs(['--filter', '{"fromBlock":"0x0","toBlock":"latest"}'])]);
+    const [flags, json] = await Promise.all([queryLogs(['--from', 'earliest', '--to', 'latest'], query), queryLogs(['--filter', '{"fromBlock":"0x0","toBlock":"latest"}'])]);
     assert.deepEqual(flags, all);
     assert.deepEqual(json, all);
   });
@@ -149,9 +186,9 @@ describe('query logs against eth_getLogs', () => {
     const nothing = ['--from', '5', '--to', '5', '--address', '0x' + '00'.repeat(20)];
     const [json, none, csv, empty] = await Promise.all([
       query('logs', ['--from', '0', '--to', 'latest', '--format', 'json']),
-      query('logs', [...nothing, '--format', 'json']),
+      queryHere('logs', [...nothing, '--format', 'json']),
       query('logs', ['--from', '0', '--to', 'latest', '--format', 'csv']),
-      query('logs', [...nothing, '--format', 'csv']),
+      queryHere('logs', [...nothing, '--format', 'csv']),
     ]);
     assert.equal(json.code, 0, json.stderr);
     assert.deepEqual(JSON.parse(json.stdout), all.map((l) => JSON.parse(l) as unknown));
@@ -269,25 +306,33 @@ describe('query logs in a pipeline', () => {
     assert.ok(absent.stderr.startsWith(`ethlogd query: no store at ${missing} (create one with ethlogd generate or ethlogd ingest)\n`), absent.stderr);
     assert.ok(!existsSync(missing), 'nothing is created');
 
+    // Every usage error is thrown by queryCommand before anything is read or written (checked in
+    // this process); the CLI prints one as a stderr line with the usage and exits 2 (checked in
+    // child processes for a logs and a lookup error).
     const usage: [string[], RegExp][] = [
-      [['logs', '--bogus'], /^ethlogd query: .*--bogus/],
-      [['logs', '--filter', '{nope'], /^ethlogd query: --filter is not valid JSON/],
-      [['logs', '--filter', '[]'], /^ethlogd query: --filter must be a JSON object/],
-      [['logs', '--filter', '{}', '--topic0', TRANSFER], /^ethlogd query: --filter cannot be combined with --topic0/],
-      [['logs', '--format', 'xml'], /^ethlogd query: --format must be one of jsonl, json, csv/],
-      [['logs', '--from', 'yesterday'], /^ethlogd query: --from must be a block number/],
-      [['logs', '--resume-from', '12'], /^ethlogd query: --resume-from must be BLOCK:LOGINDEX/],
-      [['logs', '--timeout-ms', 'soon'], /^ethlogd query: --timeout-ms must be an integer/],
-      [['tx', '--hash', '0x' + '11'.repeat(32), '--index', '1'], /^ethlogd query: give either --hash, or --block and --index/],
-      [['tx', '--block', '1', '--index', 'two'], /^ethlogd query: --index must be a non-negative integer/],
-      [['block'], /^ethlogd query: --block is required/],
-      [['frobnicate'], /^ethlogd query: unknown query "frobnicate"/],
+      [['logs', '--bogus'], /^.*--bogus/],
+      [['logs', '--filter', '{nope'], /^--filter is not valid JSON/],
+      [['logs', '--filter', '[]'], /^--filter must be a JSON object/],
+      [['logs', '--filter', '{}', '--topic0', TRANSFER], /^--filter cannot be combined with --topic0/],
+      [['logs', '--format', 'xml'], /^--format must be one of jsonl, json, csv/],
+      [['logs', '--from', 'yesterday'], /^--from must be a block number/],
+      [['logs', '--resume-from', '12'], /^--resume-from must be BLOCK:LOGINDEX/],
+      [['logs', '--timeout-ms', 'soon'], /^--timeout-ms must be an integer/],
+      [['tx', '--hash', '0x' + '11'.repeat(32), '--index', '1'], /^give either --hash, or --block and --index/],
+      [['tx', '--block', '1', '--index', 'two'], /^--index must be a non-negative integer/],
+      [['block'], /^--block is required/],
+      [['frobnicate'], /^unknown query "frobnicate"/],
     ];
     await Promise.all(
-      usage.map(async ([args, message]) => {
+      usage.map(([args, message]) =>
+        assert.rejects(queryHere(args[0]!, args.slice(1)), (error: Error) => error instanceof UsageError && message.test(error.message), args.join(' ')),
+      ),
+    );
+    await Promise.all(
+      [usage[4]!, usage[9]!].map(async ([args, message]) => {
         const ran = await query(args[0]!, args.slice(1));
         assert.equal(ran.code, 2, `${args.join(' ')}: ${ran.stderr}`);
-        assert.match(ran.stderr, message, args.join(' '));
+        assert.match(ran.stderr, new RegExp(`^ethlogd query: ${message.source.slice(1)}`), args.join(' '));
         assert.match(ran.stderr, /\n\nUsage:\n  ethlogd query logs/, `${args.join(' ')} prints the usage`);
       }),
     );
@@ -315,9 +360,9 @@ describe('query logs in a pipeline', () => {
 });
 
 describe('query block, tx and storage against the JSON-RPC methods', () => {
-  /** `query KIND ARGS`: its one stdout line, exit 0, nothing on stderr. */
-  async function one(kind: string, args: string[]): Promise<string> {
-    const ran = await query(kind, args);
+  /** `query KIND ARGS`, in this process unless `run` says otherwise: its one stdout line, exit 0, nothing on stderr. */
+  async function one(kind: string, args: string[], run = queryHere): Promise<string> {
+    const ran = await run(kind, args);
     assert.equal(ran.code, 0, `${kind} ${args.join(' ')}: ${ran.stderr}`);
     assert.equal(ran.stderr, '');
     assert.ok(ran.stdout.endsWith('\n') && lines(ran.stdout).length === 1, ran.stdout);
@@ -342,7 +387,8 @@ describe('query block, tx and storage against the JSON-RPC methods', () => {
       [['--block', seven.hash, '--full'], 'eth_getBlockByHash', [seven.hash, true]],
     ];
     cases.push([['--block', '100000'], 'eth_getBlockByNumber', ['0x186a0', false]], [['--block', '0x' + '11'.repeat(32)], 'eth_getBlockByHash', ['0x' + '11'.repeat(32), false]]);
-    await Promise.all(cases.map(async ([args, method, params]) => assert.equal(await one('block', args), await answer(method, params), args.join(' '))));
+    // One case in a child process: the CLI's own output and exit; the rest in this process.
+    await Promise.all(cases.map(async ([args, method, params], i) => assert.equal(await one('block', args, i === 7 ? query : queryHere), await answer(method, params), args.join(' '))));
     assert.equal(await answer('eth_getBlockByNumber', ['0x186a0', false]), 'null', 'absent: null, as the method answers');
   });
 
@@ -360,7 +406,8 @@ describe('query block, tx and storage against the JSON-RPC methods', () => {
     ];
     const absent = [['--hash', '0x' + '22'.repeat(32)], ['--block', '9', '--index', '100000'], ['--block', '100000', '--index', '0']];
     await Promise.all([
-      ...cases.map(async ([args, method, params]) => assert.equal(await one('tx', args), await answer(method, params), args.join(' '))),
+      // One case in a child process: the CLI's own output and exit; the rest in this process.
+      ...cases.map(async ([args, method, params], i) => assert.equal(await one('tx', args, i === 0 ? query : queryHere), await answer(method, params), args.join(' '))),
       ...absent.map(async (args) => assert.equal(await one('tx', args), 'null', args.join(' '))),
     ]);
   });
@@ -384,8 +431,11 @@ describe('query block, tx and storage against the JSON-RPC methods', () => {
       [['--slot', slot, '--block', before], [address, slot, before]],
       [['--slot', '0'], [address, '0x0', 'latest']],
     ];
+    // One case in a child process: the CLI's own output and exit; the rest in this process.
     await Promise.all(
-      cases.map(async ([args, params]) => assert.equal(await one('storage', ['--address', address, ...args]), await answer('eth_getStorageAt', params), args.join(' '))),
+      cases.map(async ([args, params], i) =>
+        assert.equal(await one('storage', ['--address', address, ...args], i === 3 ? query : queryHere), await answer('eth_getStorageAt', params), args.join(' ')),
+      ),
     );
   });
 });
