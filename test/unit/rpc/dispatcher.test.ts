@@ -1,0 +1,99 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import fc from 'fast-check';
+import { MAX_BATCH_ITEMS } from '../../../src/config.js';
+import { AnswerCache } from '../../../src/rpc/answerCache.js';
+import { createRpcHandler } from '../../../src/rpc/dispatcher.js';
+import { InvalidParamsError } from '../../../src/rpc/errors.js';
+import type { RpcBody } from '../../../src/rpc/handler.js';
+import { RawJson, type MethodContext, type RpcMethod } from '../../../src/rpc/method.js';
+import type { StoreReader } from '../../../src/store/reader.js';
+
+/** The methods under test: pure functions of their params (no store). */
+const methods = new Map<string, RpcMethod>([
+  ['echo', (params) => params[0] ?? null],
+  ['later', async (params) => params[0]],
+  ['raw', () => new RawJson(['[', Buffer.from('{"a":1}'), ',', '{"b":2}', ']'])],
+  ['bad', () => {
+    throw new InvalidParamsError('invalid argument 0 (x): nope');
+  }],
+  ['broken', () => {
+    throw new Error('a bug');
+  }],
+]);
+
+/** A handler over `methods` (a context the methods do not read), with the failures it reported. */
+function handler(cache?: AnswerCache, table: ReadonlyMap<string, RpcMethod> = methods) {
+  const failures: unknown[] = [];
+  const h = createRpcHandler({} as MethodContext, (_, error) => failures.push(error), table, undefined, cache);
+  const answer = async (body: string): Promise<string> => {
+    const out: RpcBody = await h.handle(Buffer.from(body));
+    return typeof out === 'string' ? out : Buffer.from(out).toString();
+  };
+  return { answer, failures };
+}
+
+const call = (method: string, params?: unknown, id: unknown = 1) => JSON.stringify({ jsonrpc: '2.0', id, method, params });
+
+test('the envelope: a table of bodies and their exact answers', async () => {
+  const { answer, failures } = handler();
+  const cases: [string, string, string][] = [
+    ['a result', call('echo', ['0x1']), '{"jsonrpc":"2.0","id":1,"result":"0x1"}'],
+    ['a string id', call('echo', [true], 'a'), '{"jsonrpc":"2.0","id":"a","result":true}'],
+    ['no params', call('echo'), '{"jsonrpc":"2.0","id":1,"result":null}'],
+    ['an asynchronous result', call('later', [{ x: 1 }]), '{"jsonrpc":"2.0","id":1,"result":{"x":1}}'],
+    ['raw JSON parts spliced as they are', call('raw', []), '{"jsonrpc":"2.0","id":1,"result":[{"a":1},{"b":2}]}'],
+    ['not JSON', '{"jsonrpc":', '{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"parse error"}}'],
+    ['not an object', '7', '{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"invalid request: a request is a JSON object"}}'],
+    ['no jsonrpc', '{"id":3,"method":"echo"}', '{"jsonrpc":"2.0","id":3,"error":{"code":-32600,"message":"invalid request: \\"jsonrpc\\" must be \\"2.0\\""}}'],
+    ['an object id', '{"jsonrpc":"2.0","id":{},"method":"echo"}', '{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"invalid request: \\"id\\" must be a string, a number or null"}}'],
+    ['an unknown method', call('nope', []), '{"jsonrpc":"2.0","id":1,"error":{"code":-32601,"message":"the method nope does not exist/is not available"}}'],
+    ['params not an array', call('echo', { a: 1 }), '{"jsonrpc":"2.0","id":1,"error":{"code":-32602,"message":"non-array args"}}'],
+    ['a method refusing its params', call('bad', []), '{"jsonrpc":"2.0","id":1,"error":{"code":-32602,"message":"invalid argument 0 (x): nope"}}'],
+    ['a method failing', call('broken', []), '{"jsonrpc":"2.0","id":1,"error":{"code":-32603,"message":"internal error"}}'],
+    ['an empty batch', '[]', '{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"empty batch"}}'],
+  ];
+  for (const [name, body, want] of cases) assert.equal(await answer(body), want, name);
+  assert.equal(failures.length, 1, 'only the unexpected failure is reported');
+});
+
+test('a batch answers in request order, synchronous and asynchronous items mixed, each with its own id', async () => {
+  const { answer } = handler();
+  const body = `[${call('later', ['a'], 1)},${call('echo', ['b'], 2)},7,${call('later', ['c'], 3)}]`;
+  assert.deepEqual(JSON.parse(await answer(body)), [
+    { jsonrpc: '2.0', id: 1, result: 'a' },
+    { jsonrpc: '2.0', id: 2, result: 'b' },
+    { jsonrpc: '2.0', id: null, error: { code: -32600, message: 'invalid request: a request is a JSON object' } },
+    { jsonrpc: '2.0', id: 3, result: 'c' },
+  ]);
+  const tooMany = `[${Array.from({ length: MAX_BATCH_ITEMS + 1 }, (_, i) => call('echo', [], i)).join(',')}]`;
+  assert.equal((JSON.parse(await answer(tooMany)) as { error: { code: number } }).error.code, -32600);
+});
+
+test('every valid id comes back as it was sent', async () => {
+  const { answer } = handler();
+  await fc.assert(
+    fc.asyncProperty(fc.oneof(fc.integer(), fc.string(), fc.constant(null)), async (id) => {
+      assert.deepEqual((JSON.parse(await answer(call('echo', [1], id))) as { id: unknown }).id, id);
+    }),
+  );
+});
+
+test('with an answer cache: a kept method runs once per params under the same markers, each caller gets its id', async () => {
+  let runs = 0;
+  const table = new Map<string, RpcMethod>([
+    ['eth_getBlockByNumber', (params) => (runs++, new RawJson([`{"number":${JSON.stringify(params[0])}}`]))],
+    ['eth_chainId', () => (runs++, '0x1')],
+  ]);
+  const cache = new AnswerCache({ tickMarks: () => '1,0,0,1,1' } as unknown as StoreReader);
+  const { answer } = handler(cache, table);
+  assert.equal(await answer(call('eth_getBlockByNumber', ['0x1', false], 1)), '{"jsonrpc":"2.0","id":1,"result":{"number":"0x1"}}');
+  assert.equal(await answer(call('eth_getBlockByNumber', ['0x1', false], 'x')), '{"jsonrpc":"2.0","id":"x","result":{"number":"0x1"}}');
+  assert.equal(runs, 1);
+  await answer(call('eth_getBlockByNumber', ['0x2', false], 2));
+  assert.equal(runs, 2, 'other params run the method');
+  await answer(call('eth_chainId', [], 3));
+  await answer(call('eth_chainId', [], 4));
+  assert.equal(runs, 4, 'a method that is not kept runs every time');
+  assert.deepEqual(cache.counts, { hits: 1, misses: 2 });
+});
