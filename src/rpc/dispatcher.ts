@@ -56,26 +56,40 @@ function concat(parts: RpcBody[]): RpcBody {
   return out;
 }
 
+/** The text a response to a call with id text `id` starts with, up to its result. */
+function resultHead(id: string): string {
+  return '{"jsonrpc":"2.0","id":' + id + ',"result":';
+}
+
 function resultResponse(id: string, result: unknown): RpcBody {
-  const head = '{"jsonrpc":"2.0","id":' + id + ',"result":';
+  const head = resultHead(id);
   if (result instanceof RawJson) return concat([head, ...result.parts, '}']);
   return head + JSON.stringify(result === undefined ? null : result) + '}';
 }
 
 /** The response of a result already rendered as JSON (a kept answer). */
 function jsonResponse(id: string, json: RpcBody): RpcBody {
-  const head = '{"jsonrpc":"2.0","id":' + id + ',"result":';
+  const head = resultHead(id);
   return typeof json === 'string' ? head + json + '}' : concat([head, json, '}']);
 }
 
 /**
- * The result of a call as the JSON an AnswerCache keeps, or undefined when it may not be kept: only
- * results rendered from stored canonical records (RawJson) and storage words (strings) are; null, and
- * pending or orphaned objects rendered as wire objects, are answered afresh each time.
+ * The JSON result inside `response` (made by resultResponse for `id`), without copying it: what an
+ * AnswerCache keeps of a call whose response is written once.
  */
-function keptJson(result: unknown): RpcBody | undefined {
-  if (result instanceof RawJson) return concat(result.parts);
-  return typeof result === 'string' ? JSON.stringify(result) : undefined;
+function resultJson(id: string, response: RpcBody): RpcBody {
+  const head = resultHead(id);
+  if (typeof response === 'string') return response.slice(head.length, -1);
+  return response.subarray(Buffer.byteLength(head, 'utf8'), response.length - 1);
+}
+
+/**
+ * Whether an AnswerCache may keep a call's result: only results rendered from stored canonical
+ * records (RawJson) and storage words (strings) are; null, and pending or orphaned objects rendered as
+ * wire objects, are answered afresh each time.
+ */
+function keepable(result: unknown): boolean {
+  return result instanceof RawJson || typeof result === 'string';
 }
 
 function batchResponse(answers: RpcBody[]): RpcBody {
@@ -156,19 +170,17 @@ export function createRpcHandler(
     if (params !== undefined && params !== null && !Array.isArray(params)) {
       return refuse(idText, new InvalidParamsError('non-array args'), method, started, trace);
     }
-    const key = cache?.keyOf(method, (params as unknown[] | null | undefined) ?? undefined);
+    const key = params == null ? cache?.keyOf(method, undefined) : cache?.keyOf(method, params as unknown[]);
     if (key !== undefined) {
       const kept = cache!.get(key);
       if (kept !== undefined) return answered(jsonResponse(idText, kept), method, CALL_OK, started, trace);
     }
     try {
       const result = fn((params as unknown[] | undefined) ?? [], ctx, caller);
-      if (key !== undefined) {
-        const json = keptJson(result);
-        if (json !== undefined) {
-          cache!.put(key, json);
-          return answered(jsonResponse(idText, json), method, CALL_OK, started, trace);
-        }
+      if (key !== undefined && keepable(result)) {
+        const response = resultResponse(idText, result);
+        cache!.put(key, resultJson(idText, response));
+        return answered(response, method, CALL_OK, started, trace);
       }
       if (result instanceof Promise) {
         return result.then(

@@ -64,9 +64,7 @@ export class StoreReader {
     this.tickHead = this.store.meta.get('head') as number | undefined;
     this.tickEarliest = this.store.meta.get('earliest') as number | undefined;
     this.tickRollbacks = storedRollbacks(this.store);
-    const safe = this.store.meta.get('safe') as number | undefined;
-    const finalized = this.store.meta.get('finalized') as number | undefined;
-    this.tickMarksText = `${this.tickHead},${this.tickEarliest},${this.tickRollbacks},${safe},${finalized}`;
+    this.tickMarksText = undefined;
     this.tickFresh = true;
     setTimeout(this.expireTick, 0).unref();
   }
@@ -120,6 +118,8 @@ export class StoreReader {
   tickMarks(): string | undefined {
     if (!this.perTick) return undefined;
     if (!this.tickFresh) this.readMarkers();
+    // Read once per tick, and only by a reader whose markers are asked for (an answer cache's).
+    this.tickMarksText ??= `${this.tickHead},${this.tickEarliest},${this.tickRollbacks},${this.store.meta.get('safe') as number | undefined},${this.store.meta.get('finalized') as number | undefined}`;
     return this.tickMarksText;
   }
 
