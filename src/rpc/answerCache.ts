@@ -55,6 +55,18 @@ function paramsText(params: unknown[]): string | undefined {
   }
 }
 
+/**
+ * Most call texts remembered (AnswerCache.callOf): a load test's or an indexer's distinct calls over
+ * a few heads; past it they are forgotten all at once, and learned again as they come.
+ */
+const MAX_KNOWN_CALLS = 16_384;
+
+/** A call known by its text (rpc/canonicalCall.ts): its method, and its key here. */
+export interface KnownCall {
+  method: string;
+  key: string;
+}
+
 /** What a cache has done since it was made, for /metrics. */
 export interface AnswerCacheCounts {
   hits: number;
@@ -64,6 +76,8 @@ export interface AnswerCacheCounts {
 /** The results of one front's calls, valid for the markers they were answered under. */
 export class AnswerCache {
   private readonly answers = new Map<string, RpcBody>();
+  /** Call texts after their id (canonicalCall.ts) → the call, or null for a text that is not canonical. */
+  private readonly calls = new Map<string, KnownCall | null>();
   private bytes = 0;
   /** The markers the kept answers were answered under. */
   private marks: string | undefined;
@@ -84,8 +98,26 @@ export class AnswerCache {
     return method + text;
   }
 
-  /** The kept result of the call `key` names, when it was answered under this tick's markers (a change of markers empties the cache). */
-  get(key: string): RpcBody | undefined {
+  /**
+   * The call named by `rest`, the text after the id of a canonical call, once told by rememberCall;
+   * null when that text was found not canonical; undefined when it was never told.
+   */
+  callOf(rest: string): KnownCall | null | undefined {
+    return this.calls.get(rest);
+  }
+
+  /** Remembers what the call text `rest` names (null: a text that is not canonical, so not checked again). */
+  rememberCall(rest: string, call: KnownCall | null): void {
+    if (this.calls.size >= MAX_KNOWN_CALLS) this.calls.clear();
+    this.calls.set(rest, call);
+  }
+
+  /**
+   * The kept result of the call `key` names, when it was answered under this tick's markers (a change
+   * of markers empties the cache). A miss is counted unless `countMiss` is false: the caller looks
+   * again, and counts it then.
+   */
+  get(key: string, countMiss = true): RpcBody | undefined {
     const marks = this.reader.tickMarks();
     if (marks !== this.marks) {
       this.answers.clear();
@@ -93,18 +125,18 @@ export class AnswerCache {
       this.marks = marks;
     }
     const answer = marks === undefined ? undefined : this.answers.get(key);
-    if (answer === undefined) this.counts.misses++;
-    else this.counts.hits++;
+    if (answer !== undefined) this.counts.hits++;
+    else if (countMiss) this.counts.misses++;
     return answer;
   }
 
   /**
    * Keeps `json`, the result of the call `key` names, answered in the tick of the get() that missed
-   * it; the oldest answers are dropped to stay within the budget.
+   * it; the oldest answers are dropped to stay within the budget. Returns whether it is kept.
    */
-  put(key: string, json: RpcBody): void {
+  put(key: string, json: RpcBody): boolean {
     const size = json.length + key.length;
-    if (this.marks === undefined || json.length > MAX_CACHED_ANSWER_BYTES || size > this.budgetBytes || this.answers.has(key)) return;
+    if (this.marks === undefined || json.length > MAX_CACHED_ANSWER_BYTES || size > this.budgetBytes || this.answers.has(key)) return false;
     for (const [oldKey, old] of this.answers) {
       if (this.bytes + size <= this.budgetBytes) break;
       this.answers.delete(oldKey);
@@ -112,5 +144,6 @@ export class AnswerCache {
     }
     this.answers.set(key, json);
     this.bytes += size;
+    return true;
   }
 }

@@ -10,6 +10,7 @@ import type { RpcBody, RpcHandler } from './handler.js';
 import { RawJson, type MethodContext, type RpcMethod } from './method.js';
 import { METHODS } from './methods/index.js';
 import type { AnswerCache } from './answerCache.js';
+import { isCanonical, splitCanonicalCall } from './canonicalCall.js';
 import { CALL_OK, INVALID_REQUEST, UNKNOWN_METHOD, type CallObserver, type RequestTrace } from './observe.js';
 
 /** Where unexpected failures are reported (their details never reach the client). */
@@ -155,7 +156,27 @@ export function createRpcHandler(
   /** The label of a request answered without running: its method when known, else UNKNOWN_METHOD or INVALID_REQUEST. */
   const labelOf = (name: string | undefined): string => (name === undefined ? INVALID_REQUEST : methods.has(name) ? name : UNKNOWN_METHOD);
 
-  const handleOne = (request: unknown, trace: RequestTrace | undefined, caller: string | undefined): Answer => {
+  /**
+   * The answer to a single call from the cache alone, when its text is that of a canonical call
+   * (canonicalCall.ts) already remembered and its answer is kept: no parsing, no params written.
+   */
+  const keptAnswer = (text: string, trace: RequestTrace | undefined): RpcBody | undefined => {
+    const split = splitCanonicalCall(text);
+    const call = split && cache!.callOf(split.rest);
+    if (!call) return undefined;
+    const started = clock();
+    const kept = cache!.get(call.key, false);
+    return kept === undefined ? undefined : answered(jsonResponse(split!.id, kept), call.method, CALL_OK, started, trace);
+  };
+  /** Remembers what the text of a single call names, the first time one whose answer is kept comes (keptAnswer). */
+  const learnCall = (text: string, request: unknown, method: string, key: string): void => {
+    const split = splitCanonicalCall(text);
+    if (split === undefined || cache!.callOf(split.rest) !== undefined) return;
+    cache!.rememberCall(split.rest, isCanonical(text, request) ? { method, key } : null);
+  };
+
+  /** Answers one call; `text` is the body's text when the call is the whole body (not a batch item). */
+  const handleOne = (request: unknown, trace: RequestTrace | undefined, caller: string | undefined, text?: string): Answer => {
     const started = clock();
     if (request === null || typeof request !== 'object' || Array.isArray(request)) {
       return refuse('null', new InvalidRequestError('invalid request: a request is a JSON object'), INVALID_REQUEST, started, trace);
@@ -173,13 +194,16 @@ export function createRpcHandler(
     const key = params == null ? cache?.keyOf(method, undefined) : cache?.keyOf(method, params as unknown[]);
     if (key !== undefined) {
       const kept = cache!.get(key);
-      if (kept !== undefined) return answered(jsonResponse(idText, kept), method, CALL_OK, started, trace);
+      if (kept !== undefined) {
+        if (text !== undefined) learnCall(text, request, method, key);
+        return answered(jsonResponse(idText, kept), method, CALL_OK, started, trace);
+      }
     }
     try {
       const result = fn((params as unknown[] | undefined) ?? [], ctx, caller);
       if (key !== undefined && keepable(result)) {
         const response = resultResponse(idText, result);
-        cache!.put(key, resultJson(idText, response));
+        if (cache!.put(key, resultJson(idText, response)) && text !== undefined) learnCall(text, request, method, key);
         return answered(response, method, CALL_OK, started, trace);
       }
       if (result instanceof Promise) {
@@ -241,13 +265,21 @@ export function createRpcHandler(
 
   return {
     handle(body: Uint8Array, trace?: RequestTrace, caller?: string): Answer {
-      let parsed: unknown;
+      let text: string;
       try {
-        parsed = JSON.parse(bodyText(body));
+        text = bodyText(body);
       } catch {
         return refuse('null', new ParseError(), INVALID_REQUEST, clock(), trace);
       }
-      return Array.isArray(parsed) ? handleBatch(parsed, trace, caller) : handleOne(parsed, trace, caller);
+      const kept = cache && keptAnswer(text, trace);
+      if (kept !== undefined) return kept;
+      let parsed: unknown;
+      try {
+        parsed = JSON.parse(text);
+      } catch {
+        return refuse('null', new ParseError(), INVALID_REQUEST, clock(), trace);
+      }
+      return Array.isArray(parsed) ? handleBatch(parsed, trace, caller) : handleOne(parsed, trace, caller, cache && text);
     },
   };
 }

@@ -97,3 +97,53 @@ test('with an answer cache: a kept method runs once per params under the same ma
   assert.equal(runs, 4, 'a method that is not kept runs every time');
   assert.deepEqual(cache.counts, { hits: 1, misses: 2 });
 });
+
+test('with an answer cache: a canonical call is answered from its text alone, exactly as when parsed', async () => {
+  let runs = 0;
+  const table = new Map<string, RpcMethod>([['eth_getBlockByNumber', (params) => (runs++, new RawJson([`{"number":${JSON.stringify(params[0])}}`]))]]);
+  const marks = { value: '1,0,0,1,1' };
+  const cache = new AnswerCache({ tickMarks: () => marks.value } as unknown as StoreReader);
+  const { answer } = handler(cache, table);
+  const canonical = (id: number | string) => `{"jsonrpc":"2.0","id":${id},"method":"eth_getBlockByNumber","params":["0x1",false]}`;
+  const cases: [string, string][] = [
+    [canonical(1), '{"jsonrpc":"2.0","id":1,"result":{"number":"0x1"}}'],
+    [canonical(0), '{"jsonrpc":"2.0","id":0,"result":{"number":"0x1"}}'],
+    [canonical(123456789012345), '{"jsonrpc":"2.0","id":123456789012345,"result":{"number":"0x1"}}'],
+    [canonical(1234567890123456), '{"jsonrpc":"2.0","id":1234567890123456,"result":{"number":"0x1"}}'],
+    [canonical('007'), '{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"parse error"}}'],
+    [canonical(-5), '{"jsonrpc":"2.0","id":-5,"result":{"number":"0x1"}}'],
+    [canonical(1.5), '{"jsonrpc":"2.0","id":1.5,"result":{"number":"0x1"}}'],
+    [canonical(1e3), '{"jsonrpc":"2.0","id":1000,"result":{"number":"0x1"}}'],
+    [canonical('"7"'), '{"jsonrpc":"2.0","id":"7","result":{"number":"0x1"}}'],
+    [canonical(8).replace('}', ',"id":9}'), '{"jsonrpc":"2.0","id":9,"result":{"number":"0x1"}}'],
+    [canonical(10).replace('}', ',"id":9}'), '{"jsonrpc":"2.0","id":9,"result":{"number":"0x1"}}'],
+    [canonical(12).replace(',false', ', false'), '{"jsonrpc":"2.0","id":12,"result":{"number":"0x1"}}'],
+    [canonical(13).replace(',false', ', false'), '{"jsonrpc":"2.0","id":13,"result":{"number":"0x1"}}'],
+    [canonical(14).replace('0x1', '\\u0030x1'), '{"jsonrpc":"2.0","id":14,"result":{"number":"0x1"}}'],
+    [canonical(15).replace('0x1', '\\u0030x1'), '{"jsonrpc":"2.0","id":15,"result":{"number":"0x1"}}'],
+    [canonical(16), '{"jsonrpc":"2.0","id":16,"result":{"number":"0x1"}}'],
+  ];
+  for (const [body, expected] of cases) assert.equal(await answer(body), expected, body);
+  assert.equal(runs, 1, 'every call of the same params is answered from the cache');
+  assert.deepEqual(cache.counts, { hits: cases.length - 2, misses: 1 });
+  marks.value = '2,0,0,2,2';
+  assert.equal(await answer(canonical(17)), '{"jsonrpc":"2.0","id":17,"result":{"number":"0x1"}}');
+  assert.equal(runs, 2, 'a known call text runs the method again once the markers move');
+  assert.deepEqual(cache.counts, { hits: cases.length - 2, misses: 2 }, 'its miss counted once');
+});
+
+test('with an answer cache: answers from the call text equal parsed answers for any canonical call (property)', async () => {
+  const table = new Map<string, RpcMethod>([['eth_getLogs', (params) => new RawJson([JSON.stringify(params)])]]);
+  const cache = new AnswerCache({ tickMarks: () => '1,0,0,1,1' } as unknown as StoreReader);
+  const { answer } = handler(cache, table);
+  const { answer: plain } = handler(undefined, table);
+  const id = fc.oneof(fc.nat(), fc.integer(), fc.double(), fc.string(), fc.constant(null));
+  await fc.assert(
+    fc.asyncProperty(fc.array(fc.jsonValue(), { maxLength: 3 }), id, id, async (params, first, second) => {
+      const body = (i: unknown) => JSON.stringify({ jsonrpc: '2.0', id: i, method: 'eth_getLogs', params });
+      await answer(body(first));
+      assert.equal(await answer(body(second)), await plain(body(second)));
+    }),
+    { numRuns: 300 },
+  );
+});
