@@ -43,11 +43,9 @@ function blockContext(recent: RecentBlocks, n: number): RecordBlock {
 const TX_HASH = 32;
 
 /**
- * The per-block values of one pass over many blocks, each read once (an export): the header when
- * the block has a match, each transaction hash straight from its record, the last one remembered
- * for the next logs of the same transaction. No thread memory is filled: a bulk pass would only
- * evict what realtime queries keep there. txHash() copies the hash into one array of the block,
- * so what it returns holds until its next call (a renderer copies it at once).
+ * The per-block values of one pass over many blocks, each read once (an export): the header and
+ * the block's transaction hashes (one read, copied) when the block has a match. No thread memory is
+ * filled: a bulk pass would only evict what realtime queries keep there.
  */
 function bulkContext(reader: StoreReader, n: number): RecordBlock {
   let header: { hash: Uint8Array; timestamp: number } | undefined;
@@ -56,20 +54,18 @@ function bulkContext(reader: StoreReader, n: number): RecordBlock {
     const raw = reader.headerRecord(n)!;
     return (header = { hash: new Uint8Array(storedBlockHash(raw)), timestamp: headerTimestamp(raw) });
   };
-  let lastIndex = -1;
-  const lastHash = new Uint8Array(TX_HASH);
+  let hashes: Uint8Array | undefined;
   return {
     number: n,
     hash: () => facts().hash,
     timestamp: () => facts().timestamp,
     keep: (raw) => copy.of(raw),
     txHash: (i) => {
-      if (i !== lastIndex) {
-        const record = reader.txRecord(n, i)!;
-        for (let b = 0; b < TX_HASH; b++) lastHash[b] = record[b]!;
-        lastIndex = i;
+      if (hashes === undefined) {
+        const raw = reader.txHashesRecord(n)!;
+        hashes = new Uint8Array(raw.subarray(0, raw.length));
       }
-      return lastHash;
+      return hashes.subarray(i * TX_HASH, (i + 1) * TX_HASH);
     },
   };
 }

@@ -7,7 +7,7 @@
  * cost more to clone than to build).
  *
  * Layout per block: varint number; the header record; varint transaction count and each
- * transaction record; the receipts record; the logs record (the logAddresses value is the address
+ * transaction record; the transactions' hashes, concatenated (the txHashes value); the receipts record; the logs record (the logAddresses value is the address
  * table at its front); varint storage-write count, the address ‖ slot prefixes of the writes (the
  * storageWrites value), then each write's key and value. Records are u32-length-prefixed; an
  * absent one (no transactions, logs or storage) is empty.
@@ -33,6 +33,8 @@ export interface BlockRecords {
   header: Buffer;
   /** The transaction records, in order; each starts with the transaction's hash. */
   txs: Buffer[];
+  /** The transactions' hashes in order, concatenated. */
+  txHashes: Buffer | undefined;
   receipts: Buffer | undefined;
   logs: Buffer | undefined;
   logAddresses: Buffer | undefined;
@@ -64,6 +66,9 @@ export function writeBlockRecords(w: ByteWriter, block: BlockBundle): void {
   w.varint(block.transactions.length);
   for (const tx of block.transactions) w.u32Prefixed((w) => writeTx(w, tx));
   w.u32Prefixed((w) => {
+    for (const tx of block.transactions) w.fixed(tx.hash);
+  });
+  w.u32Prefixed((w) => {
     if (block.receipts.length > 0) writeReceipts(w, block.receipts);
   });
   w.u32Prefixed((w) => {
@@ -83,6 +88,7 @@ export function readBlockRecords(r: ByteReader): BlockRecords {
   const number = r.varint();
   const header = r.u32PrefixedView();
   const txs = Array.from({ length: r.varint() }, () => r.u32PrefixedView());
+  const txHashes = present(r.u32PrefixedView());
   const receipts = present(r.u32PrefixedView());
   const logs = present(r.u32PrefixedView());
   let logAddresses: Buffer | undefined;
@@ -98,5 +104,5 @@ export function readBlockRecords(r: ByteReader): BlockRecords {
     storageKeys.push(r.view(STORAGE_KEY_BYTES));
     storageValues.push(r.u32PrefixedView());
   }
-  return { number, header, txs, receipts, logs, logAddresses, storageKeys, storageValues, storageWrites };
+  return { number, header, txs, txHashes, receipts, logs, logAddresses, storageKeys, storageValues, storageWrites };
 }

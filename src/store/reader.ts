@@ -8,6 +8,9 @@ import { decodeLogs } from './logsRecord.js';
 import { decodeReceipts } from './receiptsRecord.js';
 import { ROLLBACKS_KEY, type Store } from './schema.js';
 
+/** Bytes of a transaction hash (a txHashes value holds one per transaction). */
+const HASH_BYTES = 32;
+
 /** Where a transaction sits: block number and index in the block. */
 export interface TxLocation {
   number: number;
@@ -171,10 +174,22 @@ export class StoreReader {
     return out;
   }
 
-  /** The hashes of all transactions of canonical block `number`, in order (no decoding; point reads, several times faster than a range cursor). */
+  /**
+   * The hashes of canonical block `number`'s transactions in order, concatenated, undecoded: a view
+   * of LMDB's read buffer, valid only until the next read of this store.
+   */
+  txHashesRecord(number: number): Uint8Array | undefined {
+    return this.store.txHashes.getBinaryFast(writeBlockKey(this.blockKey, number));
+  }
+
+  /** The hashes of all transactions of canonical block `number`, in order (one read, one copy). */
   txHashes(number: number): Uint8Array[] {
+    const raw = this.txHashesRecord(number);
+    if (raw === undefined) return [];
+    // Copied with its length: lmdb-js's fast read returns its whole shared buffer with `length` set to the value's.
+    const all = new Uint8Array(raw.subarray(0, raw.length));
     const out: Uint8Array[] = [];
-    for (let i = 0, raw = this.txRecord(number, 0); raw !== undefined; raw = this.txRecord(number, ++i)) out.push(new Uint8Array(raw.subarray(0, 32)));
+    for (let off = 0; off < all.length; off += HASH_BYTES) out.push(all.subarray(off, off + HASH_BYTES));
     return out;
   }
 

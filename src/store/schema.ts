@@ -20,6 +20,7 @@ export const CHAIN_DATABASES = [
   'blockByHash',
   'orphans',
   'txs',
+  'txHashes',
   'txByHash',
   'receipts',
   'logs',
@@ -30,8 +31,11 @@ export const CHAIN_DATABASES = [
   'addressSegments',
 ] as const;
 
-/** Version of the on-disk layout (2 added the receipts); a store written by another version is refused. */
-export const SCHEMA_VERSION = 2;
+/** Version of the on-disk layout (2 added the receipts, 3 each block's transaction hashes); a store written by another version is refused. */
+export const SCHEMA_VERSION = 3;
+
+/** What each layout version added, for the message refusing an older store. */
+const ADDED_IN: Readonly<Record<number, string>> = { 2: 'the receipts', 3: "each block's transaction hashes" };
 
 /** Most named databases the environment holds (the layout uses fewer; room for later ones). */
 const MAX_DBS = 16;
@@ -45,6 +49,8 @@ export interface Store {
   blockByHash: Database<Buffer, Buffer>;
   orphans: Database<Buffer, Buffer>;
   txs: Database<Buffer, Buffer>;
+  /** u64 number → the hashes of the block's transactions, in order, concatenated (one read gives them all). */
+  txHashes: Database<Buffer, Buffer>;
   txByHash: Database<Buffer, Buffer>;
   /** u64 number → the receipts of the block's transactions (store/receiptsRecord.ts). */
   receipts: Database<Buffer, Buffer>;
@@ -79,6 +85,7 @@ export function openStore(path: string, options: OpenStoreOptions = {}): Store {
     blockByHash: bin('blockByHash'),
     orphans: bin('orphans'),
     txs: bin('txs'),
+    txHashes: bin('txHashes'),
     txByHash: bin('txByHash'),
     receipts: bin('receipts'),
     logs: bin('logs'),
@@ -102,7 +109,8 @@ export function openStore(path: string, options: OpenStoreOptions = {}): Store {
 function staleStore(path: string, version: unknown): string {
   const what = `store at ${path} has layout version ${String(version)}, this build reads version ${SCHEMA_VERSION}`;
   if (typeof version === 'number' && version < SCHEMA_VERSION) {
-    return `${what} (older stores lack the receipts): build it again with \`ethlogd generate\` or \`ethlogd ingest\` into a new directory`;
+    const lacking = Object.entries(ADDED_IN).filter(([added]) => Number(added) > version).map(([, what]) => what);
+    return `${what} (older stores lack ${lacking.join(' and ')}): build it again with \`ethlogd generate\` or \`ethlogd ingest\` into a new directory`;
   }
   return `${what}: it was written by a newer ethlogd; serve it with that version`;
 }

@@ -174,7 +174,7 @@ class Verifier {
   /** Entries of the block-keyed databases below earliest or above head. */
   private scanOutside(earliest: number, head: number): void {
     const ranges = [{ end: encodeBlockKey(earliest) }, { start: encodeBlockKey(head + 1) }];
-    for (const name of ['headers', 'logs', 'logAddresses', 'receipts', 'storageWrites', 'txs'] as const) {
+    for (const name of ['headers', 'logs', 'logAddresses', 'receipts', 'storageWrites', 'txs', 'txHashes'] as const) {
       for (const range of ranges) {
         for (const key of this.store[name].getKeys(range)) {
           const where = key.length >= BLOCK_KEY_BYTES ? `block ${decodeBlockKey(key)}` : `key ${hex(key)}`;
@@ -241,9 +241,10 @@ class Verifier {
     }
   }
 
-  /** Transactions 0..txCount−1 present, decodable, hash-indexed; none beyond. */
+  /** Transactions 0..txCount−1 present, decodable, hash-indexed, their hashes the block's txHashes value; none beyond. */
   private checkTransactions(n: number, txCount: number): void {
     const s = this.store;
+    const hashes: Buffer[] = [];
     let expected = 0;
     for (const { key, value } of s.txs.getRange({ start: encodeTxKey(n, 0), end: encodeBlockKey(n + 1) })) {
       const { index } = decodeTxKey(key);
@@ -259,6 +260,7 @@ class Verifier {
         this.report(`block ${n}: transaction ${index} does not decode: ${describe(error)}`);
       }
       const hash = value.subarray(0, HASH_BYTES);
+      hashes.push(hash);
       const at = s.txByHash.getBinary(Buffer.from(hash));
       if (!at) this.report(`block ${n}: transaction ${index} (${hex(hash)}) is not in txByHash`);
       else if (!same(at, key)) {
@@ -268,6 +270,10 @@ class Verifier {
       }
     }
     if (expected < txCount) this.report(`block ${n}: transactions ${expected}..${txCount - 1} missing`);
+    const list = s.txHashes.getBinary(encodeBlockKey(n));
+    if (hashes.length === 0 ? list !== undefined : list === undefined || !same(list, Buffer.concat(hashes))) {
+      this.report(`block ${n}: the transaction hashes value is not the hashes of its ${hashes.length} transactions in order`);
+    }
   }
 
   /** The logs record decodes, fits the transactions, matches the address table and the header's logsBloom. */

@@ -175,6 +175,7 @@ export class StoreWriter {
         const at = s.txByHash.getBinary(Buffer.from(tx.hash));
         if (at && Buffer.compare(at, txKey) === 0) s.txByHash.remove(Buffer.from(tx.hash));
       });
+      s.txHashes.remove(key);
       s.receipts.remove(key);
       s.logs.remove(key);
       s.logAddresses.remove(key);
@@ -206,6 +207,7 @@ export class StoreWriter {
       s.txs.put(txKey, tx);
       s.txByHash.put(tx.subarray(0, 32), txKey);
     });
+    if (r.txHashes) s.txHashes.put(blockKey, r.txHashes);
     if (r.receipts) s.receipts.put(blockKey, r.receipts);
     s.orphans.remove(hash);
     if (r.logs) s.logs.put(blockKey, r.logs);

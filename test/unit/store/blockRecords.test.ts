@@ -1,6 +1,6 @@
 /**
  * blockRecords: a block's records are exactly what the per-record codecs encode (header,
- * transactions, receipts, logs and their address table, storage keys, values and prefixes), and
+ * transactions and their hashes, receipts, logs and their address table, storage keys, values and prefixes), and
  * several blocks written into one buffer read back as views, each the same.
  */
 import assert from 'node:assert/strict';
@@ -26,6 +26,7 @@ function expected(block: BlockBundle): BlockRecords {
     number: n,
     header: encodeHeader(block.header),
     txs: block.transactions.map(encodeTx),
+    txHashes: block.transactions.length > 0 ? Buffer.concat(block.transactions.map((tx) => tx.hash)) : undefined,
     receipts: block.receipts.length > 0 ? encodeReceipts(block.receipts) : undefined,
     logs: block.logs.length > 0 ? encodeLogs(block.logs) : undefined,
     logAddresses: block.logs.length > 0 ? encodeLogAddresses(block.logs) : undefined,

@@ -331,7 +331,11 @@ test('a store reopens with its data, read-only too; a foreign schema version is 
     const env = open({ path: dir, maxDbs: 16 });
     env.openDB({ name: 'meta' }).putSync('schemaVersion', 1);
     await env.close();
-    assert.throws(() => openStore(dir, { readOnly: true }), /has layout version 1, this build reads version 2 \(older stores lack the receipts\): build it again with `ethlogd generate` or `ethlogd ingest`/);
+    assert.throws(() => openStore(dir, { readOnly: true }), /has layout version 1, this build reads version 3 \(older stores lack the receipts and each block's transaction hashes\): build it again with `ethlogd generate` or `ethlogd ingest`/);
+    const env2 = open({ path: dir, maxDbs: 16 });
+    env2.openDB({ name: 'meta' }).putSync('schemaVersion', 2);
+    await env2.close();
+    assert.throws(() => openStore(dir, { readOnly: true }), /has layout version 2, this build reads version 3 \(older stores lack each block's transaction hashes\)/);
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
   }

@@ -101,6 +101,16 @@ describe('a small store', () => {
     assertProblems(r, new RegExp(`^block ${n + 1}: transaction 999 beyond`), new RegExp(`^block ${n}: transaction 0 \\(0x[0-9a-f]+\\) is not in txByHash$`));
   });
 
+  test('a block\'s transaction hashes value missing, out of order, or with a hash too many', () => {
+    const key = encodeBlockKey(n);
+    const list = store.txHashes.getBinary(key)!;
+    const swapped = Buffer.concat([list.subarray(32, 64), list.subarray(0, 32), list.subarray(64)]);
+    const problem = (m: number) => new RegExp(`^block ${m}: the transaction hashes value is not the hashes of its \\d+ transactions in order$`);
+    assertProblems(verifyDamaged(store, () => store.txHashes.remove(key)), problem(n));
+    assertProblems(verifyDamaged(store, () => store.txHashes.put(key, swapped)), problem(n));
+    assertProblems(verifyDamaged(store, () => store.txHashes.put(key, Buffer.concat([list, list.subarray(0, 32)]))), problem(n));
+  });
+
   test('a hash index pointing elsewhere', () => {
     const hash = store.txs.getBinary(encodeTxKey(n, 0))!.subarray(0, 32);
     const r = verifyDamaged(store, () => store.txByHash.put(Buffer.from(hash), encodeTxKey(n, 1)));
@@ -115,9 +125,10 @@ describe('a small store', () => {
       store.logs.put(encodeBlockKey(above), store.logs.getBinary(encodeBlockKey(n))!);
       store.logAddresses.put(encodeBlockKey(above), store.logAddresses.getBinary(encodeBlockKey(n))!);
       store.storageWrites.put(encodeBlockKey(above), store.storageWrites.getBinary(encodeBlockKey(n))!);
+      store.txHashes.put(encodeBlockKey(above), store.txHashes.getBinary(encodeBlockKey(n))!);
       store.storage.put(encodeStorageKey(new Uint8Array(20).fill(1), new Uint8Array(32), above), Buffer.from([7]));
     });
-    for (const name of ['headers', 'logs', 'logAddresses', 'storageWrites']) assertProblems(r, new RegExp(`^${name}: an entry for block ${above}, outside 0\\.\\.${head}$`));
+    for (const name of ['headers', 'logs', 'logAddresses', 'storageWrites', 'txHashes']) assertProblems(r, new RegExp(`^${name}: an entry for block ${above}, outside 0\\.\\.${head}$`));
     assertProblems(r, new RegExp(`^storage: key 0x0101[0-9a-f]+ is at block ${above}, outside`));
   });
 
