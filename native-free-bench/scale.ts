@@ -4,7 +4,8 @@
  * size: the generate rate of the blocks just added, the store's bytes per log, `verify`'s time,
  * and over HTTP against a fresh `serve`: p50/p99 of long-range eth_getLogs (one address over the
  * whole chain, that address with its topic0, and a sparse whole-range query of an absent address,
- * in blocks/s), then the server's resident memory. The density is the one that fits this machine's
+ * in blocks/s) and of the realtime ones (the last 10 blocks for one address, the head block by
+ * hash), then the server's resident memory. The density is the one that fits this machine's
  * disk at a million blocks (printed), unless given, so runs of fewer sizes measure the same chain.
  * Written to native-free-bench/results/scale.*.
  *
@@ -17,6 +18,7 @@ import { dirname, join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { bytesToHex, quantityToHex } from '../src/chain/hex.js';
 import { createApiKey } from '../src/store/apiKeys.js';
+import { StoreReader } from '../src/store/reader.js';
 import { closeStore, openStore } from '../src/store/schema.js';
 import { ANSWER_UPDATED_TOPIC } from '../src/synth/events.js';
 import { rareAddress } from '../src/synth/generator.js';
@@ -54,7 +56,10 @@ interface SizeResult {
   query: Record<QueryName, { p50: number; p99: number; logs: number }>;
 }
 
-type QueryName = 'address' | 'addressTopic' | 'sparse';
+type QueryName = 'address' | 'addressTopic' | 'sparse' | 'recent' | 'byHash';
+
+/** Blocks of the realtime range query: the last ten, as Subsquid asks them. */
+const RECENT_BLOCKS = 10;
 
 /** The density whose largest store fits DISK_SHARE of the free space where `dir` lives, at most 1, two significant digits (rounded down). */
 function fittingDensity(dir: string, largest: number): { density: number; freeBytes: number } {
@@ -103,6 +108,12 @@ function rssMiB(pid: number): number {
 async function measureServe(dir: string, head: number, reps: number): Promise<Pick<SizeResult, 'serveRssMiB' | 'query'>> {
   const store = openStore(dir);
   const key = createApiKey(store, 'bench-scale');
+  const reader = new StoreReader(store);
+  const headHash = bytesToHex(reader.header(head)!.hash);
+  // The realtime range asks for the contract of the newest log at or below the head.
+  let newest = head;
+  while (newest > 0 && reader.logs(newest).length === 0) newest--;
+  const busy = bytesToHex(reader.logs(newest).at(-1)?.address ?? rareAddress(SEED));
   await closeStore(store);
   const server = await startChild([
     'dist/src/cli.js', 'serve', '--data', dir, '--port', '0', '--host', '127.0.0.1', '--access-log', 'off', '--answer-cache-mb', '0',
@@ -116,6 +127,8 @@ async function measureServe(dir: string, head: number, reps: number): Promise<Pi
       address: { ...range, address: rare },
       addressTopic: { ...range, address: rare, topics: [bytesToHex(ANSWER_UPDATED_TOPIC)] },
       sparse: { ...range, address: '0x' + 'de'.repeat(20) },
+      recent: { fromBlock: quantityToHex(Math.max(0, head - RECENT_BLOCKS + 1)), toBlock: quantityToHex(head), address: busy },
+      byHash: { blockHash: headHash },
     };
     const query = {} as SizeResult['query'];
     for (const [name, filter] of Object.entries(filters) as [QueryName, object][]) {
@@ -172,6 +185,8 @@ function rowsOf(r: SizeResult): Row[] {
       unit: 'blocks/s',
       target: { kind: 'min', value: 20_000_000, text: '≥ 20M blocks/s at 1M blocks' },
     },
+    { figure: `${at}: eth_getLogs, the last ${RECENT_BLOCKS} blocks for one contract (${q.recent.logs} logs), p50 (p99 ${q.recent.p99.toFixed(2)} ms)`, ours: q.recent.p50, unit: 'ms' },
+    { figure: `${at}: eth_getLogs, the head block by hash (${q.byHash.logs} logs), p50 (p99 ${q.byHash.p99.toFixed(2)} ms)`, ours: q.byHash.p50, unit: 'ms' },
     { figure: `${at}: verify`, ours: r.verifySeconds, unit: 's' },
   ];
 }
@@ -186,6 +201,8 @@ function panelsOf(results: SizeResult[]): Panel[] {
     series('one address, whole chain, p50', 'ms', (r) => r.query.address.p50),
     series('address + topic0, whole chain, p50', 'ms', (r) => r.query.addressTopic.p50),
     series('absent address, whole chain', 'blocks/s', (r) => r.blocks / (r.query.sparse.p50 / 1000)),
+    series(`last ${RECENT_BLOCKS} blocks, one contract, p50`, 'ms', (r) => r.query.recent.p50),
+    series('head block by hash, p50', 'ms', (r) => r.query.byHash.p50),
     series('verify', 's', (r) => r.verifySeconds),
   ];
 }
