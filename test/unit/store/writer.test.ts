@@ -14,6 +14,7 @@ import type { BlockBundle, StorageWrite, Transaction } from '../../../src/chain/
 import { generateChain } from '../../../src/synth/generator.js';
 import { encodeBlockRecords, type BlockRecords } from '../../../src/store/blockRecords.js';
 import { decodeBloomBitsKey, encodeBlockKey, encodeTxKey } from '../../../src/store/keys.js';
+import { MIN_ORDERED_PUTS } from '../../../src/store/orderedPuts.js';
 import { StoreReader } from '../../../src/store/reader.js';
 import { storedBlockHash } from '../../../src/store/recordViews.js';
 import { ADDRESS_INDEX_FLAG, CHAIN_DATABASES, closeStore, openStore, type Store } from '../../../src/store/schema.js';
@@ -471,7 +472,8 @@ test('appends and key-ordered puts store what plain puts in block order store: a
   await withStore((store) =>
     withStore((reference) => {
       const FIRST = SEGMENT_BLOCKS - 20;
-      const chain = [...generateChain({ blocks: 40, seed: 'write-order', density: 0.3, startNumber: FIRST })];
+      // Mainnet density: the second batch and the branch put more keys a database than orderedPuts leaves unordered.
+      const chain = [...generateChain({ blocks: 90, seed: 'write-order', density: 1, startNumber: FIRST })];
       const at = (n: number) => chain[n - FIRST]!;
       // A transaction hash twice in one batch (the later block's location stays) and a slot written twice in one block (the later value stays).
       at(FIRST + 12).transactions[1] = at(FIRST + 11).transactions[0]!;
@@ -480,16 +482,23 @@ test('appends and key-ordered puts store what plain puts in block order store: a
       const writer = new StoreWriter(store);
       const referenceWriter = new StoreWriter(reference);
       const records = (blocks: BlockBundle[]) => blocks.map(encodeBlockRecords);
+      // The transaction hashes as the writer puts them.
+      const txHashPuts: Buffer[] = [];
+      const put = store.txByHash.put.bind(store.txByHash);
+      store.txByHash.put = (key: Buffer, value: Buffer) => (txHashPuts.push(key), put(key, value));
 
-      const batches = [chain.slice(0, 9), chain.slice(9, 30)];
+      const batches = [chain.slice(0, 9), chain.slice(9, 80)];
       for (const [i, blocks] of batches.entries()) {
+        txHashPuts.length = 0;
         writer.appendRecords({ blocks: records(blocks), chainId: i === 0 ? 1n : undefined });
         putOneByOne(reference, records(blocks), i === 0 ? 1n : undefined);
       }
+      assert.ok(txHashPuts.length >= MIN_ORDERED_PUTS, `${txHashPuts.length} transaction hashes in the second batch`);
+      for (let i = 1; i < txHashPuts.length; i++) assert.ok(Buffer.compare(txHashPuts[i - 1]!, txHashPuts[i]!) <= 0, 'transaction hashes put in key order');
       assert.ok(new StoreReader(store).meta()!.head >= SEGMENT_BLOCKS, 'segment 0 completed');
       // A reorganisation below the boundary (segment 0 open again), its branch crossing it again.
       const ROLLBACK = SEGMENT_BLOCKS - 4;
-      const branch = forkOf(chain.slice(ROLLBACK + 1 - FIRST, 30), at(ROLLBACK).header.hash, 'branch', []);
+      const branch = forkOf(chain.slice(ROLLBACK + 1 - FIRST, 80), at(ROLLBACK).header.hash, 'branch', []);
       writer.appendRecords({ rollbackTo: ROLLBACK, blocks: records(branch) });
       referenceWriter.appendRecords({ rollbackTo: ROLLBACK, blocks: [] });
       putOneByOne(reference, records(branch));
@@ -501,7 +510,7 @@ test('appends and key-ordered puts store what plain puts in block order store: a
           s.txs.put(encodeTxKey(head + 1, 0), Buffer.from('stray transaction'));
         });
       }
-      const next = forkOf(chain.slice(30), branch.at(-1)!.header.hash, 'next', chain.slice(30).map((b) => b.storage));
+      const next = forkOf(chain.slice(80), branch.at(-1)!.header.hash, 'next', chain.slice(80).map((b) => b.storage));
       writer.appendRecords({ blocks: records(next) });
       putOneByOne(reference, records(next));
       referenceWriter.rebuildIndexes();
