@@ -3,7 +3,8 @@
  * store holds whole batches only: a block is never half written, nor its indexes out of step.
  * A batch is checked whole before anything is written; then the entries keyed by block number go
  * after the last ones (MDB_APPEND), and those keyed by hash or storage slot, which land anywhere
- * in their B-trees, are put in key order once all the batch's blocks are in (orderedPuts.ts).
+ * in their B-trees, are put once all the batch's blocks are in, in key order when they are many
+ * (orderedPuts.ts).
  */
 import type { Database, PutOptions } from 'lmdb';
 import type { BlockBundle, ChainMeta } from '../chain/types.js';
