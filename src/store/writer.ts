@@ -1,7 +1,12 @@
 /**
  * Appends blocks to the store. Every call is one LMDB write transaction, so after a crash the
  * store holds whole batches only: a block is never half written, nor its indexes out of step.
+ * A batch is checked whole before anything is written; then the entries keyed by block number go
+ * after the last ones (MDB_APPEND), and those keyed by hash or storage slot, which land anywhere
+ * in their B-trees, are put once all the batch's blocks are in, in key order when they are many
+ * (orderedPuts.ts).
  */
+import type { Database, PutOptions } from 'lmdb';
 import type { BlockBundle, ChainMeta } from '../chain/types.js';
 import { encodeBlockRecords, type BlockRecords } from './blockRecords.js';
 import { encodeBundle } from './codec.js';
@@ -9,6 +14,7 @@ import { headerLogsBloom, storedBlockHash, storedParentHash } from './recordView
 import { collectSegmentAddresses, encodeSegmentBlocks } from './addressIndex.js';
 import { encodeAddressSegmentKey, encodeBlockKey, encodeBloomBitsKey, encodeStorageKey, encodeTxKey, STORAGE_PREFIX_BYTES } from './keys.js';
 import { decodeLogAddresses } from './logsRecord.js';
+import { OrderedPuts } from './orderedPuts.js';
 import { StoreReader } from './reader.js';
 import { ADDRESS_INDEX_FLAG, ROLLBACKS_KEY, type Store } from './schema.js';
 import { BLOOM_BITS, buildSegmentRows, SEGMENT_BLOCKS, segmentOf, segmentStart } from './segments.js';
@@ -71,31 +77,43 @@ export class StoreWriter {
     s.env.transactionSync(() => {
       if (batch.rollbackTo !== undefined) this.rollback(batch.rollbackTo);
       const meta = this.reader.meta();
-      if (!meta && batch.blocks.length === 0) throw new ChainContinuityError('the first batch must carry blocks');
-      let expected = meta ? meta.head + 1 : batch.blocks[0]?.number ?? 0;
-      let parent = meta ? this.reader.header(meta.head)!.hash : undefined;
+      this.checkContinuity(meta, batch);
       if (!meta) {
-        if (batch.chainId === undefined) throw new ChainContinuityError('the first batch must carry the chain id');
-        s.meta.put('chainId', batch.chainId.toString());
-        s.meta.put('earliest', expected);
+        s.meta.put('chainId', batch.chainId!.toString());
+        s.meta.put('earliest', batch.blocks[0]!.number);
         s.meta.put(ADDRESS_INDEX_FLAG, true);
       }
+      const randomKeys = { blockByHash: new OrderedPuts(s.blockByHash), txByHash: new OrderedPuts(s.txByHash), storage: new OrderedPuts(s.storage) };
       for (const block of batch.blocks) {
-        if (block.number !== expected) throw new ChainContinuityError(`expected block ${expected}, got ${block.number}`);
-        if (parent && Buffer.compare(parent, storedParentHash(block.header)) !== 0) {
-          throw new ChainContinuityError(`block ${block.number} does not extend the stored head`);
-        }
-        this.putBlock(block);
+        this.putBlock(block, randomKeys);
         if ((block.number + 1) % SEGMENT_BLOCKS === 0) this.putSegmentIndexes(segmentOf(block.number));
-        parent = storedBlockHash(block.header);
-        expected++;
       }
-      if (batch.blocks.length > 0) s.meta.put('head', expected - 1);
+      randomKeys.blockByHash.flush();
+      randomKeys.txByHash.flush();
+      randomKeys.storage.flush();
+      const last = batch.blocks.at(-1);
+      if (last) s.meta.put('head', last.number);
       if (batch.safe !== undefined) s.meta.put('safe', batch.safe);
       if (batch.finalized !== undefined) s.meta.put('finalized', batch.finalized);
       if (batch.pending === null) s.meta.remove('pending');
       else if (batch.pending !== undefined) s.meta.put('pending', batch.pending);
     });
+  }
+
+  /** Throws ChainContinuityError unless the batch's blocks continue the stored chain (`meta`: its markers), or start it. */
+  private checkContinuity(meta: ChainMeta | undefined, batch: RecordsBatch): void {
+    if (!meta && batch.blocks.length === 0) throw new ChainContinuityError('the first batch must carry blocks');
+    if (!meta && batch.chainId === undefined) throw new ChainContinuityError('the first batch must carry the chain id');
+    let expected = meta ? meta.head + 1 : batch.blocks[0]!.number;
+    let parent = meta ? this.reader.header(meta.head)!.hash : undefined;
+    for (const block of batch.blocks) {
+      if (block.number !== expected) throw new ChainContinuityError(`expected block ${expected}, got ${block.number}`);
+      if (parent && Buffer.compare(parent, storedParentHash(block.header)) !== 0) {
+        throw new ChainContinuityError(`block ${block.number} does not extend the stored head`);
+      }
+      parent = storedBlockHash(block.header);
+      expected++;
+    }
   }
 
   /**
@@ -195,24 +213,52 @@ export class StoreWriter {
     s.meta.put('finalized', Math.min(meta.finalized, to));
   }
 
-  private putBlock(r: BlockRecords): void {
+  /**
+   * Puts a block that extends the stored chain: its entries keyed by number are appended
+   * (appendEntry), those keyed by hash or storage slot queued to be put in key order with the
+   * batch's others.
+   */
+  private putBlock(r: BlockRecords, randomKeys: RandomKeyPuts): void {
     const s = this.store;
     const n = r.number;
     const blockKey = encodeBlockKey(n);
     const hash = Buffer.from(storedBlockHash(r.header));
-    s.headers.put(blockKey, r.header);
-    s.blockByHash.put(hash, blockKey);
-    r.txs.forEach((tx, i) => {
+    appendEntry(s.headers, blockKey, r.header);
+    randomKeys.blockByHash.add(hash, blockKey);
+    for (let i = 0; i < r.txs.length; i++) {
+      const tx = r.txs[i]!;
       const txKey = encodeTxKey(n, i);
-      s.txs.put(txKey, tx);
-      s.txByHash.put(tx.subarray(0, 32), txKey);
-    });
-    if (r.txHashes) s.txHashes.put(blockKey, r.txHashes);
-    if (r.receipts) s.receipts.put(blockKey, r.receipts);
+      appendEntry(s.txs, txKey, tx);
+      randomKeys.txByHash.add(tx.subarray(0, 32), txKey);
+    }
+    if (r.txHashes) appendEntry(s.txHashes, blockKey, r.txHashes);
+    if (r.receipts) appendEntry(s.receipts, blockKey, r.receipts);
     s.orphans.remove(hash);
-    if (r.logs) s.logs.put(blockKey, r.logs);
-    if (r.logAddresses) s.logAddresses.put(blockKey, r.logAddresses);
-    r.storageKeys.forEach((key, i) => s.storage.put(key, r.storageValues[i]!));
-    if (r.storageWrites) s.storageWrites.put(blockKey, r.storageWrites);
+    if (r.logs) appendEntry(s.logs, blockKey, r.logs);
+    if (r.logAddresses) appendEntry(s.logAddresses, blockKey, r.logAddresses);
+    for (let i = 0; i < r.storageKeys.length; i++) randomKeys.storage.add(r.storageKeys[i]!, r.storageValues[i]!);
+    if (r.storageWrites) appendEntry(s.storageWrites, blockKey, r.storageWrites);
   }
+}
+
+/** A batch's puts to the databases of random keys (block and transaction hashes, storage slots), made in key order once its blocks are in. */
+interface RandomKeyPuts {
+  blockByHash: OrderedPuts;
+  txByHash: OrderedPuts;
+  storage: OrderedPuts;
+}
+
+/** LMDB's MDB_APPEND: the key goes after the database's last, with no search, and a full page is left full (not split in half). */
+const APPEND: PutOptions = { append: true };
+
+/**
+ * Puts an entry whose key is larger than every key of `db`, as the keys by block number (and
+ * number ‖ index) of a block that extends the chain are: blocks are only added at the head, and a
+ * rollback deletes the keys above its block. Should the database hold a larger key after all, the
+ * append is refused (lmdb's putSync returns false, nothing written) and the entry is put where its
+ * key belongs, as a plain put would.
+ */
+function appendEntry(db: Database<Buffer, Buffer>, key: Buffer, value: Buffer): void {
+  const appended = db.putSync(key, value, APPEND) as unknown as boolean;
+  if (!appended) db.put(key, value);
 }

@@ -12,9 +12,12 @@ import path from 'node:path';
 import { test } from 'node:test';
 import type { BlockBundle, StorageWrite, Transaction } from '../../../src/chain/types.js';
 import { generateChain } from '../../../src/synth/generator.js';
-import { decodeBloomBitsKey, encodeBlockKey } from '../../../src/store/keys.js';
+import { encodeBlockRecords, type BlockRecords } from '../../../src/store/blockRecords.js';
+import { decodeBloomBitsKey, encodeBlockKey, encodeTxKey } from '../../../src/store/keys.js';
+import { MIN_ORDERED_PUTS } from '../../../src/store/orderedPuts.js';
 import { StoreReader } from '../../../src/store/reader.js';
-import { closeStore, openStore, type Store } from '../../../src/store/schema.js';
+import { storedBlockHash } from '../../../src/store/recordViews.js';
+import { ADDRESS_INDEX_FLAG, CHAIN_DATABASES, closeStore, openStore, type Store } from '../../../src/store/schema.js';
 import { BLOOM_BITS, buildSegmentRows, ROW_BYTES, SEGMENT_BLOCKS } from '../../../src/store/segments.js';
 import { ChainContinuityError, StoreWriter } from '../../../src/store/writer.js';
 import { makeHeader, Rng } from './fixtures.js';
@@ -428,5 +431,127 @@ test('rebuildIndexes on an empty store and on a store with no complete segment',
     writer.append({ blocks: tinyBlocks(new Rng(1), 0, 10, new Uint8Array(32)), chainId: 1n });
     assert.equal(writer.rebuildIndexes(), 1, 'the open segment is visited');
     assert.equal(storedRows(store, 0).size, 0);
+  });
+});
+
+/**
+ * The write path before MDB_APPEND and key-ordered puts, as a reference: one transaction putting
+ * every entry of the blocks one by one, in block order (a rollback and the segment indexes are left
+ * to StoreWriter, which writes them as before).
+ */
+function putOneByOne(store: Store, blocks: BlockRecords[], chainId?: bigint): void {
+  store.env.transactionSync(() => {
+    if (chainId !== undefined) {
+      store.meta.put('chainId', chainId.toString());
+      store.meta.put('earliest', blocks[0]!.number);
+      store.meta.put(ADDRESS_INDEX_FLAG, true);
+    }
+    for (const r of blocks) {
+      const n = r.number;
+      const blockKey = encodeBlockKey(n);
+      const hash = Buffer.from(storedBlockHash(r.header));
+      store.headers.put(blockKey, r.header);
+      store.blockByHash.put(hash, blockKey);
+      r.txs.forEach((tx, i) => {
+        const txKey = encodeTxKey(n, i);
+        store.txs.put(txKey, tx);
+        store.txByHash.put(tx.subarray(0, 32), txKey);
+      });
+      if (r.txHashes) store.txHashes.put(blockKey, r.txHashes);
+      if (r.receipts) store.receipts.put(blockKey, r.receipts);
+      store.orphans.remove(hash);
+      if (r.logs) store.logs.put(blockKey, r.logs);
+      if (r.logAddresses) store.logAddresses.put(blockKey, r.logAddresses);
+      r.storageKeys.forEach((key, i) => store.storage.put(key, r.storageValues[i]!));
+      if (r.storageWrites) store.storageWrites.put(blockKey, r.storageWrites);
+    }
+    store.meta.put('head', blocks.at(-1)!.number);
+  });
+}
+
+test('appends and key-ordered puts store what plain puts in block order store: across a segment boundary, a reorganisation below it, repeated keys, stray keys above the head', async () => {
+  await withStore((store) =>
+    withStore((reference) => {
+      const FIRST = SEGMENT_BLOCKS - 20;
+      // Mainnet density: the second batch and the branch put more keys a database than orderedPuts leaves unordered.
+      const chain = [...generateChain({ blocks: 90, seed: 'write-order', density: 1, startNumber: FIRST })];
+      const at = (n: number) => chain[n - FIRST]!;
+      // A transaction hash twice in one batch (the later block's location stays) and a slot written twice in one block (the later value stays).
+      at(FIRST + 12).transactions[1] = at(FIRST + 11).transactions[0]!;
+      const write = at(FIRST + 13).storage[0]!;
+      at(FIRST + 13).storage.push({ ...write, value: word(0x5a) });
+      const writer = new StoreWriter(store);
+      const referenceWriter = new StoreWriter(reference);
+      const records = (blocks: BlockBundle[]) => blocks.map(encodeBlockRecords);
+      // The transaction hashes as the writer puts them.
+      const txHashPuts: Buffer[] = [];
+      const put = store.txByHash.put.bind(store.txByHash);
+      store.txByHash.put = (key: Buffer, value: Buffer) => (txHashPuts.push(key), put(key, value));
+
+      const batches = [chain.slice(0, 9), chain.slice(9, 80)];
+      for (const [i, blocks] of batches.entries()) {
+        txHashPuts.length = 0;
+        writer.appendRecords({ blocks: records(blocks), chainId: i === 0 ? 1n : undefined });
+        putOneByOne(reference, records(blocks), i === 0 ? 1n : undefined);
+      }
+      assert.ok(txHashPuts.length >= MIN_ORDERED_PUTS, `${txHashPuts.length} transaction hashes in the second batch`);
+      for (let i = 1; i < txHashPuts.length; i++) assert.ok(Buffer.compare(txHashPuts[i - 1]!, txHashPuts[i]!) <= 0, 'transaction hashes put in key order');
+      assert.ok(new StoreReader(store).meta()!.head >= SEGMENT_BLOCKS, 'segment 0 completed');
+      // A reorganisation below the boundary (segment 0 open again), its branch crossing it again.
+      const ROLLBACK = SEGMENT_BLOCKS - 4;
+      const branch = forkOf(chain.slice(ROLLBACK + 1 - FIRST, 80), at(ROLLBACK).header.hash, 'branch', []);
+      writer.appendRecords({ rollbackTo: ROLLBACK, blocks: records(branch) });
+      referenceWriter.appendRecords({ rollbackTo: ROLLBACK, blocks: [] });
+      putOneByOne(reference, records(branch));
+      // Keys above the head that a store should not hold: appending is refused there and the entry put where it belongs.
+      const head = branch.at(-1)!.header.number;
+      for (const s of [store, reference]) {
+        s.env.transactionSync(() => {
+          s.headers.put(encodeBlockKey(head + 3), Buffer.from('stray header'));
+          s.txs.put(encodeTxKey(head + 1, 0), Buffer.from('stray transaction'));
+        });
+      }
+      const next = forkOf(chain.slice(80), branch.at(-1)!.header.hash, 'next', chain.slice(80).map((b) => b.storage));
+      writer.appendRecords({ blocks: records(next) });
+      putOneByOne(reference, records(next));
+      referenceWriter.rebuildIndexes();
+
+      assert.deepEqual(snapshot(store), snapshot(reference));
+      const reader = new StoreReader(store);
+      assert.deepEqual(reader.txLocation(at(FIRST + 11).transactions[0]!.hash), { number: FIRST + 12, index: 1 });
+      assert.deepEqual(reader.storageAt(write.address, write.slot, FIRST + 13), word(0x5a));
+      assert.equal(reader.numberByHash(next.at(-1)!.header.hash), next.at(-1)!.header.number);
+      // MDB_APPEND leaves full pages full, where plain puts of ascending keys split them in half.
+      const leafPages = (s: Store) => (s.txs.getStats() as { treeLeafPageCount: number }).treeLeafPageCount;
+      assert.ok(leafPages(store) < leafPages(reference), `${leafPages(store)} leaf pages of transactions appended, ${leafPages(reference)} put`);
+    }),
+  );
+});
+
+test('a batch that does not continue the chain is refused before any put', async () => {
+  await withStore((store) => {
+    const chain = [...generateChain({ blocks: 12, seed: 'refused', density: 0.05 })];
+    const writer = new StoreWriter(store);
+    writer.append({ blocks: chain.slice(0, 4), chainId: 1n });
+    const before = snapshot(store);
+    let writes = 0;
+    for (const name of CHAIN_DATABASES) {
+      const db = store[name] as unknown as Record<string, (...args: unknown[]) => unknown>;
+      for (const method of ['put', 'putSync', 'remove', 'removeSync']) {
+        const original = db[method]!;
+        db[method] = (...args: unknown[]) => {
+          writes++;
+          return original.apply(db, args);
+        };
+      }
+    }
+    const unlinked = forkOf(chain.slice(10, 11), new Uint8Array(32), 'unlinked', []);
+    assert.throws(() => writer.append({ blocks: [...chain.slice(4, 10), ...unlinked] }), /does not extend/);
+    assert.throws(() => writer.append({ blocks: [...chain.slice(4, 8), chain[9]!] }), /expected block 8, got 9/);
+    assert.equal(writes, 0, 'no chain database was written');
+    assert.deepEqual(snapshot(store), before);
+    writer.append({ blocks: chain.slice(4) });
+    assert.ok(writes > 0);
+    assert.equal(new StoreReader(store).meta()!.head, 11);
   });
 });
