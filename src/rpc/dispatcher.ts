@@ -10,8 +10,14 @@ import type { RpcBody, RpcHandler } from './handler.js';
 import { RawJson, type MethodContext, type RpcMethod } from './method.js';
 import { METHODS } from './methods/index.js';
 import type { AnswerCache } from './answerCache.js';
-import { isCanonical, splitCanonicalCall } from './canonicalCall.js';
+import { isCanonical, splitCanonicalCall, type CanonicalCall } from './canonicalCall.js';
 import { CALL_OK, INVALID_REQUEST, UNKNOWN_METHOD, type CallObserver, type RequestTrace } from './observe.js';
+
+/** A single call's whole text and that text cut at its id (canonicalCall.ts). */
+interface CanonicalText {
+  text: string;
+  split: CanonicalCall;
+}
 
 /** Where unexpected failures are reported (their details never reach the client). */
 export type ErrorSink = (message: string, error: unknown) => void;
@@ -160,23 +166,21 @@ export function createRpcHandler(
    * The answer to a single call from the cache alone, when its text is that of a canonical call
    * (canonicalCall.ts) already remembered and its answer is kept: no parsing, no params written.
    */
-  const keptAnswer = (text: string, trace: RequestTrace | undefined): RpcBody | undefined => {
-    const split = splitCanonicalCall(text);
-    const call = split && cache!.callOf(split.rest);
+  const keptAnswer = (split: CanonicalCall, trace: RequestTrace | undefined): RpcBody | undefined => {
+    const call = cache!.callOf(split.rest);
     if (!call) return undefined;
     const started = clock();
     const kept = cache!.get(call.key, false);
-    return kept === undefined ? undefined : answered(jsonResponse(split!.id, kept), call.method, CALL_OK, started, trace);
+    return kept === undefined ? undefined : answered(jsonResponse(split.id, kept), call.method, CALL_OK, started, trace);
   };
-  /** Remembers what the text of a single call names, the first time one whose answer is kept comes (keptAnswer). */
-  const learnCall = (text: string, request: unknown, method: string, key: string): void => {
-    const split = splitCanonicalCall(text);
-    if (split === undefined || cache!.callOf(split.rest) !== undefined) return;
-    cache!.rememberCall(split.rest, isCanonical(text, request) ? { method, key } : null);
+  /** Remembers what the text of a single call (`whole`, cut at its id as `split`) names, the first time one whose answer is kept comes (keptAnswer). */
+  const learnCall = (whole: CanonicalText, request: unknown, method: string, key: string): void => {
+    if (cache!.callOf(whole.split.rest) !== undefined) return;
+    cache!.rememberCall(whole.split.rest, isCanonical(whole.text, request) ? { method, key } : null);
   };
 
-  /** Answers one call; `text` is the body's text when the call is the whole body (not a batch item). */
-  const handleOne = (request: unknown, trace: RequestTrace | undefined, caller: string | undefined, text?: string): Answer => {
+  /** Answers one call; `whole` is the body's text, cut at its id, when the call is the whole body and canonical in form (not a batch item). */
+  const handleOne = (request: unknown, trace: RequestTrace | undefined, caller: string | undefined, whole?: CanonicalText): Answer => {
     const started = clock();
     if (request === null || typeof request !== 'object' || Array.isArray(request)) {
       return refuse('null', new InvalidRequestError('invalid request: a request is a JSON object'), INVALID_REQUEST, started, trace);
@@ -195,7 +199,7 @@ export function createRpcHandler(
     if (key !== undefined) {
       const kept = cache!.get(key);
       if (kept !== undefined) {
-        if (text !== undefined) learnCall(text, request, method, key);
+        if (whole !== undefined) learnCall(whole, request, method, key);
         return answered(jsonResponse(idText, kept), method, CALL_OK, started, trace);
       }
     }
@@ -203,7 +207,7 @@ export function createRpcHandler(
       const result = fn((params as unknown[] | undefined) ?? [], ctx, caller);
       if (key !== undefined && keepable(result)) {
         const response = resultResponse(idText, result);
-        if (cache!.put(key, resultJson(idText, response)) && text !== undefined) learnCall(text, request, method, key);
+        if (cache!.put(key, resultJson(idText, response)) && whole !== undefined) learnCall(whole, request, method, key);
         return answered(response, method, CALL_OK, started, trace);
       }
       if (result instanceof Promise) {
@@ -271,15 +275,17 @@ export function createRpcHandler(
       } catch {
         return refuse('null', new ParseError(), INVALID_REQUEST, clock(), trace);
       }
-      const kept = cache && keptAnswer(text, trace);
-      if (kept !== undefined) return kept;
+      // Cut at its id once: looked up here, remembered by handleOne when it is not known yet.
+      const split = cache && splitCanonicalCall(text);
+      const kept = split && keptAnswer(split, trace);
+      if (kept) return kept;
       let parsed: unknown;
       try {
         parsed = JSON.parse(text);
       } catch {
         return refuse('null', new ParseError(), INVALID_REQUEST, clock(), trace);
       }
-      return Array.isArray(parsed) ? handleBatch(parsed, trace, caller) : handleOne(parsed, trace, caller, cache && text);
+      return Array.isArray(parsed) ? handleBatch(parsed, trace, caller) : handleOne(parsed, trace, caller, split ? { text, split } : undefined);
     },
   };
 }
