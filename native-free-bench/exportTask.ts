@@ -8,7 +8,9 @@
  *
  *   node dist/native-free-bench/exportTask.js DATA [ROOT]
  */
-import { resolve } from 'node:path';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { ExportTask } from '../src/export/task.js';
 
@@ -19,19 +21,19 @@ const CHUNK_BLOCKS = 1000;
 
 const [dataDir = 'data/bench-quick', root = '.'] = process.argv.slice(2);
 const started = performance.now();
-const worker = (await import(pathToFileURL(resolve(root, 'dist/src/export/worker.js')).href)) as { default: (task: ExportTask) => object };
+const worker = (await import(pathToFileURL(resolve(root, 'dist/src/export/worker.js')).href)) as { default: (task: ExportTask) => { rows: number } };
+const out = mkdtempSync(join(tmpdir(), 'export-task-'));
 const loadMs = performance.now() - started;
 const runs: { rows: number; ms: number; cpuUs: number }[] = [];
 for (const from of CHUNKS) {
   const t = performance.now();
   const cpu = process.cpuUsage();
-  const result = worker.default({ dataDir: resolve(dataDir), kind: 'logs', from, to: from + CHUNK_BLOCKS - 1, addresses: [], topics: [], hex: false, compression: 'zstd', chainId: 1n });
+  const result = worker.default({ dataDir: resolve(dataDir), kind: 'logs', from, to: from + CHUNK_BLOCKS - 1, addresses: [], topics: [], hex: false, compression: 'zstd', chainId: 1n, path: join(out, 'chunk.parquet') });
   const ms = performance.now() - t;
   const used = process.cpuUsage(cpu);
-  // The answer is wrapped for Piscina's transfer: its rows are in the wrapped value.
-  const value = Object.getOwnPropertySymbols(result).map((s) => (result as Record<symbol, unknown>)[s]).find((v) => typeof v === 'object' && v !== null && 'rows' in v) as { rows: number } | undefined;
-  runs.push({ rows: value?.rows ?? (result as { rows: number }).rows, ms, cpuUs: used.user + used.system });
+  runs.push({ rows: result.rows, ms, cpuUs: used.user + used.system });
 }
+rmSync(out, { recursive: true, force: true });
 const sum = (list: typeof runs, key: 'rows' | 'ms' | 'cpuUs') => list.reduce((s, r) => s + r[key], 0);
 const rate = (list: typeof runs) => Math.round(sum(list, 'rows') / (sum(list, 'ms') / 1000));
 const cpuPerLog = (list: typeof runs) => (sum(list, 'cpuUs') / sum(list, 'rows')).toFixed(2);

@@ -1,14 +1,14 @@
 /**
  * Runs an export: plans the range's chunks, skips those whose file is complete, removes the
  * temporaries of an interrupted run, and keeps a window of chunk tasks on a Piscina pool (each
- * worker builds and encodes its chunk, worker.ts), writing each returned file through the
- * temporary-then-rename protocol (files.ts) as it arrives. Aborting stops the dispatch; the chunks
- * in flight are still completed and written, so an interrupted export leaves complete files only.
+ * worker builds and encodes its chunk and writes it to the chunk's temporary, worker.ts), completing
+ * each file as its task returns (flushed, then renamed: files.ts). Aborting stops the dispatch; the
+ * chunks in flight are still completed, so an interrupted export leaves complete files only.
  */
 import { Piscina } from 'piscina';
 import { LOG_WORKER_NICE, WORKER_LOAD_WAIT_MS } from '../config.js';
 import { chunkFileName, networkName, planChunks, type Chunk } from './chunks.js';
-import { existingFiles, removeFiles, superseded, syncDir, writeComplete } from './files.js';
+import { completeFile, existingFiles, removeFiles, superseded, syncDir, tempName, tempPath } from './files.js';
 import type { CompressionName } from './compression.js';
 import type { ExportKind } from './schemas.js';
 import type { ExportResult, ExportTask } from './task.js';
@@ -109,6 +109,11 @@ async function stopPool(pool: Piscina<ExportTask, ExportResult>, ready: Promise<
   await pool.destroy();
 }
 
+/** Removes the temporary of `dir/name`, if any, once its chunk will not be completed (a failed export leaves no temporary it wrote; one it could not remove the next run does). */
+async function discard(dir: string, name: string): Promise<void> {
+  await removeFiles(dir, [tempName(name)]).catch(() => undefined);
+}
+
 /** Runs `job`; rejects on a worker failure or a file that cannot be written, after the chunks in flight have settled. */
 export async function runExport(job: ExportJob): Promise<ExportSummary> {
   const network = networkName(job.chainId);
@@ -171,7 +176,8 @@ async function runChunks(
         while (inFlight < window && next < todo.length && !stopped()) {
           const { chunk, name } = todo[next++]!;
           inFlight++;
-          const task: ExportTask = { dataDir: job.dataDir, kind: job.kind, from: chunk.from, to: chunk.to, addresses: job.addresses, topics: job.topics, hex: job.hex, compression: job.compression, chainId: job.chainId };
+          const path = tempPath(job.out, name);
+          const task: ExportTask = { dataDir: job.dataDir, kind: job.kind, from: chunk.from, to: chunk.to, addresses: job.addresses, topics: job.topics, hex: job.hex, compression: job.compression, chainId: job.chainId, path };
           // A chunk leaves the window once its file is written, so results waiting for the disk hold the dispatch back.
           const done = () => {
             inFlight--;
@@ -182,23 +188,25 @@ async function runChunks(
             (result) => {
               if (!result.ok) {
                 failure ??= new Error(`export of blocks ${chunk.from}–${chunk.to} failed: ${result.message}`);
-                return done();
+                writes = writes.then(() => discard(job.out, name)).then(done);
+                return;
               }
               writes = writes.then(async () => {
                 if (failure === undefined) {
                   try {
-                    await writeComplete(job.out, name, result.bytes);
+                    await completeFile(job.out, name);
                     const replaced = superseded(complete, chunk);
                     await removeFiles(job.out, replaced);
                     summary.removed.push(...replaced);
                     summary.written.push(name);
                     summary.rows += result.rows;
-                    summary.bytes += result.bytes.length;
+                    summary.bytes += result.bytes;
                     onChunk(chunk.to - chunk.from + 1);
                   } catch (error) {
                     failure ??= new Error(`cannot write ${name} in ${job.out}: ${(error as Error).message}`);
                   }
                 }
+                if (failure !== undefined) await discard(job.out, name);
                 done();
               });
             },

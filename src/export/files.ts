@@ -22,7 +22,7 @@ export class OutDirError extends Error {
 
 /** Creates `dir` when absent and checks that a file can be created in it (a probe written and removed); throws OutDirError otherwise. */
 export async function prepareOutDir(dir: string): Promise<void> {
-  const probe = join(dir, tempName(`probe-${process.pid}`));
+  const probe = tempPath(dir, `probe-${process.pid}`);
   try {
     await mkdir(dir, { recursive: true });
     await writeFile(probe, '');
@@ -37,12 +37,16 @@ export function tempName(name: string): string {
   return `.${name}${TEMP_SUFFIX}`;
 }
 
-/** Writes `bytes` to `dir/name` through a temporary: flushed to disk, then renamed; the directory's entry is flushed by syncDir. */
-export async function writeComplete(dir: string, name: string, bytes: Uint8Array): Promise<void> {
-  const temp = join(dir, tempName(name));
-  const handle = await open(temp, 'w');
+/** The path of the temporary a file `dir/name` is written to first. */
+export function tempPath(dir: string, name: string): string {
+  return join(dir, tempName(name));
+}
+
+/** Completes `dir/name` from its temporary, written whole: flushed to disk, then renamed; the directory's entry is flushed by syncDir. */
+export async function completeFile(dir: string, name: string): Promise<void> {
+  const temp = tempPath(dir, name);
+  const handle = await open(temp, 'r+');
   try {
-    await handle.writeFile(bytes);
     await handle.sync();
   } finally {
     await handle.close();

@@ -49,6 +49,9 @@ export class LogRows implements RecordRenderer {
   private readonly removed = new BoolColumn('removed', FIRST_CHUNK_ROWS);
   /** The block of the last row (-1: none yet), whose dictionary entries the next row repeats when it is of the same. */
   private lastBlock = -1;
+  /** The transaction of the last row (-1: none in its block yet) and its hash: a transaction's logs are consecutive, so its hash is looked up once. */
+  private lastTx = -1;
+  private lastTxHash: Uint8Array = new Uint8Array(0);
   /** The transaction_index entry of each transaction index seen in the chunk, + 1 (0: none yet). */
   private txIndexEntries = new Int32Array(TX_INDEX_TABLE);
 
@@ -74,6 +77,7 @@ export class LogRows implements RecordRenderer {
   reset(): void {
     for (const c of [this.blockNumber, this.blockHash, this.transactionIndex, this.logIndex, this.transactionHash, this.address, this.topic0, ...this.topics, this.data, this.dataBytes, this.chainIdColumn, this.timestamp, this.removed]) c.reset();
     this.lastBlock = -1;
+    this.lastTx = -1;
     this.txIndexEntries.fill(0);
   }
 
@@ -90,6 +94,7 @@ export class LogRows implements RecordRenderer {
       this.blockHash.entries.push(blockHash);
       this.timestamp.entries.push(timestamp);
       this.lastBlock = block.number;
+      this.lastTx = -1;
       this.address.startBlock();
       this.topic0.startBlock();
     }
@@ -97,7 +102,11 @@ export class LogRows implements RecordRenderer {
     this.blockHash.repeat();
     this.transactionIndex.pushEntry(this.txIndexEntry(log.txIndex));
     this.logIndex.push(log.logIndex);
-    this.transactionHash.push(block.txHash(log.txIndex));
+    if (log.txIndex !== this.lastTx) {
+      this.lastTx = log.txIndex;
+      this.lastTxHash = block.txHash(log.txIndex);
+    }
+    this.transactionHash.push(this.lastTxHash);
     this.address.push(raw, log.addressIndex, log.addressOffset);
     if (log.topicCount > 0) this.topic0.push(raw, log.topicIndices[0]!, log.topicOffsets[0]!);
     else this.topic0.pushNull();

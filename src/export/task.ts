@@ -1,6 +1,7 @@
 /**
- * The messages between the exporter and its worker threads: a task is one chunk of one datatype;
- * its answer the chunk's Parquet file as bytes, or the failure's message (no error object crosses).
+ * The messages between the exporter and its worker threads: a task is one chunk of one datatype
+ * and the temporary file to write it to; its answer what was written, or the failure's message (no
+ * error object crosses).
  */
 import type { CompressionName } from './compression.js';
 import type { ExportKind } from './schemas.js';
@@ -19,7 +20,9 @@ export interface ExportTask {
   hex: boolean;
   compression: CompressionName;
   chainId: bigint;
+  /** The temporary file the worker writes the chunk's Parquet file to (created or truncated; the exporter flushes and renames it). */
+  path: string;
 }
 
 /** A task's answer. */
-export type ExportResult = { ok: true; bytes: Uint8Array; rows: number } | { ok: false; message: string };
+export type ExportResult = { ok: true; bytes: number; rows: number } | { ok: false; message: string };

@@ -2,9 +2,11 @@
  * The export's Piscina worker: builds one chunk's columns from the store (logs through the log
  * engine's candidate selection and raw-record scan, so a filtered export matches what eth_getLogs
  * answers; blocks, transactions and receipts through the store reader), encodes them as a Parquet
- * file, and transfers its bytes back without a copy.
+ * file in this thread's output buffer and writes it to the task's temporary file (the exporter
+ * flushes and renames it): no file's bytes cross threads, and the buffer stops growing after the
+ * thread's largest file.
  */
-import { move, transferableSymbol, valueSymbol } from 'piscina';
+import { writeFileSync } from 'node:fs';
 import { bulkBlockScanner } from '../logs/blockScan.js';
 import { candidateBlocks, candidateQuery } from '../logs/candidates.js';
 import type { StoreReader } from '../store/reader.js';
@@ -14,10 +16,17 @@ import { segmentOf } from '../store/segments.js';
 import { BlockRows } from './blockRows.js';
 import type { ColumnData } from './columns.js';
 import { LogRows } from './logRows.js';
+import { ByteWriter } from './parquet/byteWriter.js';
 import { encodeParquet } from './parquet/writer.js';
 import { ReceiptRows } from './receiptRows.js';
 import type { ExportResult, ExportTask } from './task.js';
 import { TransactionRows } from './transactionRows.js';
+
+/** Bytes this thread's file buffer starts with: a 1,000-block chunk of mainnet logs compresses to about 30 MB, so it grows a few times on the first. */
+const FIRST_FILE_BYTES = 1 << 22;
+
+/** This thread's file buffer, reused for every chunk (a file is written out before the next is encoded). */
+const file = new ByteWriter(FIRST_FILE_BYTES);
 
 /** This thread's log columns, reset for each chunk: their buffers stop growing after the first (the columns are encoded before the next chunk starts). */
 let logRows: LogRows | undefined;
@@ -70,14 +79,14 @@ function blockColumns(reader: StoreReader, task: ExportTask): { columns: ColumnD
   }
 }
 
-/** Builds and encodes one chunk; an unexpected failure comes back as `{ ok: false }`, never thrown. */
-export default function runExportTask(task: ExportTask): ExportResult | object {
+/** Builds, encodes and writes one chunk to `task.path`; an unexpected failure comes back as `{ ok: false }`, never thrown. */
+export default function runExportTask(task: ExportTask): ExportResult {
   try {
     const { store, reader } = workerStore(task.dataDir);
     const { columns, rows } = task.kind === 'logs' ? logColumns(store, reader, task) : blockColumns(reader, task);
-    const bytes = encodeParquet(columns, task.compression);
-    const result: ExportResult = { ok: true, bytes, rows };
-    return move({ [transferableSymbol]: [bytes.buffer], [valueSymbol]: result });
+    const bytes = encodeParquet(columns, task.compression, file);
+    writeFileSync(task.path, bytes);
+    return { ok: true, bytes: bytes.length, rows };
   } catch (error) {
     return { ok: false, message: error instanceof Error ? (error.stack ?? error.message) : String(error) };
   }

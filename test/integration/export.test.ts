@@ -11,7 +11,7 @@
  * only, and usage errors exit 2.
  */
 import assert from 'node:assert/strict';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -21,7 +21,9 @@ import { bytesToHex } from '../../src/chain/hex.js';
 import { runIngest } from '../../src/ingest/ingest.js';
 import { createLogger } from '../../src/logger.js';
 import { createApiKey } from '../../src/store/apiKeys.js';
+import { StoreReader } from '../../src/store/reader.js';
 import { closeStore, openStore } from '../../src/store/schema.js';
+import { runExport } from '../../src/export/exporter.js';
 import { SCHEMAS, type ExportKind, type SchemaType } from '../../src/export/schemas.js';
 import { Rng } from '../unit/store/fixtures.js';
 import { Anvil, ANVIL_MISSING } from './anvil.js';
@@ -436,6 +438,23 @@ describe('interrupted exports', () => {
       return 0;
     }
   }
+});
+
+describe('a failed chunk', () => {
+  test('a worker failure (a chunk past the store\'s head, as a store fault) rejects with its reason; every other chunk is complete or absent, no temporary left', async () => {
+    const reference = join(work, 'failed-reference');
+    await exportOk(['blocks', '--data', dataset.dir, '--out', reference, '--chunk-blocks', String(CHUNK), '--to', String(3 * CHUNK - 1)]);
+    const dir = join(work, 'failed');
+    mkdirSync(dir);
+    const store = openStore(dataset.dir, { readOnly: true });
+    const chainId = new StoreReader(store).chainId();
+    await closeStore(store);
+    // Chunks 75–99 and 100–124 reach past the head (89): their workers fail, whichever first.
+    const job = { dataDir: dataset.dir, out: dir, kind: 'blocks' as const, from: 0, to: 5 * CHUNK - 1, addresses: [], topics: [], chainId, chunkBlocks: CHUNK, compression: 'zstd' as const, hex: false, threads: 2 };
+    await assert.rejects(runExport(job), /export of blocks (75–99|100–124) failed: Error: block (90|100) is not in the store/);
+    assert.deepEqual(files(dir).filter((name) => name.startsWith('.')), [], 'no temporary left');
+    for (const name of files(dir)) assert.ok(files(reference).includes(name) && readFileSync(join(dir, name)).equals(readFileSync(join(reference, name))), `${name} is complete`);
+  });
 });
 
 describe('usage errors exit 2 with a clear message', () => {

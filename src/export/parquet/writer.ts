@@ -34,10 +34,14 @@ function initialSize(columns: readonly ColumnData[], compression: CompressionNam
   return (compression === 'none' ? raw : raw >> 2) + (1 << 16);
 }
 
-/** The columns (all of the same length) written as one Parquet file, pages compressed with `compression`. */
-export function encodeParquet(columns: readonly ColumnData[], compression: CompressionName): Uint8Array {
+/**
+ * The columns (all of the same length) written as one Parquet file, pages compressed with
+ * `compression`: into `out` when given (reset first; the result is then a view of its buffer, valid
+ * until its next use), else into a new buffer.
+ */
+export function encodeParquet(columns: readonly ColumnData[], compression: CompressionName, out = new ByteWriter(initialSize(columns, compression))): Uint8Array {
   const rows = columns[0]?.length ?? 0;
-  const out = new ByteWriter(initialSize(columns, compression));
+  out.reset();
   out.append(MAGIC);
   const chunks: ChunkInfo[] = [];
   for (const c of columns) {
