@@ -212,7 +212,7 @@ async function runChunks(
             },
             (error: unknown) => {
               failure ??= new Error(`export worker died: ${error instanceof Error ? error.message : String(error)}`);
-              done();
+              writes = writes.then(() => discard(job.out, name)).then(done);
             },
           );
         }
