@@ -14,6 +14,7 @@ import { after, before, test } from 'node:test';
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
 import { BoolColumn, BytesColumn, DictionaryColumn, F64Column, TextColumn, U32Column, U64Column, type ColumnData } from '../../../../src/export/columns.js';
 import { COMPRESSIONS } from '../../../../src/export/compression.js';
+import { ByteWriter } from '../../../../src/export/parquet/byteWriter.js';
 import { encodeParquet } from '../../../../src/export/parquet/writer.js';
 import { Rng } from '../../store/fixtures.js';
 
@@ -113,6 +114,17 @@ async function read(path: string): Promise<Cell[][]> {
   const reader = await db.runAndReadAll(`SELECT * FROM read_parquet('${path}')`);
   return reader.getRows().map((row) => row.map((v) => (v !== null && typeof v === 'object' && 'bytes' in v ? '0x' + Buffer.from((v as { bytes: Uint8Array }).bytes).toString('hex') : (v as Cell))));
 }
+
+test('a file encoded into a reused output (a worker thread\'s, after a larger file) has the bytes of one encoded into a new one', () => {
+  const large = sample(ROWS).columns;
+  const small = sample(ROWS >> 2).columns;
+  for (const compression of COMPRESSIONS) {
+    const out = new ByteWriter(16);
+    const first = Buffer.from(encodeParquet(large, compression, out));
+    assert.ok(first.equals(encodeParquet(large, compression)), `${compression}: the large file`);
+    assert.ok(Buffer.from(encodeParquet(small, compression, out)).equals(encodeParquet(small, compression)), `${compression}: the smaller file after it`);
+  }
+});
 
 test('every type, with nulls, in every compression, read back by DuckDB cell for cell', async () => {
   const { columns, expected } = sample(ROWS);
