@@ -6,7 +6,7 @@
  */
 import autocannon from 'autocannon';
 import { execFileSync, spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startChild } from './http.js';
@@ -28,6 +28,8 @@ export interface Load {
   cpuUsBy: number[];
   /** Socket errors, timeouts and non-2xx answers. */
   bad: number;
+  /** The largest share of the measured time any thread of the first process spent runnable but waiting for a core (wrk only; 0 with autocannon). */
+  waitShare: number;
 }
 
 /** The CPU figures of a load from the per-process µs per request. */
@@ -50,6 +52,26 @@ export function cpuSeconds(pid: number): number {
   const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
   // After "pid (comm) ", utime and stime are the 12th and 13th fields.
   return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS;
+}
+
+/** Nanoseconds each thread of process `pid` has spent runnable but waiting for a core (the second field of /proc/PID/task/TID/schedstat), by thread id; a thread gone meanwhile is left out. */
+export function runQueueWaits(pid: number): Map<string, number> {
+  const waits = new Map<string, number>();
+  for (const tid of readdirSync(`/proc/${pid}/task`)) {
+    try {
+      waits.set(tid, Number(readFileSync(`/proc/${pid}/task/${tid}/schedstat`, 'utf8').split(' ')[1]));
+    } catch {
+      // The thread ended between the listing and the read.
+    }
+  }
+  return waits;
+}
+
+/** The largest share of `seconds` any thread waited for a core between the two readings of runQueueWaits. */
+function largestWaitShare(before: Map<string, number>, after: Map<string, number>, seconds: number): number {
+  let most = 0;
+  for (const [tid, ns] of after) most = Math.max(most, (ns - (before.get(tid) ?? ns)) / (seconds * 1e9));
+  return most;
 }
 
 /** A server child process and the port it listens on. */
@@ -121,7 +143,9 @@ export async function load(url: string, pids: number[], bodies: string[], run: L
     try {
       runWrk(url, script, 1, run.connections, pinned);
       const cpu0 = cpu();
+      const waits0 = runQueueWaits(pids[0]!);
       const out = runWrk(url, script, run.seconds, run.connections, pinned);
+      const waitShare = largestWaitShare(waits0, runQueueWaits(pids[0]!), run.seconds);
       const requests = Number(/(\d+) requests in/.exec(out)![1]);
       const errors = /Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)/.exec(out);
       const non2xx = Number(/Non-2xx or 3xx responses: (\d+)/.exec(out)?.[1] ?? 0);
@@ -131,6 +155,7 @@ export async function load(url: string, pids: number[], bodies: string[], run: L
         p99Ms: wrkMs(/ 99%\s+(\S+)/.exec(out)![1]!),
         ...cpuFigures(perRequest(cpu0, requests)),
         bad: non2xx + (errors ? errors.slice(1).reduce((sum, n) => sum + Number(n), 0) : 0),
+        waitShare,
       };
     } finally {
       rmSync(join(script, '..'), { recursive: true, force: true });
@@ -141,5 +166,5 @@ export async function load(url: string, pids: number[], bodies: string[], run: L
   await autocannon({ ...options, duration: 1 });
   const cpu0 = cpu();
   const r = await autocannon({ ...options, duration: run.seconds });
-  return { rps: r.requests.average, p50Ms: r.latency.p50, p99Ms: r.latency.p99, ...cpuFigures(perRequest(cpu0, r.requests.total)), bad: r.errors + r.timeouts + r.non2xx };
+  return { rps: r.requests.average, p50Ms: r.latency.p50, p99Ms: r.latency.p99, ...cpuFigures(perRequest(cpu0, r.requests.total)), bad: r.errors + r.timeouts + r.non2xx, waitShare: 0 };
 }

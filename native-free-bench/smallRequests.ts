@@ -13,7 +13,8 @@
  * every thread of the process). ethlogd is measured twice, with its answer cache (the default:
  * the generator repeats its bodies, so after the first round every call is a kept answer) and
  * without (`--answer-cache-mb 0`: every call parsed, read and rendered). Then the same load with
- * nothing pinned (ethlogd with its default threads), for the p99s.
+ * nothing pinned (ethlogd with its default threads, and with one HTTP thread), for the p99s, with
+ * the largest share of the time an ethlogd thread was runnable but waited for a core.
  *
  *   node dist/native-free-bench/smallRequests.js [--blocks 288] [--seconds 5]
  */
@@ -126,6 +127,7 @@ const LOOKUP_TARGETS: Record<string, [number, number]> = {
 
 const fmtRps = (n: number) => (n >= 1e4 ? `${(n / 1e3).toFixed(1)}k` : n.toFixed(0));
 const fmtMs = (n: number) => (n >= 10 ? n.toFixed(0) : n.toFixed(1));
+const pct = (share: number) => `${(100 * share).toFixed(0)}%`;
 
 /** The section's table, in the issue's layout. */
 export function smallTable(results: ShapeResult[], generator: string): string {
@@ -139,7 +141,8 @@ export function smallTable(results: ShapeResult[], generator: string): string {
         `${fmtMs(r.anvil.p50Ms)} / ${fmtMs(r.ours.p50Ms)} ms | ${fmtMs(r.anvil.p99Ms)} / ${fmtMs(r.ours.p99Ms)} ms | ${fmtMs(r.anvilFree.p99Ms)} / ${fmtMs(r.oursFree.p99Ms)} (${fmtMs(r.oursFreeOne.p99Ms)}) ms | ${r.anvil.cpuUs.toFixed(0)} / ${r.ours.cpuUs.toFixed(0)} | ${fmtRps(r.cold.rps)}, ${(r.cold.rps / r.anvil.rps).toFixed(2)}×, ${r.cold.cpuUs.toFixed(0)} |`,
     );
   }
-  lines.push('', `Load generator: ${generator}.`);
+  const waits = results.map((r) => `${r.shape.name} ${pct(r.oursFree.waitShare)} / ${pct(r.oursFreeOne.waitShare)}`);
+  lines.push('', `Load generator: ${generator}.`, '', `Unpinned, the largest share of the measured time an ethlogd thread was runnable but waited for a core (/proc/PID/task/TID/schedstat), default threads / one HTTP thread: ${waits.join('; ')}.`);
   return lines.join('\n');
 }
 
@@ -152,8 +155,8 @@ function rows(r: ShapeResult, generator: string, chain: string): Row[] {
     { figure: `small: ${r.shape.name}, req/s vs anvil (${where})`, ours: r.ours.rps, unit: 'req/s', baseline: r.anvil.rps, baselineName: 'anvil, same core', target: min(r.shape.minVsAnvil, `≥ ${r.shape.minVsAnvil}× anvil`) },
     { figure: `small: ${r.shape.name}, server CPU per request vs anvil`, ours: r.ours.cpuUs, unit: 'µs', baseline: r.anvil.cpuUs, baselineName: 'anvil', target: r.shape.kind === 'log' ? max(1, '≤ anvil') : undefined },
     { figure: `small: ${r.shape.name}, p99 vs anvil (pinned)`, ours: r.ours.p99Ms, unit: 'ms', baseline: r.anvil.p99Ms, baselineName: 'anvil', target: max(1, '≤ anvil') },
-    { figure: `small: ${r.shape.name}, p99 vs anvil (unpinned)`, ours: r.oursFree.p99Ms, unit: 'ms', baseline: r.anvilFree.p99Ms, baselineName: 'anvil', target: max(1, '≤ anvil') },
-    { figure: `small: ${r.shape.name}, p99 vs anvil (unpinned, --http-threads 1)`, ours: r.oursFreeOne.p99Ms, unit: 'ms', baseline: r.anvilFree.p99Ms, baselineName: 'anvil', target: max(1, '≤ anvil') },
+    { figure: `small: ${r.shape.name}, p99 vs anvil (unpinned)`, ours: r.oursFree.p99Ms, unit: 'ms', baseline: r.anvilFree.p99Ms, baselineName: 'anvil', target: max(1, '≤ anvil'), note: `a thread waited for a core ${pct(r.oursFree.waitShare)} of the time` },
+    { figure: `small: ${r.shape.name}, p99 vs anvil (unpinned, --http-threads 1)`, ours: r.oursFreeOne.p99Ms, unit: 'ms', baseline: r.anvilFree.p99Ms, baselineName: 'anvil', target: max(1, '≤ anvil'), note: `a thread waited for a core ${pct(r.oursFreeOne.waitShare)} of the time` },
   ];
   out.push(
     { figure: `small: ${r.shape.name}, answer cache off, req/s vs anvil`, ours: r.cold.rps, unit: 'req/s', baseline: r.anvil.rps, baselineName: 'anvil, same core' },
@@ -266,6 +269,7 @@ export async function measureSmallRequests(o: SmallBenchOptions): Promise<{ rows
         r.anvilFree = await load(anvilServer.url, [anvilServer.pid], bodies, o, wrk, false);
         r.oursFree = await load(free.url, [free.pid], bodies, o, wrk, false);
         r.oursFreeOne = await load(freeOne.url, [freeOne.pid], bodies, o, wrk, false);
+        console.log(`  unpinned ${r.shape.name}: p99 anvil ${fmtMs(r.anvilFree.p99Ms)}, ethlogd ${fmtMs(r.oursFree.p99Ms)} (1 HTTP thread ${fmtMs(r.oursFreeOne.p99Ms)}) ms; an ethlogd thread waited for a core ${pct(r.oursFree.waitShare)} of the time (${pct(r.oursFreeOne.waitShare)})`);
       }
     } finally {
       await Promise.all([free.stop(), freeOne.stop()]);
