@@ -1,8 +1,9 @@
 /**
  * Ingest from the generator: logs/s into a fresh store, blocks built in the writer's thread
- * (generate's default) and in worker threads (generate --threads), the store's write path alone (blocks to encode, and blocks
- * encoded as the worker threads hand them over), and bytes per log (the log data and its indexes,
- * and the whole store with transactions, headers and storage history).
+ * (generate's default) and in worker threads (generate --threads), the store's write path alone
+ * (blocks to encode, and blocks encoded as the worker threads hand them over), and bytes per log
+ * (the log data and its indexes, and the whole store with transactions, headers and storage
+ * history).
  */
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';

@@ -55,7 +55,7 @@ export function cpuSeconds(pid: number): number {
 }
 
 /** Nanoseconds each thread of process `pid` has spent runnable but waiting for a core (the second field of /proc/PID/task/TID/schedstat), by thread id; a thread gone meanwhile is left out. */
-export function runQueueWaits(pid: number): Map<string, number> {
+function runQueueWaits(pid: number): Map<string, number> {
   const waits = new Map<string, number>();
   for (const tid of readdirSync(`/proc/${pid}/task`)) {
     try {
