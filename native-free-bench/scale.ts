@@ -12,12 +12,13 @@
  *   node dist/native-free-bench/scale.js [--sizes 10000,100000,1000000] [--density D] [--dir data/scale] [--reps 15]
  */
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, readFileSync, rmSync, statfsSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync, statfsSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { dirname, join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { bytesToHex, quantityToHex } from '../src/chain/hex.js';
 import { createApiKey } from '../src/store/apiKeys.js';
+import { allocatedBytes } from '../src/metrics/metrics.js';
 import { StoreReader } from '../src/store/reader.js';
 import { closeStore, openStore } from '../src/store/schema.js';
 import { ANSWER_UPDATED_TOPIC } from '../src/synth/events.js';
@@ -165,7 +166,7 @@ async function measureSize(dir: string, blocks: number, density: number, reps: n
     blocks,
     logs,
     generateLogsPerSecond: Number(generated[2]),
-    bytesPerLog: statSync(join(dir, 'data.mdb')).size / logs,
+    bytesPerLog: allocatedBytes(join(dir, 'data.mdb')) / logs,
     verifySeconds,
     ...served,
   };

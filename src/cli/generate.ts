@@ -1,7 +1,7 @@
 /**
  * `ethlogd generate`: writes a deterministic synthetic chain into a store, or extends one it made.
  */
-import { generateStore } from '../synth/generateStore.js';
+import { DEFAULT_BATCH_BLOCKS, DEFAULT_BATCH_BYTES, generateStore } from '../synth/generateStore.js';
 import { GenerateRefusedError } from '../synth/provenance.js';
 import { integer, parse, positive, required } from './args.js';
 import { busiestHint } from './busiestHint.js';
@@ -17,8 +17,11 @@ const MAX_THREADS = 256;
  */
 const DEFAULT_THREADS = 0;
 
+/** Most blocks per write transaction one may ask for: a bound on a typo's cost (a transaction's records are capped at DEFAULT_BATCH_BYTES anyway). */
+const MAX_BATCH_BLOCKS = 1_000_000;
+
 /** Usage text of `generate`. */
-export const GENERATE_USAGE = `Usage: ethlogd generate --out DIR --blocks N [--seed S] [--density D] [--threads T] [--no-pending]
+export const GENERATE_USAGE = `Usage: ethlogd generate --out DIR --blocks N [--seed S] [--density D] [--threads T] [--batch-blocks B] [--no-pending]
 
 Generates a deterministic, mainnet-like chain of N blocks (same seed and density, same bytes) into
 the store in DIR, then names its busiest contracts with a ready eth_getLogs example. A block's fork
@@ -36,6 +39,7 @@ Options:
   --seed S         seed of the chain                                   default "ethlogd"
   --density D      1.0 = mainnet (~265 txs, ~500 logs per block)       default 1
   --threads T      worker threads building blocks (0: the writer's)   default 0 (more pay only with spare cores)
+  --batch-blocks B most blocks per write transaction                  default ${DEFAULT_BATCH_BLOCKS} (fewer past ${DEFAULT_BATCH_BYTES / 2 ** 20} MiB of records)
   --no-pending     do not store a pending block
   -h, --help       this text`;
 
@@ -47,6 +51,7 @@ export async function generateCommand(argv: string[]): Promise<number> {
     seed: { type: 'string' },
     density: { type: 'string' },
     threads: { type: 'string' },
+    'batch-blocks': { type: 'string' },
     'no-pending': { type: 'boolean' },
   });
   if (values.help) {
@@ -58,8 +63,9 @@ export async function generateCommand(argv: string[]): Promise<number> {
   const seed = typeof values.seed === 'string' ? values.seed : 'ethlogd';
   const density = positive(values.density, 'density', 1);
   const threads = integer(values.threads, 'threads', DEFAULT_THREADS, 0, MAX_THREADS);
+  const batchBlocks = integer(values['batch-blocks'], 'batch-blocks', DEFAULT_BATCH_BLOCKS, 1, MAX_BATCH_BLOCKS);
   try {
-    const result = await generateStore(out, { blocks, seed, density, threads, pending: values['no-pending'] !== true, progress: true });
+    const result = await generateStore(out, { blocks, seed, density, threads, batchBlocks, pending: values['no-pending'] !== true, progress: true });
     if (result.blocks === 0) {
       console.log(`the store at ${out} already holds blocks ${result.earliest}–${result.head} of this chain (--seed ${JSON.stringify(seed)} --density ${density}): nothing to add`);
       return 0;

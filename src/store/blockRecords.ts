@@ -51,6 +51,14 @@ function stripLeadingZeros(bytes: Uint8Array): Uint8Array {
   return bytes.subarray(i);
 }
 
+/** The bytes of a block's records (what a batch of them holds in memory until it is written). */
+export function blockRecordsBytes(r: BlockRecords): number {
+  let bytes = r.header.length + (r.txHashes?.length ?? 0) + (r.receipts?.length ?? 0) + (r.logs?.length ?? 0) + (r.storageWrites?.length ?? 0);
+  for (const tx of r.txs) bytes += tx.length;
+  for (let i = 0; i < r.storageKeys.length; i++) bytes += r.storageKeys[i]!.length + r.storageValues[i]!.length;
+  return bytes;
+}
+
 /** Encodes a block into its records (views into one buffer of their own). */
 export function encodeBlockRecords(block: BlockBundle): BlockRecords {
   const w = new ByteWriter(4096 + block.transactions.length * BYTES_PER_TX_HINT);

@@ -76,7 +76,15 @@ export interface OpenStoreOptions {
 /** Opens (creating when writable) the store in directory `path` (also when its name has a dot, which lmdb would take for a file name). */
 export function openStore(path: string, options: OpenStoreOptions = {}): Store {
   const readOnly = options.readOnly ?? false;
-  const env = open({ path, maxDbs: MAX_DBS, readOnly, compression: false, noSubdir: false });
+  // A writable store maps its file writable (LMDB's MDB_WRITEMAP): a write transaction writes its
+  // pages in the map instead of copies kept in a list sorted by page number, an insertion into which
+  // moves the list's tail. Most puts go to random keys (transaction hashes, storage slots), so a
+  // transaction on a large store dirties about a page per put, and that list cost grew with its
+  // square: extending a 20,480-block mainnet-density store by 1,200 blocks took 61 s of CPU
+  // (42% of it inserting into the list) against 35 s with the write map. Readers (serve) open the
+  // file read-only as before; commits stay durable (msync instead of fdatasync). The file is grown
+  // to the map's size, which lmdb-js raises as the store grows.
+  const env = open({ path, maxDbs: MAX_DBS, readOnly, compression: false, noSubdir: false, useWritemap: !readOnly });
   const bin = (name: string) => env.openDB<Buffer, Buffer>({ name, keyEncoding: 'binary', encoding: 'binary' });
   const store: Store = {
     env,

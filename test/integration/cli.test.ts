@@ -405,6 +405,7 @@ describe('help and usage errors', () => {
       [['reindex', '--frobnicate'], /ethlogd reindex: .*--frobnicate/],
       [['generate', '--blocks', '5'], /ethlogd generate: --out is required/],
       [['generate', '--out', join(dir, 'x'), '--blocks', 'many'], /ethlogd generate: --blocks must be an integer/],
+      [['generate', '--out', join(dir, 'x'), '--blocks', '5', '--batch-blocks', '0'], /ethlogd generate: --batch-blocks must be an integer from 1 to 1000000/],
       [['serve', '--data', dir, '--port', '70000'], /ethlogd serve: --port must be an integer from 0 to 65535/],
       [['keys', 'explode', '--data', dir], /ethlogd keys: unknown keys action "explode"/],
     ];

@@ -46,6 +46,8 @@ const INGEST_KILLS = envInt('CRASH_INGEST_KILLS', 3);
 /** Generated blocks: past one segment boundary with room after it. */
 const BLOCKS = envInt('CRASH_BLOCKS', SEGMENT_BLOCKS + 904);
 const SEED = process.env.CRASH_SEED ?? 'crash';
+/** Blocks per write transaction of the killed generator: a quarter of generate's default, so that a run at this density makes many commits to kill between. */
+const GENERATE_BATCH_BLOCKS = 256;
 /** A low density keeps the generator fast (thousands of blocks per second) while blocks still have logs, transactions and storage writes. */
 const DENSITY = 0.003;
 /** Share of generate kills taken at a delay after the start (store opening, chain resume) rather than mid-generation. */
@@ -117,8 +119,8 @@ function checkAfterKill(store: Store, previous: number, what: string): number {
 
 describe('generate killed at random moments', () => {
   const opts = { blocks: BLOCKS, seed: SEED, density: DENSITY };
-  // Killed while worker threads build and hand over batches: the path with the most in flight.
-  const args = (dir: string) => ['generate', '--out', dir, '--blocks', String(BLOCKS), '--seed', SEED, '--density', String(DENSITY), '--threads', '2'];
+  // Killed while worker threads build and hand over batches: the path with the most in flight; small write transactions, so the head moves often enough to kill between them.
+  const args = (dir: string) => ['generate', '--out', dir, '--blocks', String(BLOCKS), '--seed', SEED, '--density', String(DENSITY), '--threads', '2', '--batch-blocks', String(GENERATE_BATCH_BLOCKS)];
 
   test(`${GENERATE_KILLS} kills, each verified, then the finished store equals an uninterrupted one`, { timeout: 600_000 }, async (t: TestContext) => {
     const dir = tempDir('generate');

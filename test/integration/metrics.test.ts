@@ -191,7 +191,7 @@ describe('metrics', () => {
     const head = await headBlock();
     const now = await scrape();
     assert.equal(now.find('ethlogd_head_block'), head);
-    assert.equal(now.find('ethlogd_store_size_bytes'), statSync(join(dataset.dir, 'data.mdb')).size);
+    assert.equal(now.find('ethlogd_store_size_bytes'), statSync(join(dataset.dir, 'data.mdb')).blocks * 512);
     assert.equal(now.find('ethlogd_log_pool_threads'), THREADS);
     assert.equal(now.find('ethlogd_log_pool_queue_size'), 0);
     const utilization = now.find('ethlogd_log_pool_utilization');

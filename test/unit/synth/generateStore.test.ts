@@ -10,6 +10,7 @@ import { TRANSFER_TOPIC } from '../../../src/synth/events.js';
 import { generateStore } from '../../../src/synth/generateStore.js';
 import { CHAIN_VERSION, generateChain, generatePending, markers } from '../../../src/synth/generator.js';
 import { GenerateRefusedError, storedProvenance } from '../../../src/synth/provenance.js';
+import { blockRecordsBytes, encodeBlockRecords } from '../../../src/store/blockRecords.js';
 import { StoreReader } from '../../../src/store/reader.js';
 import { closeStore, openStore } from '../../../src/store/schema.js';
 import { StoreWriter } from '../../../src/store/writer.js';
@@ -155,17 +156,17 @@ test('without a pending block the stored one is cleared, also when extending a s
   }
 });
 
-test('a write transaction holds batchBlocks blocks, gathered from the smaller batches a source hands over; the store is the same whatever the size', async () => {
+test('a write transaction holds batchBlocks blocks (fewer when their records reach batchBytes), gathered from the smaller batches a source hands over; the store is the same whatever the size', async () => {
   const appendRecords = StoreWriter.prototype.appendRecords;
   const sizes: number[] = [];
   StoreWriter.prototype.appendRecords = function (this: StoreWriter, batch) {
     sizes.push(batch.blocks.length);
     return appendRecords.call(this, batch);
   };
-  const hashes = async (batchBlocks: number | undefined, threads: number) => {
+  const hashes = async (batchBlocks: number | undefined, threads: number, batchBytes?: number) => {
     sizes.length = 0;
     const dir = tempDir();
-    await generateStore(dir, { ...OPTS, batchBlocks, threads, progress: false });
+    await generateStore(dir, { ...OPTS, batchBlocks, batchBytes, threads, progress: false });
     const store = openStore(dir, { readOnly: true });
     try {
       const reader = new StoreReader(store);
@@ -185,6 +186,24 @@ test('a write transaction holds batchBlocks blocks, gathered from the smaller ba
       const got = await hashes(batchBlocks, threads);
       assert.deepEqual(got.sizes, expected, `batchBlocks ${batchBlocks}, threads ${threads}`);
       assert.deepEqual(got.hashes, want, `batchBlocks ${batchBlocks}, threads ${threads}`);
+    }
+    // A byte budget cuts a transaction at the first block whose records reach it.
+    const bytes = chain.map((b) => blockRecordsBytes(encodeBlockRecords(b)));
+    const forty = bytes.slice(0, 40).reduce((a, b) => a + b, 0);
+    for (const threads of [0, 2]) {
+      const one = await hashes(100, threads, 1);
+      assert.deepEqual(one.sizes, Array(150).fill(1), `batchBytes 1, threads ${threads}`);
+      const got = await hashes(100, threads, forty);
+      assert.equal(got.sizes[0], 40, `threads ${threads}`);
+      let at = 0;
+      for (const [i, size] of got.sizes.entries()) {
+        const chunk = bytes.slice(at, at + size);
+        const total = chunk.reduce((a, b) => a + b, 0);
+        if (i < got.sizes.length - 1) assert.ok(size === 100 || (total >= forty && total - chunk.at(-1)! < forty), `transaction ${i}: ${size} blocks, ${total} bytes`);
+        at += size;
+      }
+      assert.equal(at, 150);
+      assert.deepEqual(got.hashes, want);
     }
   } finally {
     StoreWriter.prototype.appendRecords = appendRecords;
