@@ -5,14 +5,16 @@
  * (the log data and its indexes, and the whole store with transactions, headers and storage
  * history).
  */
-import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { allocatedBytes } from '../src/metrics/metrics.js';
 import { DEFAULT_BATCH_BLOCKS, generateStore } from '../src/synth/generateStore.js';
 import { generateChain } from '../src/synth/generator.js';
 import { StoreWriter } from '../src/store/writer.js';
 import { encodeBlockRecords } from '../src/store/blockRecords.js';
 import { closeStore, openStore, type Store } from '../src/store/schema.js';
+import { ensureDataset, type DatasetSpec } from './dataset.js';
 import type { Row } from './report.js';
 
 /** The databases that hold logs and their indexes. */
@@ -70,8 +72,30 @@ async function timedGenerate(blocks: number, threads: number): Promise<{ dir: st
   return { dir, logs: result.logs, rate: result.logs / result.seconds };
 }
 
-/** Generates `blocks` mainnet-density blocks into temp stores (in the writer's thread, then in worker threads) and measures rates and size, and the write path alone. */
-export async function measureIngest(blocks: number): Promise<Row[]> {
+/**
+ * Extends a copy of the benchmark dataset (made sure of first) by `blocks` blocks in the writer's
+ * thread: generate where the store's B-trees are large, so that nearly every put to a random key
+ * (transaction hash, storage slot) dirties a page of its own. The copy is made before the clock starts.
+ */
+async function timedExtend(dataset: DatasetSpec, blocks: number): Promise<{ rate: number; logs: number }> {
+  ensureDataset(dataset);
+  const dir = mkdtempSync(join(tmpdir(), 'ethlogd-extend-bench-'));
+  try {
+    copyFileSync(join(dataset.dir, 'data.mdb'), join(dir, 'data.mdb'));
+    const result = await generateStore(dir, { blocks: dataset.blocks + blocks, seed: dataset.seed, density: dataset.density, progress: false });
+    return { rate: result.logs / result.seconds, logs: result.logs };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/**
+ * Generates `blocks` mainnet-density blocks into temp stores (in the writer's thread, then in
+ * worker threads) and measures rates and size, the write path alone, and generate extending a copy
+ * of the benchmark dataset by half as many blocks.
+ */
+export async function measureIngest(blocks: number, dataset: DatasetSpec): Promise<Row[]> {
+  const extend = await timedExtend(dataset, Math.max(1, Math.floor(blocks / 2)));
   const writes = await measureWrites(Math.max(1, Math.floor(blocks / 3)));
   const threads = availableParallelism();
   const sequential = await timedGenerate(blocks, 0);
@@ -81,11 +105,11 @@ export async function measureIngest(blocks: number): Promise<Row[]> {
     const store = openStore(parallel.dir, { readOnly: true });
     const logBytes = LOG_DATABASES.reduce((sum, name) => sum + bytesOf(store, name), 0);
     await closeStore(store);
-    const fileBytes = statSync(join(parallel.dir, 'data.mdb')).size;
+    const fileBytes = allocatedBytes(join(parallel.dir, 'data.mdb'));
     const ratio = (a: number, b: number) => `${(a / b).toFixed(2)}×`;
     return [
       {
-        figure: `ingest from the generator, blocks built in the writer's thread (generate's default; ${blocks} blocks, ${sequential.logs} logs, one write transaction per ${WRITE_BATCH_BLOCKS} blocks)`,
+        figure: `ingest from the generator, blocks built in the writer's thread (generate's default; ${blocks} blocks, ${sequential.logs} logs, up to ${WRITE_BATCH_BLOCKS} blocks per write transaction)`,
         ours: sequential.rate,
         unit: 'logs/s',
         target: { kind: 'min', value: 400_000, text: '≥ 400k logs/s' },
@@ -99,13 +123,19 @@ export async function measureIngest(blocks: number): Promise<Row[]> {
         note: `${ratio(parallel.rate, sequential.rate)} the writer's-thread rate of this run; includes starting the threads`,
       },
       {
-        figure: `ingest: the store's write path alone (pre-generated mainnet blocks, encoded and appended ${WRITE_BATCH_BLOCKS} per transaction)`,
+        figure: `ingest from the generator extending the ${dataset.blocks}-block benchmark dataset (density ${dataset.density}) by ${Math.max(1, Math.floor(blocks / 2))} blocks, ${extend.logs} logs (writer's thread)`,
+        ours: extend.rate,
+        unit: 'logs/s',
+        note: `${ratio(extend.rate, sequential.rate)} the rate into a fresh store: the random puts of a large store dirty a page each`,
+      },
+      {
+        figure: `ingest: the store's write path alone (pre-generated mainnet blocks, encoded and appended up to ${WRITE_BATCH_BLOCKS} per transaction)`,
         ours: writes.blocks,
         unit: 'logs/s',
         target: { kind: 'min', value: 1_000_000, text: '≥ 1M logs/s' },
       },
       {
-        figure: `ingest: the store's write path alone, records encoded beforehand (what worker threads hand over; ${WRITE_BATCH_BLOCKS} blocks per transaction)`,
+        figure: `ingest: the store's write path alone, records encoded beforehand (what worker threads hand over; up to ${WRITE_BATCH_BLOCKS} blocks per transaction)`,
         ours: writes.records,
         unit: 'logs/s',
         target: { kind: 'min', value: 1_000_000, text: '≥ 1M logs/s' },

@@ -125,7 +125,10 @@ async function main(): Promise<void> {
       }
     });
   }
-  if (run.has('ingest')) await step('ingest', 'ingest', async () => void rows.push(...(await measureIngest(p.ingestBlocks))));
+  if (run.has('ingest')) {
+    const dataset = { dir: p.data, blocks: p.blocks, density: p.density, seed: SEED };
+    await step('ingest', 'ingest', async () => void rows.push(...(await measureIngest(p.ingestBlocks, dataset))));
+  }
   if (run.has('export')) await step('export', 'export to Parquet', async () => void rows.push(...(await measureExport(p.data))));
   if (run.has('micro')) await step('micro', 'micro-benchmarks', async () => void rows.push(...(await measureMicro(p.data, SEED, p.microTime))));
   const seconds = (Date.now() - started) / 1000;
