@@ -28,7 +28,7 @@ import { Progress } from '../ingest/progress.js';
  * loses little work and progress moves, and by DEFAULT_BATCH_BYTES at high densities.
  */
 export const DEFAULT_BATCH_BLOCKS = 1024;
-/** Most bytes of encoded records a write transaction holds by default (they stay in memory until it commits): about 800 mainnet-density blocks. */
+/** Most bytes of encoded records a write transaction holds by default (they stay in memory until it commits): a mainnet-density block's take about 160 KiB, so DEFAULT_BATCH_BLOCKS binds first up to a density of about 1.5. */
 export const DEFAULT_BATCH_BYTES = 256 * 1024 * 1024;
 /** Most blocks a source builds and hands over at a time (a worker thread's task): small enough that every thread starts writing soon and few megabytes travel at once. */
 const SOURCE_BATCH_BLOCKS = 64;
