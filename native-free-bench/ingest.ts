@@ -8,12 +8,11 @@
 import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { allocatedBytes } from '../src/metrics/metrics.js';
 import { DEFAULT_BATCH_BLOCKS, generateStore } from '../src/synth/generateStore.js';
 import { generateChain } from '../src/synth/generator.js';
 import { StoreWriter } from '../src/store/writer.js';
 import { encodeBlockRecords } from '../src/store/blockRecords.js';
-import { closeStore, openStore, type Store } from '../src/store/schema.js';
+import { closeStore, openStore, storeDiskBytes, type Store } from '../src/store/schema.js';
 import { ensureDataset, type DatasetSpec } from './dataset.js';
 import type { Row } from './report.js';
 
@@ -95,7 +94,8 @@ async function timedExtend(dataset: DatasetSpec, blocks: number): Promise<{ rate
  * of the benchmark dataset by half as many blocks.
  */
 export async function measureIngest(blocks: number, dataset: DatasetSpec): Promise<Row[]> {
-  const extend = await timedExtend(dataset, Math.max(1, Math.floor(blocks / 2)));
+  const extendBlocks = Math.max(1, Math.floor(blocks / 2));
+  const extend = await timedExtend(dataset, extendBlocks);
   const writes = await measureWrites(Math.max(1, Math.floor(blocks / 3)));
   const threads = availableParallelism();
   const sequential = await timedGenerate(blocks, 0);
@@ -105,7 +105,7 @@ export async function measureIngest(blocks: number, dataset: DatasetSpec): Promi
     const store = openStore(parallel.dir, { readOnly: true });
     const logBytes = LOG_DATABASES.reduce((sum, name) => sum + bytesOf(store, name), 0);
     await closeStore(store);
-    const fileBytes = allocatedBytes(join(parallel.dir, 'data.mdb'));
+    const fileBytes = storeDiskBytes(parallel.dir);
     const ratio = (a: number, b: number) => `${(a / b).toFixed(2)}×`;
     return [
       {
@@ -123,7 +123,7 @@ export async function measureIngest(blocks: number, dataset: DatasetSpec): Promi
         note: `${ratio(parallel.rate, sequential.rate)} the writer's-thread rate of this run; includes starting the threads`,
       },
       {
-        figure: `ingest from the generator extending the ${dataset.blocks}-block benchmark dataset (density ${dataset.density}) by ${Math.max(1, Math.floor(blocks / 2))} blocks, ${extend.logs} logs (writer's thread)`,
+        figure: `ingest from the generator extending the ${dataset.blocks}-block benchmark dataset (density ${dataset.density}) by ${extendBlocks} blocks, ${extend.logs} logs (writer's thread)`,
         ours: extend.rate,
         unit: 'logs/s',
         note: `${ratio(extend.rate, sequential.rate)} the rate into a fresh store: the random puts of a large store dirty a page each`,

@@ -18,9 +18,8 @@ import { dirname, join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { bytesToHex, quantityToHex } from '../src/chain/hex.js';
 import { createApiKey } from '../src/store/apiKeys.js';
-import { allocatedBytes } from '../src/metrics/metrics.js';
 import { StoreReader } from '../src/store/reader.js';
-import { closeStore, openStore } from '../src/store/schema.js';
+import { closeStore, openStore, storeDiskBytes } from '../src/store/schema.js';
 import { ANSWER_UPDATED_TOPIC } from '../src/synth/events.js';
 import { rareAddress } from '../src/synth/generator.js';
 import { startChild } from './http.js';
@@ -166,7 +165,7 @@ async function measureSize(dir: string, blocks: number, density: number, reps: n
     blocks,
     logs,
     generateLogsPerSecond: Number(generated[2]),
-    bytesPerLog: allocatedBytes(join(dir, 'data.mdb')) / logs,
+    bytesPerLog: storeDiskBytes(dir) / logs,
     verifySeconds,
     ...served,
   };

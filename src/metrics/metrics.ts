@@ -9,8 +9,6 @@
  * responses; a scrape asks the other threads for theirs and shows the sums, and the responses of
  * each thread apart.
  */
-import { statSync } from 'node:fs';
-import { join } from 'node:path';
 import { collectDefaultMetrics, Counter, Gauge, Registry } from 'prom-client';
 import { METRICS_LATENCY_BUCKETS_S } from '../config.js';
 import { addScanCounts, zeroScanCounts, type ScanCounts } from '../logs/answer.js';
@@ -18,19 +16,13 @@ import type { LogEngine } from '../logs/engine.js';
 import type { AnswerCacheCounts } from '../rpc/answerCache.js';
 import { INVALID_REQUEST, UNKNOWN_METHOD } from '../rpc/observe.js';
 import type { StoreReader } from '../store/reader.js';
+import { storeDiskBytes } from '../store/schema.js';
 import { CallHistogram } from './callHistogram.js';
 import { CallStatsTable, StatusCounts, type ThreadCounts } from './callStats.js';
 
 /** The prefix of this service's own metric names. */
 const PREFIX = 'ethlogd_';
 
-/** LMDB's data file in a store directory, whose size is the store's size. */
-const DATA_FILE = 'data.mdb';
-
-/** Bytes of disk a file takes (its allocated 512-byte blocks): a store's writer maps its file larger than it fills (schema.ts), the rest a hole. */
-export function allocatedBytes(path: string): number {
-  return statSync(path).blocks * 512;
-}
 
 /** What the metrics read when scraped. */
 export interface MetricSources {
@@ -212,7 +204,7 @@ export function createServiceMetrics(sources: MetricSources): ServiceMetrics {
   gauge('log_pool_queue_size', 'eth_getLogs scan tasks waiting for a worker thread', () => engine.pool.queueSize);
   gauge('log_pool_utilization', 'Busy share of the worker pool since it started (0 to 1, Piscina utilization)', () => engine.pool.utilization);
   gauge('log_pool_threads', 'Worker threads of the eth_getLogs pool', () => engine.pool.threads.length);
-  gauge('store_size_bytes', 'Disk space the LMDB store (its data file) takes, in bytes', () => allocatedBytes(join(sources.dataDir, DATA_FILE)));
+  gauge('store_size_bytes', 'Disk space the LMDB store (its data file) takes, in bytes', () => storeDiskBytes(sources.dataDir));
   gauge('filters_installed', 'Polling filters installed (eth_newFilter, eth_newBlockFilter) and not yet uninstalled or expired', () => sources.filters?.size);
   gauge('head_block', 'Number of the latest block in the store (absent while it holds none)', () => reader.head());
 

@@ -2,6 +2,8 @@
  * Opens the LMDB environment and its named databases (docs/architecture.md §3). One environment per
  * data directory; all keys are binary except meta's names.
  */
+import { statSync } from 'node:fs';
+import { join } from 'node:path';
 import { open, type Database, type RootDatabase } from 'lmdb';
 
 /**
@@ -121,6 +123,11 @@ function staleStore(path: string, version: unknown): string {
     return `${what} (older stores lack ${lacking.join(' and ')}): build it again with \`ethlogd generate\` or \`ethlogd ingest\` into a new directory`;
   }
   return `${what}: it was written by a newer ethlogd; serve it with that version`;
+}
+
+/** Bytes of disk the store in directory `path` takes: its data file's allocated blocks (a writer maps the file larger than it fills, the rest a hole). */
+export function storeDiskBytes(path: string): number {
+  return statSync(join(path, 'data.mdb')).blocks * 512;
 }
 
 /** Closes the environment (all its databases). */

@@ -8,7 +8,7 @@
  */
 import { bytesEqual } from '../chain/hex.js';
 import { storedBlockHash } from '../store/recordViews.js';
-import { blockRecordsBytes, type BlockRecords } from '../store/blockRecords.js';
+import { blockRecordsBytes } from '../store/blockRecords.js';
 import { StoreReader } from '../store/reader.js';
 import { closeStore, openStore, type Store } from '../store/schema.js';
 import { StoreWriter, type RecordsBatch } from '../store/writer.js';
@@ -87,14 +87,14 @@ function start(store: Store, reader: StoreReader, opts: GeneratorOptions, dir: s
   return { from: meta.head, parentHash, head: reader.header(meta.head)!.hash };
 }
 
-/** How many of `blocks`, from the first, make the next write transaction: batchBlocks, or fewer when their records pass batchBytes (at least one). */
-function batchLength(blocks: readonly BlockRecords[], batchBlocks: number, batchBytes: number): number {
+/** How many blocks, from the first of those whose records take `sizes` bytes, make the next write transaction: batchBlocks, or fewer when their records pass batchBytes (at least one). */
+function batchLength(sizes: readonly number[], batchBlocks: number, batchBytes: number): number {
   let bytes = 0;
-  for (let i = 0; i < Math.min(blocks.length, batchBlocks); i++) {
-    bytes += blockRecordsBytes(blocks[i]!);
+  for (let i = 0; i < Math.min(sizes.length, batchBlocks); i++) {
+    bytes += sizes[i]!;
     if (bytes >= batchBytes) return i + 1;
   }
-  return Math.min(blocks.length, batchBlocks);
+  return Math.min(sizes.length, batchBlocks);
 }
 
 /** Generates the chain `opts` describes into the store at `dir` (created if absent), extending a store of the same chain from its head. */
@@ -124,6 +124,8 @@ export async function generateStore(dir: string, opts: GenerateStoreOptions): Pr
     };
     const range: SourceRange = { from: from.from, to: last, parentHash: from.parentHash, batchBlocks: Math.min(batchBlocks, SOURCE_BATCH_BLOCKS), tallyFrom, pending: opts.pending !== false };
     const collected: SourceBatch = { blocks: [], logCounts: [] };
+    /** The bytes of each collected block's records, and their sum. */
+    const sizes: number[] = [];
     let collectedBytes = 0;
     for await (const batch of source.batches(range)) {
       let { blocks, logCounts } = batch;
@@ -139,14 +141,18 @@ export async function generateStore(dir: string, opts: GenerateStoreOptions): Pr
       }
       collected.blocks.push(...blocks);
       collected.logCounts.push(...logCounts);
-      for (const b of blocks) collectedBytes += blockRecordsBytes(b);
+      for (const b of blocks) {
+        sizes.push(blockRecordsBytes(b));
+        collectedBytes += sizes.at(-1)!;
+      }
       const finished = (blocks.length > 0 ? blocks[blocks.length - 1]!.number : from.from) === last;
       const full = () => collected.blocks.length >= batchBlocks || collectedBytes >= batchBytes;
       if (!finished && !full()) continue;
       // Write transactions of batchBlocks blocks (fewer when they pass batchBytes), whatever the source's cut; the last one takes the rest (none when the store held the chain already).
       do {
-        const chunk = collected.blocks.splice(0, batchLength(collected.blocks, batchBlocks, batchBytes));
-        for (const b of chunk) collectedBytes -= blockRecordsBytes(b);
+        const length = batchLength(sizes, batchBlocks, batchBytes);
+        const chunk = collected.blocks.splice(0, length);
+        for (const size of sizes.splice(0, length)) collectedBytes -= size;
         const head = chunk.length > 0 ? chunk[chunk.length - 1]!.number : from.from;
         const finishing = head === last ? { pending: opts.pending === false ? null : batch.pending! } : {};
         append({ blocks: chunk, ...markers(head, first), ...finishing });
