@@ -6,6 +6,7 @@
 import { availableParallelism } from 'node:os';
 import { DEFAULT_MAX_LAG_BLOCKS, FOLLOW_POLL_MS, DEFAULT_BROTLI_QUALITY, DEFAULT_COMPRESSION_MIN_BYTES, DEFAULT_GZIP_LEVEL, DEFAULT_HOST, DEFAULT_RATE_BURST_SECONDS, DEFAULT_RATE_LIMIT_PER_SECOND, DEFAULT_HTTP_PORT, LOG_QUERY_TIMEOUT_MS, MAX_FILTER_PARAMS, MAX_LOG_RESULTS, SHUTDOWN_GRACE_MARGIN_MS, STREAM_TIMEOUT_MS } from '../config.js';
 import type { AccessLogMode } from '../http/accessLog.js';
+import { defaultHttpThreads } from '../http/threads.js';
 import type { CompressionOptions } from '../http/compress.js';
 import { createLogger, LOG_LEVELS, type LogLevel } from '../logger.js';
 import { DEFAULT_ANSWER_CACHE_BYTES } from '../rpc/answerCache.js';
@@ -43,8 +44,8 @@ export const SERVE_OPTIONS: readonly OptionSpec[] = [
   {
     name: 'http-threads',
     type: { kind: 'integer', min: 1, max: 256 },
-    default: availableParallelism(),
-    defaultText: `${availableParallelism()} (the cores)`,
+    default: defaultHttpThreads(),
+    defaultText: `${defaultHttpThreads()} (the cores but one, at least one)`,
     description: 'HTTP threads, each a uWebSockets.js app on the same port (1: the main thread alone)',
   },
   { name: 'log-timeout-ms', type: { kind: 'integer', min: 1, max: MAX_OPTION_INT }, default: LOG_QUERY_TIMEOUT_MS, placeholder: 'MS', description: 'eth_getLogs deadline' },
