@@ -73,6 +73,8 @@ export interface Store {
 /** Options for opening a store. */
 export interface OpenStoreOptions {
   readOnly?: boolean;
+  /** Whether a writable store maps its file writable (LMDB's MDB_WRITEMAP, below); default true. */
+  writeMap?: boolean;
 }
 
 /** Opens (creating when writable) the store in directory `path` (also when its name has a dot, which lmdb would take for a file name). */
@@ -85,8 +87,10 @@ export function openStore(path: string, options: OpenStoreOptions = {}): Store {
   // square: extending a 20,480-block mainnet-density store by 1,200 blocks took 61 s of CPU
   // (42% of it inserting into the list) against 35 s with the write map. Readers (serve) open the
   // file read-only as before; commits stay durable (msync instead of fdatasync). The file is grown
-  // to the map's size, which lmdb-js raises as the store grows.
-  const env = open({ path, maxDbs: MAX_DBS, readOnly, compression: false, noSubdir: false, useWritemap: !readOnly });
+  // to the map's size, which lmdb-js raises as the store grows. Where transactions dirty few pages
+  // the list is short and the write map only costs the kernel's write-back of mapped pages as they
+  // are dirtied: generate asks for none then (generateStore.ts, generateWriteMap).
+  const env = open({ path, maxDbs: MAX_DBS, readOnly, compression: false, noSubdir: false, useWritemap: !readOnly && (options.writeMap ?? true) });
   const bin = (name: string) => env.openDB<Buffer, Buffer>({ name, keyEncoding: 'binary', encoding: 'binary' });
   const store: Store = {
     env,

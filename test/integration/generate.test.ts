@@ -4,7 +4,8 @@
  * included); the refusals (another seed, another density, fewer blocks than stored, a store of an
  * older chain version or with no record of its generator) exit 2 with what to do and change
  * nothing; the summary is printed once; the busiest contract it names has the logs eth_getLogs,
- * queried with the printed params on a real server, returns.
+ * queried with the printed params on a real server, returns. A store generated with LMDB's write map
+ * and one without are the same.
  */
 import assert from 'node:assert/strict';
 import { cpSync, mkdtempSync, rmSync } from 'node:fs';
@@ -14,6 +15,7 @@ import { after, before, describe, test } from 'node:test';
 import { createApiKey } from '../../src/store/apiKeys.js';
 import { closeStore, openStore } from '../../src/store/schema.js';
 import { verifyStore } from '../../src/store/verify.js';
+import { generateStore } from '../../src/synth/generateStore.js';
 import { CHAIN_VERSION } from '../../src/synth/generator.js';
 import { PROVENANCE_KEY } from '../../src/synth/provenance.js';
 import { runCli } from './child.js';
@@ -134,6 +136,26 @@ describe('refusals: exit 2, what to do on stderr, the store unchanged', () => {
     assert.equal(fromUnrecorded.code, 2, fromUnrecorded.stderr);
     assert.match(fromUnrecorded.stderr, new RegExp(`^ethlogd generate: the store at \\S+ holds blocks 0–119 with no record of generating them: ethlogd ingest made it, or an ethlogd generate older than chain version ${CHAIN_VERSION}`));
     assert.deepEqual(await diffDirs(unrecorded, before.unrecorded), []);
+  });
+});
+
+describe('the write map', () => {
+  test('a store generated with the write map and one without are the same, entry by entry, and both verify', async () => {
+    const opts = { blocks: 2 * HALF, seed: SEED, density: Number(DENSITY), progress: false, batchBlocks: 16 };
+    const mapped = join(dir, 'write-map');
+    const unmapped = join(dir, 'no-write-map');
+    await generateStore(mapped, { ...opts, writeMap: true });
+    await generateStore(unmapped, { ...opts, writeMap: false });
+    assert.deepEqual(await diffDirs(mapped, unmapped), []);
+    assert.deepEqual(await diffDirs(mapped, atOnce), []);
+    for (const path of [mapped, unmapped]) {
+      const store = openStore(path, { readOnly: true });
+      try {
+        assert.deepEqual(verifyStore(store), { blocks: 2 * HALF, problems: [] });
+      } finally {
+        await closeStore(store);
+      }
+    }
   });
 });
 

@@ -7,7 +7,7 @@ import { bytesToHex } from '../../../src/chain/hex.js';
 import { mappingSlot } from '../../../src/chain/storageSlot.js';
 import type { BlockBundle } from '../../../src/chain/types.js';
 import { TRANSFER_TOPIC } from '../../../src/synth/events.js';
-import { generateStore } from '../../../src/synth/generateStore.js';
+import { generateStore, generateWriteMap } from '../../../src/synth/generateStore.js';
 import { CHAIN_VERSION, generateChain, generatePending, markers } from '../../../src/synth/generator.js';
 import { GenerateRefusedError, storedProvenance } from '../../../src/synth/provenance.js';
 import { blockRecordsBytes, encodeBlockRecords } from '../../../src/store/blockRecords.js';
@@ -208,4 +208,20 @@ test('a write transaction holds batchBlocks blocks (fewer when their records rea
   } finally {
     StoreWriter.prototype.appendRecords = appendRecords;
   }
+});
+
+test('generateWriteMap: the write map when a transaction is expected to hold 32 MiB of records or more', () => {
+  const MIB = 1024 * 1024;
+  const cases: [number, number, number, boolean][] = [
+    [1, 1024, 256 * MIB, true],
+    [1, 256, 256 * MIB, true],
+    [0.2, 1024, 256 * MIB, true],
+    [0.1, 1024, 256 * MIB, false],
+    [0.02, 1024, 256 * MIB, false],
+    [0.05, 16, 256 * MIB, false],
+    [0, 1024, 256 * MIB, false],
+    [1, 1024, 16 * MIB, false],
+    [2, 1024, 32 * MIB, true],
+  ];
+  for (const [density, blocks, bytes, expected] of cases) assert.equal(generateWriteMap(density, blocks, bytes), expected, `density ${density}, ${blocks} blocks, ${bytes / MIB} MiB`);
 });
