@@ -24,16 +24,13 @@ import { resolveBlock } from '../rpc/blocks.js';
 import { InvalidParamsError, RpcError, toRpcError } from '../rpc/errors.js';
 import { createApiKey, listApiKeys, revokeApiKey, revokeApiKeyById, type ApiKeyEntry } from '../store/apiKeys.js';
 import { StoreReader } from '../store/reader.js';
-import { closeStore, openStore, type Store } from '../store/schema.js';
+import { closeStore, openStore, STORE_DATA_FILE, type Store } from '../store/schema.js';
 import { verifyStore, type VerifyResult } from '../store/verify.js';
 import { StoreWriter, type AppendBatch } from '../store/writer.js';
 import { addressArg, blockId, filterSpec, hashArg, slotArg } from './params.js';
 import type { Block, BlockSelector, BytesLike, ExportOptions, InclusionBlock, LogFilter, LogLines, LogsOptions, TransactionEntry } from './types.js';
 
 export { DEFAULT_CHUNK_BLOCKS };
-
-/** The LMDB data file of a store directory. */
-const STORE_FILE = 'data.mdb';
 
 /** How to open a store. */
 export interface OpenOptions {
@@ -91,8 +88,8 @@ export class EthLogStore {
 
   /** Opens the store in `dataDir` (read-only unless `writable`, which creates it when absent). */
   static open(dataDir: string, options: OpenOptions = {}): EthLogStore {
-    if (options.writable !== true && !existsSync(join(dataDir, STORE_FILE))) {
-      throw new Error(`no store at ${dataDir}: ${existsSync(dataDir) ? `no ${STORE_FILE}` : 'no such directory'}`);
+    if (options.writable !== true && !existsSync(join(dataDir, STORE_DATA_FILE))) {
+      throw new Error(`no store at ${dataDir}: ${existsSync(dataDir) ? `no ${STORE_DATA_FILE}` : 'no such directory'}`);
     }
     return new EthLogStore(dataDir, openStore(dataDir, { readOnly: options.writable !== true }), options);
   }

@@ -23,7 +23,6 @@ import { CallStatsTable, StatusCounts, type ThreadCounts } from './callStats.js'
 /** The prefix of this service's own metric names. */
 const PREFIX = 'ethlogd_';
 
-
 /** What the metrics read when scraped. */
 export interface MetricSources {
   /** The store directory (its data file's size). */

@@ -129,9 +129,12 @@ function staleStore(path: string, version: unknown): string {
   return `${what}: it was written by a newer ethlogd; serve it with that version`;
 }
 
+/** LMDB's data file in a store directory: the store's pages (lock.mdb beside it holds no data). */
+export const STORE_DATA_FILE = 'data.mdb';
+
 /** Bytes of disk the store in directory `path` takes: its data file's allocated blocks (a writer maps the file larger than it fills, the rest a hole). */
 export function storeDiskBytes(path: string): number {
-  return statSync(join(path, 'data.mdb')).blocks * 512;
+  return statSync(join(path, STORE_DATA_FILE)).blocks * 512;
 }
 
 /** Closes the environment (all its databases). */

@@ -8,7 +8,7 @@
 import { closeSync, existsSync, fsyncSync, openSync, renameSync, rmSync, mkdirSync, statSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import { StoreReader } from './reader.js';
-import { closeStore, openStore } from './schema.js';
+import { closeStore, openStore, STORE_DATA_FILE } from './schema.js';
 
 /** What a snapshot holds. */
 export interface SnapshotResult {
@@ -55,7 +55,7 @@ export async function snapshotStore(dataDir: string, out: string): Promise<Snaps
   } finally {
     await closeStore(store);
   }
-  const dataFile = join(partial, 'data.mdb');
+  const dataFile = join(partial, STORE_DATA_FILE);
   fsyncPath(dataFile);
   fsyncPath(partial);
   const copy = openStore(partial, { readOnly: true });
@@ -65,5 +65,5 @@ export async function snapshotStore(dataDir: string, out: string): Promise<Snaps
   rmSync(join(partial, 'lock.mdb'), { force: true });
   renameSync(partial, out);
   fsyncPath(dirname(resolve(out)));
-  return { head, bytes: statSync(join(out, 'data.mdb')).size };
+  return { head, bytes: statSync(join(out, STORE_DATA_FILE)).size };
 }

@@ -28,18 +28,19 @@ import { Progress } from '../ingest/progress.js';
  * loses little work and progress moves, and by DEFAULT_BATCH_BYTES at high densities.
  */
 export const DEFAULT_BATCH_BLOCKS = 1024;
-/** Most bytes of encoded records a write transaction holds by default (they stay in memory until it commits): a mainnet-density block's take about 160 KiB, so DEFAULT_BATCH_BLOCKS binds first up to a density of about 1.5. */
-export const DEFAULT_BATCH_BYTES = 256 * 1024 * 1024;
-/** Bytes of records a mainnet-density block takes (density 1; a generated block's records grow with its density). */
+/** Bytes of records a mainnet-density block takes, about (density 1; a generated block's records grow with its density). */
 const MAINNET_BLOCK_RECORD_BYTES = 160 * 1024;
+/** Most bytes of encoded records a write transaction holds by default (they stay in memory until it commits): at MAINNET_BLOCK_RECORD_BYTES a block, DEFAULT_BATCH_BLOCKS binds first up to a density of about 1.5. */
+export const DEFAULT_BATCH_BYTES = 256 * 1024 * 1024;
 /**
  * Least bytes of records a write transaction is expected to hold for generate to open the store with
  * the write map (schema.ts). With it, extending a 20,480-block mainnet-density store by 1,200 blocks
  * in 1,024-block transactions (~160 MiB of records each) took 24 s against 44 s without; at density
  * 0.02 (~3.3 MiB each), extending a 604,832-block store by 5,120 blocks took 13-16 s against 9-12 s
  * without (the kernel writing mapped pages back as they are dirtied), a 200,000-block one 7.2-8.9 s
- * against 5.4-7.8, and 100,000 blocks into a fresh store 82 s against 75. Between the two, not measured: the threshold sits where the old 256-block
- * mainnet transactions (~40 MiB) already spent 42% of their CPU on LMDB's dirty list.
+ * against 5.4-7.8, and 100,000 blocks into a fresh store 82 s against 75. Between the two, not
+ * measured: the threshold sits where the old 256-block mainnet transactions (~40 MiB) already spent
+ * 42% of their CPU on LMDB's dirty list.
  */
 const WRITE_MAP_MIN_BATCH_BYTES = 32 * 1024 * 1024;
 
@@ -160,8 +161,9 @@ export async function generateStore(dir: string, opts: GenerateStoreOptions): Pr
       collected.blocks.push(...blocks);
       collected.logCounts.push(...logCounts);
       for (const b of blocks) {
-        sizes.push(blockRecordsBytes(b));
-        collectedBytes += sizes.at(-1)!;
+        const size = blockRecordsBytes(b);
+        sizes.push(size);
+        collectedBytes += size;
       }
       const finished = (blocks.length > 0 ? blocks[blocks.length - 1]!.number : from.from) === last;
       const full = () => collected.blocks.length >= batchBlocks || collectedBytes >= batchBytes;
