@@ -1,13 +1,13 @@
 /**
  * A generating thread (blockThreads.ts starts them): it folds the chain's plans in order and
- * builds, encodes and packs the blocks of the batches it is asked for, handing each batch back as
- * one transferred buffer (recordBatch.ts). It counts the logs of what it built for the busiest-
- * contracts summary and hands the counts over when asked.
+ * builds, encodes and packs the blocks of the batches it is asked for, each block as soon as it is
+ * built, handing each batch back as one transferred buffer (recordBatch.ts, BlockPacker). It counts
+ * the logs of what it built for the busiest-contracts summary and hands the counts over when asked.
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import { BlockBuilder, type GeneratorOptions } from './generator.js';
 import { LogTally } from './logTally.js';
-import { packBlocks, packPending } from './recordBatch.js';
+import { BlockPacker, packPending } from './recordBatch.js';
 import type { FromBlockThread, ToBlockThread } from './blockThreadProtocol.js';
 
 const port = parentPort!;
@@ -26,14 +26,14 @@ port.on('message', (message: ToBlockThread) => {
     const bytes = packPending(builder.build(planner.peek()));
     return reply({ id: message.id, kind: 'pending', bytes }, [bytes.buffer as ArrayBuffer]);
   }
-  const blocks = [];
+  const packer = new BlockPacker(message.to - message.from + 1, builder.opts.density);
   let txs = 0;
   while (planner.nextNumber <= message.to) {
     const block = builder.build(planner.next());
     if (block.header.number >= message.tallyFrom) tally.add(block.logs);
     txs += block.transactions.length;
-    blocks.push(block);
+    packer.add(block);
   }
-  const bytes = packBlocks(blocks);
+  const bytes = packer.finish();
   reply({ id: message.id, kind: 'blocks', bytes, txs }, [bytes.buffer as ArrayBuffer]);
 });
