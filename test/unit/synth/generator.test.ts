@@ -9,6 +9,7 @@ import { encodeTransaction } from '../../../src/chain/txEncoding.js';
 import type { BlockBundle } from '../../../src/chain/types.js';
 import { TRANSFER_TOPIC } from '../../../src/synth/events.js';
 import {
+  CHAIN_VERSION,
   ChainGenerator,
   describeDataset,
   EMPTY_REQUESTS_HASH,
@@ -23,11 +24,16 @@ import {
 import { FORK_SCHEDULE as schedule } from '../../../src/synth/forks.js';
 import { encodeHeader, encodeTx } from '../../../src/store/codec.js';
 import { encodeLogs } from '../../../src/store/logsRecord.js';
+import { writeBlockRecords } from '../../../src/store/blockRecords.js';
+import { ByteWriter } from '../../../src/store/bytes.js';
 
 const SECP256K1_N = 0xfffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141n;
 const hex = bytesToHex;
 
 const OPTS: GeneratorOptions = { blocks: 200, seed: 'unit', density: 0.1 };
+/** The records digest (recordsDigest) of OPTS's chain, and of four mainnet-density blocks from the Prague era's first, as CHAIN_VERSION 3 makes them. */
+const PINNED_UNIT_CHAIN = '0x9b9ed8f6bb05dac7599d2f42176e002e380fbc2f91d68d14815018599c583694';
+const PINNED_MAINNET_BLOCKS = '0xf87960d8b0ed47ccb523370d7c9057b781dd0dc2ef75e7d22935f301f489c8a9';
 const chain: BlockBundle[] = [...generateChain(OPTS)];
 
 function fingerprint(blocks: BlockBundle[]): string[] {
@@ -284,4 +290,18 @@ test('density 0 gives empty blocks with the empty-trie roots and a zero bloom', 
     assert.equal(hex(b.header.transactionsRoot), '0x56e81f171bcc55a6ff8345e692c0f86e5b48e01b996cadc001622fb5e363b421');
   }
   assert.throws(() => new ChainGenerator({ blocks: 1, seed: 'x', density: -1 }), RangeError);
+});
+
+/** keccak256 of every stored record of `blocks`, in order (store/blockRecords.ts): what a store of them holds. */
+function recordsDigest(blocks: Iterable<BlockBundle>): string {
+  const w = new ByteWriter();
+  for (const b of blocks) writeBlockRecords(w, b);
+  return hex(keccak256(w.written()));
+}
+
+test(`the chain is pinned: its records hash as recorded (any other bytes from the same options need a new CHAIN_VERSION, now ${CHAIN_VERSION})`, () => {
+  // Every fork era at a tenth of mainnet's density, and the first mainnet-density blocks of the Prague era.
+  assert.equal(recordsDigest(chain), PINNED_UNIT_CHAIN);
+  const mainnet = generateChain({ blocks: 4, seed: 'pinned', density: 1, startNumber: schedule.prague });
+  assert.equal(recordsDigest(mainnet), PINNED_MAINNET_BLOCKS);
 });
