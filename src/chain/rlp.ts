@@ -3,6 +3,8 @@
  * exact length (lengths first, then the bytes), so encoding a transaction or a header allocates once.
  */
 
+import { uintBytesView } from './hex.js';
+
 /** An RLP item: a byte string or a list of items. */
 export type RlpItem = Uint8Array | RlpItem[];
 
@@ -88,9 +90,6 @@ export function rlpListFromEncoded(parts: Uint8Array[]): Uint8Array {
 }
 
 const EMPTY = new Uint8Array(0);
-/** Bytes of rlpUint's scratch buffer: a 256-bit word (signatures' r and s), the largest integer a transaction or header holds. */
-const SCRATCH_BYTES = 32;
-const scratch = Buffer.alloc(SCRATCH_BYTES);
 const SMALL: Uint8Array[] = Array.from({ length: 256 }, (_, i) => (i === 0 ? EMPTY : Uint8Array.of(i)));
 
 /** A non-negative integer as RLP wants it: minimal big-endian bytes, empty for zero (values below 256 share cached arrays: do not mutate). */
@@ -98,14 +97,7 @@ export function rlpUint(value: number | bigint): Uint8Array {
   if (typeof value === 'bigint') {
     if (value < 0n) throw new RangeError('RLP integers are non-negative');
     if (value <= 0x1fffffffffffffn) return rlpUint(Number(value));
-    let hex = value.toString(16);
-    if (hex.length % 2) hex = '0' + hex;
-    if (hex.length > 2 * SCRATCH_BYTES) return new Uint8Array(Buffer.from(hex, 'hex'));
-    // Decoded into a scratch buffer and copied out: one allocation, not a pooled Buffer and then its copy.
-    const n = scratch.write(hex, 0, 'hex');
-    const out = new Uint8Array(n);
-    for (let i = 0; i < n; i++) out[i] = scratch[i]!;
-    return out;
+    return new Uint8Array(uintBytesView(value));
   }
   if (value < 256) return SMALL[value]!;
   const n = lengthOfLength(value);

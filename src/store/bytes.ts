@@ -2,9 +2,10 @@
  * A growable byte writer and a cursor reader: the primitives of the store's value codecs
  * (LEB128 varints, length-prefixed bytes, fixed-width bytes, minimal big-endian bigints).
  */
+import { uintBytesView } from '../chain/hex.js';
 import { readVarintWithin, varintEnd, writeVarint } from '../chain/varint.js';
 
-/** Largest bigint a double holds exactly (2^53 − 1): up to it bigint() writes from a number, without going through hex text. */
+/** Largest bigint a double holds exactly (2^53 − 1): up to it bigint() writes from a number, without bigint arithmetic. */
 const MAX_EXACT_BIGINT = BigInt(Number.MAX_SAFE_INTEGER);
 
 /** Appends primitives to a growing buffer. */
@@ -68,12 +69,8 @@ export class ByteWriter {
     if (value < 0n) throw new RangeError('negative bigint in store codec');
     if (value === 0n) return this.u8(0);
     if (value <= MAX_EXACT_BIGINT) return this.safeUint(Number(value));
-    let hex = value.toString(16);
-    if (hex.length % 2) hex = '0' + hex;
-    this.u8(hex.length / 2);
-    this.ensure(hex.length / 2);
-    this.pos += this.buf.write(hex, this.pos, 'hex');
-    return this;
+    const bytes = uintBytesView(value);
+    return this.u8(bytes.length).fixed(bytes);
   }
 
   /** Writes a positive integer below 2^53 as bigint() writes it: its byte count, then its minimal big-endian bytes (number arithmetic, no text). */

@@ -13,6 +13,7 @@ import {
   hexToNumber,
   padLeft,
   quantityToHex,
+  uintBytesView,
 } from '../../../src/chain/hex.js';
 
 const MAX_U256 = (1n << 256n) - 1n;
@@ -150,6 +151,19 @@ test('bigIntToBytes is minimal big-endian, empty for zero', () => {
   assert.deepEqual(bigIntToBytes(MAX_U256), new Uint8Array(32).fill(0xff));
   assert.equal(bigIntToBytes(1n << 255n).length, 32);
   assert.equal(bigIntToBytes(1n << 256n).length, 33);
+});
+
+test('uintBytesView gives the minimal big-endian bytes of its hex text, at any width (the shared buffer grows), and refuses a negative', () => {
+  const viaHex = (v: bigint) => {
+    const hex = v.toString(16);
+    return v === 0n ? new Uint8Array(0) : new Uint8Array(Buffer.from(hex.length % 2 ? '0' + hex : hex, 'hex'));
+  };
+  fc.assert(
+    fc.property(fc.bigInt({ min: 0n, max: (1n << 700n) - 1n }), (v) => assert.deepEqual(new Uint8Array(uintBytesView(v)), viaHex(v))),
+    { numRuns: 2000 },
+  );
+  for (const v of [0n, 1n, (1n << 64n) - 1n, 1n << 64n, MAX_U256, 1n << 256n, 1n << 1000n, 5n]) assert.deepEqual(new Uint8Array(uintBytesView(v)), viaHex(v));
+  assert.throws(() => uintBytesView(-1n), RangeError);
 });
 
 test('bigIntToBytes / bytesToBigInt round trip', () => {
