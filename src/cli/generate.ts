@@ -1,6 +1,7 @@
 /**
  * `ethlogd generate`: writes a deterministic synthetic chain into a store, or extends one it made.
  */
+import { defaultGenerateThreads } from '../synth/blockThreads.js';
 import { DEFAULT_BATCH_BLOCKS, DEFAULT_BATCH_BYTES, generateStore } from '../synth/generateStore.js';
 import { GenerateRefusedError } from '../synth/provenance.js';
 import { integer, parse, positive, required } from './args.js';
@@ -8,14 +9,6 @@ import { busiestHint } from './busiestHint.js';
 
 /** Most generating threads: far more than any machine's cores, a bound on a typo's cost (each thread holds the world, ~20 MB). */
 const MAX_THREADS = 256;
-
-/**
- * Generating threads by default: none, the writer's thread builds the blocks. On the 2-core machine
- * this project is measured on, 2 worker threads made 600 mainnet-density blocks at 30.4k logs/s
- * against 32.0k in the writer's thread, with 50% more CPU (thread start-up, garbage collection);
- * more threads pay only where there are cores to spare, which is unmeasured here.
- */
-const DEFAULT_THREADS = 0;
 
 /** Most blocks per write transaction one may ask for: a bound on a typo's cost (a transaction's records are capped at DEFAULT_BATCH_BYTES anyway). */
 const MAX_BATCH_BLOCKS = 1_000_000;
@@ -38,7 +31,7 @@ Options:
   --blocks N       number of blocks of the chain                       required
   --seed S         seed of the chain                                   default "ethlogd"
   --density D      1.0 = mainnet (~265 txs, ~500 logs per block)       default 1
-  --threads T      worker threads building blocks (0: the writer's)   default 0 (more pay only with spare cores)
+  --threads T      worker threads building blocks (0: the writer's)   default ${defaultGenerateThreads()} (the cores; 0 on one core)
   --batch-blocks B most blocks per write transaction                  default ${DEFAULT_BATCH_BLOCKS} (fewer past ${DEFAULT_BATCH_BYTES / 2 ** 20} MiB of records)
   --no-pending     do not store a pending block
   -h, --help       this text`;
@@ -62,7 +55,7 @@ export async function generateCommand(argv: string[]): Promise<number> {
   const blocks = integer(required(values.blocks, 'blocks'), 'blocks', 0, 1, 100_000_000);
   const seed = typeof values.seed === 'string' ? values.seed : 'ethlogd';
   const density = positive(values.density, 'density', 1);
-  const threads = integer(values.threads, 'threads', DEFAULT_THREADS, 0, MAX_THREADS);
+  const threads = integer(values.threads, 'threads', defaultGenerateThreads(), 0, MAX_THREADS);
   const batchBlocks = integer(values['batch-blocks'], 'batch-blocks', DEFAULT_BATCH_BLOCKS, 1, MAX_BATCH_BLOCKS);
   try {
     const result = await generateStore(out, { blocks, seed, density, threads, batchBlocks, pending: values['no-pending'] !== true, progress: true });
