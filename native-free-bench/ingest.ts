@@ -52,27 +52,22 @@ async function measureWrites(blocks: number): Promise<WriteRates> {
   const chain = [...generateChain({ blocks, seed: 'ingest-bench-writes', density: 1 })];
   const logs = chain.reduce((sum, b) => sum + b.logs.length, 0);
   const records = chain.map(encodeBlockRecords);
-  let entries = 0;
-  const timed = async (append: (writer: StoreWriter, from: number, chainId: bigint | undefined) => void): Promise<number> => {
+  const timed = async (append: (writer: StoreWriter, from: number, chainId: bigint | undefined) => void): Promise<{ rate: number; entries: number }> => {
     const dir = mkdtempSync(join(tmpdir(), 'ethlogd-write-bench-'));
     const store = openStore(dir);
     try {
       const writer = new StoreWriter(store);
       const started = performance.now();
       for (let i = 0; i < chain.length; i += WRITE_BATCH_BLOCKS) append(writer, i, i === 0 ? 1n : undefined);
-      const rate = logs / ((performance.now() - started) / 1000);
-      entries = chainEntries(store);
-      return rate;
+      return { rate: logs / ((performance.now() - started) / 1000), entries: chainEntries(store) };
     } finally {
       await closeStore(store);
       rmSync(dir, { recursive: true, force: true });
     }
   };
-  return {
-    blocks: await timed((w, i, chainId) => w.append({ blocks: chain.slice(i, i + WRITE_BATCH_BLOCKS), chainId })),
-    records: await timed((w, i, chainId) => w.appendRecords({ blocks: records.slice(i, i + WRITE_BATCH_BLOCKS), chainId })),
-    entriesPerLog: entries / logs,
-  };
+  const fromBlocks = await timed((w, i, chainId) => w.append({ blocks: chain.slice(i, i + WRITE_BATCH_BLOCKS), chainId }));
+  const fromRecords = await timed((w, i, chainId) => w.appendRecords({ blocks: records.slice(i, i + WRITE_BATCH_BLOCKS), chainId }));
+  return { blocks: fromBlocks.rate, records: fromRecords.rate, entriesPerLog: fromRecords.entries / logs };
 }
 
 /** Puts the put-cost measurement makes: as many as ~250 mainnet-density blocks' transaction hashes. */

@@ -3,7 +3,7 @@
  * exact length (lengths first, then the bytes), so encoding a transaction or a header allocates once.
  */
 
-import { uintBytesView } from './hex.js';
+import { bigIntToBytes } from './hex.js';
 
 /** An RLP item: a byte string or a list of items. */
 export type RlpItem = Uint8Array | RlpItem[];
@@ -97,7 +97,7 @@ export function rlpUint(value: number | bigint): Uint8Array {
   if (typeof value === 'bigint') {
     if (value < 0n) throw new RangeError('RLP integers are non-negative');
     if (value <= 0x1fffffffffffffn) return rlpUint(Number(value));
-    return new Uint8Array(uintBytesView(value));
+    return bigIntToBytes(value);
   }
   if (value < 256) return SMALL[value]!;
   const n = lengthOfLength(value);

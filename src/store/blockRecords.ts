@@ -23,8 +23,8 @@ import { writeReceipts } from './receiptsRecord.js';
 const STORAGE_KEY_BYTES = STORAGE_PREFIX_BYTES + 8;
 /** Bytes of an address in a logs record's address table. */
 const ADDRESS_BYTES = 20;
-/** Room a block's records take per transaction at first (the buffer grows as needed): a mainnet-density block takes about 1.2 KB a transaction. */
-const BYTES_PER_TX_HINT = 1_200;
+/** Room a block's records take per transaction at first (the buffer grows as needed): a mainnet-density block's take 610-740 bytes a transaction. */
+export const RECORD_BYTES_PER_TX_HINT = 800;
 
 /** One block's records, as the store keeps them; a record the block has none of (no transactions, logs, storage) is undefined. */
 export interface BlockRecords {
@@ -61,7 +61,7 @@ export function blockRecordsBytes(r: BlockRecords): number {
 
 /** Encodes a block into its records (views into one buffer of their own). */
 export function encodeBlockRecords(block: BlockBundle): BlockRecords {
-  const w = new ByteWriter(4096 + block.transactions.length * BYTES_PER_TX_HINT);
+  const w = new ByteWriter(4096 + block.transactions.length * RECORD_BYTES_PER_TX_HINT);
   writeBlockRecords(w, block);
   // The writer's own buffer, not a copy: nothing else writes to it (its room beyond the records is kept with them).
   return readBlockRecords(new ByteReader(w.written()));

@@ -10,16 +10,14 @@
 import { keccak256 } from '../chain/keccak.js';
 import { encodeHeaderRlp } from '../chain/headerEncoding.js';
 import type { BlockBundle } from '../chain/types.js';
-import { readBlockRecords, writeBlockRecords, type BlockRecords } from '../store/blockRecords.js';
+import { readBlockRecords, RECORD_BYTES_PER_TX_HINT, writeBlockRecords, type BlockRecords } from '../store/blockRecords.js';
 import { ByteReader, ByteWriter } from '../store/bytes.js';
 import { encodeBundle } from '../store/codec.js';
 import { storedBlockHash, storedParentHash } from '../store/recordViews.js';
+import { TXS_PER_BLOCK } from './plan.js';
 
-/** Room of a batch's buffer per block before its transactions, and per transaction (a mainnet-density block's records take about 1.2 KB a transaction): sized so the buffer rarely grows (each growth copies it). */
+/** Room of a batch's buffer per block besides its transactions' records (its header record and RLP, receipts and logs framing): with RECORD_BYTES_PER_TX_HINT a transaction, sized so the buffer rarely grows (each growth copies it). */
 const BYTES_PER_BLOCK_HINT = 8 * 1024;
-const BYTES_PER_TX_HINT = 1_400;
-/** Transactions a block of density 1 has at most, about (plan.ts draws 0.6 to 1.4 times its mean of 265): with the density, what a batch's buffer makes room for. */
-const MAX_TXS_PER_BLOCK_HINT = 370;
 /** RLP's first byte of a string of 32 bytes: the parent hash field at the front of the header list. */
 const HASH_STRING_PREFIX = 0xa0;
 
@@ -39,9 +37,9 @@ export interface UnlinkedBlock {
 export class BlockPacker {
   private readonly w: ByteWriter;
 
-  /** Makes room for `blocks` blocks of a chain of `density`. */
+  /** Makes room for `blocks` blocks of a chain of `density`, of a mean number of transactions (a batch's sum strays little from it). */
   constructor(blocks: number, density: number) {
-    this.w = new ByteWriter(Math.max(1, Math.ceil(blocks * (BYTES_PER_BLOCK_HINT + density * MAX_TXS_PER_BLOCK_HINT * BYTES_PER_TX_HINT))));
+    this.w = new ByteWriter(Math.max(1, Math.ceil(blocks * (BYTES_PER_BLOCK_HINT + density * TXS_PER_BLOCK * RECORD_BYTES_PER_TX_HINT))));
   }
 
   /** Packs the next block. */
