@@ -50,3 +50,14 @@ export function collector<T>(what: string): {
   };
 }
 
+/**
+ * A viem watchBlocks callback that passes on the number of each block viem has: viem calls it with
+ * `undefined` when its eth_getBlockByNumber for a new head fails, as when a test closes the socket
+ * under one in flight (its unsubscribe does not stop a head already being fetched). A head missed
+ * while a test runs shows as a gap in what the callback collected, which the test's assertion catches.
+ */
+export function fetchedBlocks(onNumber: (number: bigint | null) => void): (block: { number: bigint | null } | undefined) => void {
+  return (block) => {
+    if (block !== undefined) onNumber(block.number);
+  };
+}

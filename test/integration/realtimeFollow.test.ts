@@ -22,7 +22,7 @@ import { createApiKey } from '../../src/store/apiKeys.js';
 import { closeStore, openStore } from '../../src/store/schema.js';
 import { Anvil, ANVIL_MISSING, caughtUpWith, resultAt } from './anvil.js';
 import { startCli, type CliProcess } from './child.js';
-import { collector } from './collector.js';
+import { collector, fetchedBlocks } from './collector.js';
 import { until } from './poll.js';
 import { Workload } from './workload.js';
 
@@ -86,7 +86,7 @@ test(`viem and ethers v6, over WebSocket and HTTP, get every log of ${MINED} blo
   const wsLogs = collector<Log>('watchEvent over webSocket');
   const httpLogs = collector<Log>('watchEvent over http');
   const unwatch = [
-    ws.watchBlocks({ onBlock: (block) => heads.push([block.number!]) }),
+    ws.watchBlocks({ onBlock: fetchedBlocks((number) => heads.push([number!])) }),
     ws.watchEvent({ onLogs: (logs) => wsLogs.push(logs) }),
     poller.watchEvent({ onLogs: (logs) => httpLogs.push(logs), poll: true }),
   ];

@@ -13,7 +13,7 @@ import { StoreReader } from '../../src/store/reader.js';
 import { closeStore, openStore, type Store } from '../../src/store/schema.js';
 import { StoreWriter } from '../../src/store/writer.js';
 import { nextBlocks } from './chainGrowth.js';
-import { collector } from './collector.js';
+import { collector, fetchedBlocks } from './collector.js';
 import { until } from './poll.js';
 import { makeDataset, startTestService, type TestDataset, type TestService } from './harness.js';
 
@@ -50,7 +50,7 @@ test('viem over webSocket (watchBlocks, watchEvent) and over http (createEventFi
   const wsLogs = collector<Log>('watchEvent over webSocket');
   const httpLogs = collector<Log>('watchEvent over http');
   const unwatch = [
-    ws.watchBlocks({ onBlock: (block) => heads.push([{ blockNumber: block.number }]) }),
+    ws.watchBlocks({ onBlock: fetchedBlocks((number) => heads.push([{ blockNumber: number }])) }),
     ws.watchEvent({ address, onLogs: (logs) => wsLogs.push(logs) }),
     poller.watchEvent({ address, onLogs: (logs) => httpLogs.push(logs), poll: true }),
   ];
