@@ -46,10 +46,23 @@ export function freePort(): Promise<number> {
   });
 }
 
-/** Posts JSON-RPC `body` (one call or a batch) to `url` and returns the parsed answer. */
+/**
+ * Longest a JSON-RPC post may take: far above any answer these tests wait for (a batch of 500 calls
+ * takes well under a second), so that a node or server that stops answering fails the test with the
+ * methods it was asked, not at the test's own timeout with no word of where it waited.
+ */
+const POST_TIMEOUT_MS = 60_000;
+
+/** Posts JSON-RPC `body` (one call or a batch) to `url` and returns the parsed answer; fails naming the methods after POST_TIMEOUT_MS. */
 export async function postJson(url: string, body: unknown): Promise<unknown> {
-  const res = await fetch(url, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
-  return JSON.parse(await res.text()) as unknown;
+  try {
+    const res = await fetch(url, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body), signal: AbortSignal.timeout(POST_TIMEOUT_MS) });
+    return JSON.parse(await res.text()) as unknown;
+  } catch (error) {
+    if (!(error instanceof DOMException && error.name === 'TimeoutError')) throw error;
+    const methods = [body].flat().map((c) => (c as { method?: unknown }).method);
+    throw new Error(`no answer from ${url} in ${POST_TIMEOUT_MS} ms to ${[...new Set(methods)].join(', ')}`);
+  }
 }
 
 /** Sends `calls` as batches of at most `size` to `url`; the replies come in call order. */
