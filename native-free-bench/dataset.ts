@@ -7,6 +7,7 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
+import { STORE_DATA_FILE } from '../src/store/dataFile.js';
 import { StoreReader } from '../src/store/reader.js';
 import { openStore } from '../src/store/schema.js';
 import { CHAIN_VERSION } from '../src/synth/generator.js';
@@ -44,7 +45,7 @@ function inspect(spec: DatasetSpec): { stale: string } | { complete: boolean } {
 
 /** Makes sure `spec.dir` holds the dataset `spec` asks for: kept, extended, or generated again when stale. */
 export function ensureDataset(spec: DatasetSpec): void {
-  if (existsSync(join(spec.dir, 'data.mdb'))) {
+  if (existsSync(join(spec.dir, STORE_DATA_FILE))) {
     const found = inspect(spec);
     if ('complete' in found && found.complete) return;
     if ('stale' in found) {

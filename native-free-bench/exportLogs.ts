@@ -11,6 +11,7 @@ import { closeSync, mkdtempSync, openSync, readdirSync, readSync, rmSync, statSy
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { EthLogStore } from '../src/api/store.js';
+import { STORE_DATA_FILE } from '../src/store/dataFile.js';
 import type { Row } from './report.js';
 
 const CLI = 'dist/src/cli.js';
@@ -35,7 +36,7 @@ const WARM_READ_BYTES = 8 << 20;
 
 /** Reads the store's data file in `dataDir` once, so its pages are in the page cache. */
 function warmPageCache(dataDir: string): void {
-  const fd = openSync(join(dataDir, 'data.mdb'), 'r');
+  const fd = openSync(join(dataDir, STORE_DATA_FILE), 'r');
   const buf = Buffer.allocUnsafe(WARM_READ_BYTES);
   try {
     while (readSync(fd, buf, 0, buf.length, null) > 0);

@@ -13,6 +13,7 @@ import { DEFAULT_BATCH_BLOCKS, generateStore } from '../src/synth/generateStore.
 import { generateChain } from '../src/synth/generator.js';
 import { StoreWriter } from '../src/store/writer.js';
 import { encodeBlockRecords } from '../src/store/blockRecords.js';
+import { STORE_DATA_FILE } from '../src/store/dataFile.js';
 import { CHAIN_DATABASES, closeStore, openStore, storeDiskBytes, type Store } from '../src/store/schema.js';
 import { ensureDataset, type DatasetSpec } from './dataset.js';
 import type { Row } from './report.js';
@@ -111,7 +112,7 @@ async function timedExtend(dataset: DatasetSpec, blocks: number): Promise<{ rate
   ensureDataset(dataset);
   const dir = mkdtempSync(join(tmpdir(), 'ethlogd-extend-bench-'));
   try {
-    copyFileSync(join(dataset.dir, 'data.mdb'), join(dir, 'data.mdb'));
+    copyFileSync(join(dataset.dir, STORE_DATA_FILE), join(dir, STORE_DATA_FILE));
     const result = await generateStore(dir, { blocks: dataset.blocks + blocks, seed: dataset.seed, density: dataset.density, progress: false });
     return { rate: result.logs / result.seconds, logs: result.logs };
   } finally {

@@ -5,6 +5,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { STORE_DATA_FILE } from '../store/dataFile.js';
 
 /** A command-line mistake: printed with the command's usage, exit code 2. */
 export class UsageError extends Error {}
@@ -35,7 +36,7 @@ export function required(value: string | boolean | undefined, name: string): str
  */
 export function existingStore(value: string | boolean | undefined): string {
   const dir = required(value, 'data');
-  if (!existsSync(join(dir, 'data.mdb'))) throw new UsageError(`no store at ${dir} (create one with ethlogd generate or ethlogd ingest)`);
+  if (!existsSync(join(dir, STORE_DATA_FILE))) throw new UsageError(`no store at ${dir} (create one with ethlogd generate or ethlogd ingest)`);
   return dir;
 }
 

@@ -5,6 +5,7 @@
 import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import { open, type Database, type RootDatabase } from 'lmdb';
+import { STORE_DATA_FILE } from './dataFile.js';
 
 /**
  * Meta counter: how many times the writer has rolled canonical blocks back (reorganisations; absent
@@ -128,9 +129,6 @@ function staleStore(path: string, version: unknown): string {
   }
   return `${what}: it was written by a newer ethlogd; serve it with that version`;
 }
-
-/** LMDB's data file in a store directory: the store's pages (lock.mdb beside it holds no data). */
-export const STORE_DATA_FILE = 'data.mdb';
 
 /** Bytes of disk the store in directory `path` takes: its data file's allocated blocks (a writer maps the file larger than it fills, the rest a hole). */
 export function storeDiskBytes(path: string): number {

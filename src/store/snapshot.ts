@@ -8,7 +8,8 @@
 import { closeSync, existsSync, fsyncSync, openSync, renameSync, rmSync, mkdirSync, statSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import { StoreReader } from './reader.js';
-import { closeStore, openStore, STORE_DATA_FILE } from './schema.js';
+import { STORE_DATA_FILE } from './dataFile.js';
+import { closeStore, openStore } from './schema.js';
 
 /** What a snapshot holds. */
 export interface SnapshotResult {
