@@ -10,7 +10,7 @@
  * - a one-block query answered on the pool (one task: post, worker, transfer, merge) against the
  *   same query answered inline.
  *
- *   node dist/native-free-bench/inlineCost.js [--data DIR]   (an existing store; by default its own, generated in /tmp/ethlogd-inline-cost)
+  *   node dist/native-free-bench/inlineCost.js [--data DIR]   (an existing store; by default its own at mainnet density, generated in /tmp/ethlogd-inline-cost)
  */
 import { parseArgs } from 'node:util';
 import { DEFAULT_LOG_LIMITS } from '../src/config.js';
@@ -46,7 +46,7 @@ async function main(): Promise<void> {
   const { values } = parseArgs({ options: { data: { type: 'string' } } });
   // A store named by --data is measured as it is; the default one is this tool's own (generated again when stale).
   const dir = values.data ?? DEFAULT_DATA;
-  if (values.data === undefined) ensureDataset({ dir, blocks: BLOCKS, density: 0.1, seed: 'inline-cost' });
+  if (values.data === undefined) ensureDataset({ dir, blocks: BLOCKS, density: 1, seed: 'inline-cost' });
   const store = openStore(dir, { readOnly: true });
   const reader = new StoreReader(store);
   const head = reader.head()!;

@@ -27,25 +27,39 @@ class RecordCopy {
 /** This thread's record copy. */
 const copy = new RecordCopy();
 
-/** The per-block values of rendered logs, read only when the block has a match (and remembered by `recent`). */
-function blockContext(recent: RecentBlocks, n: number): RecordBlock {
+/** Bytes of a transaction hash. */
+const TX_HASH = 32;
+
+/**
+ * Transaction `i`'s hash from the block's hashes record, read (one get, copied: the reads after it
+ * reuse lmdb's read buffer) at the first call, which a block without a match never makes.
+ */
+function blockTxHashes(reader: StoreReader, n: number): (i: number) => Uint8Array {
+  let hashes: Uint8Array | undefined;
+  return (i) => {
+    if (hashes === undefined) {
+      const raw = reader.txHashesRecord(n)!;
+      hashes = new Uint8Array(raw.subarray(0, raw.length));
+    }
+    return hashes.subarray(i * TX_HASH, (i + 1) * TX_HASH);
+  };
+}
+
+/** The per-block values of rendered logs, read only when the block has a match (the header remembered by `recent`). */
+function blockContext(reader: StoreReader, recent: RecentBlocks, n: number): RecordBlock {
   let header: HeaderFacts | undefined;
   return {
     number: n,
     hash: () => (header ??= recent.header(n)!).hash,
     timestamp: () => (header ??= recent.header(n)!).timestamp,
     keep: (raw) => copy.of(raw),
-    txHash: (i) => recent.txHash(n, i)!,
+    txHash: blockTxHashes(reader, n),
   };
 }
 
-/** Bytes of a transaction hash, the first of its record. */
-const TX_HASH = 32;
-
 /**
- * The per-block values of one pass over many blocks, each read once (an export): the header and
- * the block's transaction hashes (one read, copied) when the block has a match. No thread memory is
- * filled: a bulk pass would only evict what realtime queries keep there.
+ * The per-block values of one pass over many blocks, each read once (an export). No thread memory
+ * is filled: a bulk pass would only evict what realtime queries keep there.
  */
 function bulkContext(reader: StoreReader, n: number): RecordBlock {
   let header: { hash: Uint8Array; timestamp: number } | undefined;
@@ -54,19 +68,12 @@ function bulkContext(reader: StoreReader, n: number): RecordBlock {
     const raw = reader.headerRecord(n)!;
     return (header = { hash: new Uint8Array(storedBlockHash(raw)), timestamp: headerTimestamp(raw) });
   };
-  let hashes: Uint8Array | undefined;
   return {
     number: n,
     hash: () => facts().hash,
     timestamp: () => facts().timestamp,
     keep: (raw) => copy.of(raw),
-    txHash: (i) => {
-      if (hashes === undefined) {
-        const raw = reader.txHashesRecord(n)!;
-        hashes = new Uint8Array(raw.subarray(0, raw.length));
-      }
-      return hashes.subarray(i * TX_HASH, (i + 1) * TX_HASH);
-    },
+    txHash: blockTxHashes(reader, n),
   };
 }
 
@@ -85,7 +92,7 @@ export interface ScanReads {
  */
 export function blockScanner(reader: StoreReader, addresses: Uint8Array[], topics: (Uint8Array[] | null)[], reads?: ScanReads): BlockScan {
   const recent = recentBlocks(reader.store, reader.rollbacks());
-  return scanner(reader, addresses, topics, (n) => blockContext(recent, n), reads);
+  return scanner(reader, addresses, topics, (n) => blockContext(reader, recent, n), reads);
 }
 
 /** A BlockScan for one pass over many blocks (an export), reading each block's values once, without the thread's memory of recent blocks. */

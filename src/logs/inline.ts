@@ -21,7 +21,7 @@ import type { ResolvedRange } from './range.js';
 import type { LogFormat } from './task.js';
 
 /**
- * The JSON buffer every inline answer of this thread is rendered into, then copied out as text:
+ * The JSON buffer every inline answer of this thread is rendered into, then copied out:
  * answers are synchronous, so one buffer serves them all without allocating per query. It grows to
  * the largest inline answer, which the inline budget bounds (a few hundred logs).
  */
@@ -42,8 +42,8 @@ export interface InlineQuery {
 
 /** What an inline scan rendered. */
 export interface InlineScan {
-  /** The matches in order: comma-separated JSON objects (text), or protobuf Log messages. */
-  chunk: string | Uint8Array;
+  /** The matches in order: comma-separated JSON objects (UTF-8), or protobuf Log messages. */
+  chunk: Uint8Array;
   count: number;
   /** Pairs (block number, matches in it) for every block with matches, in order. */
   blockCounts: number[];
@@ -99,7 +99,7 @@ export function scanInline(reader: StoreReader, q: InlineQuery, format: Exclude<
     blockCounts.push(n, matched);
     if (work.logs > maxResults) break;
   }
-  const chunk = json ? json.latin1() : proto!.take().bytes;
+  const chunk = json ? json.copyOut() : proto!.take().bytes;
   return { chunk, count: work.logs, blockCounts, work };
 }
 

@@ -21,22 +21,22 @@ export interface QueryWork {
 }
 
 /**
- * Microseconds per unit of QueryWork on the thread that answers inline, measured on this 2-core
- * machine by `node dist/native-free-bench/inlineCost.js` (a generated store at density 0.1, one
- * shape per unit): a header read and bloom test, a complete segment's address index and topic
- * rows, a candidate's address table, a byte of a logs record scanned (read and walked), a log
- * rendered with its transaction hash.
+ * Microseconds per unit of QueryWork on the thread that answers inline, measured by
+ * `node dist/native-free-bench/inlineCost.js` on a generated store at mainnet density (about 480
+ * logs a block), one shape per unit, rounded up: a header read and bloom test (the thread's header
+ * memory warm, as realtime queries find it; a cold read costs about 1 µs), a complete segment's
+ * address index and topic rows, a candidate's address table, a byte of a logs record scanned (read
+ * and walked), a log rendered with its transaction hash.
  */
-export const INLINE_COST_US: Readonly<QueryWork> = { bloomBlocks: 0.9, segments: 17, candidates: 2, recordBytes: 0.003, logs: 2.2 };
+export const INLINE_COST_US: Readonly<QueryWork> = { bloomBlocks: 0.1, segments: 14, candidates: 1, recordBytes: 0.001, logs: 0.7 };
 
 /**
  * The most estimated work, in microseconds, a query may cost to be answered inline. A pool round
- * trip (post the task, wake a worker, its buffers, transfer, merge) costs about 500 µs of CPU on
- * this machine (inlineCost.js), so a query up to about that much work costs under half its CPU
- * inline, and one up to twice that still less; past a millisecond the query would hold the thread
- * that answers point lookups longer than their own p99 under load, and workers on other cores,
- * splitting the range, answer it sooner. (At 400 µs, queries of 0.4-1 ms went to the pool and,
- * on one loaded core, cost 1.2 ms of CPU each and waited behind the front.)
+ * trip (post the task, wake a worker, its buffers, transfer, merge) costs about 190 µs of CPU
+ * (inlineCost.js), so inline a query costs less CPU at any size; past a millisecond it would hold
+ * the thread that answers point lookups longer than their own p99 under load, and workers on other
+ * cores, splitting the range, answer it sooner. A mainnet block by hash (about 480 logs, 350 µs)
+ * fits; a 10,000-log range does not.
  */
 export const INLINE_BUDGET_US = 1000;
 

@@ -1,12 +1,10 @@
 /**
  * What the scans of one thread remember of the blocks they read: each block's logsBloom, hash and
  * timestamp (one header read instead of one per query: realtime queries read the same recent
- * blocks over and over) and the hashes of the transactions whose logs they rendered (a rendered
- * log names its transaction; reading the transaction record for them copies the whole record).
- * Everything is valid until the writer rolls blocks back (ROLLBACKS_KEY moves): until then a
- * stored block is only ever followed by new ones.
+ * blocks over and over). Everything is valid until the writer rolls blocks back (ROLLBACKS_KEY
+ * moves): until then a stored block is only ever followed by new ones.
  */
-import { writeBlockKey, writeTxKey } from '../store/keys.js';
+import { writeBlockKey } from '../store/keys.js';
 import { headerLogsBloom, headerTimestamp, storedBlockHash } from '../store/recordViews.js';
 import { storedRollbacks } from '../store/reader.js';
 import type { Store } from '../store/schema.js';
@@ -17,12 +15,6 @@ import { SEGMENT_BLOCKS } from '../store/segments.js';
  * no bloom rows and are read by every realtime query, stays whole.
  */
 export const RECENT_HEADERS = 2 * SEGMENT_BLOCKS;
-
-/** Transaction hashes a thread keeps (about 5 MB): those of a few hundred recent mainnet blocks' matches. */
-export const RECENT_TX_HASHES = 32_768;
-
-/** Transactions per block the hash memo's numeric key leaves room for (2^20; a 60M-gas block holds under 3,000 transfers). */
-const TX_KEY_STRIDE = 1 << 20;
 
 /** The header fields the scans read. */
 export interface HeaderFacts {
@@ -43,11 +35,9 @@ function remember<K, V>(map: Map<K, V>, max: number, key: K, value: V): V {
 /** One store's remembered blocks on this thread. */
 export class RecentBlocks {
   private readonly headers = new Map<number, HeaderFacts>();
-  private readonly txHashes = new Map<number, Uint8Array>();
   private rollbacks = 0;
   /** Key buffers of the reads, rewritten for each (lmdb copies a key before it reads). */
   private readonly blockKey = Buffer.alloc(8);
-  private readonly txKey = Buffer.alloc(12);
 
   constructor(private readonly store: Store) {}
 
@@ -55,7 +45,6 @@ export class RecentBlocks {
   check(rollbacks: number): void {
     if (rollbacks === this.rollbacks) return;
     this.headers.clear();
-    this.txHashes.clear();
     this.rollbacks = rollbacks;
   }
 
@@ -67,16 +56,6 @@ export class RecentBlocks {
     if (raw === undefined) return undefined;
     const facts = { bloom: new Uint8Array(headerLogsBloom(raw)), hash: new Uint8Array(storedBlockHash(raw)), timestamp: headerTimestamp(raw) };
     return remember(this.headers, RECENT_HEADERS, number, facts);
-  }
-
-  /** The hash of transaction `index` of canonical block `number`; undefined when it is not stored. */
-  txHash(number: number, index: number): Uint8Array | undefined {
-    const id = number * TX_KEY_STRIDE + index;
-    const known = this.txHashes.get(id);
-    if (known !== undefined) return known;
-    const raw = this.store.txs.getBinaryFast(writeTxKey(this.txKey, number, index));
-    if (raw === undefined) return undefined;
-    return remember(this.txHashes, RECENT_TX_HASHES, id, new Uint8Array(raw.subarray(0, 32)));
   }
 }
 

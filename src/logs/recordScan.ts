@@ -6,7 +6,7 @@
  * (render/logProto.ts: protobuf).
  */
 import { JsonSink } from './jsonSink.js';
-import { writeLogJson } from '../render/logJson.js';
+import { LogJsonBlock } from '../render/logJson.js';
 import type { RecordBlock, RecordLog, RecordRenderer } from '../render/recordLog.js';
 import { readVarint, varintEnd } from '../chain/varint.js';
 
@@ -17,6 +17,9 @@ export interface RecordQuery {
   /** Per position: null is a wildcard, else the alternatives with leading zeros stripped. */
   topics: (Buffer[] | null)[];
 }
+
+/** The JSON writer of the block a scan on this thread renders (scans run one at a time). */
+const jsonLogs = new LogJsonBlock();
 
 /** The character between two logs of a comma-separated answer. */
 const COMMA = 0x2c;
@@ -186,6 +189,7 @@ export function scanRecord(raw: Buffer, q: RecordQuery, block: RecordBlock, out:
       if (block.keep) raw = block.keep(raw);
       blockHash = block.hash();
       timestamp = block.timestamp();
+      if (out instanceof JsonSink) jsonLogs.begin(block, blockHash, timestamp, addressCount, topicCount);
     }
     log.logIndex = logIndex;
     log.txIndex = txIndex;
@@ -197,7 +201,7 @@ export function scanRecord(raw: Buffer, q: RecordQuery, block: RecordBlock, out:
     log.dataWords = tag % 2 === 1;
     if (out instanceof JsonSink) {
       if (out.length > 0 && !out.lines) out.byte(COMMA);
-      writeLogJson(out, raw, log, block, blockHash, timestamp);
+      jsonLogs.write(out, raw, log);
       if (out.lines) out.endLine(block.number, log.logIndex);
     }
     else out.render(raw, log, block, blockHash, timestamp);

@@ -44,6 +44,11 @@ export class GrowableBytes {
     return Buffer.from(this.buf.buffer, this.buf.byteOffset, this.length).toString('latin1');
   }
 
+  /** A copy of the bytes written; the buffer stays usable. */
+  copyOut(): Uint8Array {
+    return this.buf.slice(0, this.length);
+  }
+
   /**
    * The bytes written, ending the buffer's use (write nothing after): a copy when small, else a view
    * of the backing buffer itself, whose ArrayBuffer may then be transferred (no copy of megabytes).

@@ -40,6 +40,13 @@ export class JsonWriter extends GrowableBytes {
     this.length += n;
   }
 
+  /** Writes `other`'s bytes [start, end) (`other` may be this writer itself). */
+  copy(other: JsonWriter, start: number, end: number): void {
+    this.ensure(end - start);
+    this.buf.set(other.buf.subarray(start, end), this.length);
+    this.length += end - start;
+  }
+
   /** Writes what `other` holds since its last reset. */
   append(other: JsonWriter): void {
     this.ensure(other.length);
