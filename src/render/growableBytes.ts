@@ -10,12 +10,15 @@ const TAKE_COPY_LIMIT = 64 * 1024;
 export class GrowableBytes {
   /** The backing storage; bytes [0, length) are written. */
   protected buf: Uint8Array;
+  /** A view of `buf` for multi-byte stores (replaced with it). */
+  protected dataView: DataView;
   /** Bytes written. */
   length = 0;
 
   /** Starts with `capacity` bytes. */
   constructor(capacity = 64 * 1024) {
     this.buf = new Uint8Array(capacity);
+    this.dataView = new DataView(this.buf.buffer);
   }
 
   /** Makes room for `extra` more bytes. */
@@ -26,6 +29,7 @@ export class GrowableBytes {
     const next = new Uint8Array(size);
     next.set(this.buf.subarray(0, this.length));
     this.buf = next;
+    this.dataView = new DataView(next.buffer);
   }
 
   /** Writes one byte. */

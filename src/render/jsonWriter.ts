@@ -40,11 +40,11 @@ export class JsonWriter extends GrowableBytes {
     this.length += n;
   }
 
-  /** Writes `other`'s bytes [start, end) (`other` may be this writer itself). */
-  copy(other: JsonWriter, start: number, end: number): void {
-    this.ensure(end - start);
-    this.buf.set(other.buf.subarray(start, end), this.length);
-    this.length += end - start;
+  /** Writes again the bytes [start, start + count) written earlier (a piece repeated: one native copy). */
+  repeat(start: number, count: number): void {
+    this.ensure(count);
+    this.buf.copyWithin(this.length, start, start + count);
+    this.length += count;
   }
 
   /** Writes what `other` holds since its last reset. */
@@ -62,20 +62,18 @@ export class JsonWriter extends GrowableBytes {
   /** Writes `count` '0' digits (the stripped leading zero bytes of a word, two digits each). */
   zeros(count: number): void {
     this.ensure(count);
-    this.buf.fill(ZERO, this.length, this.length + count);
+    const out = this.buf;
+    // A loop: most counts are a few digits, below what a native fill's call costs.
+    for (let p = this.length, end = p + count; p < end; p++) out[p] = ZERO;
     this.length += count;
   }
 
   /** Writes `source[start, end)` as lower-case hex digits (two per byte). */
   hex(source: Uint8Array, start: number, end: number): void {
     this.ensure(2 * (end - start));
-    const out = this.buf;
+    const view = this.dataView;
     let p = this.length;
-    for (let i = start; i < end; i++) {
-      const pair = HEX_PAIRS[source[i]!]!;
-      out[p++] = pair & 0xff;
-      out[p++] = pair >> 8;
-    }
+    for (let i = start; i < end; i++, p += 2) view.setUint16(p, HEX_PAIRS[source[i]!]!, true);
     this.length = p;
   }
 
