@@ -7,7 +7,7 @@
 import type { Transform } from 'node:stream';
 import { writeCorsOrigin } from './cors.js';
 import { HEAD_HEADER_NAME } from './headHeader.js';
-import type { RpcBody } from '../rpc/handler.js';
+import { JsonParts, type FlatBody, type RpcBody } from '../rpc/handler.js';
 import type { AnswerCoding, ContentCoding } from './compress.js';
 import type { Reply } from './replies.js';
 import type { HttpResponse } from './uws.js';
@@ -67,7 +67,7 @@ export interface Delivery {
 
 /** A body to write, as it is or compressed, with its byte length. */
 interface Encoded {
-  body: RpcBody;
+  body: FlatBody;
   bytes: number;
   coding: ContentCoding | null;
 }
@@ -78,24 +78,24 @@ function statusCode(status: string): number {
 }
 
 /** `body` as bytes (a view, not a copy, of bytes). */
-function toBuffer(body: RpcBody): Buffer {
+function toBuffer(body: FlatBody): Buffer {
   return typeof body === 'string' ? Buffer.from(body, 'utf8') : Buffer.from(body.buffer, body.byteOffset, body.byteLength);
 }
 
 /** The byte length of `body`. */
-function byteLength(body: RpcBody): number {
+function byteLength(body: FlatBody): number {
   return typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength;
 }
 
 /** `body` compressed with `chosen` (one of `coding`'s choices), or as it is when null. */
-function encodeWith(body: RpcBody, coding: AnswerCoding | undefined, chosen: ContentCoding | null): Encoded {
+function encodeWith(body: FlatBody, coding: AnswerCoding | undefined, chosen: ContentCoding | null): Encoded {
   if (chosen === null) return { body, bytes: byteLength(body), coding: null };
   const compressed = coding!.compress(chosen, toBuffer(body));
   return { body: compressed, bytes: compressed.length, coding: chosen };
 }
 
 /** `body` compressed when `coding` chooses a coding for its size (its length: UTF-16 units of text, the bytes of these ASCII answers), else as it is. */
-function encode(body: RpcBody, coding: AnswerCoding | undefined): Encoded {
+function encode(body: FlatBody, coding: AnswerCoding | undefined): Encoded {
   return encodeWith(body, coding, coding?.choose(body.length) ?? null);
 }
 
@@ -180,6 +180,11 @@ function delivered(bytes: number, coding: ContentCoding | null): Delivery {
 export function sendJson(res: HttpResponse, body: RpcBody, options: JsonOptions = {}): Delivery {
   const { coding } = options;
   const chosen = coding?.choose(body.length) ?? null;
+  if (body instanceof JsonParts) {
+    // Parts go out one after the other, unless compressed (the compressor takes the body whole) or without uWS.
+    if (chosen === null && uwsNative) return streamParts(res, body.parts, body.length, options, () => body.release());
+    return sendJson(res, body.join(), options);
+  }
   if (body.length <= STREAM_THRESHOLD_CHARS || !uwsNative) {
     const encoded = encodeWith(body, coding, chosen);
     res.cork(() => {
@@ -192,7 +197,7 @@ export function sendJson(res: HttpResponse, body: RpcBody, options: JsonOptions 
     return delivered(encoded.bytes, encoded.coding);
   }
   const bytes = toBuffer(body);
-  if (chosen === null) return streamBytes(res, bytes, options);
+  if (chosen === null) return streamParts(res, [bytes], bytes.length, options);
   return streamCompressed(res, bytes, coding!.compressor(chosen, bytes.length), chosen, options);
 }
 
@@ -204,30 +209,48 @@ function writeStreamHeaders(res: HttpResponse, options: JsonOptions, applied: Co
 }
 
 /**
- * Writes `bytes` with tryEnd; what the socket does not take now is written from onWritable, from the
- * offset uWS reports (uWebSockets.js's VideoStreamer pattern). Once the response is aborted uWS calls
- * neither handler again, and the bytes are released with the closure.
+ * Writes `parts` (`total` bytes) with tryEnd, one after the other under one Content-Length; what
+ * the socket does not take now is written from onWritable, from the offset uWS reports
+ * (uWebSockets.js's VideoStreamer pattern), so nothing is copied into memory of ours. `release`
+ * is called once uWS holds them all, or the response was aborted (stop()): uWS calls neither
+ * handler again.
  */
-function streamBytes(res: HttpResponse, bytes: Buffer, options: JsonOptions): Delivery {
-  const total = bytes.length;
+function streamParts(res: HttpResponse, parts: readonly Uint8Array[], total: number, options: JsonOptions, release?: () => void): Delivery {
   let base = 0;
   let written = 0;
   let done = false;
-  const end = () => options.onEnd?.({ status: 200, bytes: total, coding: null });
+  const end = () => {
+    release?.();
+    options.onEnd?.({ status: 200, bytes: total, coding: null });
+  };
+  /** Writes the parts from byte `from` of the body on, until the socket pushes back; whether it took all it was given. */
+  const writeFrom = (from: number): boolean => {
+    let ok = true;
+    let start = 0;
+    for (const part of parts) {
+      const next = start + part.byteLength;
+      if (next > from) {
+        [ok, done] = res.tryEnd(from > start ? part.subarray(from - start) : part, total);
+        if (!ok || done) break;
+        from = next;
+      }
+      start = next;
+    }
+    written = done ? total : res.getWriteOffset() - base;
+    return ok;
+  };
   res.cork(() => {
     writeStreamHeaders(res, options, null);
     base = res.getWriteOffset();
-    done = res.tryEnd(bytes, total)[1];
-    written = done ? total : res.getWriteOffset() - base;
+    writeFrom(0);
   });
   if (done) {
     end();
     return delivered(total, null);
   }
   res.onWritable((offset) => {
-    const [ok, finished] = res.tryEnd(bytes.subarray(offset - base), total);
-    written = finished ? total : res.getWriteOffset() - base;
-    if (finished) end();
+    const ok = writeFrom(offset - base);
+    if (done) end();
     return ok;
   });
   return {
@@ -235,7 +258,8 @@ function streamBytes(res: HttpResponse, bytes: Buffer, options: JsonOptions): De
       return written;
     },
     coding: null,
-    stop: () => undefined,
+    // The client went away: uWS calls neither handler again, so nothing reads the parts.
+    stop: () => release?.(),
   };
 }
 

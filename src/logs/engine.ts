@@ -11,6 +11,7 @@ import { Piscina } from 'piscina';
 import { LOG_WORKER_NICE, WORKER_LOAD_WAIT_MS, type LogLimits } from '../config.js';
 import type { StoreReader } from '../store/reader.js';
 import { lastFitting, withExtra, type LogChunks, type QueryPaths, type ScanCounts, type ScanTotals } from './answer.js';
+import { giveBack, lend, takeSpare } from './answerBuffers.js';
 import { DeadlineExceededError, ResultCapError, ScanFailedError } from './errors.js';
 import type { FilterSpec } from './filter.js';
 import { answerInline } from './inline.js';
@@ -123,7 +124,11 @@ export class LogEngine implements ScanCounts {
         done = true;
         Atomics.store(cancel, 0, 1);
         clearTimeout(timer);
-        if (error) return reject(error);
+        if (error) {
+          giveBack(chunks);
+          for (const r of results) if (r !== undefined) giveBack([r.bytes]);
+          return reject(error);
+        }
         try {
           resolve(withExtra(chunks, count, range, spec, format, limits.maxResults));
         } catch (capError) {
@@ -141,6 +146,7 @@ export class LogEngine implements ScanCounts {
             return finish(new ResultCapError(range.from, lastFitting(r.blockCounts, count, limits.maxResults, tasks[merged]![1]), limits.maxResults));
           }
           if (r.count > 0) chunks.push(r.bytes);
+          else giveBack([r.bytes]);
           count += r.count;
           merged++;
         }
@@ -161,12 +167,19 @@ export class LogEngine implements ScanCounts {
             deadline,
             budget: limits.maxResults - count,
             cancel,
+            out: format === 'json' ? takeSpare() : undefined,
           };
           this.submit(task).then(
             (result) => {
               inFlight--;
-              if (result.ok) this.account(result);
-              if (done) return;
+              if (result.ok) {
+                this.account(result);
+                if (format === 'json') lend(result.bytes.buffer as ArrayBuffer);
+              }
+              if (done) {
+                if (result.ok) giveBack([result.bytes]);
+                return;
+              }
               if (!result.ok) {
                 this.options.onError('log scan task failed', result.message);
                 return finish(new ScanFailedError());
@@ -226,9 +239,9 @@ export class LogEngine implements ScanCounts {
     );
   }
 
-  /** Runs `task` on the pool, known to close() until it settles. */
+  /** Runs `task` on the pool (its answer memory transferred with it), known to close() until it settles. */
   private submit(task: ScanTask): Promise<ScanResult> {
-    const run = this.pool.run(task);
+    const run = this.pool.run(task, task.out ? { transferList: [task.out] } : undefined);
     const entry = { cancel: task.cancel, settled: run.then(noop, noop) };
     this.running.add(entry);
     void entry.settled.then(() => this.running.delete(entry));

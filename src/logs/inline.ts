@@ -13,6 +13,7 @@ import { segmentOf, segmentStart } from '../store/segments.js';
 import { blockScanner } from './blockScan.js';
 import { bloomCandidates, candidateBlocks, candidateQuery } from './candidates.js';
 import { JsonSink } from './jsonSink.js';
+import { giveBack, keepSpare, lend, takeSpare } from './answerBuffers.js';
 import { LogProtoWriter } from '../render/logProto.js';
 import type { FilterSpec } from './filter.js';
 import { ResultCapError } from './errors.js';
@@ -21,11 +22,14 @@ import type { ResolvedRange } from './range.js';
 import type { LogFormat } from './task.js';
 
 /**
- * The JSON buffer every inline answer of this thread is rendered into, then copied out:
- * answers are synchronous, so one buffer serves them all without allocating per query. It grows to
- * the largest inline answer, which the inline budget bounds (a few hundred logs).
+ * The JSON sink inline answers of this thread are rendered into, each into memory of its own taken
+ * from the thread's spare answer buffers (answerBuffers.ts) and lent with the answer; an answer
+ * abandoned for the pool leaves its memory to the next one.
  */
-const scratch = new JsonSink(false, 16 * 1024);
+const sink = new JsonSink(false, 16 * 1024);
+
+/** Bytes of a fresh answer buffer when the thread has no spare (it grows as the answer needs). */
+const FRESH_ANSWER_BYTES = 64 * 1024;
 
 /** A filter's block range and conditions, as the inline scan takes them. */
 export interface InlineQuery {
@@ -42,7 +46,7 @@ export interface InlineQuery {
 
 /** What an inline scan rendered. */
 export interface InlineScan {
-  /** The matches in order: comma-separated JSON objects (UTF-8), or protobuf Log messages. */
+  /** The matches in order: comma-separated JSON objects (UTF-8, in a lent answer buffer: answerBuffers.ts), or protobuf Log messages. */
   chunk: Uint8Array;
   count: number;
   /** Pairs (block number, matches in it) for every block with matches, in order. */
@@ -85,8 +89,8 @@ export function scanInline(reader: StoreReader, q: InlineQuery, format: Exclude<
   work.candidates = blocks.length;
   if (!fitsInline(work, budgetUs)) return undefined;
 
-  const json = format === 'json' ? scratch : undefined;
-  json?.reset();
+  const json = format === 'json' ? sink : undefined;
+  json?.adopt(takeSpare() ?? new ArrayBuffer(FRESH_ANSWER_BYTES));
   const proto = json ? undefined : new LogProtoWriter();
   const out = json ?? proto!;
   const scanBlock = blockScanner(reader, q.addresses, q.topics, work);
@@ -94,12 +98,24 @@ export function scanInline(reader: StoreReader, q: InlineQuery, format: Exclude<
   for (const n of blocks) {
     const matched = scanBlock(n, out);
     work.logs += matched;
-    if (!fitsInline(work, budgetUs)) return undefined;
+    if (!fitsInline(work, budgetUs)) {
+      if (json) keepSpare(json.view().buffer as ArrayBuffer);
+      return undefined;
+    }
     if (matched === 0) continue;
     blockCounts.push(n, matched);
     if (work.logs > maxResults) break;
   }
-  const chunk = json ? json.copyOut() : proto!.take().bytes;
+  let chunk: Uint8Array;
+  if (!json) chunk = proto!.take().bytes;
+  else if (work.logs === 0) {
+    // Nothing to answer with: the memory stays this thread's.
+    keepSpare(json.view().buffer as ArrayBuffer);
+    chunk = new Uint8Array(0);
+  } else {
+    chunk = json.view();
+    lend(chunk.buffer as ArrayBuffer);
+  }
   return { chunk, count: work.logs, blockCounts, work };
 }
 
@@ -124,6 +140,9 @@ export function answerInline(
   counts.totals.blocks += Math.max(0, range.to - range.from + 1);
   counts.totals.candidates += scan.work.candidates;
   counts.totals.matchedBlocks += scan.blockCounts.length / 2;
-  if (scan.count > maxResults) throw new ResultCapError(range.from, lastFitting(scan.blockCounts, 0, maxResults, range.to), maxResults);
+  if (scan.count > maxResults) {
+    giveBack([scan.chunk]);
+    throw new ResultCapError(range.from, lastFitting(scan.blockCounts, 0, maxResults, range.to), maxResults);
+  }
   return withExtra(scan.count > 0 ? [scan.chunk] : [], scan.count, range, spec, format, maxResults);
 }

@@ -37,6 +37,12 @@ export class JsonSink extends JsonWriter {
     this.marks.length = 0;
   }
 
+  /** Empties the sink, marks included, to write into `memory` (GrowableBytes.adopt). */
+  override adopt(memory: ArrayBuffer): void {
+    super.adopt(memory);
+    this.marks.length = 0;
+  }
+
   /** The marks of the logs written in lines mode (empty otherwise). */
   takeMarks(): Float64Array {
     return new Float64Array(this.marks);

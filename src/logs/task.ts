@@ -20,6 +20,8 @@ export interface ScanTask {
   budget: number;
   /** Shared flag: non-zero once the query has been answered (cancelled). */
   cancel: Int32Array;
+  /** Memory to render a JSON answer into (transferred with the task, and back with its bytes); absent: the worker's own. */
+  out?: ArrayBuffer;
 }
 
 /** Why a task stopped. */

@@ -17,11 +17,22 @@ import type { ScanResult, ScanStop, ScanTask } from './task.js';
 /** How many candidate blocks pass between deadline and cancellation checks. */
 const CHECK_EVERY = 64;
 
+/**
+ * The JSON sinks of this thread, comma-separated and lines. Each task's answer is written into the
+ * memory the task brought (a spare answer buffer of the main thread, transferred here and back:
+ * answerBuffers.ts), or into fresh memory when it brought none, and goes back as a view of it.
+ */
+const sinks = { json: new JsonSink(false), jsonl: new JsonSink(true) };
+
+/** Bytes of fresh memory for a task that brought none (it grows as the answer needs). */
+const FRESH_ANSWER_BYTES = 64 * 1024;
+
 function scan(task: ScanTask): ScanResult {
   const { store, reader } = workerStore(task.dataDir);
   const selection = candidateQuery(store, task.addresses, task.topics);
   const scanBlock = blockScanner(reader, task.addresses, task.topics);
-  const json = task.format === 'proto' ? undefined : new JsonSink(task.format === 'jsonl');
+  const json = task.format === 'proto' ? undefined : sinks[task.format];
+  json?.adopt(task.out ?? new ArrayBuffer(FRESH_ANSWER_BYTES));
   const proto = json ? undefined : new LogProtoWriter();
   const out = json ?? proto!;
   let count = 0;
@@ -57,7 +68,7 @@ function scan(task: ScanTask): ScanResult {
       }
     }
   }
-  const { bytes, marks } = json ? { bytes: json.take(), marks: json.takeMarks() } : proto!.take();
+  const { bytes, marks } = json ? { bytes: json.view(), marks: json.takeMarks() } : proto!.take();
   return { ok: true, bytes, marks, count, blockCounts: new Float64Array(blockCounts), stop, blocks: reached - task.from + 1, candidates };
 }
 

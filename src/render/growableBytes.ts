@@ -21,6 +21,13 @@ export class GrowableBytes {
     this.dataView = new DataView(this.buf.buffer);
   }
 
+  /** Empties the buffer and writes into `memory` from now on (it grows out of it as it would of its own). */
+  adopt(memory: ArrayBuffer): void {
+    this.buf = new Uint8Array(memory);
+    this.dataView = new DataView(memory);
+    this.length = 0;
+  }
+
   /** Makes room for `extra` more bytes. */
   protected ensure(extra: number): void {
     if (this.length + extra <= this.buf.length) return;
@@ -48,9 +55,16 @@ export class GrowableBytes {
     return Buffer.from(this.buf.buffer, this.buf.byteOffset, this.length).toString('latin1');
   }
 
-  /** A copy of the bytes written; the buffer stays usable. */
+  /** A copy of the bytes written, in memory of its own (transferable, not zero-filled first); the buffer stays usable. */
   copyOut(): Uint8Array {
-    return this.buf.slice(0, this.length);
+    const out = Buffer.allocUnsafeSlow(this.length);
+    out.set(this.buf.subarray(0, this.length));
+    return out;
+  }
+
+  /** The bytes written, as a view of the memory they are in (no copy), ending the buffer's use: adopt() other memory before writing again. */
+  view(): Uint8Array {
+    return this.buf.subarray(0, this.length);
   }
 
   /**

@@ -6,7 +6,7 @@
  * of once per request: realtime indexers ask `eth_getLogs({blockHash})` of the newest block, and load
  * tests repeat a set of calls. Bounded in bytes; the oldest answers go first.
  */
-import type { RpcBody } from './handler.js';
+import type { FlatBody } from './handler.js';
 import type { StoreReader } from '../store/reader.js';
 
 /**
@@ -75,7 +75,7 @@ export interface AnswerCacheCounts {
 
 /** The results of one front's calls, valid for the markers they were answered under. */
 export class AnswerCache {
-  private readonly answers = new Map<string, RpcBody>();
+  private readonly answers = new Map<string, FlatBody>();
   /** Call texts after their id (canonicalCall.ts) → the call, or null for a text that is not canonical. */
   private readonly calls = new Map<string, KnownCall | null>();
   private bytes = 0;
@@ -117,7 +117,7 @@ export class AnswerCache {
    * of markers empties the cache). A miss is counted unless `countMiss` is false: the caller looks
    * again, and counts it then.
    */
-  get(key: string, countMiss = true): RpcBody | undefined {
+  get(key: string, countMiss = true): FlatBody | undefined {
     const marks = this.reader.tickMarks();
     if (marks !== this.marks) {
       this.answers.clear();
@@ -134,7 +134,7 @@ export class AnswerCache {
    * Keeps `json`, the result of the call `key` names, answered in the tick of the get() that missed
    * it; the oldest answers are dropped to stay within the budget. Returns whether it is kept.
    */
-  put(key: string, json: RpcBody): boolean {
+  put(key: string, json: FlatBody): boolean {
     const size = json.length + key.length;
     if (this.marks === undefined || json.length > MAX_CACHED_ANSWER_BYTES || size > this.budgetBytes || this.answers.has(key)) return false;
     for (const [oldKey, old] of this.answers) {

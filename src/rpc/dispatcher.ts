@@ -6,7 +6,7 @@
 import { isAscii } from 'node:buffer';
 import { MAX_BATCH_CONCURRENCY, MAX_BATCH_ITEMS, MAX_BATCH_RESPONSE_BYTES } from '../config.js';
 import { InternalError, InvalidParamsError, InvalidRequestError, MethodNotFoundError, ParseError, ResponseTooLargeError, toRpcError, type RpcError } from './errors.js';
-import type { RpcBody, RpcHandler } from './handler.js';
+import { JsonParts, type FlatBody, type RpcBody, type RpcHandler } from './handler.js';
 import { RawJson, type MethodContext, type RpcMethod } from './method.js';
 import { METHODS } from './methods/index.js';
 import type { AnswerCache } from './answerCache.js';
@@ -45,17 +45,30 @@ function errorResponse(id: string, error: RpcError): string {
   return '{"jsonrpc":"2.0","id":' + id + ',"error":' + JSON.stringify(error) + '}';
 }
 
-/** Concatenates text and byte parts: text when every part is text, else UTF-8 bytes written into one buffer. */
-function concat(parts: RpcBody[]): RpcBody {
+/**
+ * Answers of at least this many bytes made of rendered parts (log answers) stay in their parts
+ * (JsonParts): the front writes them one after the other, where joining them would copy megabytes
+ * into memory of their own first (and leave it to the garbage collector).
+ */
+export const PARTS_MIN_BYTES = 64 * 1024;
+
+/** Concatenates text, byte and JsonParts parts: text when every part is text, else UTF-8 bytes written into one buffer. */
+function concat(parts: RpcBody[]): FlatBody {
   let length = 0;
-  for (const p of parts) if (typeof p !== 'string') length += p.byteLength;
+  for (const p of parts) if (typeof p !== 'string') length += p.length;
   if (length === 0 && parts.every((p) => typeof p === 'string')) return parts.join('');
   for (const p of parts) if (typeof p === 'string') length += Buffer.byteLength(p, 'utf8');
   const out = Buffer.allocUnsafe(length);
   let at = 0;
   for (const p of parts) {
     if (typeof p === 'string') at += out.write(p, at, 'utf8');
-    else {
+    else if (p instanceof JsonParts) {
+      for (const part of p.parts) {
+        out.set(part, at);
+        at += part.byteLength;
+      }
+      p.release();
+    } else {
       out.set(p, at);
       at += p.byteLength;
     }
@@ -63,19 +76,44 @@ function concat(parts: RpcBody[]): RpcBody {
   return out;
 }
 
+/** `parts` joined by concat, `release` called once they are copied. */
+function joined(parts: (string | Uint8Array)[], release: (() => void) | undefined): FlatBody {
+  const whole = concat(parts);
+  release?.();
+  return whole;
+}
+
+/** `parts` as JsonParts when their bytes reach PARTS_MIN_BYTES (text parts encoded; `release` theirs), else joined. */
+function partsOrJoined(parts: (string | Uint8Array)[], release: (() => void) | undefined): RpcBody {
+  let bytes = 0;
+  for (const p of parts) if (typeof p !== 'string') bytes += p.byteLength;
+  if (bytes < PARTS_MIN_BYTES) return joined(parts, release);
+  const encoded = parts.map((p) => (typeof p === 'string' ? Buffer.from(p, 'utf8') : p));
+  let length = 0;
+  for (const p of encoded) length += p.byteLength;
+  return new JsonParts(encoded, length, release);
+}
+
 /** The text a response to a call with id text `id` starts with, up to its result. */
 function resultHead(id: string): string {
   return '{"jsonrpc":"2.0","id":' + id + ',"result":';
 }
 
-function resultResponse(id: string, result: unknown): RpcBody {
+/**
+ * The response of a call answered `result`; one rendered from large parts (RawJson) stays in its
+ * parts unless `whole` (an answer the cache keeps is one piece).
+ */
+function resultResponse(id: string, result: unknown, whole = false): RpcBody {
   const head = resultHead(id);
-  if (result instanceof RawJson) return concat([head, ...result.parts, '}']);
+  if (result instanceof RawJson) {
+    const parts = [head, ...result.parts, '}'];
+    return whole ? joined(parts, result.release) : partsOrJoined(parts, result.release);
+  }
   return head + JSON.stringify(result === undefined ? null : result) + '}';
 }
 
 /** The response of a result already rendered as JSON (a kept answer). */
-function jsonResponse(id: string, json: RpcBody): RpcBody {
+function jsonResponse(id: string, json: FlatBody): RpcBody {
   const head = resultHead(id);
   return typeof json === 'string' ? head + json + '}' : concat([head, json, '}']);
 }
@@ -84,7 +122,7 @@ function jsonResponse(id: string, json: RpcBody): RpcBody {
  * The JSON result inside `response` (made by resultResponse for `id`), without copying it: what an
  * AnswerCache keeps of a call whose response is written once.
  */
-function resultJson(id: string, response: RpcBody): RpcBody {
+function resultJson(id: string, response: FlatBody): FlatBody {
   const head = resultHead(id);
   if (typeof response === 'string') return response.slice(head.length, -1);
   return response.subarray(Buffer.byteLength(head, 'utf8'), response.length - 1);
@@ -99,7 +137,7 @@ function keepable(result: unknown): boolean {
   return result instanceof RawJson || typeof result === 'string';
 }
 
-function batchResponse(answers: RpcBody[]): RpcBody {
+function batchResponse(answers: RpcBody[]): FlatBody {
   const parts: RpcBody[] = ['['];
   answers.forEach((a, i) => {
     if (i > 0) parts.push(',');
@@ -206,7 +244,7 @@ export function createRpcHandler(
     try {
       const result = fn((params as unknown[] | undefined) ?? [], ctx, caller);
       if (key !== undefined && keepable(result)) {
-        const response = resultResponse(idText, result);
+        const response = resultResponse(idText, result, true) as FlatBody;
         if (cache!.put(key, resultJson(idText, response)) && whole !== undefined) learnCall(whole, request, method, key);
         return answered(response, method, CALL_OK, started, trace);
       }

@@ -3,8 +3,46 @@
  */
 import type { RequestTrace } from './observe.js';
 
-/** A response body: JSON text, or JSON already encoded as UTF-8 bytes (large log answers). */
-export type RpcBody = string | Uint8Array;
+/** A response body in one piece: JSON text, or JSON already encoded as UTF-8 bytes. */
+export type FlatBody = string | Uint8Array;
+
+/**
+ * A large response body left in the pieces it was made of (a log answer's head, the chunks the
+ * scans rendered, its tail), so that a front can write them to the socket one after the other
+ * instead of copying megabytes into one buffer first; `length` is their total in bytes.
+ */
+export class JsonParts {
+  private released = false;
+
+  /** `parts` of `length` bytes in all; `onRelease`, when given, is called once they are written or copied (release()). */
+  constructor(
+    readonly parts: readonly Uint8Array[],
+    readonly length: number,
+    private readonly onRelease?: () => void,
+  ) {}
+
+  /** Says the parts are written or copied: nothing reads them any more (once; later calls do nothing). */
+  release(): void {
+    if (this.released) return;
+    this.released = true;
+    this.onRelease?.();
+  }
+
+  /** The parts joined into one buffer (for a front that needs the body whole: compression, WebSocket frames), then released. */
+  join(): Uint8Array {
+    const whole = Buffer.concat(this.parts as Uint8Array[], this.length);
+    this.release();
+    return whole;
+  }
+}
+
+/** A response body: whole, or in parts (large log answers). */
+export type RpcBody = FlatBody | JsonParts;
+
+/** `body` in one piece: as it is, or its parts joined. */
+export function flatBody(body: RpcBody): FlatBody {
+  return body instanceof JsonParts ? body.join() : body;
+}
 
 /** Answers raw JSON-RPC request bodies (single or batch) with response bodies. */
 export interface RpcHandler {

@@ -10,8 +10,14 @@ import type { StoreReader } from '../store/reader.js';
 
 /** A result that is already JSON (log fragments rendered elsewhere): its parts are spliced in as they are. */
 export class RawJson {
-  /** Wraps JSON made of `parts`, concatenated in order (text or UTF-8 bytes). */
-  constructor(readonly parts: (string | Uint8Array)[]) {}
+  /**
+   * Wraps JSON made of `parts`, concatenated in order (text or UTF-8 bytes); `release`, when given,
+   * is called once the parts are written or copied (the memory they are in is lent: logs/answerBuffers.ts).
+   */
+  constructor(
+    readonly parts: (string | Uint8Array)[],
+    readonly release?: () => void,
+  ) {}
 }
 
 /**

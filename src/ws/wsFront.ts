@@ -18,7 +18,7 @@ import type { HttpRequest, HttpResponse, TemplatedApp, WebSocket } from '../http
 import type { KeyBudget, RateLimiter } from '../limits/rateLimiter.js';
 import type { Logger } from '../logger.js';
 import { LimitExceededError, ShuttingDownError, toRpcError } from '../rpc/errors.js';
-import type { RpcBody, RpcHandler } from '../rpc/handler.js';
+import { flatBody, type RpcBody, type RpcHandler } from '../rpc/handler.js';
 import type { StoreReader } from '../store/reader.js';
 import { HeadFeed, HEAD_POLL_MS, type HeadChange } from './headFeed.js';
 import { ChangeRendering, ConnectionSubscriptions } from './subscriptions.js';
@@ -95,7 +95,8 @@ function isSubscriptionCall(value: unknown): value is Call {
 
 /** The text of an RpcBody. */
 function text(body: RpcBody): string {
-  return typeof body === 'string' ? body : Buffer.from(body.buffer, body.byteOffset, body.byteLength).toString('utf8');
+  const flat = flatBody(body);
+  return typeof flat === 'string' ? flat : Buffer.from(flat.buffer, flat.byteOffset, flat.byteLength).toString('utf8');
 }
 
 /** The WebSocket front of one HTTP app. */

@@ -280,7 +280,9 @@ describe('-32603 unexpected failure', () => {
   test('the store vanishing under the log workers: -32603 internal error, details only in the log', async () => {
     // A service of its own: its workers have not opened the store yet, and open it by path on
     // their first task. Moving the directory away (the main thread keeps its open environment)
-    // makes that open fail: a genuine unexpected failure, reached over HTTP.
+    // makes that open fail: a genuine unexpected failure, reached over HTTP. Every query goes to
+    // the pool: this small chain's whole range fits the inline budget, which the main thread's
+    // open store would answer.
     const logged: string[] = [];
     const logger: Logger = {
       debug: () => {},
@@ -289,7 +291,7 @@ describe('-32603 unexpected failure', () => {
       error: (m, e) => logged.push(`${m}: ${e instanceof Error ? e.message : String(e)}`),
       isLevelEnabled: () => false,
     };
-    const service = await startService({ dataDir: dataset.dir, host: '127.0.0.1', port: 0, logger });
+    const service = await startService({ dataDir: dataset.dir, host: '127.0.0.1', port: 0, logger, inlineBudgetUs: -1 });
     const away = dataset.dir + '-away';
     try {
       renameSync(dataset.dir, away);

@@ -71,9 +71,10 @@ function oracle(raw: Obj, limits: Partial<LogLimits>): { logs: Obj[] } | { error
 /**
  * POSTs on a connection of its own. `sent` settles once the request is fully written, `started`
  * once the response's status line and headers arrive (the server has begun answering), `response`
- * with the whole parsed body.
+ * with the whole parsed body. With `hold`, the client stops reading at the first bytes of the body
+ * until `hold` settles (a slow reader: the server keeps the rest).
  */
-function postOwnConnection(svc: TestService, body: unknown): { sent: Promise<void>; started: Promise<void>; response: Promise<RpcResponse> } {
+function postOwnConnection(svc: TestService, body: unknown, hold?: Promise<void>): { sent: Promise<void>; started: Promise<void>; response: Promise<RpcResponse> } {
   const url = new URL(svc.endpoint);
   let sentResolve!: () => void;
   let startedResolve!: () => void;
@@ -85,7 +86,12 @@ function postOwnConnection(svc: TestService, body: unknown): { sent: Promise<voi
       (res) => {
         startedResolve();
         const parts: Buffer[] = [];
-        res.on('data', (c: Buffer) => parts.push(c));
+        res.on('data', (c: Buffer) => {
+          parts.push(c);
+          if (hold === undefined || parts.length > 1) return;
+          res.pause();
+          void hold.then(() => res.resume());
+        });
         res.on('end', () => {
           try {
             resolve(JSON.parse(Buffer.concat(parts).toString('utf8')) as RpcResponse);
@@ -203,6 +209,30 @@ describe('concurrency and batches', () => {
     assert.ok(all.length > 10_000, `a heavy answer (${all.length} logs)`);
     assert.equal(all.at(-1)!.blockNumber, hex(HEAD));
     assert.deepEqual(order, ['blockNumber', 'getLogs']);
+  });
+
+  test('answers rendered into memory used again and again stay intact: a slow reader\'s, and concurrent ranges of every size', async () => {
+    // A whole-range answer (about 20 MB, more than the socket takes) read slowly: its memory stays
+    // its own while ranges from one block (inline, a few KB) to 200 (the pool, about 1 MB) are
+    // answered in three rounds, each rendering into the answer buffers the rounds before gave back.
+    let release!: () => void;
+    const whole = { fromBlock: '0x0', toBlock: hex(HEAD) };
+    const slow = postOwnConnection(svc, { jsonrpc: '2.0', id: 'slow', method: 'eth_getLogs', params: [whole] }, new Promise<void>((resolve) => (release = resolve)));
+    await slow.started;
+    const ranges = Array.from({ length: 24 }, (_, i) => {
+      const length = [1, 3, 12, 40, 90, 200][i % 6]!;
+      const from = (i * 47) % (HEAD - length);
+      return { fromBlock: hex(from), toBlock: hex(from + length - 1) };
+    });
+    for (let round = 0; round < 3; round++) {
+      const answers = await Promise.all(ranges.map((filter, i) => svc.post({ jsonrpc: '2.0', id: i, method: 'eth_getLogs', params: [filter] })));
+      answers.forEach(({ status, json }, i) => {
+        assert.equal(status, 200);
+        assert.deepEqual((json as RpcResponse).result, (oracle(ranges[i]!, { maxResults: 1e9 }) as { logs: Obj[] }).logs, `round ${round}, range ${i}`);
+      });
+    }
+    release();
+    assert.deepEqual((await slow.response).result, (oracle(whole, { maxResults: 1e9 }) as { logs: Obj[] }).logs);
   });
 
   test('a batch of several eth_getLogs and point lookups answers in order', async () => {

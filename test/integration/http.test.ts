@@ -17,7 +17,7 @@ import { DISCARD_MAX_BYTES } from '../../src/http/body.js';
 import { startHttpServer, type HttpServer } from '../../src/http/server.js';
 import { uwsImplementation } from '../../src/http/uws.js';
 import { createLogger } from '../../src/logger.js';
-import type { RpcHandler } from '../../src/rpc/handler.js';
+import { JsonParts, type RpcHandler } from '../../src/rpc/handler.js';
 import { checkApiKey, createApiKey, revokeApiKey } from '../../src/store/apiKeys.js';
 import { closeStore, openStore, type Store } from '../../src/store/schema.js';
 import { captureLogger } from './logCapture.js';
@@ -34,6 +34,16 @@ const BIG_BODY = (() => {
 const BIG_BYTES = Buffer.byteLength(BIG_BODY);
 const BIG_SHA = createHash('sha256').update(BIG_BODY).digest('hex');
 
+/** BIG_BODY's bytes cut into parts of uneven sizes (one of a single byte), as a log answer is made of a head, chunks and a tail. */
+const BIG_PARTS = (() => {
+  const bytes = Buffer.from(BIG_BODY);
+  const cuts = [0, 31, 32, 65_536, 3_000_001, 3_000_002, 11_111_111, bytes.length];
+  return cuts.slice(1).map((end, i) => bytes.subarray(cuts[i], end));
+})();
+
+/** How many times the `parts` answers were released (JsonParts.release: written or abandoned). */
+let partsReleased = 0;
+
 /** Promises the handler holds for `wait` requests, released by the test. */
 const waiting: Array<{ release(): void; id: unknown }> = [];
 /** Resolved when a `wait` request reaches the handler. */
@@ -44,13 +54,15 @@ let onWaitArrived: (() => void) | null = null;
  * (a big answer, an async one, a rejected promise, a throw, an answer the test releases).
  */
 const echoHandler: RpcHandler = {
-  handle(body: Uint8Array): string | Promise<string> {
+  handle(body: Uint8Array): string | JsonParts | Promise<string> {
     const text = Buffer.from(body.buffer, body.byteOffset, body.byteLength).toString('utf8');
     const request = JSON.parse(text) as { id?: unknown; method?: string };
     const answer = JSON.stringify({ jsonrpc: '2.0', id: request.id ?? null, result: request });
     switch (request.method) {
       case 'big':
         return BIG_BODY;
+      case 'parts':
+        return new JsonParts(BIG_PARTS, BIG_BYTES, () => partsReleased++);
       case 'async':
         return new Promise((resolve) => setImmediate(() => resolve(answer)));
       case 'reject':
@@ -445,8 +457,9 @@ describe('HTTP front', () => {
     assert.equal(createHash('sha256').update(result.bytes).digest('hex'), BIG_SHA);
   });
 
-  test('a slow reader taking the answer in small steps gets it intact', async () => {
-    const bytes = await new Promise<Buffer>((resolve, reject) => {
+  /** Asks for `method`'s answer and reads it in small steps (a pause after every chunk): its headers and bytes. */
+  const readSlowly = (method: string): Promise<{ headers: http.IncomingHttpHeaders; bytes: Buffer }> =>
+    new Promise((resolve, reject) => {
       const req = http.request(
         { host: HOST, port: server.port, method: 'POST', path: `/v3/${key}`, headers: { 'content-type': 'application/json' } },
         (res) => {
@@ -456,15 +469,27 @@ describe('HTTP front', () => {
             res.pause();
             setImmediate(() => res.resume());
           });
-          res.on('end', () => resolve(Buffer.concat(chunks)));
+          res.on('end', () => resolve({ headers: res.headers, bytes: Buffer.concat(chunks) }));
           res.on('error', reject);
         },
       );
       req.on('error', reject);
-      req.end(rpc('big'));
+      req.end(rpc(method));
     });
+
+  test('a slow reader taking the answer in small steps gets it intact', async () => {
+    const { bytes } = await readSlowly('big');
     assert.equal(bytes.length, BIG_BYTES);
     assert.equal(createHash('sha256').update(bytes).digest('hex'), BIG_SHA);
+  });
+
+  test('an answer in parts reaches a slow reader intact, and its parts are released once it is written', async () => {
+    const released = partsReleased;
+    const { headers, bytes } = await readSlowly('parts');
+    assert.equal(headers['content-length'], String(BIG_BYTES));
+    assert.equal(bytes.length, BIG_BYTES);
+    assert.equal(createHash('sha256').update(bytes).digest('hex'), BIG_SHA);
+    assert.equal(partsReleased, released + 1);
   });
 
   test('keep-alive: two requests share one socket', async () => {
@@ -541,8 +566,8 @@ describe('HTTP front', () => {
     assert.ok(!logs.some((l) => l.includes('writing an answer failed')), logs.join('\n'));
   });
 
-  /** Asks `port` for the big answer with `headers` and goes away at its first bytes. */
-  const leaveAfterFirstBytes = (port: number, headers: http.OutgoingHttpHeaders): Promise<void> =>
+  /** Asks `port` for the big answer (or `method`'s) with `headers` and goes away at its first bytes. */
+  const leaveAfterFirstBytes = (port: number, headers: http.OutgoingHttpHeaders, method = 'big'): Promise<void> =>
     new Promise<void>((resolve, reject) => {
       const req = http.request({ host: HOST, port, method: 'POST', path: `/v3/${key}`, headers: { 'content-type': 'application/json', ...headers } }, (res) => {
         res.once('data', () => {
@@ -553,13 +578,43 @@ describe('HTTP front', () => {
       req.on('error', (err: NodeJS.ErrnoException) => {
         if (err.code !== 'ECONNRESET') reject(err);
       });
-      req.end(rpc('big'));
+      req.end(rpc(method));
     });
 
   test('a client that leaves during a 20 MB answer does not disturb the server', async () => {
     await leaveAfterFirstBytes(server.port, {});
     const res = await request(server.port, { path: `/v3/${key}`, headers: { 'content-type': 'application/json' }, body: rpc('echo', 'after') });
     assert.equal(res.status, 200);
+  });
+
+  test('a client that leaves during an answer in parts has its parts released, and the server goes on', async () => {
+    const released = partsReleased;
+    await leaveAfterFirstBytes(server.port, {}, 'parts');
+    // The close reaches the server's loop as an event of its own: requests on other sockets go on until it has.
+    for (let i = 0; i < 1000 && partsReleased === released; i++) {
+      const res = await request(server.port, { path: `/v3/${key}`, headers: { 'content-type': 'application/json' }, body: rpc('echo', 'after') });
+      assert.equal(res.status, 200);
+    }
+    assert.equal(partsReleased, released + 1);
+  });
+
+  test('compressed, an answer in parts arrives intact and its parts are released', async () => {
+    const released = partsReleased;
+    const raw = await new Promise<Buffer>((resolve, reject) => {
+      const req = http.request(
+        { host: HOST, port: compressed.port, method: 'POST', path: `/v3/${key}`, headers: { 'content-type': 'application/json', 'accept-encoding': 'gzip' } },
+        (res) => {
+          const chunks: Buffer[] = [];
+          res.on('data', (c: Buffer) => chunks.push(c));
+          res.on('end', () => resolve(Buffer.concat(chunks)));
+          res.on('error', reject);
+        },
+      );
+      req.on('error', reject);
+      req.end(rpc('parts'));
+    });
+    assert.equal(createHash('sha256').update(gunzipSync(raw)).digest('hex'), BIG_SHA);
+    assert.equal(partsReleased, released + 1);
   });
 
   test('compressed, a 20 MB answer of multi-byte text arrives intact, chunked, in either coding', async () => {

@@ -1,9 +1,10 @@
 import type { LogChunks } from '../../logs/answer.js';
+import { giveBack } from '../../logs/answerBuffers.js';
 import { parseFilter } from '../filterParams.js';
 import { RawJson, type RpcMethod } from '../method.js';
 import { checkArity } from '../params.js';
 
-/** Log chunks as one JSON array. */
+/** Log chunks as one JSON array, their lent memory given back once the answer is written or copied. */
 export function logsJson(chunks: LogChunks): RawJson {
   const parts: (string | Uint8Array)[] = ['['];
   chunks.forEach((chunk, i) => {
@@ -11,7 +12,7 @@ export function logsJson(chunks: LogChunks): RawJson {
     parts.push(chunk);
   });
   parts.push(']');
-  return new RawJson(parts);
+  return new RawJson(parts, () => giveBack(chunks));
 }
 
 /** eth_getLogs(filter): the matching logs in block and log-index order, under the limits of docs/api.md §6. */

@@ -5,7 +5,7 @@ import { MAX_BATCH_ITEMS } from '../../../src/config.js';
 import { AnswerCache } from '../../../src/rpc/answerCache.js';
 import { createRpcHandler } from '../../../src/rpc/dispatcher.js';
 import { InvalidParamsError } from '../../../src/rpc/errors.js';
-import type { RpcBody } from '../../../src/rpc/handler.js';
+import { flatBody } from '../../../src/rpc/handler.js';
 import { RawJson, type MethodContext, type RpcMethod } from '../../../src/rpc/method.js';
 import type { StoreReader } from '../../../src/store/reader.js';
 
@@ -27,7 +27,7 @@ function handler(cache?: AnswerCache, table: ReadonlyMap<string, RpcMethod> = me
   const failures: unknown[] = [];
   const h = createRpcHandler({} as MethodContext, (_, error) => failures.push(error), table, undefined, cache);
   const answer = async (body: string): Promise<string> => {
-    const out: RpcBody = await h.handle(Buffer.from(body));
+    const out = flatBody(await h.handle(Buffer.from(body)));
     return typeof out === 'string' ? out : Buffer.from(out).toString();
   };
   return { answer, failures };
