@@ -67,7 +67,7 @@ test: build
 clean:
 	rm -rf dist
 
-.PHONY: bench bench-quick bench-small bench-scale
+.PHONY: bench bench-quick bench-small bench-traffic bench-scale
 
 bench: build
 	node dist/native-free-bench/run.js
@@ -85,6 +85,11 @@ bench-scale: build
 # Small requests against anvil and the bare transport, wrk and servers pinned to separate cores (needs Debian's wrk).
 bench-small: build
 	node dist/native-free-bench/run.js --only small
+
+# Mainnet-shaped traffic with the answer cache off: every distinct request against anvil (wrk and the
+# servers pinned as bench-small), then a generated mainnet-density store in logs/s (needs Debian's wrk).
+bench-traffic: build
+	node dist/native-free-bench/run.js --only traffic
 
 .PHONY: cluster test-cluster
 

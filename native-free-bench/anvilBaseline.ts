@@ -83,6 +83,36 @@ function busiest<K>(counts: Map<K, number>): K | undefined {
   return best;
 }
 
+/** A transaction by its block number and index in the block. */
+export interface TxPosition {
+  n: number;
+  i: number;
+}
+
+/** The eth_getStorageAt parameters [address, slot, block] of every slot block `n` wrote, at block `n`. */
+export function writtenSlots(store: Store, n: number): string[][] {
+  const prefixes = store.storageWrites.getBinary(encodeBlockKey(n));
+  const slots: string[][] = [];
+  for (let at = 0; prefixes && at < prefixes.length; at += STORAGE_PREFIX_BYTES) {
+    slots.push([bytesToHex(prefixes.subarray(at, at + 20)), bytesToHex(prefixes.subarray(at + 20, at + STORAGE_PREFIX_BYTES)), hex(n)]);
+  }
+  return slots;
+}
+
+/**
+ * The five point-lookup methods: transactions by hash (`byHash`) and by block and index (`byIndex`),
+ * blocks by number with hashes and with full transactions (`numbers`), and written `slots`.
+ */
+export function lookupMethods(reader: StoreReader, at: { byHash: TxPosition[]; numbers: number[]; byIndex: TxPosition[]; slots: string[][] }): Method[] {
+  return [
+    { name: 'eth_getTransactionByHash', kind: 'transaction', calls: at.byHash.map(({ n, i }) => ({ method: 'eth_getTransactionByHash', params: [bytesToHex(reader.txHash(n, i)!)] })) },
+    { name: 'eth_getBlockByNumber (hashes)', kind: 'block', calls: at.numbers.map((n) => ({ method: 'eth_getBlockByNumber', params: [hex(n), false] })) },
+    { name: 'eth_getBlockByNumber (full txs)', kind: 'block', calls: at.numbers.map((n) => ({ method: 'eth_getBlockByNumber', params: [hex(n), true] })) },
+    { name: 'eth_getTransactionByBlockNumberAndIndex', kind: 'transaction', calls: at.byIndex.map(({ n, i }) => ({ method: 'eth_getTransactionByBlockNumberAndIndex', params: [hex(n), hex(i)] })) },
+    { name: 'eth_getStorageAt (a written slot, at the block that wrote it)', kind: 'storage', calls: at.slots.map((params) => ({ method: 'eth_getStorageAt', params })) },
+  ];
+}
+
 /** Samples the request parameters from the ingested store: real transactions, blocks, written slots, log addresses and topics. */
 export function sampleRequests(store: Store, head: number): { methods: Method[]; logQueries: LogQuery[]; txs: number; logs: number } {
   const reader = new StoreReader(store);
@@ -118,19 +148,8 @@ export function sampleRequests(store: Store, head: number): { methods: Method[];
       return { n, i: Math.floor(rand() * count) };
     });
   const numbers = Array.from({ length: SAMPLES }, () => 1 + Math.floor(rand() * head));
-  const slots = Array.from({ length: SAMPLES }, () => {
-    const n = pick(written);
-    const prefixes = store.storageWrites.getBinary(encodeBlockKey(n))!;
-    const at = Math.floor(rand() * (prefixes.length / STORAGE_PREFIX_BYTES)) * STORAGE_PREFIX_BYTES;
-    return [bytesToHex(prefixes.subarray(at, at + 20)), bytesToHex(prefixes.subarray(at + 20, at + STORAGE_PREFIX_BYTES)), hex(n)];
-  });
-  const methods: Method[] = [
-    { name: 'eth_getTransactionByHash', kind: 'transaction', calls: positions().map(({ n, i }) => ({ method: 'eth_getTransactionByHash', params: [bytesToHex(reader.txHash(n, i)!)] })) },
-    { name: 'eth_getBlockByNumber (hashes)', kind: 'block', calls: numbers.map((n) => ({ method: 'eth_getBlockByNumber', params: [hex(n), false] })) },
-    { name: 'eth_getBlockByNumber (full txs)', kind: 'block', calls: numbers.map((n) => ({ method: 'eth_getBlockByNumber', params: [hex(n), true] })) },
-    { name: 'eth_getTransactionByBlockNumberAndIndex', kind: 'transaction', calls: positions().map(({ n, i }) => ({ method: 'eth_getTransactionByBlockNumberAndIndex', params: [hex(n), hex(i)] })) },
-    { name: 'eth_getStorageAt (a written slot, at the block that wrote it)', kind: 'storage', calls: slots.map((params) => ({ method: 'eth_getStorageAt', params })) },
-  ];
+  const slots = Array.from({ length: SAMPLES }, () => pick(writtenSlots(store, pick(written))));
+  const methods = lookupMethods(reader, { byHash: positions(), numbers, byIndex: positions(), slots });
 
   const whole = { fromBlock: '0x0', toBlock: hex(head) };
   const address = busiest(byAddress)!;

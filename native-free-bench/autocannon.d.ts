@@ -23,6 +23,7 @@ declare module 'autocannon' {
     p50: number;
     p90: number;
     p99: number;
+    p99_9: number;
     max: number;
   }
   export interface Result {

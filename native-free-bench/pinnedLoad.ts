@@ -2,18 +2,20 @@
  * Load generation that does not take the server's CPU: wrk (Debian's `wrk`) pinned to one core with
  * the server, all its threads, pinned to another, and the server's CPU time per request from
  * /proc/PID/stat (utime + stime, every thread); autocannon in this process when wrk is missing.
- * Shared by the small-requests and cluster sections.
+ * Shared by the small-requests, mainnet-traffic and cluster sections.
  */
 import autocannon from 'autocannon';
-import { execFileSync, spawnSync } from 'node:child_process';
+import { execFile, execFileSync, spawnSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { startChild } from './http.js';
 
 /** The CPU the load generator runs on, and the one every server runs on. */
 export const GENERATOR_CPU = '0';
 export const SERVER_CPU = '1';
+const execFileAsync = promisify(execFile);
 /** Clock ticks per second of /proc/PID/stat's utime and stime. */
 const CLOCK_TICKS = Number(execFileSync('getconf', ['CLK_TCK']).toString().trim()) || 100;
 
@@ -22,6 +24,8 @@ export interface Load {
   rps: number;
   p50Ms: number;
   p99Ms: number;
+  /** The p99.9 latency (wrk: the script's done(), wrkScript). */
+  p999Ms: number;
   /** Server CPU time per answered request, µs (every process measured, summed). */
   cpuUs: number;
   /** The same, per process measured, in the order given. */
@@ -94,14 +98,26 @@ export function wrkMs(figure: string): number {
   return Number(m[1]) * { us: 1e-3, ms: 1, s: 1e3, m: 6e4 }[m[2] as 'us' | 'ms' | 's' | 'm'];
 }
 
-/** A wrk Lua script that POSTs `bodies` in turn, to each of `paths` in turn when given (else to the URL's path). */
+/** The line the script's done() prints the p99.9 latency on. */
+const P999_LINE = 'Latency p99.9:';
+
+/**
+ * A wrk Lua script that POSTs `bodies` in turn, to each of `paths` in turn when given (else to the
+ * URL's path), and prints the p99.9 latency when done (wrk's --latency stops at p99). The bodies sit
+ * in a file of their own, one a line, read when the script loads: a table of string literals stops
+ * compiling past LuaJIT's constants per function, and the mainnet-traffic section cycles more bodies.
+ */
 export function wrkScript(bodies: string[], paths?: string[]): string {
-  const path = join(mkdtempSync(join(tmpdir(), 'ethlogd-wrk-')), 'post.lua');
-  const quoted = bodies.map((b) => `[==[${b}]==]`).join(',\n');
+  const dir = mkdtempSync(join(tmpdir(), 'ethlogd-wrk-'));
+  const bodyFile = join(dir, 'bodies.txt');
+  if (bodies.some((b) => b.includes('\n'))) throw new Error('wrkScript: a body holds a newline (the body file keeps one a line)');
+  writeFileSync(bodyFile, bodies.map((b) => `${b}\n`).join(''));
   const quotedPaths = (paths ?? []).map((p) => `[==[${p}]==]`).join(',\n');
+  const path = join(dir, 'post.lua');
   writeFileSync(
     path,
-    `local bodies = {${quoted}}
+    `local bodies = {}
+for line in io.lines([==[${bodyFile}]==]) do bodies[#bodies + 1] = line end
 local paths = {${quotedPaths}}
 local i = 0
 local j = 0
@@ -110,17 +126,71 @@ request = function()
   if i == 1 and #paths > 0 then j = j % #paths + 1 end
   return wrk.format("POST", paths[j], { ["Content-Type"] = "application/json" }, bodies[i])
 end
+done = function(summary, latency, requests)
+  io.write(string.format("${P999_LINE} %.0fus\\n", latency:percentile(99.9)))
+end
 `,
   );
   return path;
 }
 
-/** Runs wrk against `url` for `seconds` (on GENERATOR_CPU when `pinned`) with `script`; returns its report. */
-export function runWrk(url: string, script: string, seconds: number, connections: number, pinned: boolean): string {
+/** Runs wrk against `url` for `seconds` (on GENERATOR_CPU when `pinned`) with `script`; resolves to its report. */
+export async function runWrk(url: string, script: string, seconds: number, connections: number, pinned: boolean): Promise<string> {
   const args = ['-t1', `-c${connections}`, `-d${seconds}s`, '--latency', '-s', script, url];
-  const r = pinned ? spawnSync('taskset', ['-c', GENERATOR_CPU, 'wrk', ...args]) : spawnSync('wrk', args);
-  if (r.status !== 0) throw new Error(`wrk failed: ${r.stderr.toString()}`);
-  return r.stdout.toString();
+  const [command, argv] = pinned ? ['taskset', ['-c', GENERATOR_CPU, 'wrk', ...args]] : ['wrk', args];
+  try {
+    return (await execFileAsync(command, argv)).stdout;
+  } catch (error) {
+    throw new Error(`wrk failed: ${(error as { stderr?: string }).stderr ?? (error as Error).message}`);
+  }
+}
+
+/** The figures of a wrk report (runWrk's output). */
+function parseWrk(out: string): { rps: number; p50Ms: number; p99Ms: number; p999Ms: number; requests: number; bad: number } {
+  const errors = /Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)/.exec(out);
+  const non2xx = Number(/Non-2xx or 3xx responses: (\d+)/.exec(out)?.[1] ?? 0);
+  return {
+    rps: Number(/Requests\/sec:\s+([\d.]+)/.exec(out)![1]),
+    p50Ms: wrkMs(/ 50%\s+(\S+)/.exec(out)![1]!),
+    p99Ms: wrkMs(/ 99%\s+(\S+)/.exec(out)![1]!),
+    p999Ms: wrkMs(new RegExp(`${P999_LINE} (\\S+)`).exec(out)![1]!),
+    requests: Number(/(\d+) requests in/.exec(out)![1]),
+    bad: non2xx + (errors ? errors.slice(1).reduce((sum, n) => sum + Number(n), 0) : 0),
+  };
+}
+
+/** One wrk process of a load: the bodies it cycles (to each of `paths` in turn, when given) over its connections. */
+export interface LoadPart {
+  bodies: string[];
+  connections: number;
+  paths?: string[];
+}
+
+/**
+ * Runs one wrk process per part against `url` at once, for a second of warm-up and then `seconds`
+ * measured (on GENERATOR_CPU when `pinned`), measuring the CPU time of `pids`. Each part's Load has
+ * its own req/s and latencies; the CPU per request is the servers' time over every part's requests.
+ */
+export async function loadTogether(url: string, pids: number[], parts: LoadPart[], seconds: number, pinned: boolean): Promise<Load[]> {
+  const scripts = parts.map((p) => wrkScript(p.bodies, p.paths));
+  try {
+    const runAll = (s: number) => Promise.all(parts.map((p, k) => runWrk(url, scripts[k]!, s, p.connections, pinned)));
+    await runAll(1);
+    const cpu0 = pids.map(cpuSeconds);
+    const waits0 = runQueueWaits(pids[0]!);
+    const reports = (await runAll(seconds)).map(parseWrk);
+    const waitShare = largestWaitShare(waits0, runQueueWaits(pids[0]!), seconds);
+    const requests = reports.reduce((sum, r) => sum + r.requests, 0);
+    const cpu = cpuFigures(perRequest(pids, cpu0, requests));
+    return reports.map(({ rps, p50Ms, p99Ms, p999Ms, bad }) => ({ rps, p50Ms, p99Ms, p999Ms, ...cpu, bad, waitShare }));
+  } finally {
+    for (const script of scripts) rmSync(join(script, '..'), { recursive: true, force: true });
+  }
+}
+
+/** Server CPU µs per request of each of `pids` since the readings `before` (cpuSeconds), over `requests` answered. */
+function perRequest(pids: number[], before: number[], requests: number): number[] {
+  return pids.map((pid, i) => ((cpuSeconds(pid) - before[i]!) * 1e6) / Math.max(1, requests));
 }
 
 /** How long and how wide a load runs. */
@@ -136,35 +206,19 @@ export interface LoadRun {
  * the requests); wrk when `wrk`, else autocannon in this process.
  */
 export async function load(url: string, pids: number[], bodies: string[], run: LoadRun, wrk: boolean, pinned: boolean, paths?: string[]): Promise<Load> {
-  const cpu = () => pids.map(cpuSeconds);
-  const perRequest = (before: number[], requests: number) => cpu().map((after, i) => ((after - before[i]!) * 1e6) / Math.max(1, requests));
-  if (wrk) {
-    const script = wrkScript(bodies, paths);
-    try {
-      runWrk(url, script, 1, run.connections, pinned);
-      const cpu0 = cpu();
-      const waits0 = runQueueWaits(pids[0]!);
-      const out = runWrk(url, script, run.seconds, run.connections, pinned);
-      const waitShare = largestWaitShare(waits0, runQueueWaits(pids[0]!), run.seconds);
-      const requests = Number(/(\d+) requests in/.exec(out)![1]);
-      const errors = /Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)/.exec(out);
-      const non2xx = Number(/Non-2xx or 3xx responses: (\d+)/.exec(out)?.[1] ?? 0);
-      return {
-        rps: Number(/Requests\/sec:\s+([\d.]+)/.exec(out)![1]),
-        p50Ms: wrkMs(/ 50%\s+(\S+)/.exec(out)![1]!),
-        p99Ms: wrkMs(/ 99%\s+(\S+)/.exec(out)![1]!),
-        ...cpuFigures(perRequest(cpu0, requests)),
-        bad: non2xx + (errors ? errors.slice(1).reduce((sum, n) => sum + Number(n), 0) : 0),
-        waitShare,
-      };
-    } finally {
-      rmSync(join(script, '..'), { recursive: true, force: true });
-    }
-  }
+  if (wrk) return (await loadTogether(url, pids, [{ bodies, connections: run.connections, paths }], run.seconds, pinned))[0]!;
   const requests = (paths ?? [undefined]).flatMap((path) => bodies.map((body) => ({ path, body })));
   const options = { url, connections: run.connections, method: 'POST' as const, headers: { 'content-type': 'application/json' }, requests };
   await autocannon({ ...options, duration: 1 });
-  const cpu0 = cpu();
+  const cpu0 = pids.map(cpuSeconds);
   const r = await autocannon({ ...options, duration: run.seconds });
-  return { rps: r.requests.average, p50Ms: r.latency.p50, p99Ms: r.latency.p99, ...cpuFigures(perRequest(cpu0, r.requests.total)), bad: r.errors + r.timeouts + r.non2xx, waitShare: 0 };
+  return {
+    rps: r.requests.average,
+    p50Ms: r.latency.p50,
+    p99Ms: r.latency.p99,
+    p999Ms: r.latency.p99_9,
+    ...cpuFigures(perRequest(pids, cpu0, r.requests.total)),
+    bad: r.errors + r.timeouts + r.non2xx,
+    waitShare: 0,
+  };
 }

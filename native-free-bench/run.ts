@@ -4,7 +4,7 @@
  * on this machine, printed as one table and written as JSON, Markdown and an SVG chart under
  * native-free-bench/results/.
  *
- *   node dist/native-free-bench/run.js [--quick] [--only logs,http,anvil,small,cluster,ingest,export,micro]
+ *   node dist/native-free-bench/run.js [--quick] [--only logs,http,anvil,small,traffic,cluster,ingest,export,micro]
  *
  * With --only, just the named sections run and the table is printed, not written: results/ keeps
  * the last whole run (the README's table is copied from results/full.md).
@@ -19,6 +19,7 @@ import { measureExport } from './exportLogs.js';
 import { measureHttp } from './http.js';
 import { measureIngest } from './ingest.js';
 import { measureLogQueries } from './logQueries.js';
+import { measureMainnetTraffic } from './mainnetTraffic.js';
 import { measureMicro } from './micro.js';
 import { measureSmallRequests } from './smallRequests.js';
 import { table, writeReport, type ChartData, type Row } from './report.js';
@@ -31,15 +32,17 @@ const PROFILES = {
   full: {
     data: 'data/bench', blocks: 20_480, density: 1, reps: 25, seconds: 8, runs: 3, ingestBlocks: 1000, microTime: 1,
     anvilBlocks: 3_000, anvilSeconds: 8, anvilLatencyRequests: 2_000, anvilLogReps: 50, smallBlocks: 287, smallSeconds: 6,
+    trafficBlocks: 288, trafficMainnetBlocks: 600, trafficSeconds: 6, trafficData: 'data/bench-traffic',
   },
   quick: {
     data: 'data/bench-quick', blocks: 4_200, density: 0.2, reps: 7, seconds: 2, runs: 1, ingestBlocks: 100, microTime: 0.1,
     anvilBlocks: 300, anvilSeconds: 1, anvilLatencyRequests: 300, anvilLogReps: 20, smallBlocks: 287, smallSeconds: 1,
+    trafficBlocks: 100, trafficMainnetBlocks: 100, trafficSeconds: 1, trafficData: 'data/bench-traffic-quick',
   },
 } as const;
 
 /** The sections of the benchmark, in the order they run. */
-const SECTIONS = ['logs', 'http', 'anvil', 'small', 'cluster', 'ingest', 'export', 'micro'] as const;
+const SECTIONS = ['logs', 'http', 'anvil', 'small', 'traffic', 'cluster', 'ingest', 'export', 'micro'] as const;
 type Section = (typeof SECTIONS)[number];
 
 /** The seed of the benchmark datasets (fixed: every run measures the same chain). */
@@ -101,20 +104,26 @@ async function main(): Promise<void> {
       }
     });
   }
-  if (run.has('small') && !existsSync(ANVIL_BIN)) console.log(`small requests skipped: ${ANVIL_BIN} is not installed (npm's optional @foundry-rs/anvil-linux-amd64)`);
-  else if (run.has('small')) {
-    await step('small', 'small requests', async () => {
+  /** A section against anvil that prints a table: skipped, saying so, without anvil's binary; when it fails, its rows are missing and the reason printed. */
+  const anvilSection = async (section: 'small' | 'traffic', label: string, measure: () => Promise<{ rows: Row[]; table: string; mismatches: string[] }>) => {
+    if (!run.has(section)) return;
+    if (!existsSync(ANVIL_BIN)) return console.log(`${label} skipped: ${ANVIL_BIN} is not installed (npm's optional @foundry-rs/anvil-linux-amd64)`);
+    await step(section, label, async () => {
       try {
-        const small = await measureSmallRequests({ blocks: p.smallBlocks, seconds: p.smallSeconds, connections: 50 });
-        rows.push(...small.rows);
-        extra.small = { table: small.table, mismatches: small.mismatches };
-        console.log(small.table);
+        const measured = await measure();
+        rows.push(...measured.rows);
+        extra[section] = { table: measured.table, mismatches: measured.mismatches };
+        console.log(measured.table);
       } catch (error) {
-        console.log(`small requests failed, their rows are missing: ${(error as Error).stack}`);
-        extra.small = { error: (error as Error).message };
+        console.log(`${label} failed, the section's rows are missing: ${(error as Error).stack}`);
+        extra[section] = { error: (error as Error).message };
       }
     });
-  }
+  };
+  await anvilSection('small', 'small requests', () => measureSmallRequests({ blocks: p.smallBlocks, seconds: p.smallSeconds, connections: 50 }));
+  await anvilSection('traffic', 'mainnet-shaped traffic', () =>
+    measureMainnetTraffic({ blocks: p.trafficBlocks, seconds: p.trafficSeconds, mainnetBlocks: p.trafficMainnetBlocks, dataDir: p.trafficData }),
+  );
   if (run.has('cluster')) {
     await step('cluster', 'replicas behind HAProxy', async () => {
       try {

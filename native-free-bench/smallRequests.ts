@@ -33,7 +33,7 @@ import { closeStore, openStore, type Store } from '../src/store/schema.js';
 import { Anvil, type Call } from '../test/integration/anvil.js';
 import { ANVIL_EXTRAS, compareAnswers } from '../test/integration/differ.js';
 import { Workload } from '../test/integration/workload.js';
-import { sampleRequests } from './anvilBaseline.js';
+import { sampleRequests, type Method } from './anvilBaseline.js';
 import { GENERATOR_CPU, hasWrk, load, pin, SERVER_CPU, startPinned, type Load, type Server } from './pinnedLoad.js';
 import type { Row, Target } from './report.js';
 
@@ -47,7 +47,7 @@ export interface SmallBenchOptions {
 }
 
 /** One request shape: its bodies (the generator cycles through them) and the answer kind for the differ. */
-interface Shape {
+export interface Shape {
   name: string;
   kind: string;
   calls: Call[];
@@ -56,13 +56,17 @@ interface Shape {
   minVsBare: number;
 }
 
-/** A shape's measurements on the three servers, pinned, and on anvil and ethlogd unpinned. */
-interface ShapeResult {
+/** A shape's measurements on the three servers pinned: bare (answering `bytes`-byte bodies), anvil and ethlogd. */
+export interface PinnedResult {
   shape: Shape;
   bytes: number;
   bare: Load;
   anvil: Load;
   ours: Load;
+}
+
+/** A shape's measurements on the three servers, pinned, and on anvil and ethlogd unpinned. */
+interface ShapeResult extends PinnedResult {
   /** ethlogd with its answer cache off (--answer-cache-mb 0): every call parsed, read and rendered. */
   cold: Load;
   anvilFree: Load;
@@ -87,7 +91,23 @@ function medianByP99(runs: Load[]): Load {
 const SAMPLES = 64;
 
 const hex = quantityToHex;
-const rpcBody = (c: Call, id: number) => JSON.stringify({ jsonrpc: '2.0', id, method: c.method, params: c.params });
+/** The JSON-RPC body of call `c` with id `id`. */
+export const rpcBody = (c: Call, id: number) => JSON.stringify({ jsonrpc: '2.0', id, method: c.method, params: c.params });
+
+/** Requests in flight at once while meanAnswerBytes sizes answers: a shape may have thousands of bodies. */
+const SIZING_BATCH = 64;
+
+/** The mean size in bytes of the uncompressed answers `url` gives to `bodies` (the bare server's body for the shape). */
+export async function meanAnswerBytes(url: string, bodies: string[]): Promise<number> {
+  let total = 0;
+  for (let at = 0; at < bodies.length; at += SIZING_BATCH) {
+    const sizes = await Promise.all(
+      bodies.slice(at, at + SIZING_BATCH).map(async (body) => (await (await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', 'accept-encoding': 'identity' }, body })).arrayBuffer()).byteLength),
+    );
+    total += sizes.reduce((a, b) => a + b, 0);
+  }
+  return Math.round(total / bodies.length);
+}
 
 /** The four eth_getLogs shapes of the issue, picked from the ingested chain. */
 function logShapes(store: Store, head: number): Shape[] {
@@ -129,17 +149,31 @@ function logShapes(store: Store, head: number): Shape[] {
   ];
 }
 
-/** The issue's targets for the point lookups, by the names sampleRequests gives them. */
-const LOOKUP_TARGETS: Record<string, [number, number]> = {
-  eth_getTransactionByHash: [2, 0.5],
-  eth_getTransactionByBlockNumberAndIndex: [2, 0.5],
-  'eth_getBlockByNumber (hashes)': [1, 0.5],
-  'eth_getBlockByNumber (full txs)': [2, 0.5],
-  'eth_getStorageAt (a written slot, at the block that wrote it)': [1, 0.5],
+/** What each point lookup reads, by the names lookupMethods (anvilBaseline.ts) gives them: the targets are set per kind. */
+const LOOKUP_KINDS: Record<string, keyof LookupTargets> = {
+  eth_getTransactionByHash: 'tx',
+  eth_getTransactionByBlockNumberAndIndex: 'tx',
+  'eth_getBlockByNumber (hashes)': 'hashes',
+  'eth_getBlockByNumber (full txs)': 'full',
+  'eth_getStorageAt (a written slot, at the block that wrote it)': 'storage',
 };
 
-const fmtRps = (n: number) => (n >= 1e4 ? `${(n / 1e3).toFixed(1)}k` : n.toFixed(0));
-const fmtMs = (n: number) => (n >= 10 ? n.toFixed(0) : n.toFixed(1));
+/** Times anvil's req/s the point lookups must reach: a transaction, a block with hashes or full transactions, a storage word. */
+export interface LookupTargets {
+  tx: number;
+  hashes: number;
+  full: number;
+  storage: number;
+}
+
+/** The point-lookup shapes of `methods` with their targets: `vsAnvil` by kind, and `vsBare` of the bare server's req/s. */
+export function lookupShapes(methods: Method[], vsAnvil: LookupTargets, vsBare: number): Shape[] {
+  return methods.map((m) => ({ ...m, minVsAnvil: vsAnvil[LOOKUP_KINDS[m.name]!], minVsBare: vsBare }));
+}
+
+/** Figures as the tables print them: req/s (thousands past 10,000) and ms (one decimal under 10). */
+export const fmtRps = (n: number) => (n >= 1e4 ? `${(n / 1e3).toFixed(1)}k` : n.toFixed(0));
+export const fmtMs = (n: number) => (n >= 10 ? n.toFixed(0) : n.toFixed(1));
 const pct = (share: number) => `${(100 * share).toFixed(0)}%`;
 
 /** The section's table, in the issue's layout. */
@@ -218,6 +252,61 @@ async function httpThreadScaling(
   return { rows: rowsOut, text: lines.join('\n') };
 }
 
+/** The integration tests' workload mined on anvil and ingested: the node, the store (open), its directory, head and a new API key. */
+export interface AnvilChain {
+  anvil: Anvil;
+  dir: string;
+  head: number;
+  store: Store;
+  key: string;
+}
+
+/**
+ * Starts anvil (--no-mining: idle but for answering), mines `blocks` blocks of the workload, ingests
+ * them with their storage diffs into a temporary store with an API key named `keyName`, and runs
+ * `body` on it (which closes the store); anvil is stopped and the store removed after.
+ */
+export async function withAnvilChain<T>(blocks: number, keyName: string, body: (chain: AnvilChain) => Promise<T>): Promise<T> {
+  const anvil = await Anvil.start(['--hardfork', 'prague', '--no-mining']);
+  const dir = mkdtempSync(join(tmpdir(), `ethlogd-${keyName}-`));
+  try {
+    const workload = await Workload.deploy(anvil);
+    await workload.mine(blocks, { min: 4, max: 10, special: false });
+    const head = await anvil.head();
+    await runIngest({ rpc: anvil.url, dataDir: dir, storage: 'prestate', logger: createLogger('warn') });
+    const store = openStore(dir);
+    return await body({ anvil, dir, head, store, key: createApiKey(store, keyName) });
+  } finally {
+    await anvil.stop();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/**
+ * Checks the first `checked` calls of every shape answered alike by ethlogd (`ours`) and `anvil`,
+ * pins anvil to SERVER_CPU, then runs `measure` on each shape with its bodies and a bare server
+ * pinned there too, answering bodies of the shape's mean answer size from ethlogd; returns the
+ * differences and what `measure` returned for each shape.
+ */
+export async function beside<T>(shapes: Shape[], ours: Server, anvil: Server, checked: number, measure: (shape: Shape, bodies: string[], bytes: number, bare: Server) => Promise<T>): Promise<{ mismatches: string[]; results: T[] }> {
+  const mismatches: string[] = [];
+  for (const shape of shapes) mismatches.push(...(await compareAnswers(ours.url, anvil.url, shape.kind, shape.calls.slice(0, checked), ANVIL_EXTRAS)));
+  if (mismatches.length > 0) console.log(`  anvil and ethlogd answer differently: ${mismatches.slice(0, 5).join('; ')}`);
+  pin(anvil.pid, SERVER_CPU);
+  const results: T[] = [];
+  for (const shape of shapes) {
+    const bodies = shape.calls.map(rpcBody);
+    const bytes = await meanAnswerBytes(ours.url, bodies);
+    const bare = await startPinned(['dist/native-free-bench/bareServer.js', String(bytes)], SERVER_CPU, '/');
+    try {
+      results.push(await measure(shape, bodies, bytes, bare));
+    } finally {
+      await bare.stop();
+    }
+  }
+  return { mismatches, results };
+}
+
 /** Mines the chain on anvil, ingests it, checks the answers alike, and measures every shape on the three servers. */
 export async function measureSmallRequests(o: SmallBenchOptions): Promise<{ rows: Row[]; table: string; mismatches: string[] }> {
   if (availableParallelism() < 2) throw new Error('the small-request section pins the load generator and the server to two different cores: this machine has one');
@@ -226,18 +315,10 @@ export async function measureSmallRequests(o: SmallBenchOptions): Promise<{ rows
     ? `wrk -t1 -c${o.connections} on core ${GENERATOR_CPU}, servers on core ${SERVER_CPU}`
     : `autocannon (wrk is not installed: apt-get install wrk), in the benchmark's process on core ${GENERATOR_CPU}, servers on core ${SERVER_CPU}`;
   if (!wrk) execFileSync('taskset', ['-a', '-cp', GENERATOR_CPU, String(process.pid)], { stdio: 'ignore' });
-  const anvil = await Anvil.start(['--hardfork', 'prague', '--no-mining']);
-  const dir = mkdtempSync(join(tmpdir(), 'ethlogd-bench-small-'));
-  try {
-    const workload = await Workload.deploy(anvil);
-    await workload.mine(o.blocks, { min: 4, max: 10, special: false });
-    const head = await anvil.head();
-    await runIngest({ rpc: anvil.url, dataDir: dir, storage: 'prestate', logger: createLogger('warn') });
-    const store = openStore(dir);
-    const key = createApiKey(store, 'bench-small');
+  return withAnvilChain(o.blocks, 'bench-small', async ({ anvil, dir, head, store, key }) => {
     const shapes: Shape[] = [
       ...logShapes(store, head),
-      ...sampleRequests(store, head).methods.map((m) => ({ ...m, calls: m.calls.slice(0, SAMPLES), minVsAnvil: LOOKUP_TARGETS[m.name]![0], minVsBare: LOOKUP_TARGETS[m.name]![1] })),
+      ...lookupShapes(sampleRequests(store, head).methods.map((m) => ({ ...m, calls: m.calls.slice(0, SAMPLES) })), { tx: 2, hashes: 1, full: 2, storage: 1 }, 0.5),
     ];
     await closeStore(store);
     const chain = `${head + 1}-block anvil chain`;
@@ -246,31 +327,20 @@ export async function measureSmallRequests(o: SmallBenchOptions): Promise<{ rows
     const serve = (cpus: string | undefined, extra: string[] = []) =>
       startPinned(['dist/src/cli.js', 'serve', '--data', dir, '--port', '0', '--host', '127.0.0.1', '--log-level', 'warn', ...extra], cpus, `/v3/${key}`);
     const anvilServer: Server = { pid: anvil.pid, url: anvil.url, stop: () => anvil.stop() };
-    const mismatches: string[] = [];
-    const results: ShapeResult[] = [];
     // Started on core 1 alone, the service sizes its HTTP threads and pool to that one core.
     const ours = await serve(SERVER_CPU);
     const cold = await serve(SERVER_CPU, ['--answer-cache-mb', '0']);
+    let pinned: { mismatches: string[]; results: ShapeResult[] };
     try {
-      for (const shape of shapes) mismatches.push(...(await compareAnswers(ours.url, anvil.url, shape.kind, shape.calls, ANVIL_EXTRAS)));
-      if (mismatches.length > 0) console.log(`  anvil and ethlogd answer differently: ${mismatches.slice(0, 5).join('; ')}`);
-      pin(anvil.pid, SERVER_CPU);
-      for (const shape of shapes) {
-        const bodies = shape.calls.map(rpcBody);
-        const sizes = await Promise.all(bodies.map(async (b) => (await (await fetch(ours.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: b })).arrayBuffer()).byteLength));
-        const bytes = Math.round(sizes.reduce((a, b) => a + b, 0) / sizes.length);
-        const bare = await startPinned(['dist/native-free-bench/bareServer.js', String(bytes)], SERVER_CPU, '/');
-        try {
-          const result = { shape, bytes, bare: await load(bare.url, [bare.pid], bodies, o, wrk, true), anvil: await load(anvilServer.url, [anvilServer.pid], bodies, o, wrk, true), ours: await load(ours.url, [ours.pid], bodies, o, wrk, true), cold: await load(cold.url, [cold.pid], bodies, o, wrk, true) };
-          results.push({ ...result, anvilFree: result.anvil, oursFree: result.ours, oursFreeAll: result.ours });
-          console.log(`  ${shape.name}: bare ${fmtRps(result.bare.rps)}, anvil ${fmtRps(result.anvil.rps)}, ethlogd ${fmtRps(result.ours.rps)} (answer cache off ${fmtRps(result.cold.rps)}) req/s; CPU µs ${result.anvil.cpuUs.toFixed(0)} / ${result.ours.cpuUs.toFixed(0)} (${result.cold.cpuUs.toFixed(0)})`);
-        } finally {
-          await bare.stop();
-        }
-      }
+      pinned = await beside(shapes, ours, anvilServer, Infinity, async (shape, bodies, bytes, bare) => {
+        const result = { shape, bytes, bare: await load(bare.url, [bare.pid], bodies, o, wrk, true), anvil: await load(anvilServer.url, [anvilServer.pid], bodies, o, wrk, true), ours: await load(ours.url, [ours.pid], bodies, o, wrk, true), cold: await load(cold.url, [cold.pid], bodies, o, wrk, true) };
+        console.log(`  ${shape.name}: bare ${fmtRps(result.bare.rps)}, anvil ${fmtRps(result.anvil.rps)}, ethlogd ${fmtRps(result.ours.rps)} (answer cache off ${fmtRps(result.cold.rps)}) req/s; CPU µs ${result.anvil.cpuUs.toFixed(0)} / ${result.ours.cpuUs.toFixed(0)} (${result.cold.cpuUs.toFixed(0)})`);
+        return { ...result, anvilFree: result.anvil, oursFree: result.ours, oursFreeAll: result.ours };
+      });
     } finally {
       await Promise.all([ours.stop(), cold.stop()]);
     }
+    const { mismatches, results } = pinned;
     // Unpinned: the service with its defaults for the whole machine (the cores but one answer HTTP,
     // see defaultHttpThreads), then with an HTTP thread on every core, anvil on every core.
     const free = await serve(undefined);
@@ -297,10 +367,7 @@ export async function measureSmallRequests(o: SmallBenchOptions): Promise<{ rows
     const scaling = await httpThreadScaling(serve, shapes, o, wrk);
     const tableText = [smallTable(results, generator), scaling.text].join('\n');
     return { rows: [...results.flatMap((r) => rows(r, wrk ? 'wrk' : 'autocannon', chain)), ...scaling.rows], table: tableText, mismatches };
-  } finally {
-    await anvil.stop();
-    rmSync(dir, { recursive: true, force: true });
-  }
+  });
 }
 
 async function main(): Promise<void> {
