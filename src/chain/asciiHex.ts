@@ -11,6 +11,16 @@ export const HEX_PAIRS = (() => {
   return table;
 })();
 
+/**
+ * Per pair of bytes (the first the high byte of the index), their four hex digits as a
+ * little-endian u32: a writer stores two bytes' digits at once (256 KiB, built once per thread).
+ */
+export const HEX_QUADS = (() => {
+  const table = new Uint32Array(65536);
+  for (let i = 0; i < 65536; i++) table[i] = HEX_PAIRS[i >> 8]! | (HEX_PAIRS[i & 255]! << 16);
+  return table;
+})();
+
 /** Encodes an ASCII string once, for repeated writes. */
 export function ascii(text: string): Uint8Array {
   return Uint8Array.from(text, (c) => c.charCodeAt(0));

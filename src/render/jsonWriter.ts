@@ -4,7 +4,7 @@
  * renderers of src/render write into one writer per call and take the text at the end, so a
  * point lookup allocates no intermediate strings or objects.
  */
-import { HEX_PAIRS } from '../chain/asciiHex.js';
+import { HEX_PAIRS, HEX_QUADS } from '../chain/asciiHex.js';
 import { GrowableBytes } from './growableBytes.js';
 
 /** The ASCII code of each hex digit. */
@@ -73,7 +73,12 @@ export class JsonWriter extends GrowableBytes {
     this.ensure(2 * (end - start));
     const view = this.dataView;
     let p = this.length;
-    for (let i = start; i < end; i++, p += 2) view.setUint16(p, HEX_PAIRS[source[i]!]!, true);
+    let i = start;
+    for (; i + 1 < end; i += 2, p += 4) view.setUint32(p, HEX_QUADS[(source[i]! << 8) | source[i + 1]!]!, true);
+    if (i < end) {
+      view.setUint16(p, HEX_PAIRS[source[i]!]!, true);
+      p += 2;
+    }
     this.length = p;
   }
 
