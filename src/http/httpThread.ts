@@ -14,6 +14,7 @@ import { METRICS_LATENCY_BUCKETS_S } from '../config.js';
 import { RateLimiter } from '../limits/rateLimiter.js';
 import { zeroScanCounts, type LogChunks } from '../logs/answer.js';
 import { answerInline } from '../logs/inline.js';
+import { InlineLoad } from '../logs/inlineLoad.js';
 import { resolveRange } from '../logs/range.js';
 import type { Logger, LogLevel } from '../logger.js';
 import { CallStatsTable, StatusCounts } from '../metrics/callStats.js';
@@ -73,12 +74,16 @@ const filterCalls = new PendingReplies<unknown>();
 const calls = data.metrics ? new CallStatsTable(METRICS_LATENCY_BUCKETS_S) : undefined;
 const statuses = data.metrics ? new StatusCounts() : undefined;
 const logCounts = zeroScanCounts();
+/** This thread's recent inline scans: while they keep it busy, more goes to the main thread's pool (inlineLoad.ts). */
+const inlineLoad = new InlineLoad();
 const ctx: MethodContext = {
   reader,
   limits: data.limits,
   queryLogs: (spec) => {
     const range = resolveRange(spec, reader);
-    const inline = answerInline(range, spec, reader, 'json', data.limits.maxResults, data.inlineBudgetUs, logCounts);
+    const started = performance.now();
+    const inline = answerInline(range, spec, reader, 'json', data.limits.maxResults, inlineLoad.budget(data.inlineBudgetUs, started), logCounts);
+    inlineLoad.add(started);
     if (inline !== undefined) return inline;
     // The main thread reads its own snapshot: the range goes there as this snapshot resolved it,
     // so one batch's calls agree on the head (its numbers are stored there too: appends only add).

@@ -77,13 +77,21 @@ function bulkContext(reader: StoreReader, n: number): RecordBlock {
   };
 }
 
-/** Renders the matches of one candidate block into an output and returns how many there were. */
+/**
+ * Renders the matches of one candidate block into an output and returns how many there were, or
+ * SCAN_REFUSED when its reads' admit() refused the block's record before anything was rendered.
+ */
 export type BlockScan = (n: number, out: JsonSink | RecordRenderer) => number;
 
-/** What the scans of a BlockScan read so far. */
+/** What a BlockScan returns for a block whose record its reads' admit() refused. */
+export const SCAN_REFUSED = -1;
+
+/** What the scans of a BlockScan read so far, and whether to scan the next record. */
 export interface ScanReads {
   /** Bytes of the logs records scanned (those whose address table passed). */
   recordBytes: number;
+  /** Asked with a record's size before it is scanned: false refuses it (the scan returns SCAN_REFUSED). */
+  admit?(recordBytes: number): boolean;
 }
 
 /**
@@ -114,7 +122,10 @@ function scanner(reader: StoreReader, addresses: Uint8Array[], topics: (Uint8Arr
     // Scanned in place; copied at its first match (keep), since rendering reads header and transaction records into the same buffer.
     const raw = store.logs.getBinaryFast(key);
     if (raw === undefined) return 0;
-    if (reads) reads.recordBytes += raw.length;
+    if (reads) {
+      if (reads.admit !== undefined && !reads.admit(raw.length)) return SCAN_REFUSED;
+      reads.recordBytes += raw.length;
+    }
     return scanRecord(raw, query, context(n), out);
   };
 }

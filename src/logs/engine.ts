@@ -15,6 +15,7 @@ import { giveBack, lend, takeSpare } from './answerBuffers.js';
 import { DeadlineExceededError, ResultCapError, ScanFailedError } from './errors.js';
 import type { FilterSpec } from './filter.js';
 import { answerInline } from './inline.js';
+import { InlineLoad } from './inlineLoad.js';
 import { INLINE_BUDGET_US, planTasks, TASKS_PER_THREAD, taskShape } from './planner.js';
 import { resolveRange, type ResolvedRange } from './range.js';
 import { streamQuery, type StreamChunk, type StreamOptions, type TaskOutcome } from './stream.js';
@@ -47,6 +48,8 @@ export class LogEngine implements ScanCounts {
   readonly totals: ScanTotals = { blocks: 0, candidates: 0, matchedBlocks: 0 };
   /** eth_getLogs queries (query(), not streams) by where they ran. */
   readonly paths: QueryPaths = { inline: 0, pool: 0 };
+  /** This thread's recent inline scans: a thread busy with them sends more to the pool (inlineLoad.ts). */
+  private readonly load = new InlineLoad();
   /** Set by close(): tasks the shutdown aborts are not worker failures. */
   private closing = false;
   /** The tasks on the pool now, each settled when its run settles: close() stops them and waits for them. */
@@ -78,12 +81,15 @@ export class LogEngine implements ScanCounts {
   /**
    * Answers a parsed filter, in order: chunks of comma-separated log JSON (UTF-8), or with format
    * `proto` chunks of protobuf Log messages (logProto.ts). A query the planner estimates cheap is
-   * answered inline, synchronously (a result, or a thrown error of errors.ts); the others run on
-   * the pool (a promise, rejected with one).
+   * answered inline, synchronously (a result, or a thrown error of errors.ts), under a smaller
+   * budget while inline scans keep this thread busy (inlineLoad.ts); the others run on the pool (a
+   * promise, rejected with one).
    */
   query(spec: FilterSpec, reader: StoreReader, format: Exclude<LogFormat, 'jsonl'> = 'json'): LogChunks | Promise<LogChunks> {
     const range = resolveRange(spec, reader);
-    const inline = answerInline(range, spec, reader, format, this.options.limits.maxResults, this.inlineBudgetUs, this);
+    const started = performance.now();
+    const inline = answerInline(range, spec, reader, format, this.options.limits.maxResults, this.load.budget(this.inlineBudgetUs, started), this);
+    this.load.add(started);
     if (inline !== undefined) return inline;
     this.paths.pool++;
     return this.pooled(spec, range, format);

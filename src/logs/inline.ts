@@ -10,7 +10,7 @@
 import type { StoreReader } from '../store/reader.js';
 import { lastFitting, withExtra, type LogChunks, type ScanCounts } from './answer.js';
 import { segmentOf, segmentStart } from '../store/segments.js';
-import { blockScanner } from './blockScan.js';
+import { blockScanner, SCAN_REFUSED, type ScanReads } from './blockScan.js';
 import { bloomCandidates, candidateBlocks, candidateQuery } from './candidates.js';
 import { JsonSink } from './jsonSink.js';
 import { giveBack, keepSpare, lend, takeSpare } from './answerBuffers.js';
@@ -27,6 +27,9 @@ import type { LogFormat } from './task.js';
  * abandoned for the pool leaves its memory to the next one.
  */
 const sink = new JsonSink(false, 16 * 1024);
+
+/** Bytes a log takes in a logs record at the least, about (a mainnet block's: 64): a record's logs estimated from its size. */
+const RECORD_BYTES_PER_LOG = 64;
 
 /** Bytes of a fresh answer buffer when the thread has no spare (it grows as the answer needs). */
 const FRESH_ANSWER_BYTES = 64 * 1024;
@@ -93,12 +96,17 @@ export function scanInline(reader: StoreReader, q: InlineQuery, format: Exclude<
   json?.adopt(takeSpare() ?? new ArrayBuffer(FRESH_ANSWER_BYTES));
   const proto = json ? undefined : new LogProtoWriter();
   const out = json ?? proto!;
-  const scanBlock = blockScanner(reader, q.addresses, q.topics, work);
+  // Without a condition every log of a record matches: a record too large for what is left of the
+  // budget is refused before it is rendered.
+  const reads: ScanReads = { recordBytes: 0 };
+  if (!filtered) reads.admit = (bytes) => fitsInline({ ...work, recordBytes: work.recordBytes + bytes, logs: work.logs + bytes / RECORD_BYTES_PER_LOG }, budgetUs);
+  const scanBlock = blockScanner(reader, q.addresses, q.topics, reads);
   const blockCounts: number[] = [];
   for (const n of blocks) {
     const matched = scanBlock(n, out);
-    work.logs += matched;
-    if (!fitsInline(work, budgetUs)) {
+    work.recordBytes = reads.recordBytes;
+    if (matched !== SCAN_REFUSED) work.logs += matched;
+    if (matched === SCAN_REFUSED || !fitsInline(work, budgetUs)) {
       if (json) keepSpare(json.view().buffer as ArrayBuffer);
       return undefined;
     }

@@ -6,6 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { request } from 'node:http';
+import { availableParallelism } from 'node:os';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -278,6 +279,30 @@ describe('the engine and its pool', () => {
   };
   const wholeRange = () => parseFilter({ fromBlock: '0x0', toBlock: 'latest' }, DEFAULT_LOG_LIMITS.maxParams);
   const noErrors = (message: string, error: unknown) => assert.fail(`${message}: ${String(error)}`);
+
+  test('a thread kept busy by inline scans sends the next such query to the pool, which answers it alike', { skip: availableParallelism() < 2 && 'one core: the budget stays whole' }, async () => {
+    const engine = new LogEngine({ dataDir: dataset.dir, limits: DEFAULT_LOG_LIMITS, threads: 2, onError: noErrors });
+    try {
+      await engine.ready;
+      // Ten blocks unfiltered: a few hundred logs, under the whole inline budget, over the busy one.
+      const spec = parseFilter({ fromBlock: hex(100), toBlock: hex(109) }, DEFAULT_LOG_LIMITS.maxParams);
+      const first = engine.query(spec, reader);
+      assert.ok(Array.isArray(first), 'alone, the query runs inline');
+      const expected = text(first);
+      let pooled: Promise<LogChunks> | undefined;
+      // Back to back (the first, cold, may already do it), the scans fill this thread's time: a query goes to the pool.
+      for (let i = 0; i < 20_000 && pooled === undefined; i++) {
+        const answer = engine.query(spec, reader);
+        if (answer instanceof Promise) pooled = answer;
+        else assert.equal(text(answer), expected);
+      }
+      assert.ok(pooled !== undefined, 'a query went to the pool');
+      assert.equal(text(await pooled), expected);
+      assert.equal(engine.paths.pool, 1, `${engine.paths.inline} inline, ${engine.paths.pool} on the pool`);
+    } finally {
+      await engine.close();
+    }
+  });
 
   test('closing the engine mid-query aborts its tasks without reporting worker failures', async () => {
     const errors: string[] = [];
