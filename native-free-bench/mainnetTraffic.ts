@@ -2,7 +2,8 @@
  * `make bench` section "traffic": mainnet-shaped traffic with no repeated request and the answer
  * cache off (`--answer-cache-mb 0`), as indexers ask: every call parsed, read and rendered.
  *
- * Pass 1, against anvil: anvil mines the integration tests' workload, `runIngest` copies the chain,
+ * Pass 1, against anvil: anvil mines the integration tests' workload (about 88 transactions and 170 logs a
+ * block: PASS1_TXS), `runIngest` copies the chain,
  * and each request shape cycles through EVERY distinct request of its kind over that chain (every
  * block by hash, every log address of the last 10 blocks, every address + topic0 pair, every
  * transaction, every block, every written slot), first checked to get the same answers from both
@@ -28,7 +29,7 @@ import { lookupMethods, writtenSlots, type TxPosition } from './anvilBaseline.js
 import { ensureDataset } from './dataset.js';
 import { GENERATOR_CPU, hasWrk, loadTogether, SERVER_CPU, startPinned, type Load, type LoadPart, type Server } from './pinnedLoad.js';
 import type { Row, Target } from './report.js';
-import { beside, fmtMs, fmtRps, lookupShapes, rpcBody, withAnvilChain, type PinnedResult, type Shape } from './smallRequests.js';
+import { beside, fmtMs, fmtRps, lookupShapes, rpcBody, withAnvilChain, type PinnedResult, type Shape, type TxsPerBlock } from './smallRequests.js';
 
 /** Options of the mainnet-traffic section. */
 export interface TrafficOptions {
@@ -56,6 +57,12 @@ const CONNECTIONS = 50;
 const MAINNET_CONNECTIONS = 8;
 /** Connections of each of the two wrk processes of the mixed load. */
 const MIXED_CONNECTIONS = 16;
+/**
+ * Transactions anvil mines into each block of pass 1: about 88, which the workload's mix makes about
+ * 170 logs a block, so a block by hash is a realistic answer and not a handful of logs.
+ */
+const PASS1_TXS: TxsPerBlock = { min: 60, max: 116 };
+
 /** Calls per shape checked against anvil before the load (compareAnswers), and per pass-2 load checked to answer. */
 const CHECKED = 64;
 /** Pass 2's density: mainnet's, about 480 logs a block. */
@@ -206,7 +213,7 @@ async function anvilPass(o: TrafficOptions, measure: Measure): Promise<{ rows: R
     }
     const { mismatches, results } = pinned;
     return { rows: results.flatMap((r) => anvilRows(r, chain)), table: anvilTable(results, chain), mismatches };
-  });
+  }, PASS1_TXS);
 }
 
 /** A pass-2 load: what it sent, the logs an answer carries on average, and what it measured. */

@@ -129,8 +129,15 @@ export const MAX_RATE_LIMIT_BUCKETS = 100_000;
 /**
  * Scheduling niceness added to eth_getLogs worker threads: scans use every idle core, but the main
  * thread (point lookups, merging) preempts them, so lookups keep their latency while heavy scans run.
+ * Only on a machine of two cores or more (logWorkerNice): on one core the HTTP thread under load
+ * never leaves a niced worker any time, and a query on the pool waited a second or more.
  */
 export const LOG_WORKER_NICE = 10;
+
+/** The niceness of the log workers on a machine of `cores` cores: LOG_WORKER_NICE, or none on one core. */
+export function logWorkerNice(cores: number): number {
+  return cores > 1 ? LOG_WORKER_NICE : 0;
+}
 
 /**
  * Longest wait, when the log engine closes, for worker threads still loading their modules:

@@ -8,7 +8,7 @@
  */
 import { availableParallelism } from 'node:os';
 import { Piscina } from 'piscina';
-import { LOG_WORKER_NICE, WORKER_LOAD_WAIT_MS, type LogLimits } from '../config.js';
+import { logWorkerNice, WORKER_LOAD_WAIT_MS, type LogLimits } from '../config.js';
 import type { StoreReader } from '../store/reader.js';
 import { lastFitting, withExtra, type LogChunks, type QueryPaths, type ScanCounts, type ScanTotals } from './answer.js';
 import { giveBack, lend, takeSpare } from './answerBuffers.js';
@@ -69,7 +69,7 @@ export class LogEngine implements ScanCounts {
       minThreads: this.threads,
       maxThreads: this.threads,
       idleTimeout: Number.POSITIVE_INFINITY,
-      niceIncrement: LOG_WORKER_NICE,
+      niceIncrement: logWorkerNice(availableParallelism()),
     });
     const barrier = new Int32Array(new SharedArrayBuffer(8));
     barrier[1] = this.threads;

@@ -59,9 +59,9 @@ export function gethTopicArity(filter: Obj, logs: Obj[]): Obj[] {
   return logs.filter((log) => (log.topics as unknown[]).length >= positions);
 }
 
-/** Asks both endpoints `calls` (in batches) and returns every untolerated difference, naming the call. */
-export async function compareAnswers(ours: string, theirs: string, kind: string, calls: Call[], tolerances: readonly Tolerance[]): Promise<string[]> {
-  const [mine, reference] = await Promise.all([batchCalls(ours, calls, 500), batchCalls(theirs, calls, 500)]);
+/** Asks both endpoints `calls` (in batches of `batchSize`) and returns every untolerated difference, naming the call. */
+export async function compareAnswers(ours: string, theirs: string, kind: string, calls: Call[], tolerances: readonly Tolerance[], batchSize = 500): Promise<string[]> {
+  const [mine, reference] = await Promise.all([batchCalls(ours, calls, batchSize), batchCalls(theirs, calls, batchSize)]);
   const problems: string[] = [];
   calls.forEach((call, i) => {
     const a = mine[i]!;
