@@ -51,7 +51,7 @@ export interface ServiceOptions {
    * 0: none. Only with readOnlyProcess (the cache follows the markers its reader reads per tick).
    */
   answerCacheBytes?: number;
-  /** Estimated microseconds of work under which eth_getLogs runs inline on the receiving thread; INLINE_BUDGET_US by default, negative: never. */
+  /** Estimated microseconds of work under which eth_getLogs runs inline on the receiving thread; defaultInlineBudgetUs (planner.ts) by default, negative: never. */
   inlineBudgetUs?: number;
   /** Port of the gRPC front (0 picks a free one); no gRPC front when unset. */
   grpcPort?: number;

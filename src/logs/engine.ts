@@ -16,7 +16,7 @@ import { DeadlineExceededError, ResultCapError, ScanFailedError } from './errors
 import type { FilterSpec } from './filter.js';
 import { answerInline } from './inline.js';
 import { InlineLoad } from './inlineLoad.js';
-import { INLINE_BUDGET_US, planTasks, TASKS_PER_THREAD, taskShape } from './planner.js';
+import { defaultInlineBudgetUs, planTasks, TASKS_PER_THREAD, taskShape } from './planner.js';
 import { resolveRange, type ResolvedRange } from './range.js';
 import { streamQuery, type StreamChunk, type StreamOptions, type TaskOutcome } from './stream.js';
 import type { LogFormat, ScanResult, ScanTask } from './task.js';
@@ -27,7 +27,7 @@ export interface LogEngineOptions {
   limits: LogLimits;
   /** Worker threads; default: the machine's cores. */
   threads?: number;
-  /** Estimated microseconds of work under which a query runs inline (planner.ts); INLINE_BUDGET_US by default, negative: never. */
+  /** Estimated microseconds of work under which a query runs inline (planner.ts); defaultInlineBudgetUs by default, negative: never. */
   inlineBudgetUs?: number;
   /** Where unexpected worker failures are reported. */
   onError: (message: string, error: unknown) => void;
@@ -97,7 +97,7 @@ export class LogEngine implements ScanCounts {
 
   /** The inline budget in microseconds (planner.ts): queries estimated under it run on the thread that received them. */
   get inlineBudgetUs(): number {
-    return this.options.inlineBudgetUs ?? INLINE_BUDGET_US;
+    return this.options.inlineBudgetUs ?? defaultInlineBudgetUs(availableParallelism());
   }
 
   /** Answers a parsed filter on the pool, as query() does past the inline budget (for an HTTP thread that found it over its budget). */

@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { DENSE_TASKS, planTasks, SELECTIVE_TASKS, taskShape, type TaskShape } from '../../../src/logs/planner.js';
+import { defaultInlineBudgetUs, DENSE_TASKS, INLINE_BUDGET_US, ONE_CORE_INLINE_BUDGET_US, planTasks, SELECTIVE_TASKS, taskShape, type TaskShape } from '../../../src/logs/planner.js';
 import { SEGMENT_BLOCKS } from '../../../src/store/segments.js';
 
 function check(from: number, to: number, threads: number, shape: TaskShape): [number, number][] {
@@ -71,4 +71,13 @@ test('a filter without addresses shares even a short dense range across the thre
   ]);
   assert.deepEqual(planTasks(100, 119, 2, taskShape([new Uint8Array(20)])), [[100, 119]]);
   assert.deepEqual(planTasks(100, 102, 2, DENSE_TASKS), [[100, 102]], 'never below the minimum unless the range is');
+});
+
+test('the default inline budget: a millisecond where the pool has other cores, ten on one core', () => {
+  const cases: [number, number][] = [
+    [1, ONE_CORE_INLINE_BUDGET_US],
+    [2, INLINE_BUDGET_US],
+    [16, INLINE_BUDGET_US],
+  ];
+  for (const [cores, budget] of cases) assert.equal(defaultInlineBudgetUs(cores), budget, `${cores} cores`);
 });
