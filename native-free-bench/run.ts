@@ -26,7 +26,8 @@ import { table, writeReport, type ChartData, type Row } from './report.js';
 
 /**
  * The two profiles: the full one on a 20,480-block mainnet-density dataset (and a 3,000-block anvil
- * chain), the quick one in under two minutes.
+ * chain), the quick one on a small dataset in about seven minutes (mostly the pinned loads of the
+ * small-requests and traffic sections).
  */
 const PROFILES = {
   full: {
