@@ -55,13 +55,6 @@ export class GrowableBytes {
     return Buffer.from(this.buf.buffer, this.buf.byteOffset, this.length).toString('latin1');
   }
 
-  /** A copy of the bytes written, in memory of its own (transferable, not zero-filled first); the buffer stays usable. */
-  copyOut(): Uint8Array {
-    const out = Buffer.allocUnsafeSlow(this.length);
-    out.set(this.buf.subarray(0, this.length));
-    return out;
-  }
-
   /** The bytes written, as a view of the memory they are in (no copy), ending the buffer's use: adopt() other memory before writing again. */
   view(): Uint8Array {
     return this.buf.subarray(0, this.length);
