@@ -50,6 +50,8 @@ export class LogEngine implements ScanCounts {
   readonly paths: QueryPaths = { inline: 0, pool: 0 };
   /** This thread's recent inline scans: a thread busy with them sends more to the pool (inlineLoad.ts). */
   private readonly load = new InlineLoad();
+  /** The inline budget in microseconds (planner.ts): the option, else the default for this machine's cores, read once (availableParallelism is a system call). */
+  readonly inlineBudgetUs: number;
   /** Set by close(): tasks the shutdown aborts are not worker failures. */
   private closing = false;
   /** The tasks on the pool now, each settled when its run settles: close() stops them and waits for them. */
@@ -64,6 +66,7 @@ export class LogEngine implements ScanCounts {
   /** Starts the pool. */
   constructor(private readonly options: LogEngineOptions) {
     this.threads = options.threads ?? availableParallelism();
+    this.inlineBudgetUs = options.inlineBudgetUs ?? defaultInlineBudgetUs(availableParallelism());
     this.pool = new Piscina<ScanTask, ScanResult>({
       filename: new URL('./worker.js', import.meta.url).href,
       minThreads: this.threads,
@@ -93,11 +96,6 @@ export class LogEngine implements ScanCounts {
     if (inline !== undefined) return inline;
     this.paths.pool++;
     return this.pooled(spec, range, format);
-  }
-
-  /** The inline budget in microseconds (planner.ts): queries estimated under it run on the thread that received them. */
-  get inlineBudgetUs(): number {
-    return this.options.inlineBudgetUs ?? defaultInlineBudgetUs(availableParallelism());
   }
 
   /** Answers a parsed filter on the pool, as query() does past the inline budget (for an HTTP thread that found it over its budget). */
