@@ -190,3 +190,35 @@ export const REPLICA_INGEST_STOP_MS = 10_000;
 
 /** Timeout of the replica's own eth_blockNumber poll of its node (the lag it reports): far above a node's answer, well under a poll interval's worth of lag. */
 export const NODE_HEAD_TIMEOUT_MS = 5_000;
+
+/**
+ * Log queries on the scan pool (eth_getLogs past the inline budget, eth_getFilterLogs, gRPC GetLogs)
+ * one API key may run at once (serve --max-log-queries-per-key): two per worker of a 2-core pool, so
+ * one key can keep every core busy while others still get a turn from the fair queue.
+ */
+export const DEFAULT_LOG_QUERIES_PER_KEY = 4;
+
+/** Log queries on the scan pool the process runs at once (--max-log-queries): each holds up to two tasks per worker and its answer's memory (up to ~7 MB), so 16 bound that to ~120 MB. */
+export const DEFAULT_LOG_QUERIES = 16;
+
+/** Log queries one key may have waiting for a turn (--log-queue-per-key): past it the key's next one is refused (-32005, HTTP 429). */
+export const DEFAULT_LOG_QUEUE_PER_KEY = 32;
+
+/** Log queries the process keeps waiting, all keys together (--log-queue): each waits only as long as a few queries run, and holds only its filter. */
+export const DEFAULT_LOG_QUEUE = 512;
+
+/** StreamLogs calls one key may hold open at once (--max-streams-per-key): a pipeline reads a few ranges at a time. */
+export const DEFAULT_STREAMS_PER_KEY = 8;
+
+/** StreamLogs calls the process holds open at once (--max-streams): each keeps up to two scan tasks' output (~1 MB a task) and gRPC's send buffer. */
+export const DEFAULT_STREAMS = 64;
+
+/** The Retry-After, in milliseconds, of a call refused for concurrency: about as long as a heavy query runs. */
+export const CONCURRENCY_RETRY_AFTER_MS = 1_000;
+
+/**
+ * Blocks of a pooled log query's range that cost one more call of the rate limit (--rate-cost-blocks),
+ * beyond the call itself: a whole-chain query of mainnet (21M blocks) costs ~2,100 calls, a query of
+ * the last 100 blocks one. 0 charges calls only.
+ */
+export const DEFAULT_RATE_COST_BLOCKS = 10_000;

@@ -5,7 +5,7 @@
  * start the service through here.
  */
 import type { EventEmitter } from 'node:events';
-import { DEFAULT_LOG_LIMITS, SHUTDOWN_GRACE_MARGIN_MS, type LogLimits } from './config.js';
+import { DEFAULT_LOG_LIMITS, DEFAULT_RATE_COST_BLOCKS, SHUTDOWN_GRACE_MARGIN_MS, type LogLimits } from './config.js';
 import { startGrpcServer, type GrpcServer } from './grpc/server.js';
 import type { StreamEvents } from './grpc/streamLogs.js';
 import { accessLogEvery, type AccessLogMode } from './http/accessLog.js';
@@ -16,7 +16,9 @@ import { storeFront } from './http/storeFront.js';
 import { httpThreadCount, HttpThreads } from './http/threads.js';
 import { uwsImplementation } from './http/uws.js';
 import { shutdownService, type ShutdownOutcome } from './lifecycle.js';
+import { Admission, admitFor, type AdmissionLimits, type LogGate } from './limits/admission.js';
 import { rateLimiterFor, type RateLimitOptions } from './limits/options.js';
+import { RefusalCounts } from './limits/refusals.js';
 import type { Logger } from './logger.js';
 import { LogEngine } from './logs/engine.js';
 import { createServiceMetrics } from './metrics/metrics.js';
@@ -59,6 +61,10 @@ export interface ServiceOptions {
   grpcStream?: { timeoutMs?: number; batchBytes?: number; taskLogs?: number };
   /** Per-API-key rate limit (calls per second and burst); none by default (DEFAULT_RATE_LIMIT_PER_SECOND). */
   rateLimit?: RateLimitOptions;
+  /** Blocks of a pooled log query's range that cost one more call of the rate limit; DEFAULT_RATE_COST_BLOCKS by default, 0: calls only. */
+  rateCostBlocks?: number;
+  /** Concurrent log queries and streams per key and per process, and the queue bounds (limits/admission.ts); config.ts defaults. */
+  admission?: Partial<AdmissionLimits>;
   /** How long close() lets requests in flight finish; default: the eth_getLogs deadline plus SHUTDOWN_GRACE_MARGIN_MS. */
   shutdownGraceMs?: number;
   /** Prometheus metrics at GET /metrics; on by default. */
@@ -102,16 +108,23 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   const onError = (message: string, error: unknown) => options.logger.error(message, error);
   const engine = new LogEngine({ dataDir: options.dataDir, limits, threads: options.threads, inlineBudgetUs: options.inlineBudgetUs, onError });
   const filters = new FilterRegistry(reader, { onError: (error) => options.logger.error('filters: following the head failed', error) });
-  const ctx: MethodContext = { reader, limits, queryLogs: (spec) => engine.query(spec, reader), filters };
+  const refusals = new RefusalCounts();
+  const rateLimit = rateLimiterFor(options.rateLimit);
+  const gate: LogGate = { admission: new Admission(options.admission, refusals), rateLimit, rateCostBlocks: options.rateCostBlocks ?? DEFAULT_RATE_COST_BLOCKS };
+  const ctx: MethodContext = {
+    reader,
+    limits,
+    queryLogs: (spec, call) => engine.query(spec, reader, 'json', { signal: call?.signal, admit: admitFor(gate, call?.caller) }),
+    filters,
+  };
   const answerCacheBytes = options.readOnlyProcess === true ? (options.answerCacheBytes ?? DEFAULT_ANSWER_CACHE_BYTES) : 0;
   const answerCache = answerCacheBytes > 0 ? new AnswerCache(reader, answerCacheBytes) : undefined;
-  const rateLimit = rateLimiterFor(options.rateLimit);
   const httpThreads = httpThreadCount(options.httpThreads, options.logger);
   const threads =
     httpThreads > 1
-      ? new HttpThreads({ threads: httpThreads, dataDir: options.dataDir, limits, inlineBudgetUs: engine.inlineBudgetUs, answerCacheBytes, queryLogs: (spec) => engine.queryOnPool(spec, reader), filters, rateLimit, metrics: options.metrics !== false, sync: options.replica, logger: options.logger })
+      ? new HttpThreads({ threads: httpThreads, dataDir: options.dataDir, limits, inlineBudgetUs: engine.inlineBudgetUs, answerCacheBytes, queryLogs: (spec, call) => engine.queryOnPool(spec, reader, { signal: call?.signal, admit: admitFor(gate, call?.caller) }), filters, refusals, rateLimit, metrics: options.metrics !== false, sync: options.replica, logger: options.logger })
       : undefined;
-  const metrics = options.metrics === false ? undefined : createServiceMetrics({ dataDir: options.dataDir, reader, engine, methods: METHODS.keys(), threads, filters, answers: answerCache?.counts });
+  const metrics = options.metrics === false ? undefined : createServiceMetrics({ dataDir: options.dataDir, reader, engine, methods: METHODS.keys(), threads, filters, answers: answerCache?.counts, refusals, admission: gate.admission });
   const graceMs = options.shutdownGraceMs ?? limits.timeoutMs + SHUTDOWN_GRACE_MARGIN_MS;
   const front: HttpServerOptions = {
     host: options.host,
@@ -137,6 +150,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
         engine,
         auth: (key) => checkApiKey(store, key),
         rateLimit,
+        gate,
         streamTimeoutMs: options.grpcStream?.timeoutMs,
         streamBatchBytes: options.grpcStream?.batchBytes,
         streamTaskLogs: options.grpcStream?.taskLogs,

@@ -11,10 +11,15 @@ import type { ApiKeyStatus } from '../store/apiKeys.js';
 /** The metadata entry that carries the API key. */
 export const API_KEY_METADATA = 'x-api-key';
 
+/** The API key a call's metadata carries ('' when none). */
+export function keyOf(metadata: Metadata): string {
+  const value = metadata.get(API_KEY_METADATA)[0];
+  return typeof value === 'string' ? value : '';
+}
+
 /** Checks the key of a call and spends its rate limit; returns the error to answer with, or undefined when the call may run. */
 export function authenticate(metadata: Metadata, check: (key: string) => ApiKeyStatus, limiter?: RateLimiter): RpcError | undefined {
-  const value = metadata.get(API_KEY_METADATA)[0];
-  const key = typeof value === 'string' ? value : '';
+  const key = keyOf(metadata);
   if (key === '') return new AuthError(missingKeyMessage(`as ${API_KEY_METADATA} metadata`));
   const status = check(key);
   if (status === 'unknown') return new AuthError(INVALID_KEY_MESSAGE);

@@ -20,6 +20,7 @@ import {
 } from '@grpc/grpc-js';
 import { ReflectionService } from '@grpc/reflection';
 import { STREAM_BATCH_BYTES, STREAM_TIMEOUT_MS } from '../config.js';
+import { admitFor, type LogGate } from '../limits/admission.js';
 import type { RateLimiter } from '../limits/rateLimiter.js';
 import type { LogEngine } from '../logs/engine.js';
 import type { LogChunks } from '../logs/answer.js';
@@ -29,7 +30,7 @@ import { CALL_OK, type CallObserver } from '../rpc/observe.js';
 import { METHODS } from '../rpc/methods/index.js';
 import { bindFailureCode, PortUnavailableError } from '../listenError.js';
 import type { ApiKeyStatus } from '../store/apiKeys.js';
-import { authenticate } from './auth.js';
+import { authenticate, keyOf } from './auth.js';
 import {
   blockByNumberParams,
   blockReceiptsParams,
@@ -63,6 +64,8 @@ export interface GrpcServerOptions {
   auth: (key: string) => ApiKeyStatus;
   /** Per-key rate limit, one token a call (RESOURCE_EXHAUSTED past it); none by default. */
   rateLimit?: RateLimiter;
+  /** Admission of GetLogs past the inline budget and of StreamLogs calls (limits/admission.ts); none: unlimited. */
+  gate?: LogGate;
   /** StreamLogs deadline in milliseconds, 0 for none; STREAM_TIMEOUT_MS by default. */
   streamTimeoutMs?: number;
   /** Largest LogBatch in bytes; STREAM_BATCH_BYTES by default. */
@@ -145,7 +148,10 @@ export async function startGrpcServer(options: GrpcServerOptions): Promise<GrpcS
       const denied = auth(call.metadata);
       if (denied) return callback(fail(denied));
       const spec = parseFilter(filterObject(call.request.filter), ctx.limits.maxParams);
-      const answer = engine.query(spec, ctx.reader, 'proto');
+      const abort = new AbortController();
+      call.once('cancelled', () => abort.abort());
+      const admit = options.gate && admitFor(options.gate, keyOf(call.metadata));
+      const answer = engine.query(spec, ctx.reader, 'proto', { signal: abort.signal, admit });
       const send = (chunks: LogChunks) => callback(null, Buffer.concat(chunks as Uint8Array[]));
       if (Array.isArray(answer)) send(answer);
       else answer.then(send, (error: unknown) => callback(fail(error)));
@@ -163,6 +169,7 @@ export async function startGrpcServer(options: GrpcServerOptions): Promise<GrpcS
     taskLogs: options.streamTaskLogs,
     events,
     onError,
+    admission: options.gate?.admission,
   };
   const streamLogs: handleServerStreamingCall<StreamLogsMessage, Buffer> = (call) => {
     const denied = auth(call.metadata);

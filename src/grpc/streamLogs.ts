@@ -7,6 +7,7 @@
 import type { EventEmitter } from 'node:events';
 import type { ServerWritableStream } from '@grpc/grpc-js';
 import type { LogLimits } from '../config.js';
+import type { Admission, Release } from '../limits/admission.js';
 import type { LogEngine } from '../logs/engine.js';
 import { DeadlineExceededError } from '../logs/errors.js';
 import { MARK_STRIDE } from '../render/logProto.js';
@@ -15,6 +16,7 @@ import type { LogCursor, StreamChunk } from '../logs/stream.js';
 import { parseFilter } from '../rpc/filterParams.js';
 import type { StoreReader } from '../store/reader.js';
 import { cursorOf, filterObject, type CursorMessage, type LogFilterMessage } from './convert.js';
+import { keyOf } from './auth.js';
 import { toGrpcFailure } from './errors.js';
 
 /** ethlogd.v1.StreamLogsRequest as decoded. */
@@ -58,6 +60,8 @@ export interface StreamLogsContext {
   taskLogs?: number;
   events: EventEmitter<StreamEvents>;
   onError: (message: string, error: unknown) => void;
+  /** Holds a stream's slot per key and per process while it is open (limits/admission.ts); none: unlimited. */
+  admission?: Admission;
 }
 
 /** Field 2 (`next`) of LogBatch, a Cursor: block_number = 1, log_index = 2. */
@@ -129,11 +133,13 @@ export async function serveStreamLogs(call: ServerWritableStream<StreamLogsMessa
   const onCancel = () => abort.abort();
   call.on('cancelled', onCancel);
   const progress: StreamProgress = { logs: 0, batches: 0, chunks: 0, dispatched: 0 };
+  let release: Release | undefined;
   const finish = (outcome: 'done' | 'cancelled' | 'failed'): void => {
     ctx.events.emit('stream-finished', { ...progress, outcome });
   };
   try {
     const spec = parseFilter(filterObject(call.request.filter), ctx.limits.maxParams);
+    release = ctx.admission?.stream(keyOf(call.metadata));
     const deadline = Math.min(ctx.timeoutMs > 0 ? Date.now() + ctx.timeoutMs : Number.POSITIVE_INFINITY, callDeadline(call));
     const chunks = ctx.engine.stream(spec, ctx.reader, { from: cursorOf(call.request.resumeFrom), deadline, signal: abort.signal, taskLogs: ctx.taskLogs });
     for await (const chunk of chunks) {
@@ -158,6 +164,7 @@ export async function serveStreamLogs(call: ServerWritableStream<StreamLogsMessa
     call.emit('error', toGrpcFailure(error, ctx.onError));
     finish('failed');
   } finally {
+    release?.();
     call.off('cancelled', onCancel);
   }
 }

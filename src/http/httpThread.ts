@@ -79,7 +79,7 @@ const inlineLoad = new InlineLoad();
 const ctx: MethodContext = {
   reader,
   limits: data.limits,
-  queryLogs: (spec) => {
+  queryLogs: (spec, call) => {
     const range = resolveRange(spec, reader);
     const started = performance.now();
     const inline = answerInline(range, spec, reader, 'json', data.limits.maxResults, inlineLoad.budget(data.inlineBudgetUs, started), logCounts);
@@ -88,7 +88,10 @@ const ctx: MethodContext = {
     // The main thread reads its own snapshot: the range goes there as this snapshot resolved it,
     // so one batch's calls agree on the head (its numbers are stored there too: appends only add).
     const pinned = spec.blockHash === undefined && range.pending === undefined && range.from <= range.to ? { ...spec, fromBlock: { number: range.from }, toBlock: { number: range.to } } : spec;
-    return queries.ask((id) => post({ type: 'logs', id, spec: pinned }));
+    return queries.ask((id) => {
+      post({ type: 'logs', id, spec: pinned, caller: call?.caller });
+      call?.signal?.addEventListener('abort', () => post({ type: 'cancel', id }), { once: true });
+    });
   },
   filters: new RemoteFilters((call) => filterCalls.ask((id) => post({ type: 'filter', id, call }))),
 };

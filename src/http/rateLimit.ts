@@ -4,7 +4,7 @@
  * for a batch, since a refused batch is refused whole before any item is read).
  */
 import { MAX_BATCH_ITEMS } from '../config.js';
-import { RateLimitedError } from '../rpc/errors.js';
+import { RateLimitedError, type TooManyConcurrentError } from '../rpc/errors.js';
 import type { RateRefusal } from '../limits/rateLimiter.js';
 import { errorBody, type Reply } from './replies.js';
 
@@ -76,4 +76,12 @@ export function callCount(body: Uint8Array): number {
 export function tooManyRequests(refusal: RateRefusal): Reply {
   const headers: [string, string][] = refusal instanceof RateLimitedError ? [['Retry-After', String(Math.max(1, Math.ceil(refusal.retryAfterMs / 1000)))]] : [];
   return { status: '429 Too Many Requests', body: errorBody(refusal), headers };
+}
+
+/**
+ * The 429 reply of a single call refused for concurrency (limits/admission.ts), as a rate-limited
+ * request is answered: id null, the error object, and `Retry-After` in whole seconds.
+ */
+export function tooManyConcurrent(refusal: TooManyConcurrentError): Reply {
+  return { status: '429 Too Many Requests', body: errorBody(refusal), headers: [['Retry-After', String(Math.max(1, Math.ceil(refusal.retryAfterMs / 1000)))]] };
 }

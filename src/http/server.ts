@@ -12,7 +12,7 @@
 import { MAX_BODY_BYTES } from '../config.js';
 import type { RateLimiter } from '../limits/rateLimiter.js';
 import { createLogger, type Logger } from '../logger.js';
-import type { RpcBody, RpcHandler } from '../rpc/handler.js';
+import type { RequestControl, RpcBody, RpcHandler } from '../rpc/handler.js';
 import { AccessLog, type AccessEntry, type AccessLogMode, type PathKind } from './accessLog.js';
 import { DISCARD_MAX_BYTES, readBody } from './body.js';
 import { AS_IS, Compression, type AnswerCoding, type CompressionOptions } from './compress.js';
@@ -21,7 +21,7 @@ import { InFlight, SHUTTING_DOWN } from './drain.js';
 import { registerOpsRoutes, type OpsEndpoints } from './health.js';
 import { listenOn } from './listen.js';
 import { HeadWaiters, MIN_HEAD_HEADER, parseMinHead } from './minHead.js';
-import { callCount, tooManyRequests } from './rateLimit.js';
+import { callCount, tooManyConcurrent, tooManyRequests } from './rateLimit.js';
 import {
   AUTH_FAILURE,
   behindHead,
@@ -171,6 +171,8 @@ interface Exchange {
   coding: AnswerCoding;
   /** The answer on its way, once sent. */
   delivery: Delivery | undefined;
+  /** Aborted when the client goes away: its calls waiting or running stop (work follows its client). */
+  abort: AbortController;
 }
 
 /** The numeric status of a fixed reply (its status line starts with it). */
@@ -211,7 +213,14 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<HttpServ
     const { entry } = exchange;
     // Read in the tick the handler starts in: the snapshot its calls read.
     const storeHead = opts.storeHead?.();
+    const control: RequestControl = { signal: exchange.abort.signal };
     const send = (text: RpcBody) => {
+      if (control.busy !== undefined) {
+        exchange.answered = true;
+        refuse(res, tooManyConcurrent(control.busy), entry, { close: inFlight.closing, coding: exchange.coding });
+        done();
+        return;
+      }
       exchange.answered = true;
       count(200);
       exchange.delivery = sendJson(res, text, {
@@ -226,7 +235,7 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<HttpServ
     };
     let out: RpcBody | Promise<RpcBody>;
     try {
-      out = handler.handle(body, entry?.trace, exchange.key);
+      out = handler.handle(body, entry?.trace, exchange.key, control);
     } catch (err) {
       logger.error('http: handler failed', err);
       send(INTERNAL_ERROR_BODY);
@@ -316,10 +325,11 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<HttpServ
     const limited = budget?.check(1);
     if (limited) return refuse(res, tooManyRequests(limited), entry, { coding });
 
-    const exchange: Exchange = { aborted: false, answered: false, entry, key, coding, delivery: undefined };
+    const exchange: Exchange = { aborted: false, answered: false, entry, key, coding, delivery: undefined, abort: new AbortController() };
     const done = inFlight.enter();
     res.onAborted(() => {
       exchange.aborted = true;
+      exchange.abort.abort();
       const { delivery } = exchange;
       delivery?.stop();
       if (!exchange.answered) {

@@ -42,6 +42,8 @@ export interface HttpThreadData {
   compression?: CompressionOptions;
   /** The access log, as on the main thread's front. */
   accessLog?: AccessLogMode;
+  /** The buffer of the main thread's refusal counters (limits/refusals.ts), shared. */
+  refusals: SharedArrayBuffer;
   /** A replica's node gauge (its shared buffer, replica/nodeHead.ts) and tolerated lag; unset when it follows no node. */
   sync?: { buffer: SharedArrayBuffer; maxLagBlocks: number };
 }
@@ -66,7 +68,8 @@ export interface LogLine {
 export type FromThread =
   | { type: 'listening' }
   | { type: 'failed'; error: WireError }
-  | { type: 'logs'; id: number; spec: FilterSpec }
+  | { type: 'logs'; id: number; spec: FilterSpec; caller?: string }
+  | { type: 'cancel'; id: number }
   | { type: 'metrics'; id: number }
   | { type: 'filter'; id: number; call: FilterCall }
   | { type: 'log'; line: LogLine }

@@ -21,6 +21,7 @@ import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import type { LogLimits } from '../config.js';
 import type { RateLimiter } from '../limits/rateLimiter.js';
+import type { RefusalCounts } from '../limits/refusals.js';
 import { LOG_LEVELS, type Logger, type LogLevel } from '../logger.js';
 import type { ThreadCounts } from '../metrics/callStats.js';
 import type { ThreadCountsSource } from '../metrics/metrics.js';
@@ -51,6 +52,8 @@ export interface HttpThreadsOptions {
   queryLogs: LogQuery;
   /** The main thread's polling filters, which every thread's filter methods reach. */
   filters?: FilterService;
+  /** The refusal counters (limits/refusals.ts) every thread adds to. */
+  refusals: RefusalCounts;
   /** The service's rate limiter, whose buckets the threads share. */
   rateLimit?: RateLimiter;
   /** Whether the threads count calls and responses and serve /metrics. */
@@ -106,6 +109,8 @@ class HttpThread {
   readonly exited: Promise<void>;
   private readonly worker: Worker;
   private readonly countRequests = new PendingReplies<ThreadCounts>();
+  /** The thread's queries running here, by id: a `cancel` from the thread aborts one. */
+  private readonly queries = new Map<number, AbortController>();
   private running = true;
   private onStarted: { resolve: () => void; reject: (error: Error) => void } | undefined;
   private onRefused: (() => void) | undefined;
@@ -183,6 +188,8 @@ class HttpThread {
         return this.onStarted?.reject(fromWireError(message.error));
       case 'logs':
         return this.runQuery(message.id, message);
+      case 'cancel':
+        return this.queries.get(message.id)?.abort();
       case 'metrics':
         return this.renderMetrics(message.id);
       case 'filter':
@@ -200,14 +207,20 @@ class HttpThread {
     }
   }
 
-  /** Runs a query the thread handed over and posts its chunks (their buffers moved) or its error. */
-  private runQuery(id: number, { spec }: Extract<FromThread, { type: 'logs' }>): void {
-    new Promise<LogChunks>((resolve) => resolve(this.services.queryLogs(spec))).then(
+  /** Runs a query the thread handed over and posts its chunks (their buffers moved) or its error; a `cancel` of its id stops it. */
+  private runQuery(id: number, { spec, caller }: Extract<FromThread, { type: 'logs' }>): void {
+    const abort = new AbortController();
+    this.queries.set(id, abort);
+    new Promise<LogChunks>((resolve) => resolve(this.services.queryLogs(spec, { caller, signal: abort.signal }))).then(
       (answer) => {
+        this.queries.delete(id);
         const { chunks, transfer } = transferableChunks(answer);
         this.send({ type: 'logs', id, chunks }, transfer);
       },
-      (error: unknown) => this.send({ type: 'logs', id, error: toWireError(toRpcError(error) ?? error) }),
+      (error: unknown) => {
+        this.queries.delete(id);
+        this.send({ type: 'logs', id, error: toWireError(toRpcError(error) ?? error) });
+      },
     );
   }
 
@@ -260,7 +273,7 @@ export class HttpThreads implements ThreadCountsSource {
       { length: options.threads - 1 },
       (_, i) =>
         new HttpThread(
-          { thread: i + 1, dataDir: options.dataDir, host: front.host, port, limits: options.limits, inlineBudgetUs: options.inlineBudgetUs, answerCacheBytes: options.answerCacheBytes, rateLimit, metrics: options.metrics, logLevels, compression: front.compression, accessLog: front.accessLog, sync: options.sync && { buffer: options.sync.gauge.buffer, maxLagBlocks: options.sync.maxLagBlocks } },
+          { thread: i + 1, dataDir: options.dataDir, host: front.host, port, limits: options.limits, inlineBudgetUs: options.inlineBudgetUs, answerCacheBytes: options.answerCacheBytes, refusals: options.refusals.buffer, rateLimit, metrics: options.metrics, logLevels, compression: front.compression, accessLog: front.accessLog, sync: options.sync && { buffer: options.sync.gauge.buffer, maxLagBlocks: options.sync.maxLagBlocks } },
           services,
         ),
     );

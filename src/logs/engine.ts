@@ -12,7 +12,7 @@ import { logWorkerNice, WORKER_LOAD_WAIT_MS, type LogLimits } from '../config.js
 import type { StoreReader } from '../store/reader.js';
 import { lastFitting, withExtra, type LogChunks, type QueryPaths, type ScanCounts, type ScanTotals } from './answer.js';
 import { giveBack, lend, takeSpare } from './answerBuffers.js';
-import { DeadlineExceededError, ResultCapError, ScanFailedError } from './errors.js';
+import { DeadlineExceededError, QueryCancelledError, ResultCapError, ScanFailedError } from './errors.js';
 import type { FilterSpec } from './filter.js';
 import { answerInline } from './inline.js';
 import { InlineLoad } from './inlineLoad.js';
@@ -35,6 +35,20 @@ export interface LogEngineOptions {
 
 type ScanOk = Extract<ScanResult, { ok: true }>;
 
+/** Frees a query's turn on the pool. */
+export type Release = () => void;
+
+/** How one query is run beyond its filter: who may stop it, and what it waits for before the pool. */
+export interface QueryOptions {
+  /** Aborted when the query's caller goes away: a query waiting or on the pool stops (QueryCancelledError). */
+  signal?: AbortSignal;
+  /**
+   * Waits for the query's turn on the pool, told the blocks its range spans; resolves with what
+   * frees the turn (called once the query ends), or throws the refusal. Inline queries do not wait.
+   */
+  admit?: (blocks: number, signal?: AbortSignal) => Release | Promise<Release>;
+}
+
 /** Does nothing: what a settled task's promise becomes for close(), whatever its outcome. */
 function noop(): void {}
 
@@ -48,6 +62,8 @@ export class LogEngine implements ScanCounts {
   readonly totals: ScanTotals = { blocks: 0, candidates: 0, matchedBlocks: 0 };
   /** eth_getLogs queries (query(), not streams) by where they ran. */
   readonly paths: QueryPaths = { inline: 0, pool: 0 };
+  /** Pool queries stopped because their caller went away (QueryOptions.signal), while running. */
+  cancelled = 0;
   /** This thread's recent inline scans: a thread busy with them sends more to the pool (inlineLoad.ts). */
   private readonly load = new InlineLoad();
   /** The inline budget in microseconds (planner.ts): the option, else the default for this machine's cores, read once (availableParallelism is a system call). */
@@ -88,25 +104,39 @@ export class LogEngine implements ScanCounts {
    * budget while inline scans keep this thread busy (inlineLoad.ts); the others run on the pool (a
    * promise, rejected with one).
    */
-  query(spec: FilterSpec, reader: StoreReader, format: Exclude<LogFormat, 'jsonl'> = 'json'): LogChunks | Promise<LogChunks> {
+  query(spec: FilterSpec, reader: StoreReader, format: Exclude<LogFormat, 'jsonl'> = 'json', options: QueryOptions = {}): LogChunks | Promise<LogChunks> {
+    if (options.signal?.aborted) throw new QueryCancelledError();
     const range = resolveRange(spec, reader);
     const started = performance.now();
     const inline = answerInline(range, spec, reader, format, this.options.limits.maxResults, this.load.budget(this.inlineBudgetUs, started), this);
     this.load.add(started);
     if (inline !== undefined) return inline;
     this.paths.pool++;
-    return this.pooled(spec, range, format);
+    return this.admitted(spec, range, format, options);
   }
 
   /** Answers a parsed filter on the pool, as query() does past the inline budget (for an HTTP thread that found it over its budget). */
-  queryOnPool(spec: FilterSpec, reader: StoreReader): Promise<LogChunks> {
+  queryOnPool(spec: FilterSpec, reader: StoreReader, options: QueryOptions = {}): Promise<LogChunks> {
     const range = resolveRange(spec, reader);
     this.paths.pool++;
-    return this.pooled(spec, range, 'json');
+    return this.admitted(spec, range, 'json', options);
   }
 
-  /** Runs a query on the pool: a window of tasks in flight, merged in order under the result cap and the deadline. */
-  private pooled(spec: FilterSpec, range: ResolvedRange, format: LogFormat): Promise<LogChunks> {
+  /** Runs a query on the pool once admitted (QueryOptions.admit), its turn freed however it ends. */
+  private async admitted(spec: FilterSpec, range: ResolvedRange, format: LogFormat, options: QueryOptions): Promise<LogChunks> {
+    const release = options.admit === undefined ? undefined : await options.admit(Math.max(0, range.to - range.from + 1), options.signal);
+    try {
+      return await this.pooled(spec, range, format, options.signal);
+    } finally {
+      release?.();
+    }
+  }
+
+  /**
+   * Runs a query on the pool: a window of tasks in flight, merged in order under the result cap and
+   * the deadline; `signal` aborting stops it as the deadline does (its tasks at their next check).
+   */
+  private pooled(spec: FilterSpec, range: ResolvedRange, format: LogFormat, signal?: AbortSignal): Promise<LogChunks> {
     const started = Date.now();
     const { limits } = this.options;
     const tasks = planTasks(range.from, range.to, this.threads, taskShape(spec.addresses));
@@ -128,6 +158,7 @@ export class LogEngine implements ScanCounts {
         done = true;
         Atomics.store(cancel, 0, 1);
         clearTimeout(timer);
+        signal?.removeEventListener('abort', onAbort);
         if (error) {
           giveBack(chunks);
           for (const r of results) if (r !== undefined) giveBack([r.bytes]);
@@ -141,6 +172,13 @@ export class LogEngine implements ScanCounts {
       };
 
       const timer = setTimeout(() => finish(new DeadlineExceededError()), Math.max(0, deadline - Date.now()));
+      const onAbort = () => {
+        if (done) return;
+        this.cancelled++;
+        finish(new QueryCancelledError());
+      };
+      if (signal?.aborted) return finish(new QueryCancelledError());
+      signal?.addEventListener('abort', onAbort, { once: true });
 
       const merge = () => {
         while (!done && merged < tasks.length && results[merged]) {

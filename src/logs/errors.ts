@@ -82,3 +82,11 @@ export class ScanFailedError extends Error {
     super('a log scan failed');
   }
 }
+
+/** The query's caller went away (its connection closed): it is stopped, queued or running. */
+export class QueryCancelledError extends Error {
+  /** Builds the cancellation error. */
+  constructor() {
+    super('the query was cancelled: its client went away');
+  }
+}

@@ -12,6 +12,8 @@
 import { collectDefaultMetrics, Counter, Gauge, Registry } from 'prom-client';
 import { METRICS_LATENCY_BUCKETS_S } from '../config.js';
 import { addScanCounts, zeroScanCounts, type ScanCounts } from '../logs/answer.js';
+import type { Admission } from '../limits/admission.js';
+import { REFUSAL_REASONS, type RefusalCounts } from '../limits/refusals.js';
 import type { LogEngine } from '../logs/engine.js';
 import type { AnswerCacheCounts } from '../rpc/answerCache.js';
 import { INVALID_REQUEST, UNKNOWN_METHOD } from '../rpc/observe.js';
@@ -37,6 +39,10 @@ export interface MetricSources {
   threads?: ThreadCountsSource;
   /** This thread's answer cache's hits and misses (rpc/answerCache.ts); the series is left out without it. */
   answers?: AnswerCacheCounts;
+  /** The refusals of the admission limits by reason (limits/refusals.ts); the series is left out without them. */
+  refusals?: RefusalCounts;
+  /** The admission of log queries and streams (its running, waiting and open counts); left out without it. */
+  admission?: Admission;
   /** The polling filters installed (eth_newFilter, eth_newBlockFilter); the series is left out without it. */
   filters?: { readonly size: number };
 }
@@ -174,6 +180,29 @@ export function createServiceMetrics(sources: MetricSources): ServiceMetrics {
     },
   });
 
+  new Counter({
+    name: `${PREFIX}getlogs_cancelled_total`,
+    help: 'Log queries on the pool stopped because their client went away (HTTP connection or WebSocket closed), while running',
+    registers,
+    collect() {
+      this.reset();
+      this.inc(engine.cancelled);
+    },
+  });
+  const { refusals, admission } = sources;
+  if (refusals !== undefined) {
+    new Counter({
+      name: `${PREFIX}refusals_total`,
+      help: 'Calls, filters, subscriptions and streams refused or ended by a limit, by reason (docs/api.md §6): log_queries, streams, filter_bytes, subscription_bytes, slow_subscriber',
+      labelNames: ['reason'],
+      registers,
+      collect() {
+        this.reset();
+        for (const reason of REFUSAL_REASONS) this.inc({ reason }, refusals.get(reason));
+      },
+    });
+  }
+
   if (sources.answers !== undefined) {
     new Counter({
       name: `${PREFIX}answer_cache_lookups_total`,
@@ -205,6 +234,9 @@ export function createServiceMetrics(sources: MetricSources): ServiceMetrics {
   gauge('log_pool_threads', 'Worker threads of the eth_getLogs pool', () => engine.pool.threads.length);
   gauge('store_size_bytes', 'Disk space the LMDB store (its data file) takes, in bytes', () => storeDiskBytes(sources.dataDir));
   gauge('filters_installed', 'Polling filters installed (eth_newFilter, eth_newBlockFilter) and not yet uninstalled or expired', () => sources.filters?.size);
+  gauge('log_queries_running', 'Log queries on the scan pool now, all keys (--max-log-queries)', () => admission?.queries);
+  gauge('log_queries_waiting', 'Log queries waiting for their turn on the scan pool, all keys (--log-queue)', () => admission?.queued);
+  gauge('log_streams_open', 'StreamLogs calls open now, all keys (--max-streams)', () => admission?.openStreams);
   gauge('head_block', 'Number of the latest block in the store (absent while it holds none)', () => reader.head());
 
   collectDefaultMetrics({ register: registry });

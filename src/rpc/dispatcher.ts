@@ -5,8 +5,19 @@
  */
 import { isAscii } from 'node:buffer';
 import { MAX_BATCH_CONCURRENCY, MAX_BATCH_ITEMS, MAX_BATCH_RESPONSE_BYTES } from '../config.js';
-import { InternalError, InvalidParamsError, InvalidRequestError, MethodNotFoundError, ParseError, ResponseTooLargeError, toRpcError, type RpcError } from './errors.js';
-import { JsonParts, type FlatBody, type RpcBody, type RpcHandler } from './handler.js';
+import {
+  CancelledError,
+  InternalError,
+  InvalidParamsError,
+  InvalidRequestError,
+  MethodNotFoundError,
+  ParseError,
+  ResponseTooLargeError,
+  toRpcError,
+  TooManyConcurrentError,
+  type RpcError,
+} from './errors.js';
+import { JsonParts, type FlatBody, type RequestControl, type RpcBody, type RpcHandler } from './handler.js';
 import { RawJson, type MethodContext, type RpcMethod } from './method.js';
 import { METHODS } from './methods/index.js';
 import type { AnswerCache } from './answerCache.js';
@@ -185,8 +196,9 @@ export function createRpcHandler(
   };
   const refuse = (id: string, error: RpcError, method: string, started: number, trace: RequestTrace | undefined, name = method): string =>
     answered(errorResponse(id, error), method, error.code, started, trace, name);
-  const failure = (id: string, error: unknown, method: string, started: number, trace: RequestTrace | undefined): string => {
+  const failure = (id: string, error: unknown, method: string, started: number, trace: RequestTrace | undefined, control?: RequestControl): string => {
     const rpc = toRpcError(error);
+    if (rpc instanceof TooManyConcurrentError && control !== undefined) control.busy = rpc;
     if (rpc !== undefined) return refuse(id, rpc, method, started, trace);
     onError('unexpected failure in a method', error);
     return refuse(id, new InternalError(), method, started, trace);
@@ -217,8 +229,12 @@ export function createRpcHandler(
     cache!.rememberCall(whole.split.rest, isCanonical(whole.text, request) ? { method, key } : null);
   };
 
-  /** Answers one call; `whole` is the body's text, cut at its id, when the call is the whole body and canonical in form (not a batch item). */
-  const handleOne = (request: unknown, trace: RequestTrace | undefined, caller: string | undefined, whole?: CanonicalText): Answer => {
+  /**
+   * Answers one call; `whole` is the body's text, cut at its id, when the call is the whole body and
+   * canonical in form (not a batch item); `signal` stops its log query when the client goes away;
+   * `control`, given for a call that is the whole body, hears a refusal for concurrency.
+   */
+  const handleOne = (request: unknown, trace: RequestTrace | undefined, caller: string | undefined, signal: AbortSignal | undefined, whole?: CanonicalText, control?: RequestControl): Answer => {
     const started = clock();
     if (request === null || typeof request !== 'object' || Array.isArray(request)) {
       return refuse('null', new InvalidRequestError('invalid request: a request is a JSON object'), INVALID_REQUEST, started, trace);
@@ -242,7 +258,7 @@ export function createRpcHandler(
       }
     }
     try {
-      const result = fn((params as unknown[] | undefined) ?? [], ctx, caller);
+      const result = fn((params as unknown[] | undefined) ?? [], ctx, caller, signal);
       if (key !== undefined && keepable(result)) {
         const response = resultResponse(idText, result, true) as FlatBody;
         if (cache!.put(key, resultJson(idText, response)) && whole !== undefined) learnCall(whole, request, method, key);
@@ -251,21 +267,22 @@ export function createRpcHandler(
       if (result instanceof Promise) {
         return result.then(
           (value) => answered(resultResponse(idText, value), method, CALL_OK, started, trace),
-          (error) => failure(idText, error, method, started, trace),
+          (error) => failure(idText, error, method, started, trace, control),
         );
       }
       return answered(resultResponse(idText, result), method, CALL_OK, started, trace);
     } catch (error) {
-      return failure(idText, error, method, started, trace);
+      return failure(idText, error, method, started, trace, control);
     }
   };
 
   /**
    * Runs a batch: synchronous items at once, at most MAX_BATCH_CONCURRENCY asynchronous ones at a
    * time; once the answers pass MAX_BATCH_RESPONSE_BYTES the items not yet started answer
-   * -32003 `response too large` (as geth) instead of running, so a batch's memory stays bounded.
+   * -32003 `response too large` (as geth) instead of running, so a batch's memory stays bounded;
+   * once `signal` aborts (the client left) the items not yet started are not run either.
    */
-  const handleBatch = (requests: unknown[], trace: RequestTrace | undefined, caller: string | undefined): Answer => {
+  const handleBatch = (requests: unknown[], trace: RequestTrace | undefined, caller: string | undefined, signal: AbortSignal | undefined): Answer => {
     if (trace !== undefined) trace.batch = true;
     if (requests.length === 0) return refuse('null', new InvalidRequestError('empty batch'), INVALID_REQUEST, clock(), trace);
     if (requests.length > MAX_BATCH_ITEMS) return refuse('null', new InvalidRequestError(`batch too large: at most ${MAX_BATCH_ITEMS} requests per batch`), INVALID_REQUEST, clock(), trace);
@@ -277,12 +294,13 @@ export function createRpcHandler(
     const launch = (): void => {
       while (active < MAX_BATCH_CONCURRENCY && next < requests.length) {
         const i = next++;
-        if (bytes > MAX_BATCH_RESPONSE_BYTES) {
+        if (bytes > MAX_BATCH_RESPONSE_BYTES || signal?.aborted === true) {
           const name = nameOf(requests[i]);
-          answers[i] = refuse(requestId(requests[i]), new ResponseTooLargeError(), labelOf(name), clock(), trace, name ?? INVALID_REQUEST);
+          const error = signal?.aborted === true ? new CancelledError() : new ResponseTooLargeError();
+          answers[i] = refuse(requestId(requests[i]), error, labelOf(name), clock(), trace, name ?? INVALID_REQUEST);
           continue;
         }
-        const answer = handleOne(requests[i], trace, caller);
+        const answer = handleOne(requests[i], trace, caller, signal);
         if (answer instanceof Promise) {
           active++;
           void answer.then((body) => {
@@ -306,7 +324,7 @@ export function createRpcHandler(
   };
 
   return {
-    handle(body: Uint8Array, trace?: RequestTrace, caller?: string): Answer {
+    handle(body: Uint8Array, trace?: RequestTrace, caller?: string, control?: RequestControl): Answer {
       let text: string;
       try {
         text = bodyText(body);
@@ -323,7 +341,8 @@ export function createRpcHandler(
       } catch {
         return refuse('null', new ParseError(), INVALID_REQUEST, clock(), trace);
       }
-      return Array.isArray(parsed) ? handleBatch(parsed, trace, caller) : handleOne(parsed, trace, caller, split ? { text, split } : undefined);
+      const signal = control?.signal;
+      return Array.isArray(parsed) ? handleBatch(parsed, trace, caller, signal) : handleOne(parsed, trace, caller, signal, split ? { text, split } : undefined, control);
     },
   };
 }

@@ -13,6 +13,7 @@ import {
   ScanFailedError,
   TooManyParamsError,
   TooManyTopicsError,
+  QueryCancelledError,
 } from '../logs/errors.js';
 
 /** A JSON-RPC error with its code, message and optional data. */
@@ -146,6 +147,30 @@ export class BatchOverBurstError extends LimitExceededError {
   }
 }
 
+/**
+ * -32005 `too many concurrent requests`: the key's (or the process's) log queries or streams are
+ * all running and its queue is full (limits/admission.ts); `data` says which limit, and when to retry.
+ */
+export class TooManyConcurrentError extends LimitExceededError {
+  /** Builds the refusal of a call over `limit` (`scope`: 'key' or 'process') of `what` ('log queries', 'streams'). */
+  constructor(what: string, scope: string, limit: number, retryAfterMs: number) {
+    super('too many concurrent requests', { limit: `${what} per ${scope}`, max: limit, backoff_seconds: retryAfterMs / 1000 });
+  }
+
+  /** Milliseconds a client should wait before it tries again. */
+  get retryAfterMs(): number {
+    return ((this.data as { backoff_seconds: number }).backoff_seconds ?? 1) * 1000;
+  }
+}
+
+/** -32000: the call's client went away before it was answered (what an access log shows; nobody reads it). */
+export class CancelledError extends RpcError {
+  /** Builds the cancellation error. */
+  constructor() {
+    super(-32000, 'request cancelled: the client went away');
+  }
+}
+
 /** -32000: the server is shutting down and takes no new requests. */
 export class ShuttingDownError extends RpcError {
   /** Builds the refusal of a request that arrived while the server drains. */
@@ -196,6 +221,7 @@ export function toRpcError(error: unknown): RpcError | undefined {
   if (error instanceof ResultCapError) return resultCap(error);
   if (error instanceof DeadlineExceededError) return new QueryTimeoutError();
   if (error instanceof ScanFailedError) return new InternalError();
+  if (error instanceof QueryCancelledError) return new CancelledError();
   if (error instanceof BlockNotFoundError) return new RpcError(-32000, error.byHash ? 'header for hash not found' : 'header not found');
   return undefined;
 }

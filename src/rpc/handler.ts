@@ -1,6 +1,7 @@
 /**
  * The contract between a transport front (HTTP, gRPC) and the JSON-RPC layer.
  */
+import type { TooManyConcurrentError } from './errors.js';
 import type { RequestTrace } from './observe.js';
 
 /** A response body in one piece: JSON text, or JSON already encoded as UTF-8 bytes. */
@@ -44,12 +45,20 @@ export function flatBody(body: RpcBody): FlatBody {
   return body instanceof JsonParts ? body.join() : body;
 }
 
+/** What a front and the handler share about one request body beyond its bytes. */
+export interface RequestControl {
+  /** Aborted when the client goes away: calls not started are not run, log queries waiting or running stop. */
+  signal?: AbortSignal;
+  /** Set by the handler when the body was one call refused for concurrency (the HTTP front answers 429). */
+  busy?: TooManyConcurrentError;
+}
+
 /** Answers raw JSON-RPC request bodies (single or batch) with response bodies. */
 export interface RpcHandler {
   /**
    * Handles one request body; synchronous answers come back directly, others as a promise. With a
    * trace, every call of the body is noted in it as it is answered (the request log); `caller` is
-   * the API key the body came with.
+   * the API key the body came with; `control`, what the front and the handler share about it.
    */
-  handle(body: Uint8Array, trace?: RequestTrace, caller?: string): RpcBody | Promise<RpcBody>;
+  handle(body: Uint8Array, trace?: RequestTrace, caller?: string, control?: RequestControl): RpcBody | Promise<RpcBody>;
 }

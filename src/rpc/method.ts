@@ -25,7 +25,13 @@ export class RawJson {
  * (text or UTF-8 bytes); the answer is the chunks joined with commas inside brackets. Throws (or
  * rejects with) the log engine's errors (logs/errors.ts).
  */
-export type LogQuery = (spec: FilterSpec) => LogChunks | Promise<LogChunks>;
+export type LogQuery = (spec: FilterSpec, call?: LogCall) => LogChunks | Promise<LogChunks>;
+
+/** Who runs a log query: the API key it is admitted and charged under, and the signal of its caller going away. */
+export interface LogCall {
+  caller?: string;
+  signal?: AbortSignal;
+}
 
 /** What every method can reach. */
 export interface MethodContext {
@@ -47,6 +53,7 @@ export interface MethodContext {
 /**
  * A method: positional params in, result (or RawJson) out; throws an RpcError for bad input, or a
  * domain error (the log engine's, BlockNotFoundError) that toRpcError maps. `caller` is the API key
- * the call came with (what is kept per client, polling filters, is counted by it).
+ * the call came with (what is kept per client, polling filters, is counted by it); `signal` aborts
+ * when its client goes away (log queries stop).
  */
-export type RpcMethod = (params: unknown[], ctx: MethodContext, caller?: string) => unknown;
+export type RpcMethod = (params: unknown[], ctx: MethodContext, caller?: string, signal?: AbortSignal) => unknown;

@@ -76,6 +76,8 @@ interface Connection {
   budget: KeyBudget | undefined;
   /** Set once the socket is closed: answers still being computed are dropped. */
   closed: boolean;
+  /** Aborted when the socket closes: its calls waiting or running stop (work follows its client). */
+  abort: AbortController;
 }
 
 /** A JSON-RPC request object as far as this front looks at it. */
@@ -180,7 +182,7 @@ export class WsFront {
     if ((this.perKey.get(key) ?? 0) >= limit) {
       return this.reply(res, { status: '429 Too Many Requests', body: errorBody(new LimitExceededError(`too many WebSocket connections for this key (at most ${limit})`)), headers: [] }, entry);
     }
-    const connection: Connection = { key, subs: new ConnectionSubscriptions(this.opts.maxParams), budget: this.opts.rateLimit?.budget(key), closed: false };
+    const connection: Connection = { key, subs: new ConnectionSubscriptions(this.opts.maxParams), budget: this.opts.rateLimit?.budget(key), closed: false, abort: new AbortController() };
     res.upgrade(connection, secKey, protocol, extensions, context as never);
     this.opts.accessLog.end(entry, { status: 101, bytes: 0, coding: null });
   }
@@ -194,6 +196,7 @@ export class WsFront {
   private closed(ws: WebSocket<Connection>): void {
     const connection = ws.getUserData();
     connection.closed = true;
+    connection.abort.abort();
     this.sockets.delete(ws);
     const left = (this.perKey.get(connection.key) ?? 1) - 1;
     if (left > 0) this.perKey.set(connection.key, left);
@@ -256,7 +259,7 @@ export class WsFront {
 
   /** The handler's answer as text, for the connection's key. */
   private delegate(connection: Connection, bytes: Uint8Array): string | Promise<string> {
-    const out = this.opts.handler.handle(bytes, undefined, connection.key);
+    const out = this.opts.handler.handle(bytes, undefined, connection.key, { signal: connection.abort.signal });
     return out instanceof Promise ? out.then(text) : text(out);
   }
 
