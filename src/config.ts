@@ -222,3 +222,22 @@ export const CONCURRENCY_RETRY_AFTER_MS = 1_000;
  * the last 100 blocks one. 0 charges calls only.
  */
 export const DEFAULT_RATE_COST_BLOCKS = 10_000;
+
+/**
+ * Bytes one API key's polling filters may hold, their packed criteria and the changes gathered for
+ * their next poll (--filter-mb-per-key): ~250 filters of 5,000 parameters, or one filter's 10,000
+ * pending logs ten times over.
+ */
+export const DEFAULT_FILTER_BYTES_PER_KEY = 32 * 1024 * 1024;
+
+/** Bytes all polling filters may hold (--filter-mb): with the subscriptions' budget, a quarter of a 2 GiB process. */
+export const DEFAULT_FILTER_BYTES = 256 * 1024 * 1024;
+
+/** Bytes one API key's `logs` subscriptions may hold on all threads, their packed criteria (--subscription-mb-per-key). */
+export const DEFAULT_SUBSCRIPTION_BYTES_PER_KEY = 32 * 1024 * 1024;
+
+/** Bytes all `logs` subscriptions may hold on all threads (--subscription-mb). */
+export const DEFAULT_SUBSCRIPTION_BYTES = 256 * 1024 * 1024;
+
+/** Bytes a subscription or a filter costs beyond its criteria: its id, its entry, its connection's share. */
+export const SUBSCRIPTION_OVERHEAD_BYTES = 256;

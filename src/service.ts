@@ -5,7 +5,14 @@
  * start the service through here.
  */
 import type { EventEmitter } from 'node:events';
-import { DEFAULT_LOG_LIMITS, DEFAULT_RATE_COST_BLOCKS, SHUTDOWN_GRACE_MARGIN_MS, type LogLimits } from './config.js';
+import {
+  DEFAULT_LOG_LIMITS,
+  DEFAULT_RATE_COST_BLOCKS,
+  DEFAULT_SUBSCRIPTION_BYTES,
+  DEFAULT_SUBSCRIPTION_BYTES_PER_KEY,
+  SHUTDOWN_GRACE_MARGIN_MS,
+  type LogLimits,
+} from './config.js';
 import { startGrpcServer, type GrpcServer } from './grpc/server.js';
 import type { StreamEvents } from './grpc/streamLogs.js';
 import { accessLogEvery, type AccessLogMode } from './http/accessLog.js';
@@ -19,6 +26,7 @@ import { shutdownService, type ShutdownOutcome } from './lifecycle.js';
 import { Admission, admitFor, type AdmissionLimits, type LogGate } from './limits/admission.js';
 import { rateLimiterFor, type RateLimitOptions } from './limits/options.js';
 import { RefusalCounts } from './limits/refusals.js';
+import { ByteBudget, type ByteLimits } from './limits/byteBudget.js';
 import type { Logger } from './logger.js';
 import { LogEngine } from './logs/engine.js';
 import { createServiceMetrics } from './metrics/metrics.js';
@@ -65,6 +73,10 @@ export interface ServiceOptions {
   rateCostBlocks?: number;
   /** Concurrent log queries and streams per key and per process, and the queue bounds (limits/admission.ts); config.ts defaults. */
   admission?: Partial<AdmissionLimits>;
+  /** Bytes polling filters may hold per key and in all (criteria and pending changes); config.ts defaults. */
+  filterBudget?: Partial<ByteLimits>;
+  /** Bytes WebSocket `logs` subscriptions may hold per key and in all, every thread's together; config.ts defaults. */
+  subscriptionBudget?: Partial<ByteLimits>;
   /** How long close() lets requests in flight finish; default: the eth_getLogs deadline plus SHUTDOWN_GRACE_MARGIN_MS. */
   shutdownGraceMs?: number;
   /** Prometheus metrics at GET /metrics; on by default. */
@@ -107,8 +119,9 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   const limits: LogLimits = { ...DEFAULT_LOG_LIMITS, ...options.limits };
   const onError = (message: string, error: unknown) => options.logger.error(message, error);
   const engine = new LogEngine({ dataDir: options.dataDir, limits, threads: options.threads, inlineBudgetUs: options.inlineBudgetUs, onError });
-  const filters = new FilterRegistry(reader, { onError: (error) => options.logger.error('filters: following the head failed', error) });
   const refusals = new RefusalCounts();
+  const filters = new FilterRegistry(reader, { onError: (error) => options.logger.error('filters: following the head failed', error), budget: options.filterBudget, refusals });
+  const subscriptionBudget = new ByteBudget({ perKey: DEFAULT_SUBSCRIPTION_BYTES_PER_KEY, total: DEFAULT_SUBSCRIPTION_BYTES, ...options.subscriptionBudget });
   const rateLimit = rateLimiterFor(options.rateLimit);
   const gate: LogGate = { admission: new Admission(options.admission, refusals), rateLimit, rateCostBlocks: options.rateCostBlocks ?? DEFAULT_RATE_COST_BLOCKS };
   const ctx: MethodContext = {
@@ -122,15 +135,17 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   const httpThreads = httpThreadCount(options.httpThreads, options.logger);
   const threads =
     httpThreads > 1
-      ? new HttpThreads({ threads: httpThreads, dataDir: options.dataDir, limits, inlineBudgetUs: engine.inlineBudgetUs, answerCacheBytes, queryLogs: (spec, call) => engine.queryOnPool(spec, reader, { signal: call?.signal, admit: admitFor(gate, call?.caller) }), filters, refusals, rateLimit, metrics: options.metrics !== false, sync: options.replica, logger: options.logger })
+      ? new HttpThreads({ threads: httpThreads, dataDir: options.dataDir, limits, inlineBudgetUs: engine.inlineBudgetUs, answerCacheBytes, queryLogs: (spec, call) => engine.queryOnPool(spec, reader, { signal: call?.signal, admit: admitFor(gate, call?.caller) }), filters, refusals, subscriptionBudget, rateLimit, metrics: options.metrics !== false, sync: options.replica, logger: options.logger })
       : undefined;
-  const metrics = options.metrics === false ? undefined : createServiceMetrics({ dataDir: options.dataDir, reader, engine, methods: METHODS.keys(), threads, filters, answers: answerCache?.counts, refusals, admission: gate.admission });
+  const metrics = options.metrics === false ? undefined : createServiceMetrics({ dataDir: options.dataDir, reader, engine, methods: METHODS.keys(), threads, filters, answers: answerCache?.counts, refusals, admission: gate.admission, subscriptions: subscriptionBudget });
   const graceMs = options.shutdownGraceMs ?? limits.timeoutMs + SHUTDOWN_GRACE_MARGIN_MS;
   const front: HttpServerOptions = {
     host: options.host,
     port: options.port,
     ...storeFront({ store, ctx, onError, observer: metrics?.calls, answerCache, metrics: metrics?.render, sync: options.replica }),
     rateLimit,
+    subscriptionBudget,
+    refusals,
     logger: options.logger,
     onResponse: metrics?.onResponse,
     compression,

@@ -8,7 +8,10 @@
  */
 import { randomBytes } from 'node:crypto';
 import { bytesToHex } from '../chain/hex.js';
-import { compileFilter, type CompiledFilter, type FilterSpec } from '../logs/filter.js';
+import { DEFAULT_FILTER_BYTES, DEFAULT_FILTER_BYTES_PER_KEY, SUBSCRIPTION_OVERHEAD_BYTES } from '../config.js';
+import { ByteBudget, type ByteLimits } from '../limits/byteBudget.js';
+import type { RefusalCounts } from '../limits/refusals.js';
+import { compileFilter, compiledBytes, filterDigest, filterValues, type CompiledFilter, type FilterSpec } from '../logs/filter.js';
 import { FilterNotFoundError, LimitExceededError } from '../rpc/errors.js';
 import type { StoreReader } from '../store/reader.js';
 import { HeadFeed, type HeadChange } from '../ws/headFeed.js';
@@ -46,16 +49,30 @@ export interface FilterService {
 /** One installed filter. */
 interface Installed {
   kind: 'logs' | 'blocks';
-  spec?: FilterSpec;
+  /** A log filter's block range as given (tags unresolved). */
+  blocks?: Pick<FilterSpec, 'fromBlock' | 'toBlock'>;
+  /** A log filter's addresses and topics, packed (logs/filter.ts): its criteria are read back from them. */
   compiled?: CompiledFilter;
   /** The numeric block bounds of a log filter's range (tags: unbounded). */
   range: [number, number];
-  /** Cache key of its matches within one head change. */
+  /** Cache key of its matches within one head change: filters matching alike share them. */
   key: string;
   pending: string[];
   lastPoll: number;
-  /** The API key that installed it (counted against MAX_FILTERS_PER_KEY); undefined for the library's own. */
+  /** The API key that installed it (counted against MAX_FILTERS_PER_KEY and the byte budgets); undefined for the library's own. */
   owner?: string;
+  /** Bytes charged to the owner's budget: the packed criteria, the overhead and the pending changes. */
+  bytes: number;
+}
+
+/** The budget key of filters installed without an API key (the library's). */
+const NO_OWNER = '';
+
+/** The bytes a gathered change costs: its JSON text and the array slot holding it. */
+function pendingBytes(texts: readonly string[]): number {
+  let bytes = 0;
+  for (const t of texts) bytes += t.length + 8;
+  return bytes;
 }
 
 /** A bound of a filter's range: its number, or the open end for a tag. */
@@ -71,24 +88,41 @@ export class FilterRegistry implements FilterService {
   private sweeper: NodeJS.Timeout | undefined;
   private readonly now: () => number;
 
-  /** Keeps filters over `reader`'s store; a failure to follow the head goes to `onError`, idle time is judged by `now`. */
+  private readonly budget: ByteBudget;
+  private readonly refusals: RefusalCounts | undefined;
+
+  /**
+   * Keeps filters over `reader`'s store; a failure to follow the head goes to `onError`, idle time is
+   * judged by `now`; filters and their pending changes are charged to `budget` (bytes per key and in
+   * all; config.ts defaults), refusals counted in `refusals`.
+   */
   constructor(
     private readonly reader: StoreReader,
-    options: { pollMs?: number; onError?: (error: unknown) => void; now?: () => number } = {},
+    options: { pollMs?: number; onError?: (error: unknown) => void; now?: () => number; budget?: Partial<ByteLimits>; refusals?: RefusalCounts } = {},
   ) {
     this.feed = new HeadFeed(reader, options.pollMs, options.onError);
     this.now = options.now ?? Date.now;
+    this.budget = new ByteBudget({ perKey: DEFAULT_FILTER_BYTES_PER_KEY, total: DEFAULT_FILTER_BYTES, ...options.budget });
+    this.refusals = options.refusals;
+  }
+
+  /** Bytes the filters hold now, criteria and pending changes. */
+  get bytes(): number {
+    return this.budget.total;
   }
 
   /** Installs a log filter over `spec` for API key `owner`; returns its id. */
   newLogFilter(spec: FilterSpec, owner?: string): string {
     const range: [number, number] = [bound(spec.fromBlock, 0), bound(spec.toBlock, Number.MAX_SAFE_INTEGER)];
-    return this.install({ kind: 'logs', spec, compiled: compileFilter(spec), range, key: '', pending: [], lastPoll: this.now(), owner });
+    const compiled = compileFilter(spec);
+    const blocks = { fromBlock: spec.fromBlock, toBlock: spec.toBlock };
+    const key = `${filterDigest(compiled)}:${range[0]}:${range[1]}`;
+    return this.install({ kind: 'logs', blocks, compiled, range, key, pending: [], lastPoll: this.now(), owner, bytes: compiledBytes(compiled) + SUBSCRIPTION_OVERHEAD_BYTES });
   }
 
   /** Installs a filter of new block hashes for API key `owner`; returns its id. */
   newBlockFilter(owner?: string): string {
-    return this.install({ kind: 'blocks', range: [0, Number.MAX_SAFE_INTEGER], key: '', pending: [], lastPoll: this.now(), owner });
+    return this.install({ kind: 'blocks', range: [0, Number.MAX_SAFE_INTEGER], key: '', pending: [], lastPoll: this.now(), owner, bytes: SUBSCRIPTION_OVERHEAD_BYTES });
   }
 
   /** What filter `id` gathered since its last poll. */
@@ -96,21 +130,26 @@ export class FilterRegistry implements FilterService {
     const filter = this.touch(id);
     const out = filter.pending;
     filter.pending = [];
+    const gathered = pendingBytes(out);
+    this.budget.give(filter.owner ?? NO_OWNER, gathered);
+    filter.bytes -= gathered;
     return out;
   }
 
   /** The criteria of log filter `id`. */
   criteria(id: string): FilterSpec {
     const filter = this.touch(id);
-    if (filter.spec === undefined) throw new FilterNotFoundError();
-    return filter.spec;
+    if (filter.compiled === undefined || filter.blocks === undefined) throw new FilterNotFoundError();
+    return { ...filter.blocks, ...filterValues(filter.compiled) };
   }
 
   /** Removes filter `id`; false when there was none. */
   uninstall(id: string): boolean {
-    const removed = this.filters.delete(id);
-    if (removed) this.installedChanged();
-    return removed;
+    const filter = this.filters.get(id);
+    if (filter === undefined) return false;
+    this.drop(id, filter);
+    this.installedChanged();
+    return true;
   }
 
   /** Filters installed now. */
@@ -120,7 +159,7 @@ export class FilterRegistry implements FilterService {
 
   /** Stops following the head and forgets every filter. */
   close(): void {
-    this.filters.clear();
+    for (const [id, filter] of this.filters) this.drop(id, filter);
     this.installedChanged();
     this.feed.close();
   }
@@ -128,7 +167,7 @@ export class FilterRegistry implements FilterService {
   /** Drops the filters not polled within FILTER_IDLE_MS. */
   sweep(): void {
     const oldest = this.now() - FILTER_IDLE_MS;
-    for (const [id, filter] of this.filters) if (filter.lastPoll < oldest) this.filters.delete(id);
+    for (const [id, filter] of this.filters) if (filter.lastPoll < oldest) this.drop(id, filter);
     this.installedChanged();
   }
 
@@ -139,13 +178,27 @@ export class FilterRegistry implements FilterService {
       for (const other of this.filters.values()) if (other.owner === filter.owner) held++;
       if (held >= MAX_FILTERS_PER_KEY) throw new LimitExceededError(`too many filters installed for this API key (at most ${MAX_FILTERS_PER_KEY}): uninstall some, or let them expire`);
     }
+    const over = this.budget.take(filter.owner ?? NO_OWNER, filter.bytes);
+    if (over !== null) {
+      this.refusals?.add('filter_bytes');
+      const limit = over === 'key' ? this.budget.limits.perKey : this.budget.limits.total;
+      throw new LimitExceededError(
+        `filter over the byte budget: a filter of ${filter.bytes} bytes passes the ${limit} bytes the filters ${over === 'key' ? 'of this API key' : 'of this server'} may hold; uninstall some, or use fewer addresses and topics`,
+      );
+    }
     // The head's moves before this install go to the filters installed before it, not to this one.
     if (this.unlisten !== undefined) this.feed.poll();
     const id = '0x' + randomBytes(16).toString('hex');
-    filter.key = id;
+    if (filter.kind === 'blocks') filter.key = id;
     this.filters.set(id, filter);
     this.installedChanged();
     return id;
+  }
+
+  /** Removes filter `id` and gives back its bytes. */
+  private drop(id: string, filter: Installed): void {
+    this.filters.delete(id);
+    this.budget.give(filter.owner ?? NO_OWNER, filter.bytes);
   }
 
   /** Filter `id`, its idle time reset; throws FilterNotFoundError. */
@@ -184,8 +237,15 @@ export class FilterRegistry implements FilterService {
       } else {
         more = rendering.matches(filter.key, filter.compiled!, filter.range);
       }
-      if (filter.pending.length + more.length > MAX_FILTER_PENDING) this.filters.delete(id);
-      else filter.pending.push(...more);
+      const bytes = pendingBytes(more);
+      // Past its count or its owner's budget a filter is dropped: its client installs a new one, as after expiry.
+      if (filter.pending.length + more.length > MAX_FILTER_PENDING || (bytes > 0 && this.budget.take(filter.owner ?? NO_OWNER, bytes) !== null)) {
+        if (filter.pending.length + more.length <= MAX_FILTER_PENDING) this.refusals?.add('filter_bytes');
+        this.drop(id, filter);
+        continue;
+      }
+      filter.bytes += bytes;
+      filter.pending.push(...more);
     }
     this.installedChanged();
   }

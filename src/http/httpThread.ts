@@ -11,7 +11,9 @@
 import { AnswerCache } from '../rpc/answerCache.js';
 import { parentPort, workerData } from 'node:worker_threads';
 import { METRICS_LATENCY_BUCKETS_S } from '../config.js';
+import { ByteBudget } from '../limits/byteBudget.js';
 import { RateLimiter } from '../limits/rateLimiter.js';
+import { RefusalCounts } from '../limits/refusals.js';
 import { zeroScanCounts, type LogChunks } from '../logs/answer.js';
 import { answerInline } from '../logs/inline.js';
 import { InlineLoad } from '../logs/inlineLoad.js';
@@ -152,6 +154,8 @@ try {
         sync: data.sync && { gauge: new NodeHeadGauge(data.sync.buffer), maxLagBlocks: data.sync.maxLagBlocks },
       }),
       rateLimit: data.rateLimit && new RateLimiter(data.rateLimit.limit, { buffer: data.rateLimit.buffer }),
+      subscriptionBudget: new ByteBudget(data.subscriptionBudget.limits, data.subscriptionBudget.buffers),
+      refusals: new RefusalCounts(data.refusals),
       logger,
       onResponse: statuses && ((status) => statuses.add(status)),
       compression: data.compression,

@@ -10,7 +10,9 @@
  * (a promise, or a large answer still streaming), as it refuses to reorder answers.
  */
 import { MAX_BODY_BYTES } from '../config.js';
+import type { ByteBudget } from '../limits/byteBudget.js';
 import type { RateLimiter } from '../limits/rateLimiter.js';
+import type { RefusalCounts } from '../limits/refusals.js';
 import { createLogger, type Logger } from '../logger.js';
 import type { RequestControl, RpcBody, RpcHandler } from '../rpc/handler.js';
 import { AccessLog, type AccessEntry, type AccessLogMode, type PathKind } from './accessLog.js';
@@ -80,6 +82,10 @@ export interface HttpServerOptions {
   minHeadWaitMs?: number;
   /** Serve JSON-RPC over WebSocket on the same port (ws/wsFront.ts), with subscriptions fed by this store's head. */
   ws?: Pick<WsFrontOptions, 'reader' | 'maxParams' | 'pollMs' | 'connectionsPerKey' | 'sendBufferBytes'>;
+  /** What WebSocket `logs` subscriptions are charged to (bytes per key and in all, shared by the threads); none: only their count is bounded. */
+  subscriptionBudget?: ByteBudget;
+  /** The refusal counters by reason (limits/refusals.ts), shared by the threads. */
+  refusals?: RefusalCounts;
 }
 
 /** A listening HTTP front. */
@@ -387,7 +393,7 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<HttpServ
     },
     { guard: guarded, begin: opsRequest, onError: (message, error) => logger.error(message, error) },
   );
-  const ws = opts.ws && new WsFront({ ...opts.ws, handler, auth, rateLimit: opts.rateLimit, logger, accessLog, maxPayloadBytes: limit });
+  const ws = opts.ws && new WsFront({ ...opts.ws, handler, auth, rateLimit: opts.rateLimit, logger, accessLog, maxPayloadBytes: limit, subscriptionBudget: opts.subscriptionBudget, refusals: opts.refusals });
   ws?.register(app);
   app.any('/*', guarded(onOther));
   const { socket, port } = await listenOn(app, opts.host, opts.port, opts.sharePort === true);

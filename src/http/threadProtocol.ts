@@ -10,6 +10,7 @@ import type { LogLimits } from '../config.js';
 import type { AccessLogMode } from './accessLog.js';
 import type { CompressionOptions } from './compress.js';
 import type { LogLevel } from '../logger.js';
+import type { ByteBudgetBuffers, ByteLimits } from '../limits/byteBudget.js';
 import type { RateLimit } from '../limits/rateLimiter.js';
 import type { FilterCall } from '../filters/remote.js';
 import type { FilterSpec } from '../logs/filter.js';
@@ -44,6 +45,8 @@ export interface HttpThreadData {
   accessLog?: AccessLogMode;
   /** The buffer of the main thread's refusal counters (limits/refusals.ts), shared. */
   refusals: SharedArrayBuffer;
+  /** The subscriptions' byte budget: its limits and the main thread's buffers (limits/byteBudget.ts), shared. */
+  subscriptionBudget: { limits: ByteLimits; buffers: ByteBudgetBuffers };
   /** A replica's node gauge (its shared buffer, replica/nodeHead.ts) and tolerated lag; unset when it follows no node. */
   sync?: { buffer: SharedArrayBuffer; maxLagBlocks: number };
 }

@@ -22,6 +22,7 @@ import { Worker } from 'node:worker_threads';
 import type { LogLimits } from '../config.js';
 import type { RateLimiter } from '../limits/rateLimiter.js';
 import type { RefusalCounts } from '../limits/refusals.js';
+import type { ByteBudget } from '../limits/byteBudget.js';
 import { LOG_LEVELS, type Logger, type LogLevel } from '../logger.js';
 import type { ThreadCounts } from '../metrics/callStats.js';
 import type { ThreadCountsSource } from '../metrics/metrics.js';
@@ -54,6 +55,8 @@ export interface HttpThreadsOptions {
   filters?: FilterService;
   /** The refusal counters (limits/refusals.ts) every thread adds to. */
   refusals: RefusalCounts;
+  /** The WebSocket subscriptions' byte budget every thread charges. */
+  subscriptionBudget: ByteBudget;
   /** The service's rate limiter, whose buckets the threads share. */
   rateLimit?: RateLimiter;
   /** Whether the threads count calls and responses and serve /metrics. */
@@ -273,7 +276,7 @@ export class HttpThreads implements ThreadCountsSource {
       { length: options.threads - 1 },
       (_, i) =>
         new HttpThread(
-          { thread: i + 1, dataDir: options.dataDir, host: front.host, port, limits: options.limits, inlineBudgetUs: options.inlineBudgetUs, answerCacheBytes: options.answerCacheBytes, refusals: options.refusals.buffer, rateLimit, metrics: options.metrics, logLevels, compression: front.compression, accessLog: front.accessLog, sync: options.sync && { buffer: options.sync.gauge.buffer, maxLagBlocks: options.sync.maxLagBlocks } },
+          { thread: i + 1, dataDir: options.dataDir, host: front.host, port, limits: options.limits, inlineBudgetUs: options.inlineBudgetUs, answerCacheBytes: options.answerCacheBytes, refusals: options.refusals.buffer, subscriptionBudget: { limits: options.subscriptionBudget.limits, buffers: options.subscriptionBudget.buffers }, rateLimit, metrics: options.metrics, logLevels, compression: front.compression, accessLog: front.accessLog, sync: options.sync && { buffer: options.sync.gauge.buffer, maxLagBlocks: options.sync.maxLagBlocks } },
           services,
         ),
     );

@@ -44,7 +44,9 @@ export interface MetricSources {
   /** The admission of log queries and streams (its running, waiting and open counts); left out without it. */
   admission?: Admission;
   /** The polling filters installed (eth_newFilter, eth_newBlockFilter); the series is left out without it. */
-  filters?: { readonly size: number };
+  filters?: { readonly size: number; readonly bytes: number };
+  /** The WebSocket subscriptions' byte budget (what every thread's `logs` subscriptions hold); left out without it. */
+  subscriptions?: { readonly total: number };
 }
 
 /** The other HTTP threads of a service (threads 1, 2, …; this one is thread 0). */
@@ -237,6 +239,8 @@ export function createServiceMetrics(sources: MetricSources): ServiceMetrics {
   gauge('log_queries_running', 'Log queries on the scan pool now, all keys (--max-log-queries)', () => admission?.queries);
   gauge('log_queries_waiting', 'Log queries waiting for their turn on the scan pool, all keys (--log-queue)', () => admission?.queued);
   gauge('log_streams_open', 'StreamLogs calls open now, all keys (--max-streams)', () => admission?.openStreams);
+  gauge('filters_bytes', 'Bytes the polling filters hold, criteria and pending changes (--filter-mb)', () => sources.filters?.bytes);
+  gauge('subscriptions_bytes', 'Bytes the WebSocket subscriptions of every HTTP thread hold (--subscription-mb)', () => sources.subscriptions?.total);
   gauge('head_block', 'Number of the latest block in the store (absent while it holds none)', () => reader.head());
 
   collectDefaultMetrics({ register: registry });

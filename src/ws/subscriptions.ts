@@ -2,12 +2,16 @@
  * eth_subscribe / eth_unsubscribe on one WebSocket connection, as geth serves them: `newHeads`
  * (each new canonical header) and `logs` (the logs of each new canonical block that match an
  * address and topics filter; on a reorganisation the dropped blocks' matches again with
- * `removed: true`, newest block first, then the new branch's). Notifications are rendered once per
- * head change and shared by every subscription with the same filter.
+ * `removed: true`, newest block first, then the new branch's). Results are rendered once per head
+ * change and shared by every subscription with the same filter (named by its digest, whatever its
+ * text), on every connection of the thread.
  */
 import { randomBytes } from 'node:crypto';
 import { renderBundleMatches, renderCanonicalMatches } from '../logs/blockLogs.js';
-import { compileFilter, type CompiledFilter } from '../logs/filter.js';
+import { SUBSCRIPTION_OVERHEAD_BYTES } from '../config.js';
+import type { ByteBudget } from '../limits/byteBudget.js';
+import type { RefusalCounts } from '../limits/refusals.js';
+import { compileFilter, compiledBytes, filterDigest, type CompiledFilter } from '../logs/filter.js';
 import { parseFilter } from '../rpc/filterParams.js';
 import { InvalidParamsError, LimitExceededError, RpcError } from '../rpc/errors.js';
 import { formatBlock } from '../render/format.js';
@@ -34,7 +38,14 @@ class UnknownSubscriptionError extends RpcError {
 }
 
 /** What a subscription asked for. */
-type Subscription = { kind: 'newHeads' } | { kind: 'logs'; filter: CompiledFilter; key: string };
+type Subscription = { kind: 'newHeads'; bytes: number } | { kind: 'logs'; filter: CompiledFilter; key: string; bytes: number };
+
+/** What a connection's subscriptions are charged to: a byte budget shared by every thread, under its API key. */
+export interface SubscriptionCharge {
+  budget: ByteBudget;
+  owner: string;
+  refusals?: RefusalCounts;
+}
 
 /** A range over every block number. */
 const EVERY_BLOCK = [0, Number.MAX_SAFE_INTEGER] as const;
@@ -55,6 +66,14 @@ export class ChangeRendering {
     private readonly reader: StoreReader,
     readonly change: HeadChange,
   ) {}
+
+  private added: string[] | undefined;
+
+  /** The newHeads results of the change's added blocks, in order (those gone already left out). */
+  newHeads(): readonly string[] {
+    this.added ??= this.change.added.flatMap((n) => this.head(n) ?? []);
+    return this.added;
+  }
 
   /** The JSON of the newHeads result for canonical block `n`, or undefined when it is gone already. */
   head(n: number): string | undefined {
@@ -89,7 +108,7 @@ export class ChangeRendering {
 }
 
 /** The text of a notification of subscription `id` carrying the JSON `result`. */
-function notification(id: string, result: string): string {
+export function notification(id: string, result: string): string {
   return `{"jsonrpc":"2.0","method":"eth_subscription","params":{"subscription":"${id}","result":${result}}}`;
 }
 
@@ -104,7 +123,7 @@ function parseSubscription(params: unknown[], maxParams: number): Subscription {
   if (typeof name !== 'string') throw new InvalidParamsError('invalid argument 0: subscription name must be a string');
   if (name === 'newHeads') {
     if (params.length > 1) throw new InvalidParamsError('too many arguments, want at most 1');
-    return { kind: 'newHeads' };
+    return { kind: 'newHeads', bytes: SUBSCRIPTION_OVERHEAD_BYTES };
   }
   if (name !== 'logs') throw new UnknownSubscriptionError(name);
   if (params.length > 2) throw new InvalidParamsError('too many arguments, want at most 2');
@@ -115,16 +134,19 @@ function parseSubscription(params: unknown[], maxParams: number): Subscription {
       throw new InvalidParamsError('invalid argument 1: a logs subscription takes address and topics only (it follows the head)');
     }
   }
-  const spec = parseFilter(raw, maxParams);
-  return { kind: 'logs', filter: compileFilter(spec), key: JSON.stringify(raw) };
+  const filter = compileFilter(parseFilter(raw, maxParams));
+  return { kind: 'logs', filter, key: filterDigest(filter), bytes: compiledBytes(filter) + SUBSCRIPTION_OVERHEAD_BYTES };
 }
 
 /** The subscriptions of one connection. */
 export class ConnectionSubscriptions {
   private readonly subs = new Map<string, Subscription>();
 
-  /** Holds no subscription yet; a logs filter may give at most `maxParams` addresses and topics. */
-  constructor(private readonly maxParams: number) {}
+  /** Holds no subscription yet; a logs filter may give at most `maxParams` addresses and topics; each is charged to `charge` when given. */
+  constructor(
+    private readonly maxParams: number,
+    private readonly charge?: SubscriptionCharge,
+  ) {}
 
   /** How many the connection holds. */
   get size(): number {
@@ -137,6 +159,13 @@ export class ConnectionSubscriptions {
     if (this.subs.size >= MAX_SUBSCRIPTIONS_PER_CONNECTION) {
       throw new LimitExceededError(`too many subscriptions on this connection (at most ${MAX_SUBSCRIPTIONS_PER_CONNECTION})`);
     }
+    const over = this.charge?.budget.take(this.charge.owner, sub.bytes) ?? null;
+    if (over !== null) {
+      this.charge!.refusals?.add('subscription_bytes');
+      const { limits } = this.charge!.budget;
+      const scope = over === 'key' ? `this API key's subscriptions may hold ${limits.perKey}` : `this server's subscriptions may hold ${limits.total}`;
+      throw new LimitExceededError(`subscription over the byte budget: its filter takes ${sub.bytes} bytes and ${scope}; unsubscribe some, or use fewer addresses and topics`);
+    }
     const id = newId();
     this.subs.set(id, sub);
     return id;
@@ -146,22 +175,29 @@ export class ConnectionSubscriptions {
   unsubscribe(params: unknown[]): boolean {
     const id = params[0];
     if (typeof id !== 'string') throw new InvalidParamsError('invalid argument 0: subscription id must be a string');
-    if (!this.subs.delete(id)) throw new SubscriptionNotFoundError();
+    const sub = this.subs.get(id);
+    if (sub === undefined) throw new SubscriptionNotFoundError();
+    this.subs.delete(id);
+    this.charge?.budget.give(this.charge.owner, sub.bytes);
     return true;
   }
 
-  /** The notification texts of a head change for this connection's subscriptions, in the order they are sent. */
-  notifications(rendering: ChangeRendering): string[] {
-    const out: string[] = [];
+  /** Drops every subscription and gives back their bytes (the connection closed). */
+  clear(): void {
+    for (const sub of this.subs.values()) this.charge?.budget.give(this.charge.owner, sub.bytes);
+    this.subs.clear();
+  }
+
+  /**
+   * What a head change sends this connection: per subscription its id and the results (arrays the
+   * rendering shares with every subscription of the same filter), in the order they are sent; a
+   * notification's text is made only as it goes out (notification()).
+   */
+  outgoing(rendering: ChangeRendering): { id: string; results: readonly string[] }[] {
+    const out: { id: string; results: readonly string[] }[] = [];
     for (const [id, sub] of this.subs) {
-      if (sub.kind === 'newHeads') {
-        for (const n of rendering.change.added) {
-          const head = rendering.head(n);
-          if (head !== undefined) out.push(notification(id, head));
-        }
-      } else {
-        for (const log of rendering.matches(sub.key, sub.filter)) out.push(notification(id, log));
-      }
+      const results = sub.kind === 'newHeads' ? rendering.newHeads() : rendering.matches(sub.key, sub.filter);
+      if (results.length > 0) out.push({ id, results });
     }
     return out;
   }

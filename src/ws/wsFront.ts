@@ -15,19 +15,41 @@ import { callCount } from '../http/rateLimit.js';
 import { errorBody, INTERNAL_ERROR_BODY, INVALID_KEY, MISSING_KEY, REVOKED_KEY, type Reply } from '../http/replies.js';
 import type { AuthStatus } from '../http/server.js';
 import type { HttpRequest, HttpResponse, TemplatedApp, WebSocket } from '../http/uws.js';
+import type { ByteBudget } from '../limits/byteBudget.js';
 import type { KeyBudget, RateLimiter } from '../limits/rateLimiter.js';
+import type { RefusalCounts } from '../limits/refusals.js';
 import type { Logger } from '../logger.js';
 import { LimitExceededError, ShuttingDownError, toRpcError } from '../rpc/errors.js';
 import { flatBody, type RpcBody, type RpcHandler } from '../rpc/handler.js';
 import type { StoreReader } from '../store/reader.js';
 import { HeadFeed, HEAD_POLL_MS, type HeadChange } from './headFeed.js';
-import { ChangeRendering, ConnectionSubscriptions } from './subscriptions.js';
+import { ChangeRendering, ConnectionSubscriptions, notification } from './subscriptions.js';
 
 /** Open WebSockets one key may hold: a thousand subscribers of a load test fit; a leak of sockets from one client stops well before the process's file limit. */
 export const MAX_WS_CONNECTIONS_PER_KEY = 2_048;
 
 /** Bytes waiting to be sent to one client before it is closed as not reading: room for the largest eth_getLogs answer (~7 MB) twice over. */
 export const WS_SEND_BUFFER_BYTES = 16 * 1024 * 1024;
+
+/**
+ * Bytes uWS may hold unsent for a socket before notifications wait for its client to read (its
+ * `drain`): enough to keep a reading client's connection busy, little enough that a thousand
+ * sockets' buffers stay small.
+ */
+export const WS_NOTIFY_BUFFER_BYTES = 256 * 1024;
+
+/**
+ * Head changes a subscriber may be behind, with notifications of the oldest still unsent, before it
+ * is closed (1008): a client that cannot take four blocks' notifications in as many blocks falls
+ * ever further behind, and the renderings it holds stay in memory for it.
+ */
+export const WS_MAX_CHANGES_BEHIND = 4;
+
+/** Longest the notifications run at a time before they yield to the requests waiting on the thread (setImmediate). */
+const NOTIFY_SLICE_MS = 2;
+
+/** Notifications sent between looks at the clock. */
+const NOTIFY_CLOCK_EVERY = 64;
 
 /** How often the keys of open sockets are checked again: a revoked key's sockets close within this. */
 export const KEY_RECHECK_MS = 2_000;
@@ -67,6 +89,10 @@ export interface WsFrontOptions {
   connectionsPerKey?: number;
   /** WS_SEND_BUFFER_BYTES by default. */
   sendBufferBytes?: number;
+  /** The byte budget `logs` subscriptions are charged to, shared by every thread; none: unbounded but by count. */
+  subscriptionBudget?: ByteBudget;
+  /** Where refusals are counted by reason (subscriptions over budget, subscribers left behind). */
+  refusals?: RefusalCounts;
 }
 
 /** The state of one socket. */
@@ -78,6 +104,8 @@ interface Connection {
   closed: boolean;
   /** Aborted when the socket closes: its calls waiting or running stop (work follows its client). */
   abort: AbortController;
+  /** Notifications still to send, oldest first: a subscription's results from `next` on, of head change `change`. */
+  outbox: { id: string; results: readonly string[]; next: number; change: number }[];
 }
 
 /** A JSON-RPC request object as far as this front looks at it. */
@@ -110,6 +138,12 @@ export class WsFront {
   private readonly recheck: NodeJS.Timeout;
   private readonly sendBuffer: number;
   private closing = false;
+  /** Head changes published so far (their serial numbers). */
+  private changes = 0;
+  /** Sockets with notifications to send. */
+  private readonly sending = new Set<WebSocket<Connection>>();
+  /** Whether a notification slice is scheduled. */
+  private scheduled = false;
 
   /** Prepares the front; nothing is served before register(). */
   constructor(private readonly opts: WsFrontOptions) {
@@ -131,6 +165,7 @@ export class WsFront {
         open: (ws) => this.open(ws),
         message: (ws, message) => this.message(ws, message),
         close: (ws) => this.closed(ws),
+        drain: () => this.schedule(),
       });
     }
   }
@@ -182,7 +217,9 @@ export class WsFront {
     if ((this.perKey.get(key) ?? 0) >= limit) {
       return this.reply(res, { status: '429 Too Many Requests', body: errorBody(new LimitExceededError(`too many WebSocket connections for this key (at most ${limit})`)), headers: [] }, entry);
     }
-    const connection: Connection = { key, subs: new ConnectionSubscriptions(this.opts.maxParams), budget: this.opts.rateLimit?.budget(key), closed: false, abort: new AbortController() };
+    const { subscriptionBudget: budget, refusals } = this.opts;
+    const subs = new ConnectionSubscriptions(this.opts.maxParams, budget && { budget, owner: key, refusals });
+    const connection: Connection = { key, subs, budget: this.opts.rateLimit?.budget(key), closed: false, abort: new AbortController(), outbox: [] };
     res.upgrade(connection, secKey, protocol, extensions, context as never);
     this.opts.accessLog.end(entry, { status: 101, bytes: 0, coding: null });
   }
@@ -197,11 +234,16 @@ export class WsFront {
     const connection = ws.getUserData();
     connection.closed = true;
     connection.abort.abort();
+    connection.outbox = [];
+    this.sending.delete(ws);
     this.sockets.delete(ws);
     const left = (this.perKey.get(connection.key) ?? 1) - 1;
     if (left > 0) this.perKey.set(connection.key, left);
     else this.perKey.delete(connection.key);
-    if (connection.subs.size > 0) this.subscriptionsChanged();
+    if (connection.subs.size > 0) {
+      connection.subs.clear();
+      this.subscriptionsChanged();
+    }
   }
 
   /** Sends `message` unless the socket closed meanwhile; closes a socket whose client stopped reading. */
@@ -292,27 +334,77 @@ export class WsFront {
     }
   }
 
-  /** Sends every subscriber its notifications of `change`. */
+  /**
+   * Queues every subscriber's notifications of `change` (results rendered once per distinct filter,
+   * shared), and closes a subscriber still holding notifications of WS_MAX_CHANGES_BEHIND changes ago.
+   */
   private publish(change: HeadChange): void {
     const rendering = new ChangeRendering(this.opts.reader, change);
+    const serial = ++this.changes;
     for (const ws of [...this.sockets]) {
       const connection = ws.getUserData();
       if (connection.subs.size === 0 || connection.closed) continue;
-      let messages: string[];
+      const oldest = connection.outbox[0];
+      if (oldest !== undefined && serial - oldest.change >= WS_MAX_CHANGES_BEHIND) {
+        this.opts.refusals?.add('slow_subscriber');
+        connection.outbox = [];
+        this.sending.delete(ws);
+        ws.end(POLICY_VIOLATION, `subscriber fell behind: notifications of ${WS_MAX_CHANGES_BEHIND} head changes unread`);
+        continue;
+      }
+      let outgoing: { id: string; results: readonly string[] }[];
       try {
-        messages = connection.subs.notifications(rendering);
+        outgoing = connection.subs.outgoing(rendering);
       } catch (error) {
         this.opts.logger.error('ws: rendering notifications failed', error);
         continue;
       }
-      if (messages.length === 0) continue;
+      for (const { id, results } of outgoing) connection.outbox.push({ id, results, next: 0, change: serial });
+      if (connection.outbox.length > 0) this.sending.add(ws);
+    }
+    this.schedule();
+  }
+
+  /** Runs a notification slice soon (once, however often asked): after the requests waiting on the thread. */
+  private schedule(): void {
+    if (this.scheduled || this.sending.size === 0) return;
+    this.scheduled = true;
+    setImmediate(() => {
+      this.scheduled = false;
+      this.notify();
+    });
+  }
+
+  /**
+   * Sends queued notifications for up to NOTIFY_SLICE_MS, socket after socket, each while its client
+   * reads (uWS holds at most WS_NOTIFY_BUFFER_BYTES unsent; past that the socket waits for `drain`);
+   * then yields, so requests are answered between slices however many notifications a change makes.
+   */
+  private notify(): void {
+    const started = performance.now();
+    let sent = 0;
+    for (const ws of [...this.sending]) {
+      const connection = ws.getUserData();
+      let outOfTime = false;
       ws.cork(() => {
-        for (const message of messages) {
-          this.send(ws, message);
-          if (connection.closed) return;
+        while (!connection.closed && connection.outbox.length > 0) {
+          if (ws.getBufferedAmount() > WS_NOTIFY_BUFFER_BYTES) return;
+          const item = connection.outbox[0]!;
+          ws.send(notification(item.id, item.results[item.next++]!), false);
+          if (item.next === item.results.length) connection.outbox.shift();
+          if (++sent % NOTIFY_CLOCK_EVERY === 0 && performance.now() - started > NOTIFY_SLICE_MS) {
+            outOfTime = true;
+            return;
+          }
         }
       });
+      this.sending.delete(ws);
+      // A socket with more to send goes to the back: the next slice starts with the others.
+      if (!connection.closed && connection.outbox.length > 0) this.sending.add(ws);
+      if (outOfTime) break;
     }
+    // Sockets still sending but all waiting on their clients resume on `drain`; otherwise the next slice.
+    if (sent > 0) this.schedule();
   }
 
   /** Closes the sockets whose key is no longer valid. */
