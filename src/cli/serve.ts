@@ -4,7 +4,33 @@
  * order of precedence (src/cli/options.ts).
  */
 import { availableParallelism } from 'node:os';
-import { DEFAULT_MAX_LAG_BLOCKS, FOLLOW_POLL_MS, DEFAULT_BROTLI_QUALITY, DEFAULT_COMPRESSION_MIN_BYTES, DEFAULT_GZIP_LEVEL, DEFAULT_HOST, DEFAULT_RATE_BURST_SECONDS, DEFAULT_RATE_LIMIT_PER_SECOND, DEFAULT_HTTP_PORT, LOG_QUERY_TIMEOUT_MS, MAX_FILTER_PARAMS, MAX_LOG_RESULTS, SHUTDOWN_GRACE_MARGIN_MS, STREAM_TIMEOUT_MS } from '../config.js';
+import {
+  DEFAULT_MAX_LAG_BLOCKS,
+  FOLLOW_POLL_MS,
+  DEFAULT_BROTLI_QUALITY,
+  DEFAULT_COMPRESSION_MIN_BYTES,
+  DEFAULT_FILTER_BYTES,
+  DEFAULT_FILTER_BYTES_PER_KEY,
+  DEFAULT_GZIP_LEVEL,
+  DEFAULT_HOST,
+  DEFAULT_LOG_QUERIES,
+  DEFAULT_LOG_QUERIES_PER_KEY,
+  DEFAULT_LOG_QUEUE,
+  DEFAULT_LOG_QUEUE_PER_KEY,
+  DEFAULT_RATE_BURST_SECONDS,
+  DEFAULT_RATE_COST_BLOCKS,
+  DEFAULT_RATE_LIMIT_PER_SECOND,
+  DEFAULT_HTTP_PORT,
+  DEFAULT_STREAMS,
+  DEFAULT_STREAMS_PER_KEY,
+  DEFAULT_SUBSCRIPTION_BYTES,
+  DEFAULT_SUBSCRIPTION_BYTES_PER_KEY,
+  LOG_QUERY_TIMEOUT_MS,
+  MAX_FILTER_PARAMS,
+  MAX_LOG_RESULTS,
+  SHUTDOWN_GRACE_MARGIN_MS,
+  STREAM_TIMEOUT_MS,
+} from '../config.js';
 import type { AccessLogMode } from '../http/accessLog.js';
 import { defaultHttpThreads } from '../http/threads.js';
 import type { CompressionOptions } from '../http/compress.js';
@@ -18,6 +44,9 @@ const MAX_OPTION_INT = 2 ** 31 - 1;
 
 /** Bytes in a MiB (--answer-cache-mb). */
 const MIB = 1024 * 1024;
+
+/** Largest byte budget in MiB (--filter-mb, --subscription-mb): 64 GiB, past what any machine this runs on holds. */
+const MAX_BUDGET_MB = 64 * 1024;
 
 /** Largest --answer-cache-mb: 64 GiB per thread, past what any machine this runs on holds. */
 const MAX_ANSWER_CACHE_MB = 64 * 1024;
@@ -61,6 +90,23 @@ export const SERVE_OPTIONS: readonly OptionSpec[] = [
   { name: 'stream-timeout-ms', type: { kind: 'integer', min: 0, max: MAX_OPTION_INT }, default: STREAM_TIMEOUT_MS, defaultText: `${STREAM_TIMEOUT_MS} (none)`, placeholder: 'MS', description: 'gRPC StreamLogs deadline, 0 for none' },
   { name: 'rate-limit', type: { kind: 'integer', min: 0, max: MAX_OPTION_INT }, default: DEFAULT_RATE_LIMIT_PER_SECOND, defaultText: `${DEFAULT_RATE_LIMIT_PER_SECOND} (no limit)`, description: 'calls per second per API key (HTTP 429 / -32005 past it)' },
   { name: 'rate-burst', type: { kind: 'integer', min: 1, max: MAX_OPTION_INT }, defaultText: `${DEFAULT_RATE_BURST_SECONDS} s of --rate-limit`, description: 'calls a key may make at once' },
+  {
+    name: 'rate-cost-blocks',
+    type: { kind: 'integer', min: 0, max: MAX_OPTION_INT },
+    default: DEFAULT_RATE_COST_BLOCKS,
+    placeholder: 'BLOCKS',
+    description: 'with --rate-limit, a pooled log query costs one more call per this many blocks of its range; 0: calls only',
+  },
+  { name: 'max-log-queries-per-key', type: { kind: 'integer', min: 1, max: MAX_OPTION_INT }, default: DEFAULT_LOG_QUERIES_PER_KEY, description: 'log queries on the scan pool one API key runs at once (more wait their turn)' },
+  { name: 'max-log-queries', type: { kind: 'integer', min: 1, max: MAX_OPTION_INT }, default: DEFAULT_LOG_QUERIES, description: 'log queries on the scan pool the process runs at once, turns taken round-robin by key' },
+  { name: 'log-queue-per-key', type: { kind: 'integer', min: 0, max: MAX_OPTION_INT }, default: DEFAULT_LOG_QUEUE_PER_KEY, description: 'log queries one key may have waiting (-32005 / HTTP 429 past it)' },
+  { name: 'log-queue', type: { kind: 'integer', min: 0, max: MAX_OPTION_INT }, default: DEFAULT_LOG_QUEUE, description: 'log queries waiting in all (-32005 / HTTP 429 past it)' },
+  { name: 'max-streams-per-key', type: { kind: 'integer', min: 1, max: MAX_OPTION_INT }, default: DEFAULT_STREAMS_PER_KEY, description: 'gRPC StreamLogs calls one API key holds open at once' },
+  { name: 'max-streams', type: { kind: 'integer', min: 1, max: MAX_OPTION_INT }, default: DEFAULT_STREAMS, description: 'gRPC StreamLogs calls the process holds open at once' },
+  { name: 'filter-mb-per-key', type: { kind: 'integer', min: 1, max: MAX_BUDGET_MB }, default: DEFAULT_FILTER_BYTES_PER_KEY / MIB, placeholder: 'MB', description: "MiB one API key's polling filters may hold, criteria and pending changes" },
+  { name: 'filter-mb', type: { kind: 'integer', min: 1, max: MAX_BUDGET_MB }, default: DEFAULT_FILTER_BYTES / MIB, placeholder: 'MB', description: 'MiB all polling filters may hold' },
+  { name: 'subscription-mb-per-key', type: { kind: 'integer', min: 1, max: MAX_BUDGET_MB }, default: DEFAULT_SUBSCRIPTION_BYTES_PER_KEY / MIB, placeholder: 'MB', description: "MiB one API key's WebSocket subscriptions may hold, on every HTTP thread" },
+  { name: 'subscription-mb', type: { kind: 'integer', min: 1, max: MAX_BUDGET_MB }, default: DEFAULT_SUBSCRIPTION_BYTES / MIB, placeholder: 'MB', description: 'MiB all WebSocket subscriptions may hold' },
   { name: 'shutdown-grace-ms', type: { kind: 'integer', min: 0, max: MAX_OPTION_INT }, defaultText: `--log-timeout-ms + ${SHUTDOWN_GRACE_MARGIN_MS}`, placeholder: 'MS', description: 'on SIGTERM, how long requests in flight may finish' },
   { name: 'no-metrics', type: { kind: 'boolean' }, default: false, description: 'do not serve GET /metrics (and keep no counters)' },
   {
@@ -156,6 +202,17 @@ export async function serveCommand(argv: string[]): Promise<number> {
       maxParams: v['max-filter-params'] as number,
     },
     rateLimit: { perSecond: v['rate-limit'] as number, burst: v['rate-burst'] as number | undefined },
+    rateCostBlocks: v['rate-cost-blocks'] as number,
+    admission: {
+      queriesPerKey: v['max-log-queries-per-key'] as number,
+      queries: v['max-log-queries'] as number,
+      queuePerKey: v['log-queue-per-key'] as number,
+      queue: v['log-queue'] as number,
+      streamsPerKey: v['max-streams-per-key'] as number,
+      streams: v['max-streams'] as number,
+    },
+    filterBudget: { perKey: (v['filter-mb-per-key'] as number) * MIB, total: (v['filter-mb'] as number) * MIB },
+    subscriptionBudget: { perKey: (v['subscription-mb-per-key'] as number) * MIB, total: (v['subscription-mb'] as number) * MIB },
     shutdownGraceMs: v['shutdown-grace-ms'] as number | undefined,
     metrics: v['no-metrics'] !== true,
     compression: {
