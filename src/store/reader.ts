@@ -3,7 +3,7 @@
  */
 import type { BlockBundle, BlockHeader, ChainMeta, Log, Receipt, Transaction } from '../chain/types.js';
 import { decodeBundle, decodeHeader, decodeTx } from './codec.js';
-import { decodeBlockKey, decodeTxKey, encodeBlockKey, encodeStorageKey, encodeTxKey, STORAGE_PREFIX_BYTES, writeBlockKey, writeTxKey } from './keys.js';
+import { decodeBlockKey, decodeTxKey, encodeBlockKey, encodeTxKey, STORAGE_KEY_BYTES, STORAGE_PREFIX_BYTES, writeBlockKey, writeStorageKey, writeTxKey } from './keys.js';
 import { decodeLogs } from './logsRecord.js';
 import { decodeReceipts } from './receiptsRecord.js';
 import { ROLLBACKS_KEY, type Store } from './schema.js';
@@ -39,6 +39,7 @@ export class StoreReader {
   /** Key buffers the raw point reads reuse (LMDB copies a key before the read returns). */
   private readonly blockKey = Buffer.allocUnsafe(8);
   private readonly txKey = Buffer.allocUnsafe(12);
+  private readonly storageKey = Buffer.allocUnsafe(STORAGE_KEY_BYTES);
 
   /** The chain id once read: a store holds one chain, whose id never changes. */
   private chainIdValue: bigint | undefined;
@@ -218,15 +219,15 @@ export class StoreReader {
 
   /** The 32-byte value of `slot` of `address` as of the end of block `number` (zero when never written). */
   storageAt(address: Uint8Array, slot: Uint8Array, number: number): Uint8Array {
-    const start = encodeStorageKey(address, slot, number);
-    const prefix = start.subarray(0, STORAGE_PREFIX_BYTES);
-    for (const { key, value } of this.store.storage.getRange({ start, limit: 1 })) {
-      if (Buffer.compare(key.subarray(0, STORAGE_PREFIX_BYTES), prefix) !== 0) break;
-      const out = new Uint8Array(32);
-      out.set(value, 32 - value.length);
-      return out;
+    const start = writeStorageKey(this.storageKey, address, slot, number);
+    const out = new Uint8Array(32);
+    // The key alone, then the value read in place: an entry read by the range would copy both.
+    for (const key of this.store.storage.getKeys({ start, limit: 1 })) {
+      if (start.compare(key, 0, STORAGE_PREFIX_BYTES, 0, STORAGE_PREFIX_BYTES) !== 0) break;
+      const value = this.store.storage.getBinaryFast(key)!;
+      out.set(value.subarray(0, value.length), 32 - value.length);
     }
-    return new Uint8Array(32);
+    return out;
   }
 
   /** Whether a pending block is stored (without decoding it). */
