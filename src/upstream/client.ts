@@ -204,8 +204,12 @@ export class UpstreamClient implements Upstream {
     next?.go();
   }
 
-  /** POSTs `calls` (one as a single object) and reads the answer within `deadline`. */
-  private post(calls: UpstreamCall[], deadline: number): Promise<Exchange> {
+  /**
+   * POSTs `calls` (one as a single object) and reads the answer within `deadline`. A kept-alive
+   * connection the node closed while idle fails as it is reused (ECONNRESET before any answer):
+   * the request is sent once more on a fresh one (`retry`), as Node's documentation advises.
+   */
+  private post(calls: UpstreamCall[], deadline: number, retry = true): Promise<Exchange> {
     const single = calls.length === 1;
     const body = single
       ? JSON.stringify({ jsonrpc: '2.0', id: 0, method: calls[0]!.method, params: calls[0]!.params })
@@ -250,7 +254,17 @@ export class UpstreamClient implements Upstream {
         req.destroy();
         settle({ failure: { kind: 'timeout', reason: `did not answer within ${this.timeoutMs} ms`, timeoutMs: this.timeoutMs } });
       }, Math.max(0, deadline - performance.now()));
-      req.on('error', (error: NodeJS.ErrnoException) => fail(error.code === 'ECONNREFUSED' ? 'refused the connection' : `closed the connection (${error.code ?? 'no answer'})`));
+      let answered = false;
+      req.on('response', () => (answered = true));
+      req.on('error', (error: NodeJS.ErrnoException) => {
+        if (retry && !settled && !answered && req.reusedSocket && error.code === 'ECONNRESET') {
+          settled = true;
+          clearTimeout(timer);
+          resolve(this.post(calls, deadline, false));
+          return;
+        }
+        fail(error.code === 'ECONNREFUSED' ? 'refused the connection' : `closed the connection (${error.code ?? 'no answer'})`);
+      });
       req.end(body);
     });
   }

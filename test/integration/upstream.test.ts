@@ -170,7 +170,8 @@ describe('what is sent', () => {
 describe('a node that fails', () => {
   test('killed mid-batch: the calls of the dropped chunk get -32011, the others their answers', async () => {
     let chunk = 0;
-    node.fate = (request) => (request.batch && ++chunk === 2 ? 'kill' : 'echo');
+    // Every request after the first chunk is killed: also the one resent on a fresh connection.
+    node.fate = (request) => (request.batch && ++chunk >= 2 ? 'kill' : 'echo');
     const batch = Array.from({ length: 150 }, (_, i) => ({ jsonrpc: '2.0', id: i, method: 'eth_gasPrice', params: [] }));
     const answers = (await post(batch)) as RpcResponse[];
     const codes = answers.map((a) => a.error?.code ?? 0);
@@ -180,6 +181,15 @@ describe('a node that fails', () => {
     const message = answers.find((a) => a.error)!.error!.message;
     assert.match(message, /^no backend available: the upstream node closed the connection/);
     await stillForwards();
+  });
+
+  test('a kept-alive connection dropped as it is reused: the request is sent again on a fresh one', async () => {
+    await stillForwards();
+    const killAt = node.requests.length + 1;
+    node.fate = (_, n) => (n === killAt ? 'kill' : 'echo');
+    const res = await call('eth_gasPrice');
+    assert.deepEqual(res.result, { method: 'eth_gasPrice', params: [] });
+    assert.equal(node.requests.length, killAt + 1, 'sent twice');
   });
 
   test('slow: -32015 within the timeout', async () => {
