@@ -22,7 +22,10 @@ export interface ForwardOptions {
   methods: ReadonlySet<string>;
   /** The per-key limit on forwarded calls, spent on top of the service's own; none when unset. */
   budget?: RateLimiter;
-  /** Resolves true once the store's head is at `floor`, false when it does not get there in time; without it a call above the head is refused at once. */
+  /**
+   * Resolves true once the store's head is at `floor`, false when it does not get there in time;
+   * without it a call above the head is refused at once.
+   */
   waitForHead?: (floor: number) => Promise<boolean>;
 }
 
@@ -55,7 +58,10 @@ export class Forwarder {
     return this.options.methods.has(method);
   }
 
-  /** Forwards `calls` for the API key `caller` (undefined: no key, no budget spent); outcomes in call order, never a rejection. */
+  /**
+   * Forwards `calls` for the API key `caller` (undefined: no key, no budget spent); outcomes in
+   * call order, never a rejection.
+   */
   async forward(calls: UpstreamCall[], caller: string | undefined): Promise<Forwarded[]> {
     const refused = caller === undefined ? null : (this.options.budget?.take(caller, calls.length) ?? null);
     if (refused !== null) return calls.map(() => ({ error: refused }));
@@ -79,7 +85,10 @@ export class Forwarder {
     return outcomes as Forwarded[];
   }
 
-  /** The params `call` goes to the node with: its block pinned to the store's markers, once the store has the block it names. */
+  /**
+   * The params `call` goes to the node with: its block pinned to the store's markers, once the
+   * store has the block it names.
+   */
   private async pinned(call: UpstreamCall): Promise<unknown[]> {
     const meta = this.reader.meta();
     if (meta === undefined) {

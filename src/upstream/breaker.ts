@@ -17,7 +17,10 @@ export interface BreakerOptions {
   now?: () => number;
 }
 
-/** What the breaker says about a request: go ahead (`probe` when it is the one trial of a half-open breaker), or wait `retryInMs`. */
+/**
+ * What the breaker says about a request: go ahead (`probe` when it is the one trial of a half-open
+ * breaker), or wait `retryInMs`.
+ */
 export type Admission = { admitted: true; probe: boolean } | { admitted: false; retryInMs: number };
 
 /** The breaker of one upstream node. */

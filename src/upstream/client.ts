@@ -17,7 +17,10 @@ import { CircuitBreaker, type BreakerOptions } from './breaker.js';
 import type { UpstreamStats, UpstreamOutcome } from './stats.js';
 import type { NodeErrorObject, Upstream, UpstreamAnswer, UpstreamCall, UpstreamFailure } from './types.js';
 
-/** Most calls in one request to the node: hosted providers refuse or slow down larger batches (Alchemy, Infura and QuickNode advise 100 or fewer). */
+/**
+ * Most calls in one request to the node: hosted providers refuse or slow down larger batches
+ * (Alchemy, Infura and QuickNode advise 100 or fewer).
+ */
 export const UPSTREAM_CHUNK_CALLS = 100;
 
 /**
@@ -27,16 +30,28 @@ export const UPSTREAM_CHUNK_CALLS = 100;
  */
 export const UPSTREAM_TIMEOUT_MS = 8_000;
 
-/** Requests in flight to the node at once by default: enough to overlap round trips, few enough to stay under hosted providers' concurrency limits. */
+/**
+ * Requests in flight to the node at once by default: enough to overlap round trips, few enough to
+ * stay under hosted providers' concurrency limits.
+ */
 export const UPSTREAM_CONCURRENCY = 32;
 
-/** Requests waiting for one of the in-flight slots before more are refused at once: a node this far behind is not keeping up, and the queue would only add latency. */
+/**
+ * Requests waiting for one of the in-flight slots before more are refused at once: a node this far
+ * behind is not keeping up, and the queue would only add latency.
+ */
 export const UPSTREAM_MAX_QUEUED = 4_096;
 
-/** Largest answer taken from the node, in bytes: geth's own cap on a batch's answer (--rpc.batch-response-max-size), which fits the callTracer trace of a full mainnet block. */
+/**
+ * Largest answer taken from the node, in bytes: geth's own cap on a batch's answer
+ * (--rpc.batch-response-max-size), which fits the callTracer trace of a full mainnet block.
+ */
 export const UPSTREAM_MAX_RESPONSE_BYTES = 25_000_000;
 
-/** The breaker by default: five failed requests in a row open it for one second, doubling to thirty while probes fail. */
+/**
+ * The breaker by default: five failed requests in a row open it for one second, doubling to thirty
+ * while probes fail.
+ */
 export const UPSTREAM_BREAKER: BreakerOptions = { failures: 5, baseMs: 1_000, maxMs: 30_000 };
 
 /** How the client behaves; every field has a default above. */
@@ -108,7 +123,10 @@ export class UpstreamClient implements Upstream {
     this.agent = new (secure ? https.Agent : http.Agent)({ keepAlive: true, maxSockets: this.concurrency });
   }
 
-  /** Sends `calls` in chunks of at most chunkCalls, in parallel within the concurrency bound; the answers come in call order. */
+  /**
+   * Sends `calls` in chunks of at most chunkCalls, in parallel within the concurrency bound; the
+   * answers come in call order.
+   */
   async send(calls: UpstreamCall[]): Promise<UpstreamAnswer[]> {
     if (calls.length <= this.chunkCalls) return this.sendChunk(calls);
     const chunks: Promise<UpstreamAnswer[]>[] = [];

@@ -4,7 +4,10 @@
  * went wrong without naming the node's URL, which may hold a provider key.
  */
 
-/** The node cannot answer now: refused or dropped the connection, answered garbage or too much, or the breaker is open. */
+/**
+ * The node cannot answer now: refused or dropped the connection, answered garbage or too much, or
+ * the breaker is open.
+ */
 export class UpstreamUnavailableError extends Error {
   /** Builds the failure; `reason` completes "the upstream node …" and never holds the URL. */
   constructor(readonly reason: string) {

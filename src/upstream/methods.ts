@@ -8,7 +8,10 @@
 import { tagNumber } from '../chain/tags.js';
 import type { BlockTag, ChainMeta } from '../chain/types.js';
 
-/** The methods forwarded by default: state reads, fee figures, gas estimates and traces, none of which the store holds. */
+/**
+ * The methods forwarded by default: state reads, fee figures, gas estimates and traces, none of
+ * which the store holds.
+ */
 export const DEFAULT_UPSTREAM_METHODS: readonly string[] = [
   'eth_call',
   'eth_estimateGas',
