@@ -5,7 +5,7 @@
  * start the service through here.
  */
 import type { EventEmitter } from 'node:events';
-import { DEFAULT_LOG_LIMITS, SHUTDOWN_GRACE_MARGIN_MS, type LogLimits } from './config.js';
+import { DEFAULT_LOG_LIMITS, METRICS_LATENCY_BUCKETS_S, SHUTDOWN_GRACE_MARGIN_MS, type LogLimits } from './config.js';
 import { startGrpcServer, type GrpcServer } from './grpc/server.js';
 import type { StreamEvents } from './grpc/streamLogs.js';
 import { accessLogEvery, type AccessLogMode } from './http/accessLog.js';
@@ -27,6 +27,10 @@ import { METHODS } from './rpc/methods/index.js';
 import { checkApiKey } from './store/apiKeys.js';
 import { StoreReader } from './store/reader.js';
 import { openStore } from './store/schema.js';
+import { UpstreamClient } from './upstream/client.js';
+import type { BreakerOptions } from './upstream/breaker.js';
+import { forwardedMethods } from './upstream/methods.js';
+import { UpstreamStats } from './upstream/stats.js';
 
 /** How to start the service. */
 export interface ServiceOptions {
@@ -69,6 +73,30 @@ export interface ServiceOptions {
   accessLog?: AccessLogMode;
   /** The node a replica follows (serve --follow-rpc) and the lag it tolerates: /ready and eth_syncing answer against it. */
   replica?: ReplicaSync;
+  /** Forward the calls the store cannot answer to this node (serve --upstream); nothing is forwarded when unset. */
+  upstream?: UpstreamOptions;
+}
+
+/** The upstream node calls are forwarded to, and how (src/upstream/; docs/api.md §8). */
+export interface UpstreamOptions {
+  /** The node's JSON-RPC URL (http or https; a user part goes as basic authentication); never logged. */
+  url: string;
+  /** The methods forwarded; DEFAULT_UPSTREAM_METHODS by default. */
+  methods?: readonly string[];
+  /** Forward eth_sendRawTransaction too. */
+  send?: boolean;
+  /** How long a forwarded call may take (UPSTREAM_TIMEOUT_MS by default). */
+  timeoutMs?: number;
+  /** Requests in flight to the node at once (UPSTREAM_CONCURRENCY by default). */
+  concurrency?: number;
+  /** Largest answer taken from the node (UPSTREAM_MAX_RESPONSE_BYTES by default). */
+  maxResponseBytes?: number;
+  /** The per-key limit on forwarded calls, on top of rateLimit; none by default. */
+  rateLimit?: RateLimitOptions;
+  /** How long a call above the store's head waits for it (MIN_HEAD_WAIT_MS by default). */
+  headWaitMs?: number;
+  /** The circuit breaker (UPSTREAM_BREAKER by default). */
+  breaker?: BreakerOptions;
 }
 
 /** A running service. */
@@ -95,6 +123,20 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   const compression = options.compression === false ? undefined : resolveCompression(options.compression ?? {});
   const accessLog = options.accessLog ?? 'on';
   accessLogEvery(accessLog);
+  const upstreamMethods = options.upstream && forwardedMethods(options.upstream.methods, options.upstream.send === true, new Set(METHODS.keys()));
+  const upstreamStats = options.upstream && options.metrics !== false ? new UpstreamStats(METRICS_LATENCY_BUCKETS_S) : undefined;
+  const upstream =
+    options.upstream &&
+    new UpstreamClient(options.upstream.url, {
+      timeoutMs: options.upstream.timeoutMs,
+      concurrency: options.upstream.concurrency,
+      maxResponseBytes: options.upstream.maxResponseBytes,
+      breaker: options.upstream.breaker,
+      stats: upstreamStats,
+      onFailure: (failure, calls) => options.logger.warn('upstream: request failed', { calls, failure: failure.kind, reason: failure.reason }),
+    });
+  const upstreamBudget = rateLimiterFor(options.upstream?.rateLimit);
+  const forward = upstream && upstreamMethods && { upstream, methods: upstreamMethods, budget: upstreamBudget, headWaitMs: options.upstream?.headWaitMs };
   const store = openStore(options.dataDir, { readOnly: true });
   const reader = new StoreReader(store, { perTick: options.readOnlyProcess === true });
   options.replica?.gauge.setStartingBlock(reader.head());
@@ -109,24 +151,30 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   const httpThreads = httpThreadCount(options.httpThreads, options.logger);
   const threads =
     httpThreads > 1
-      ? new HttpThreads({ threads: httpThreads, dataDir: options.dataDir, limits, inlineBudgetUs: engine.inlineBudgetUs, answerCacheBytes, queryLogs: (spec) => engine.queryOnPool(spec, reader), filters, rateLimit, metrics: options.metrics !== false, sync: options.replica, logger: options.logger })
+      ? new HttpThreads({ threads: httpThreads, dataDir: options.dataDir, limits, inlineBudgetUs: engine.inlineBudgetUs, answerCacheBytes, queryLogs: (spec) => engine.queryOnPool(spec, reader), filters, rateLimit, metrics: options.metrics !== false, sync: options.replica, forward, logger: options.logger })
       : undefined;
-  const metrics = options.metrics === false ? undefined : createServiceMetrics({ dataDir: options.dataDir, reader, engine, methods: METHODS.keys(), threads, filters, answers: answerCache?.counts });
+  const metrics = options.metrics === false ? undefined : createServiceMetrics({ dataDir: options.dataDir, reader, engine, methods: METHODS.keys(), threads, filters, answers: answerCache?.counts, upstream: upstreamStats });
   const graceMs = options.shutdownGraceMs ?? limits.timeoutMs + SHUTDOWN_GRACE_MARGIN_MS;
   const front: HttpServerOptions = {
     host: options.host,
     port: options.port,
-    ...storeFront({ store, ctx, onError, observer: metrics?.calls, answerCache, metrics: metrics?.render, sync: options.replica }),
+    ...storeFront({ store, ctx, onError, observer: metrics?.calls, answerCache, metrics: metrics?.render, sync: options.replica, forward }),
     rateLimit,
     logger: options.logger,
     onResponse: metrics?.onResponse,
     compression,
     accessLog,
   };
-  const server = threads ? await threads.listen(front) : await startHttpServer(front);
+  let server;
+  try {
+    server = threads ? await threads.listen(front) : await startHttpServer(front);
+  } catch (error) {
+    upstream?.close();
+    throw error;
+  }
   let closing: Promise<ShutdownOutcome> | undefined;
   // The filters stop following the head before the store closes under them.
-  const shutdown = (grpc?: GrpcServer) => (closing ??= (filters.close(), shutdownService({ http: server, grpc, engine, store, graceMs, logger: options.logger })));
+  const shutdown = (grpc?: GrpcServer) => (closing ??= (filters.close(), shutdownService({ http: server, grpc, engine, store, graceMs, logger: options.logger, upstream })));
   let grpc: GrpcServer | undefined;
   if (options.grpcPort !== undefined) {
     try {
@@ -150,6 +198,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   }
   const url = `http://${server.host}:${server.port}`;
   options.logger.info(`listening on ${url} (uWebSockets.js ${uwsImplementation}, ${httpThreads} HTTP thread${httpThreads === 1 ? '' : 's'})${grpc === undefined ? '' : `, gRPC on ${grpc.host}:${grpc.port}`}`);
+  if (upstream !== undefined) options.logger.info('forwarding the calls the store cannot answer to the upstream node', { methods: [...upstreamMethods!] });
   return {
     host: server.host,
     port: server.port,

@@ -27,6 +27,7 @@ import type { MetricsText } from './health.js';
 import { startHttpServer, type HttpServer } from './server.js';
 import { storeFront } from './storeFront.js';
 import { fromWireError, PendingReplies, toWireError, type FromThread, type HttpThreadData, type LogLine, type ToThread } from './threadProtocol.js';
+import type { UpstreamAnswer } from '../upstream/types.js';
 
 const data = workerData as HttpThreadData;
 const port = parentPort!;
@@ -71,6 +72,7 @@ const answerCache = data.answerCacheBytes > 0 ? new AnswerCache(reader, data.ans
 const queries = new PendingReplies<LogChunks>();
 const scrapes = new PendingReplies<MetricsText>();
 const filterCalls = new PendingReplies<unknown>();
+const forwardCalls = new PendingReplies<UpstreamAnswer[]>();
 const calls = data.metrics ? new CallStatsTable(METRICS_LATENCY_BUCKETS_S) : undefined;
 const statuses = data.metrics ? new StatusCounts() : undefined;
 const logCounts = zeroScanCounts();
@@ -116,6 +118,9 @@ function serve(server: HttpServer): void {
         if ('error' in message) filterCalls.settle(message.id, undefined, fromWireError(message.error));
         else filterCalls.settle(message.id, message.result);
         return;
+      case 'upstream':
+        forwardCalls.settle(message.id, message.answers);
+        return;
       case 'counts':
         post({ type: 'counts', id: message.id, counts: { calls: calls?.snapshot() ?? [], statuses: statuses?.snapshot() ?? [], logs: logCounts, answers: answerCache?.counts ?? { hits: 0, misses: 0 } } });
         return;
@@ -147,6 +152,13 @@ try {
         answerCache,
         metrics: data.metrics ? () => scrapes.ask((id) => post({ type: 'metrics', id })) : undefined,
         sync: data.sync && { gauge: new NodeHeadGauge(data.sync.buffer), maxLagBlocks: data.sync.maxLagBlocks },
+        forward: data.forward && {
+          // Sent by the main thread's client: one connection pool, breaker and count for the whole service.
+          upstream: { send: (calls) => forwardCalls.ask((id) => post({ type: 'upstream', id, calls })) },
+          methods: new Set(data.forward.methods),
+          budget: data.forward.rateLimit && new RateLimiter(data.forward.rateLimit.limit, { buffer: data.forward.rateLimit.buffer }),
+          headWaitMs: data.forward.headWaitMs,
+        },
       }),
       rateLimit: data.rateLimit && new RateLimiter(data.rateLimit.limit, { buffer: data.rateLimit.buffer }),
       logger,

@@ -1,8 +1,8 @@
 /**
  * What the main thread and an HTTP thread (httpThread.ts) say to each other over the worker's
- * MessagePort: the thread's start-up data, its eth_getLogs queries, polling-filter calls and
- * /metrics scrapes (run on the main thread, which has the scan pool, the filters and the metrics
- * registry), its log lines, the main thread's requests
+ * MessagePort: the thread's start-up data, its eth_getLogs queries, polling-filter calls, forwarded
+ * calls and /metrics scrapes (run on the main thread, which has the scan pool, the filters, the
+ * upstream node's client and the metrics registry), its log lines, the main thread's requests
  * for its counts, and the shutdown steps. Errors cross as plain data and are rebuilt as the same
  * RpcError class with the same fields, so a thread answers byte for byte what the main thread would.
  */
@@ -18,6 +18,7 @@ import * as rpcErrors from '../rpc/errors.js';
 import { RpcError } from '../rpc/errors.js';
 import type { LogChunks } from '../logs/answer.js';
 import type { MetricsText } from './health.js';
+import type { UpstreamAnswer, UpstreamCall } from '../upstream/types.js';
 
 /** What an HTTP thread is started with (its workerData). */
 export interface HttpThreadData {
@@ -44,6 +45,8 @@ export interface HttpThreadData {
   accessLog?: AccessLogMode;
   /** A replica's node gauge (its shared buffer, replica/nodeHead.ts) and tolerated lag; unset when it follows no node. */
   sync?: { buffer: SharedArrayBuffer; maxLagBlocks: number };
+  /** The methods forwarded to the upstream node (through the main thread's client), the per-key limit on them, and the wait for the head; unset when nothing is. */
+  forward?: { methods: string[]; rateLimit?: { limit: RateLimit; buffer: SharedArrayBuffer }; headWaitMs?: number };
 }
 
 /** An error as plain data: its class name, message and own fields (code, data, …). */
@@ -69,6 +72,7 @@ export type FromThread =
   | { type: 'logs'; id: number; spec: FilterSpec }
   | { type: 'metrics'; id: number }
   | { type: 'filter'; id: number; call: FilterCall }
+  | { type: 'upstream'; id: number; calls: UpstreamCall[] }
   | { type: 'log'; line: LogLine }
   | { type: 'counts'; id: number; counts: ThreadCounts }
   | { type: 'refused' }
@@ -83,6 +87,7 @@ export type ToThread =
   | { type: 'metrics'; id: number; error: WireError }
   | { type: 'filter'; id: number; result: unknown }
   | { type: 'filter'; id: number; error: WireError }
+  | { type: 'upstream'; id: number; answers: UpstreamAnswer[] }
   | { type: 'counts'; id: number }
   | { type: 'refuse' }
   | { type: 'drain'; graceMs: number }

@@ -35,6 +35,8 @@ import { startHttpServer, type HttpServer, type HttpServerOptions } from './serv
 import { fromWireError, PendingReplies, toWireError, transferableChunks, type FromThread, type HttpThreadData, type LogLine, type ToThread } from './threadProtocol.js';
 import { uwsNative } from './uws.js';
 import type { ReplicaSync } from '../replica/lag.js';
+import type { ForwardOptions } from '../rpc/forward.js';
+import type { Upstream, UpstreamAnswer } from '../upstream/types.js';
 
 /** How to run the HTTP threads besides the main thread's app. */
 export interface HttpThreadsOptions {
@@ -57,6 +59,8 @@ export interface HttpThreadsOptions {
   metrics: boolean;
   /** The node a replica follows, whose gauge the threads share (/ready, eth_syncing); unset when it follows none. */
   sync?: ReplicaSync;
+  /** What the threads forward: their calls go to the main thread's upstream client, their budget is the shared one; unset when nothing is. */
+  forward?: Omit<ForwardOptions, 'waitForHead'> & { headWaitMs?: number };
   /** Writes the main thread's lines and the threads'. */
   logger: Logger;
 }
@@ -94,6 +98,7 @@ function writeLine(logger: Logger, line: LogLine): void {
 interface ThreadServices {
   queryLogs: LogQuery;
   filters?: FilterService;
+  upstream?: Upstream;
   metrics?: () => Promise<MetricsText>;
   logger: Logger;
 }
@@ -187,6 +192,8 @@ class HttpThread {
         return this.renderMetrics(message.id);
       case 'filter':
         return this.runFilterCall(message.id, message.call);
+      case 'upstream':
+        return this.forward(message.id, message.calls);
       case 'log':
         return writeLine(this.services.logger, message.line);
       case 'counts':
@@ -222,6 +229,14 @@ class HttpThread {
     );
   }
 
+  /** Sends the thread's forwarded calls with the main thread's client and posts their answers (the client never rejects). */
+  private forward(id: number, calls: Extract<FromThread, { type: 'upstream' }>['calls']): void {
+    const upstream = this.services.upstream;
+    const answers: Promise<UpstreamAnswer[]> =
+      upstream === undefined ? Promise.resolve(calls.map(() => ({ failure: { kind: 'unavailable', reason: 'is not configured' } }))) : upstream.send(calls);
+    void answers.then((list) => this.send({ type: 'upstream', id, answers: list }));
+  }
+
   /** Renders /metrics for the thread and posts the text or the failure. */
   private renderMetrics(id: number): void {
     const render = this.services.metrics ?? (() => Promise.reject(new Error('metrics are off')));
@@ -255,12 +270,18 @@ export class HttpThreads implements ThreadCountsSource {
     const main = await startHttpServer({ ...front, port, sharePort: true });
     const logLevels = LOG_LEVELS.filter((level): level is LogLevel => level !== 'silent' && options.logger.isLevelEnabled(level));
     const rateLimit = options.rateLimit && { limit: options.rateLimit.limit, buffer: options.rateLimit.buffer };
-    const services: ThreadServices = { queryLogs: options.queryLogs, filters: options.filters, metrics: front.ops?.metrics, logger: options.logger };
+    const services: ThreadServices = { queryLogs: options.queryLogs, filters: options.filters, upstream: options.forward?.upstream, metrics: front.ops?.metrics, logger: options.logger };
+    const { forward } = options;
+    const forwardData = forward && {
+      methods: [...forward.methods],
+      rateLimit: forward.budget && { limit: forward.budget.limit, buffer: forward.budget.buffer },
+      headWaitMs: forward.headWaitMs,
+    };
     this.threads = Array.from(
       { length: options.threads - 1 },
       (_, i) =>
         new HttpThread(
-          { thread: i + 1, dataDir: options.dataDir, host: front.host, port, limits: options.limits, inlineBudgetUs: options.inlineBudgetUs, answerCacheBytes: options.answerCacheBytes, rateLimit, metrics: options.metrics, logLevels, compression: front.compression, accessLog: front.accessLog, sync: options.sync && { buffer: options.sync.gauge.buffer, maxLagBlocks: options.sync.maxLagBlocks } },
+          { thread: i + 1, dataDir: options.dataDir, host: front.host, port, limits: options.limits, inlineBudgetUs: options.inlineBudgetUs, answerCacheBytes: options.answerCacheBytes, rateLimit, metrics: options.metrics, logLevels, compression: front.compression, accessLog: front.accessLog, sync: options.sync && { buffer: options.sync.gauge.buffer, maxLagBlocks: options.sync.maxLagBlocks }, forward: forwardData },
           services,
         ),
     );

@@ -19,6 +19,7 @@ import type { StoreReader } from '../store/reader.js';
 import { storeDiskBytes } from '../store/schema.js';
 import { CallHistogram } from './callHistogram.js';
 import { CallStatsTable, StatusCounts, type ThreadCounts } from './callStats.js';
+import type { UpstreamStats } from '../upstream/stats.js';
 
 /** The prefix of this service's own metric names. */
 const PREFIX = 'ethlogd_';
@@ -39,6 +40,8 @@ export interface MetricSources {
   answers?: AnswerCacheCounts;
   /** The polling filters installed (eth_newFilter, eth_newBlockFilter); the series is left out without it. */
   filters?: { readonly size: number };
+  /** The calls forwarded to the upstream node (serve --upstream); the series are left out without it. */
+  upstream?: UpstreamStats;
 }
 
 /** The other HTTP threads of a service (threads 1, 2, …; this one is thread 0). */
@@ -186,6 +189,21 @@ export function createServiceMetrics(sources: MetricSources): ServiceMetrics {
         this.inc({ result: 'miss' }, answers?.misses ?? 0);
       },
     });
+  }
+
+  const { upstream } = sources;
+  if (upstream !== undefined) {
+    new Counter({
+      name: `${PREFIX}upstream_requests_total`,
+      help: 'Calls forwarded to the upstream node (serve --upstream) by method and outcome: "ok", "node_error" (the node answered an error, passed on), "timeout" (-32015), "unavailable" (-32011)',
+      labelNames: ['method', 'outcome'],
+      registers,
+      collect() {
+        this.reset();
+        for (const [method, outcomes] of upstream.outcomes) for (const [outcome, count] of outcomes) this.inc({ method, outcome }, count);
+      },
+    });
+    new CallHistogram(`${PREFIX}upstream_request_duration_seconds`, 'Time the upstream node took to answer a forwarded call, by method, in seconds (its request from its send to its answer or failure)', upstream.latency, registry);
   }
 
   /** A gauge read when scraped; `read` returns undefined when there is no value (the series is left out). */

@@ -5,7 +5,20 @@
  */
 import { isAscii } from 'node:buffer';
 import { MAX_BATCH_CONCURRENCY, MAX_BATCH_ITEMS, MAX_BATCH_RESPONSE_BYTES } from '../config.js';
-import { InternalError, InvalidParamsError, InvalidRequestError, MethodNotFoundError, ParseError, ResponseTooLargeError, toRpcError, type RpcError } from './errors.js';
+import { DEFAULT_UPSTREAM_METHODS, SEND_METHOD } from '../upstream/methods.js';
+import {
+  FORWARD_HINT,
+  InternalError,
+  InvalidParamsError,
+  InvalidRequestError,
+  MethodNotFoundError,
+  NOT_FORWARDED_HINT,
+  ParseError,
+  ResponseTooLargeError,
+  toRpcError,
+  type RpcError,
+} from './errors.js';
+import { Forwarder, type Forwarded, type ForwardOptions } from './forward.js';
 import { JsonParts, type FlatBody, type RpcBody, type RpcHandler } from './handler.js';
 import { RawJson, type MethodContext, type RpcMethod } from './method.js';
 import { METHODS } from './methods/index.js';
@@ -158,11 +171,23 @@ function isValidId(id: unknown): boolean {
   return id === undefined || id === null || typeof id === 'string' || typeof id === 'number';
 }
 
+/** The methods a node answers that a service without --upstream tells clients how to get. */
+const FORWARDABLE: ReadonlySet<string> = new Set([...DEFAULT_UPSTREAM_METHODS, SEND_METHOD]);
+
+/** A batch item that is forwarded: its position, id text, method and params. */
+interface ForwardItem {
+  index: number;
+  idText: string;
+  method: string;
+  params: unknown[];
+}
+
 /**
  * Builds the handler that answers JSON-RPC bodies with the methods of METHODS over `ctx`; every
  * answered call is reported to `observer` (metrics) and to the trace a body is handled with (logs).
  * With `cache`, the synchronous answers it may keep are kept and answered from it while the store's
- * markers stay.
+ * markers stay. With `forward`, calls of the methods it lists (and `methods` does not have) go to
+ * the upstream node (forward.ts): a batch's together, answered in their places.
  */
 export function createRpcHandler(
   context: MethodContext,
@@ -170,8 +195,12 @@ export function createRpcHandler(
   methods: ReadonlyMap<string, RpcMethod> = METHODS,
   observer?: CallObserver,
   cache?: AnswerCache,
+  forward?: ForwardOptions,
 ): RpcHandler {
   const ctx: MethodContext = { ...context, rawJson: true };
+  const forwarder = forward && new Forwarder(forward, ctx.reader);
+  /** What a client is told to do about a method neither served nor forwarded. */
+  const hintFor = (method: string): string | undefined => (forwarder !== undefined ? NOT_FORWARDED_HINT : FORWARDABLE.has(method) ? FORWARD_HINT : undefined);
   /** When a call started, for the observer (no clock read without one). */
   const clock = (): number => (observer === undefined ? 0 : performance.now());
   /**
@@ -211,6 +240,26 @@ export function createRpcHandler(
     const kept = cache!.get(call.key, false);
     return kept === undefined ? undefined : answered(jsonResponse(split.id, kept), call.method, CALL_OK, started, trace);
   };
+  /** The answer to a forwarded call of `method` whose outcome is `outcome`, noted as forwarded. */
+  const forwardedAnswer = (idText: string, outcome: Forwarded, method: string, started: number, trace: RequestTrace | undefined): RpcBody => {
+    if (trace !== undefined) trace.forwarded++;
+    if ('result' in outcome) return answered(resultResponse(idText, outcome.result), method, CALL_OK, started, trace);
+    return failure(idText, outcome.error, method, started, trace);
+  };
+  /** Forwards `items` for `caller` together and resolves with their answers in their order. */
+  const forwardAll = (items: ForwardItem[], trace: RequestTrace | undefined, caller: string | undefined): Promise<RpcBody[]> => {
+    const started = clock();
+    return forwarder!.forward(items.map(({ method, params }) => ({ method, params })), caller).then((outcomes) => outcomes.map((outcome, k) => forwardedAnswer(items[k]!.idText, outcome, items[k]!.method, started, trace)));
+  };
+  /** The batch item `request` at `index` as a call to forward, or undefined when it is not one (handleOne answers it). */
+  const forwardItem = (request: unknown, index: number): ForwardItem | undefined => {
+    if (request === null || typeof request !== 'object' || Array.isArray(request)) return undefined;
+    const { jsonrpc, method, params, id } = request as Record<string, unknown>;
+    if (jsonrpc !== '2.0' || !isValidId(id) || typeof method !== 'string' || methods.has(method) || !forwarder!.allows(method)) return undefined;
+    if (params !== undefined && params !== null && !Array.isArray(params)) return undefined;
+    return { index, idText: idJson(id), method, params: (params as unknown[] | null | undefined) ?? [] };
+  };
+
   /** Remembers what the text of a single call (`whole`, cut at its id as `split`) names, the first time one whose answer is kept comes (keptAnswer). */
   const learnCall = (whole: CanonicalText, request: unknown, method: string, key: string): void => {
     if (cache!.callOf(whole.split.rest) !== undefined) return;
@@ -229,10 +278,12 @@ export function createRpcHandler(
     if (jsonrpc !== '2.0') return refuse(idText, new InvalidRequestError('invalid request: "jsonrpc" must be "2.0"'), INVALID_REQUEST, started, trace);
     if (typeof method !== 'string') return refuse(idText, new InvalidRequestError('invalid request: "method" must be a string'), INVALID_REQUEST, started, trace);
     const fn = methods.get(method);
-    if (!fn) return refuse(idText, new MethodNotFoundError(method), UNKNOWN_METHOD, started, trace, method);
+    const forwarded = fn === undefined && forwarder?.allows(method) === true;
+    if (!fn && !forwarded) return refuse(idText, new MethodNotFoundError(method, hintFor(method)), UNKNOWN_METHOD, started, trace, method);
     if (params !== undefined && params !== null && !Array.isArray(params)) {
       return refuse(idText, new InvalidParamsError('non-array args'), method, started, trace);
     }
+    if (!fn) return forwardAll([{ index: 0, idText, method, params: (params as unknown[] | null | undefined) ?? [] }], trace, caller).then(([answer]) => answer!);
     const key = params == null ? cache?.keyOf(method, undefined) : cache?.keyOf(method, params as unknown[]);
     if (key !== undefined) {
       const kept = cache!.get(key);
@@ -274,9 +325,31 @@ export function createRpcHandler(
     let next = 0;
     let active = 0;
     let settle: ((body: RpcBody) => void) | undefined;
+    // The forwarded items go to the node together, beside the store's calls.
+    const forwardItems: ForwardItem[] = [];
+    if (forwarder !== undefined) {
+      requests.forEach((request, i) => {
+        const item = forwardItem(request, i);
+        if (item !== undefined) forwardItems.push(item);
+      });
+    }
+    const isForwarded = new Set(forwardItems.map((item) => item.index));
+    let forwarding = forwardItems.length > 0;
+    const done = (): boolean => active === 0 && next === requests.length && !forwarding;
+    if (forwarding) {
+      void forwardAll(forwardItems, trace, caller).then((bodies) => {
+        bodies.forEach((body, k) => {
+          answers[forwardItems[k]!.index] = body;
+          bytes += body.length;
+        });
+        forwarding = false;
+        if (done()) settle?.(batchResponse(answers));
+      });
+    }
     const launch = (): void => {
       while (active < MAX_BATCH_CONCURRENCY && next < requests.length) {
         const i = next++;
+        if (isForwarded.has(i)) continue;
         if (bytes > MAX_BATCH_RESPONSE_BYTES) {
           const name = nameOf(requests[i]);
           answers[i] = refuse(requestId(requests[i]), new ResponseTooLargeError(), labelOf(name), clock(), trace, name ?? INVALID_REQUEST);
@@ -296,10 +369,10 @@ export function createRpcHandler(
           bytes += answer.length;
         }
       }
-      if (active === 0 && next === requests.length) settle?.(batchResponse(answers));
+      if (done()) settle?.(batchResponse(answers));
     };
     launch();
-    if (active === 0) return batchResponse(answers);
+    if (done()) return batchResponse(answers);
     return new Promise<RpcBody>((resolve) => {
       settle = resolve;
     });

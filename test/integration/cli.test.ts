@@ -373,6 +373,24 @@ describe('help and usage errors', () => {
     assert.deepEqual(readdirSync(empty), [], 'the empty directory stays empty');
   });
 
+  test("serve's forwarding options: refused without a node, or naming a method never forwarded, never echoing the URL", async () => {
+    const missing = join(dir, 'no-store');
+    const secret = 'KEY-5e1f0c';
+    const cases: [string[], RegExp][] = [
+      [['--upstream-timeout-ms', '5'], /--upstream-timeout-ms needs --upstream URL \(or --follow-rpc URL\)/],
+      [['--upstream-send'], /--upstream-send needs --upstream URL/],
+      [['--upstream', `http://u:${secret}@127.0.0.1:1/${secret}`, '--upstream-methods', 'eth_call,admin_peers'], /--upstream-methods: admin_peers is never forwarded/],
+      [['--upstream', `http://127.0.0.1:1/${secret}`, '--upstream-methods', 'eth_sendRawTransaction'], /--upstream-methods: eth_sendRawTransaction is forwarded only with --upstream-send/],
+      [['--upstream', `ftp://127.0.0.1/${secret}`], /--upstream must be an http:\/\/ or https:\/\/ URL/],
+    ];
+    for (const [args, message] of cases) {
+      const ran = await cli(['serve', '--data', missing, ...args]);
+      assert.equal(ran.code, 2, `${args.join(' ')}: ${ran.stderr}`);
+      assert.match(ran.stderr, message);
+      assert.ok(!ran.stderr.includes(secret) && !ran.stdout.includes(secret), ran.stderr);
+    }
+  });
+
   const commands = ['serve', 'generate', 'keys', 'reindex', 'verify', 'snapshot'];
 
   test('--version prints the version package.json declares', async () => {
