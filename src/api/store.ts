@@ -177,6 +177,11 @@ export class EthLogStore {
     return this.reader.storageAt(a, s, number);
   }
 
+  /** The storage slots canonical block `number` wrote (address and 32-byte slot), as eth_getStorageAt takes them; none for a block not held. */
+  writtenSlots(number: number): { address: Uint8Array; slot: Uint8Array }[] {
+    return this.reader.writtenSlots(number);
+  }
+
   /**
    * The logs matching `filter`, in order, without eth_getLogs's result cap: scans run on the worker
    * pool a window ahead of the consumer (a slow consumer holds the scan back). The range is resolved
