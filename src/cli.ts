@@ -25,6 +25,9 @@ Commands:
 
 Run "ethlogd <command> --help" for a command's options; "ethlogd --version" prints the version.`;
 
+/** The line after a usage error: where to read the options (`command` empty: the command list). */
+const HELP_POINTER = (command: string) => `Run "ethlogd ${command === '' ? '' : `${command} `}--help" for ${command === '' ? 'what each does' : 'its options'}.`;
+
 /** A command: how it runs and its usage text. */
 interface Command {
   run: (argv: string[]) => Promise<number>;
@@ -58,7 +61,7 @@ async function main(argv: string[]): Promise<number> {
   }
   const load = Object.hasOwn(COMMANDS, name) ? COMMANDS[name] : undefined;
   if (!load) {
-    console.error(`unknown command "${name}"\n\n${USAGE}`);
+    console.error(`unknown command "${name}" (commands: ${Object.keys(COMMANDS).join(', ')})\n${HELP_POINTER('')}`);
     return 2;
   }
   const command = await load();
@@ -66,7 +69,8 @@ async function main(argv: string[]): Promise<number> {
     return await command.run(rest);
   } catch (error) {
     if (error instanceof UsageError) {
-      console.error(`ethlogd ${name}: ${error.message}\n\n${command.usage}`);
+      // The one line that matters, and where the options are: not the whole usage (70 lines for serve).
+      console.error(`ethlogd ${name}: ${error.message}\n${HELP_POINTER(name)}`);
       return 2;
     }
     if (error instanceof PortUnavailableError) {
