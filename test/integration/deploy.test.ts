@@ -54,6 +54,7 @@ before(async () => {
   const call = { jsonrpc: '2.0', id: 1, method: 'eth_blockNumber', params: [] };
   await fetch(`${service.url}/v3/${dataset.key}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(call) });
   const text = await (await fetch(`${service.url}/metrics`)).text();
+  assert.match(text, /^ethlogd_node_head_block 40$/m, "the replica's node head as polled");
   exported = new Set(text.split('\n').filter((l) => l !== '' && !l.startsWith('#')).map((l) => /^[a-zA-Z_:][a-zA-Z0-9_:]*/.exec(l)![0]));
 });
 
