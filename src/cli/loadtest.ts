@@ -21,7 +21,8 @@ const DEFAULT_TIMEOUT_MS = 30_000;
 const EXIT_ERRORS = 3;
 
 /** Usage text of `loadtest`. */
-export const LOADTEST_USAGE = `Usage: ethlogd loadtest --url URL --workload FILE [--connections C] [--duration D] [--timeout-ms MS]
+export const LOADTEST_USAGE = `Usage: ethlogd loadtest --url URL --workload FILE [--connections C] [--duration D]
+                        [--timeout-ms MS]
 
 Sends the requests of FILE (written by ethlogd workload) to URL, in order and cycling, over C
 keep-alive HTTP connections for D seconds, each connection sending its next request when the
@@ -44,13 +45,16 @@ Exit codes: 0 every request answered without error; ${EXIT_ERRORS} some failed (
 
 /** Runs `loadtest`. */
 export async function loadtestCommand(argv: string[]): Promise<number> {
-  const { values } = parse(argv, { url: { type: 'string' }, workload: { type: 'string' }, connections: { type: 'string' }, duration: { type: 'string' }, 'timeout-ms': { type: 'string' } });
+  const text = { type: 'string' } as const;
+  const { values } = parse(argv, { url: text, workload: text, connections: text, duration: text, 'timeout-ms': text });
   if (values.help) {
     console.log(LOADTEST_USAGE);
     return 0;
   }
   const url = required(values.url, 'url');
-  if (!/^https?:\/\/./.test(url) || !URL.canParse(url)) throw new UsageError('--url must be an http:// or https:// URL');
+  if (!/^https?:\/\/./.test(url) || !URL.canParse(url)) {
+    throw new UsageError('--url must be an http:// or https:// URL');
+  }
   const file = required(values.workload, 'workload');
   const connections = integer(values.connections, 'connections', DEFAULT_CONNECTIONS, 1, MAX_CONNECTIONS);
   const seconds = positive(values.duration, 'duration', DEFAULT_DURATION_S);
@@ -77,7 +81,8 @@ export async function loadtestCommand(argv: string[]): Promise<number> {
       timeoutMs,
       signal: controller.signal,
       onProgress: (p) => {
-        const line = `${p.seconds.toFixed(0)}/${seconds} s: ${p.requests} requests, ${(p.requests / p.seconds).toFixed(0)} req/s, ${p.errors} errors`;
+        const rate = (p.requests / p.seconds).toFixed(0);
+        const line = `${p.seconds.toFixed(0)}/${seconds} s: ${p.requests} requests, ${rate} req/s, ${p.errors} errors`;
         process.stderr.write(tty ? `\r${line}\u001b[K` : `${line}\n`);
       },
     });

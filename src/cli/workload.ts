@@ -23,8 +23,8 @@ export function luaPath(out: string): string {
 }
 
 /** Usage text of `workload`. */
-export const WORKLOAD_USAGE = `Usage: ethlogd workload --data DIR --out FILE [--mix realtime|backfill|explorer|all|MIX.json]
-                        [--count N] [--seed S]
+export const WORKLOAD_USAGE = `Usage: ethlogd workload --data DIR --out FILE
+                        [--mix realtime|backfill|explorer|all|MIX.json] [--count N] [--seed S]
 
 Draws a reproducible request corpus from the store in DIR (read-only: a server may keep serving
 it): real block numbers and hashes, transactions, receipts, slots blocks wrote, and eth_getLogs
@@ -55,7 +55,8 @@ Options:
 
 /** Runs `workload`. */
 export async function workloadCommand(argv: string[]): Promise<number> {
-  const { values } = parse(argv, { data: { type: 'string' }, out: { type: 'string' }, mix: { type: 'string' }, count: { type: 'string' }, seed: { type: 'string' } });
+  const text = { type: 'string' } as const;
+  const { values } = parse(argv, { data: text, out: text, mix: text, count: text, seed: text });
   if (values.help) {
     console.log(WORKLOAD_USAGE);
     return 0;
@@ -81,7 +82,9 @@ export async function workloadCommand(argv: string[]): Promise<number> {
     await store.close();
   }
   const { requests, missing } = drawCorpus(sample, mix, count, seed);
-  if (missing.length > 0) console.error(`ethlogd workload: the store holds nothing for ${missing.join(', ')}: left out of the mix`);
+  if (missing.length > 0) {
+    console.error(`ethlogd workload: the store holds nothing for ${missing.join(', ')}: left out of the mix`);
+  }
   if (requests.length === 0) throw new Error(`the store holds nothing any shape of the mix asks about`);
   const name = Object.hasOwn(MIXES, mixName) ? mixName : 'custom';
   // Each file is written beside its name and renamed, so a reader never sees half a corpus.
@@ -92,7 +95,9 @@ export async function workloadCommand(argv: string[]): Promise<number> {
   await rename(`${lua}.tmp`, lua);
   const shapes = new Map<string, number>(SHAPES.map((shape) => [shape.name, 0]));
   for (const r of requests) shapes.set(r.shape, shapes.get(r.shape)! + 1);
-  console.log(`${requests.length} requests (mix ${name}) from blocks ${sample.earliest}–${sample.head} (${sample.logsPerBlock.toFixed(1)} logs a block sampled) in ${out} and ${lua}`);
+  const density = `${sample.logsPerBlock.toFixed(1)} logs a block sampled`;
+  const blocks = `blocks ${sample.earliest}–${sample.head}`;
+  console.log(`${requests.length} requests (mix ${name}) from ${blocks} (${density}) in ${out} and ${lua}`);
   console.log([...shapes].filter(([, n]) => n > 0).map(([shape, n]) => `  ${shape} ${n}`).join('\n'));
   return 0;
 }

@@ -26,7 +26,13 @@ export function recordName(network: string, kind: ExportKind): string {
 }
 
 /** The record of an export's options, the filter's bytes as 0x-hex. */
-export function exportRecord(o: { chunkBlocks: number; compression: CompressionName; hex: boolean; addresses: Uint8Array[]; topics: (Uint8Array[] | null)[] }): ExportRecord {
+export function exportRecord(o: {
+  chunkBlocks: number;
+  compression: CompressionName;
+  hex: boolean;
+  addresses: Uint8Array[];
+  topics: (Uint8Array[] | null)[];
+}): ExportRecord {
   return {
     chunkBlocks: o.chunkBlocks,
     compression: o.compression,
@@ -59,8 +65,12 @@ export function recordDifferences(a: ExportRecord, b: ExportRecord): string[] {
   if (a.chunkBlocks !== b.chunkBlocks) out.push(`--chunk-blocks ${a.chunkBlocks}`);
   if (a.compression !== b.compression) out.push(`--compression ${a.compression}`);
   if (a.hex !== b.hex) out.push(a.hex ? '--hex' : 'no --hex');
-  if (JSON.stringify(a.addresses) !== JSON.stringify(b.addresses)) out.push(a.addresses.length === 0 ? 'no address' : `--address ${a.addresses.join(',')}`);
-  if (JSON.stringify(a.topics) !== JSON.stringify(b.topics)) out.push(a.topics.length === 0 ? 'no topics' : `topics ${JSON.stringify(a.topics)}`);
+  if (JSON.stringify(a.addresses) !== JSON.stringify(b.addresses)) {
+    out.push(a.addresses.length === 0 ? 'no address' : `--address ${a.addresses.join(',')}`);
+  }
+  if (JSON.stringify(a.topics) !== JSON.stringify(b.topics)) {
+    out.push(a.topics.length === 0 ? 'no topics' : `topics ${JSON.stringify(a.topics)}`);
+  }
   return out;
 }
 

@@ -79,7 +79,9 @@ export async function sampleStore(store: EthLogStore, seed: string): Promise<Sto
   const random = Random.derive(seed, 'workload-sample');
   const block = (number: number): SampledBlock | undefined => {
     const b = store.getBlock(number);
-    return b ? { number, hash: bytesToHex(b.header.hash), txHashes: b.transactionHashes.slice(0, PER_BLOCK).map(bytesToHex) } : undefined;
+    if (!b) return undefined;
+    const txHashes = b.transactionHashes.slice(0, PER_BLOCK).map(bytesToHex);
+    return { number, hash: bytesToHex(b.header.hash), txHashes };
   };
   const recentFrom = Math.max(earliest, head - RECENT_BLOCKS + 1);
   const recent = pickNumbers(random, recentFrom, head, RECENT_BLOCKS).flatMap((n) => block(n) ?? []);

@@ -26,7 +26,10 @@ export class LatencyHistogram {
     this.total++;
   }
 
-  /** The latency in ms at or under which `p` percent of the counted ones were (the bucket's upper edge); 0 when none was counted. */
+  /**
+   * The latency in ms at or under which `p` percent of the counted ones were (the bucket's upper
+   * edge); 0 when none was counted.
+   */
   percentile(p: number): number {
     if (this.total === 0) return 0;
     const rank = Math.ceil((p / 100) * this.total);
@@ -92,7 +95,8 @@ const ERROR_MARK = '"error":{';
 function post(url: URL, agent: http.Agent, body: Buffer, timeoutMs: number): Promise<{ status: number; text: string }> {
   const send = url.protocol === 'https:' ? https.request : http.request;
   return new Promise((resolve, reject) => {
-    const req = send(url, { method: 'POST', agent, headers: { 'content-type': 'application/json', 'content-length': body.length }, timeout: timeoutMs }, (res) => {
+    const headers = { 'content-type': 'application/json', 'content-length': body.length };
+    const req = send(url, { method: 'POST', agent, headers, timeout: timeoutMs }, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (c: Buffer) => chunks.push(c));
       res.on('end', () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('latin1') }));
@@ -107,12 +111,14 @@ function post(url: URL, agent: http.Agent, body: Buffer, timeoutMs: number): Pro
 /** Replays `options.requests` in order, cycling, over the connections for the duration. */
 export async function runLoad(options: LoadOptions): Promise<LoadSummary> {
   const url = new URL(options.url);
-  const agent = new (url.protocol === 'https:' ? https.Agent : http.Agent)({ keepAlive: true, maxSockets: options.connections });
+  const Agent = url.protocol === 'https:' ? https.Agent : http.Agent;
+  const agent = new Agent({ keepAlive: true, maxSockets: options.connections });
   const bodies = options.requests.map((r) => Buffer.from(JSON.stringify(r.body)));
   const byShape = new Map<string, ShapeCounts>();
   // Known shapes in their listed order, then any other name the corpus uses.
   for (const r of [...SHAPES.map((s) => ({ shape: s.name })), ...options.requests]) {
-    if (!byShape.has(r.shape)) byShape.set(r.shape, { requests: 0, rpcErrors: 0, httpErrors: 0, socketErrors: 0, latency: new LatencyHistogram() });
+    if (byShape.has(r.shape)) continue;
+    byShape.set(r.shape, { requests: 0, rpcErrors: 0, httpErrors: 0, socketErrors: 0, latency: new LatencyHistogram() });
   }
   const latency = new LatencyHistogram();
   const started = performance.now();
@@ -120,7 +126,8 @@ export async function runLoad(options: LoadOptions): Promise<LoadSummary> {
   let next = 0;
   let requests = 0;
   let errors = 0;
-  const progress = setInterval(() => options.onProgress?.({ seconds: (performance.now() - started) / 1000, requests, errors }), PROGRESS_MS);
+  const report = () => options.onProgress?.({ seconds: (performance.now() - started) / 1000, requests, errors });
+  const progress = setInterval(report, PROGRESS_MS);
 
   const loop = async () => {
     while (performance.now() < end && options.signal?.aborted !== true) {
@@ -166,9 +173,11 @@ const ms = (n: number) => (n >= 100 ? n.toFixed(0) : n >= 10 ? n.toFixed(1) : n.
 
 /** The summary as the loadtest command prints it: totals, then one row per shape. */
 export function formatSummary(s: LoadSummary, connections: number): string {
+  const percentiles = (h: LatencyHistogram) => [50, 99, 99.9].map((p) => ms(h.percentile(p)));
+  const [p50, p99, p999] = percentiles(s.latency);
   const lines = [
-    `${s.requests} requests in ${s.seconds.toFixed(1)} s over ${connections} connections: ${(s.requests / s.seconds).toFixed(0)} req/s, ` +
-      `latency p50 ${ms(s.latency.percentile(50))} / p99 ${ms(s.latency.percentile(99))} / p99.9 ${ms(s.latency.percentile(99.9))} ms, ${s.errors} errors`,
+    `${s.requests} requests in ${s.seconds.toFixed(1)} s over ${connections} connections: ` +
+      `${(s.requests / s.seconds).toFixed(0)} req/s, latency p50 ${p50} / p99 ${p99} / p99.9 ${p999} ms, ${s.errors} errors`,
     '',
     '| shape | requests | req/s | p50 ms | p99 ms | p99.9 ms | JSON-RPC errors | HTTP errors | socket errors |',
     '|---|---|---|---|---|---|---|---|---|',
@@ -176,10 +185,11 @@ export function formatSummary(s: LoadSummary, connections: number): string {
   for (const [shape, c] of s.byShape) {
     if (c.requests === 0) continue;
     lines.push(
-      `| ${shape} | ${c.requests} | ${(c.requests / s.seconds).toFixed(0)} | ${ms(c.latency.percentile(50))} | ${ms(c.latency.percentile(99))} | ${ms(c.latency.percentile(99.9))} | ${c.rpcErrors} | ${c.httpErrors} | ${c.socketErrors} |`,
+      `| ${shape} | ${c.requests} | ${(c.requests / s.seconds).toFixed(0)} | ${percentiles(c.latency).join(' | ')} | ` +
+        `${c.rpcErrors} | ${c.httpErrors} | ${c.socketErrors} |`,
     );
   }
-  const examples = [...s.byShape].filter(([, c]) => c.example !== undefined).map(([shape, c]) => `  ${shape}: ${c.example}`);
+  const examples = [...s.byShape].flatMap(([shape, c]) => (c.example === undefined ? [] : [`  ${shape}: ${c.example}`]));
   if (examples.length > 0) lines.push('', 'First error of each shape that had one:', ...examples);
   return lines.join('\n');
 }

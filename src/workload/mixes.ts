@@ -62,20 +62,27 @@ export function resolveMix(name: string): Mix {
   try {
     parsed = JSON.parse(readFileSync(name, 'utf8'));
   } catch (error) {
-    throw new MixError(`--mix must be ${Object.keys(MIXES).join(', ')} or a JSON file of weights by shape: ${(error as Error).message}`);
+    const names = Object.keys(MIXES).join(', ');
+    throw new MixError(`--mix must be ${names} or a JSON file of weights by shape: ${(error as Error).message}`);
   }
   return checkMix(parsed, name);
 }
 
 /** Checks a mix read from `where`: an object of known shapes to non-negative weights, one of them positive. */
 export function checkMix(value: unknown, where: string): Mix {
-  if (value === null || typeof value !== 'object' || Array.isArray(value)) throw new MixError(`${where} must hold a JSON object of weights by shape`);
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) {
+    throw new MixError(`${where} must hold a JSON object of weights by shape`);
+  }
   const known = new Set(SHAPES.map((s) => s.name));
   for (const [shape, weight] of Object.entries(value)) {
     if (!known.has(shape)) throw new MixError(`${where}: unknown shape "${shape}" (shapes: ${[...known].join(', ')})`);
-    if (typeof weight !== 'number' || !Number.isFinite(weight) || weight < 0) throw new MixError(`${where}: the weight of "${shape}" must be a non-negative number`);
+    if (typeof weight !== 'number' || !Number.isFinite(weight) || weight < 0) {
+      throw new MixError(`${where}: the weight of "${shape}" must be a non-negative number`);
+    }
   }
-  if (!Object.values(value).some((w) => (w as number) > 0)) throw new MixError(`${where}: give at least one shape a positive weight`);
+  if (!Object.values(value).some((w) => (w as number) > 0)) {
+    throw new MixError(`${where}: give at least one shape a positive weight`);
+  }
   return value as Mix;
 }
 
@@ -94,7 +101,10 @@ export interface Corpus {
 /** Draws tried for a body not drawn before before a repeat is taken (a small store has few distinct requests). */
 const DISTINCT_TRIES = 8;
 
-/** Draws `count` requests of `mix` from `sample`, reproducibly for a seed: shapes by weight, bodies distinct where the store allows. */
+/**
+ * Draws `count` requests of `mix` from `sample`, reproducibly for a seed: shapes by weight, bodies
+ * distinct where the store allows.
+ */
 export function drawCorpus(sample: StoreSample, mix: Mix, count: number, seed: string): Corpus {
   const random = Random.derive(seed, 'workload-corpus');
   const missing: string[] = [];
@@ -138,7 +148,10 @@ export function parseCorpus(text: string, where: string): WorkloadRequest[] {
       throw new MixError(`${where}:${i + 1}: ${(error as Error).message}`);
     }
     const r = value as Partial<WorkloadRequest>;
-    if (typeof r !== 'object' || r === null || typeof r.shape !== 'string' || typeof r.body !== 'object' || r.body === null) {
+    if (
+      typeof r !== 'object' || r === null || typeof r.shape !== 'string' ||
+      typeof r.body !== 'object' || r.body === null
+    ) {
       throw new MixError(`${where}:${i + 1}: each line must be {"shape": NAME, "body": JSON-RPC request or batch}`);
     }
     requests.push({ shape: r.shape, body: r.body });

@@ -34,17 +34,21 @@ export interface Shape {
 }
 
 const hex = (n: number) => `0x${n.toString(16)}`;
-const pick = <T>(random: Random, items: readonly T[]): T | undefined => (items.length === 0 ? undefined : items[random.int(0, items.length - 1)]);
+const pick = <T>(random: Random, items: readonly T[]): T | undefined =>
+  items.length === 0 ? undefined : items[random.int(0, items.length - 1)];
 const call = (method: string, ...params: unknown[]): Call => ({ method, params });
 const txOf = (random: Random, blocks: SampledBlock[]) => pick(random, blocks.filter((b) => b.txHashes.length > 0));
 const busy = (emitters: Emitter[]) => emitters.slice(0, EMITTERS);
 const rare = (emitters: Emitter[]) => emitters.slice(-EMITTERS).reverse();
 
+/** A block range as eth_getLogs takes it. */
+type Range = { fromBlock: string; toBlock: string };
+
 /**
  * A window of the chain expected to hold about WINDOW_LOGS logs at `logsPerBlock`: as many blocks
  * as that takes (at least one, at most the chain), starting at a random block.
  */
-export function window(random: Random, sample: StoreSample, logsPerBlock: number): { fromBlock: string; toBlock: string } {
+export function window(random: Random, sample: StoreSample, logsPerBlock: number): Range {
   const chain = sample.head - sample.earliest + 1;
   const span = Math.max(1, Math.min(chain, logsPerBlock > 0 ? Math.floor(WINDOW_LOGS / logsPerBlock) : chain));
   const from = random.int(sample.earliest, sample.head - span + 1);
@@ -52,9 +56,15 @@ export function window(random: Random, sample: StoreSample, logsPerBlock: number
 }
 
 /** An emitter's filter over a window sized to its density in the sample. */
-function emitterRange(random: Random, sample: StoreSample, emitter: Emitter | undefined, filter: (key: string) => Record<string, unknown>): Call | undefined {
+function emitterRange(
+  random: Random,
+  sample: StoreSample,
+  emitter: Emitter | undefined,
+  filter: (key: string) => Record<string, unknown>,
+): Call | undefined {
   if (emitter === undefined) return undefined;
-  return call('eth_getLogs', { ...window(random, sample, emitter.logs / Math.max(1, sample.logBlocks)), ...filter(emitter.key) });
+  const range = window(random, sample, emitter.logs / Math.max(1, sample.logBlocks));
+  return call('eth_getLogs', { ...range, ...filter(emitter.key) });
 }
 
 const byAddress = (address: string) => ({ address });
@@ -65,15 +75,22 @@ const byPair = (pair: string) => {
 };
 
 /** The last `blocks` blocks as a filter range. */
-const last = (sample: StoreSample, blocks: number) => ({ fromBlock: hex(Math.max(sample.earliest, sample.head - blocks + 1)), toBlock: hex(sample.head) });
+const last = (sample: StoreSample, blocks: number): Range => ({
+  fromBlock: hex(Math.max(sample.earliest, sample.head - blocks + 1)),
+  toBlock: hex(sample.head),
+});
 
 /** The point lookups a batch draws from. */
 const BATCHED = ['block_by_number', 'tx_by_hash', 'receipt', 'storage', 'logs_block_hash'];
 
 /** Every shape, in the order reports list them. */
 export const SHAPES: readonly Shape[] = [
-  { name: 'eth_blockNumber', description: 'eth_blockNumber, a realtime loop\'s poll', draw: () => call('eth_blockNumber') },
-  { name: 'block_latest', description: 'eth_getBlockByNumber("latest", false)', draw: () => call('eth_getBlockByNumber', 'latest', false) },
+  { name: 'eth_blockNumber', description: "eth_blockNumber, a realtime loop's poll", draw: () => call('eth_blockNumber') },
+  {
+    name: 'block_latest',
+    description: 'eth_getBlockByNumber("latest", false)',
+    draw: () => call('eth_getBlockByNumber', 'latest', false),
+  },
   {
     name: 'recent_block',
     description: `eth_getBlockByNumber of one of the last ${RECENT_BLOCKS} blocks (hashes)`,

@@ -62,7 +62,8 @@ function done(summary, latency, requests)
   end
   local seconds = summary.duration / 1e6
   io.write(string.format(
-    '{"requests":%d,"rps":%.1f,"p50Ms":%.3f,"p99Ms":%.3f,"p999Ms":%.3f,"non200":%d,"rpcErrors":%d,"socketErrors":%d}\\n',
+    '{"requests":%d,"rps":%.1f,"p50Ms":%.3f,"p99Ms":%.3f,"p999Ms":%.3f,' ..
+    '"non200":%d,"rpcErrors":%d,"socketErrors":%d}\\n',
     summary.requests, summary.requests / seconds, latency:percentile(50) / 1000, latency:percentile(99) / 1000,
     latency:percentile(99.9) / 1000, bad, errs,
     summary.errors.connect + summary.errors.read + summary.errors.write + summary.errors.timeout))
