@@ -153,7 +153,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     httpThreads > 1
       ? new HttpThreads({ threads: httpThreads, dataDir: options.dataDir, limits, inlineBudgetUs: engine.inlineBudgetUs, answerCacheBytes, queryLogs: (spec) => engine.queryOnPool(spec, reader), filters, rateLimit, metrics: options.metrics !== false, sync: options.replica, forward, logger: options.logger })
       : undefined;
-  const metrics = options.metrics === false ? undefined : createServiceMetrics({ dataDir: options.dataDir, reader, engine, methods: METHODS.keys(), threads, filters, answers: answerCache?.counts, upstream: upstreamStats });
+  const metrics = options.metrics === false ? undefined : createServiceMetrics({ dataDir: options.dataDir, reader, engine, methods: METHODS.keys(), threads, filters, answers: answerCache?.counts, upstream: upstreamStats, nodeHead: options.replica && (() => options.replica!.gauge.nodeHead()) });
   const graceMs = options.shutdownGraceMs ?? limits.timeoutMs + SHUTDOWN_GRACE_MARGIN_MS;
   const front: HttpServerOptions = {
     host: options.host,

@@ -313,8 +313,8 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<HttpServ
     const announced = contentLength(req.getHeader(CONTENT_LENGTH));
     if (announced > DISCARD_MAX_BYTES) return refuse(res, tooLarge, entry, { close: true, coding });
     const budget = announced > limit ? undefined : opts.rateLimit?.budget(key);
+    // A key out of tokens is refused once its body is read: each call's error carries its id.
     const limited = budget?.check(1);
-    if (limited) return refuse(res, tooManyRequests(limited), entry, { coding });
 
     const exchange: Exchange = { aborted: false, answered: false, entry, key, coding, delivery: undefined };
     const done = inFlight.enter();
@@ -331,10 +331,10 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<HttpServ
     readBody(res, announced, limit, {
       body: (bytes) => {
         if (entry) entry.bytesIn = bytes.byteLength;
-        const refused = budget?.take(callCount(bytes));
+        const refused = limited ?? budget?.take(callCount(bytes));
         if (!refused) return floor === undefined ? dispatch(res, exchange, bytes, done) : dispatchAtHead(res, exchange, bytes, floor, done);
         exchange.answered = true;
-        refuse(res, tooManyRequests(refused), entry, { close: inFlight.closing, coding });
+        refuse(res, tooManyRequests(refused, bytes), entry, { close: inFlight.closing, coding });
         done();
       },
       tooLarge: (received) => {

@@ -42,6 +42,8 @@ export interface MetricSources {
   filters?: { readonly size: number };
   /** The calls forwarded to the upstream node (serve --upstream); the series are left out without it. */
   upstream?: UpstreamStats;
+  /** A replica's node head as last polled (serve --follow-rpc); the series is left out without it or before the node answered. */
+  nodeHead?: () => number | undefined;
 }
 
 /** The other HTTP threads of a service (threads 1, 2, …; this one is thread 0). */
@@ -224,6 +226,7 @@ export function createServiceMetrics(sources: MetricSources): ServiceMetrics {
   gauge('store_size_bytes', 'Disk space the LMDB store (its data file) takes, in bytes', () => storeDiskBytes(sources.dataDir));
   gauge('filters_installed', 'Polling filters installed (eth_newFilter, eth_newBlockFilter) and not yet uninstalled or expired', () => sources.filters?.size);
   gauge('head_block', 'Number of the latest block in the store (absent while it holds none)', () => reader.head());
+  gauge('node_head_block', "A replica's node's latest block as last polled (serve --follow-rpc; absent otherwise): the lag is this minus head_block", () => sources.nodeHead?.());
 
   collectDefaultMetrics({ register: registry });
 

@@ -230,6 +230,16 @@ export class StoreReader {
     return out;
   }
 
+  /** The storage slots canonical block `number` wrote (its storageWrites record), each once, in stored order. */
+  writtenSlots(number: number): { address: Uint8Array; slot: Uint8Array }[] {
+    const prefixes = this.store.storageWrites.getBinary(encodeBlockKey(number));
+    const slots: { address: Uint8Array; slot: Uint8Array }[] = [];
+    for (let at = 0; prefixes && at + STORAGE_PREFIX_BYTES <= prefixes.length; at += STORAGE_PREFIX_BYTES) {
+      slots.push({ address: prefixes.subarray(at, at + 20), slot: prefixes.subarray(at + 20, at + STORAGE_PREFIX_BYTES) });
+    }
+    return slots;
+  }
+
   /** Whether a pending block is stored (without decoding it). */
   hasPending(): boolean {
     return this.store.meta.doesExist('pending');

@@ -11,7 +11,7 @@
  * wait for it, so nobody else waits on it.
  */
 import type { AccessEntry, AccessLog } from '../http/accessLog.js';
-import { callCount } from '../http/rateLimit.js';
+import { callCount, refusedBody } from '../http/rateLimit.js';
 import { errorBody, INTERNAL_ERROR_BODY, INVALID_KEY, MISSING_KEY, REVOKED_KEY, type Reply } from '../http/replies.js';
 import type { AuthStatus } from '../http/server.js';
 import type { HttpRequest, HttpResponse, TemplatedApp, WebSocket } from '../http/uws.js';
@@ -212,7 +212,7 @@ export class WsFront {
     const connection = ws.getUserData();
     const bytes = new Uint8Array(message.slice(0));
     const refused = connection.budget?.take(callCount(bytes));
-    if (refused) return this.send(ws, errorBody(refused));
+    if (refused) return this.send(ws, refusedBody(refused, bytes));
     let answer: string | Promise<string>;
     try {
       answer = this.answer(connection, bytes);
