@@ -85,7 +85,8 @@ export class TransactionRows {
     this.input.push(tx.input);
     this.gasLimit.push(tx.gas);
     this.gasUsed.push(receipt.gasUsed);
-    this.gasPrice.push(effectiveGasPrice(tx, h.baseFeePerGas));
+    // A type not modelled has no fee fields of its own: its receipt's price is the node's.
+    this.gasPrice.push(tx.extra === undefined ? effectiveGasPrice(tx, h.baseFeePerGas) : receipt.effectiveGasPrice);
     this.type.push(tx.type);
     this.maxPriorityFee.pushOptional(tx.maxPriorityFeePerGas);
     this.maxFee.pushOptional(tx.maxFeePerGas);
@@ -94,7 +95,8 @@ export class TransactionRows {
     this.inputBytes.push(tx.input.length);
     this.inputZeros.push(zeros);
     this.inputNonZeros.push(tx.input.length - zeros);
-    this.rlpBytes.push(encodeTransaction(tx).length);
+    if (tx.extra === undefined) this.rlpBytes.push(encodeTransaction(tx).length);
+    else this.rlpBytes.pushNull();
     this.blockHash.push(h.hash);
     this.chainIdColumn.push(this.chainId);
     this.timestamp.push(h.timestamp);
