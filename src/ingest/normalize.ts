@@ -81,10 +81,18 @@ const RECEIPT_MEMBERS = new Set([
  */
 const RECEIPT_DROPPED_MEMBERS = new Set(['blockTimestamp']);
 
-/** JSON members text (`"name":value,…`) of `entries`, or undefined when there are none. */
+/** Characters outside ASCII (and DEL), escaped in kept members. */
+const NON_ASCII = /[\u007f-\uffff]/g;
+
+/**
+ * JSON members text (`"name":value,…`) of `entries`, or undefined when there are none. Its text is
+ * ASCII, other characters escaped (`\u00e9`): the renderers copy it as bytes into answers they
+ * write as ASCII, and the escaped text parses to the same value.
+ */
 function membersText(entries: [string, unknown][]): string | undefined {
   if (entries.length === 0) return undefined;
-  return entries.map(([k, v]) => JSON.stringify(k) + ':' + JSON.stringify(v)).join(',');
+  const text = entries.map(([k, v]) => JSON.stringify(k) + ':' + JSON.stringify(v)).join(',');
+  return text.replace(NON_ASCII, (c) => '\\u' + c.charCodeAt(0).toString(16).padStart(4, '0'));
 }
 
 /** Reads typed fields of one JSON object, naming the object and field in errors. */
