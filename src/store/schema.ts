@@ -14,6 +14,9 @@ import { STORE_DATA_FILE } from './dataFile.js';
  */
 export const ROLLBACKS_KEY = 'rollbacks';
 
+/** Meta: the chain's kind (chain/chainKind.ts), as given to ingest or generate or detected from its blocks; absent for Ethereum stores written before kinds were. */
+export const CHAIN_KIND_KEY = 'chainKind';
+
 /** Meta flag: every complete segment has its address index (stores written before it existed lack it until reindexed). */
 export const ADDRESS_INDEX_FLAG = 'addressIndex';
 

@@ -11,6 +11,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
+import { IngestConflictError } from '../../src/ingest/errors.js';
 import { runIngest } from '../../src/ingest/ingest.js';
 import { createLogger } from '../../src/logger.js';
 import { startService, type RunningService } from '../../src/service.js';
@@ -36,6 +37,7 @@ before(async () => {
   dir = mkdtempSync(join(tmpdir(), 'ethlogd-arbitrum-'));
   const result = await runIngest({ rpc: node.url, dataDir: dir, storage: 'none', logger, tuning: { blocksPerRequest: 2, commitBlocks: 2 } });
   assert.equal(result.head, chain.length - 1);
+  assert.equal(result.chainKind, 'arbitrum', 'the kind is detected from the blocks and recorded');
   const store = openStore(dir);
   const key = createApiKey(store, 'arbitrum');
   await closeStore(store);
@@ -60,6 +62,17 @@ async function differencesFrom(calls: Call[], expected: unknown[]): Promise<stri
 }
 
 describe('ingest from an Arbitrum node, and of a type nobody models', () => {
+  test('a store of one kind refuses another: --chain op on an Arbitrum store, and Nitro blocks into a store given as ethereum', async () => {
+    const [one, two] = [mkdtempSync(join(tmpdir(), 'ethlogd-kind-')), mkdtempSync(join(tmpdir(), 'ethlogd-kind-'))];
+    try {
+      assert.equal((await runIngest({ rpc: node.url, dataDir: one, storage: 'none', to: 1, logger })).chainKind, 'arbitrum');
+      await assert.rejects(runIngest({ rpc: node.url, dataDir: one, storage: 'none', chain: 'op', logger }), (e: Error) => e instanceof IngestConflictError && /holds an arbitrum chain, not op/.test(e.message));
+      await assert.rejects(runIngest({ rpc: node.url, dataDir: two, storage: 'none', chain: 'ethereum', logger }), /blocks 0\.\.\d+ are of an arbitrum chain, the store's is ethereum/);
+    } finally {
+      for (const d of [one, two]) rmSync(d, { recursive: true, force: true });
+    }
+  });
+
   test('the fixtures hold every Arbitrum type, an ordinary one and 0x99', () => {
     const types = new Set(chain.flatMap((b) => (b.block.transactions as Obj[]).map((t) => t.type)));
     assert.deepEqual([...types].sort(), ['0x2', '0x64', '0x65', '0x66', '0x68', '0x69', '0x6a', '0x78', '0x99']);

@@ -111,6 +111,7 @@ describe('ingest from an OP-stack node (anvil --network optimism)', { skip: ANVI
     const head = await anvil.head();
     const copied = await runIngest({ rpc: anvil.url, dataDir: dir, to: head - 4, logger, tuning: { blocksPerRequest: 5, commitBlocks: 7 } });
     assert.equal(copied.head, head - 4);
+    assert.equal(copied.chainKind, 'op', 'the kind is detected from the deposits and recorded');
     const store = openStore(dir);
     const key = createApiKey(store, 'op');
     await closeStore(store);
