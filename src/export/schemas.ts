@@ -39,6 +39,13 @@ function u256(name: string, meaning: string): SchemaColumn[] {
 
 const CHAIN_ID: SchemaColumn = { name: 'chain_id', type: 'u64', meaning: "the store's chain id" };
 
+const EXTRA_FIELDS_TX: SchemaColumn = {
+  name: 'extra_fields',
+  type: 'string',
+  meaning: "a type not modelled (OP deposit 0x7e, Arbitrum's, …): the node's transaction as a JSON object, positions aside; null otherwise",
+  extra: true,
+};
+
 /** The columns of each datatype, in file order. */
 export const SCHEMAS: Record<ExportKind, readonly SchemaColumn[]> = {
   logs: [
@@ -116,6 +123,7 @@ export const SCHEMAS: Record<ExportKind, readonly SchemaColumn[]> = {
     { name: 'max_fee_per_blob_gas', type: 'u64', meaning: 'type 3; null otherwise', extra: true },
     { name: 'blob_versioned_hashes', type: 'bytes', meaning: 'type 3: the versioned hashes, 32 bytes each, concatenated; null otherwise', extra: true },
     { name: 'n_authorizations', type: 'u32', meaning: 'type 4: length of the authorization list; null otherwise', extra: true },
+    EXTRA_FIELDS_TX,
   ],
   receipts: [
     { name: 'block_number', type: 'u32', meaning: 'number of the block' },
@@ -137,5 +145,11 @@ export const SCHEMAS: Record<ExportKind, readonly SchemaColumn[]> = {
     { name: 'logs_bloom', type: 'bytes', meaning: "the 256-byte bloom of the transaction's logs" },
     CHAIN_ID,
     { name: 'block_timestamp', type: 'u32', meaning: 'timestamp of the block (seconds)' },
+    {
+      name: 'extra_fields',
+      type: 'string',
+      meaning: "the node's receipt fields beyond these, as a JSON object (OP's l1Fee, l1GasPrice, l1GasUsed, …, depositNonce; Arbitrum's gasUsedForL1, l1BlockNumber); null when none",
+      extra: true,
+    },
   ],
 };

@@ -5,7 +5,7 @@
 import { effectiveGasPrice } from '../chain/gasPrice.js';
 import { encodeTransaction } from '../chain/txEncoding.js';
 import type { BlockHeader, Receipt, Transaction } from '../chain/types.js';
-import { BoolColumn, BytesColumn, U256Columns, U32Column, U64Column, type ColumnData } from './columns.js';
+import { BoolColumn, BytesColumn, TextColumn, U256Columns, U32Column, U64Column, type ColumnData } from './columns.js';
 
 /** The signature's y parity: typed transactions store it as v; legacy ones as 27/28, or 35 + 2·chainId + parity (EIP-155). */
 function yParity(tx: Transaction): boolean {
@@ -50,6 +50,7 @@ export class TransactionRows {
   private readonly maxBlobFee = new U64Column('max_fee_per_blob_gas');
   private readonly blobHashes: BytesColumn;
   private readonly authorizations = new U32Column('n_authorizations');
+  private readonly extra = new TextColumn('extra_fields');
 
   /** Columns of raw bytes, or of 0x-hex with `hex`; every row carries `chainId`. */
   constructor(
@@ -113,6 +114,7 @@ export class TransactionRows {
     }
     if (tx.authorizationList === undefined) this.authorizations.pushNull();
     else this.authorizations.push(tx.authorizationList.length);
+    this.extra.pushOptional(tx.extra === undefined ? undefined : '{' + tx.extra + '}');
   }
 
   /** The finished columns, in SCHEMAS.transactions order. */
@@ -146,6 +148,7 @@ export class TransactionRows {
       this.maxBlobFee.finish(),
       this.blobHashes.finish(),
       this.authorizations.finish(),
+      this.extra.finish(),
     ];
   }
 }
