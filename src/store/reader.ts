@@ -1,12 +1,13 @@
 /**
  * Point lookups over the store: synchronous LMDB reads, decoded into domain types.
  */
+import type { ChainKind } from '../chain/chainKind.js';
 import type { BlockBundle, BlockHeader, ChainMeta, Log, Receipt, Transaction } from '../chain/types.js';
 import { decodeBundle, decodeHeader, decodeTx } from './codec.js';
 import { decodeBlockKey, decodeTxKey, encodeBlockKey, encodeTxKey, STORAGE_KEY_BYTES, STORAGE_PREFIX_BYTES, writeBlockKey, writeStorageKey, writeTxKey } from './keys.js';
 import { decodeLogs } from './logsRecord.js';
 import { decodeReceipts } from './receiptsRecord.js';
-import { ROLLBACKS_KEY, type Store } from './schema.js';
+import { CHAIN_KIND_KEY, ROLLBACKS_KEY, type Store } from './schema.js';
 
 /** Bytes of a transaction hash (a txHashes value holds one per transaction). */
 const HASH_BYTES = 32;
@@ -74,6 +75,11 @@ export class StoreReader {
   }
 
   /** The chain markers, or undefined while the store holds no block. */
+  /** The chain's recorded kind (meta CHAIN_KIND_KEY), undefined when none is recorded. */
+  chainKind(): ChainKind | undefined {
+    return this.store.meta.get(CHAIN_KIND_KEY) as ChainKind | undefined;
+  }
+
   meta(): ChainMeta | undefined {
     const head = this.head();
     if (head === undefined) return undefined;

@@ -224,6 +224,7 @@ async function compareTransactions(served: TestService, out: string, network: st
           timestamp: q(b.timestamp), r: word(t.r), s: word(t.s), v: parity === 1n, max_fee_per_blob_gas: q(t.maxFeePerBlobGas),
           blob_versioned_hashes: t.blobVersionedHashes === undefined ? null : '0x' + (t.blobVersionedHashes as string[]).map((h) => h.slice(2)).join(''),
           n_authorizations: t.authorizationList === undefined ? null : BigInt((t.authorizationList as unknown[]).length),
+          extra_fields: null,
         });
         types.add(BigInt(t.type as string));
         wantReceipts.push({
@@ -232,7 +233,7 @@ async function compareTransactions(served: TestService, out: string, network: st
           success: r.status === undefined ? null : r.status === '0x1', root: r.root ?? null, gas_used: q(r.gasUsed),
           cumulative_gas_used: q(r.cumulativeGasUsed), effective_gas_price: q(r.effectiveGasPrice), blob_gas_used: q(r.blobGasUsed),
           blob_gas_price: q(r.blobGasPrice), n_logs: BigInt((r.logs as unknown[]).length), logs_bloom: r.logsBloom, chain_id: chainId,
-          block_timestamp: q(b.timestamp),
+          block_timestamp: q(b.timestamp), extra_fields: null,
         });
       });
     }
