@@ -18,8 +18,9 @@ export const MAX_TOPIC_POSITIONS = 4;
 export const MAX_BATCH_ITEMS = 1_000;
 
 /**
- * Largest batch answer in bytes: geth's default --rpc.batch-response-max-size. Items not started
- * once it is passed answer -32003 `response too large`, so one batch cannot hold gigabytes of logs.
+ * Largest batch answer in bytes: geth's default --rpc.batch-response-max-size. An item whose answer
+ * would take the batch past it, and every item not started by then, answers -32003 `response too
+ * large`, so one batch cannot hold gigabytes of logs.
  */
 export const MAX_BATCH_RESPONSE_BYTES = 25_000_000;
 
@@ -28,6 +29,13 @@ export const MAX_BATCH_CONCURRENCY = 4;
 
 /** Largest request body in bytes: docs/api.md §6 (413 past it; a 1,000-item batch fits easily). */
 export const MAX_BODY_BYTES = 5 * 1024 * 1024;
+
+/**
+ * Deepest nesting of arrays and objects a request body may have, checked by a scan before it is
+ * parsed: no method's params nest past 4 levels, and JSON.parse of millions of levels holds the
+ * thread for a second or more (-32600 past it, docs/api.md §6).
+ */
+export const MAX_JSON_DEPTH = 128;
 
 /** Default HTTP port: the Ethereum JSON-RPC convention, so clients work unconfigured. */
 export const DEFAULT_HTTP_PORT = 8545;

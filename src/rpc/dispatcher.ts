@@ -4,9 +4,10 @@
  * runs its items concurrently and answers when all are done.
  */
 import { isAscii } from 'node:buffer';
-import { MAX_BATCH_CONCURRENCY, MAX_BATCH_ITEMS, MAX_BATCH_RESPONSE_BYTES } from '../config.js';
+import { MAX_BATCH_CONCURRENCY, MAX_BATCH_ITEMS, MAX_BATCH_RESPONSE_BYTES, MAX_JSON_DEPTH } from '../config.js';
 import { InternalError, InvalidParamsError, InvalidRequestError, MethodNotFoundError, ParseError, ResponseTooLargeError, toRpcError, type RpcError } from './errors.js';
 import { JsonParts, type FlatBody, type RpcBody, type RpcHandler } from './handler.js';
+import { nestsDeeperThan } from './jsonDepth.js';
 import { RawJson, type MethodContext, type RpcMethod } from './method.js';
 import { METHODS } from './methods/index.js';
 import type { AnswerCache } from './answerCache.js';
@@ -262,8 +263,9 @@ export function createRpcHandler(
 
   /**
    * Runs a batch: synchronous items at once, at most MAX_BATCH_CONCURRENCY asynchronous ones at a
-   * time; once the answers pass MAX_BATCH_RESPONSE_BYTES the items not yet started answer
-   * -32003 `response too large` (as geth) instead of running, so a batch's memory stays bounded.
+   * time. An answer that would take the batch's answers past MAX_BATCH_RESPONSE_BYTES is dropped and
+   * answers -32003 `response too large` (as geth), and so does every item not started by then, so a
+   * batch's answer stays within the cap (plus the short error texts) and its memory bounded.
    */
   const handleBatch = (requests: unknown[], trace: RequestTrace | undefined, caller: string | undefined): Answer => {
     if (trace !== undefined) trace.batch = true;
@@ -271,13 +273,24 @@ export function createRpcHandler(
     if (requests.length > MAX_BATCH_ITEMS) return refuse('null', new InvalidRequestError(`batch too large: at most ${MAX_BATCH_ITEMS} requests per batch`), INVALID_REQUEST, clock(), trace);
     const answers: RpcBody[] = new Array(requests.length);
     let bytes = 0;
+    let full = false;
     let next = 0;
     let active = 0;
     let settle: ((body: RpcBody) => void) | undefined;
+    /** Keeps item `i`'s answer when it fits under the cap; else drops it (already reported as answered) for -32003. */
+    const keep = (i: number, body: RpcBody): void => {
+      if (bytes + body.length > MAX_BATCH_RESPONSE_BYTES) {
+        full = true;
+        if (body instanceof JsonParts) body.release();
+        body = errorResponse(requestId(requests[i]), new ResponseTooLargeError());
+      }
+      answers[i] = body;
+      bytes += body.length;
+    };
     const launch = (): void => {
       while (active < MAX_BATCH_CONCURRENCY && next < requests.length) {
         const i = next++;
-        if (bytes > MAX_BATCH_RESPONSE_BYTES) {
+        if (full) {
           const name = nameOf(requests[i]);
           answers[i] = refuse(requestId(requests[i]), new ResponseTooLargeError(), labelOf(name), clock(), trace, name ?? INVALID_REQUEST);
           continue;
@@ -286,15 +299,11 @@ export function createRpcHandler(
         if (answer instanceof Promise) {
           active++;
           void answer.then((body) => {
-            answers[i] = body;
-            bytes += body.length;
+            keep(i, body);
             active--;
             launch();
           });
-        } else {
-          answers[i] = answer;
-          bytes += answer.length;
-        }
+        } else keep(i, answer);
       }
       if (active === 0 && next === requests.length) settle?.(batchResponse(answers));
     };
@@ -317,6 +326,9 @@ export function createRpcHandler(
       const split = cache && splitCanonicalCall(text);
       const kept = split && keptAnswer(split, trace);
       if (kept) return kept;
+      if (nestsDeeperThan(body, MAX_JSON_DEPTH)) {
+        return refuse('null', new InvalidRequestError(`invalid request: JSON nested deeper than ${MAX_JSON_DEPTH} levels`), INVALID_REQUEST, clock(), trace);
+      }
       let parsed: unknown;
       try {
         parsed = JSON.parse(text);
