@@ -120,6 +120,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     rateLimit,
     logger: options.logger,
     onResponse: metrics?.onResponse,
+    onRefusal: metrics?.onRefusal,
     compression,
     accessLog,
   };
