@@ -286,13 +286,27 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<HttpServ
     });
   }
 
-  /** Answers 400 to a request whose Content-Length is repeated with another value, and closes the connection: its framing is unknown. */
+  /**
+   * Answers 400 to a request whose Content-Length is repeated with another value, and closes the
+   * connection: its framing is unknown. The answer waits for the next turn of the event loop: uWS
+   * goes on parsing the bytes already received after a response ended in its handler (even one that
+   * closes the connection), while with a response pending it closes the connection at the next
+   * request instead, so bytes after the body are never served as a request of their own.
+   */
   function refuseConflict(res: HttpResponse, req: HttpRequest): void {
     opts.onRefusal?.('content_length');
     const method = req.getMethod().toUpperCase();
     const target = route(req.getUrl());
     const entry = accessLog.begin(target === null ? 'not-found' : 'rpc', method, target?.key);
-    refuse(res, CONFLICTING_CONTENT_LENGTH, entry, { close: true, coding: codingOf(req) });
+    const coding = codingOf(req);
+    let aborted = false;
+    res.onAborted(() => {
+      aborted = true;
+      accessLog.end(entry, { status: CLIENT_CLOSED, bytes: 0, coding: null });
+    });
+    setImmediate(() => {
+      if (!aborted) refuse(res, CONFLICTING_CONTENT_LENGTH, entry, { close: true, coding });
+    });
   }
 
   /**
