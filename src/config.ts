@@ -108,8 +108,27 @@ export const MAX_REORG_DEPTH = 4_096;
 /** Refetches of a block range whose answers disagree (block, receipts and traces from different blocks): that happens only when the node's head moves between the calls of one batch, which a refetch or two outlasts. */
 export const INGEST_INCONSISTENT_RETRIES = 3;
 
-/** StreamLogs deadline in milliseconds; 0 means none: a pipeline's stream runs as long as it reads (the call's own gRPC deadline still applies). */
-export const STREAM_TIMEOUT_MS = 0;
+/**
+ * StreamLogs deadline in milliseconds (0: none; the call's own gRPC deadline still applies): a
+ * stream holds its buffers and a share of the pool for as long as it runs, so one is ended with
+ * DEADLINE_EXCEEDED after 10 minutes; a pipeline resumes from the last batch's cursor.
+ */
+export const STREAM_TIMEOUT_MS = 600_000;
+
+/**
+ * Longest a StreamLogs waits for its client to read (its send buffer full) before it is ended with
+ * DEADLINE_EXCEEDED: a client that never reads holds megabytes of buffers until then.
+ */
+export const STREAM_STALL_MS = 30_000;
+
+/** Open gRPC connections the process accepts; more are closed as they connect: clients multiplex calls over a few. */
+export const GRPC_MAX_CONNECTIONS = 1_024;
+
+/** A gRPC connection without a call for this long is closed (GOAWAY; grpc-js's grpc.max_connection_idle_ms): WebSocket's idle timeout is the same 2 minutes. */
+export const GRPC_IDLE_TIMEOUT_MS = 120_000;
+
+/** A gRPC connection that sends nothing for this long after it opens is closed: a client sends its preface at once; uWS's HTTP idle timeout is the same 10 s. */
+export const GRPC_PREFACE_TIMEOUT_MS = 10_000;
 
 /** Logs one StreamLogs scan task renders before it hands back (then the rest of its range is planned again): bounds a task's buffer to about 1 MB, while a task still takes milliseconds, far above its dispatch cost. */
 export const STREAM_TASK_LOGS = 4096;
