@@ -59,8 +59,10 @@ export interface ServiceOptions {
   inlineBudgetUs?: number;
   /** Port of the gRPC front (0 picks a free one); no gRPC front when unset. */
   grpcPort?: number;
-  /** StreamLogs tuning: deadline (0: none), batch size in bytes, logs per scan task; config.ts defaults. */
-  grpcStream?: { timeoutMs?: number; batchBytes?: number; taskLogs?: number };
+  /** StreamLogs tuning: deadline (0: none), stall timeout (0: none), batch size in bytes, logs per scan task; config.ts defaults. */
+  grpcStream?: { timeoutMs?: number; stallMs?: number; batchBytes?: number; taskLogs?: number };
+  /** gRPC connections: the cap and the idle timeout; config.ts defaults (GRPC_MAX_CONNECTIONS, GRPC_IDLE_TIMEOUT_MS). */
+  grpcConnections?: { max?: number; idleTimeoutMs?: number; prefaceTimeoutMs?: number };
   /** Per-API-key rate limit (calls per second and burst); none by default (DEFAULT_RATE_LIMIT_PER_SECOND). */
   rateLimit?: RateLimitOptions;
   /** How long close() lets requests in flight finish; default: the eth_getLogs deadline plus SHUTDOWN_GRACE_MARGIN_MS. */
@@ -162,6 +164,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     rateLimit,
     logger: options.logger,
     onResponse: metrics?.onResponse,
+    onRefusal: metrics?.onRefusal,
     compression,
     accessLog,
   };
@@ -186,6 +189,11 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
         auth: (key) => checkApiKey(store, key),
         rateLimit,
         streamTimeoutMs: options.grpcStream?.timeoutMs,
+        streamStallMs: options.grpcStream?.stallMs,
+        maxConnections: options.grpcConnections?.max,
+        idleTimeoutMs: options.grpcConnections?.idleTimeoutMs,
+        prefaceTimeoutMs: options.grpcConnections?.prefaceTimeoutMs,
+        onRefusal: metrics?.onRefusal,
         streamBatchBytes: options.grpcStream?.batchBytes,
         streamTaskLogs: options.grpcStream?.taskLogs,
         onError,

@@ -4,7 +4,7 @@
  * order of precedence (src/cli/options.ts).
  */
 import { availableParallelism } from 'node:os';
-import { DEFAULT_MAX_LAG_BLOCKS, FOLLOW_POLL_MS, DEFAULT_BROTLI_QUALITY, DEFAULT_COMPRESSION_MIN_BYTES, DEFAULT_GZIP_LEVEL, DEFAULT_HOST, DEFAULT_RATE_BURST_SECONDS, DEFAULT_RATE_LIMIT_PER_SECOND, DEFAULT_HTTP_PORT, LOG_QUERY_TIMEOUT_MS, MAX_FILTER_PARAMS, MAX_LOG_RESULTS, SHUTDOWN_GRACE_MARGIN_MS, STREAM_TIMEOUT_MS } from '../config.js';
+import { DEFAULT_MAX_LAG_BLOCKS, FOLLOW_POLL_MS, DEFAULT_BROTLI_QUALITY, DEFAULT_COMPRESSION_MIN_BYTES, DEFAULT_GZIP_LEVEL, DEFAULT_HOST, DEFAULT_RATE_BURST_SECONDS, DEFAULT_RATE_LIMIT_PER_SECOND, DEFAULT_HTTP_PORT, LOG_QUERY_TIMEOUT_MS, MAX_FILTER_PARAMS, MAX_LOG_RESULTS, GRPC_IDLE_TIMEOUT_MS, GRPC_MAX_CONNECTIONS, SHUTDOWN_GRACE_MARGIN_MS, STREAM_STALL_MS, STREAM_TIMEOUT_MS } from '../config.js';
 import type { AccessLogMode } from '../http/accessLog.js';
 import { defaultHttpThreads } from '../http/threads.js';
 import type { CompressionOptions } from '../http/compress.js';
@@ -61,7 +61,10 @@ export const SERVE_OPTIONS: readonly OptionSpec[] = [
     placeholder: 'MB',
     description: 'answers of block, transaction, storage and log calls kept per HTTP thread until the head moves, in MiB; 0 for none',
   },
-  { name: 'stream-timeout-ms', type: { kind: 'integer', min: 0, max: MAX_OPTION_INT }, default: STREAM_TIMEOUT_MS, defaultText: `${STREAM_TIMEOUT_MS} (none)`, placeholder: 'MS', description: 'gRPC StreamLogs deadline, 0 for none' },
+  { name: 'stream-timeout-ms', type: { kind: 'integer', min: 0, max: MAX_OPTION_INT }, default: STREAM_TIMEOUT_MS, placeholder: 'MS', description: 'gRPC StreamLogs deadline, 0 for none (a stream resumes from its cursor)' },
+  { name: 'stream-stall-ms', type: { kind: 'integer', min: 0, max: MAX_OPTION_INT }, default: STREAM_STALL_MS, placeholder: 'MS', description: 'gRPC StreamLogs whose client reads nothing this long are ended, 0 for never' },
+  { name: 'grpc-max-connections', type: { kind: 'integer', min: 1, max: MAX_OPTION_INT }, default: GRPC_MAX_CONNECTIONS, description: 'open gRPC connections at once; more are closed as they connect' },
+  { name: 'grpc-idle-timeout-ms', type: { kind: 'integer', min: 1, max: MAX_OPTION_INT }, default: GRPC_IDLE_TIMEOUT_MS, placeholder: 'MS', description: 'a gRPC connection without a call this long (from its start) is closed' },
   { name: 'rate-limit', type: { kind: 'integer', min: 0, max: MAX_OPTION_INT }, default: DEFAULT_RATE_LIMIT_PER_SECOND, defaultText: `${DEFAULT_RATE_LIMIT_PER_SECOND} (no limit)`, description: 'calls per second per API key (HTTP 429 / -32005 past it)' },
   { name: 'rate-burst', type: { kind: 'integer', min: 1, max: MAX_OPTION_INT }, defaultText: `${DEFAULT_RATE_BURST_SECONDS} s of --rate-limit`, description: 'calls a key may make at once' },
   { name: 'shutdown-grace-ms', type: { kind: 'integer', min: 0, max: MAX_OPTION_INT }, defaultText: `--log-timeout-ms + ${SHUTDOWN_GRACE_MARGIN_MS}`, placeholder: 'MS', description: 'on SIGTERM, how long requests in flight may finish' },
@@ -191,7 +194,8 @@ export async function serveCommand(argv: string[]): Promise<number> {
     host: v.host as string,
     port: v.port as number,
     grpcPort: v['grpc-port'] as number | undefined,
-    grpcStream: { timeoutMs: v['stream-timeout-ms'] as number },
+    grpcStream: { timeoutMs: v['stream-timeout-ms'] as number, stallMs: v['stream-stall-ms'] as number },
+    grpcConnections: { max: v['grpc-max-connections'] as number, idleTimeoutMs: v['grpc-idle-timeout-ms'] as number },
     threads: v.threads as number,
     httpThreads: v['http-threads'] as number,
     answerCacheBytes: (v['answer-cache-mb'] as number) * MIB,

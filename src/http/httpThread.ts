@@ -17,7 +17,7 @@ import { answerInline } from '../logs/inline.js';
 import { InlineLoad } from '../logs/inlineLoad.js';
 import { resolveRange } from '../logs/range.js';
 import type { Logger, LogLevel } from '../logger.js';
-import { CallStatsTable, StatusCounts } from '../metrics/callStats.js';
+import { CallStatsTable, RefusalCounts, StatusCounts } from '../metrics/callStats.js';
 import type { MethodContext } from '../rpc/method.js';
 import { StoreReader } from '../store/reader.js';
 import { RemoteFilters } from '../filters/remote.js';
@@ -75,6 +75,7 @@ const filterCalls = new PendingReplies<unknown>();
 const forwardCalls = new PendingReplies<UpstreamAnswer[]>();
 const calls = data.metrics ? new CallStatsTable(METRICS_LATENCY_BUCKETS_S) : undefined;
 const statuses = data.metrics ? new StatusCounts() : undefined;
+const refusals = data.metrics ? new RefusalCounts() : undefined;
 const logCounts = zeroScanCounts();
 /** This thread's recent inline scans: while they keep it busy, more goes to the main thread's pool (inlineLoad.ts). */
 const inlineLoad = new InlineLoad();
@@ -122,7 +123,7 @@ function serve(server: HttpServer): void {
         forwardCalls.settle(message.id, message.answers);
         return;
       case 'counts':
-        post({ type: 'counts', id: message.id, counts: { calls: calls?.snapshot() ?? [], statuses: statuses?.snapshot() ?? [], logs: logCounts, answers: answerCache?.counts ?? { hits: 0, misses: 0 } } });
+        post({ type: 'counts', id: message.id, counts: { calls: calls?.snapshot() ?? [], statuses: statuses?.snapshot() ?? [], logs: logCounts, answers: answerCache?.counts ?? { hits: 0, misses: 0 }, refusals: refusals?.snapshot() ?? [] } });
         return;
       case 'refuse':
         server.refuse();
@@ -163,6 +164,7 @@ try {
       rateLimit: data.rateLimit && new RateLimiter(data.rateLimit.limit, { buffer: data.rateLimit.buffer }),
       logger,
       onResponse: statuses && ((status) => statuses.add(status)),
+      onRefusal: refusals && ((reason) => refusals.add(reason)),
       compression: data.compression,
       accessLog: data.accessLog,
     }),

@@ -18,7 +18,7 @@ import { INVALID_REQUEST, UNKNOWN_METHOD } from '../rpc/observe.js';
 import type { StoreReader } from '../store/reader.js';
 import { storeDiskBytes } from '../store/schema.js';
 import { CallHistogram } from './callHistogram.js';
-import { CallStatsTable, StatusCounts, type ThreadCounts } from './callStats.js';
+import { CallStatsTable, REFUSAL_REASONS, RefusalCounts, StatusCounts, type RefusalReason, type ThreadCounts } from './callStats.js';
 import type { UpstreamStats } from '../upstream/stats.js';
 
 /** The prefix of this service's own metric names. */
@@ -60,6 +60,8 @@ export interface ServiceMetrics {
   calls: CallStatsTable;
   /** Counts an HTTP response to an API request by status. */
   onResponse(status: number): void;
+  /** Counts a request, message or connection a transport refused, by reason. */
+  onRefusal(reason: RefusalReason): void;
   /** The text exposition, with its Content-Type. */
   render(): Promise<{ contentType: string; body: string }>;
 }
@@ -70,9 +72,13 @@ export function createServiceMetrics(sources: MetricSources): ServiceMetrics {
   const registers = [registry];
   const calls = new CallStatsTable(METRICS_LATENCY_BUCKETS_S, [...sources.methods, UNKNOWN_METHOD, INVALID_REQUEST]);
   const statuses = new StatusCounts();
+  const refusals = new RefusalCounts();
   const { engine, reader, threads } = sources;
   /** What a scrape shows: this thread's accumulators, or with other threads the sums gathered for the scrape. */
-  const shown = threads === undefined ? { calls, statuses } : { calls: new CallStatsTable(METRICS_LATENCY_BUCKETS_S, calls.byMethod.keys()), statuses: new StatusCounts() };
+  const shown =
+    threads === undefined
+      ? { calls, statuses, refusals }
+      : { calls: new CallStatsTable(METRICS_LATENCY_BUCKETS_S, calls.byMethod.keys()), statuses: new StatusCounts(), refusals: new RefusalCounts() };
   /** Responses per HTTP thread (index: thread number) as of the scrape; absent for a thread that no longer runs. */
   let threadResponses: (number | undefined)[] = [];
   /** The eth_getLogs queries and scans a scrape shows: the engine's, plus the other threads' inline ones as of the scrape. */
@@ -89,13 +95,15 @@ export function createServiceMetrics(sources: MetricSources): ServiceMetrics {
     const others = await threads.counts();
     shown.calls.clear();
     shown.statuses.clear();
+    shown.refusals.clear();
     scans = zeroScanCounts();
     answers = sources.answers && { hits: 0, misses: 0 };
-    const all = [{ calls: calls.snapshot(), statuses: statuses.snapshot(), logs: engine, answers: sources.answers ?? { hits: 0, misses: 0 } }, ...others];
+    const all = [{ calls: calls.snapshot(), statuses: statuses.snapshot(), logs: engine, answers: sources.answers ?? { hits: 0, misses: 0 }, refusals: refusals.snapshot() }, ...others];
     threadResponses = all.map((counts) => {
       if (counts === undefined) return undefined;
       shown.calls.add(counts.calls);
       addScanCounts(scans, counts.logs);
+      for (const [reason, refused] of counts.refusals) shown.refusals.add(reason, refused);
       if (answers !== undefined) {
         answers.hits += counts.answers.hits;
         answers.misses += counts.answers.misses;
@@ -133,6 +141,19 @@ export function createServiceMetrics(sources: MetricSources): ServiceMetrics {
     collect() {
       this.reset();
       for (const [status, count] of shown.statuses.byStatus) this.inc({ status: String(status) }, count);
+    },
+  });
+  new Counter({
+    name: `${PREFIX}refusals_total`,
+    help:
+      'Requests, messages and connections a transport refused before the JSON-RPC layer, by reason: body_too_large (HTTP 413), ' +
+      'content_length (HTTP 400, conflicting Content-Length), ws_message_too_large (WebSocket close 1009), ' +
+      'grpc_connections (over --grpc-max-connections), grpc_preface_timeout (a gRPC connection silent past its preface timeout)',
+    labelNames: ['reason'],
+    registers,
+    collect() {
+      this.reset();
+      for (const reason of REFUSAL_REASONS) this.inc({ reason }, shown.refusals.byReason.get(reason) ?? 0);
     },
   });
   new Counter({
@@ -234,6 +255,7 @@ export function createServiceMetrics(sources: MetricSources): ServiceMetrics {
     registry,
     calls,
     onResponse: (status) => statuses.add(status),
+    onRefusal: (reason) => refusals.add(reason),
     render: async () => {
       await gather();
       return { contentType: registry.contentType, body: await registry.metrics() };

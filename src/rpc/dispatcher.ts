@@ -4,7 +4,7 @@
  * runs its items concurrently and answers when all are done.
  */
 import { isAscii } from 'node:buffer';
-import { MAX_BATCH_CONCURRENCY, MAX_BATCH_ITEMS, MAX_BATCH_RESPONSE_BYTES } from '../config.js';
+import { MAX_BATCH_CONCURRENCY, MAX_BATCH_ITEMS, MAX_BATCH_RESPONSE_BYTES, MAX_JSON_DEPTH } from '../config.js';
 import { DEFAULT_UPSTREAM_METHODS, SEND_METHOD } from '../upstream/methods.js';
 import {
   FORWARD_HINT,
@@ -20,6 +20,7 @@ import {
 } from './errors.js';
 import { Forwarder, type Forwarded, type ForwardOptions } from './forward.js';
 import { JsonParts, type FlatBody, type RpcBody, type RpcHandler } from './handler.js';
+import { nestsDeeperThan } from './jsonDepth.js';
 import { RawJson, type MethodContext, type RpcMethod } from './method.js';
 import { METHODS } from './methods/index.js';
 import type { AnswerCache } from './answerCache.js';
@@ -313,8 +314,9 @@ export function createRpcHandler(
 
   /**
    * Runs a batch: synchronous items at once, at most MAX_BATCH_CONCURRENCY asynchronous ones at a
-   * time; once the answers pass MAX_BATCH_RESPONSE_BYTES the items not yet started answer
-   * -32003 `response too large` (as geth) instead of running, so a batch's memory stays bounded.
+   * time. An answer that would take the batch's answers past MAX_BATCH_RESPONSE_BYTES is dropped and
+   * answers -32003 `response too large` (as geth), and so does every item not started by then, so a
+   * batch's answer stays within the cap (plus the short error texts) and its memory bounded.
    */
   const handleBatch = (requests: unknown[], trace: RequestTrace | undefined, caller: string | undefined): Answer => {
     if (trace !== undefined) trace.batch = true;
@@ -322,9 +324,20 @@ export function createRpcHandler(
     if (requests.length > MAX_BATCH_ITEMS) return refuse('null', new InvalidRequestError(`batch too large: at most ${MAX_BATCH_ITEMS} requests per batch`), INVALID_REQUEST, clock(), trace);
     const answers: RpcBody[] = new Array(requests.length);
     let bytes = 0;
+    let full = false;
     let next = 0;
     let active = 0;
     let settle: ((body: RpcBody) => void) | undefined;
+    /** Keeps item `i`'s answer when it fits under the cap; else drops it (already reported as answered) for -32003. */
+    const keep = (i: number, body: RpcBody): void => {
+      if (bytes + body.length > MAX_BATCH_RESPONSE_BYTES) {
+        full = true;
+        if (body instanceof JsonParts) body.release();
+        body = errorResponse(requestId(requests[i]), new ResponseTooLargeError());
+      }
+      answers[i] = body;
+      bytes += body.length;
+    };
     // The forwarded items go to the node together, beside the store's calls.
     const forwardItems: ForwardItem[] = [];
     if (forwarder !== undefined) {
@@ -338,10 +351,7 @@ export function createRpcHandler(
     const done = (): boolean => active === 0 && next === requests.length && !forwarding;
     if (forwarding) {
       void forwardAll(forwardItems, trace, caller).then((bodies) => {
-        bodies.forEach((body, k) => {
-          answers[forwardItems[k]!.index] = body;
-          bytes += body.length;
-        });
+        bodies.forEach((body, k) => keep(forwardItems[k]!.index, body));
         forwarding = false;
         if (done()) settle?.(batchResponse(answers));
       });
@@ -350,7 +360,7 @@ export function createRpcHandler(
       while (active < MAX_BATCH_CONCURRENCY && next < requests.length) {
         const i = next++;
         if (isForwarded.has(i)) continue;
-        if (bytes > MAX_BATCH_RESPONSE_BYTES) {
+        if (full) {
           const name = nameOf(requests[i]);
           answers[i] = refuse(requestId(requests[i]), new ResponseTooLargeError(), labelOf(name), clock(), trace, name ?? INVALID_REQUEST);
           continue;
@@ -359,15 +369,11 @@ export function createRpcHandler(
         if (answer instanceof Promise) {
           active++;
           void answer.then((body) => {
-            answers[i] = body;
-            bytes += body.length;
+            keep(i, body);
             active--;
             launch();
           });
-        } else {
-          answers[i] = answer;
-          bytes += answer.length;
-        }
+        } else keep(i, answer);
       }
       if (done()) settle?.(batchResponse(answers));
     };
@@ -390,6 +396,9 @@ export function createRpcHandler(
       const split = cache && splitCanonicalCall(text);
       const kept = split && keptAnswer(split, trace);
       if (kept) return kept;
+      if (nestsDeeperThan(body, MAX_JSON_DEPTH)) {
+        return refuse('null', new InvalidRequestError(`invalid request: JSON nested deeper than ${MAX_JSON_DEPTH} levels`), INVALID_REQUEST, clock(), trace);
+      }
       let parsed: unknown;
       try {
         parsed = JSON.parse(text);
