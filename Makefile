@@ -10,6 +10,8 @@ DENSITY      ?= 0.25
 PORT         ?= 8545
 GRPC_PORT    ?= 8546
 HOST         ?= 127.0.0.1
+# When this make started (epoch seconds): make run's banner says how long it took to be ready.
+STARTED      := $(shell date +%s)
 # The store layout this build reads and the chain version its generator makes: a dataset `make run`
 # generated for another one of either is generated again (the mark names both).
 LAYOUT       := $(shell sed -n 's/^export const SCHEMA_VERSION = \([0-9]*\);/\1/p' src/store/schema.ts)
@@ -53,7 +55,7 @@ data: build
 	exit $$code
 
 run: data
-	@DATA=$(DATA) HOST=$(HOST) PORT=$(PORT) GRPC_PORT=$(GRPC_PORT) bash scripts/run.sh
+	@DATA=$(DATA) HOST=$(HOST) PORT=$(PORT) GRPC_PORT=$(GRPC_PORT) STARTED=$(STARTED) bash scripts/run.sh
 
 # Removes the dataset make generated in DATA and its demo key (DATA.key); any other store is left alone.
 clean-data:

@@ -12,6 +12,10 @@ URL="http://$HOST:$PORT/v3/$KEY"
 
 banner() {
   echo
+  if [ -n "${STARTED:-}" ]; then
+    # The real time since make started: a first run includes npm ci and the build (a minute or more).
+    echo "ready $(( $(date +%s) - STARTED )) s after make run started (install, build and data included; later runs skip what is done)"
+  fi
   echo "ethlogd serves $DATA at:"
   echo "  $URL"
   echo "try:"

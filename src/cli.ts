@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 /**
- * The ethlogd command line: serve, generate, ingest, keys, reindex, verify, snapshot, query, export.
+ * The ethlogd command line: serve, generate, ingest, keys, reindex, verify, snapshot, query, export,
+ * workload, loadtest.
  */
 import { UsageError } from './cli/args.js';
 import { CLIENT_VERSION } from './config.js';
@@ -19,8 +20,13 @@ Commands:
   snapshot   copy a live store, consistent and compacted, to seed a replica
   query      print logs (streamed, uncapped), a block, a transaction or storage from a store
   export     write logs, blocks, transactions or receipts to Parquet files in cryo's layout
+  workload   draw a request corpus from a store, as JSONL and a wrk script, for load tests
+  loadtest   replay a workload against a JSON-RPC URL: req/s, latency percentiles, errors by shape
 
 Run "ethlogd <command> --help" for a command's options; "ethlogd --version" prints the version.`;
+
+/** The line after a usage error: where to read the options (`command` empty: the command list). */
+const HELP_POINTER = (command: string) => `Run "ethlogd ${command === '' ? '' : `${command} `}--help" for ${command === '' ? 'what each does' : 'its options'}.`;
 
 /** A command: how it runs and its usage text. */
 interface Command {
@@ -39,6 +45,8 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   snapshot: () => import('./cli/snapshot.js').then((m) => ({ run: m.snapshotCommand, usage: m.SNAPSHOT_USAGE })),
   query: () => import('./cli/query.js').then((m) => ({ run: m.queryCommand, usage: m.QUERY_USAGE })),
   export: () => import('./cli/export.js').then((m) => ({ run: m.exportCommand, usage: m.EXPORT_USAGE })),
+  workload: () => import('./cli/workload.js').then((m) => ({ run: m.workloadCommand, usage: m.WORKLOAD_USAGE })),
+  loadtest: () => import('./cli/loadtest.js').then((m) => ({ run: m.loadtestCommand, usage: m.LOADTEST_USAGE })),
 };
 
 async function main(argv: string[]): Promise<number> {
@@ -53,7 +61,7 @@ async function main(argv: string[]): Promise<number> {
   }
   const load = Object.hasOwn(COMMANDS, name) ? COMMANDS[name] : undefined;
   if (!load) {
-    console.error(`unknown command "${name}"\n\n${USAGE}`);
+    console.error(`unknown command "${name}" (commands: ${Object.keys(COMMANDS).join(', ')})\n${HELP_POINTER('')}`);
     return 2;
   }
   const command = await load();
@@ -61,7 +69,8 @@ async function main(argv: string[]): Promise<number> {
     return await command.run(rest);
   } catch (error) {
     if (error instanceof UsageError) {
-      console.error(`ethlogd ${name}: ${error.message}\n\n${command.usage}`);
+      // The one line that matters, and where the options are: not the whole usage (70 lines for serve).
+      console.error(`ethlogd ${name}: ${error.message}\n${HELP_POINTER(name)}`);
       return 2;
     }
     if (error instanceof PortUnavailableError) {

@@ -18,8 +18,9 @@ export const MAX_TOPIC_POSITIONS = 4;
 export const MAX_BATCH_ITEMS = 1_000;
 
 /**
- * Largest batch answer in bytes: geth's default --rpc.batch-response-max-size. Items not started
- * once it is passed answer -32003 `response too large`, so one batch cannot hold gigabytes of logs.
+ * Largest batch answer in bytes: geth's default --rpc.batch-response-max-size. An item whose answer
+ * would take the batch past it, and every item not started by then, answers -32003 `response too
+ * large`, so one batch cannot hold gigabytes of logs.
  */
 export const MAX_BATCH_RESPONSE_BYTES = 25_000_000;
 
@@ -28,6 +29,13 @@ export const MAX_BATCH_CONCURRENCY = 4;
 
 /** Largest request body in bytes: docs/api.md §6 (413 past it; a 1,000-item batch fits easily). */
 export const MAX_BODY_BYTES = 5 * 1024 * 1024;
+
+/**
+ * Deepest nesting of arrays and objects a request body may have, checked by a scan before it is
+ * parsed: no method's params nest past 4 levels, and JSON.parse of millions of levels holds the
+ * thread for a second or more (-32600 past it, docs/api.md §6).
+ */
+export const MAX_JSON_DEPTH = 128;
 
 /** Default HTTP port: the Ethereum JSON-RPC convention, so clients work unconfigured. */
 export const DEFAULT_HTTP_PORT = 8545;
@@ -100,8 +108,27 @@ export const MAX_REORG_DEPTH = 4_096;
 /** Refetches of a block range whose answers disagree (block, receipts and traces from different blocks): that happens only when the node's head moves between the calls of one batch, which a refetch or two outlasts. */
 export const INGEST_INCONSISTENT_RETRIES = 3;
 
-/** StreamLogs deadline in milliseconds; 0 means none: a pipeline's stream runs as long as it reads (the call's own gRPC deadline still applies). */
-export const STREAM_TIMEOUT_MS = 0;
+/**
+ * StreamLogs deadline in milliseconds (0: none; the call's own gRPC deadline still applies): a
+ * stream holds its buffers and a share of the pool for as long as it runs, so one is ended with
+ * DEADLINE_EXCEEDED after 10 minutes; a pipeline resumes from the last batch's cursor.
+ */
+export const STREAM_TIMEOUT_MS = 600_000;
+
+/**
+ * Longest a StreamLogs waits for its client to read (its send buffer full) before it is ended with
+ * DEADLINE_EXCEEDED: a client that never reads holds megabytes of buffers until then.
+ */
+export const STREAM_STALL_MS = 30_000;
+
+/** Open gRPC connections the process accepts; more are closed as they connect: clients multiplex calls over a few. */
+export const GRPC_MAX_CONNECTIONS = 1_024;
+
+/** A gRPC connection without a call for this long is closed (GOAWAY; grpc-js's grpc.max_connection_idle_ms): WebSocket's idle timeout is the same 2 minutes. */
+export const GRPC_IDLE_TIMEOUT_MS = 120_000;
+
+/** A gRPC connection that sends nothing for this long after it opens is closed: a client sends its preface at once; uWS's HTTP idle timeout is the same 10 s. */
+export const GRPC_PREFACE_TIMEOUT_MS = 10_000;
 
 /** Logs one StreamLogs scan task renders before it hands back (then the rest of its range is planned again): bounds a task's buffer to about 1 MB, while a task still takes milliseconds, far above its dispatch cost. */
 export const STREAM_TASK_LOGS = 4096;

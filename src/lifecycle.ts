@@ -27,6 +27,8 @@ export interface ShutdownParts {
   /** The drain bound in milliseconds. */
   graceMs: number;
   logger: Logger;
+  /** The upstream node's client (serve --upstream), closed once no request needs it. */
+  upstream?: { close(): void };
 }
 
 /**
@@ -36,6 +38,7 @@ export interface ShutdownParts {
 export async function shutdownService(parts: ShutdownParts): Promise<ShutdownOutcome> {
   const [httpRequestsCut, grpcCallsCut] = await Promise.all([parts.http.close(parts.graceMs), parts.grpc?.close(parts.graceMs) ?? false]);
   if (grpcCallsCut) parts.logger.warn(`grpc: calls still running after ${parts.graceMs} ms were cancelled`);
+  parts.upstream?.close();
   await parts.engine.close();
   await closeStore(parts.store);
   return { clean: httpRequestsCut === 0 && !grpcCallsCut, httpRequestsCut, grpcCallsCut };

@@ -10,6 +10,7 @@ import {
   DEFAULT_RATE_COST_BLOCKS,
   DEFAULT_SUBSCRIPTION_BYTES,
   DEFAULT_SUBSCRIPTION_BYTES_PER_KEY,
+  METRICS_LATENCY_BUCKETS_S,
   SHUTDOWN_GRACE_MARGIN_MS,
   type LogLimits,
 } from './config.js';
@@ -25,7 +26,7 @@ import { uwsImplementation } from './http/uws.js';
 import { shutdownService, type ShutdownOutcome } from './lifecycle.js';
 import { Admission, admitFor, type AdmissionLimits, type LogGate } from './limits/admission.js';
 import { rateLimiterFor, type RateLimitOptions } from './limits/options.js';
-import { RefusalCounts } from './limits/refusals.js';
+import { LimitRefusals } from './limits/refusals.js';
 import { ByteBudget, type ByteLimits } from './limits/byteBudget.js';
 import type { Logger } from './logger.js';
 import { LogEngine } from './logs/engine.js';
@@ -37,6 +38,10 @@ import { METHODS } from './rpc/methods/index.js';
 import { checkApiKey } from './store/apiKeys.js';
 import { StoreReader } from './store/reader.js';
 import { openStore } from './store/schema.js';
+import { UpstreamClient } from './upstream/client.js';
+import type { BreakerOptions } from './upstream/breaker.js';
+import { forwardedMethods } from './upstream/methods.js';
+import { UpstreamStats } from './upstream/stats.js';
 
 /** How to start the service. */
 export interface ServiceOptions {
@@ -65,8 +70,10 @@ export interface ServiceOptions {
   inlineBudgetUs?: number;
   /** Port of the gRPC front (0 picks a free one); no gRPC front when unset. */
   grpcPort?: number;
-  /** StreamLogs tuning: deadline (0: none), batch size in bytes, logs per scan task; config.ts defaults. */
-  grpcStream?: { timeoutMs?: number; batchBytes?: number; taskLogs?: number };
+  /** StreamLogs tuning: deadline (0: none), stall timeout (0: none), batch size in bytes, logs per scan task; config.ts defaults. */
+  grpcStream?: { timeoutMs?: number; stallMs?: number; batchBytes?: number; taskLogs?: number };
+  /** gRPC connections: the cap and the idle timeout; config.ts defaults (GRPC_MAX_CONNECTIONS, GRPC_IDLE_TIMEOUT_MS). */
+  grpcConnections?: { max?: number; idleTimeoutMs?: number; prefaceTimeoutMs?: number };
   /** Per-API-key rate limit (calls per second and burst); none by default (DEFAULT_RATE_LIMIT_PER_SECOND). */
   rateLimit?: RateLimitOptions;
   /** Blocks of a pooled log query's range that cost one more call of the rate limit; DEFAULT_RATE_COST_BLOCKS by default, 0: calls only. */
@@ -87,6 +94,30 @@ export interface ServiceOptions {
   accessLog?: AccessLogMode;
   /** The node a replica follows (serve --follow-rpc) and the lag it tolerates: /ready and eth_syncing answer against it. */
   replica?: ReplicaSync;
+  /** Forward the calls the store cannot answer to this node (serve --upstream); nothing is forwarded when unset. */
+  upstream?: UpstreamOptions;
+}
+
+/** The upstream node calls are forwarded to, and how (src/upstream/; docs/api.md §8). */
+export interface UpstreamOptions {
+  /** The node's JSON-RPC URL (http or https; a user part goes as basic authentication); never logged. */
+  url: string;
+  /** The methods forwarded; DEFAULT_UPSTREAM_METHODS by default. */
+  methods?: readonly string[];
+  /** Forward eth_sendRawTransaction too. */
+  send?: boolean;
+  /** How long a forwarded call may take (UPSTREAM_TIMEOUT_MS by default). */
+  timeoutMs?: number;
+  /** Requests in flight to the node at once (UPSTREAM_CONCURRENCY by default). */
+  concurrency?: number;
+  /** Largest answer taken from the node (UPSTREAM_MAX_RESPONSE_BYTES by default). */
+  maxResponseBytes?: number;
+  /** The per-key limit on forwarded calls, on top of rateLimit; none by default. */
+  rateLimit?: RateLimitOptions;
+  /** How long a call above the store's head waits for it (MIN_HEAD_WAIT_MS by default). */
+  headWaitMs?: number;
+  /** The circuit breaker (UPSTREAM_BREAKER by default). */
+  breaker?: BreakerOptions;
 }
 
 /** A running service. */
@@ -113,13 +144,27 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   const compression = options.compression === false ? undefined : resolveCompression(options.compression ?? {});
   const accessLog = options.accessLog ?? 'on';
   accessLogEvery(accessLog);
+  const upstreamMethods = options.upstream && forwardedMethods(options.upstream.methods, options.upstream.send === true, new Set(METHODS.keys()));
+  const upstreamStats = options.upstream && options.metrics !== false ? new UpstreamStats(METRICS_LATENCY_BUCKETS_S) : undefined;
+  const upstream =
+    options.upstream &&
+    new UpstreamClient(options.upstream.url, {
+      timeoutMs: options.upstream.timeoutMs,
+      concurrency: options.upstream.concurrency,
+      maxResponseBytes: options.upstream.maxResponseBytes,
+      breaker: options.upstream.breaker,
+      stats: upstreamStats,
+      onFailure: (failure, calls) => options.logger.warn('upstream: request failed', { calls, failure: failure.kind, reason: failure.reason }),
+    });
+  const upstreamBudget = rateLimiterFor(options.upstream?.rateLimit);
+  const forward = upstream && upstreamMethods && { upstream, methods: upstreamMethods, budget: upstreamBudget, headWaitMs: options.upstream?.headWaitMs };
   const store = openStore(options.dataDir, { readOnly: true });
   const reader = new StoreReader(store, { perTick: options.readOnlyProcess === true });
   options.replica?.gauge.setStartingBlock(reader.head());
   const limits: LogLimits = { ...DEFAULT_LOG_LIMITS, ...options.limits };
   const onError = (message: string, error: unknown) => options.logger.error(message, error);
   const engine = new LogEngine({ dataDir: options.dataDir, limits, threads: options.threads, inlineBudgetUs: options.inlineBudgetUs, onError });
-  const refusals = new RefusalCounts();
+  const refusals = new LimitRefusals();
   const filters = new FilterRegistry(reader, { onError: (error) => options.logger.error('filters: following the head failed', error), budget: options.filterBudget, refusals });
   const subscriptionBudget = new ByteBudget({ perKey: DEFAULT_SUBSCRIPTION_BYTES_PER_KEY, total: DEFAULT_SUBSCRIPTION_BYTES, ...options.subscriptionBudget });
   const rateLimit = rateLimiterFor(options.rateLimit);
@@ -135,26 +180,33 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   const httpThreads = httpThreadCount(options.httpThreads, options.logger);
   const threads =
     httpThreads > 1
-      ? new HttpThreads({ threads: httpThreads, dataDir: options.dataDir, limits, inlineBudgetUs: engine.inlineBudgetUs, answerCacheBytes, queryLogs: (spec, call) => engine.queryOnPool(spec, reader, { signal: call?.signal, admit: admitFor(gate, call?.caller) }), filters, refusals, subscriptionBudget, rateLimit, metrics: options.metrics !== false, sync: options.replica, logger: options.logger })
+      ? new HttpThreads({ threads: httpThreads, dataDir: options.dataDir, limits, inlineBudgetUs: engine.inlineBudgetUs, answerCacheBytes, queryLogs: (spec, call) => engine.queryOnPool(spec, reader, { signal: call?.signal, admit: admitFor(gate, call?.caller) }), filters, limitRefusals: refusals, subscriptionBudget, rateLimit, metrics: options.metrics !== false, sync: options.replica, forward, logger: options.logger })
       : undefined;
-  const metrics = options.metrics === false ? undefined : createServiceMetrics({ dataDir: options.dataDir, reader, engine, methods: METHODS.keys(), threads, filters, answers: answerCache?.counts, refusals, admission: gate.admission, subscriptions: subscriptionBudget });
+  const metrics = options.metrics === false ? undefined : createServiceMetrics({ dataDir: options.dataDir, reader, engine, methods: METHODS.keys(), threads, filters, answers: answerCache?.counts, upstream: upstreamStats, nodeHead: options.replica && (() => options.replica!.gauge.nodeHead()), limitRefusals: refusals, admission: gate.admission, subscriptions: subscriptionBudget });
   const graceMs = options.shutdownGraceMs ?? limits.timeoutMs + SHUTDOWN_GRACE_MARGIN_MS;
   const front: HttpServerOptions = {
     host: options.host,
     port: options.port,
-    ...storeFront({ store, ctx, onError, observer: metrics?.calls, answerCache, metrics: metrics?.render, sync: options.replica }),
+    ...storeFront({ store, ctx, onError, observer: metrics?.calls, answerCache, metrics: metrics?.render, sync: options.replica, forward }),
     rateLimit,
     subscriptionBudget,
-    refusals,
+    limitRefusals: refusals,
     logger: options.logger,
     onResponse: metrics?.onResponse,
+    onRefusal: metrics?.onRefusal,
     compression,
     accessLog,
   };
-  const server = threads ? await threads.listen(front) : await startHttpServer(front);
+  let server;
+  try {
+    server = threads ? await threads.listen(front) : await startHttpServer(front);
+  } catch (error) {
+    upstream?.close();
+    throw error;
+  }
   let closing: Promise<ShutdownOutcome> | undefined;
   // The filters stop following the head before the store closes under them.
-  const shutdown = (grpc?: GrpcServer) => (closing ??= (filters.close(), shutdownService({ http: server, grpc, engine, store, graceMs, logger: options.logger })));
+  const shutdown = (grpc?: GrpcServer) => (closing ??= (filters.close(), shutdownService({ http: server, grpc, engine, store, graceMs, logger: options.logger, upstream })));
   let grpc: GrpcServer | undefined;
   if (options.grpcPort !== undefined) {
     try {
@@ -167,6 +219,11 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
         rateLimit,
         gate,
         streamTimeoutMs: options.grpcStream?.timeoutMs,
+        streamStallMs: options.grpcStream?.stallMs,
+        maxConnections: options.grpcConnections?.max,
+        idleTimeoutMs: options.grpcConnections?.idleTimeoutMs,
+        prefaceTimeoutMs: options.grpcConnections?.prefaceTimeoutMs,
+        onRefusal: metrics?.onRefusal,
         streamBatchBytes: options.grpcStream?.batchBytes,
         streamTaskLogs: options.grpcStream?.taskLogs,
         onError,
@@ -179,6 +236,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   }
   const url = `http://${server.host}:${server.port}`;
   options.logger.info(`listening on ${url} (uWebSockets.js ${uwsImplementation}, ${httpThreads} HTTP thread${httpThreads === 1 ? '' : 's'})${grpc === undefined ? '' : `, gRPC on ${grpc.host}:${grpc.port}`}`);
+  if (upstream !== undefined) options.logger.info('forwarding the calls the store cannot answer to the upstream node', { methods: [...upstreamMethods!] });
   return {
     host: server.host,
     port: server.port,

@@ -177,6 +177,11 @@ export class EthLogStore {
     return this.reader.storageAt(a, s, number);
   }
 
+  /** The storage slots canonical block `number` wrote (address and 32-byte slot), as eth_getStorageAt takes them; none for a block not held. */
+  writtenSlots(number: number): { address: Uint8Array; slot: Uint8Array }[] {
+    return this.reader.writtenSlots(number);
+  }
+
   /**
    * The logs matching `filter`, in order, without eth_getLogs's result cap: scans run on the worker
    * pool a window ahead of the consumer (a slow consumer holds the scan back). The range is resolved
@@ -239,7 +244,8 @@ export class EthLogStore {
    * (docs/export.md). Logs take an eth_getLogs filter's addresses and topics; every kind its range
    * (default earliest to latest). Resumable: complete files are skipped, temporaries of an
    * interrupted run removed, and each file appears under its name only once complete. Throws
-   * RpcErrors for an invalid filter or range (-32602), OutDirError when `out` cannot be written.
+   * RpcErrors for an invalid filter or range (-32602), OutDirError when `out` cannot be written,
+   * ExportOptionsError when `out` holds files of `kind` written with other options (see `overwrite`).
    */
   async export(kind: ExportKind, options: ExportOptions): Promise<ExportSummary> {
     if (!isExportKind(kind)) throw new InvalidParamsError(`unknown export kind "${String(kind)}" (${EXPORT_KINDS.join(', ')})`);
@@ -273,6 +279,7 @@ export class EthLogStore {
       chunkBlocks,
       compression,
       hex: options.hex === true,
+      overwrite: options.overwrite === true,
       threads: options.threads ?? this.options.threads ?? availableParallelism(),
       signal: options.signal,
       onProgress: options.onProgress,

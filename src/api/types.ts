@@ -89,6 +89,11 @@ export interface ExportOptions {
   compression?: CompressionName;
   /** Byte columns as 0x-hex text instead of binary (cryo's --hex). */
   hex?: boolean;
+  /**
+   * Replace the datatype's files in `out` written with other options (filter, hex, compression,
+   * chunk size, recorded beside them); without it such files refuse the export (ExportOptionsError).
+   */
+  overwrite?: boolean;
   /** Worker threads; default the store's `threads`, else the machine's cores. */
   threads?: number;
   /** Aborting stops the export after the chunks in flight (their files are completed); the summary says `interrupted`. */

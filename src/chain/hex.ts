@@ -61,6 +61,25 @@ export function hexToBytes(hex: unknown, length?: number): Uint8Array | undefine
   return out;
 }
 
+/**
+ * Parses `length` bytes or fewer of hex digits (no prefix, either case, odd count allowed) into
+ * `length` bytes, left-padded with zeros; undefined when a character is not a hex digit, or when
+ * there are more digits than `length` bytes hold (checked in that order).
+ */
+export function hexDigitsToPadded(digits: string, from: number, length: number): Uint8Array | undefined {
+  for (let i = from; i < digits.length; i++) if (hexDigitAt(digits, i) < 0) return undefined;
+  const count = digits.length - from;
+  if (count > 2 * length) return undefined;
+  const out = new Uint8Array(length);
+  // From the last digit back: a byte takes two digits, the first byte of an odd count one.
+  for (let i = digits.length - 1, j = length - 1; i >= from; i -= 2, j--) {
+    const low = hexDigitAt(digits, i);
+    const high = i - 1 >= from ? hexDigitAt(digits, i - 1) : 0;
+    out[j] = (high << 4) | low;
+  }
+  return out;
+}
+
 /** Parses a geth-style hex quantity (`0x0`, `0x1a`; no `0x`, no leading zeros) into a bigint. */
 export function hexToBigInt(hex: unknown): bigint | undefined {
   if (typeof hex !== 'string' || !HEX_QUANTITY.test(hex)) return undefined;

@@ -55,6 +55,8 @@ export function transactionFields(tx: Transaction): RlpItem[] {
         rlpUint(need(tx.maxFeePerGas, 'maxFeePerGas', tx)), rlpUint(tx.gas), need(tx.to ?? undefined, 'to', tx), rlpUint(tx.value), tx.input,
         accessListItem(need(tx.accessList, 'accessList', tx)), authorizationItem(need(tx.authorizationList, 'authorizationList', tx)), rlpUint(tx.v), rlpUint(tx.r), rlpUint(tx.s),
       ];
+    default:
+      throw new Error(`a type ${tx.type} transaction is kept as its node gave it; its consensus encoding is not modelled`);
   }
 }
 

@@ -40,6 +40,11 @@ export interface BlockHeader {
   excessBlobGas?: bigint;
   parentBeaconBlockRoot?: Uint8Array;
   requestsHash?: Uint8Array;
+  /**
+   * The members of the node's block this header does not model (Arbitrum's l1BlockNumber, sendCount
+   * and sendRoot, …), as the node gave them: JSON members text (`"name":value,…`, no braces).
+   */
+  extra?: string;
 }
 
 /** An EIP-2930 access list entry. */
@@ -61,9 +66,22 @@ export interface Authorization {
 /** Transaction types 0 (legacy), 1 (EIP-2930), 2 (EIP-1559), 3 (EIP-4844 blob), 4 (EIP-7702 set-code). */
 export type TxType = 0 | 1 | 2 | 3 | 4;
 
-/** A signed transaction; which optional fields are set depends on its type. */
+/** Whether ethlogd models transactions of `type` field by field (0-4); any other type is kept as the node gave it. */
+export function isModelledTxType(type: number): type is TxType {
+  return type >= 0 && type <= 4;
+}
+
+/** OP-stack deposit transactions (op-geth's DepositTxType). */
+export const OP_DEPOSIT_TX_TYPE = 0x7e;
+
+/**
+ * A transaction; which optional fields are set depends on its type. A type ethlogd does not model
+ * (OP-stack deposits, Arbitrum's types, any other: not 0-4) keeps the node's object in `extra` and
+ * is served from it; its hash, from, to, nonce, gas, value, input and signature are read from that
+ * object where present (zero where not), for receipts, exports and indexes.
+ */
 export interface Transaction {
-  type: TxType;
+  type: number;
   hash: Uint8Array;
   from: Uint8Array;
   to: Uint8Array | null;
@@ -90,6 +108,12 @@ export interface Transaction {
   blobVersionedHashes?: Uint8Array[];
   /** Type 4. */
   authorizationList?: Authorization[];
+  /**
+   * A type not modelled (not 0-4): every member of the node's object but the position fields
+   * (blockHash, blockNumber, blockTimestamp, transactionIndex), as the node gave them, as JSON
+   * members text (`"name":value,…`, no braces). Never set on types 0-4.
+   */
+  extra?: string;
 }
 
 /** A log as stored: its position in the block is its index in the block's log list. */
@@ -142,6 +166,12 @@ export interface Receipt {
   blobGasUsed?: bigint;
   /** Blob transactions (type 3) only: the block's blob base fee. */
   blobGasPrice?: bigint;
+  /**
+   * Members of the node's receipt beyond the modelled ones (OP's L1 fee fields and deposit nonce,
+   * Arbitrum's gasUsedForL1 and l1BlockNumber, …), and for a transaction type not modelled also those
+   * whose value differs from the modelled rendering: JSON members text, served over the modelled ones.
+   */
+  extra?: string;
 }
 
 /** A whole block as the writer appends it: header, transactions and their receipts in order, logs in order, storage writes. */

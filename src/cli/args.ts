@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { STORE_DATA_FILE } from '../store/dataFile.js';
 
-/** A command-line mistake: printed with the command's usage, exit code 2. */
+/** A command-line mistake: printed as one line with a pointer to the command's --help, exit code 2. */
 export class UsageError extends Error {}
 
 /** Parses `argv` with `options`; unknown options and missing values become UsageErrors. */

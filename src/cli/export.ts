@@ -10,6 +10,7 @@ import { DEFAULT_CHUNK_BLOCKS } from '../export/chunks.js';
 import { COMPRESSIONS, isCompression } from '../export/compression.js';
 import { prestartPool, stopPrestartedPool } from '../export/exporter.js';
 import { OutDirError } from '../export/files.js';
+import { ExportOptionsError } from '../export/optionsRecord.js';
 import { EXPORT_KINDS, isExportKind } from '../export/schemas.js';
 import { Progress } from '../ingest/progress.js';
 import { RpcError } from '../rpc/errors.js';
@@ -29,7 +30,7 @@ const EXIT_INTERRUPTED = 130;
 export const EXPORT_USAGE = `Usage:
   ethlogd export logs|blocks|transactions|receipts --data DIR --out DIR [--from B] [--to B]
                  [--chunk-blocks N] [--compression zstd|snappy|lz4|none] [--hex]
-                 [--threads N] [--progress]
+                 [--overwrite] [--threads N] [--progress]
   ethlogd export logs ... (--filter JSON | [--address A]... [--topic0 T] .. [--topic3 T])
 
 Writes a range of the store in DIR (read-only: a server or a writer may keep running) to Parquet
@@ -42,7 +43,10 @@ columns), then the store's columns cryo lacks; docs/export.md lists every column
 Resumable: each file is written under a hidden temporary name and renamed once complete, so a
 rerun skips the files that exist (and removes temporaries a killed run left); Ctrl-C finishes the
 chunks in flight and stops (exit ${EXIT_INTERRUPTED}). A chunk at the head shorter than --chunk-blocks is
-replaced by the longer one when a later run exports further.
+replaced by the longer one when a later run exports further. The options (filter, --hex,
+--compression, --chunk-blocks) are recorded beside the files (.ethlogd-export-{network}__{datatype}.json):
+files of the datatype written with other options refuse the export (exit 2, naming them), or
+with --overwrite are replaced.
 
   logs: the logs matching the filter, as eth_getLogs answers them (same filter options as query logs):
 ${logFilterUsage('earliest', 'latest')}
@@ -53,6 +57,7 @@ ${logFilterUsage('earliest', 'latest')}
   --chunk-blocks N     blocks per file                                                 default ${DEFAULT_CHUNK_BLOCKS}
   --compression C      ${COMPRESSIONS.join(', ')} (Parquet codecs ZSTD, SNAPPY, LZ4_RAW, UNCOMPRESSED)  default ${COMPRESSIONS[0]}
   --hex                byte columns as 0x-hex text instead of binary
+  --overwrite          replace files of the datatype in --out written with other options
   --threads N          worker threads, each building and encoding one chunk          default ${availableParallelism()} (the cores)
   --progress           a progress line on stderr even when it is not a terminal (it is shown on one)
   -h, --help           this text
@@ -87,6 +92,7 @@ export async function exportCommand(argv: string[]): Promise<number> {
     'chunk-blocks': { type: 'string' },
     compression: { type: 'string' },
     hex: { type: 'boolean' },
+    overwrite: { type: 'boolean' },
     threads: { type: 'string' },
     progress: { type: 'boolean' },
   });
@@ -122,6 +128,7 @@ export async function exportCommand(argv: string[]): Promise<number> {
       chunkBlocks,
       compression,
       hex: values.hex === true,
+      overwrite: values.overwrite === true,
       threads,
       signal: controller.signal,
       onProgress: (p) => {
@@ -143,6 +150,7 @@ export async function exportCommand(argv: string[]): Promise<number> {
   } catch (error) {
     progress?.finish();
     if (error instanceof OutDirError) throw new UsageError(`--out: ${error.message}`);
+    if (error instanceof ExportOptionsError) throw new UsageError(`--out: ${error.message}`);
     if (error instanceof RpcError && error.code === -32602) throw new UsageError(error.message);
     throw error;
   } finally {

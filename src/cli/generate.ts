@@ -4,7 +4,7 @@
 import { defaultGenerateThreads } from '../synth/blockThreads.js';
 import { DEFAULT_BATCH_BLOCKS, DEFAULT_BATCH_BYTES, generateStore } from '../synth/generateStore.js';
 import { GenerateRefusedError } from '../synth/provenance.js';
-import { integer, parse, positive, required } from './args.js';
+import { integer, parse, positive, required, UsageError } from './args.js';
 import { busiestHint } from './busiestHint.js';
 
 /** Most generating threads: far more than any machine's cores, a bound on a typo's cost (each thread holds the world, ~20 MB). */
@@ -15,6 +15,7 @@ const MAX_BATCH_BLOCKS = 1_000_000;
 
 /** Usage text of `generate`. */
 export const GENERATE_USAGE = `Usage: ethlogd generate --out DIR --blocks N [--seed S] [--density D] [--threads T] [--batch-blocks B] [--no-pending]
+                        [--chain ethereum|op]
 
 Generates a deterministic, mainnet-like chain of N blocks (same seed and density, same bytes) into
 the store in DIR, then names its busiest contracts with a ready eth_getLogs example. A block's fork
@@ -34,6 +35,8 @@ Options:
   --threads T      worker threads building blocks (0: the writer's)   default ${defaultGenerateThreads()} (the cores; 0 on one core)
   --batch-blocks B most blocks per write transaction                  default ${DEFAULT_BATCH_BLOCKS} (fewer past ${DEFAULT_BATCH_BYTES / 2 ** 20} MiB of records)
   --no-pending     do not store a pending block
+  --chain KIND     ethereum, or op: an OP-stack-like chain (an L1-attributes deposit first in every
+                   block, user deposits, L1 fee fields on receipts)   default ethereum
   -h, --help       this text`;
 
 /** Runs `generate`. */
@@ -46,6 +49,7 @@ export async function generateCommand(argv: string[]): Promise<number> {
     threads: { type: 'string' },
     'batch-blocks': { type: 'string' },
     'no-pending': { type: 'boolean' },
+    chain: { type: 'string' },
   });
   if (values.help) {
     console.log(GENERATE_USAGE);
@@ -57,8 +61,10 @@ export async function generateCommand(argv: string[]): Promise<number> {
   const density = positive(values.density, 'density', 1);
   const threads = integer(values.threads, 'threads', defaultGenerateThreads(), 0, MAX_THREADS);
   const batchBlocks = integer(values['batch-blocks'], 'batch-blocks', DEFAULT_BATCH_BLOCKS, 1, MAX_BATCH_BLOCKS);
+  if (values.chain !== undefined && values.chain !== 'ethereum' && values.chain !== 'op') throw new UsageError('--chain must be ethereum or op');
+  const chain = values.chain === 'op' ? ('op' as const) : undefined;
   try {
-    const result = await generateStore(out, { blocks, seed, density, threads, batchBlocks, pending: values['no-pending'] !== true, progress: true });
+    const result = await generateStore(out, { blocks, seed, density, chain, threads, batchBlocks, pending: values['no-pending'] !== true, progress: true });
     if (result.blocks === 0) {
       console.log(`the store at ${out} already holds blocks ${result.earliest}–${result.head} of this chain (--seed ${JSON.stringify(seed)} --density ${density}): nothing to add`);
       return 0;

@@ -2,19 +2,27 @@
  * `ethlogd ingest`: copies a node's chain into a store, or follows its head, until done or stopped
  * (SIGINT/SIGTERM stop cleanly after the current batch; a second signal kills).
  */
+import { existsSync, readdirSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
 import { FOLLOW_POLL_MS, INGEST_BLOCKS_PER_REQUEST, INGEST_COMMIT_BLOCKS, INGEST_REQUESTS_IN_FLIGHT } from '../config.js';
+import { CHAIN_KINDS, type ChainKind } from '../chain/chainKind.js';
 import { runIngest } from '../ingest/ingest.js';
 import type { StorageMode } from '../ingest/source.js';
-import { createLogger, isLogLevel, LOG_LEVELS } from '../logger.js';
+import { createLogger, isLogLevel, LOG_LEVELS, type Logger } from '../logger.js';
+import { STORE_DATA_FILE } from '../store/dataFile.js';
+import { StoreReader } from '../store/reader.js';
+import { closeStore, openStore } from '../store/schema.js';
 import { integer, parse, positive, required, UsageError } from './args.js';
 
 /** Usage text of `ingest`. */
 export const INGEST_USAGE = `Usage: ethlogd ingest --rpc URL --data DIR [--from N] [--to N | --follow] [--storage prestate|none]
-                      [--genesis genesis.json]
+                      [--genesis genesis.json] [--chain ethereum|op|arbitrum]
 
 Copies blocks with full transactions, receipts' logs, the chain id, the safe/finalized markers and
-storage changes from an Ethereum node's JSON-RPC into the store in DIR. A stopped or killed ingest
-continues from the last committed block. With --follow it then polls the node's head and follows
+storage changes from an Ethereum, OP-stack or Arbitrum node's JSON-RPC into the store in DIR (other
+chains' transaction types and fields are kept as the node gives them). A stopped or killed ingest
+continues from the last committed block; a first ingest that fails before committing a block
+removes the store it created (and DIR, when it created DIR). With --follow it then polls the node's head and follows
 reorganisations (reorganised-out blocks move to orphans). SIGINT/SIGTERM stop it cleanly after the
 current batch.
 
@@ -28,6 +36,8 @@ Options:
                             (prestateTracer, diffMode), or none          default prestate
   --genesis FILE            the chain's genesis.json: block 0's storage is its alloc
                             (block 0 cannot be traced; without it, absent)
+  --chain KIND              ethereum, op or arbitrum, recorded in the store;
+                            blocks of another kind are then refused       default detected
   --poll-ms MS              head poll interval with --follow             default ${FOLLOW_POLL_MS}
   --blocks-per-request N    blocks per batch request                     default ${INGEST_BLOCKS_PER_REQUEST}
   --in-flight N             batch requests in flight                     default ${INGEST_REQUESTS_IN_FLIGHT}
@@ -38,10 +48,34 @@ Options:
                             stderr; or ETHLOGD_LOG_LEVEL)                default info
   -h, --help                this text`;
 
+function chainKind(value: string | boolean | undefined): ChainKind | undefined {
+  if (value === undefined) return undefined;
+  if ((CHAIN_KINDS as readonly unknown[]).includes(value)) return value as ChainKind;
+  throw new UsageError(`--chain must be one of ${CHAIN_KINDS.join(', ')}`);
+}
+
 function storageMode(value: string | boolean | undefined): StorageMode {
   if (value === undefined) return 'prestate';
   if (value === 'prestate' || value === 'none') return value;
   throw new UsageError('--storage must be prestate or none');
+}
+
+/** Whether the store in `dir` holds no block (true when there is none at all). */
+async function storeIsEmpty(dir: string): Promise<boolean> {
+  if (!existsSync(join(dir, STORE_DATA_FILE))) return true;
+  const store = openStore(dir, { readOnly: true });
+  try {
+    return new StoreReader(store).head() === undefined;
+  } finally {
+    await closeStore(store);
+  }
+}
+
+/** Removes what a failed first ingest created in `dir`: the directory when it did not exist (`before` undefined), else the new files. */
+function removeCreated(dir: string, before: Set<string> | undefined, logger: Logger): void {
+  if (before === undefined) rmSync(dir, { recursive: true, force: true });
+  else for (const name of readdirSync(dir)) if (!before.has(name)) rmSync(join(dir, name), { recursive: true, force: true });
+  logger.info(`removed the empty store the failed ingest created in ${dir}`);
 }
 
 /** Runs `ingest`. */
@@ -54,6 +88,7 @@ export async function ingestCommand(argv: string[]): Promise<number> {
     follow: { type: 'boolean' },
     storage: { type: 'string' },
     genesis: { type: 'string' },
+    chain: { type: 'string' },
     'poll-ms': { type: 'string' },
     'blocks-per-request': { type: 'string' },
     'in-flight': { type: 'string' },
@@ -79,6 +114,7 @@ export async function ingestCommand(argv: string[]): Promise<number> {
     follow: values.follow === true,
     storage: storageMode(values.storage),
     genesis: values.genesis === undefined ? undefined : String(values.genesis),
+    chain: chainKind(values.chain),
     pollMs: integer(values['poll-ms'], 'poll-ms', FOLLOW_POLL_MS, 1),
     tuning: {
       blocksPerRequest: integer(values['blocks-per-request'], 'blocks-per-request', INGEST_BLOCKS_PER_REQUEST, 1, 1000),
@@ -104,13 +140,24 @@ export async function ingestCommand(argv: string[]): Promise<number> {
   const onOrphaned = () => onSignal('the replica running it exited');
   process.channel?.unref();
   process.once('disconnect', onOrphaned);
+  // What DIR held before: a first ingest that fails before committing a block removes what it made,
+  // so no empty store is left for serve to serve (a failure after some blocks keeps them: it resumes).
+  const before = existsSync(dataDir) ? new Set(readdirSync(dataDir)) : undefined;
+  const firstRun = !before?.has(STORE_DATA_FILE);
   try {
-    const r = await runIngest({ ...options, progress: true, signal: stop.signal, logger });
+    let r;
+    try {
+      r = await runIngest({ ...options, progress: true, signal: stop.signal, logger });
+    } catch (error) {
+      if (firstRun && (await storeIsEmpty(dataDir))) removeCreated(dataDir, before, logger);
+      throw error;
+    }
     const rate = (n: number) => Math.round(n / Math.max(r.seconds, 1e-9));
     console.log(
       `ingested ${r.blocks} blocks, ${r.txs} transactions, ${r.logs} logs in ${r.seconds.toFixed(1)} s ` +
         `(${rate(r.blocks)} blocks/s, ${rate(r.logs)} logs/s; ${r.requests} requests, ${r.retries} retries` +
-        `${r.receiptsByBlock ? '' : ', receipts per transaction'}); head ${r.head} in ${dataDir}`,
+        `${r.receiptsByBlock ? '' : ', receipts per transaction'}); head ${r.head} in ${dataDir}` +
+        `${r.chainKind === undefined ? '' : ` (${r.chainKind} chain)`}`,
     );
     return 0;
   } finally {

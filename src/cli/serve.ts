@@ -25,10 +25,13 @@ import {
   DEFAULT_STREAMS_PER_KEY,
   DEFAULT_SUBSCRIPTION_BYTES,
   DEFAULT_SUBSCRIPTION_BYTES_PER_KEY,
+  GRPC_IDLE_TIMEOUT_MS,
+  GRPC_MAX_CONNECTIONS,
   LOG_QUERY_TIMEOUT_MS,
   MAX_FILTER_PARAMS,
   MAX_LOG_RESULTS,
   SHUTDOWN_GRACE_MARGIN_MS,
+  STREAM_STALL_MS,
   STREAM_TIMEOUT_MS,
 } from '../config.js';
 import type { AccessLogMode } from '../http/accessLog.js';
@@ -36,6 +39,9 @@ import { defaultHttpThreads } from '../http/threads.js';
 import type { CompressionOptions } from '../http/compress.js';
 import { createLogger, LOG_LEVELS, type LogLevel } from '../logger.js';
 import { DEFAULT_ANSWER_CACHE_BYTES } from '../rpc/answerCache.js';
+import { METHODS } from '../rpc/methods/index.js';
+import { UPSTREAM_CONCURRENCY, UPSTREAM_TIMEOUT_MS } from '../upstream/client.js';
+import { DEFAULT_UPSTREAM_METHODS, ForwardListError, forwardedMethods, SEND_METHOD } from '../upstream/methods.js';
 import { existingStore, UsageError } from './args.js';
 import { optionsHelp, resolveOptions, type OptionSpec } from './options.js';
 
@@ -87,7 +93,10 @@ export const SERVE_OPTIONS: readonly OptionSpec[] = [
     placeholder: 'MB',
     description: 'answers of block, transaction, storage and log calls kept per HTTP thread until the head moves, in MiB; 0 for none',
   },
-  { name: 'stream-timeout-ms', type: { kind: 'integer', min: 0, max: MAX_OPTION_INT }, default: STREAM_TIMEOUT_MS, defaultText: `${STREAM_TIMEOUT_MS} (none)`, placeholder: 'MS', description: 'gRPC StreamLogs deadline, 0 for none' },
+  { name: 'stream-timeout-ms', type: { kind: 'integer', min: 0, max: MAX_OPTION_INT }, default: STREAM_TIMEOUT_MS, placeholder: 'MS', description: 'gRPC StreamLogs deadline, 0 for none (a stream resumes from its cursor)' },
+  { name: 'stream-stall-ms', type: { kind: 'integer', min: 0, max: MAX_OPTION_INT }, default: STREAM_STALL_MS, placeholder: 'MS', description: 'gRPC StreamLogs whose client reads nothing this long are ended, 0 for never' },
+  { name: 'grpc-max-connections', type: { kind: 'integer', min: 1, max: MAX_OPTION_INT }, default: GRPC_MAX_CONNECTIONS, description: 'open gRPC connections at once; more are closed as they connect' },
+  { name: 'grpc-idle-timeout-ms', type: { kind: 'integer', min: 1, max: MAX_OPTION_INT }, default: GRPC_IDLE_TIMEOUT_MS, placeholder: 'MS', description: 'a gRPC connection without a call this long (from its start) is closed' },
   { name: 'rate-limit', type: { kind: 'integer', min: 0, max: MAX_OPTION_INT }, default: DEFAULT_RATE_LIMIT_PER_SECOND, defaultText: `${DEFAULT_RATE_LIMIT_PER_SECOND} (no limit)`, description: 'calls per second per API key (HTTP 429 / -32005 past it)' },
   { name: 'rate-burst', type: { kind: 'integer', min: 1, max: MAX_OPTION_INT }, defaultText: `${DEFAULT_RATE_BURST_SECONDS} s of --rate-limit`, description: 'calls a key may make at once' },
   {
@@ -141,10 +150,38 @@ export const SERVE_OPTIONS: readonly OptionSpec[] = [
     default: DEFAULT_MAX_LAG_BLOCKS,
     description: "with --follow-rpc, blocks the store may be behind the node while /ready answers 200 and eth_syncing false",
   },
+  {
+    name: 'upstream',
+    type: { kind: 'pattern', pattern: /^https?:\/\/\S+$/, expected: 'an http:// or https:// URL' },
+    placeholder: 'URL',
+    defaultText: "--follow-rpc's URL, else none",
+    description: 'forward the calls the store cannot answer (eth_call, balances, code, traces: docs/api.md §9) to this node; never logged',
+  },
+  {
+    name: 'upstream-methods',
+    type: { kind: 'pattern', pattern: /^[a-zA-Z][a-zA-Z0-9_]*(,[a-zA-Z][a-zA-Z0-9_]*)*$/, expected: 'method names separated by commas' },
+    placeholder: 'LIST',
+    defaultText: DEFAULT_UPSTREAM_METHODS.join(','),
+    description: 'with --upstream, the methods forwarded (never admin_*, personal_*, miner_*, debug_set*, nor a wallet method)',
+  },
+  { name: 'upstream-send', type: { kind: 'boolean' }, default: false, description: `with --upstream, forward ${SEND_METHOD} too` },
+  { name: 'upstream-timeout-ms', type: { kind: 'integer', min: 1, max: MAX_OPTION_INT }, default: UPSTREAM_TIMEOUT_MS, placeholder: 'MS', description: 'with --upstream, how long a forwarded call may take (-32015 past it)' },
+  { name: 'upstream-concurrency', type: { kind: 'integer', min: 1, max: 4096 }, default: UPSTREAM_CONCURRENCY, description: 'with --upstream, requests in flight to the node at once' },
+  {
+    name: 'upstream-rate-limit',
+    type: { kind: 'integer', min: 0, max: MAX_OPTION_INT },
+    default: 0,
+    defaultText: '0 (only --rate-limit)',
+    description: 'with --upstream, forwarded calls per second per API key, on top of --rate-limit (-32005 past it)',
+  },
+  { name: 'upstream-rate-burst', type: { kind: 'integer', min: 1, max: MAX_OPTION_INT }, defaultText: `${DEFAULT_RATE_BURST_SECONDS} s of --upstream-rate-limit`, description: 'forwarded calls a key may make at once' },
 ];
 
 /** The options only a replica takes: given without --follow-rpc they would mean nothing, and are refused. */
 const REPLICA_OPTIONS = ['follow-poll-ms', 'follow-storage', 'max-lag-blocks'];
+
+/** The options that tune forwarding: given with no upstream node they would mean nothing, and are refused. */
+const UPSTREAM_OPTIONS = ['upstream-methods', 'upstream-send', 'upstream-timeout-ms', 'upstream-concurrency', 'upstream-rate-limit', 'upstream-rate-burst'];
 
 /** Usage text of `serve`. */
 export const SERVE_USAGE = `Usage: ethlogd serve --data DIR [options]
@@ -155,6 +192,10 @@ Prints "listening on http://HOST:PORT" once it accepts requests, then "grpc list
 when gRPC is on. SIGINT/SIGTERM stop accepting at once, let requests in flight finish within
 --shutdown-grace-ms, then close the workers and the store: exit 0, or 1 if requests had to be cut;
 a second signal exits at once.
+
+With --upstream URL (or --follow-rpc URL) the calls the store cannot answer (eth_call, balances,
+code, nonces, gas, fees, traces) go to that node, their latest/safe/finalized pinned to the store's
+own head and markers; other methods answer -32601.
 
 With --follow-rpc URL it is a replica: it also runs ingest --follow on DIR against the node (a child
 process it restarts, logging why, whenever it stops), polls the node's head, and answers /ready with
@@ -179,6 +220,16 @@ export async function serveCommand(argv: string[]): Promise<number> {
   const followRpc = v['follow-rpc'] as string | undefined;
   const strayReplicaOption = REPLICA_OPTIONS.find((name) => sources[name] !== 'default');
   if (followRpc === undefined && strayReplicaOption !== undefined) throw new UsageError(`--${strayReplicaOption} needs --follow-rpc (the lag is measured against the node a replica follows)`);
+  const upstreamUrl = (v.upstream as string | undefined) ?? followRpc;
+  const strayUpstreamOption = UPSTREAM_OPTIONS.find((name) => sources[name] !== 'default');
+  if (upstreamUrl === undefined && strayUpstreamOption !== undefined) throw new UsageError(`--${strayUpstreamOption} needs --upstream URL (or --follow-rpc URL): the node calls are forwarded to`);
+  const upstreamMethods = (v['upstream-methods'] as string | undefined)?.split(',');
+  try {
+    if (upstreamUrl !== undefined) forwardedMethods(upstreamMethods, v['upstream-send'] === true, new Set(METHODS.keys()));
+  } catch (error) {
+    if (error instanceof ForwardListError) throw new UsageError(`--upstream-methods: ${error.message}`);
+    throw error;
+  }
   const logger = createLogger(v['log-level'] as LogLevel);
   // The servers' modules (uWebSockets.js, grpc-js) load here, so `serve --help` and usage errors start fast.
   const { startService } = await import('../service.js');
@@ -192,7 +243,8 @@ export async function serveCommand(argv: string[]): Promise<number> {
     host: v.host as string,
     port: v.port as number,
     grpcPort: v['grpc-port'] as number | undefined,
-    grpcStream: { timeoutMs: v['stream-timeout-ms'] as number },
+    grpcStream: { timeoutMs: v['stream-timeout-ms'] as number, stallMs: v['stream-stall-ms'] as number },
+    grpcConnections: { max: v['grpc-max-connections'] as number, idleTimeoutMs: v['grpc-idle-timeout-ms'] as number },
     threads: v.threads as number,
     httpThreads: v['http-threads'] as number,
     answerCacheBytes: (v['answer-cache-mb'] as number) * MIB,
@@ -222,6 +274,17 @@ export async function serveCommand(argv: string[]): Promise<number> {
       brotliQuality: v['brotli-quality'] as number,
     },
     accessLog: accessLogMode(v['access-log'] as string),
+    upstream:
+      upstreamUrl === undefined
+        ? undefined
+        : {
+            url: upstreamUrl,
+            methods: upstreamMethods,
+            send: v['upstream-send'] === true,
+            timeoutMs: v['upstream-timeout-ms'] as number,
+            concurrency: v['upstream-concurrency'] as number,
+            rateLimit: { perSecond: v['upstream-rate-limit'] as number, burst: v['upstream-rate-burst'] as number | undefined },
+          },
     logger,
   });
   if (replica !== undefined && followRpc !== undefined) {

@@ -516,6 +516,12 @@ export class TextColumn {
     this.bytes.push(Buffer.from(text, 'latin1'));
   }
 
+  /** Appends `text` (ASCII), or a null for undefined. */
+  pushOptional(text: string | undefined): void {
+    if (text === undefined) this.bytes.pushNull();
+    else this.push(text);
+  }
+
   /** The finished column. */
   finish(): ColumnData {
     return { ...this.bytes.finish(), type: 'string' };

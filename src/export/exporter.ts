@@ -10,6 +10,7 @@ import { LOG_WORKER_NICE, WORKER_LOAD_WAIT_MS } from '../config.js';
 import { chunkFileName, networkName, planChunks, type Chunk } from './chunks.js';
 import { completeFile, existingFiles, removeFiles, superseded, syncDir, tempName, tempPath } from './files.js';
 import type { CompressionName } from './compression.js';
+import { exportRecord, ExportOptionsError, readRecord, recordDifferences, writeRecord } from './optionsRecord.js';
 import type { ExportKind } from './schemas.js';
 import type { ExportResult, ExportTask } from './task.js';
 
@@ -32,6 +33,8 @@ export interface ExportJob {
   chunkBlocks: number;
   compression: CompressionName;
   hex: boolean;
+  /** Replace the datatype's files of an export with other options (else such files refuse the export). */
+  overwrite?: boolean;
   threads: number;
   /** Aborting stops the export after the chunks in flight. */
   signal?: AbortSignal;
@@ -120,8 +123,17 @@ export async function runExport(job: ExportJob): Promise<ExportSummary> {
   const chunks = planChunks(job.from, job.to, job.chunkBlocks);
   const totalBlocks = Math.max(0, job.to - job.from + 1);
   const existing = await existingFiles(job.out, network, job.kind);
-  await removeFiles(job.out, existing.stale);
-  const summary: ExportSummary = { kind: job.kind, written: [], skipped: [], removed: [...existing.stale], rows: 0, bytes: 0, interrupted: false };
+  // The options the directory's files were written with: others refuse the export (or, with
+  // overwrite, replace the files). Files without a record (an older version's) are taken as this run's.
+  const record = exportRecord(job);
+  const recorded = await readRecord(job.out, network, job.kind);
+  const differences = recorded === undefined ? [] : recordDifferences(recorded, record);
+  const replaced = differences.length > 0 ? [...existing.complete.keys()] : [];
+  if (replaced.length > 0 && job.overwrite !== true) throw new ExportOptionsError(job.out, job.kind, replaced.length, differences);
+  await removeFiles(job.out, [...existing.stale, ...replaced]);
+  for (const name of replaced) existing.complete.delete(name);
+  await writeRecord(job.out, network, job.kind, record);
+  const summary: ExportSummary = { kind: job.kind, written: [], skipped: [], removed: [...existing.stale, ...replaced], rows: 0, bytes: 0, interrupted: false };
   const todo: { chunk: Chunk; name: string }[] = [];
   let blocksDone = 0;
   for (const chunk of chunks) {

@@ -5,7 +5,7 @@
  */
 import { logsBloom } from '../chain/bloom.js';
 import type { BlockHeader, Log, Receipt, Transaction } from '../chain/types.js';
-import { BoolColumn, BytesColumn, U32Column, U64Column, type ColumnData } from './columns.js';
+import { BoolColumn, BytesColumn, TextColumn, U32Column, U64Column, type ColumnData } from './columns.js';
 
 /** The receipt columns of one chunk. */
 export class ReceiptRows {
@@ -28,6 +28,7 @@ export class ReceiptRows {
   private readonly bloom: BytesColumn;
   private readonly chainIdColumn = new U64Column('chain_id');
   private readonly timestamp = new U32Column('block_timestamp');
+  private readonly extra = new TextColumn('extra_fields');
 
   /** Columns of raw bytes, or of 0x-hex with `hex`; every row carries `chainId`. */
   constructor(
@@ -78,6 +79,7 @@ export class ReceiptRows {
       this.bloom.push(logsBloom(logs.slice(first, log)));
       this.chainIdColumn.push(this.chainId);
       this.timestamp.push(h.timestamp);
+      this.extra.pushOptional(receipt.extra === undefined ? undefined : '{' + receipt.extra + '}');
     }
   }
 
@@ -103,6 +105,7 @@ export class ReceiptRows {
       this.bloom.finish(),
       this.chainIdColumn.finish(),
       this.timestamp.finish(),
+      this.extra.finish(),
     ];
   }
 }

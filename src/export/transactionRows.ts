@@ -5,7 +5,7 @@
 import { effectiveGasPrice } from '../chain/gasPrice.js';
 import { encodeTransaction } from '../chain/txEncoding.js';
 import type { BlockHeader, Receipt, Transaction } from '../chain/types.js';
-import { BoolColumn, BytesColumn, U256Columns, U32Column, U64Column, type ColumnData } from './columns.js';
+import { BoolColumn, BytesColumn, TextColumn, U256Columns, U32Column, U64Column, type ColumnData } from './columns.js';
 
 /** The signature's y parity: typed transactions store it as v; legacy ones as 27/28, or 35 + 2·chainId + parity (EIP-155). */
 function yParity(tx: Transaction): boolean {
@@ -50,6 +50,7 @@ export class TransactionRows {
   private readonly maxBlobFee = new U64Column('max_fee_per_blob_gas');
   private readonly blobHashes: BytesColumn;
   private readonly authorizations = new U32Column('n_authorizations');
+  private readonly extra = new TextColumn('extra_fields');
 
   /** Columns of raw bytes, or of 0x-hex with `hex`; every row carries `chainId`. */
   constructor(
@@ -85,7 +86,8 @@ export class TransactionRows {
     this.input.push(tx.input);
     this.gasLimit.push(tx.gas);
     this.gasUsed.push(receipt.gasUsed);
-    this.gasPrice.push(effectiveGasPrice(tx, h.baseFeePerGas));
+    // A type not modelled has no fee fields of its own: its receipt's price is the node's.
+    this.gasPrice.push(tx.extra === undefined ? effectiveGasPrice(tx, h.baseFeePerGas) : receipt.effectiveGasPrice);
     this.type.push(tx.type);
     this.maxPriorityFee.pushOptional(tx.maxPriorityFeePerGas);
     this.maxFee.pushOptional(tx.maxFeePerGas);
@@ -94,7 +96,8 @@ export class TransactionRows {
     this.inputBytes.push(tx.input.length);
     this.inputZeros.push(zeros);
     this.inputNonZeros.push(tx.input.length - zeros);
-    this.rlpBytes.push(encodeTransaction(tx).length);
+    if (tx.extra === undefined) this.rlpBytes.push(encodeTransaction(tx).length);
+    else this.rlpBytes.pushNull();
     this.blockHash.push(h.hash);
     this.chainIdColumn.push(this.chainId);
     this.timestamp.push(h.timestamp);
@@ -111,6 +114,7 @@ export class TransactionRows {
     }
     if (tx.authorizationList === undefined) this.authorizations.pushNull();
     else this.authorizations.push(tx.authorizationList.length);
+    this.extra.pushOptional(tx.extra === undefined ? undefined : '{' + tx.extra + '}');
   }
 
   /** The finished columns, in SCHEMAS.transactions order. */
@@ -144,6 +148,7 @@ export class TransactionRows {
       this.maxBlobFee.finish(),
       this.blobHashes.finish(),
       this.authorizations.finish(),
+      this.extra.finish(),
     ];
   }
 }

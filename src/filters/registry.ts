@@ -10,7 +10,7 @@ import { randomBytes } from 'node:crypto';
 import { bytesToHex } from '../chain/hex.js';
 import { DEFAULT_FILTER_BYTES, DEFAULT_FILTER_BYTES_PER_KEY, SUBSCRIPTION_OVERHEAD_BYTES } from '../config.js';
 import { ByteBudget, type ByteLimits } from '../limits/byteBudget.js';
-import type { RefusalCounts } from '../limits/refusals.js';
+import type { LimitRefusals } from '../limits/refusals.js';
 import { compileFilter, compiledBytes, filterDigest, filterValues, type CompiledFilter, type FilterSpec } from '../logs/filter.js';
 import { FilterNotFoundError, LimitExceededError } from '../rpc/errors.js';
 import type { StoreReader } from '../store/reader.js';
@@ -89,7 +89,7 @@ export class FilterRegistry implements FilterService {
   private readonly now: () => number;
 
   private readonly budget: ByteBudget;
-  private readonly refusals: RefusalCounts | undefined;
+  private readonly refusals: LimitRefusals | undefined;
 
   /**
    * Keeps filters over `reader`'s store; a failure to follow the head goes to `onError`, idle time is
@@ -98,7 +98,7 @@ export class FilterRegistry implements FilterService {
    */
   constructor(
     private readonly reader: StoreReader,
-    options: { pollMs?: number; onError?: (error: unknown) => void; now?: () => number; budget?: Partial<ByteLimits>; refusals?: RefusalCounts } = {},
+    options: { pollMs?: number; onError?: (error: unknown) => void; now?: () => number; budget?: Partial<ByteLimits>; refusals?: LimitRefusals } = {},
   ) {
     this.feed = new HeadFeed(reader, options.pollMs, options.onError);
     this.now = options.now ?? Date.now;

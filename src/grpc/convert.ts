@@ -310,6 +310,23 @@ function message(wire: Record<string, unknown>, shape: Shape): ProtoObject {
   return out;
 }
 
+/**
+ * The proto object of a transaction, receipt or block: message()'s, plus `extraJson`, the fields
+ * the shape does not know (another chain's, kept as its node gave them) as a JSON object.
+ */
+function messageWithExtra(wire: Record<string, unknown>, shape: Shape, skip: readonly string[] = []): ProtoObject {
+  const out = message(wire, shape);
+  const extra: Record<string, unknown> = {};
+  let any = false;
+  for (const key in wire) {
+    if (shape[key] !== undefined || skip.includes(key) || wire[key] === undefined) continue;
+    extra[key] = wire[key];
+    any = true;
+  }
+  if (any) out.extraJson = JSON.stringify(extra);
+  return out;
+}
+
 /** GetStorageAtResponse of eth_getStorageAt's answer. */
 export function storageAtResponse(result: unknown): ProtoObject {
   return { value: dataBytes(result) };
@@ -317,27 +334,27 @@ export function storageAtResponse(result: unknown): ProtoObject {
 
 /** TransactionResponse of a transaction method's answer (null: transaction unset). */
 export function transactionResponse(result: unknown): ProtoObject {
-  return result === null ? {} : { transaction: message(result as Record<string, unknown>, TRANSACTION) };
+  return result === null ? {} : { transaction: messageWithExtra(result as Record<string, unknown>, TRANSACTION) };
 }
 
 /** BlockResponse of eth_getBlockByNumber's answer: hashes to transaction_hashes, full transactions to transactions. */
 export function blockResponse(result: unknown): ProtoObject {
   if (result === null) return {};
   const wire = result as Record<string, unknown>;
-  const block = message(wire, BLOCK);
+  const block = messageWithExtra(wire, BLOCK, ['transactions']);
   const txs = (wire.transactions ?? []) as unknown[];
   if (txs.length > 0 && typeof txs[0] === 'string') block.transactionHashes = txs.map(dataBytes);
-  else block.transactions = txs.map((tx) => message(tx as Record<string, unknown>, TRANSACTION));
+  else block.transactions = txs.map((tx) => messageWithExtra(tx as Record<string, unknown>, TRANSACTION));
   return { block };
 }
 
 /** ReceiptResponse of eth_getTransactionReceipt's answer (null: receipt unset). */
 export function receiptResponse(result: unknown): ProtoObject {
-  return result === null ? {} : { receipt: message(result as Record<string, unknown>, RECEIPT) };
+  return result === null ? {} : { receipt: messageWithExtra(result as Record<string, unknown>, RECEIPT) };
 }
 
 /** BlockReceiptsResponse of eth_getBlockReceipts' answer (null: block unset). */
 export function blockReceiptsResponse(result: unknown): ProtoObject {
   if (result === null) return {};
-  return { block: { receipts: (result as Record<string, unknown>[]).map((r) => message(r, RECEIPT)) } };
+  return { block: { receipts: (result as Record<string, unknown>[]).map((r) => messageWithExtra(r, RECEIPT)) } };
 }

@@ -5,6 +5,7 @@
  * with protobuf the log engine's workers render directly (logProto.ts), sent without re-encoding.
  */
 import { EventEmitter } from 'node:events';
+import net from 'node:net';
 import {
   logVerbosity,
   type Metadata,
@@ -14,16 +15,19 @@ import {
   type handleUnaryCall,
   type ServerErrorResponse,
   type ServiceDefinition,
+  type ServerWritableStream,
+  status,
   type StatusObject,
   type UntypedServiceImplementation,
   setLogVerbosity,
 } from '@grpc/grpc-js';
 import { ReflectionService } from '@grpc/reflection';
-import { STREAM_BATCH_BYTES, STREAM_TIMEOUT_MS } from '../config.js';
+import { GRPC_IDLE_TIMEOUT_MS, GRPC_MAX_CONNECTIONS, GRPC_PREFACE_TIMEOUT_MS, STREAM_BATCH_BYTES, STREAM_STALL_MS, STREAM_TIMEOUT_MS } from '../config.js';
 import { admitFor, type LogGate } from '../limits/admission.js';
 import type { RateLimiter } from '../limits/rateLimiter.js';
 import type { LogEngine } from '../logs/engine.js';
 import type { LogChunks } from '../logs/answer.js';
+import type { RefusalReason } from '../metrics/callStats.js';
 import { parseFilter } from '../rpc/filterParams.js';
 import type { MethodContext, RpcMethod } from '../rpc/method.js';
 import { CALL_OK, type CallObserver } from '../rpc/observe.js';
@@ -68,6 +72,16 @@ export interface GrpcServerOptions {
   gate?: LogGate;
   /** StreamLogs deadline in milliseconds, 0 for none; STREAM_TIMEOUT_MS by default. */
   streamTimeoutMs?: number;
+  /** Longest a StreamLogs waits for its client to read, 0 for the deadline alone; STREAM_STALL_MS by default. */
+  streamStallMs?: number;
+  /** Open connections accepted at once; GRPC_MAX_CONNECTIONS by default. */
+  maxConnections?: number;
+  /** A connection without a call for this long is closed; GRPC_IDLE_TIMEOUT_MS by default. */
+  idleTimeoutMs?: number;
+  /** A connection that sends nothing for this long is closed; GRPC_PREFACE_TIMEOUT_MS by default. */
+  prefaceTimeoutMs?: number;
+  /** Hears every connection refused by the cap (the metrics). */
+  onRefusal?: (reason: RefusalReason) => void;
   /** Largest LogBatch in bytes; STREAM_BATCH_BYTES by default. */
   streamBatchBytes?: number;
   /** Logs per StreamLogs scan task; the engine's default when unset. */
@@ -86,7 +100,10 @@ export interface GrpcServer {
   port: number;
   /** StreamLogs progress events. */
   events: EventEmitter<StreamEvents>;
-  /** Stops accepting calls, lets running ones finish for `graceMs`, then cancels the rest; resolves true when it had to. */
+  /**
+   * Stops accepting connections and calls, lets running ones finish for `graceMs`, then ends the
+   * streams left with UNAVAILABLE and closes every connection; resolves true when it had to.
+   */
   close(graceMs: number): Promise<boolean>;
 }
 
@@ -102,11 +119,6 @@ function serviceDefinition(): { definition: ServiceDefinition; reflection: Refle
   };
   // Reflection describes the fields by their names in the .proto (snake_case), not as camelCased for JavaScript.
   return { definition, reflection: new ReflectionService(loadDefinition({ ...LOADER_OPTIONS, keepCase: true })) };
-}
-
-/** `host:port` as gRPC wants it (IPv6 literals in brackets). */
-function address(host: string, port: number): string {
-  return host.includes(':') ? `[${host}]:${port}` : `${host}:${port}`;
 }
 
 /** Starts the gRPC front; resolves once it listens. */
@@ -165,19 +177,23 @@ export async function startGrpcServer(options: GrpcServerOptions): Promise<GrpcS
     reader: ctx.reader,
     limits: ctx.limits,
     timeoutMs: options.streamTimeoutMs ?? STREAM_TIMEOUT_MS,
+    stallMs: options.streamStallMs ?? STREAM_STALL_MS,
     batchBytes: options.streamBatchBytes ?? STREAM_BATCH_BYTES,
     taskLogs: options.streamTaskLogs,
     events,
     onError,
     admission: options.gate?.admission,
   };
+  /** StreamLogs calls running: the ones a shutdown cuts at its bound are ended with UNAVAILABLE. */
+  const streams = new Set<ServerWritableStream<StreamLogsMessage, Buffer>>();
   const streamLogs: handleServerStreamingCall<StreamLogsMessage, Buffer> = (call) => {
     const denied = auth(call.metadata);
     if (denied) {
       call.emit('error', fail(denied));
       return;
     }
-    void serveStreamLogs(call, streamContext);
+    streams.add(call);
+    void serveStreamLogs(call, streamContext).finally(() => streams.delete(call));
   };
 
   /** `handle`, reporting each answered call to the observer as `name` with its outcome (the JSON-RPC code of a failure). */
@@ -208,17 +224,54 @@ export async function startGrpcServer(options: GrpcServerOptions): Promise<GrpcS
   };
 
   // Channelz (per-call tracing for debugging tools) costs every call; nothing here serves it.
-  const server = new Server({ 'grpc.enable_channelz': 0 });
+  const server = new Server({ 'grpc.enable_channelz': 0, 'grpc.max_connection_idle_ms': options.idleTimeoutMs ?? GRPC_IDLE_TIMEOUT_MS });
   const { definition, reflection } = serviceDefinition();
   server.addService(definition, handlers);
   reflection.addToServer(server);
   // grpc-js would print its own line for a failed bind ("No address added...") before ours says
   // which port and why; an operator can still ask for its logs with GRPC_VERBOSITY.
   if (process.env.GRPC_VERBOSITY === undefined) setLogVerbosity(logVerbosity.NONE);
+
+  // The port is ours, each connection handed to grpc-js: so connections are counted and capped, and
+  // a shutdown can close every one (grpc-js's forceShutdown reaches no connection while channelz is off).
+  const injector = server.createConnectionInjector(ServerCredentials.createInsecure());
+  const maxConnections = options.maxConnections ?? GRPC_MAX_CONNECTIONS;
+  const sockets = new Set<net.Socket>();
+  let socketsClosed: (() => void) | undefined;
+  const prefaceMs = options.prefaceTimeoutMs ?? GRPC_PREFACE_TIMEOUT_MS;
+  // Paused: the first bytes are waited for here, then handed to HTTP/2 with the connection.
+  const listener = net.createServer({ pauseOnConnect: true }, (socket) => {
+    if (sockets.size >= maxConnections) {
+      options.onRefusal?.('grpc_connections');
+      socket.destroy();
+      return;
+    }
+    sockets.add(socket);
+    socket.once('close', () => {
+      sockets.delete(socket);
+      if (sockets.size === 0) socketsClosed?.();
+    });
+    socket.on('error', () => socket.destroy());
+    const silent = setTimeout(() => {
+      options.onRefusal?.('grpc_preface_timeout');
+      socket.destroy();
+    }, prefaceMs);
+    socket.once('readable', () => {
+      clearTimeout(silent);
+      if (!socket.destroyed) injector.injectConnection(socket);
+    });
+  });
   const port = await new Promise<number | undefined>((resolve) => {
-    server.bindAsync(address(options.host, options.port), ServerCredentials.createInsecure(), (error, bound) => resolve(error ? undefined : bound));
+    listener.once('error', () => resolve(undefined));
+    listener.listen(options.port, options.host, () => resolve((listener.address() as net.AddressInfo).port));
   });
   if (port === undefined) throw new PortUnavailableError('grpc', options.host, options.port, await bindFailureCode(options.host, options.port), '--grpc-port, or --grpc-port off');
+
+  /** Ends the streams still running with UNAVAILABLE (sent when their client reads), then closes every connection. */
+  const cut = (): void => {
+    for (const call of streams) call.emit('error', { code: status.UNAVAILABLE, details: 'server is shutting down' });
+    for (const socket of sockets) socket.destroy();
+  };
 
   return {
     host: options.host,
@@ -226,14 +279,22 @@ export async function startGrpcServer(options: GrpcServerOptions): Promise<GrpcS
     events,
     close: (graceMs) =>
       new Promise<boolean>((resolve) => {
-        const timer = setTimeout(() => {
-          server.forceShutdown();
-          resolve(true);
-        }, graceMs);
-        server.tryShutdown(() => {
+        listener.close();
+        // GOAWAY on every connection: no new calls; each closes once its calls are done.
+        injector.drain(graceMs + 1_000);
+        const finish = (cutOff: boolean) => {
           clearTimeout(timer);
-          resolve(false);
-        });
+          socketsClosed = undefined;
+          injector.destroy();
+          server.forceShutdown();
+          resolve(cutOff);
+        };
+        const timer = setTimeout(() => {
+          cut();
+          finish(true);
+        }, graceMs);
+        if (sockets.size === 0) finish(false);
+        else socketsClosed = () => finish(false);
       }),
   };
 }

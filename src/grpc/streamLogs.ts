@@ -2,7 +2,8 @@
  * The StreamLogs call: the engine's streamed query cut into LogBatch messages (encoded here, sent
  * as they are), written at the pace the client reads. When grpc-js's buffer is full (write()
  * returns false) the call stops pulling from the engine until 'drain', so the scan waits for the
- * client; a cancelled call or a passed deadline ends the wait and the scan.
+ * client; a cancelled call, a passed deadline or a client that reads nothing for the stall timeout
+ * ends the wait and the scan.
  */
 import type { EventEmitter } from 'node:events';
 import type { ServerWritableStream } from '@grpc/grpc-js';
@@ -54,6 +55,8 @@ export interface StreamLogsContext {
   limits: LogLimits;
   /** The server's stream deadline in milliseconds; 0: none (the call's own deadline still applies). */
   timeoutMs: number;
+  /** Longest the stream waits for its client to read, in milliseconds; 0: as long as the deadline allows. */
+  stallMs: number;
   /** Largest LogBatch in bytes (a single larger log is sent alone). */
   batchBytes: number;
   /** Logs per scan task; the engine's default when unset. */
@@ -109,11 +112,12 @@ function callDeadline(call: ServerWritableStream<StreamLogsMessage, Buffer>): nu
   return deadline instanceof Date ? deadline.getTime() : deadline;
 }
 
-/** Waits until the call drains, is cancelled (false), or the deadline passes (throws the timeout error). */
-function drained(call: ServerWritableStream<StreamLogsMessage, Buffer>, signal: AbortSignal, deadline: number): Promise<boolean> {
+/** Waits until the call drains, is cancelled (false), or the deadline or `stallMs` passes (throws the timeout error). */
+function drained(call: ServerWritableStream<StreamLogsMessage, Buffer>, signal: AbortSignal, deadline: number, stallMs: number): Promise<boolean> {
   if (signal.aborted) return Promise.resolve(false);
+  const until = stallMs > 0 ? Math.min(deadline, Date.now() + stallMs) : deadline;
   return new Promise((resolve, reject) => {
-    const timer = Number.isFinite(deadline) ? setTimeout(() => done(() => reject(new DeadlineExceededError())), Math.max(0, deadline - Date.now())) : undefined;
+    const timer = Number.isFinite(until) ? setTimeout(() => done(() => reject(new DeadlineExceededError())), Math.max(0, until - Date.now())) : undefined;
     const onDrain = () => done(() => resolve(true));
     const onAbort = () => done(() => resolve(false));
     const done = (settle: () => void) => {
@@ -151,7 +155,7 @@ export async function serveStreamLogs(call: ServerWritableStream<StreamLogsMessa
         progress.batches++;
         if (call.write(batch.message)) continue;
         ctx.events.emit('stream-waiting', { ...progress });
-        if (!(await drained(call, abort.signal, deadline))) break;
+        if (!(await drained(call, abort.signal, deadline, ctx.stallMs))) break;
         ctx.events.emit('stream-drained', { ...progress });
       }
       if (abort.signal.aborted) break;

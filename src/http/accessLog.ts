@@ -1,7 +1,7 @@
 /**
  * The access log: one JSON line per HTTP request (msg `request`, level info) with what the request
  * was for (the kind of path, never the path: `/v3/<key>` holds the key), its JSON-RPC methods and
- * error codes, its status, duration and body bytes in and out (out after compression), and the
+ * error codes, how many of its calls went to the upstream node (`forwarded`, when any), its status, duration and body bytes in and out (out after compression), and the
  * key's id (keyId: 8 hex digits of its sha256). `sample` writes one line in N, counted on each HTTP
  * thread, except refusals an operator must see (401, 413, 429) and server failures (5xx), always written.
  */
@@ -81,6 +81,7 @@ export class AccessLog {
       status: end.status,
       ms: Math.round((performance.now() - entry.started) * 1000) / 1000,
       ...(trace && { methods: trace.methods, calls: trace.calls, errors: trace.errors, codes: trace.codes, batch: trace.batch }),
+      ...(trace !== undefined && trace.forwarded > 0 && { forwarded: trace.forwarded }),
       bytesIn: entry.bytesIn,
       bytesOut: end.bytes,
       ...(end.coding !== null && { encoding: end.coding }),

@@ -13,13 +13,13 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { METRICS_LATENCY_BUCKETS_S } from '../config.js';
 import { ByteBudget } from '../limits/byteBudget.js';
 import { RateLimiter } from '../limits/rateLimiter.js';
-import { RefusalCounts } from '../limits/refusals.js';
+import { LimitRefusals } from '../limits/refusals.js';
 import { zeroScanCounts, type LogChunks } from '../logs/answer.js';
 import { answerInline } from '../logs/inline.js';
 import { InlineLoad } from '../logs/inlineLoad.js';
 import { resolveRange } from '../logs/range.js';
 import type { Logger, LogLevel } from '../logger.js';
-import { CallStatsTable, StatusCounts } from '../metrics/callStats.js';
+import { CallStatsTable, RefusalCounts, StatusCounts } from '../metrics/callStats.js';
 import type { MethodContext } from '../rpc/method.js';
 import { StoreReader } from '../store/reader.js';
 import { RemoteFilters } from '../filters/remote.js';
@@ -29,6 +29,7 @@ import type { MetricsText } from './health.js';
 import { startHttpServer, type HttpServer } from './server.js';
 import { storeFront } from './storeFront.js';
 import { fromWireError, PendingReplies, toWireError, type FromThread, type HttpThreadData, type LogLine, type ToThread } from './threadProtocol.js';
+import type { UpstreamAnswer } from '../upstream/types.js';
 
 const data = workerData as HttpThreadData;
 const port = parentPort!;
@@ -73,8 +74,10 @@ const answerCache = data.answerCacheBytes > 0 ? new AnswerCache(reader, data.ans
 const queries = new PendingReplies<LogChunks>();
 const scrapes = new PendingReplies<MetricsText>();
 const filterCalls = new PendingReplies<unknown>();
+const forwardCalls = new PendingReplies<UpstreamAnswer[]>();
 const calls = data.metrics ? new CallStatsTable(METRICS_LATENCY_BUCKETS_S) : undefined;
 const statuses = data.metrics ? new StatusCounts() : undefined;
+const refusals = data.metrics ? new RefusalCounts() : undefined;
 const logCounts = zeroScanCounts();
 /** This thread's recent inline scans: while they keep it busy, more goes to the main thread's pool (inlineLoad.ts). */
 const inlineLoad = new InlineLoad();
@@ -121,8 +124,11 @@ function serve(server: HttpServer): void {
         if ('error' in message) filterCalls.settle(message.id, undefined, fromWireError(message.error));
         else filterCalls.settle(message.id, message.result);
         return;
+      case 'upstream':
+        forwardCalls.settle(message.id, message.answers);
+        return;
       case 'counts':
-        post({ type: 'counts', id: message.id, counts: { calls: calls?.snapshot() ?? [], statuses: statuses?.snapshot() ?? [], logs: logCounts, answers: answerCache?.counts ?? { hits: 0, misses: 0 } } });
+        post({ type: 'counts', id: message.id, counts: { calls: calls?.snapshot() ?? [], statuses: statuses?.snapshot() ?? [], logs: logCounts, answers: answerCache?.counts ?? { hits: 0, misses: 0 }, refusals: refusals?.snapshot() ?? [] } });
         return;
       case 'refuse':
         server.refuse();
@@ -152,12 +158,20 @@ try {
         answerCache,
         metrics: data.metrics ? () => scrapes.ask((id) => post({ type: 'metrics', id })) : undefined,
         sync: data.sync && { gauge: new NodeHeadGauge(data.sync.buffer), maxLagBlocks: data.sync.maxLagBlocks },
+        forward: data.forward && {
+          // Sent by the main thread's client: one connection pool, breaker and count for the whole service.
+          upstream: { send: (calls) => forwardCalls.ask((id) => post({ type: 'upstream', id, calls })) },
+          methods: new Set(data.forward.methods),
+          budget: data.forward.rateLimit && new RateLimiter(data.forward.rateLimit.limit, { buffer: data.forward.rateLimit.buffer }),
+          headWaitMs: data.forward.headWaitMs,
+        },
       }),
       rateLimit: data.rateLimit && new RateLimiter(data.rateLimit.limit, { buffer: data.rateLimit.buffer }),
       subscriptionBudget: new ByteBudget(data.subscriptionBudget.limits, data.subscriptionBudget.buffers),
-      refusals: new RefusalCounts(data.refusals),
+      limitRefusals: new LimitRefusals(data.limitRefusals),
       logger,
       onResponse: statuses && ((status) => statuses.add(status)),
+      onRefusal: refusals && ((reason) => refusals.add(reason)),
       compression: data.compression,
       accessLog: data.accessLog,
     }),

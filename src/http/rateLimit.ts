@@ -1,7 +1,7 @@
 /**
  * The rate limit on the HTTP front: what a request body costs (its JSON-RPC calls, counted without
- * parsing), and the 429 reply of a refused request (docs/api.md §7: id null, one error object even
- * for a batch, since a refused batch is refused whole before any item is read).
+ * parsing), and the answer of a refused request (docs/api.md §6): each call's error with its own
+ * id, an array of them for a batch (refused whole: no call runs), as clients match answers by id.
  */
 import { MAX_BATCH_ITEMS } from '../config.js';
 import { RateLimitedError, type TooManyConcurrentError } from '../rpc/errors.js';
@@ -69,19 +69,43 @@ export function callCount(body: Uint8Array): number {
   return Math.max(1, items);
 }
 
+/** A request's id as its answer echoes it: a string, a number or null (anything else is not an id). */
+function idOf(item: unknown): unknown {
+  const id = item !== null && typeof item === 'object' ? (item as { id?: unknown }).id : undefined;
+  return typeof id === 'string' || typeof id === 'number' ? id : null;
+}
+
 /**
- * The 429 reply of a refused request: with `Retry-After` (whole seconds, rounded up) when waiting
+ * The JSON-RPC body refusing `body` with `refusal`: the call's error with its id, or for a batch
+ * an array of them, one per item with its id. A body that is not JSON, an empty batch and one
+ * over MAX_BATCH_ITEMS get one error with id null (they would get one error anyway).
+ */
+export function refusedBody(refusal: RateRefusal, body: Uint8Array): string {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(Buffer.from(body.buffer, body.byteOffset, body.byteLength).toString('utf8'));
+  } catch {
+    return errorBody(refusal);
+  }
+  const error = refusal.toJSON();
+  if (!Array.isArray(parsed)) return JSON.stringify({ jsonrpc: '2.0', id: idOf(parsed), error });
+  if (parsed.length === 0 || parsed.length > MAX_BATCH_ITEMS) return errorBody(refusal);
+  return JSON.stringify(parsed.map((item) => ({ jsonrpc: '2.0', id: idOf(item), error })));
+}
+
+/**
+ * The 429 reply refusing `body`: with `Retry-After` (whole seconds, rounded up) when waiting
  * helps, without it for a batch larger than the burst, which no wait admits.
  */
-export function tooManyRequests(refusal: RateRefusal): Reply {
+export function tooManyRequests(refusal: RateRefusal, body: Uint8Array): Reply {
   const headers: [string, string][] = refusal instanceof RateLimitedError ? [['Retry-After', String(Math.max(1, Math.ceil(refusal.retryAfterMs / 1000)))]] : [];
-  return { status: '429 Too Many Requests', body: errorBody(refusal), headers };
+  return { status: '429 Too Many Requests', body: refusedBody(refusal, body), headers };
 }
 
 /**
  * The 429 reply of a single call refused for concurrency (limits/admission.ts), as a rate-limited
- * request is answered: id null, the error object, and `Retry-After` in whole seconds.
+ * call is answered: `answer`, the call's error with its id, and `Retry-After` in whole seconds.
  */
-export function tooManyConcurrent(refusal: TooManyConcurrentError): Reply {
-  return { status: '429 Too Many Requests', body: errorBody(refusal), headers: [['Retry-After', String(Math.max(1, Math.ceil(refusal.retryAfterMs / 1000)))]] };
+export function tooManyConcurrent(refusal: TooManyConcurrentError, answer: string): Reply {
+  return { status: '429 Too Many Requests', body: answer, headers: [['Retry-After', String(Math.max(1, Math.ceil(refusal.retryAfterMs / 1000)))]] };
 }

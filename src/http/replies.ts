@@ -66,5 +66,8 @@ export function behindHead(floor: number, head: number | undefined): Reply {
   return reply('503 Service Unavailable', new BehindHeadError(floor, head), [['Retry-After', '1']]);
 }
 
+/** 400: Content-Length given twice with different values (RFC 9112 §6.3: the framing is unknown, the connection closes). */
+export const CONFLICTING_CONTENT_LENGTH = reply('400 Bad Request', new InvalidRequestError('conflicting Content-Length headers'));
+
 /** 400: an X-Ethlogd-Min-Head that is not a decimal block number. */
 export const INVALID_MIN_HEAD = reply('400 Bad Request', new InvalidRequestError('X-Ethlogd-Min-Head must be a decimal block number'));

@@ -12,9 +12,10 @@
 import { MAX_BODY_BYTES } from '../config.js';
 import type { ByteBudget } from '../limits/byteBudget.js';
 import type { RateLimiter } from '../limits/rateLimiter.js';
-import type { RefusalCounts } from '../limits/refusals.js';
+import type { LimitRefusals } from '../limits/refusals.js';
 import { createLogger, type Logger } from '../logger.js';
 import type { RequestControl, RpcBody, RpcHandler } from '../rpc/handler.js';
+import type { RefusalReason } from '../metrics/callStats.js';
 import { AccessLog, type AccessEntry, type AccessLogMode, type PathKind } from './accessLog.js';
 import { DISCARD_MAX_BYTES, readBody } from './body.js';
 import { AS_IS, Compression, type AnswerCoding, type CompressionOptions } from './compress.js';
@@ -27,6 +28,8 @@ import { callCount, tooManyConcurrent, tooManyRequests } from './rateLimit.js';
 import {
   AUTH_FAILURE,
   behindHead,
+  errorBody,
+  CONFLICTING_CONTENT_LENGTH,
   INTERNAL_ERROR_BODY,
   INVALID_MIN_HEAD,
   INVALID_KEY,
@@ -67,6 +70,8 @@ export interface HttpServerOptions {
   accessLog?: AccessLogMode;
   /** Hears the status of every response to an API request (not the operations endpoints): the metrics. */
   onResponse?: (status: number) => void;
+  /** Hears every request or message refused by a transport limit, by its reason (the metrics). */
+  onRefusal?: (reason: RefusalReason) => void;
   /** What /ready and /metrics report; without it /ready tells only whether the server is draining, and /metrics is not served. */
   ops?: OpsEndpoints;
   /**
@@ -85,7 +90,7 @@ export interface HttpServerOptions {
   /** What WebSocket `logs` subscriptions are charged to (bytes per key and in all, shared by the threads); none: only their count is bounded. */
   subscriptionBudget?: ByteBudget;
   /** The refusal counters by reason (limits/refusals.ts), shared by the threads. */
-  refusals?: RefusalCounts;
+  limitRefusals?: LimitRefusals;
 }
 
 /** A listening HTTP front. */
@@ -164,6 +169,19 @@ function contentLength(value: string): number {
   return Number.isSafeInteger(n) && n >= 0 ? n : -1;
 }
 
+/**
+ * True when the request repeats Content-Length with another value. uWS frames the body by the first
+ * one, so a proxy that framed it by another would have the rest of the body answered as a request
+ * of its own (request smuggling; RFC 9112 §6.3 wants 400). Only forEach sees every header.
+ */
+function conflictingLength(req: HttpRequest, first: string): boolean {
+  let conflict = false;
+  req.forEach((name, value) => {
+    if (name === 'content-length' && value !== first) conflict = true;
+  });
+  return conflict;
+}
+
 /** A request whose body is being read or answered. */
 interface Exchange {
   /** The client went away. */
@@ -223,7 +241,8 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<HttpServ
     const send = (text: RpcBody) => {
       if (control.busy !== undefined) {
         exchange.answered = true;
-        refuse(res, tooManyConcurrent(control.busy), entry, { close: inFlight.closing, coding: exchange.coding });
+        const answer = typeof text === 'string' ? text : errorBody(control.busy);
+        refuse(res, tooManyConcurrent(control.busy, answer), entry, { close: inFlight.closing, coding: exchange.coding });
         done();
         return;
       }
@@ -285,12 +304,37 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<HttpServ
   }
 
   /**
-   * Runs `handle` for one request. uWS terminates the process when a route handler returns without
+   * Answers 400 to a request whose Content-Length is repeated with another value, and closes the
+   * connection: its framing is unknown. The answer waits for the next turn of the event loop: uWS
+   * goes on parsing the bytes already received after a response ended in its handler (even one that
+   * closes the connection), while with a response pending it closes the connection at the next
+   * request instead, so bytes after the body are never served as a request of their own.
+   */
+  function refuseConflict(res: HttpResponse, req: HttpRequest): void {
+    opts.onRefusal?.('content_length');
+    const method = req.getMethod().toUpperCase();
+    const target = route(req.getUrl());
+    const entry = accessLog.begin(target === null ? 'not-found' : 'rpc', method, target?.key);
+    const coding = codingOf(req);
+    let aborted = false;
+    res.onAborted(() => {
+      aborted = true;
+      accessLog.end(entry, { status: CLIENT_CLOSED, bytes: 0, coding: null });
+    });
+    setImmediate(() => {
+      if (!aborted) refuse(res, CONFLICTING_CONTENT_LENGTH, entry, { close: true, coding });
+    });
+  }
+
+  /**
+   * Runs `handle` for one request: a request whose Content-Length is repeated with another value
+   * is refused first, whatever its route. uWS terminates the process when a route handler returns without
    * answering or registering onAborted, so a failure here closes the connection instead.
    */
   function guarded(handle: (res: HttpResponse, req: HttpRequest) => void): (res: HttpResponse, req: HttpRequest) => void {
     return (res, req) => {
       try {
+        if (conflictingLength(req, req.getHeader(CONTENT_LENGTH))) return refuseConflict(res, req);
         handle(res, req);
       } catch (err) {
         logger.error('http: request failed', err);
@@ -305,8 +349,9 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<HttpServ
 
   /**
    * Answers a POST to `/v3/<key>`. Refusals are answered before the body is read (uWS skips a body
-   * nobody reads and keeps the connection), except 413, answered once the body over the limit has
-   * been read and dropped (body.ts), which closes the connection.
+   * nobody reads and keeps the connection), 413 for an announced length over the limit included;
+   * a chunked body that grows past the limit is read and dropped to its end (body.ts), then 413
+   * closes the connection. A repeated Content-Length with another value is 400 and closes it.
    */
   function onPost(res: HttpResponse, req: HttpRequest, key: string): void {
     const entry = accessLog.begin('rpc', 'POST', key);
@@ -326,10 +371,15 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<HttpServ
     const floor = waiters && parseMinHead(req.getHeader(MIN_HEAD_HEADER));
     if (floor === null) return refuse(res, INVALID_MIN_HEAD, entry, { coding });
     const announced = contentLength(req.getHeader(CONTENT_LENGTH));
-    if (announced > DISCARD_MAX_BYTES) return refuse(res, tooLarge, entry, { close: true, coding });
-    const budget = announced > limit ? undefined : opts.rateLimit?.budget(key);
+    if (announced > limit) {
+      // Answered at once: uWS skips the body nobody reads (the connection stays usable for a client
+      // that sends it all), and one past DISCARD_MAX_BYTES closes the connection unread.
+      opts.onRefusal?.('body_too_large');
+      return refuse(res, tooLarge, entry, { close: announced > DISCARD_MAX_BYTES || inFlight.closing, coding });
+    }
+    const budget = opts.rateLimit?.budget(key);
+    // A key out of tokens is refused once its body is read: each call's error carries its id.
     const limited = budget?.check(1);
-    if (limited) return refuse(res, tooManyRequests(limited), entry, { coding });
 
     const exchange: Exchange = { aborted: false, answered: false, entry, key, coding, delivery: undefined, abort: new AbortController() };
     const done = inFlight.enter();
@@ -347,13 +397,14 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<HttpServ
     readBody(res, announced, limit, {
       body: (bytes) => {
         if (entry) entry.bytesIn = bytes.byteLength;
-        const refused = budget?.take(callCount(bytes));
+        const refused = limited ?? budget?.take(callCount(bytes));
         if (!refused) return floor === undefined ? dispatch(res, exchange, bytes, done) : dispatchAtHead(res, exchange, bytes, floor, done);
         exchange.answered = true;
-        refuse(res, tooManyRequests(refused), entry, { close: inFlight.closing, coding });
+        refuse(res, tooManyRequests(refused, bytes), entry, { close: inFlight.closing, coding });
         done();
       },
       tooLarge: (received) => {
+        opts.onRefusal?.('body_too_large');
         if (entry) entry.bytesIn = received;
         exchange.answered = true;
         refuse(res, tooLarge, entry, { close: true, coding });
@@ -393,7 +444,9 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<HttpServ
     },
     { guard: guarded, begin: opsRequest, onError: (message, error) => logger.error(message, error) },
   );
-  const ws = opts.ws && new WsFront({ ...opts.ws, handler, auth, rateLimit: opts.rateLimit, logger, accessLog, maxPayloadBytes: limit, subscriptionBudget: opts.subscriptionBudget, refusals: opts.refusals });
+  const ws =
+    opts.ws &&
+    new WsFront({ ...opts.ws, handler, auth, rateLimit: opts.rateLimit, logger, accessLog, maxPayloadBytes: limit, inFlight, onRefusal: opts.onRefusal, subscriptionBudget: opts.subscriptionBudget, limitRefusals: opts.limitRefusals });
   ws?.register(app);
   app.any('/*', guarded(onOther));
   const { socket, port } = await listenOn(app, opts.host, opts.port, opts.sharePort === true);

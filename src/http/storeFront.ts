@@ -16,6 +16,8 @@ import type { Store } from '../store/schema.js';
 import { HeadHeader } from './headHeader.js';
 import { storeReadiness, type MetricsText } from './health.js';
 import type { HttpServerOptions } from './server.js';
+import { HeadWaiters } from './minHead.js';
+import type { ForwardOptions } from '../rpc/forward.js';
 
 /** What a front over one store handle is made of. */
 export interface StoreFrontParts {
@@ -33,14 +35,25 @@ export interface StoreFrontParts {
   metrics?: () => Promise<MetricsText>;
   /** The node a replica follows and the lag it tolerates (/ready, eth_syncing); unset when it follows none. */
   sync?: ReplicaSync;
+  /**
+   * What is forwarded to the upstream node and how (serve --upstream); a call above the head waits
+   * for it up to `headWaitMs` (MIN_HEAD_WAIT_MS by default). Nothing is forwarded when unset.
+   */
+  forward?: Omit<ForwardOptions, 'waitForHead'> & { headWaitMs?: number };
+}
+
+/** The wait of a forwarded call for the store's head to reach its block, over `waiters`. */
+function headWait(waiters: HeadWaiters): (floor: number) => Promise<boolean> {
+  return (floor) => (waiters.reached(floor) ? Promise.resolve(true) : new Promise((resolve) => waiters.wait(floor, resolve)));
 }
 
 /** The handler, key check, answers' head header and operations endpoints of an HTTP front over `parts.store`. */
 export function storeFront(parts: StoreFrontParts): Pick<HttpServerOptions, 'handler' | 'auth' | 'storeHead' | 'readHead' | 'ops' | 'ws'> {
   const { store, ctx, sync } = parts;
   const head = new HeadHeader(ctx.reader);
+  const forward = parts.forward && { ...parts.forward, waitForHead: headWait(new HeadWaiters(() => ctx.reader.head(), parts.forward.headWaitMs)) };
   return {
-    handler: createRpcHandler(sync === undefined ? ctx : { ...ctx, sync }, parts.onError, METHODS, parts.observer, parts.answerCache),
+    handler: createRpcHandler(sync === undefined ? ctx : { ...ctx, sync }, parts.onError, METHODS, parts.observer, parts.answerCache, forward),
     auth: (key) => checkApiKey(store, key),
     storeHead: () => head.value(),
     readHead: () => ctx.reader.head(),

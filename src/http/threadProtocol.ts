@@ -1,8 +1,8 @@
 /**
  * What the main thread and an HTTP thread (httpThread.ts) say to each other over the worker's
- * MessagePort: the thread's start-up data, its eth_getLogs queries, polling-filter calls and
- * /metrics scrapes (run on the main thread, which has the scan pool, the filters and the metrics
- * registry), its log lines, the main thread's requests
+ * MessagePort: the thread's start-up data, its eth_getLogs queries, polling-filter calls, forwarded
+ * calls and /metrics scrapes (run on the main thread, which has the scan pool, the filters, the
+ * upstream node's client and the metrics registry), its log lines, the main thread's requests
  * for its counts, and the shutdown steps. Errors cross as plain data and are rebuilt as the same
  * RpcError class with the same fields, so a thread answers byte for byte what the main thread would.
  */
@@ -19,6 +19,7 @@ import * as rpcErrors from '../rpc/errors.js';
 import { RpcError } from '../rpc/errors.js';
 import type { LogChunks } from '../logs/answer.js';
 import type { MetricsText } from './health.js';
+import type { UpstreamAnswer, UpstreamCall } from '../upstream/types.js';
 
 /** What an HTTP thread is started with (its workerData). */
 export interface HttpThreadData {
@@ -44,11 +45,13 @@ export interface HttpThreadData {
   /** The access log, as on the main thread's front. */
   accessLog?: AccessLogMode;
   /** The buffer of the main thread's refusal counters (limits/refusals.ts), shared. */
-  refusals: SharedArrayBuffer;
+  limitRefusals: SharedArrayBuffer;
   /** The subscriptions' byte budget: its limits and the main thread's buffers (limits/byteBudget.ts), shared. */
   subscriptionBudget: { limits: ByteLimits; buffers: ByteBudgetBuffers };
   /** A replica's node gauge (its shared buffer, replica/nodeHead.ts) and tolerated lag; unset when it follows no node. */
   sync?: { buffer: SharedArrayBuffer; maxLagBlocks: number };
+  /** The methods forwarded to the upstream node (through the main thread's client), the per-key limit on them, and the wait for the head; unset when nothing is. */
+  forward?: { methods: string[]; rateLimit?: { limit: RateLimit; buffer: SharedArrayBuffer }; headWaitMs?: number };
 }
 
 /** An error as plain data: its class name, message and own fields (code, data, …). */
@@ -75,6 +78,7 @@ export type FromThread =
   | { type: 'cancel'; id: number }
   | { type: 'metrics'; id: number }
   | { type: 'filter'; id: number; call: FilterCall }
+  | { type: 'upstream'; id: number; calls: UpstreamCall[] }
   | { type: 'log'; line: LogLine }
   | { type: 'counts'; id: number; counts: ThreadCounts }
   | { type: 'refused' }
@@ -89,6 +93,7 @@ export type ToThread =
   | { type: 'metrics'; id: number; error: WireError }
   | { type: 'filter'; id: number; result: unknown }
   | { type: 'filter'; id: number; error: WireError }
+  | { type: 'upstream'; id: number; answers: UpstreamAnswer[] }
   | { type: 'counts'; id: number }
   | { type: 'refuse' }
   | { type: 'drain'; graceMs: number }

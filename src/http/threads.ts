@@ -21,7 +21,7 @@ import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import type { LogLimits } from '../config.js';
 import type { RateLimiter } from '../limits/rateLimiter.js';
-import type { RefusalCounts } from '../limits/refusals.js';
+import type { LimitRefusals } from '../limits/refusals.js';
 import type { ByteBudget } from '../limits/byteBudget.js';
 import { LOG_LEVELS, type Logger, type LogLevel } from '../logger.js';
 import type { ThreadCounts } from '../metrics/callStats.js';
@@ -37,6 +37,8 @@ import { startHttpServer, type HttpServer, type HttpServerOptions } from './serv
 import { fromWireError, PendingReplies, toWireError, transferableChunks, type FromThread, type HttpThreadData, type LogLine, type ToThread } from './threadProtocol.js';
 import { uwsNative } from './uws.js';
 import type { ReplicaSync } from '../replica/lag.js';
+import type { ForwardOptions } from '../rpc/forward.js';
+import type { Upstream, UpstreamAnswer } from '../upstream/types.js';
 
 /** How to run the HTTP threads besides the main thread's app. */
 export interface HttpThreadsOptions {
@@ -54,7 +56,7 @@ export interface HttpThreadsOptions {
   /** The main thread's polling filters, which every thread's filter methods reach. */
   filters?: FilterService;
   /** The refusal counters (limits/refusals.ts) every thread adds to. */
-  refusals: RefusalCounts;
+  limitRefusals: LimitRefusals;
   /** The WebSocket subscriptions' byte budget every thread charges. */
   subscriptionBudget: ByteBudget;
   /** The service's rate limiter, whose buckets the threads share. */
@@ -63,6 +65,8 @@ export interface HttpThreadsOptions {
   metrics: boolean;
   /** The node a replica follows, whose gauge the threads share (/ready, eth_syncing); unset when it follows none. */
   sync?: ReplicaSync;
+  /** What the threads forward: their calls go to the main thread's upstream client, their budget is the shared one; unset when nothing is. */
+  forward?: Omit<ForwardOptions, 'waitForHead'> & { headWaitMs?: number };
   /** Writes the main thread's lines and the threads'. */
   logger: Logger;
 }
@@ -100,6 +104,7 @@ function writeLine(logger: Logger, line: LogLine): void {
 interface ThreadServices {
   queryLogs: LogQuery;
   filters?: FilterService;
+  upstream?: Upstream;
   metrics?: () => Promise<MetricsText>;
   logger: Logger;
 }
@@ -197,6 +202,8 @@ class HttpThread {
         return this.renderMetrics(message.id);
       case 'filter':
         return this.runFilterCall(message.id, message.call);
+      case 'upstream':
+        return this.forward(message.id, message.calls);
       case 'log':
         return writeLine(this.services.logger, message.line);
       case 'counts':
@@ -238,6 +245,14 @@ class HttpThread {
     );
   }
 
+  /** Sends the thread's forwarded calls with the main thread's client and posts their answers (the client never rejects). */
+  private forward(id: number, calls: Extract<FromThread, { type: 'upstream' }>['calls']): void {
+    const upstream = this.services.upstream;
+    const answers: Promise<UpstreamAnswer[]> =
+      upstream === undefined ? Promise.resolve(calls.map(() => ({ failure: { kind: 'unavailable', reason: 'is not configured' } }))) : upstream.send(calls);
+    void answers.then((list) => this.send({ type: 'upstream', id, answers: list }));
+  }
+
   /** Renders /metrics for the thread and posts the text or the failure. */
   private renderMetrics(id: number): void {
     const render = this.services.metrics ?? (() => Promise.reject(new Error('metrics are off')));
@@ -271,12 +286,35 @@ export class HttpThreads implements ThreadCountsSource {
     const main = await startHttpServer({ ...front, port, sharePort: true });
     const logLevels = LOG_LEVELS.filter((level): level is LogLevel => level !== 'silent' && options.logger.isLevelEnabled(level));
     const rateLimit = options.rateLimit && { limit: options.rateLimit.limit, buffer: options.rateLimit.buffer };
-    const services: ThreadServices = { queryLogs: options.queryLogs, filters: options.filters, metrics: front.ops?.metrics, logger: options.logger };
+    const services: ThreadServices = { queryLogs: options.queryLogs, filters: options.filters, upstream: options.forward?.upstream, metrics: front.ops?.metrics, logger: options.logger };
+    const { forward } = options;
+    const forwardData = forward && {
+      methods: [...forward.methods],
+      rateLimit: forward.budget && { limit: forward.budget.limit, buffer: forward.budget.buffer },
+      headWaitMs: forward.headWaitMs,
+    };
     this.threads = Array.from(
       { length: options.threads - 1 },
       (_, i) =>
         new HttpThread(
-          { thread: i + 1, dataDir: options.dataDir, host: front.host, port, limits: options.limits, inlineBudgetUs: options.inlineBudgetUs, answerCacheBytes: options.answerCacheBytes, refusals: options.refusals.buffer, subscriptionBudget: { limits: options.subscriptionBudget.limits, buffers: options.subscriptionBudget.buffers }, rateLimit, metrics: options.metrics, logLevels, compression: front.compression, accessLog: front.accessLog, sync: options.sync && { buffer: options.sync.gauge.buffer, maxLagBlocks: options.sync.maxLagBlocks } },
+          {
+            thread: i + 1,
+            dataDir: options.dataDir,
+            host: front.host,
+            port,
+            limits: options.limits,
+            inlineBudgetUs: options.inlineBudgetUs,
+            answerCacheBytes: options.answerCacheBytes,
+            limitRefusals: options.limitRefusals.buffer,
+            subscriptionBudget: { limits: options.subscriptionBudget.limits, buffers: options.subscriptionBudget.buffers },
+            rateLimit,
+            metrics: options.metrics,
+            logLevels,
+            compression: front.compression,
+            accessLog: front.accessLog,
+            sync: options.sync && { buffer: options.sync.gauge.buffer, maxLagBlocks: options.sync.maxLagBlocks },
+            forward: forwardData,
+          },
           services,
         ),
     );

@@ -3,7 +3,9 @@
  * them in order with one StoreWriter.append (one write transaction) per commit batch, carrying the
  * node's safe/finalized markers. On a stop it commits the blocks it already holds, then returns.
  */
+import { detectChainKind, type ChainKind } from '../chain/chainKind.js';
 import type { BlockBundle } from '../chain/types.js';
+import { IngestConflictError } from './errors.js';
 import type { StoreReader } from '../store/reader.js';
 import type { StoreWriter } from '../store/writer.js';
 import type { Progress, ProgressCounts } from './progress.js';
@@ -23,10 +25,30 @@ export interface IngestContext {
   writer: StoreWriter;
   reader: StoreReader;
   chainId: bigint;
+  /** The chain's kind as recorded, given (`--chain`) or detected so far; undefined while nothing tells. */
+  chainKind: ChainKind | undefined;
+  /** Whether `--chain` gave the kind (blocks of another kind are then refused). */
+  chainKindGiven: boolean;
   tuning: IngestTuning;
   signal: AbortSignal;
   /** Totals over the whole run, updated at every commit. */
   counts: ProgressCounts;
+}
+
+/**
+ * The kind to record with a batch of `blocks`: the given or recorded kind on the store's first
+ * batch, the kind the blocks show once they show one other than the recorded Ethereum (undefined:
+ * nothing to record). Blocks of another kind than a given or non-Ethereum one are refused.
+ */
+export function batchChainKind(ctx: IngestContext, blocks: readonly BlockBundle[], first: boolean): ChainKind | undefined {
+  const seen = detectChainKind(blocks);
+  if (seen === undefined || seen === ctx.chainKind) return first ? ctx.chainKind : undefined;
+  if (ctx.chainKind !== undefined && (ctx.chainKindGiven || ctx.chainKind !== 'ethereum')) {
+    const from = blocks[0]!.header.number;
+    throw new IngestConflictError('chain-kind', `blocks ${from}..${blocks.at(-1)!.header.number} are of an ${seen} chain, the store's is ${ctx.chainKind}`);
+  }
+  ctx.chainKind = seen;
+  return seen;
 }
 
 /** The node's markers as the store may hold them after a commit ending at `head` (never above it). */
@@ -91,7 +113,8 @@ export async function copyBlocks(ctx: IngestContext, from: number, to: number, p
     buffer = [];
     const head = blocks[blocks.length - 1]!.header.number;
     const markers = await currentMarkers(ctx);
-    ctx.writer.append({ blocks, chainId: ctx.chainId, ...markersAt(markers, head) });
+    const chainKind = batchChainKind(ctx, blocks, ctx.reader.meta() === undefined);
+    ctx.writer.append({ blocks, chainId: ctx.chainId, chainKind, ...markersAt(markers, head) });
     countBlocks(copied, blocks);
     countBlocks(ctx.counts, blocks);
     progress?.update(copied);

@@ -9,7 +9,7 @@ import { bytesEqual } from '../chain/hex.js';
 import { FOLLOW_POLL_MS, MAX_REORG_DEPTH, REORG_WALK_BLOCKS } from '../config.js';
 import type { Logger } from '../logger.js';
 import { ChainContinuityError } from '../store/writer.js';
-import { copyBlocks, countBlocks, currentMarkers, fetchBlocks, markersAt, type IngestContext } from './copy.js';
+import { batchChainKind, copyBlocks, countBlocks, currentMarkers, fetchBlocks, markersAt, type IngestContext } from './copy.js';
 import { IngestConflictError, NodeDataError } from './errors.js';
 import { Progress } from './progress.js';
 
@@ -124,7 +124,7 @@ export class Follower {
     const markers = await currentMarkers(this.ctx);
     if (this.ctx.signal.aborted) return;
     const newHead = branch.length > 0 ? branch[branch.length - 1]!.header.number : ancestor;
-    writer.append({ rollbackTo: ancestor, blocks: branch, ...markersAt(markers, newHead) });
+    writer.append({ rollbackTo: ancestor, blocks: branch, chainKind: batchChainKind(this.ctx, branch, false), ...markersAt(markers, newHead) });
     countBlocks(this.ctx.counts, branch);
     this.options.logger.info(
       `reorganisation: blocks ${ancestor + 1}..${storedHead} moved to orphans, ${branch.length} blocks of the node's branch applied; ` +

@@ -4,6 +4,7 @@
  * node's) or follows the node's head through reorganisations until stopped.
  */
 import { readFileSync } from 'node:fs';
+import type { ChainKind } from '../chain/chainKind.js';
 import { bytesEqual } from '../chain/hex.js';
 import type { StorageWrite } from '../chain/types.js';
 import {
@@ -34,6 +35,8 @@ export interface IngestOptions {
   from?: number;
   /** Last block to copy (default: the node's head when ingest starts); not with `follow`. */
   to?: number;
+  /** The chain's kind; by default detected from its blocks (docs/api.md). */
+  chain?: ChainKind;
   /** Follow the head (reorganisations included) until the signal aborts. */
   follow?: boolean;
   storage?: StorageMode;
@@ -64,6 +67,8 @@ export interface IngestResult {
   retries: number;
   /** Whether receipts came per block (false: the node lacks eth_getBlockReceipts). */
   receiptsByBlock: boolean;
+  /** The chain's kind as recorded at the end (undefined: nothing told it from Ethereum, nor was it given). */
+  chainKind: ChainKind | undefined;
 }
 
 /** The storage of `path`, a genesis.json; a file that cannot be read or parsed is an IngestConflictError naming it. */
@@ -122,6 +127,8 @@ async function ingestInto(store: Store, options: IngestOptions, signal: AbortSig
     writer: new StoreWriter(store),
     reader,
     chainId: 0n,
+    chainKind: reader.chainKind() ?? options.chain,
+    chainKindGiven: options.chain !== undefined,
     tuning: {
       blocksPerRequest: INGEST_BLOCKS_PER_REQUEST,
       requestsInFlight: INGEST_REQUESTS_IN_FLIGHT,
@@ -137,6 +144,10 @@ async function ingestInto(store: Store, options: IngestOptions, signal: AbortSig
     const meta = reader.meta();
     if (meta && meta.chainId !== ctx.chainId) {
       throw new IngestConflictError('chain-id', `the store at ${options.dataDir} holds chain ${meta.chainId}, the node serves chain ${ctx.chainId}`);
+    }
+    const recorded = reader.chainKind();
+    if (options.chain !== undefined && recorded !== undefined && recorded !== options.chain) {
+      throw new IngestConflictError('chain-kind', `the store at ${options.dataDir} holds an ${recorded} chain, not ${options.chain}`);
     }
     if (meta && options.from !== undefined && options.from !== meta.earliest) {
       throw new IngestConflictError('start', `the store at ${options.dataDir} starts at block ${meta.earliest}, not ${options.from}: resume without --from, or use another directory`);
@@ -184,5 +195,6 @@ async function ingestInto(store: Store, options: IngestOptions, signal: AbortSig
     requests: client.stats.requests,
     retries: client.stats.retries,
     receiptsByBlock: source.receiptsByBlock,
+    chainKind: reader.chainKind(),
   };
 }

@@ -7,21 +7,28 @@
  * Decisions: a node that omits `totalDifficulty` (geth since 1.14, post-merge) is stored as 0;
  * absent `mixHash`/`nonce` are stored as zeros; the wire `gasPrice` of types 2-4 is not stored (it
  * is derived from the fee caps and the base fee when rendered, as geth does).
+ *
+ * Other chains (OP stack, Arbitrum, any new one) never stop ingest: a transaction of a type not
+ * modelled (not 0-4) is kept as the node gave it, every member but its position (Transaction.extra),
+ * `hash` and `from` as given, never recomputed; the members of a block or receipt that the modelled
+ * ones do not cover (L1 fee fields, Arbitrum's l1BlockNumber, sendCount, sendRoot, …) are kept as
+ * given too (BlockHeader.extra, Receipt.extra), and so is any member of a receipt of a type not
+ * modelled whose value differs from what the modelled receipt would render.
  */
 import { effectiveGasPrice } from '../chain/gasPrice.js';
 import { logsBloom } from '../chain/bloom.js';
 import { bytesEqual, bytesToHex, hexToBytes, nodeQuantityToBigInt, padLeft, quantityToHex } from '../chain/hex.js';
-import type {
-  AccessListEntry,
-  Authorization,
-  BlockBundle,
-  BlockHeader,
-  Log,
-  Receipt,
-  StorageWrite,
-  Transaction,
-  TxType,
-  Withdrawal,
+import {
+  isModelledTxType,
+  type AccessListEntry,
+  type Authorization,
+  type BlockBundle,
+  type BlockHeader,
+  type Log,
+  type Receipt,
+  type StorageWrite,
+  type Transaction,
+  type Withdrawal,
 } from '../chain/types.js';
 import { NodeDataError } from './errors.js';
 
@@ -44,6 +51,49 @@ type Json = Record<string, unknown>;
 
 const MAX_TOPICS = 4;
 const ZERO_WORD = new Uint8Array(32);
+
+/** Largest transaction type a record holds (one byte; EIP-2718 reserves types up to 0x7f, chains use a few above). */
+const MAX_TX_TYPE = 0xff;
+
+/** The members of a node's block the header record models; any other is kept as given (BlockHeader.extra). */
+const BLOCK_MEMBERS = new Set([
+  'baseFeePerGas', 'blobGasUsed', 'difficulty', 'excessBlobGas', 'extraData', 'gasLimit', 'gasUsed', 'hash', 'logsBloom',
+  'miner', 'mixHash', 'nonce', 'number', 'parentBeaconBlockRoot', 'parentHash', 'receiptsRoot', 'requestsHash',
+  'sha3Uncles', 'size', 'stateRoot', 'timestamp', 'totalDifficulty', 'transactions', 'transactionsRoot', 'uncles',
+  'withdrawals', 'withdrawalsRoot',
+]);
+
+/** A transaction's position members: rendered from where it is stored, never kept. */
+const TX_POSITION_MEMBERS = new Set(['blockHash', 'blockNumber', 'blockTimestamp', 'transactionIndex']);
+
+/** A receipt's members rendered from its position and its logs, never kept. */
+const RECEIPT_POSITION_MEMBERS = new Set(['blockHash', 'blockNumber', 'logs', 'transactionHash', 'transactionIndex']);
+
+/** The members of a receipt the receipts record models (with its position's). */
+const RECEIPT_MEMBERS = new Set([
+  ...RECEIPT_POSITION_MEMBERS, 'blobGasPrice', 'blobGasUsed', 'contractAddress', 'cumulativeGasUsed', 'effectiveGasPrice',
+  'from', 'gasUsed', 'logsBloom', 'root', 'status', 'to', 'type',
+]);
+
+/**
+ * Receipt members not kept: anvil's blockTimestamp (a JSON number), which geth's receipt does not
+ * have (its logs carry blockTimestamp, and those are served).
+ */
+const RECEIPT_DROPPED_MEMBERS = new Set(['blockTimestamp']);
+
+/** Characters outside ASCII (and DEL), escaped in kept members. */
+const NON_ASCII = /[\u007f-\uffff]/g;
+
+/**
+ * JSON members text (`"name":value,…`) of `entries`, or undefined when there are none. Its text is
+ * ASCII, other characters escaped (`\u00e9`): the renderers copy it as bytes into answers they
+ * write as ASCII, and the escaped text parses to the same value.
+ */
+function membersText(entries: [string, unknown][]): string | undefined {
+  if (entries.length === 0) return undefined;
+  const text = entries.map(([k, v]) => JSON.stringify(k) + ':' + JSON.stringify(v)).join(',');
+  return text.replace(NON_ASCII, (c) => '\\u' + c.charCodeAt(0).toString(16).padStart(4, '0'));
+}
 
 /** Reads typed fields of one JSON object, naming the object and field in errors. */
 class Fields {
@@ -158,6 +208,8 @@ function normalizeHeader(f: Fields, txCount: number): BlockHeader {
   if (beaconRoot !== undefined) h.parentBeaconBlockRoot = beaconRoot;
   const requestsHash = f.optFixed('requestsHash', 32);
   if (requestsHash !== undefined) h.requestsHash = requestsHash;
+  const extra = membersText(Object.entries(f.obj).filter(([k, v]) => !BLOCK_MEMBERS.has(k) && v !== undefined));
+  if (extra !== undefined) h.extra = extra;
   return h;
 }
 
@@ -180,15 +232,42 @@ function normalizeAuthorization(value: unknown, where: string): Authorization {
   };
 }
 
+/**
+ * A transaction of a type not modelled, kept as the node gave it: every member but its position in
+ * `extra`; hash and from as given (required: every node's transaction object has them), the other
+ * common fields read where the node gives them in the usual form (zero, or no recipient, where not).
+ */
+function keptTransaction(f: Fields, type: number): Transaction {
+  const lenient = (name: string): bigint => nodeQuantityToBigInt(f.obj[name]) ?? 0n;
+  const tx: Transaction = {
+    type,
+    hash: f.fixed('hash', 32),
+    from: f.fixed('from', 20),
+    to: hexToBytes(f.obj.to, 20) ?? null,
+    nonce: lenient('nonce'),
+    gas: lenient('gas'),
+    value: lenient('value'),
+    input: hexToBytes(f.obj.input) ?? new Uint8Array(0),
+    v: lenient('v'),
+    r: lenient('r'),
+    s: lenient('s'),
+    extra: membersText(Object.entries(f.obj).filter(([k, v]) => !TX_POSITION_MEMBERS.has(k) && v !== undefined)) ?? '',
+  };
+  const gasPrice = nodeQuantityToBigInt(f.obj.gasPrice);
+  if (gasPrice !== undefined) tx.gasPrice = gasPrice;
+  return tx;
+}
+
 function normalizeTransaction(value: unknown, header: BlockHeader, index: number): Transaction {
   const f = Fields.of(value, `block ${header.number} transaction ${index}`);
   const type = f.has('type') ? f.quantity('type') : 0n;
-  if (type > 4n) fail('unsupported', `${f.where}: type ${quantityToHex(type)} is not an Ethereum transaction type (0-4)`);
+  if (type > BigInt(MAX_TX_TYPE)) fail('unsupported', `${f.where}: type ${quantityToHex(type)} is above ${quantityToHex(MAX_TX_TYPE)}, the largest a record holds`);
   if (!bytesEqual(f.fixed('blockHash', 32), header.hash) || f.number('blockNumber') !== header.number || f.number('transactionIndex') !== index) {
     fail('inconsistent', `${f.where}: the node places it at another block or index`);
   }
+  if (!isModelledTxType(Number(type))) return keptTransaction(f, Number(type));
   const tx: Transaction = {
-    type: Number(type) as TxType,
+    type: Number(type),
     hash: f.fixed('hash', 32),
     from: f.fixed('from', 20),
     to: f.has('to') ? f.fixed('to', 20) : null,
@@ -230,7 +309,7 @@ function normalizeReceipt(r: Fields, tx: Transaction, header: BlockHeader, cumul
   }
   const receipt: Receipt = {
     gasUsed,
-    effectiveGasPrice: r.optQuantity('effectiveGasPrice') ?? effectiveGasPrice(tx, header.baseFeePerGas),
+    effectiveGasPrice: r.optQuantity('effectiveGasPrice') ?? (tx.extra === undefined || tx.gasPrice !== undefined ? effectiveGasPrice(tx, header.baseFeePerGas) : 0n),
     contractAddress: r.optFixed('contractAddress', 20) ?? null,
   };
   if (r.has('status')) {
@@ -249,6 +328,36 @@ function normalizeReceipt(r: Fields, tx: Transaction, header: BlockHeader, cumul
   return receipt;
 }
 
+/**
+ * The receipt's members kept as the node gave them: those the record does not model; for a
+ * transaction of a type not modelled also the modelled ones whose value differs from what the
+ * modelled receipt renders (`cumulative` is the block's gas used through it, `logs` its logs).
+ */
+function keptReceiptMembers(r: Fields, tx: Transaction, receipt: Receipt, cumulative: bigint, logs: Log[]): string | undefined {
+  const kept = tx.extra !== undefined;
+  const ours: Record<string, unknown> = kept
+    ? {
+        contractAddress: receipt.contractAddress === null ? null : bytesToHex(receipt.contractAddress),
+        cumulativeGasUsed: quantityToHex(cumulative),
+        effectiveGasPrice: quantityToHex(receipt.effectiveGasPrice),
+        from: bytesToHex(tx.from),
+        gasUsed: quantityToHex(receipt.gasUsed),
+        logsBloom: bytesToHex(logsBloom(logs)),
+        root: receipt.root === undefined ? undefined : bytesToHex(receipt.root),
+        status: receipt.status === undefined ? undefined : quantityToHex(receipt.status),
+        to: tx.to === null ? null : bytesToHex(tx.to),
+        type: quantityToHex(tx.type),
+      }
+    : {};
+  return membersText(
+    Object.entries(r.obj).filter(([k, v]) => {
+      if (v === undefined || RECEIPT_DROPPED_MEMBERS.has(k) || RECEIPT_POSITION_MEMBERS.has(k)) return false;
+      if (!RECEIPT_MEMBERS.has(k)) return true;
+      return kept && ours[k] !== v;
+    }),
+  );
+}
+
 /** The block's receipts and logs, each checked against its block, transaction and log index. */
 function normalizeReceipts(raw: unknown[], header: BlockHeader, txs: Transaction[]): { receipts: Receipt[]; logs: Log[] } {
   if (raw.length !== txs.length) {
@@ -264,6 +373,7 @@ function normalizeReceipts(raw: unknown[], header: BlockHeader, txs: Transaction
     }
     receipts.push(normalizeReceipt(r, txs[i]!, header, cumulative));
     cumulative += receipts[i]!.gasUsed;
+    const firstLog = logs.length;
     r.array('logs').forEach((value, j) => {
       const l = Fields.of(value, `${r.where} log ${j}`);
       if (!bytesEqual(l.fixed('blockHash', 32), header.hash) || l.number('blockNumber') !== header.number) {
@@ -277,6 +387,8 @@ function normalizeReceipts(raw: unknown[], header: BlockHeader, txs: Transaction
       if (topics.length > MAX_TOPICS) l.fail('topics', `has more than ${MAX_TOPICS} entries`);
       logs.push({ address: l.fixed('address', 20), topics, data: l.data('data'), txIndex: i });
     });
+    const extra = keptReceiptMembers(r, txs[i]!, receipts[i]!, cumulative, logs.slice(firstLog));
+    if (extra !== undefined) receipts[i]!.extra = extra;
   });
   return { receipts, logs };
 }

@@ -22,7 +22,7 @@ import {
 import { QueryCancelledError } from '../logs/errors.js';
 import { TooManyConcurrentError } from '../rpc/errors.js';
 import type { RateLimiter } from './rateLimiter.js';
-import type { RefusalCounts } from './refusals.js';
+import type { LimitRefusals } from './refusals.js';
 
 /** The limits of an Admission; each unset one takes its config.ts default. */
 export interface AdmissionLimits {
@@ -101,7 +101,7 @@ export class Admission {
   /** An admission under `limits` (config.ts defaults for those unset), counting refusals in `refusals`. */
   constructor(
     limits: Partial<AdmissionLimits> = {},
-    private readonly refusals?: RefusalCounts,
+    private readonly refusals?: LimitRefusals,
   ) {
     this.limits = { ...DEFAULT_ADMISSION, ...limits };
     for (const [name, value] of Object.entries(this.limits)) {

@@ -5,7 +5,7 @@
  */
 
 /** Why a call, a filter, a subscription or a stream was refused or ended by a limit. */
-export const REFUSAL_REASONS = [
+export const LIMIT_REFUSAL_REASONS = [
   /** A log query (eth_getLogs, filter logs, gRPC GetLogs) found its key's or the process's queue full. */
   'log_queries',
   /** A StreamLogs call found its key's or the process's streams all taken. */
@@ -18,28 +18,28 @@ export const REFUSAL_REASONS = [
   'slow_subscriber',
 ] as const;
 
-/** One reason of REFUSAL_REASONS. */
-export type RefusalReason = (typeof REFUSAL_REASONS)[number];
+/** One reason of LIMIT_REFUSAL_REASONS. */
+export type LimitRefusalReason = (typeof LIMIT_REFUSAL_REASONS)[number];
 
 /** Counters of refusals by reason, shared by every thread given the same buffer. */
-export class RefusalCounts {
+export class LimitRefusals {
   /** The buffer every thread's counts attach to. */
   readonly buffer: SharedArrayBuffer;
   private readonly cells: Uint32Array;
 
   /** New counters at zero, or (given `buffer`) the counters another thread created in it. */
   constructor(buffer?: SharedArrayBuffer) {
-    this.buffer = buffer ?? new SharedArrayBuffer(REFUSAL_REASONS.length * 4);
+    this.buffer = buffer ?? new SharedArrayBuffer(LIMIT_REFUSAL_REASONS.length * 4);
     this.cells = new Uint32Array(this.buffer);
   }
 
   /** Counts one refusal for `reason`. */
-  add(reason: RefusalReason): void {
-    Atomics.add(this.cells, REFUSAL_REASONS.indexOf(reason), 1);
+  add(reason: LimitRefusalReason): void {
+    Atomics.add(this.cells, LIMIT_REFUSAL_REASONS.indexOf(reason), 1);
   }
 
   /** The refusals counted for `reason`. */
-  get(reason: RefusalReason): number {
-    return Atomics.load(this.cells, REFUSAL_REASONS.indexOf(reason));
+  get(reason: LimitRefusalReason): number {
+    return Atomics.load(this.cells, LIMIT_REFUSAL_REASONS.indexOf(reason));
   }
 }

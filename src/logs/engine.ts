@@ -90,6 +90,11 @@ export class LogEngine implements ScanCounts {
       idleTimeout: Number.POSITIVE_INFINITY,
       niceIncrement: logWorkerNice(availableParallelism()),
     });
+    // Piscina emits 'error' for what it cannot pin on a task (a worker's answer to a task it has
+    // dropped, as at shutdown, "Unexpected message from Worker"): unheard, it kills the process.
+    this.pool.on('error', (error: unknown) => {
+      if (!this.closing) this.options.onError('log scan pool failed', error);
+    });
     const barrier = new Int32Array(new SharedArrayBuffer(8));
     barrier[1] = this.threads;
     const readyTasks = this.pool as unknown as Piscina<Int32Array, void>;

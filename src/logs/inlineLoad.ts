@@ -33,9 +33,12 @@ export class InlineLoad {
   /** `cores`: the cores the pool's workers may run on (by default the machine's). */
   constructor(private readonly cores = availableParallelism()) {}
 
-  /** The inline budget, µs, for a query now: `base`, or BUSY_BUDGET_US (when lower) while the thread is busy. */
+  /**
+   * The inline budget, µs, for a query now: `base`, or BUSY_BUDGET_US (when lower) while the thread
+   * is busy. An unbounded base (every query inline, as configured) stays unbounded.
+   */
   budget(base: number, now = performance.now()): number {
-    if (this.cores < 2 || base <= BUSY_BUDGET_US) return base;
+    if (this.cores < 2 || base <= BUSY_BUDGET_US || base === Number.POSITIVE_INFINITY) return base;
     return this.share(now) > BUSY_SHARE ? BUSY_BUDGET_US : base;
   }
 

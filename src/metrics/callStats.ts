@@ -83,6 +83,39 @@ export interface ThreadCounts {
   logs: ScanCounts;
   /** The thread's answer cache's hits and misses (zero without a cache). */
   answers: AnswerCacheCounts;
+  /** Pairs (refusal reason, requests, messages or connections refused). */
+  refusals: [RefusalReason, number][];
+}
+
+/**
+ * Why a transport refused a request, a message or a connection before the JSON-RPC layer saw it:
+ * `body_too_large` (HTTP 413), `content_length` (HTTP 400, conflicting Content-Length),
+ * `ws_message_too_large` (WebSocket close 1009), `grpc_connections` (over the gRPC connection cap),
+ * `grpc_preface_timeout` (a gRPC connection that sent nothing in time).
+ */
+export type RefusalReason = 'body_too_large' | 'content_length' | 'ws_message_too_large' | 'grpc_connections' | 'grpc_preface_timeout';
+
+/** The reasons in the order the metrics show them (each series exists from the start, at zero). */
+export const REFUSAL_REASONS: readonly RefusalReason[] = ['body_too_large', 'content_length', 'ws_message_too_large', 'grpc_connections', 'grpc_preface_timeout'];
+
+/** Refusals counted by reason. */
+export class RefusalCounts {
+  readonly byReason = new Map<RefusalReason, number>();
+
+  /** Counts `refusals` (one by default) for `reason`. */
+  add(reason: RefusalReason, refusals = 1): void {
+    this.byReason.set(reason, (this.byReason.get(reason) ?? 0) + refusals);
+  }
+
+  /** Forgets every refusal. */
+  clear(): void {
+    this.byReason.clear();
+  }
+
+  /** The counts as plain data. */
+  snapshot(): ThreadCounts['refusals'] {
+    return [...this.byReason];
+  }
 }
 
 /** CallStats per call label, created on a label's first call (the JSON-RPC layer keeps labels a small fixed set). */

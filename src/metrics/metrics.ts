@@ -13,14 +13,15 @@ import { collectDefaultMetrics, Counter, Gauge, Registry } from 'prom-client';
 import { METRICS_LATENCY_BUCKETS_S } from '../config.js';
 import { addScanCounts, zeroScanCounts, type ScanCounts } from '../logs/answer.js';
 import type { Admission } from '../limits/admission.js';
-import { REFUSAL_REASONS, type RefusalCounts } from '../limits/refusals.js';
+import { LIMIT_REFUSAL_REASONS, type LimitRefusals } from '../limits/refusals.js';
 import type { LogEngine } from '../logs/engine.js';
 import type { AnswerCacheCounts } from '../rpc/answerCache.js';
 import { INVALID_REQUEST, UNKNOWN_METHOD } from '../rpc/observe.js';
 import type { StoreReader } from '../store/reader.js';
 import { storeDiskBytes } from '../store/schema.js';
 import { CallHistogram } from './callHistogram.js';
-import { CallStatsTable, StatusCounts, type ThreadCounts } from './callStats.js';
+import { CallStatsTable, REFUSAL_REASONS, RefusalCounts, StatusCounts, type RefusalReason, type ThreadCounts } from './callStats.js';
+import type { UpstreamStats } from '../upstream/stats.js';
 
 /** The prefix of this service's own metric names. */
 const PREFIX = 'ethlogd_';
@@ -40,13 +41,17 @@ export interface MetricSources {
   /** This thread's answer cache's hits and misses (rpc/answerCache.ts); the series is left out without it. */
   answers?: AnswerCacheCounts;
   /** The refusals of the admission limits by reason (limits/refusals.ts); the series is left out without them. */
-  refusals?: RefusalCounts;
+  limitRefusals?: LimitRefusals;
   /** The admission of log queries and streams (its running, waiting and open counts); left out without it. */
   admission?: Admission;
   /** The polling filters installed (eth_newFilter, eth_newBlockFilter); the series is left out without it. */
   filters?: { readonly size: number; readonly bytes: number };
   /** The WebSocket subscriptions' byte budget (what every thread's `logs` subscriptions hold); left out without it. */
   subscriptions?: { readonly total: number };
+  /** The calls forwarded to the upstream node (serve --upstream); the series are left out without it. */
+  upstream?: UpstreamStats;
+  /** A replica's node head as last polled (serve --follow-rpc); the series is left out without it or before the node answered. */
+  nodeHead?: () => number | undefined;
 }
 
 /** The other HTTP threads of a service (threads 1, 2, …; this one is thread 0). */
@@ -63,6 +68,8 @@ export interface ServiceMetrics {
   calls: CallStatsTable;
   /** Counts an HTTP response to an API request by status. */
   onResponse(status: number): void;
+  /** Counts a request, message or connection a transport refused, by reason. */
+  onRefusal(reason: RefusalReason): void;
   /** The text exposition, with its Content-Type. */
   render(): Promise<{ contentType: string; body: string }>;
 }
@@ -73,9 +80,13 @@ export function createServiceMetrics(sources: MetricSources): ServiceMetrics {
   const registers = [registry];
   const calls = new CallStatsTable(METRICS_LATENCY_BUCKETS_S, [...sources.methods, UNKNOWN_METHOD, INVALID_REQUEST]);
   const statuses = new StatusCounts();
+  const refusals = new RefusalCounts();
   const { engine, reader, threads } = sources;
   /** What a scrape shows: this thread's accumulators, or with other threads the sums gathered for the scrape. */
-  const shown = threads === undefined ? { calls, statuses } : { calls: new CallStatsTable(METRICS_LATENCY_BUCKETS_S, calls.byMethod.keys()), statuses: new StatusCounts() };
+  const shown =
+    threads === undefined
+      ? { calls, statuses, refusals }
+      : { calls: new CallStatsTable(METRICS_LATENCY_BUCKETS_S, calls.byMethod.keys()), statuses: new StatusCounts(), refusals: new RefusalCounts() };
   /** Responses per HTTP thread (index: thread number) as of the scrape; absent for a thread that no longer runs. */
   let threadResponses: (number | undefined)[] = [];
   /** The eth_getLogs queries and scans a scrape shows: the engine's, plus the other threads' inline ones as of the scrape. */
@@ -92,13 +103,15 @@ export function createServiceMetrics(sources: MetricSources): ServiceMetrics {
     const others = await threads.counts();
     shown.calls.clear();
     shown.statuses.clear();
+    shown.refusals.clear();
     scans = zeroScanCounts();
     answers = sources.answers && { hits: 0, misses: 0 };
-    const all = [{ calls: calls.snapshot(), statuses: statuses.snapshot(), logs: engine, answers: sources.answers ?? { hits: 0, misses: 0 } }, ...others];
+    const all = [{ calls: calls.snapshot(), statuses: statuses.snapshot(), logs: engine, answers: sources.answers ?? { hits: 0, misses: 0 }, refusals: refusals.snapshot() }, ...others];
     threadResponses = all.map((counts) => {
       if (counts === undefined) return undefined;
       shown.calls.add(counts.calls);
       addScanCounts(scans, counts.logs);
+      for (const [reason, refused] of counts.refusals) shown.refusals.add(reason, refused);
       if (answers !== undefined) {
         answers.hits += counts.answers.hits;
         answers.misses += counts.answers.misses;
@@ -136,6 +149,24 @@ export function createServiceMetrics(sources: MetricSources): ServiceMetrics {
     collect() {
       this.reset();
       for (const [status, count] of shown.statuses.byStatus) this.inc({ status: String(status) }, count);
+    },
+  });
+  new Counter({
+    name: `${PREFIX}refusals_total`,
+    help:
+      'Requests, messages and connections a transport refused before the JSON-RPC layer, by reason: body_too_large (HTTP 413), ' +
+      'content_length (HTTP 400, conflicting Content-Length), ws_message_too_large (WebSocket close 1009), ' +
+      'grpc_connections (over --grpc-max-connections), grpc_preface_timeout (a gRPC connection silent past its preface timeout); ' +
+      'and calls, filters, subscriptions and streams refused or ended by a limit of docs/api.md §6: log_queries, streams, ' +
+      'filter_bytes, subscription_bytes, slow_subscriber',
+    labelNames: ['reason'],
+    registers,
+    collect() {
+      this.reset();
+      for (const reason of REFUSAL_REASONS) this.inc({ reason }, shown.refusals.byReason.get(reason) ?? 0);
+      // Counted in shared memory by every thread: read as they are.
+      const { limitRefusals } = sources;
+      if (limitRefusals !== undefined) for (const reason of LIMIT_REFUSAL_REASONS) this.inc({ reason }, limitRefusals.get(reason));
     },
   });
   new Counter({
@@ -191,19 +222,7 @@ export function createServiceMetrics(sources: MetricSources): ServiceMetrics {
       this.inc(engine.cancelled);
     },
   });
-  const { refusals, admission } = sources;
-  if (refusals !== undefined) {
-    new Counter({
-      name: `${PREFIX}refusals_total`,
-      help: 'Calls, filters, subscriptions and streams refused or ended by a limit, by reason (docs/api.md §6): log_queries, streams, filter_bytes, subscription_bytes, slow_subscriber',
-      labelNames: ['reason'],
-      registers,
-      collect() {
-        this.reset();
-        for (const reason of REFUSAL_REASONS) this.inc({ reason }, refusals.get(reason));
-      },
-    });
-  }
+  const { admission } = sources;
 
   if (sources.answers !== undefined) {
     new Counter({
@@ -217,6 +236,21 @@ export function createServiceMetrics(sources: MetricSources): ServiceMetrics {
         this.inc({ result: 'miss' }, answers?.misses ?? 0);
       },
     });
+  }
+
+  const { upstream } = sources;
+  if (upstream !== undefined) {
+    new Counter({
+      name: `${PREFIX}upstream_requests_total`,
+      help: 'Calls forwarded to the upstream node (serve --upstream) by method and outcome: "ok", "node_error" (the node answered an error, passed on), "timeout" (-32015), "unavailable" (-32011)',
+      labelNames: ['method', 'outcome'],
+      registers,
+      collect() {
+        this.reset();
+        for (const [method, outcomes] of upstream.outcomes) for (const [outcome, count] of outcomes) this.inc({ method, outcome }, count);
+      },
+    });
+    new CallHistogram(`${PREFIX}upstream_request_duration_seconds`, 'Time the upstream node took to answer a forwarded call, by method, in seconds (its request from its send to its answer or failure)', upstream.latency, registry);
   }
 
   /** A gauge read when scraped; `read` returns undefined when there is no value (the series is left out). */
@@ -242,6 +276,7 @@ export function createServiceMetrics(sources: MetricSources): ServiceMetrics {
   gauge('filters_bytes', 'Bytes the polling filters hold, criteria and pending changes (--filter-mb)', () => sources.filters?.bytes);
   gauge('subscriptions_bytes', 'Bytes the WebSocket subscriptions of every HTTP thread hold (--subscription-mb)', () => sources.subscriptions?.total);
   gauge('head_block', 'Number of the latest block in the store (absent while it holds none)', () => reader.head());
+  gauge('node_head_block', "A replica's node's latest block as last polled (serve --follow-rpc; absent otherwise): the lag is this minus head_block", () => sources.nodeHead?.());
 
   collectDefaultMetrics({ register: registry });
 
@@ -249,6 +284,7 @@ export function createServiceMetrics(sources: MetricSources): ServiceMetrics {
     registry,
     calls,
     onResponse: (status) => statuses.add(status),
+    onRefusal: (reason) => refusals.add(reason),
     render: async () => {
       await gather();
       return { contentType: registry.contentType, body: await registry.metrics() };

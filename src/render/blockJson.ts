@@ -2,7 +2,8 @@
  * Renders a canonical block as JSON text straight from its header record and its transaction
  * records (store/codec.ts): the same bytes as JSON.stringify(formatBlock(...)) (format.ts, the
  * reference; test/integration/render.test.ts holds them equal), keys in the order Go's sorted map gives them,
- * with transaction hashes or full transactions.
+ * with transaction hashes or full transactions, then the node's members the header does not model
+ * (BlockHeader.extra) as stored.
  */
 import { HeaderOffsets, readHeaderOffsets } from '../store/recordViews.js';
 import { dataField, hashList, numberField, quantityField, skipQuantity, writeQuantity } from './fields.js';
@@ -133,6 +134,10 @@ export function writeBlockJson(w: JsonWriter, record: Uint8Array, txs: TxRecordS
   w.byte(CLOSE_BRACKET);
   if (h.withdrawals >= 0) writeWithdrawals(w, raw, h);
   if (h.withdrawalsRoot >= 0) dataField(w, WITHDRAWALS_ROOT, raw, h.withdrawalsRoot, h.withdrawalsRoot + 32);
+  if (h.extraLength > 0) {
+    w.byte(COMMA);
+    w.bytes(raw.subarray(h.extra, h.extra + h.extraLength));
+  }
   w.byte(CLOSE_BRACE);
   w.patch(start, OPEN_BRACE);
 }

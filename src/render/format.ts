@@ -4,7 +4,11 @@
  * and as JSON text so workers can render fragments that the main thread splices into a response).
  * The reference of every JSON form: the writers straight from stored records are held equal to it
  * by test/integration/render.test.ts (blocks, transactions) and logRepresentations.test.ts (logs,
- * with the protobuf and CSV forms); receipts have this writer only.
+ * with the protobuf and CSV forms); receipts have this writer only. Members kept as a node gave
+ * them (a type not modelled, other chains' fields: the `extra` of a transaction, receipt or header)
+ * are served as stored: a transaction of a type not modelled is its position fields then its kept
+ * members; a block's kept members follow its sorted keys; a receipt's join its keys in sorted order,
+ * over the modelled ones of the same name.
  */
 import { logsBloom } from '../chain/bloom.js';
 import { effectiveGasPrice } from '../chain/gasPrice.js';
@@ -25,8 +29,22 @@ function formatAccessList(list: AccessListEntry[]): unknown[] {
 }
 
 
+/** The object of kept JSON members text (`"name":value,…`). */
+export function keptMembers(extra: string): Record<string, unknown> {
+  return JSON.parse('{' + extra + '}') as Record<string, unknown>;
+}
+
 /** Renders a transaction as geth's RPCTransaction; `at` is null for a pending transaction. */
 export function formatTransaction(tx: Transaction, at: BlockPosition | null, index: number): Record<string, unknown> {
+  if (tx.extra !== undefined) {
+    return {
+      blockHash: at ? bytesToHex(at.hash) : null,
+      blockNumber: at ? quantityToHex(at.number) : null,
+      blockTimestamp: at ? quantityToHex(at.timestamp) : null,
+      transactionIndex: at ? quantityToHex(index) : null,
+      ...keptMembers(tx.extra),
+    };
+  }
   const dynamic = tx.maxFeePerGas !== undefined;
   const gasPrice = dynamic ? (at ? effectiveGasPrice(tx, at.baseFeePerGas) : tx.maxFeePerGas!) : tx.gasPrice!;
   const out: Record<string, unknown> = {
@@ -119,7 +137,7 @@ export function formatBlock(h: BlockHeader, txs: BlockTransactions, pending: boo
   if (h.requestsHash !== undefined) fields.requestsHash = bytesToHex(h.requestsHash);
   const sorted: Record<string, unknown> = {};
   for (const key of Object.keys(fields).sort()) sorted[key] = fields[key];
-  return sorted;
+  return h.extra === undefined ? sorted : Object.assign(sorted, keptMembers(h.extra));
 }
 
 /** A log as eth_getLogs answers it (null positions for a pending log). */
@@ -226,13 +244,20 @@ export function renderReceiptJson(view: ReceiptView, ctx: LogContext): string {
     '","logs":[' + logs +
     '],"logsBloom":"' + bytesToHex(logsBloom(view.logs)) + '",';
   out += receipt.root !== undefined ? '"root":"' + bytesToHex(receipt.root) + '",' : '"status":"' + quantityToHex(receipt.status!) + '",';
-  return (
-    out +
+  out +=
     '"to":' + (tx.to === null ? 'null' : '"' + bytesToHex(tx.to) + '"') +
     ',"transactionHash":"' + bytesToHex(tx.hash) +
     '","transactionIndex":' + (ctx.pending ? 'null' : '"' + quantityToHex(view.index) + '"') +
-    ',"type":"' + quantityToHex(tx.type) + '"}'
-  );
+    ',"type":"' + quantityToHex(tx.type) + '"}';
+  return receipt.extra === undefined ? out : withKeptMembers(out, receipt.extra);
+}
+
+/** The JSON object text `json` with the kept members `extra` over its own, keys sorted (as Go renders a map). */
+function withKeptMembers(json: string, extra: string): string {
+  const fields = Object.assign(JSON.parse(json) as Record<string, unknown>, keptMembers(extra));
+  const sorted: Record<string, unknown> = {};
+  for (const key of Object.keys(fields).sort()) sorted[key] = fields[key];
+  return JSON.stringify(sorted);
 }
 
 /** The parts of a block its receipts render from. */

@@ -3,7 +3,8 @@
  * its block's header record: the same bytes as JSON.stringify(formatTransaction(...)) (format.ts,
  * the reference; test/integration/render.test.ts holds them equal), without decoding into objects or
  * BigInts. The effective gas price of a fee-market transaction is summed and compared on the
- * stored big-endian bytes.
+ * stored big-endian bytes. A type not modelled (not 0-4) is its position fields and then the node's
+ * members as stored (Transaction.extra).
  */
 import { TX_FROM_OFFSET, TxOffsets, readTxOffsets, type HeaderOffsets } from '../store/recordViews.js';
 import { dataField, hashList, numberField, quantityField, skipQuantity, writeQuantity } from './fields.js';
@@ -46,6 +47,7 @@ const V = ascii(',"v":"0x');
 const R = ascii(',"r":"0x');
 const S = ascii(',"s":"0x');
 const Y_PARITY = ascii(',"yParity":"0x');
+const KEPT_INDEX = ascii('","transactionIndex":"0x');
 const QUOTE = 0x22;
 const COMMA = 0x2c;
 const CLOSE_BRACKET = 0x5d;
@@ -60,6 +62,8 @@ const MAX_QUANTITY_BYTES = 255;
  */
 export class TxBlock {
   private readonly head = new JsonWriter(256);
+  /** The JSON from the opening brace up to the transaction index's digits, for a type not modelled. */
+  private readonly keptHead = new JsonWriter(256);
   private readonly hash = new Uint8Array(32);
   private number = -1;
   private timestamp = -1;
@@ -79,6 +83,15 @@ export class TxBlock {
     w.bytes(BLOCK_TIMESTAMP);
     w.number(h.timestamp);
     w.bytes(FROM);
+    const k = this.keptHead;
+    k.reset();
+    k.bytes(BLOCK_HASH);
+    k.hex(header, h.hash, h.hash + 32);
+    k.bytes(BLOCK_NUMBER);
+    k.number(h.number);
+    k.bytes(BLOCK_TIMESTAMP);
+    k.number(h.timestamp);
+    k.bytes(KEPT_INDEX);
     this.hash.set(header.subarray(h.hash, h.hash + 32));
     this.number = h.number;
     this.timestamp = h.timestamp;
@@ -105,6 +118,11 @@ export class TxBlock {
   /** Writes the JSON from the opening brace up to the sender's digits. */
   writeHead(w: JsonWriter): void {
     w.append(this.head);
+  }
+
+  /** Writes the JSON from the opening brace up to the transaction index's digits (a type not modelled). */
+  writeKeptHead(w: JsonWriter): void {
+    w.append(this.keptHead);
   }
 
   /**
@@ -157,6 +175,15 @@ const offsets = new TxOffsets();
  */
 export function writeTxJson(w: JsonWriter, raw: Uint8Array, block: TxBlock, index: number): void {
   const o = readTxOffsets(raw, offsets);
+  if (o.extra >= 0) {
+    block.writeKeptHead(w);
+    w.number(index);
+    w.byte(QUOTE);
+    if (o.extraLength > 0) w.byte(COMMA);
+    w.bytes(raw.subarray(o.extra, o.extra + o.extraLength));
+    w.byte(CLOSE_BRACE);
+    return;
+  }
   block.writeHead(w);
   w.hex(raw, TX_FROM_OFFSET, TX_FROM_OFFSET + 20);
   w.bytes(GAS);

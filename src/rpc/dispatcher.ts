@@ -4,20 +4,25 @@
  * runs its items concurrently and answers when all are done.
  */
 import { isAscii } from 'node:buffer';
-import { MAX_BATCH_CONCURRENCY, MAX_BATCH_ITEMS, MAX_BATCH_RESPONSE_BYTES } from '../config.js';
+import { MAX_BATCH_CONCURRENCY, MAX_BATCH_ITEMS, MAX_BATCH_RESPONSE_BYTES, MAX_JSON_DEPTH } from '../config.js';
+import { DEFAULT_UPSTREAM_METHODS, SEND_METHOD } from '../upstream/methods.js';
 import {
   CancelledError,
+  FORWARD_HINT,
   InternalError,
   InvalidParamsError,
   InvalidRequestError,
   MethodNotFoundError,
+  NOT_FORWARDED_HINT,
   ParseError,
   ResponseTooLargeError,
   toRpcError,
   TooManyConcurrentError,
   type RpcError,
 } from './errors.js';
+import { Forwarder, type Forwarded, type ForwardOptions } from './forward.js';
 import { JsonParts, type FlatBody, type RequestControl, type RpcBody, type RpcHandler } from './handler.js';
+import { nestsDeeperThan } from './jsonDepth.js';
 import { RawJson, type MethodContext, type RpcMethod } from './method.js';
 import { METHODS } from './methods/index.js';
 import type { AnswerCache } from './answerCache.js';
@@ -169,11 +174,23 @@ function isValidId(id: unknown): boolean {
   return id === undefined || id === null || typeof id === 'string' || typeof id === 'number';
 }
 
+/** The methods a node answers that a service without --upstream tells clients how to get. */
+const FORWARDABLE: ReadonlySet<string> = new Set([...DEFAULT_UPSTREAM_METHODS, SEND_METHOD]);
+
+/** A batch item that is forwarded: its position, id text, method and params. */
+interface ForwardItem {
+  index: number;
+  idText: string;
+  method: string;
+  params: unknown[];
+}
+
 /**
  * Builds the handler that answers JSON-RPC bodies with the methods of METHODS over `ctx`; every
  * answered call is reported to `observer` (metrics) and to the trace a body is handled with (logs).
  * With `cache`, the synchronous answers it may keep are kept and answered from it while the store's
- * markers stay.
+ * markers stay. With `forward`, calls of the methods it lists (and `methods` does not have) go to
+ * the upstream node (forward.ts): a batch's together, answered in their places.
  */
 export function createRpcHandler(
   context: MethodContext,
@@ -181,8 +198,12 @@ export function createRpcHandler(
   methods: ReadonlyMap<string, RpcMethod> = METHODS,
   observer?: CallObserver,
   cache?: AnswerCache,
+  forward?: ForwardOptions,
 ): RpcHandler {
   const ctx: MethodContext = { ...context, rawJson: true };
+  const forwarder = forward && new Forwarder(forward, ctx.reader);
+  /** What a client is told to do about a method neither served nor forwarded. */
+  const hintFor = (method: string): string | undefined => (forwarder !== undefined ? NOT_FORWARDED_HINT : FORWARDABLE.has(method) ? FORWARD_HINT : undefined);
   /** When a call started, for the observer (no clock read without one). */
   const clock = (): number => (observer === undefined ? 0 : performance.now());
   /**
@@ -223,6 +244,26 @@ export function createRpcHandler(
     const kept = cache!.get(call.key, false);
     return kept === undefined ? undefined : answered(jsonResponse(split.id, kept), call.method, CALL_OK, started, trace);
   };
+  /** The answer to a forwarded call of `method` whose outcome is `outcome`, noted as forwarded. */
+  const forwardedAnswer = (idText: string, outcome: Forwarded, method: string, started: number, trace: RequestTrace | undefined): RpcBody => {
+    if (trace !== undefined) trace.forwarded++;
+    if ('result' in outcome) return answered(resultResponse(idText, outcome.result), method, CALL_OK, started, trace);
+    return failure(idText, outcome.error, method, started, trace);
+  };
+  /** Forwards `items` for `caller` together and resolves with their answers in their order. */
+  const forwardAll = (items: ForwardItem[], trace: RequestTrace | undefined, caller: string | undefined): Promise<RpcBody[]> => {
+    const started = clock();
+    return forwarder!.forward(items.map(({ method, params }) => ({ method, params })), caller).then((outcomes) => outcomes.map((outcome, k) => forwardedAnswer(items[k]!.idText, outcome, items[k]!.method, started, trace)));
+  };
+  /** The batch item `request` at `index` as a call to forward, or undefined when it is not one (handleOne answers it). */
+  const forwardItem = (request: unknown, index: number): ForwardItem | undefined => {
+    if (request === null || typeof request !== 'object' || Array.isArray(request)) return undefined;
+    const { jsonrpc, method, params, id } = request as Record<string, unknown>;
+    if (jsonrpc !== '2.0' || !isValidId(id) || typeof method !== 'string' || methods.has(method) || !forwarder!.allows(method)) return undefined;
+    if (params !== undefined && params !== null && !Array.isArray(params)) return undefined;
+    return { index, idText: idJson(id), method, params: (params as unknown[] | null | undefined) ?? [] };
+  };
+
   /** Remembers what the text of a single call (`whole`, cut at its id as `split`) names, the first time one whose answer is kept comes (keptAnswer). */
   const learnCall = (whole: CanonicalText, request: unknown, method: string, key: string): void => {
     if (cache!.callOf(whole.split.rest) !== undefined) return;
@@ -245,10 +286,12 @@ export function createRpcHandler(
     if (jsonrpc !== '2.0') return refuse(idText, new InvalidRequestError('invalid request: "jsonrpc" must be "2.0"'), INVALID_REQUEST, started, trace);
     if (typeof method !== 'string') return refuse(idText, new InvalidRequestError('invalid request: "method" must be a string'), INVALID_REQUEST, started, trace);
     const fn = methods.get(method);
-    if (!fn) return refuse(idText, new MethodNotFoundError(method), UNKNOWN_METHOD, started, trace, method);
+    const forwarded = fn === undefined && forwarder?.allows(method) === true;
+    if (!fn && !forwarded) return refuse(idText, new MethodNotFoundError(method, hintFor(method)), UNKNOWN_METHOD, started, trace, method);
     if (params !== undefined && params !== null && !Array.isArray(params)) {
       return refuse(idText, new InvalidParamsError('non-array args'), method, started, trace);
     }
+    if (!fn) return forwardAll([{ index: 0, idText, method, params: (params as unknown[] | null | undefined) ?? [] }], trace, caller).then(([answer]) => answer!);
     const key = params == null ? cache?.keyOf(method, undefined) : cache?.keyOf(method, params as unknown[]);
     if (key !== undefined) {
       const kept = cache!.get(key);
@@ -278,9 +321,10 @@ export function createRpcHandler(
 
   /**
    * Runs a batch: synchronous items at once, at most MAX_BATCH_CONCURRENCY asynchronous ones at a
-   * time; once the answers pass MAX_BATCH_RESPONSE_BYTES the items not yet started answer
-   * -32003 `response too large` (as geth) instead of running, so a batch's memory stays bounded;
-   * once `signal` aborts (the client left) the items not yet started are not run either.
+   * time. An answer that would take the batch's answers past MAX_BATCH_RESPONSE_BYTES is dropped and
+   * answers -32003 `response too large` (as geth), and so does every item not started by then, so a
+   * batch's answer stays within the cap (plus the short error texts) and its memory bounded; once
+   * `signal` aborts (the client left) the items not yet started are not run either.
    */
   const handleBatch = (requests: unknown[], trace: RequestTrace | undefined, caller: string | undefined, signal: AbortSignal | undefined): Answer => {
     if (trace !== undefined) trace.batch = true;
@@ -288,13 +332,43 @@ export function createRpcHandler(
     if (requests.length > MAX_BATCH_ITEMS) return refuse('null', new InvalidRequestError(`batch too large: at most ${MAX_BATCH_ITEMS} requests per batch`), INVALID_REQUEST, clock(), trace);
     const answers: RpcBody[] = new Array(requests.length);
     let bytes = 0;
+    let full = false;
     let next = 0;
     let active = 0;
     let settle: ((body: RpcBody) => void) | undefined;
+    /** Keeps item `i`'s answer when it fits under the cap; else drops it (already reported as answered) for -32003. */
+    const keep = (i: number, body: RpcBody): void => {
+      if (bytes + body.length > MAX_BATCH_RESPONSE_BYTES) {
+        full = true;
+        if (body instanceof JsonParts) body.release();
+        body = errorResponse(requestId(requests[i]), new ResponseTooLargeError());
+      }
+      answers[i] = body;
+      bytes += body.length;
+    };
+    // The forwarded items go to the node together, beside the store's calls.
+    const forwardItems: ForwardItem[] = [];
+    if (forwarder !== undefined) {
+      requests.forEach((request, i) => {
+        const item = forwardItem(request, i);
+        if (item !== undefined) forwardItems.push(item);
+      });
+    }
+    const isForwarded = new Set(forwardItems.map((item) => item.index));
+    let forwarding = forwardItems.length > 0;
+    const done = (): boolean => active === 0 && next === requests.length && !forwarding;
+    if (forwarding) {
+      void forwardAll(forwardItems, trace, caller).then((bodies) => {
+        bodies.forEach((body, k) => keep(forwardItems[k]!.index, body));
+        forwarding = false;
+        if (done()) settle?.(batchResponse(answers));
+      });
+    }
     const launch = (): void => {
       while (active < MAX_BATCH_CONCURRENCY && next < requests.length) {
         const i = next++;
-        if (bytes > MAX_BATCH_RESPONSE_BYTES || signal?.aborted === true) {
+        if (isForwarded.has(i)) continue;
+        if (full || signal?.aborted === true) {
           const name = nameOf(requests[i]);
           const error = signal?.aborted === true ? new CancelledError() : new ResponseTooLargeError();
           answers[i] = refuse(requestId(requests[i]), error, labelOf(name), clock(), trace, name ?? INVALID_REQUEST);
@@ -304,20 +378,16 @@ export function createRpcHandler(
         if (answer instanceof Promise) {
           active++;
           void answer.then((body) => {
-            answers[i] = body;
-            bytes += body.length;
+            keep(i, body);
             active--;
             launch();
           });
-        } else {
-          answers[i] = answer;
-          bytes += answer.length;
-        }
+        } else keep(i, answer);
       }
-      if (active === 0 && next === requests.length) settle?.(batchResponse(answers));
+      if (done()) settle?.(batchResponse(answers));
     };
     launch();
-    if (active === 0) return batchResponse(answers);
+    if (done()) return batchResponse(answers);
     return new Promise<RpcBody>((resolve) => {
       settle = resolve;
     });
@@ -335,6 +405,9 @@ export function createRpcHandler(
       const split = cache && splitCanonicalCall(text);
       const kept = split && keptAnswer(split, trace);
       if (kept) return kept;
+      if (nestsDeeperThan(body, MAX_JSON_DEPTH)) {
+        return refuse('null', new InvalidRequestError(`invalid request: JSON nested deeper than ${MAX_JSON_DEPTH} levels`), INVALID_REQUEST, clock(), trace);
+      }
       let parsed: unknown;
       try {
         parsed = JSON.parse(text);

@@ -5,6 +5,7 @@
  */
 import { BlockNotFoundError } from '../chain/errors.js';
 import { quantityToHex } from '../chain/hex.js';
+import { BlockBeyondHeadError, UpstreamTimeoutError, UpstreamUnavailableError } from '../upstream/errors.js';
 import {
   DeadlineExceededError,
   RangeBeyondHeadError,
@@ -51,11 +52,23 @@ export class InvalidRequestError extends RpcError {
 
 /** -32601: the method is not served. */
 export class MethodNotFoundError extends RpcError {
-  /** Builds geth's message for an unknown `method`. */
-  constructor(method: string) {
-    super(-32601, `the method ${method} does not exist/is not available`);
+  /** Builds geth's message for an unknown `method`, followed by `hint` (what to do) when given. */
+  constructor(method: string, hint?: string) {
+    super(-32601, `the method ${method} does not exist/is not available${hint === undefined ? '' : `; ${hint}`}`);
   }
 }
+
+/** What a client is told of a method a node answers, when no node is given to forward it to. */
+export const FORWARD_HINT = 'ethlogd answers it when started with --upstream URL (a node it forwards such calls to)';
+
+/** What a client is told of a method not on the forwarding list of a service that forwards. */
+export const NOT_FORWARDED_HINT = 'ethlogd does not forward it to its node (serve --upstream-methods lists what is forwarded)';
+
+/** -32011 (proxyd's "no backend"): the upstream node could not be used; never worded like a revert. */
+export const UPSTREAM_UNAVAILABLE = -32011;
+
+/** -32015 (proxyd's gateway timeout): the upstream node did not answer in time. */
+export const UPSTREAM_TIMEOUT = -32015;
 
 /** -32602: a parameter is missing, malformed or out of range. */
 export class InvalidParamsError extends RpcError {
@@ -209,7 +222,8 @@ function resultCap(error: ResultCapError): LimitExceededError {
 /**
  * The JSON-RPC error `error` answers with: an RpcError as it is, a domain error by its class with
  * geth's code and message (-32602 for a bad range or too many topics, -32005 for the limits,
- * -32000 for a missing block, -32603 for a failed scan); undefined for anything else (an
+ * -32000 for a missing block, -32603 for a failed scan; the upstream node's failures -32011 and
+ * -32015, a forwarded call above the head -32000); undefined for anything else (an
  * unexpected failure, which the caller reports and answers -32603).
  */
 export function toRpcError(error: unknown): RpcError | undefined {
@@ -223,5 +237,10 @@ export function toRpcError(error: unknown): RpcError | undefined {
   if (error instanceof ScanFailedError) return new InternalError();
   if (error instanceof QueryCancelledError) return new CancelledError();
   if (error instanceof BlockNotFoundError) return new RpcError(-32000, error.byHash ? 'header for hash not found' : 'header not found');
+  if (error instanceof UpstreamUnavailableError) return new RpcError(UPSTREAM_UNAVAILABLE, `no backend available: ${error.message}; retry later`);
+  if (error instanceof UpstreamTimeoutError) return new RpcError(UPSTREAM_TIMEOUT, `gateway timeout: ${error.message}`);
+  if (error instanceof BlockBeyondHeadError) {
+    return new RpcError(-32000, `header not found: block ${quantityToHex(error.block)} is beyond this store's head ${quantityToHex(error.head)}`);
+  }
   return undefined;
 }

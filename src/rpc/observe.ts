@@ -41,6 +41,8 @@ export class RequestTrace {
   errors = 0;
   /** Whether the body was a batch. */
   batch = false;
+  /** Calls forwarded to the upstream node (serve --upstream). */
+  forwarded = 0;
 
   /** Notes one answered call of `method` (its name, or INVALID_REQUEST) answered with `code` (CALL_OK or an error code). */
   note(method: string, code: number): void {

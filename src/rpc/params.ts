@@ -3,7 +3,7 @@
  * and hashes, block tags, EIP-1898 block objects, storage keys up to 32 bytes. Every rejection is
  * an InvalidParamsError whose message names the argument.
  */
-import { hexToBigInt, hexToBytes, padLeft } from '../chain/hex.js';
+import { hexDigitsToPadded, hexToBigInt, hexToBytes } from '../chain/hex.js';
 import { isBlockTag } from '../chain/tags.js';
 import type { BlockId } from '../chain/types.js';
 import { InvalidParamsError } from './errors.js';
@@ -100,11 +100,11 @@ export function parseBlockNumberOrHash(value: unknown, index: number, name = 'bl
  */
 export function parseStorageKey(value: unknown, index: number, name = 'storage position'): Uint8Array {
   if (typeof value !== 'string') throw argError(index, name, `expected a hex string, got ${value === null ? 'null' : typeof value}`);
-  let hex = value.startsWith('0x') || value.startsWith('0X') ? value.slice(2) : value;
-  if (hex.length % 2) hex = '0' + hex;
-  if (!/^[0-9a-fA-F]*$/.test(hex)) throw argError(index, name, 'unable to decode storage key: hex string invalid');
-  if (hex.length > 64) throw argError(index, name, 'unable to decode storage key: hex string too long, want at most 32 bytes');
-  return padLeft(new Uint8Array(Buffer.from(hex, 'hex')), 32);
+  const from = value.startsWith('0x') || value.startsWith('0X') ? 2 : 0;
+  const word = hexDigitsToPadded(value, from, 32);
+  if (word !== undefined) return word;
+  if (hexDigitsToPadded(value, from, value.length) === undefined) throw argError(index, name, 'unable to decode storage key: hex string invalid');
+  throw argError(index, name, 'unable to decode storage key: hex string too long, want at most 32 bytes');
 }
 
 /** Parses a boolean argument. */

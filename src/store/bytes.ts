@@ -8,6 +8,19 @@ import { readVarintWithin, varintEnd, writeVarint } from '../chain/varint.js';
 /** Largest bigint a double holds exactly (2^53 − 1): up to it bigint() writes from a number, without bigint arithmetic. */
 const MAX_EXACT_BIGINT = BigInt(Number.MAX_SAFE_INTEGER);
 
+const utf8 = new TextEncoder();
+const fromUtf8 = new TextDecoder();
+
+/** The UTF-8 bytes of JSON members text kept as a node gave it (a record's `extra`). */
+export function extraBytes(extra: string): Uint8Array {
+  return utf8.encode(extra);
+}
+
+/** JSON members text kept as a node gave it, from its UTF-8 bytes. */
+export function extraText(bytes: Uint8Array): string {
+  return fromUtf8.decode(bytes);
+}
+
 /** Appends primitives to a growing buffer. */
 export class ByteWriter {
   private buf: Buffer;

@@ -1,10 +1,11 @@
 /**
  * Value codecs for headers, transactions and whole blocks (orphans, the pending block), as
  * encode/decode pairs. A transaction's record starts with its 32-byte hash so readers that only
- * need the hash can slice it without decoding.
+ * need the hash can slice it without decoding. Members of a node's object kept as given (`extra`:
+ * other chains' fields, types not modelled) close a record as UTF-8 JSON text, length-prefixed.
  */
-import type { AccessListEntry, Authorization, BlockBundle, BlockHeader, Transaction, TxType, Withdrawal } from '../chain/types.js';
-import { ByteReader, ByteWriter } from './bytes.js';
+import type { AccessListEntry, Authorization, BlockBundle, BlockHeader, Transaction, Withdrawal } from '../chain/types.js';
+import { ByteReader, ByteWriter, extraBytes, extraText } from './bytes.js';
 import { decodeLogs, encodeLogs } from './logsRecord.js';
 import { decodeReceipts, encodeReceipts } from './receiptsRecord.js';
 
@@ -15,7 +16,10 @@ export const enum HeaderFlag {
   BlobGas = 4,
   BeaconRoot = 8,
   RequestsHash = 16,
+  /** The node's members the header does not model (BlockHeader.extra). */
+  Extra = 32,
 }
+
 
 /** Encodes a block header. */
 export function encodeHeader(h: BlockHeader): Buffer {
@@ -31,7 +35,8 @@ export function writeHeader(w: ByteWriter, h: BlockHeader): void {
     (h.withdrawalsRoot !== undefined ? HeaderFlag.Withdrawals : 0) |
     (h.blobGasUsed !== undefined ? HeaderFlag.BlobGas : 0) |
     (h.parentBeaconBlockRoot !== undefined ? HeaderFlag.BeaconRoot : 0) |
-    (h.requestsHash !== undefined ? HeaderFlag.RequestsHash : 0);
+    (h.requestsHash !== undefined ? HeaderFlag.RequestsHash : 0) |
+    (h.extra !== undefined ? HeaderFlag.Extra : 0);
   w.u8(flags).varint(h.number).fixed(h.hash).fixed(h.parentHash).fixed(h.sha3Uncles).fixed(h.miner);
   w.fixed(h.stateRoot).fixed(h.transactionsRoot).fixed(h.receiptsRoot).fixed(h.logsBloom);
   w.bigint(h.difficulty).bigint(h.totalDifficulty).bigint(h.gasLimit).bigint(h.gasUsed);
@@ -47,6 +52,7 @@ export function writeHeader(w: ByteWriter, h: BlockHeader): void {
   if (flags & HeaderFlag.BlobGas) w.bigint(h.blobGasUsed!).bigint(h.excessBlobGas!);
   if (flags & HeaderFlag.BeaconRoot) w.fixed(h.parentBeaconBlockRoot!);
   if (flags & HeaderFlag.RequestsHash) w.fixed(h.requestsHash!);
+  if (flags & HeaderFlag.Extra) w.bytes(extraBytes(h.extra!));
 }
 
 /** Decodes a block header. */
@@ -91,6 +97,7 @@ export function decodeHeader(bytes: Uint8Array): BlockHeader {
   }
   if (flags & HeaderFlag.BeaconRoot) h.parentBeaconBlockRoot = r.fixed(32);
   if (flags & HeaderFlag.RequestsHash) h.requestsHash = r.fixed(32);
+  if (flags & HeaderFlag.Extra) h.extra = extraText(r.bytes());
   return h;
 }
 
@@ -103,6 +110,8 @@ export const enum TxFlag {
   AccessList = 16,
   Blob = 32,
   Authorizations = 64,
+  /** The node's object of a type not modelled (Transaction.extra). */
+  Extra = 128,
 }
 
 function writeAccessList(w: ByteWriter, list: AccessListEntry[]): void {
@@ -136,7 +145,9 @@ export function writeTx(w: ByteWriter, tx: Transaction): void {
     (tx.maxFeePerGas !== undefined ? TxFlag.DynamicFee : 0) |
     (tx.accessList !== undefined ? TxFlag.AccessList : 0) |
     (tx.blobVersionedHashes !== undefined ? TxFlag.Blob : 0) |
-    (tx.authorizationList !== undefined ? TxFlag.Authorizations : 0);
+    (tx.authorizationList !== undefined ? TxFlag.Authorizations : 0) |
+    (tx.extra !== undefined ? TxFlag.Extra : 0);
+  if (tx.type > 0xff) throw new RangeError(`transaction type ${tx.type} does not fit the record's type byte`);
   w.fixed(tx.hash).u8(tx.type).u8(flags).fixed(tx.from);
   if (tx.to !== null) w.fixed(tx.to);
   w.bigint(tx.nonce).bigint(tx.gas).bigint(tx.value).bytes(tx.input).bigint(tx.v).bigint(tx.r).bigint(tx.s);
@@ -152,13 +163,14 @@ export function writeTx(w: ByteWriter, tx: Transaction): void {
     w.varint(tx.authorizationList!.length);
     for (const a of tx.authorizationList!) w.bigint(a.chainId).fixed(a.address).bigint(a.nonce).u8(a.yParity).bigint(a.r).bigint(a.s);
   }
+  if (flags & TxFlag.Extra) w.bytes(extraBytes(tx.extra!));
 }
 
 /** Decodes a transaction record. */
 export function decodeTx(bytes: Uint8Array): Transaction {
   const r = new ByteReader(bytes);
   const hash = r.fixed(32);
-  const type = r.u8() as TxType;
+  const type = r.u8();
   const flags = r.u8();
   const from = r.fixed(20);
   const to = flags & TxFlag.To ? r.fixed(20) : null;
@@ -196,6 +208,7 @@ export function decodeTx(bytes: Uint8Array): Transaction {
       s: r.bigint(),
     }));
   }
+  if (flags & TxFlag.Extra) tx.extra = extraText(r.bytes());
   return tx;
 }
 

@@ -58,12 +58,20 @@ export function decodeTxKey(key: Uint8Array): { number: number; index: number } 
 /** Length of a storage key's address ‖ slot prefix. */
 export const STORAGE_PREFIX_BYTES = 52;
 
+/** Length of a storage key: address ‖ slot ‖ inverted block number. */
+export const STORAGE_KEY_BYTES = 60;
+
 /** Encodes address20 ‖ slot32 ‖ u64(2^64−1 − number): newer blocks sort first within a slot. */
 export function encodeStorageKey(address: Uint8Array, slot: Uint8Array, number: number): Buffer {
-  const key = Buffer.allocUnsafe(60);
+  return writeStorageKey(Buffer.allocUnsafe(STORAGE_KEY_BYTES), address, slot, number);
+}
+
+/** Writes the storage key of `address`, `slot` and block `number` (encodeStorageKey) into `key`, and returns it. */
+export function writeStorageKey(key: Buffer, address: Uint8Array, slot: Uint8Array, number: number): Buffer {
   key.set(address, 0);
   key.set(slot, 20);
-  key.set(storageKeySuffix(number), STORAGE_PREFIX_BYTES);
+  writeU64(key, number, STORAGE_PREFIX_BYTES);
+  for (let i = STORAGE_PREFIX_BYTES; i < STORAGE_KEY_BYTES; i++) key[i] = 255 - key[i]!;
   return key;
 }
 

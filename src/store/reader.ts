@@ -1,12 +1,13 @@
 /**
  * Point lookups over the store: synchronous LMDB reads, decoded into domain types.
  */
+import type { ChainKind } from '../chain/chainKind.js';
 import type { BlockBundle, BlockHeader, ChainMeta, Log, Receipt, Transaction } from '../chain/types.js';
 import { decodeBundle, decodeHeader, decodeTx } from './codec.js';
-import { decodeBlockKey, decodeTxKey, encodeBlockKey, encodeStorageKey, encodeTxKey, STORAGE_PREFIX_BYTES, writeBlockKey, writeTxKey } from './keys.js';
+import { decodeBlockKey, decodeTxKey, encodeBlockKey, encodeTxKey, STORAGE_KEY_BYTES, STORAGE_PREFIX_BYTES, writeBlockKey, writeStorageKey, writeTxKey } from './keys.js';
 import { decodeLogs } from './logsRecord.js';
 import { decodeReceipts } from './receiptsRecord.js';
-import { ROLLBACKS_KEY, type Store } from './schema.js';
+import { CHAIN_KIND_KEY, ROLLBACKS_KEY, type Store } from './schema.js';
 
 /** Bytes of a transaction hash (a txHashes value holds one per transaction). */
 const HASH_BYTES = 32;
@@ -39,6 +40,7 @@ export class StoreReader {
   /** Key buffers the raw point reads reuse (LMDB copies a key before the read returns). */
   private readonly blockKey = Buffer.allocUnsafe(8);
   private readonly txKey = Buffer.allocUnsafe(12);
+  private readonly storageKey = Buffer.allocUnsafe(STORAGE_KEY_BYTES);
 
   /** The chain id once read: a store holds one chain, whose id never changes. */
   private chainIdValue: bigint | undefined;
@@ -73,6 +75,11 @@ export class StoreReader {
   }
 
   /** The chain markers, or undefined while the store holds no block. */
+  /** The chain's recorded kind (meta CHAIN_KIND_KEY), undefined when none is recorded. */
+  chainKind(): ChainKind | undefined {
+    return this.store.meta.get(CHAIN_KIND_KEY) as ChainKind | undefined;
+  }
+
   meta(): ChainMeta | undefined {
     const head = this.head();
     if (head === undefined) return undefined;
@@ -218,15 +225,25 @@ export class StoreReader {
 
   /** The 32-byte value of `slot` of `address` as of the end of block `number` (zero when never written). */
   storageAt(address: Uint8Array, slot: Uint8Array, number: number): Uint8Array {
-    const start = encodeStorageKey(address, slot, number);
-    const prefix = start.subarray(0, STORAGE_PREFIX_BYTES);
-    for (const { key, value } of this.store.storage.getRange({ start, limit: 1 })) {
-      if (Buffer.compare(key.subarray(0, STORAGE_PREFIX_BYTES), prefix) !== 0) break;
-      const out = new Uint8Array(32);
-      out.set(value, 32 - value.length);
-      return out;
+    const start = writeStorageKey(this.storageKey, address, slot, number);
+    const out = new Uint8Array(32);
+    // The key alone, then the value read in place: an entry read by the range would copy both.
+    for (const key of this.store.storage.getKeys({ start, limit: 1 })) {
+      if (start.compare(key, 0, STORAGE_PREFIX_BYTES, 0, STORAGE_PREFIX_BYTES) !== 0) break;
+      const value = this.store.storage.getBinaryFast(key)!;
+      out.set(value.subarray(0, value.length), 32 - value.length);
     }
-    return new Uint8Array(32);
+    return out;
+  }
+
+  /** The storage slots canonical block `number` wrote (its storageWrites record), each once, in stored order. */
+  writtenSlots(number: number): { address: Uint8Array; slot: Uint8Array }[] {
+    const prefixes = this.store.storageWrites.getBinary(encodeBlockKey(number));
+    const slots: { address: Uint8Array; slot: Uint8Array }[] = [];
+    for (let at = 0; prefixes && at + STORAGE_PREFIX_BYTES <= prefixes.length; at += STORAGE_PREFIX_BYTES) {
+      slots.push({ address: prefixes.subarray(at, at + 20), slot: prefixes.subarray(at + 20, at + STORAGE_PREFIX_BYTES) });
+    }
+    return slots;
   }
 
   /** Whether a pending block is stored (without decoding it). */

@@ -4,15 +4,18 @@
  * Layout: the receipt count, then per receipt a flags byte (bit 0 status, bit 1 a pre-Byzantium
  * state root instead of a status, bit 2 a created contract, bit 3 blob gas fields), gasUsed and
  * effectiveGasPrice as minimal big-endian bigints, then the root (32 bytes), the contract address
- * (20 bytes) and blobGasUsed and blobGasPrice, each when its flag is set. About 10 bytes a receipt.
+ * (20 bytes), blobGasUsed and blobGasPrice, and (bit 4) the members kept as the node gave them
+ * (Receipt.extra, UTF-8 JSON text, length-prefixed), each when its flag is set. About 10 bytes a
+ * receipt of Ethereum; an OP-stack receipt's L1 fee fields add about 150.
  */
 import type { Receipt } from '../chain/types.js';
-import { ByteReader, ByteWriter } from './bytes.js';
+import { ByteReader, ByteWriter, extraBytes, extraText } from './bytes.js';
 
 const STATUS = 1;
 const ROOT = 2;
 const CONTRACT = 4;
 const BLOB = 8;
+const EXTRA = 16;
 
 /** Encodes a block's receipts, in transaction order. */
 export function encodeReceipts(receipts: readonly Receipt[]): Buffer {
@@ -28,11 +31,13 @@ export function writeReceipts(w: ByteWriter, receipts: readonly Receipt[]): void
     const blob = r.blobGasUsed !== undefined;
     if ((r.root === undefined) === (r.status === undefined)) throw new RangeError('a receipt has either a status or a root');
     if (blob !== (r.blobGasPrice !== undefined)) throw new RangeError('a blob receipt has both blobGasUsed and blobGasPrice');
-    w.u8((r.status === 1 ? STATUS : 0) | (r.root !== undefined ? ROOT : 0) | (r.contractAddress !== null ? CONTRACT : 0) | (blob ? BLOB : 0));
+    const extra = r.extra !== undefined ? EXTRA : 0;
+    w.u8((r.status === 1 ? STATUS : 0) | (r.root !== undefined ? ROOT : 0) | (r.contractAddress !== null ? CONTRACT : 0) | (blob ? BLOB : 0) | extra);
     w.bigint(r.gasUsed).bigint(r.effectiveGasPrice);
     if (r.root !== undefined) w.fixed(r.root);
     if (r.contractAddress !== null) w.fixed(r.contractAddress);
     if (blob) w.bigint(r.blobGasUsed!).bigint(r.blobGasPrice!);
+    if (extra) w.bytes(extraBytes(r.extra!));
   }
 }
 
@@ -51,6 +56,7 @@ export function decodeReceipts(bytes: Uint8Array): Receipt[] {
       receipt.blobGasUsed = r.bigint();
       receipt.blobGasPrice = r.bigint();
     }
+    if (flags & EXTRA) receipt.extra = extraText(r.bytes());
     return receipt;
   });
 }

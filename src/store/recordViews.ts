@@ -80,6 +80,9 @@ export class HeaderOffsets {
   excessBlobGas = -1;
   parentBeaconBlockRoot = -1;
   requestsHash = -1;
+  /** Offset of the kept members' UTF-8 text (BlockHeader.extra), -1 when the header has none. */
+  extra = -1;
+  extraLength = 0;
 }
 
 /** Fills `out` with the field offsets of the header record `raw` (written by encodeHeader), decoding nothing else. */
@@ -139,7 +142,17 @@ export function readHeaderOffsets(raw: Uint8Array, out: HeaderOffsets): HeaderOf
     out.parentBeaconBlockRoot = p;
     p += 32;
   }
-  out.requestsHash = flags & HeaderFlag.RequestsHash ? p : -1;
+  out.requestsHash = -1;
+  if (flags & HeaderFlag.RequestsHash) {
+    out.requestsHash = p;
+    p += 32;
+  }
+  out.extra = -1;
+  out.extraLength = 0;
+  if (flags & HeaderFlag.Extra) {
+    out.extraLength = readVarint(raw, p);
+    out.extra = varintEnd;
+  }
   return out;
 }
 
@@ -178,6 +191,9 @@ export class TxOffsets {
   /** Offset of the first tuple: quantity chainId, 20-byte address, quantity nonce, a yParity byte, quantities r and s. */
   authorizations = -1;
   authorizationCount = 0;
+  /** Offset of the kept members' UTF-8 text (Transaction.extra: a type not modelled), -1 when none. */
+  extra = -1;
+  extraLength = 0;
 }
 
 /** Fills `out` with the field offsets of the transaction record `raw` (written by encodeTx), decoding nothing else. */
@@ -238,7 +254,22 @@ export function readTxOffsets(raw: Uint8Array, out: TxOffsets): TxOffsets {
   out.authorizationCount = 0;
   if (flags & TxFlag.Authorizations) {
     out.authorizationCount = readVarint(raw, p);
-    out.authorizations = varintEnd;
+    out.authorizations = p = varintEnd;
+    // Tuples are skipped only to reach kept members after them (never both on one transaction today).
+    if (flags & TxFlag.Extra) {
+      for (let i = 0; i < out.authorizationCount; i++) {
+        p += 1 + raw[p]! + 20;
+        p += 1 + raw[p]! + 1;
+        p += 1 + raw[p]!;
+        p += 1 + raw[p]!;
+      }
+    }
+  }
+  out.extra = -1;
+  out.extraLength = 0;
+  if (flags & TxFlag.Extra) {
+    out.extraLength = readVarint(raw, p);
+    out.extra = varintEnd;
   }
   return out;
 }

@@ -14,6 +14,9 @@ import { STORE_DATA_FILE } from './dataFile.js';
  */
 export const ROLLBACKS_KEY = 'rollbacks';
 
+/** Meta: the chain's kind (chain/chainKind.ts), as given to ingest or generate or detected from its blocks; absent for Ethereum stores written before kinds were. */
+export const CHAIN_KIND_KEY = 'chainKind';
+
 /** Meta flag: every complete segment has its address index (stores written before it existed lack it until reindexed). */
 export const ADDRESS_INDEX_FLAG = 'addressIndex';
 
@@ -34,11 +37,19 @@ export const CHAIN_DATABASES = [
   'addressSegments',
 ] as const;
 
-/** Version of the on-disk layout (2 added the receipts, 3 each block's transaction hashes); a store written by another version is refused. */
-export const SCHEMA_VERSION = 3;
+/**
+ * Version of the on-disk layout (2 added the receipts, 3 each block's transaction hashes, 4 the
+ * members of other chains' blocks, transactions and receipts kept as their node gave them); a store
+ * written by another version is refused.
+ */
+export const SCHEMA_VERSION = 4;
 
 /** What each layout version added, for the message refusing an older store. */
-const ADDED_IN: Readonly<Record<number, string>> = { 2: 'the receipts', 3: "each block's transaction hashes" };
+const ADDED_IN: Readonly<Record<number, string>> = {
+  2: 'the receipts',
+  3: "each block's transaction hashes",
+  4: "other chains' transactions and fields (OP stack, Arbitrum) kept as their node gave them",
+};
 
 /** Most named databases the environment holds (the layout uses fewer; room for later ones). */
 const MAX_DBS = 16;
@@ -125,7 +136,8 @@ function staleStore(path: string, version: unknown): string {
   const what = `store at ${path} has layout version ${String(version)}, this build reads version ${SCHEMA_VERSION}`;
   if (typeof version === 'number' && version < SCHEMA_VERSION) {
     const lacking = Object.entries(ADDED_IN).filter(([added]) => Number(added) > version).map(([, what]) => what);
-    return `${what} (older stores lack ${lacking.join(' and ')}): build it again with \`ethlogd generate\` or \`ethlogd ingest\` into a new directory`;
+    const list = lacking.length > 1 ? `${lacking.slice(0, -1).join(', ')} and ${lacking.at(-1)!}` : lacking[0]!;
+    return `${what} (older stores lack ${list}): build it again with \`ethlogd generate\` or \`ethlogd ingest\` into a new directory`;
   }
   return `${what}: it was written by a newer ethlogd; serve it with that version`;
 }

@@ -7,6 +7,7 @@
  * (orderedPuts.ts).
  */
 import type { Database, PutOptions } from 'lmdb';
+import type { ChainKind } from '../chain/chainKind.js';
 import type { BlockBundle, ChainMeta } from '../chain/types.js';
 import { encodeBlockRecords, type BlockRecords } from './blockRecords.js';
 import { encodeBundle } from './codec.js';
@@ -16,7 +17,7 @@ import { encodeAddressSegmentKey, encodeBlockKey, encodeBloomBitsKey, encodeStor
 import { decodeLogAddresses } from './logsRecord.js';
 import { OrderedPuts } from './orderedPuts.js';
 import { StoreReader } from './reader.js';
-import { ADDRESS_INDEX_FLAG, ROLLBACKS_KEY, type Store } from './schema.js';
+import { ADDRESS_INDEX_FLAG, CHAIN_KIND_KEY, ROLLBACKS_KEY, type Store } from './schema.js';
 import { BLOOM_BITS, buildSegmentRows, SEGMENT_BLOCKS, segmentOf, segmentStart } from './segments.js';
 
 /** Raised when a batch does not extend the stored chain (wrong number or parent hash). */
@@ -32,6 +33,8 @@ export interface AppendBatch {
   blocks: BlockBundle[];
   /** Needed on the first batch of an empty store. */
   chainId?: bigint;
+  /** The chain's kind, recorded (meta CHAIN_KIND_KEY) with the batch. */
+  chainKind?: ChainKind;
   safe?: number;
   finalized?: number;
   /** A new pending block; `null` clears it; undefined leaves it as it is. */
@@ -94,6 +97,7 @@ export class StoreWriter {
       const last = batch.blocks.at(-1);
       if (last) s.meta.put('head', last.number);
       if (batch.safe !== undefined) s.meta.put('safe', batch.safe);
+      if (batch.chainKind !== undefined) s.meta.put(CHAIN_KIND_KEY, batch.chainKind);
       if (batch.finalized !== undefined) s.meta.put('finalized', batch.finalized);
       if (batch.pending === null) s.meta.remove('pending');
       else if (batch.pending !== undefined) s.meta.put('pending', batch.pending);

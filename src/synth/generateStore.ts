@@ -89,7 +89,7 @@ function start(store: Store, reader: StoreReader, opts: GeneratorOptions, dir: s
   const first = opts.startNumber ?? 0;
   const meta = reader.meta();
   if (!meta) return { from: first, parentHash: genesisParentHash(opts.seed) };
-  const wanted = provenanceOf(opts.seed, opts.density);
+  const wanted = provenanceOf(opts.seed, opts.density, opts.chain === 'op' ? 'op' : undefined);
   checkProvenance(dir, storedProvenance(store), wanted, meta.earliest, meta.head);
   const chainId = opts.chainId ?? 1n;
   if (meta.earliest !== first || meta.chainId !== chainId) {
@@ -137,8 +137,8 @@ export async function generateStore(dir: string, opts: GenerateStoreOptions): Pr
       if (writer.meta() !== undefined) return writer.appendRecords(batch);
       // The store's first blocks: the record of what made them commits with them.
       store.env.transactionSync(() => {
-        recordProvenance(store, provenanceOf(opts.seed, opts.density));
-        writer.appendRecords({ ...batch, chainId: opts.chainId ?? 1n });
+        recordProvenance(store, provenanceOf(opts.seed, opts.density, opts.chain === 'op' ? 'op' : undefined));
+        writer.appendRecords({ ...batch, chainId: opts.chainId ?? 1n, chainKind: opts.chain });
       });
     };
     const range: SourceRange = { from: from.from, to: last, parentHash: from.parentHash, batchBlocks: Math.min(batchBlocks, SOURCE_BATCH_BLOCKS), tallyFrom, pending: opts.pending !== false };

@@ -16,6 +16,7 @@
  * the base fee and excess blob gas from the parent's, receipts' gas adding up to the block's.
  */
 import { BloomCache } from '../chain/bloomCache.js';
+import type { ChainKind } from '../chain/chainKind.js';
 import { blockSize, computeBlockHash, withdrawalsItem } from '../chain/headerEncoding.js';
 import { hexToBytes } from '../chain/hex.js';
 import { keccak256 } from '../chain/keccak.js';
@@ -37,6 +38,7 @@ import { Random } from './random.js';
 import { Fork, FORK_SCHEDULE } from './forks.js';
 import { ChainPlanner, INTRINSIC_GAS, TX_KIND, type BlockPlan } from './plan.js';
 import { buildTransaction, type Draft, type TxContext } from './transactions.js';
+import { addL1Fee, blockDeposits, openWithDeposits } from './opStack.js';
 import { rareAddress, Universe } from './universe.js';
 
 export { TRANSFER_TOPIC } from './events.js';
@@ -54,6 +56,8 @@ export interface GeneratorOptions {
   pending?: boolean;
   /** Number of the first block (default 0). */
   startNumber?: number;
+  /** The kind of chain (default ethereum); `op` opens every block with deposits and adds L1 fees (opStack.ts). */
+  chain?: ChainKind;
 }
 
 /**
@@ -215,6 +219,15 @@ export class BlockBuilder {
       receipts.push(receiptOf(d, built.tx, used[i]!, txCtx));
     }
 
+    let gasUsed = BigInt(plan.gasUsed);
+    if (this.opts.chain === 'op') {
+      // A stream of its own, so the rest of the block is the Ethereum chain's of the same seed.
+      const opRng = Random.derive(this.opts.seed, 'op', number);
+      for (let i = 0; i < receipts.length; i++) addL1Fee(opRng, receipts[i]!, encoded[i]!.length);
+      const deposits = blockDeposits(opRng, number, u.sender(0).address);
+      openWithDeposits(deposits, transactions, encoded, receipts, activity.logs);
+      gasUsed += deposits.gasUsed;
+    }
     const builder = u.feeRecipient(rng);
     const hasTxs = transactions.length > 0;
     const header: BlockHeader = {
@@ -230,7 +243,7 @@ export class BlockBuilder {
       difficulty: 0n,
       totalDifficulty: TOTAL_DIFFICULTY,
       gasLimit: plan.gasLimit,
-      gasUsed: BigInt(plan.gasUsed),
+      gasUsed,
       timestamp,
       extraData: builder.extraData,
       mixHash: rng.bytes(32),

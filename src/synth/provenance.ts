@@ -16,21 +16,25 @@ export interface Provenance {
   chainVersion: number;
   seed: string;
   density: number;
+  /** `op` for an OP-stack-like chain (generate --chain op); absent for Ethereum's. */
+  chain?: 'op';
 }
 
 /** A generate the store cannot take (another chain, version or length): exit 2, the message says what to do. */
 export class GenerateRefusedError extends Error {}
 
 /** The record of the chain this generator makes with `seed` and `density`. */
-export function provenanceOf(seed: string, density: number): Provenance {
-  return { chainVersion: CHAIN_VERSION, seed, density };
+export function provenanceOf(seed: string, density: number, chain?: 'op'): Provenance {
+  return chain === undefined ? { chainVersion: CHAIN_VERSION, seed, density } : { chainVersion: CHAIN_VERSION, seed, density, chain };
 }
 
 /** The record stored in `store`, or undefined when it has none (an empty store, one ingested, or one an older generate made). */
 export function storedProvenance(store: Store): Provenance | undefined {
   const value = store.meta.get(PROVENANCE_KEY) as Partial<Provenance> | undefined;
   if (typeof value?.chainVersion !== 'number' || typeof value.seed !== 'string' || typeof value.density !== 'number') return undefined;
-  return { chainVersion: value.chainVersion, seed: value.seed, density: value.density };
+  const p: Provenance = { chainVersion: value.chainVersion, seed: value.seed, density: value.density };
+  if (value.chain === 'op') p.chain = 'op';
+  return p;
 }
 
 /** Writes the record; call it in the write transaction of the store's first blocks. */
@@ -40,7 +44,7 @@ export function recordProvenance(store: Store, provenance: Provenance): void {
 
 /** The options that name a recorded chain on the command line. */
 export function provenanceOptions(p: Provenance): string {
-  return `--seed ${JSON.stringify(p.seed)} --density ${p.density}`;
+  return `--seed ${JSON.stringify(p.seed)} --density ${p.density}${p.chain === undefined ? '' : ` --chain ${p.chain}`}`;
 }
 
 /**
@@ -65,7 +69,7 @@ export function checkProvenance(dir: string, stored: Provenance | undefined, wan
   if (stored.chainVersion > wanted.chainVersion) {
     throw new GenerateRefusedError(`${holds} of chain version ${stored.chainVersion}, made by a newer ethlogd generate (this one makes version ${wanted.chainVersion}): extend it with that version`);
   }
-  if (stored.seed !== wanted.seed || stored.density !== wanted.density) {
+  if (stored.seed !== wanted.seed || stored.density !== wanted.density || stored.chain !== wanted.chain) {
     throw new GenerateRefusedError(
       `${holds} of another chain (${provenanceOptions(stored)}, not ${provenanceOptions(wanted)}): ` +
         `to extend it, run generate with ${provenanceOptions(stored)}; for this chain, choose another --out`,

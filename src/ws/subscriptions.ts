@@ -10,7 +10,7 @@ import { randomBytes } from 'node:crypto';
 import { renderBundleMatches, renderCanonicalMatches } from '../logs/blockLogs.js';
 import { SUBSCRIPTION_OVERHEAD_BYTES } from '../config.js';
 import type { ByteBudget } from '../limits/byteBudget.js';
-import type { RefusalCounts } from '../limits/refusals.js';
+import type { LimitRefusals } from '../limits/refusals.js';
 import { compileFilter, compiledBytes, filterDigest, type CompiledFilter } from '../logs/filter.js';
 import { parseFilter } from '../rpc/filterParams.js';
 import { InvalidParamsError, LimitExceededError, RpcError } from '../rpc/errors.js';
@@ -44,7 +44,7 @@ type Subscription = { kind: 'newHeads'; bytes: number } | { kind: 'logs'; filter
 export interface SubscriptionCharge {
   budget: ByteBudget;
   owner: string;
-  refusals?: RefusalCounts;
+  refusals?: LimitRefusals;
 }
 
 /** A range over every block number. */

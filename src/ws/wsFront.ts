@@ -8,17 +8,25 @@
  * Limits, each with a close code and a reason the client sees: connections per key (refused at the
  * upgrade with 429), subscriptions per connection (a JSON-RPC error, the socket stays), and a send
  * buffer per connection: a client that stops reading is closed with 1008 once WS_SEND_BUFFER_BYTES
- * wait for it, so nobody else waits on it.
+ * wait for it, so nobody else waits on it; a message over the body limit closes with 1009.
+ *
+ * Shutdown drains as HTTP does: calls in flight are counted with the HTTP front's requests, new
+ * messages are answered -32000 `server is shutting down`, and each socket closes with 1001 once its
+ * last answer is sent (or when the front closes, after the grace).
  */
+import { MAX_JSON_DEPTH } from '../config.js';
 import type { AccessEntry, AccessLog } from '../http/accessLog.js';
-import { callCount } from '../http/rateLimit.js';
+import type { InFlight } from '../http/drain.js';
+import { callCount, refusedBody } from '../http/rateLimit.js';
 import { errorBody, INTERNAL_ERROR_BODY, INVALID_KEY, MISSING_KEY, REVOKED_KEY, type Reply } from '../http/replies.js';
 import type { AuthStatus } from '../http/server.js';
 import type { HttpRequest, HttpResponse, TemplatedApp, WebSocket } from '../http/uws.js';
 import type { ByteBudget } from '../limits/byteBudget.js';
 import type { KeyBudget, RateLimiter } from '../limits/rateLimiter.js';
-import type { RefusalCounts } from '../limits/refusals.js';
+import type { LimitRefusals } from '../limits/refusals.js';
 import type { Logger } from '../logger.js';
+import type { RefusalReason } from '../metrics/callStats.js';
+import { nestsDeeperThan } from '../rpc/jsonDepth.js';
 import { LimitExceededError, ShuttingDownError, toRpcError } from '../rpc/errors.js';
 import { flatBody, type RpcBody, type RpcHandler } from '../rpc/handler.js';
 import type { StoreReader } from '../store/reader.js';
@@ -63,6 +71,19 @@ const POLICY_VIOLATION = 1008;
 /** Close code of a server going away (RFC 6455). */
 const GOING_AWAY = 1001;
 
+/** Close code of a message too big to process (RFC 6455). */
+const MESSAGE_TOO_BIG = 1009;
+
+/**
+ * uWS's own message limit, as a multiple of the body limit: uWS drops a connection whose message
+ * passes its limit without a close frame (the client sees 1006), so it is set above ours and a
+ * message between the two is closed here with 1009; uWS buffers a message up to its limit.
+ */
+export const WS_HARD_LIMIT_FACTOR = 2;
+
+/** The answer to a call that arrives while the server drains. */
+const SHUTTING_DOWN_BODY = errorBody(new ShuttingDownError());
+
 /** The paths a WebSocket upgrade is taken on; the key is the pattern's parameter. */
 export const WS_PATTERNS = ['/ws/v3/:key', '/v3/:key'] as const;
 
@@ -76,8 +97,12 @@ export interface WsFrontOptions {
   reader: StoreReader;
   /** Largest filter (addresses plus topics) a logs subscription may give, as eth_getLogs. */
   maxParams: number;
-  /** Largest message in bytes; a larger one closes the socket (uWS). */
+  /** Largest message in bytes; a larger one closes the socket with 1009 (up to WS_HARD_LIMIT_FACTOR times it; past that uWS drops it). */
   maxPayloadBytes: number;
+  /** The HTTP front's count of requests in flight: a drain waits for WebSocket calls too. */
+  inFlight?: InFlight;
+  /** Hears every message refused by a limit (the metrics). */
+  onRefusal?: (reason: RefusalReason) => void;
   /** Per-key rate limit, per call. */
   rateLimit?: RateLimiter;
   logger: Logger;
@@ -92,7 +117,7 @@ export interface WsFrontOptions {
   /** The byte budget `logs` subscriptions are charged to, shared by every thread; none: unbounded but by count. */
   subscriptionBudget?: ByteBudget;
   /** Where refusals are counted by reason (subscriptions over budget, subscribers left behind). */
-  refusals?: RefusalCounts;
+  limitRefusals?: LimitRefusals;
 }
 
 /** The state of one socket. */
@@ -102,6 +127,8 @@ interface Connection {
   budget: KeyBudget | undefined;
   /** Set once the socket is closed: answers still being computed are dropped. */
   closed: boolean;
+  /** Calls received and not answered yet. */
+  pending: number;
   /** Aborted when the socket closes: its calls waiting or running stop (work follows its client). */
   abort: AbortController;
   /** Notifications still to send, oldest first: a subscription's results from `next` on, of head change `change`. */
@@ -157,7 +184,7 @@ export class WsFront {
   register(app: TemplatedApp): void {
     for (const pattern of WS_PATTERNS) {
       app.ws<Connection>(pattern, {
-        maxPayloadLength: this.opts.maxPayloadBytes,
+        maxPayloadLength: WS_HARD_LIMIT_FACTOR * this.opts.maxPayloadBytes,
         maxBackpressure: 2 * this.sendBuffer,
         idleTimeout: IDLE_TIMEOUT_S,
         sendPingsAutomatically: true,
@@ -170,17 +197,26 @@ export class WsFront {
     }
   }
 
-  /** Refuses new upgrades and closes every socket with 1001 (the server is shutting down). */
+  /**
+   * Refuses new upgrades and new calls, and closes with 1001 (the server is shutting down) every
+   * socket without a call in flight; the others close once their last answer is sent.
+   */
   refuse(): void {
     this.closing = true;
-    for (const ws of [...this.sockets]) ws.end(GOING_AWAY, 'server is shutting down');
+    for (const ws of [...this.sockets]) if (ws.getUserData().pending === 0) this.goAway(ws);
   }
 
-  /** Stops the head feed and the key checks (after refuse(), once the app closes). */
+  /** Closes every socket left with 1001, stops the head feed and the key checks (after the drain, once the app closes). */
   close(): void {
-    this.refuse();
+    this.closing = true;
+    for (const ws of [...this.sockets]) this.goAway(ws);
     clearInterval(this.recheck);
     this.feed.close();
+  }
+
+  /** Closes `ws` with 1001 unless it is closed already. */
+  private goAway(ws: WebSocket<Connection>): void {
+    if (!ws.getUserData().closed) ws.end(GOING_AWAY, 'server is shutting down');
   }
 
   /** Open sockets now. */
@@ -217,9 +253,9 @@ export class WsFront {
     if ((this.perKey.get(key) ?? 0) >= limit) {
       return this.reply(res, { status: '429 Too Many Requests', body: errorBody(new LimitExceededError(`too many WebSocket connections for this key (at most ${limit})`)), headers: [] }, entry);
     }
-    const { subscriptionBudget: budget, refusals } = this.opts;
+    const { subscriptionBudget: budget, limitRefusals: refusals } = this.opts;
     const subs = new ConnectionSubscriptions(this.opts.maxParams, budget && { budget, owner: key, refusals });
-    const connection: Connection = { key, subs, budget: this.opts.rateLimit?.budget(key), closed: false, abort: new AbortController(), outbox: [] };
+    const connection: Connection = { key, subs, budget: this.opts.rateLimit?.budget(key), closed: false, pending: 0, abort: new AbortController(), outbox: [] };
     res.upgrade(connection, secKey, protocol, extensions, context as never);
     this.opts.accessLog.end(entry, { status: 101, bytes: 0, coding: null });
   }
@@ -255,9 +291,23 @@ export class WsFront {
 
   private message(ws: WebSocket<Connection>, message: ArrayBuffer): void {
     const connection = ws.getUserData();
+    if (message.byteLength > this.opts.maxPayloadBytes) {
+      this.opts.onRefusal?.('ws_message_too_large');
+      ws.end(MESSAGE_TOO_BIG, `message too large, limit ${this.opts.maxPayloadBytes} bytes`);
+      return;
+    }
+    if (this.closing) return this.send(ws, SHUTTING_DOWN_BODY);
     const bytes = new Uint8Array(message.slice(0));
     const refused = connection.budget?.take(callCount(bytes));
-    if (refused) return this.send(ws, errorBody(refused));
+    if (refused) return this.send(ws, refusedBody(refused, bytes));
+    connection.pending++;
+    const left = this.opts.inFlight?.enter();
+    const answered = (body: string) => {
+      if (body !== '') this.send(ws, body);
+      connection.pending--;
+      left?.();
+      if (this.closing && connection.pending === 0) this.goAway(ws);
+    };
     let answer: string | Promise<string>;
     try {
       answer = this.answer(connection, bytes);
@@ -265,25 +315,18 @@ export class WsFront {
       this.opts.logger.error('ws: handler failed', error);
       answer = INTERNAL_ERROR_BODY;
     }
-    if (typeof answer === 'string') {
-      if (answer !== '') this.send(ws, answer);
-      return;
-    }
-    answer.then(
-      (body) => {
-        if (body !== '') this.send(ws, body);
-      },
-      (error: unknown) => {
-        this.opts.logger.error('ws: handler failed', error);
-        this.send(ws, INTERNAL_ERROR_BODY);
-      },
-    );
+    if (typeof answer === 'string') return answered(answer);
+    answer.then(answered, (error: unknown) => {
+      this.opts.logger.error('ws: handler failed', error);
+      answered(INTERNAL_ERROR_BODY);
+    });
   }
 
   /** The answer to one message: subscription calls answered here, the rest by the handler. */
   private answer(connection: Connection, bytes: Uint8Array): string | Promise<string> {
     const raw = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8');
-    if (!raw.includes('eth_subscribe') && !raw.includes('eth_unsubscribe')) return this.delegate(connection, bytes);
+    // The handler refuses a body nested too deep before parsing it; this parse must not run first.
+    if ((!raw.includes('eth_subscribe') && !raw.includes('eth_unsubscribe')) || nestsDeeperThan(bytes, MAX_JSON_DEPTH)) return this.delegate(connection, bytes);
     let parsed: unknown;
     try {
       parsed = JSON.parse(raw);
@@ -346,7 +389,7 @@ export class WsFront {
       if (connection.subs.size === 0 || connection.closed) continue;
       const oldest = connection.outbox[0];
       if (oldest !== undefined && serial - oldest.change >= WS_MAX_CHANGES_BEHIND) {
-        this.opts.refusals?.add('slow_subscriber');
+        this.opts.limitRefusals?.add('slow_subscriber');
         connection.outbox = [];
         this.sending.delete(ws);
         ws.end(POLICY_VIOLATION, `subscriber fell behind: notifications of ${WS_MAX_CHANGES_BEHIND} head changes unread`);

@@ -5,7 +5,7 @@
  * item in order — each with jsonrpc "2.0", the request's id, and exactly one of result or error (an
  * integer code and a string message) — and never -32603, which bad input must not cause.
  */
-import { MAX_BATCH_ITEMS, MAX_BODY_BYTES } from '../../src/config.js';
+import { MAX_BATCH_ITEMS, MAX_BODY_BYTES, MAX_JSON_DEPTH } from '../../src/config.js';
 import type { FuzzExchange, FuzzKeys } from './exchanges.js';
 import { SERVED_METHODS } from './requests.js';
 
@@ -108,6 +108,17 @@ function responseProblems(response: unknown, request: unknown, where: string): s
   return out;
 }
 
+/** The deepest nesting of arrays and objects in a JSON text, strings (closed ones) left out: docs/api.md §6's rule, written apart from the server's scan. */
+function nestingDepth(text: string): number {
+  let depth = 0;
+  let deepest = 0;
+  for (const c of text.replace(/"(?:[^"\\]|\\.)*"/g, '""')) {
+    if (c === '[' || c === '{') deepest = Math.max(deepest, ++depth);
+    else if (c === ']' || c === '}') depth--;
+  }
+  return deepest;
+}
+
 /** Problems of a 200 body against the request body. */
 function rpcProblems(requestBody: Uint8Array, answer: unknown): string[] {
   const parsed = parseBody(requestBody);
@@ -117,6 +128,8 @@ function rpcProblems(requestBody: Uint8Array, answer: unknown): string[] {
     if (error?.code !== code || (message !== undefined && error.message !== message)) out.push(`answer: ${JSON.stringify(answer).slice(0, 200)}, want error ${code}${message ? ` ${message}` : ''}`);
     return out;
   };
+  // Refused before it is parsed, whether it would parse or not.
+  if (nestingDepth(Buffer.from(requestBody).toString('latin1')) > MAX_JSON_DEPTH) return single(-32600, `invalid request: JSON nested deeper than ${MAX_JSON_DEPTH} levels`);
   if (parsed === undefined) return single(-32700, 'parse error');
   const request = parsed.value;
   if (!Array.isArray(request)) return responseProblems(answer, request, 'answer');

@@ -197,9 +197,17 @@ describe('-32600 invalid request', () => {
 
 describe('-32601 method not found', () => {
   test('the exact message, id echoed, names matched case-sensitively', async () => {
-    for (const method of ['eth_sendRawTransaction', 'ETH_CHAINID', 'eth_chainid', '', 'eth_getLogs ']) {
+    for (const method of ['admin_nodeInfo', 'ETH_CHAINID', 'eth_chainid', '', 'eth_getLogs ']) {
       const res = await svc.call(method, []);
       assert.deepEqual(res.error, { code: -32601, message: `the method ${method} does not exist/is not available` }, method);
+    }
+  });
+
+  test('a method a node answers says how to have it forwarded (serve --upstream)', async () => {
+    for (const method of ['eth_call', 'eth_getBalance', 'debug_traceBlockByNumber', 'trace_filter', 'eth_sendRawTransaction']) {
+      const res = await svc.call(method, []);
+      const message = `the method ${method} does not exist/is not available; ethlogd answers it when started with --upstream URL (a node it forwards such calls to)`;
+      assert.deepEqual(res.error, { code: -32601, message }, method);
     }
   });
 });

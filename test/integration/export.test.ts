@@ -112,7 +112,7 @@ function word(value: unknown): string {
 
 /** The files of `dir`, sorted. */
 function files(dir: string): string[] {
-  return readdirSync(dir).sort();
+  return readdirSync(dir).filter((name) => !name.startsWith('.ethlogd-export-')).sort();
 }
 
 /** The chunks of an export of `blocks` blocks from 0 in files of `size`: [from, to] per file. */
@@ -224,6 +224,7 @@ async function compareTransactions(served: TestService, out: string, network: st
           timestamp: q(b.timestamp), r: word(t.r), s: word(t.s), v: parity === 1n, max_fee_per_blob_gas: q(t.maxFeePerBlobGas),
           blob_versioned_hashes: t.blobVersionedHashes === undefined ? null : '0x' + (t.blobVersionedHashes as string[]).map((h) => h.slice(2)).join(''),
           n_authorizations: t.authorizationList === undefined ? null : BigInt((t.authorizationList as unknown[]).length),
+          extra_fields: null,
         });
         types.add(BigInt(t.type as string));
         wantReceipts.push({
@@ -232,7 +233,7 @@ async function compareTransactions(served: TestService, out: string, network: st
           success: r.status === undefined ? null : r.status === '0x1', root: r.root ?? null, gas_used: q(r.gasUsed),
           cumulative_gas_used: q(r.cumulativeGasUsed), effective_gas_price: q(r.effectiveGasPrice), blob_gas_used: q(r.blobGasUsed),
           blob_gas_price: q(r.blobGasPrice), n_logs: BigInt((r.logs as unknown[]).length), logs_bloom: r.logsBloom, chain_id: chainId,
-          block_timestamp: q(b.timestamp),
+          block_timestamp: q(b.timestamp), extra_fields: null,
         });
       });
     }
@@ -326,6 +327,20 @@ describe('a generated chain, against the served JSON-RPC answers', () => {
     assert.match(stdout, /2 files written, 2 skipped, 2 removed/);
     assert.deepEqual(files(dir), chunks().map(([from, to]) => fileName('blocks', from, to)));
     for (const name of files(dir)) assert.ok(readFileSync(join(dir, name)).equals(readFileSync(join(out, name))), name);
+  });
+
+  test('a rerun with other options is refused, changing nothing; --overwrite replaces the files', async () => {
+    const dir = join(work, 'rerun');
+    const before = files(dir).map((name) => readFileSync(join(dir, name)));
+    const refused = await runCli(['export', 'blocks', '--data', dataset.dir, '--out', dir, '--chunk-blocks', String(CHUNK), '--hex']);
+    assert.equal(refused.code, 2, refused.stderr);
+    assert.match(refused.stderr, /holds 4 blocks files written with other options \(no --hex\): export into another directory, run again with those options to resume, or pass --overwrite/);
+    assert.deepEqual(files(dir).map((name) => readFileSync(join(dir, name))), before, 'nothing changed');
+    assert.deepEqual(JSON.parse(readFileSync(join(dir, '.ethlogd-export-ethereum__blocks.json'), 'utf8')), { chunkBlocks: CHUNK, compression: 'zstd', hex: false, addresses: [], topics: [] });
+    const replaced = await exportOk(['blocks', '--data', dataset.dir, '--out', dir, '--chunk-blocks', String(CHUNK), '--hex', '--overwrite']);
+    assert.match(replaced, /4 files written, 0 skipped, 4 removed/);
+    for (const [from, to] of chunks()) await assertSchema(join(dir, fileName('blocks', from, to)), 'blocks', true);
+    assert.match(await exportOk(['blocks', '--data', dataset.dir, '--out', dir, '--chunk-blocks', String(CHUNK), '--hex']), /0 files written, 4 skipped/, 'the same options resume');
   });
 });
 

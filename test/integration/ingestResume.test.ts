@@ -6,7 +6,7 @@
  * anvil's chain. Also the command's --help and usage errors, and --from.
  */
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
@@ -48,8 +48,24 @@ test('ingest --help, and usage errors exit 2', { skip: ANVIL_MISSING }, async ()
   for (const args of [['--to', '5', '--follow'], ['--storage', 'all'], ['--from', '-1'], ['--from', '9', '--to', '3']]) {
     const r = await runCli(['ingest', '--rpc', anvil.url, '--data', dir, ...args]);
     assert.equal(r.code, 2, args.join(' '));
-    assert.match(r.stderr, /^ethlogd ingest: [^\n]+(\n[^\n]+)*\n\nUsage: ethlogd ingest/);
+    assert.match(r.stderr, /^ethlogd ingest: [^\n]+(\n[^\n]+)*\nRun "ethlogd ingest --help" for its options\.\n$/);
   }
+});
+
+test('a first ingest that fails before its first block removes the store it created; a store with blocks stays', { skip: ANVIL_MISSING }, async () => {
+  const fresh = join(dir, 'fresh');
+  const failed = await runCli(['ingest', '--rpc', anvil.url, '--data', fresh, '--to', '1000000', '--log-level', 'warn']);
+  assert.equal(failed.code, 1, failed.stderr);
+  assert.match(failed.stderr, /below --to 1000000/);
+  assert.equal(existsSync(fresh), false, 'the directory it created is gone');
+  const kept = join(dir, 'kept');
+  mkdirSync(kept);
+  writeFileSync(join(kept, 'notes.txt'), 'mine');
+  assert.equal((await runCli(['ingest', '--rpc', anvil.url, '--data', kept, '--to', '1000000', '--log-level', 'warn'])).code, 1);
+  assert.deepEqual(readdirSync(kept), ['notes.txt'], 'only what the ingest created is removed');
+  assert.equal((await runCli(['ingest', '--rpc', anvil.url, '--data', kept, '--to', '3', '--storage', 'none', '--log-level', 'warn'])).code, 0);
+  assert.equal((await runCli(['ingest', '--rpc', anvil.url, '--data', kept, '--to', '1000000', '--log-level', 'warn'])).code, 1);
+  assert.ok(existsSync(join(kept, 'data.mdb')), 'a store holding blocks is kept');
 });
 
 test('an ingest killed mid-way continues from the last committed block: every block exactly once', { skip: ANVIL_MISSING }, async () => {

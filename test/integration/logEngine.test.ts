@@ -189,3 +189,19 @@ test('complete segments have bloom rows; every log of a block is found through t
     await engine.close();
   }
 });
+
+test("an error the pool cannot pin on a task (Piscina's 'Unexpected message from Worker') is reported, not thrown; queries go on", async () => {
+  const reported: string[] = [];
+  const engine = new LogEngine({ dataDir: dataset.dir, limits: DEFAULT_LOG_LIMITS, threads: 1, inlineBudgetUs: -1, onError: (m) => reported.push(m) });
+  try {
+    // What Piscina does with such a message: emit 'error' on the pool, which throws when nobody listens.
+    engine.pool.emit('error', new Error('Unexpected message from Worker: {}'));
+    assert.deepEqual(reported, ['log scan pool failed']);
+    const spec = parseFilter({ fromBlock: '0x0', toBlock: '0x3' }, 5000);
+    assert.ok(Array.isArray(await engine.query(spec, reader)));
+  } finally {
+    await engine.close();
+  }
+  engine.pool.emit('error', new Error('Unexpected message from Worker: {}'));
+  assert.equal(reported.length, 1, 'not reported once the engine closes (shutdown)');
+});

@@ -333,7 +333,7 @@ describe('query logs in a pipeline', () => {
         const ran = await query(args[0]!, args.slice(1));
         assert.equal(ran.code, 2, `${args.join(' ')}: ${ran.stderr}`);
         assert.match(ran.stderr, new RegExp(`^ethlogd query: ${message.source.slice(1)}`), args.join(' '));
-        assert.match(ran.stderr, /\n\nUsage:\n  ethlogd query logs/, `${args.join(' ')} prints the usage`);
+        assert.match(ran.stderr, /\nRun "ethlogd query --help" for its options\.\n$/, `${args.join(' ')} points at --help`);
       }),
     );
     const bare = await cli(['query']);

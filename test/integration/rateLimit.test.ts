@@ -1,7 +1,8 @@
 /**
  * Per-key rate limits through the real service on ephemeral ports (HTTP and gRPC, one bucket per
  * key shared by both): the burst passes and the next call gets 429 with Retry-After and Infura's
- * -32005 body; a batch costs its calls and is refused whole; another key is unaffected; gRPC says
+ * -32005 error, with its id (an array of per-call errors for a batch); a batch costs its calls and
+ * is refused whole; another key is unaffected; gRPC says
  * RESOURCE_EXHAUSTED with the same code and message in its trailers. Keys created or revoked by
  * another process (`ethlogd keys`) count from the next request. The rate is so slow (one token per
  * 1,000 s) that no token comes back while a test runs: no clock, no sleeps.
@@ -67,17 +68,24 @@ async function post(key: string, body: unknown): Promise<{ status: number; retry
 const call = (id: number) => ({ jsonrpc: '2.0', id, method: 'eth_blockNumber', params: [] });
 const batch = (n: number) => Array.from({ length: n }, (_, i) => call(i + 1));
 
-/** Asserts a 429 with the over-the-limit body and a Retry-After of about one token's time. */
-function assertLimited(answer: { status: number; retryAfter: string | null; json: any }): void {
+/**
+ * Asserts a 429 with the over-the-limit body and a Retry-After of about one token's time: each
+ * call's error with its id (`ids`), an array of them for a batch.
+ */
+function assertLimited(answer: { status: number; retryAfter: string | null; json: any }, ids: number | number[]): void {
   assert.equal(answer.status, 429);
   const seconds = Number(answer.retryAfter);
   assert.ok(Number.isInteger(seconds) && seconds > 0 && seconds <= 1 / PER_SECOND, `Retry-After: ${answer.retryAfter}`);
-  assert.equal(answer.json.jsonrpc, '2.0');
-  assert.equal(answer.json.id, null);
-  assert.equal(answer.json.error.code, -32005);
-  assert.equal(answer.json.error.message, 'project ID request rate exceeded');
-  assert.equal(answer.json.error.data.allowed_rps, PER_SECOND);
-  assert.ok(answer.json.error.data.backoff_seconds > seconds - 1 && answer.json.error.data.backoff_seconds <= seconds);
+  assert.equal(Array.isArray(answer.json), Array.isArray(ids), 'an array of errors for a batch, one object for a call');
+  const answers = Array.isArray(answer.json) ? answer.json : [answer.json];
+  assert.deepEqual(answers.map((a: { id: unknown }) => a.id), Array.isArray(ids) ? ids : [ids]);
+  for (const one of answers) {
+    assert.equal(one.jsonrpc, '2.0');
+    assert.equal(one.error.code, -32005);
+    assert.equal(one.error.message, 'project ID request rate exceeded');
+    assert.equal(one.error.data.allowed_rps, PER_SECOND);
+    assert.ok(one.error.data.backoff_seconds > seconds - 1 && one.error.data.backoff_seconds <= seconds);
+  }
 }
 
 /** A unary gRPC call with `key`: the response, or the failure with its JSON-RPC trailers. */
@@ -103,8 +111,8 @@ describe('HTTP', () => {
       assert.equal(ok.status, 200);
       assert.equal(ok.json.result, '0x13');
     }
-    assertLimited(await post(key, call(9)));
-    assertLimited(await post(key, batch(2)));
+    assertLimited(await post(key, call(9)), 9);
+    assertLimited(await post(key, batch(2)), [1, 2]);
   });
 
   test('a batch of N calls costs N; one the bucket cannot pay is refused whole and costs nothing', async () => {
@@ -113,11 +121,10 @@ describe('HTTP', () => {
     assert.equal(two.status, 200);
     assert.equal(two.json.length, 2);
     const refused = await post(key, batch(2));
-    assertLimited(refused);
-    assert.ok(!Array.isArray(refused.json), 'one error object for the whole batch');
+    assertLimited(refused, [1, 2]);
     const last = await post(key, call(1));
     assert.equal(last.status, 200, 'the refused batch spent nothing: one token was left');
-    assertLimited(await post(key, call(2)));
+    assertLimited(await post(key, call(2)), 2);
   });
 
   test('a batch larger than the burst is refused without Retry-After: no wait would admit it', async () => {
@@ -125,7 +132,8 @@ describe('HTTP', () => {
     const refused = await post(key, batch(BURST + 1));
     assert.equal(refused.status, 429);
     assert.equal(refused.retryAfter, null);
-    assert.deepEqual(refused.json, { jsonrpc: '2.0', id: null, error: { code: -32005, message: `batch of ${BURST + 1} calls exceeds the rate limit burst of ${BURST}` } });
+    const error = { code: -32005, message: `batch of ${BURST + 1} calls exceeds the rate limit burst of ${BURST}` };
+    assert.deepEqual(refused.json, batch(BURST + 1).map(({ id }) => ({ jsonrpc: '2.0', id, error })));
     const full = await post(key, batch(BURST));
     assert.equal(full.status, 200, 'the bucket was untouched');
     assert.equal(full.json.length, BURST);
@@ -134,7 +142,7 @@ describe('HTTP', () => {
   test('another key is unaffected by an exhausted one; invalid keys spend nothing and still get 401', async () => {
     const [spent, other] = [keys[3]!, keys[4]!];
     assert.equal((await post(spent, batch(BURST))).status, 200);
-    assertLimited(await post(spent, call(1)));
+    assertLimited(await post(spent, call(1)), 1);
     const ok = await post(other, call(1));
     assert.equal(ok.status, 200);
     for (let i = 0; i < BURST + 2; i++) {
@@ -158,7 +166,7 @@ describe('gRPC', () => {
     assert.equal(refused.jsonrpc.code, -32005);
     assert.equal(refused.jsonrpc.message, 'project ID request rate exceeded');
     assert.equal(refused.jsonrpc.data.allowed_rps, PER_SECOND);
-    assertLimited(await post(key, call(1)));
+    assertLimited(await post(key, call(1)), 1);
   });
 });
 

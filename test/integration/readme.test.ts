@@ -6,6 +6,8 @@
  * examples send requests (127.0.0.1:8545, rewritten to the test server's port). Each command must exit
  * 0 and print something (or fill the file it writes), and no JSON-RPC answer may be an error. The
  * Embedding block is test/examples/library.ts, which runs here too, in its own process as the README says.
+ * The load-testing guide's (docs/load-testing.md) sh blocks run the same way; a block calling wrk
+ * is skipped, saying so, where wrk is not installed.
  */
 import assert from 'node:assert/strict';
 import { execFile, spawnSync } from 'node:child_process';
@@ -28,6 +30,8 @@ const EXAMPLE_ADDRESS = '127.0.0.1:8545';
 
 const run = promisify(execFile);
 const README = readFileSync(new URL('../../../README.md', import.meta.url), 'utf8');
+const GUIDE = readFileSync(new URL('../../../docs/load-testing.md', import.meta.url), 'utf8');
+const HAS_WRK = spawnSync('sh', ['-c', 'command -v wrk']).status === 0;
 const CLI = fileURLToPath(new URL('../../src/cli.js', import.meta.url));
 
 /** What an example prints when it found nothing: no output, an empty list or count, null. */
@@ -88,8 +92,20 @@ test('the README has shell examples to run, and curl and jq to run them', () => 
   }
 });
 
-for (const example of shellExamples(README)) {
-  test(`README.md line ${example.line}: every command exits 0 and prints something`, async () => {
+const documents: [string, string][] = [
+  ['README.md', README],
+  ['docs/load-testing.md', GUIDE],
+];
+const examples = documents.flatMap(([file, text]) => shellExamples(text).map((example) => ({ file, ...example })));
+
+test('the load-testing guide has shell examples to run', () => {
+  assert.ok(shellExamples(GUIDE).length >= 3);
+});
+
+for (const example of examples) {
+  const needsWrk = example.commands.some((c) => /^\s*wrk /.test(c));
+  const skip = needsWrk && !HAS_WRK ? 'wrk is not installed (apt-get install -y wrk)' : false;
+  test(`${example.file} line ${example.line}: every command exits 0 and prints something`, { skip }, async () => {
     for (const command of example.commands) {
       const literal = command.replaceAll(EXAMPLE_ADDRESS, `127.0.0.1:${service.port}`);
       // Asynchronously: the server answering the examples runs on this thread.

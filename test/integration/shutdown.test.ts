@@ -10,7 +10,10 @@
  * have drained.
  */
 import assert from 'node:assert/strict';
+import http2 from 'node:http2';
 import net from 'node:net';
+import * as grpc from '@grpc/grpc-js';
+import { loadDefinition } from '../../src/grpc/definition.js';
 import { after, before, test } from 'node:test';
 import { SHUTDOWN_GRACE_MARGIN_MS } from '../../src/config.js';
 import { startCli, type CliProcess } from './child.js';
@@ -118,15 +121,16 @@ function postHead(key: string, length: number, expectContinue = false): string {
   return `POST /v3/${key} HTTP/1.1\r\nHost: ${HOST}\r\nContent-Type: application/json\r\nContent-Length: ${length}\r\n${expect}\r\n`;
 }
 
-/** Starts `serve` over the dataset and resolves with the process and its HTTP port once it listens. */
-async function serve(): Promise<{ cli: CliProcess; port: number }> {
+/** Starts `serve` over the dataset and resolves with the process, its HTTP port and its gRPC port once it listens. */
+async function serve(): Promise<{ cli: CliProcess; port: number; grpcPort: number }> {
   const cli = startCli(['serve', '--data', dataset.dir, '--port', '0', '--grpc-port', '0', '--threads', '1', '--http-threads', String(HTTP_THREADS), '--log-timeout-ms', String(LOG_TIMEOUT_MS)]);
   let exited = false;
   void cli.exited.then(() => (exited = true));
   await until(async () => exited || /^grpc listening on /m.test(cli.stdout()), 'serve listens');
   const m = /^listening on http:\/\/127\.0\.0\.1:(\d+)$/m.exec(cli.stdout());
   assert.ok(m, `serve did not start: ${cli.stdout()}${cli.stderr()}`);
-  return { cli, port: Number(m[1]) };
+  const g = /^grpc listening on [^:]+:(\d+)$/m.exec(cli.stdout());
+  return { cli, port: Number(m[1]), grpcPort: Number(g![1]) };
 }
 
 /** Resolves with the error code of a connection attempt to `port` (it must fail). */
@@ -205,6 +209,52 @@ test('SIGTERM with a request stuck past the drain bound: it is cut off and serve
     assert.ok(waited >= BOUND_MS - 50, `waited ${waited} ms, the ${BOUND_MS} ms bound`);
     await stuck.closed;
   } finally {
+    cli.child.kill('SIGKILL');
+  }
+});
+
+/** How long past the drain bound the process may take to exit: closing sockets, the pool and the store. */
+const EXIT_MARGIN_MS = 5_000;
+
+test('SIGTERM with a StreamLogs whose client never reads: its connection is closed at the bound and serve exits within the bound + 5 s', { timeout: 60_000 }, async (t) => {
+  const { cli, grpcPort } = await serve();
+  const EthLogs = (grpc.loadPackageDefinition(loadDefinition()) as unknown as { ethlogd: { v1: { EthLogs: grpc.ServiceClientConstructor } } }).ethlogd.v1.EthLogs;
+  // A raw HTTP/2 client that never reads the stream: its flow-control window closes, the server's writes back up.
+  const session = http2.connect(`http://${HOST}:${grpcPort}`);
+  try {
+    const message = EthLogs.service.StreamLogs!.requestSerialize({ filter: { fromBlock: { number: 0 }, toBlock: { number: BLOCKS - 1 } } });
+    const frame = Buffer.alloc(5 + message.length);
+    frame.writeUInt32BE(message.length, 1);
+    message.copy(frame, 5);
+    const stream = session.request({
+      ':method': 'POST',
+      ':path': '/ethlogd.v1.EthLogs/StreamLogs',
+      'content-type': 'application/grpc',
+      te: 'trailers',
+      'x-api-key': dataset.key,
+    });
+    stream.end(frame);
+    stream.pause();
+    const trailers = new Promise<http2.IncomingHttpHeaders | undefined>((resolve) => {
+      stream.once('trailers', resolve);
+      stream.once('close', () => resolve(undefined));
+    });
+    await new Promise<void>((resolve) => stream.once('response', () => resolve()));
+    const signalled = Date.now();
+    assert.ok(cli.child.kill('SIGTERM'));
+    const exited = await Promise.race([cli.exited, new Promise<'late'>((resolve) => setTimeout(() => resolve('late'), BOUND_MS + EXIT_MARGIN_MS).unref())]);
+    assert.notEqual(exited, 'late', `serve still ran ${BOUND_MS + EXIT_MARGIN_MS} ms after SIGTERM: ${cli.stderr()}`);
+    assert.equal(exited, 1, 'the stream was cut at the bound');
+    assert.match(cli.stderr(), /calls still running after \d+ ms were cancelled/);
+    assert.doesNotMatch(cli.stderr(), /uncaught|Unexpected message from Worker/i);
+    t.diagnostic(`exited ${Date.now() - signalled} ms after SIGTERM (the drain bound is ${BOUND_MS} ms)`);
+    // Its trailers cannot pass the closed window: the connection closes under it, which gRPC
+    // clients report as UNAVAILABLE (never a status of the server's, such as INTERNAL).
+    const ended = await trailers;
+    assert.ok(ended === undefined || ended['grpc-status'] === String(grpc.status.UNAVAILABLE), `the stream ended with ${JSON.stringify(ended)}`);
+    assert.ok(session.closed || session.destroyed || (await new Promise<boolean>((resolve) => session.once('close', () => resolve(true)))));
+  } finally {
+    session.destroy();
     cli.child.kill('SIGKILL');
   }
 });

@@ -111,7 +111,7 @@ test('snapshot refuses an existing destination and a missing store, creating not
     const ran = await runCli(['snapshot', ...args]);
     assert.equal(ran.code, 2, args.join(' '));
     assert.match(ran.stderr, message);
-    assert.match(ran.stderr, /Usage: ethlogd snapshot/);
+    assert.match(ran.stderr, /\nRun "ethlogd snapshot --help" for its options\.\n$/);
   }
   assert.deepEqual(readdirSync(taken), []);
   assert.equal(existsSync(join(dir, 'x')), false);

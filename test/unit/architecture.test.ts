@@ -16,7 +16,7 @@ import ts from 'typescript';
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 
 /** Folders of src whose files must not import from the fronts. */
-const DOMAIN = ['chain', 'store', 'logs', 'render', 'synth', 'export'];
+const DOMAIN = ['chain', 'store', 'logs', 'render', 'synth', 'export', 'upstream'];
 
 /** The fronts: folders of src the domain must not import from. */
 const FRONTS = ['rpc', 'http', 'grpc'];

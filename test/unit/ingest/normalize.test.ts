@@ -2,8 +2,8 @@
  * normalize.ts: generated blocks (every fork, every transaction type) rendered as a geth node
  * answers them and normalised back are the same bundles; every check refuses what it should (logs
  * outside their block or position, a wrong logsBloom, receipts of another block, malformed fields,
- * foreign transaction types); storage writes follow prestateTracer's diffMode (post sets, pre-only
- * clears, later transactions win).
+ * a type past a byte); types not modelled and other chains' members are kept as given; storage
+ * writes follow prestateTracer's diffMode (post sets, pre-only clears, later transactions win).
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
@@ -147,9 +147,30 @@ describe('normalizeBlock', () => {
     const short = asNode(withLogs);
     ((short.block as Obj).transactions as Obj[])[1]!.from = '0x1234';
     assert.throws(() => normalizeBlock(short, withLogs.header.number), refused('malformed', /transaction 1: from is not 20 bytes/));
-    const deposit = asNode(withLogs);
-    ((deposit.block as Obj).transactions as Obj[])[0]!.type = '0x7e';
-    assert.throws(() => normalizeBlock(deposit, withLogs.header.number), refused('unsupported', /type 0x7e/));
+    const huge = asNode(withLogs);
+    ((huge.block as Obj).transactions as Obj[])[0]!.type = '0x100';
+    assert.throws(() => normalizeBlock(huge, withLogs.header.number), refused('unsupported', /type 0x100 is above 0xff/));
+  });
+
+  test('a type not modelled is kept as given (positions aside); extra block and receipt members are kept', () => {
+    const raw = asNode(withLogs);
+    const tx = ((raw.block as Obj).transactions as Obj[])[1]!;
+    Object.assign(tx, { type: '0x7e', sourceHash: '0x' + '11'.repeat(32), mint: '0x5', isSystemTx: true, r: '0x' + '00'.repeat(32) });
+    delete tx.yParity;
+    (raw.block as Obj).sendRoot = '0x' + '22'.repeat(32);
+    Object.assign(raw.receipts[1] as Obj, { type: '0x7E', depositNonce: '0x3', blockTimestamp: 5 });
+    Object.assign(raw.receipts[0] as Obj, { l1Fee: '0x10', l1GasUsed: '0x20', blockTimestamp: 5 });
+    const bundle = normalizeBlock(raw, withLogs.header.number);
+    const kept = bundle.transactions[1]!;
+    assert.equal(kept.type, 0x7e);
+    assert.deepEqual(JSON.parse('{' + kept.extra! + '}'), Object.fromEntries(Object.entries(tx).filter(([k]) => !['blockHash', 'blockNumber', 'blockTimestamp', 'transactionIndex'].includes(k))));
+    assert.equal(bundle.header.extra, `"sendRoot":"0x${'22'.repeat(32)}"`);
+    assert.equal(bundle.receipts[0]!.extra, '"l1Fee":"0x10","l1GasUsed":"0x20"', 'a modelled receipt keeps the members it does not model; blockTimestamp is dropped');
+    assert.equal(bundle.receipts[1]!.extra, '"type":"0x7E","depositNonce":"0x3"', 'a kept type\'s receipt also keeps members whose value differs');
+    assert.equal(bundle.receipts[2]!.extra, undefined);
+    const text = asNode(withLogs);
+    Object.assign(((text.block as Obj).transactions as Obj[])[0]!, { type: '0x99', note: 'd\u00e9j\u00e0' });
+    assert.match(normalizeBlock(text, withLogs.header.number).transactions[0]!.extra!, /"note":"d\\u00e9j\\u00e0"/, 'kept text is ASCII');
   });
 });
 

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { Admission, admitFor, rateCost, type Release } from '../../../src/limits/admission.js';
 import { RateLimiter } from '../../../src/limits/rateLimiter.js';
-import { RefusalCounts } from '../../../src/limits/refusals.js';
+import { LimitRefusals } from '../../../src/limits/refusals.js';
 import { QueryCancelledError } from '../../../src/logs/errors.js';
 import { RateLimitedError, TooManyConcurrentError } from '../../../src/rpc/errors.js';
 
@@ -18,7 +18,7 @@ function now(slot: Release | Promise<Release>): Release {
 }
 
 test('per key and per process: within both at once, past either queued, past the queue refused with -32005', () => {
-  const refusals = new RefusalCounts();
+  const refusals = new LimitRefusals();
   const admission = new Admission({ queriesPerKey: 2, queries: 3, queuePerKey: 1, queue: 2 }, refusals);
   now(admission.query('a'));
   now(admission.query('a'));
@@ -67,7 +67,7 @@ test('a waiting query whose caller goes away leaves the queue and is rejected wi
 });
 
 test('streams: per key and per process, refused at once, a release gives the slot back once', () => {
-  const refusals = new RefusalCounts();
+  const refusals = new LimitRefusals();
   const admission = new Admission({ streamsPerKey: 1, streams: 2 }, refusals);
   const a = admission.stream('a');
   assert.throws(() => admission.stream('a'), TooManyConcurrentError);

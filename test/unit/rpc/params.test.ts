@@ -59,6 +59,27 @@ test('parseStorageKey: optional 0x, odd length, at most 32 bytes, left-padded', 
   refuses(() => parseStorageKey('0xzz', 1), 'invalid argument 1 (storage position): unable to decode storage key: hex string invalid');
 });
 
+test('parseStorageKey answers as the pattern-and-Buffer parser it replaces, for any text', () => {
+  /** The reference: geth's decodeHash as a pattern test and a Buffer. */
+  const reference = (value: string): string => {
+    let hex = value.startsWith('0x') || value.startsWith('0X') ? value.slice(2) : value;
+    if (hex.length % 2) hex = '0' + hex;
+    if (!/^[0-9a-fA-F]*$/.test(hex)) return 'invalid';
+    if (hex.length > 64) return 'too long';
+    return hex.toLowerCase().padStart(64, '0');
+  };
+  const outcome = (value: string): string => {
+    try {
+      return Buffer.from(parseStorageKey(value, 1)).toString('hex');
+    } catch (err) {
+      return String(err).includes('too long') ? 'too long' : 'invalid';
+    }
+  };
+  const digits = fc.string({ unit: fc.constantFrom(...'0123456789abcdefABCDEFxXg '), maxLength: 70 });
+  const text = fc.oneof(digits, digits.map((d) => '0x' + d), digits.map((d) => '0X' + d), fc.string({ maxLength: 70 }));
+  fc.assert(fc.property(text, (value) => outcome(value) === reference(value)), { numRuns: 3000 });
+});
+
 test('parseBool and checkArity', () => {
   assert.equal(parseBool(true, 1, 'full'), true);
   refuses(() => parseBool('true', 1, 'full'), 'invalid argument 1 (full): expected a boolean, got string');

@@ -298,3 +298,46 @@ test('transaction offsets point at every field, for every type', () => {
     assert.equal(o.authorizations < 0, tx.authorizationList === undefined, name);
   }
 });
+
+/** Members kept as a node gave them: text of any JSON object's members (non-ASCII included). */
+const KEPT = '"sourceHash":"0x' + '11'.repeat(32) + '","mint":"0x5","note":"d\u00e9p\u00f4t \u2713","n":[1,{"a":null}]';
+
+test('kept members round-trip on headers, transactions of a type not modelled (with every other field) and bundles', () => {
+  const rng = new Rng(500);
+  const header = { ...baseHeader(rng), extra: '"l1BlockNumber":"0x10","sendCount":"0x2","sendRoot":"0x' + 'ab'.repeat(32) + '"' };
+  assert.deepStrictEqual(decodeHeader(encodeHeader(header)), header);
+  for (const tx of Object.values(sampleTxs(rng))) {
+    const kept: Transaction = { ...tx, type: 0x7e, extra: KEPT };
+    assert.deepStrictEqual(decodeTx(encodeTx(kept)), kept);
+  }
+  const empty: Transaction = { ...makeTx(rng), type: 0x99, extra: '' };
+  assert.deepStrictEqual(decodeTx(encodeTx(empty)), empty);
+  assert.throws(() => encodeTx({ ...makeTx(rng), type: 0x100, extra: '' }), /does not fit the record's type byte/);
+  const bundle = makeBundle(rng, 77, rng.bytes(32), 3);
+  bundle.header.extra = header.extra;
+  bundle.transactions[1] = { ...bundle.transactions[1]!, type: 0x64, extra: KEPT };
+  bundle.receipts[1] = { ...bundle.receipts[1]!, extra: '"gasUsedForL1":"0x0","l1BlockNumber":"0x10"' };
+  assert.deepStrictEqual(decodeBundle(encodeBundle(bundle)), bundle);
+});
+
+test('offsets find kept members after every other field of a header and a transaction', () => {
+  const rng = new Rng(501);
+  const h = new HeaderOffsets();
+  for (const extra of [undefined, '"sendRoot":"0x01"']) {
+    const header = { ...baseHeader(rng), requestsHash: rng.bytes(32), parentBeaconBlockRoot: rng.bytes(32), extra };
+    if (extra === undefined) delete header.extra;
+    const raw = encodeHeader(header);
+    readHeaderOffsets(raw, h);
+    assert.deepStrictEqual(bytesAt(raw, h.requestsHash, 32), header.requestsHash);
+    assert.equal(h.extra < 0 ? undefined : Buffer.from(raw.subarray(h.extra, h.extra + h.extraLength)).toString(), extra);
+  }
+  const o = new TxOffsets();
+  for (const [name, tx] of Object.entries(sampleTxs(rng))) {
+    const raw = encodeTx({ ...tx, type: 0x99, extra: KEPT });
+    readTxOffsets(raw, o);
+    assert.equal(o.type, 0x99, name);
+    assert.equal(o.authorizationCount, tx.authorizationList?.length ?? 0, name);
+    assert.equal(Buffer.from(raw.subarray(o.extra, o.extra + o.extraLength)).toString(), KEPT, name);
+    assert.equal(readTxOffsets(encodeTx(tx), o).extra, -1, name);
+  }
+});

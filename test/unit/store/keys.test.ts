@@ -7,8 +7,10 @@ import {
   encodeBlockKey,
   encodeStorageKey,
   encodeTxKey,
+  STORAGE_KEY_BYTES,
   STORAGE_PREFIX_BYTES,
   writeBlockKey,
+  writeStorageKey,
   writeTxKey,
 } from '../../../src/store/keys.js';
 import { filled, Rng } from './fixtures.js';
@@ -144,5 +146,17 @@ test('writeBlockKey and writeTxKey fill a reused buffer with the encoded key', (
       assert.equal(writeTxKey(tx, n, i), tx);
       assert.deepEqual(tx, encodeTxKey(n, i));
     }
+  }
+});
+
+test('writeStorageKey fills a reused buffer with the key encodeStorageKey makes', () => {
+  const rng = new Rng(60);
+  const key = Buffer.alloc(STORAGE_KEY_BYTES, 0xaa);
+  for (const n of NUMBERS) {
+    const address = rng.bytes(20);
+    const slot = rng.bytes(32);
+    assert.equal(writeStorageKey(key, address, slot, n), key);
+    assert.deepEqual(key, encodeStorageKey(address, slot, n));
+    assert.deepEqual(decodeStorageKey(key), { address, slot, number: n });
   }
 });

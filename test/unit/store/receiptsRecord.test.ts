@@ -1,6 +1,6 @@
 /**
  * The receipts record: any list of receipts (status or root, a created contract or not, blob gas or
- * not, gas and prices of any size) round-trips exactly; receipts that are neither or both of status
+ * not, gas and prices of any size, members kept as a node gave them or not) round-trips exactly; receipts that are neither or both of status
  * and root, or half a blob receipt, are refused rather than stored ambiguously.
  */
 import assert from 'node:assert/strict';
@@ -19,12 +19,14 @@ const receipt: fc.Arbitrary<Receipt> = fc
     effectiveGasPrice: amount,
     contractAddress: fc.option(bytes(20), { nil: null }),
     blob: fc.option(fc.tuple(amount, amount), { nil: undefined }),
+    extra: fc.option(fc.dictionary(fc.string(), fc.jsonValue()), { nil: undefined }),
   })
-  .map(({ outcome, gasUsed, effectiveGasPrice, contractAddress, blob }) => {
+  .map(({ outcome, gasUsed, effectiveGasPrice, contractAddress, blob, extra }) => {
     const r: Receipt = { gasUsed, effectiveGasPrice, contractAddress };
     if (typeof outcome === 'number') r.status = outcome;
     else r.root = outcome;
     if (blob !== undefined) [r.blobGasUsed, r.blobGasPrice] = blob;
+    if (extra !== undefined) r.extra = JSON.stringify(extra).slice(1, -1);
     return r;
   });
 
