@@ -164,6 +164,8 @@ export class WsFront {
   private unlisten: (() => void) | undefined;
   private readonly recheck: NodeJS.Timeout;
   private readonly sendBuffer: number;
+  /** Bytes uWS may hold unsent for a socket before its notifications wait for `drain`. */
+  private readonly notifyBuffer: number;
   private closing = false;
   /** Head changes published so far (their serial numbers). */
   private changes = 0;
@@ -176,6 +178,8 @@ export class WsFront {
   constructor(private readonly opts: WsFrontOptions) {
     this.feed = new HeadFeed(opts.reader, opts.pollMs ?? HEAD_POLL_MS, (error) => opts.logger.error('ws: following the head failed', error));
     this.sendBuffer = opts.sendBufferBytes ?? WS_SEND_BUFFER_BYTES;
+    // Under uWS's limit (maxBackpressure, twice the send buffer), past which it drops messages.
+    this.notifyBuffer = Math.min(WS_NOTIFY_BUFFER_BYTES, Math.floor(this.sendBuffer / 2));
     this.recheck = setInterval(() => this.recheckKeys(), KEY_RECHECK_MS);
     this.recheck.unref();
   }
@@ -420,7 +424,7 @@ export class WsFront {
 
   /**
    * Sends queued notifications for up to NOTIFY_SLICE_MS, socket after socket, each while its client
-   * reads (uWS holds at most WS_NOTIFY_BUFFER_BYTES unsent; past that the socket waits for `drain`);
+   * reads (uWS holds at most notifyBuffer unsent; past that the socket waits for `drain`);
    * then yields, so requests are answered between slices however many notifications a change makes.
    */
   private notify(): void {
@@ -431,7 +435,7 @@ export class WsFront {
       let outOfTime = false;
       ws.cork(() => {
         while (!connection.closed && connection.outbox.length > 0) {
-          if (ws.getBufferedAmount() > WS_NOTIFY_BUFFER_BYTES) return;
+          if (ws.getBufferedAmount() > this.notifyBuffer) return;
           const item = connection.outbox[0]!;
           ws.send(notification(item.id, item.results[item.next++]!), false);
           if (item.next === item.results.length) connection.outbox.shift();
