@@ -93,10 +93,15 @@ const ctx: MethodContext = {
     // The main thread reads its own snapshot: the range goes there as this snapshot resolved it,
     // so one batch's calls agree on the head (its numbers are stored there too: appends only add).
     const pinned = spec.blockHash === undefined && range.pending === undefined && range.from <= range.to ? { ...spec, fromBlock: { number: range.from }, toBlock: { number: range.to } } : spec;
-    return queries.ask((id) => {
+    const signal = call?.signal;
+    let onAbort: (() => void) | undefined;
+    const answer = queries.ask((id) => {
       post({ type: 'logs', id, spec: pinned, caller: call?.caller });
-      call?.signal?.addEventListener('abort', () => post({ type: 'cancel', id }), { once: true });
+      onAbort = () => post({ type: 'cancel', id });
+      signal?.addEventListener('abort', onAbort, { once: true });
     });
+    // A WebSocket's signal lives as long as its socket: its listener goes once the query is answered.
+    return signal === undefined ? answer : answer.finally(() => signal.removeEventListener('abort', onAbort!));
   },
   filters: new RemoteFilters((call) => filterCalls.ask((id) => post({ type: 'filter', id, call }))),
 };

@@ -195,8 +195,8 @@ interface Exchange {
   coding: AnswerCoding;
   /** The answer on its way, once sent. */
   delivery: Delivery | undefined;
-  /** Aborted when the client goes away: its calls waiting or running stop (work follows its client). */
-  abort: AbortController;
+  /** Aborted when the client goes away: its calls waiting or running stop (work follows its client); made when first asked for. */
+  abort: AbortController | undefined;
 }
 
 /** The numeric status of a fixed reply (its status line starts with it). */
@@ -237,7 +237,18 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<HttpServ
     const { entry } = exchange;
     // Read in the tick the handler starts in: the snapshot its calls read.
     const storeHead = opts.storeHead?.();
-    const control: RequestControl = { signal: exchange.abort.signal };
+    const control: RequestControl = {
+      get signal() {
+        if (exchange.abort === undefined) {
+          exchange.abort = new AbortController();
+          if (exchange.aborted) exchange.abort.abort();
+        }
+        return exchange.abort.signal;
+      },
+      get gone() {
+        return exchange.aborted;
+      },
+    };
     const send = (text: RpcBody) => {
       if (control.busy !== undefined) {
         exchange.answered = true;
@@ -381,11 +392,11 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<HttpServ
     // A key out of tokens is refused once its body is read: each call's error carries its id.
     const limited = budget?.check(1);
 
-    const exchange: Exchange = { aborted: false, answered: false, entry, key, coding, delivery: undefined, abort: new AbortController() };
+    const exchange: Exchange = { aborted: false, answered: false, entry, key, coding, delivery: undefined, abort: undefined };
     const done = inFlight.enter();
     res.onAborted(() => {
       exchange.aborted = true;
-      exchange.abort.abort();
+      exchange.abort?.abort();
       const { delivery } = exchange;
       delivery?.stop();
       if (!exchange.answered) {

@@ -272,10 +272,11 @@ export function createRpcHandler(
 
   /**
    * Answers one call; `whole` is the body's text, cut at its id, when the call is the whole body and
-   * canonical in form (not a batch item); `signal` stops its log query when the client goes away;
+   * canonical in form (not a batch item); `control`'s signal stops its log query when the client goes away;
    * `control`, given for a call that is the whole body, hears a refusal for concurrency.
    */
-  const handleOne = (request: unknown, trace: RequestTrace | undefined, caller: string | undefined, signal: AbortSignal | undefined, whole?: CanonicalText, control?: RequestControl): Answer => {
+  const handleOne = (request: unknown, trace: RequestTrace | undefined, caller: string | undefined, control: RequestControl | undefined, whole?: CanonicalText, single = false): Answer => {
+    const busy = single ? control : undefined;
     const started = clock();
     if (request === null || typeof request !== 'object' || Array.isArray(request)) {
       return refuse('null', new InvalidRequestError('invalid request: a request is a JSON object'), INVALID_REQUEST, started, trace);
@@ -301,7 +302,7 @@ export function createRpcHandler(
       }
     }
     try {
-      const result = fn((params as unknown[] | undefined) ?? [], ctx, caller, signal);
+      const result = fn((params as unknown[] | undefined) ?? [], ctx, caller, control);
       if (key !== undefined && keepable(result)) {
         const response = resultResponse(idText, result, true) as FlatBody;
         if (cache!.put(key, resultJson(idText, response)) && whole !== undefined) learnCall(whole, request, method, key);
@@ -310,12 +311,12 @@ export function createRpcHandler(
       if (result instanceof Promise) {
         return result.then(
           (value) => answered(resultResponse(idText, value), method, CALL_OK, started, trace),
-          (error) => failure(idText, error, method, started, trace, control),
+          (error) => failure(idText, error, method, started, trace, busy),
         );
       }
       return answered(resultResponse(idText, result), method, CALL_OK, started, trace);
     } catch (error) {
-      return failure(idText, error, method, started, trace, control);
+      return failure(idText, error, method, started, trace, busy);
     }
   };
 
@@ -324,9 +325,9 @@ export function createRpcHandler(
    * time. An answer that would take the batch's answers past MAX_BATCH_RESPONSE_BYTES is dropped and
    * answers -32003 `response too large` (as geth), and so does every item not started by then, so a
    * batch's answer stays within the cap (plus the short error texts) and its memory bounded; once
-   * `signal` aborts (the client left) the items not yet started are not run either.
+   * the client is gone (`control.gone`) the items not yet started are not run either.
    */
-  const handleBatch = (requests: unknown[], trace: RequestTrace | undefined, caller: string | undefined, signal: AbortSignal | undefined): Answer => {
+  const handleBatch = (requests: unknown[], trace: RequestTrace | undefined, caller: string | undefined, control: RequestControl | undefined): Answer => {
     if (trace !== undefined) trace.batch = true;
     if (requests.length === 0) return refuse('null', new InvalidRequestError('empty batch'), INVALID_REQUEST, clock(), trace);
     if (requests.length > MAX_BATCH_ITEMS) return refuse('null', new InvalidRequestError(`batch too large: at most ${MAX_BATCH_ITEMS} requests per batch`), INVALID_REQUEST, clock(), trace);
@@ -368,13 +369,14 @@ export function createRpcHandler(
       while (active < MAX_BATCH_CONCURRENCY && next < requests.length) {
         const i = next++;
         if (isForwarded.has(i)) continue;
-        if (full || signal?.aborted === true) {
+        const gone = control?.gone === true;
+        if (full || gone) {
           const name = nameOf(requests[i]);
-          const error = signal?.aborted === true ? new CancelledError() : new ResponseTooLargeError();
+          const error = gone ? new CancelledError() : new ResponseTooLargeError();
           answers[i] = refuse(requestId(requests[i]), error, labelOf(name), clock(), trace, name ?? INVALID_REQUEST);
           continue;
         }
-        const answer = handleOne(requests[i], trace, caller, signal);
+        const answer = handleOne(requests[i], trace, caller, control);
         if (answer instanceof Promise) {
           active++;
           void answer.then((body) => {
@@ -414,8 +416,7 @@ export function createRpcHandler(
       } catch {
         return refuse('null', new ParseError(), INVALID_REQUEST, clock(), trace);
       }
-      const signal = control?.signal;
-      return Array.isArray(parsed) ? handleBatch(parsed, trace, caller, signal) : handleOne(parsed, trace, caller, signal, split ? { text, split } : undefined, control);
+      return Array.isArray(parsed) ? handleBatch(parsed, trace, caller, control) : handleOne(parsed, trace, caller, control, split ? { text, split } : undefined, true);
     },
   };
 }

@@ -53,7 +53,7 @@ export interface MethodContext {
 /**
  * A method: positional params in, result (or RawJson) out; throws an RpcError for bad input, or a
  * domain error (the log engine's, BlockNotFoundError) that toRpcError maps. `caller` is the API key
- * the call came with (what is kept per client, polling filters, is counted by it); `signal` aborts
- * when its client goes away (log queries stop).
+ * the call came with (what is kept per client, polling filters, is counted by it); `control.signal`
+ * aborts when its client goes away (log queries stop; read only by the methods that use it).
  */
-export type RpcMethod = (params: unknown[], ctx: MethodContext, caller?: string, signal?: AbortSignal) => unknown;
+export type RpcMethod = (params: unknown[], ctx: MethodContext, caller?: string, control?: { readonly signal?: AbortSignal }) => unknown;

@@ -28,7 +28,7 @@ import type { Logger } from '../logger.js';
 import type { RefusalReason } from '../metrics/callStats.js';
 import { nestsDeeperThan } from '../rpc/jsonDepth.js';
 import { LimitExceededError, ShuttingDownError, toRpcError } from '../rpc/errors.js';
-import { flatBody, type RpcBody, type RpcHandler } from '../rpc/handler.js';
+import { flatBody, type RequestControl, type RpcBody, type RpcHandler } from '../rpc/handler.js';
 import type { StoreReader } from '../store/reader.js';
 import { HeadFeed, HEAD_POLL_MS, type HeadChange } from './headFeed.js';
 import { ChangeRendering, ConnectionSubscriptions, notification } from './subscriptions.js';
@@ -131,6 +131,8 @@ interface Connection {
   pending: number;
   /** Aborted when the socket closes: its calls waiting or running stop (work follows its client). */
   abort: AbortController;
+  /** What its calls are handled with: the socket's signal, and whether it closed. */
+  control: RequestControl;
   /** Notifications still to send, oldest first: a subscription's results from `next` on, of head change `change`. */
   outbox: { id: string; results: readonly string[]; next: number; change: number }[];
 }
@@ -258,8 +260,9 @@ export class WsFront {
       return this.reply(res, { status: '429 Too Many Requests', body: errorBody(new LimitExceededError(`too many WebSocket connections for this key (at most ${limit})`)), headers: [] }, entry);
     }
     const { subscriptionBudget: budget, limitRefusals: refusals } = this.opts;
+    const abort = new AbortController();
     const subs = new ConnectionSubscriptions(this.opts.maxParams, budget && { budget, owner: key, refusals });
-    const connection: Connection = { key, subs, budget: this.opts.rateLimit?.budget(key), closed: false, pending: 0, abort: new AbortController(), outbox: [] };
+    const connection: Connection = { key, subs, budget: this.opts.rateLimit?.budget(key), closed: false, pending: 0, abort, outbox: [], control: { signal: abort.signal, get gone() { return connection.closed; } } };
     res.upgrade(connection, secKey, protocol, extensions, context as never);
     this.opts.accessLog.end(entry, { status: 101, bytes: 0, coding: null });
   }
@@ -348,7 +351,7 @@ export class WsFront {
 
   /** The handler's answer as text, for the connection's key. */
   private delegate(connection: Connection, bytes: Uint8Array): string | Promise<string> {
-    const out = this.opts.handler.handle(bytes, undefined, connection.key, { signal: connection.abort.signal });
+    const out = this.opts.handler.handle(bytes, undefined, connection.key, connection.control);
     return out instanceof Promise ? out.then(text) : text(out);
   }
 

@@ -16,9 +16,9 @@ export function logsJson(chunks: LogChunks): RawJson {
 }
 
 /** eth_getLogs(filter): the matching logs in block and log-index order, under the limits of docs/api.md §6. */
-export const eth_getLogs: RpcMethod = (params, ctx, caller, signal) => {
+export const eth_getLogs: RpcMethod = (params, ctx, caller, control) => {
   checkArity(params, 1, 1, ['filter']);
   const spec = parseFilter(params[0], ctx.limits.maxParams);
-  const result = ctx.queryLogs(spec, { caller, signal });
+  const result = ctx.queryLogs(spec, { caller, signal: control?.signal });
   return Array.isArray(result) ? logsJson(result) : result.then(logsJson);
 };

@@ -50,10 +50,10 @@ export const eth_getFilterChanges: RpcMethod = (params, ctx) => {
 };
 
 /** eth_getFilterLogs(id): every log of a log filter's whole range, as eth_getLogs answers it. */
-export const eth_getFilterLogs: RpcMethod = (params, ctx, caller, signal) => {
+export const eth_getFilterLogs: RpcMethod = (params, ctx, caller, control) => {
   const criteria = filters(ctx, 'eth_getFilterLogs').criteria(filterId(params));
   const query = (spec: FilterSpec) => {
-    const result = ctx.queryLogs(spec, { caller, signal });
+    const result = ctx.queryLogs(spec, { caller, signal: control?.signal });
     return Array.isArray(result) ? logsJson(result) : result.then(logsJson);
   };
   return criteria instanceof Promise ? criteria.then(query) : query(criteria);
