@@ -6,6 +6,7 @@ import { decodeBundle, decodeHeader, decodeTx } from './codec.js';
 import { decodeBlockKey, decodeTxKey, encodeBlockKey, encodeStorageKey, encodeTxKey, STORAGE_PREFIX_BYTES, writeBlockKey, writeTxKey } from './keys.js';
 import { decodeLogs } from './logsRecord.js';
 import { decodeReceipts } from './receiptsRecord.js';
+import { FrozenRuns } from './runs.js';
 import { ROLLBACKS_KEY, type Store } from './schema.js';
 
 /** Bytes of a transaction hash (a txHashes value holds one per transaction). */
@@ -40,6 +41,9 @@ export class StoreReader {
   private readonly blockKey = Buffer.allocUnsafe(8);
   private readonly txKey = Buffer.allocUnsafe(12);
 
+  /** The frozen runs of the transaction-hash index and the storage history. */
+  private readonly runs: FrozenRuns;
+
   /** The chain id once read: a store holds one chain, whose id never changes. */
   private chainIdValue: bigint | undefined;
 
@@ -60,6 +64,7 @@ export class StoreReader {
     options: StoreReaderOptions = {},
   ) {
     this.perTick = options.perTick === true;
+    this.runs = new FrozenRuns(store);
   }
 
   /** Reads the head and earliest markers once for this tick (perTick readers). */
@@ -160,10 +165,10 @@ export class StoreReader {
     return raw === undefined ? undefined : decodeTx(raw);
   }
 
-  /** Where the canonical transaction with this hash sits. */
+  /** Where the canonical transaction with this hash sits: the recent blocks' B-tree, then the frozen runs, newest first. */
   txLocation(hash: Uint8Array): TxLocation | undefined {
     const raw = this.store.txByHash.getBinaryFast(Buffer.from(hash));
-    return raw === undefined ? undefined : decodeTxKey(raw);
+    return raw === undefined ? this.runs.txLocation(hash) : decodeTxKey(raw);
   }
 
   /** All transactions of canonical block `number`, in order. */
@@ -220,13 +225,18 @@ export class StoreReader {
   storageAt(address: Uint8Array, slot: Uint8Array, number: number): Uint8Array {
     const start = encodeStorageKey(address, slot, number);
     const prefix = start.subarray(0, STORAGE_PREFIX_BYTES);
-    for (const { key, value } of this.store.storage.getRange({ start, limit: 1 })) {
-      if (Buffer.compare(key.subarray(0, STORAGE_PREFIX_BYTES), prefix) !== 0) break;
-      const out = new Uint8Array(32);
-      out.set(value, 32 - value.length);
-      return out;
+    const out = new Uint8Array(32);
+    // The recent B-tree holds the blocks after the freeze point only: a write it has at or before `number` is the newest.
+    if (number > this.runs.frozenTo()) {
+      for (const { key, value } of this.store.storage.getRange({ start, limit: 1 })) {
+        if (Buffer.compare(key.subarray(0, STORAGE_PREFIX_BYTES), prefix) !== 0) break;
+        out.set(value, 32 - value.length);
+        return out;
+      }
     }
-    return new Uint8Array(32);
+    const frozen = this.runs.storageAt(start, number);
+    if (frozen) out.set(frozen, 32 - frozen.length);
+    return out;
   }
 
   /** Whether a pending block is stored (without decoding it). */
