@@ -159,10 +159,19 @@ export class StorageChunkWriter {
 /** Reads a storage chunk's entries in order; `key` (a buffer it reuses) and `value` (a view into the chunk) are valid until the next call. */
 export class StorageChunkReader {
   readonly key = Buffer.alloc(STORAGE_KEY_BYTES);
-  value: Uint8Array = new Uint8Array(0);
+  private readonly chunk: Buffer;
   private at = 0;
+  private valueStart = 0;
+  private valueEnd = 0;
 
-  constructor(private readonly chunk: Uint8Array) {}
+  constructor(chunk: Uint8Array) {
+    this.chunk = Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
+  }
+
+  /** The current entry's value: a view of the chunk. */
+  get value(): Uint8Array {
+    return this.chunk.subarray(this.valueStart, this.valueEnd);
+  }
 
   /** Moves to the next entry; false at the chunk's end. Throws on a malformed chunk. */
   next(): boolean {
@@ -171,11 +180,12 @@ export class StorageChunkReader {
     const shared = c[this.at]!;
     const rest = c[this.at + 1]!;
     if (shared + rest !== STORAGE_KEY_BYTES || this.at + 2 + rest + 1 > c.length) throw new RangeError('malformed storage chunk');
-    this.key.set(c.subarray(this.at + 2, this.at + 2 + rest), shared);
+    c.copy(this.key, shared, this.at + 2, this.at + 2 + rest);
     const at = this.at + 2 + rest;
     const length = c[at]!;
     if (length > 32 || at + 1 + length > c.length) throw new RangeError('malformed storage chunk');
-    this.value = c.subarray(at + 1, at + 1 + length);
+    this.valueStart = at + 1;
+    this.valueEnd = at + 1 + length;
     this.at = at + 1 + length;
     return true;
   }

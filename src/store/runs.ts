@@ -87,24 +87,90 @@ export function* storageRunEntries(store: Store, run: RunInfo): Generator<Storag
   }
 }
 
-/** Reads the frozen runs of a store: the manifest (reloaded when its epoch moves), the filters (cached by run id) and the lookups. */
+/**
+ * A run's fence: the last key of each of its chunks, in order, read once from the chunk keys. The
+ * chunk that can hold a key is the first whose last key is not below it, so a lookup finds it by
+ * a binary search here and reads it with one get, instead of positioning a cursor.
+ */
+class Fence {
+  /** The chunks' last keys, `width` bytes each, concatenated. */
+  private constructor(
+    private readonly lasts: Buffer,
+    private readonly width: number,
+    readonly count: number,
+  ) {}
+
+  /** The fence of run `id` in `db`, whose chunk keys are u32 id ‖ a `width`-byte last key. */
+  static read(db: Store['txRuns'], id: number, width: number): Fence {
+    const parts: Buffer[] = [];
+    for (const key of db.getKeys({ start: runStartKey(id), end: runStartKey(id + 1) })) {
+      parts.push(Buffer.from((key as Buffer).subarray(RUN_KEY_ID_BYTES, RUN_KEY_ID_BYTES + width)));
+    }
+    return new Fence(Buffer.concat(parts), width, parts.length);
+  }
+
+  /** The index of the first chunk whose last key is not below `key`'s first `width` bytes, or −1 past the run's end. */
+  find(key: Buffer): number {
+    const w = this.width;
+    const lasts = this.lasts;
+    let lo = 0;
+    let hi = this.count;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (compareBytes(lasts, mid * w, key, 0, w) < 0) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo < this.count ? lo : -1;
+  }
+
+  /** Writes the key of chunk `i` of run `id` into `out` (u32 id ‖ its last key); returns its length. */
+  chunkKey(out: Buffer, id: number, i: number): Buffer {
+    out.writeUInt32BE(id, 0);
+    this.lasts.copy(out, RUN_KEY_ID_BYTES, i * this.width, i * this.width + this.width);
+    return out.subarray(0, RUN_KEY_ID_BYTES + this.width);
+  }
+}
+
+/** Orders `a[aAt..aAt+length)` against `b[bAt..bAt+length)` bytewise (no native call: these are short). */
+function compareBytes(a: Uint8Array, aAt: number, b: Uint8Array, bAt: number, length: number): number {
+  for (let i = 0; i < length; i++) {
+    const d = a[aAt + i]! - b[bAt + i]!;
+    if (d !== 0) return d;
+  }
+  return 0;
+}
+
+/** Bytes of the run id a chunk key starts with. */
+const RUN_KEY_ID_BYTES = 4;
+
+/** Reads the frozen runs of a store: the manifest (reloaded when its epoch moves), the filters and fences (cached by run id) and the lookups. */
 export class FrozenRuns {
-  private mark: string | undefined;
+  private mark: Buffer | undefined;
   private manifestValue: RunManifest | undefined;
   private readonly filters = new Map<string, Uint8Array>();
+  private readonly fences = new Map<string, Fence>();
   /** A storage seek key, reused. */
   private readonly seek = Buffer.allocUnsafe(STORAGE_KEY_BYTES);
+  /** A chunk key, reused. */
+  private readonly chunkKey = Buffer.allocUnsafe(RUN_KEY_ID_BYTES + STORAGE_KEY_BYTES);
+  /** A transaction key (u64 number ‖ u32 index), reused. */
+  private readonly txKey = Buffer.allocUnsafe(12);
+  /** The block numbers and indexes of a chunk's entries of one hash prefix, copied out before their records are read. */
+  private readonly matches: number[] = [];
 
   constructor(private readonly store: Store) {}
 
   /** The current manifest, or undefined while nothing is frozen. */
   manifest(): RunManifest | undefined {
-    const mark = this.store.meta.get(RUNS_MARK_KEY) as string | undefined;
-    if (mark !== this.mark || (mark === undefined && this.manifestValue !== undefined)) {
-      this.mark = mark;
+    // The mark's encoded bytes, compared without decoding: one read where nothing changed.
+    const raw = this.store.meta.getBinaryFast(RUNS_MARK_KEY);
+    const same = raw === undefined ? this.mark === undefined : this.mark !== undefined && this.mark.equals(raw.subarray(0, raw.length));
+    if (!same) {
+      this.mark = raw === undefined ? undefined : Buffer.from(raw.subarray(0, raw.length));
       this.manifestValue = readManifest(this.store);
       const live = new Set(this.manifestValue?.runs.map((r) => r.id));
       for (const key of this.filters.keys()) if (!live.has(Number(key.slice(2)))) this.filters.delete(key);
+      for (const key of this.fences.keys()) if (!live.has(Number(key.slice(2)))) this.fences.delete(key);
     }
     return this.manifestValue;
   }
@@ -127,6 +193,17 @@ export class FrozenRuns {
     return filter;
   }
 
+  /** A run's fence of one kind (read once). */
+  private fence(kind: RunKind, id: number): Fence {
+    const name = `${kind}:${id}`;
+    let fence = this.fences.get(name);
+    if (fence === undefined) {
+      fence = kind === RunKind.Tx ? Fence.read(this.store.txRuns, id, TX_PREFIX_BYTES) : Fence.read(this.store.storageRuns, id, STORAGE_KEY_BYTES);
+      this.fences.set(name, fence);
+    }
+    return fence;
+  }
+
   /**
    * Where the transaction with this hash sits in the frozen blocks: the runs newest first, each
    * skipped when its filter rules the hash out, else its one chunk that can hold the hash's prefix
@@ -135,7 +212,7 @@ export class FrozenRuns {
   txLocation(hash: Uint8Array): { number: number; index: number } | undefined {
     const manifest = this.manifest();
     if (!manifest) return undefined;
-    const prefix = hash.subarray(0, TX_PREFIX_BYTES);
+    const prefix = Buffer.from(hash.buffer, hash.byteOffset, TX_PREFIX_BYTES);
     const keyHash = txKeyHash(prefix);
     for (let r = manifest.runs.length - 1; r >= 0; r--) {
       const run = manifest.runs[r]!;
@@ -148,36 +225,43 @@ export class FrozenRuns {
   }
 
   /** The transaction with this hash in one run. */
-  private txInRun(run: RunInfo, hash: Uint8Array, prefix: Uint8Array): { number: number; index: number } | undefined {
-    for (const { key, value } of this.store.txRuns.getRange({ start: encodeRunChunkKey(run.id, prefix), limit: 1 })) {
-      if (key.readUInt32BE(0) !== run.id) return undefined;
-      // The first entry whose prefix is not below the hash's: a binary search over the chunk's fixed-size entries.
-      let lo = 0;
-      let hi = value.length / TX_ENTRY_BYTES;
-      while (lo < hi) {
-        const mid = (lo + hi) >>> 1;
-        if (Buffer.compare(value.subarray(mid * TX_ENTRY_BYTES, mid * TX_ENTRY_BYTES + TX_PREFIX_BYTES), prefix) < 0) lo = mid + 1;
-        else hi = mid;
-      }
-      for (let at = lo * TX_ENTRY_BYTES; at < value.length; at += TX_ENTRY_BYTES) {
-        if (Buffer.compare(value.subarray(at, at + TX_PREFIX_BYTES), prefix) !== 0) break;
-        const number = txEntryNumber(value, at);
-        if (number > run.to) continue;
-        const index = txEntryIndex(value, at);
-        if (this.txHashIs(number, index, hash)) return { number, index };
-      }
+  private txInRun(run: RunInfo, hash: Uint8Array, prefix: Buffer): { number: number; index: number } | undefined {
+    const fence = this.fence(RunKind.Tx, run.id);
+    const chunk = fence.find(prefix);
+    if (chunk < 0) return undefined;
+    const value = this.store.txRuns.getBinaryFast(fence.chunkKey(this.chunkKey, run.id, chunk));
+    if (value === undefined) return undefined;
+    // The first entry whose prefix is not below the hash's: a binary search over the chunk's fixed-size entries.
+    const length = value.length;
+    let lo = 0;
+    let hi = length / TX_ENTRY_BYTES;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (compareBytes(value, mid * TX_ENTRY_BYTES, prefix, 0, TX_PREFIX_BYTES) < 0) lo = mid + 1;
+      else hi = mid;
+    }
+    // Copied out first: reading a transaction record reuses the buffer the chunk was read into.
+    const matches = this.matches;
+    matches.length = 0;
+    for (let at = lo * TX_ENTRY_BYTES; at < length; at += TX_ENTRY_BYTES) {
+      if (compareBytes(value, at, prefix, 0, TX_PREFIX_BYTES) !== 0) break;
+      const number = txEntryNumber(value, at);
+      if (number <= run.to) matches.push(number, txEntryIndex(value, at));
+    }
+    for (let m = 0; m < matches.length; m += 2) {
+      if (this.txHashIs(matches[m]!, matches[m + 1]!, hash)) return { number: matches[m]!, index: matches[m + 1]! };
     }
     return undefined;
   }
 
   /** Whether transaction `index` of block `number` has this hash (its record starts with it). */
   private txHashIs(number: number, index: number, hash: Uint8Array): boolean {
-    const key = Buffer.allocUnsafe(12);
+    const key = this.txKey;
     key.writeUInt32BE(Math.floor(number / 2 ** 32), 0);
     key.writeUInt32BE(number % 2 ** 32, 4);
     key.writeUInt32BE(index, 8);
     const record = this.store.txs.getBinaryFast(key);
-    return record !== undefined && Buffer.compare(record.subarray(0, 32), hash) === 0;
+    return record !== undefined && compareBytes(record, 0, hash, 0, 32) === 0;
   }
 
   /**
@@ -205,15 +289,16 @@ export class FrozenRuns {
 
   /** The first entry of a run at or after `seek` when it has seek's address ‖ slot: its value (a copy). */
   private storageInRun(run: RunInfo, seek: Buffer): Uint8Array | undefined {
-    for (const { key, value } of this.store.storageRuns.getRange({ start: encodeRunChunkKey(run.id, seek), limit: 1 })) {
-      if (key.readUInt32BE(0) !== run.id) return undefined;
-      const reader = new StorageChunkReader(value);
-      while (reader.next()) {
-        const order = Buffer.compare(reader.key, seek);
-        if (order < 0) continue;
-        if (Buffer.compare(reader.key.subarray(0, STORAGE_PREFIX_BYTES), seek.subarray(0, STORAGE_PREFIX_BYTES)) !== 0) return undefined;
-        return new Uint8Array(reader.value);
-      }
+    const fence = this.fence(RunKind.Storage, run.id);
+    const chunk = fence.find(seek);
+    if (chunk < 0) return undefined;
+    const value = this.store.storageRuns.getBinaryFast(fence.chunkKey(this.chunkKey, run.id, chunk));
+    if (value === undefined) return undefined;
+    const reader = new StorageChunkReader(value.subarray(0, value.length));
+    while (reader.next()) {
+      if (compareBytes(reader.key, 0, seek, 0, STORAGE_KEY_BYTES) < 0) continue;
+      if (compareBytes(reader.key, 0, seek, 0, STORAGE_PREFIX_BYTES) !== 0) return undefined;
+      return new Uint8Array(reader.value);
     }
     return undefined;
   }
