@@ -1,5 +1,5 @@
 /**
- * A complete ethlogd gRPC client (the example of README.md, "gRPC"): the head block, then every log
+ * A complete ethlogd gRPC client (the example of docs/grpc.md): the head block, then every log
  * of one contract streamed in order, resuming from the last cursor when the connection breaks. It
  * compiles with the project and test/integration/grpc.test.ts runs it, so it cannot rot.
  *
