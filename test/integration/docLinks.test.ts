@@ -1,7 +1,7 @@
 /**
  * Links between the documentation pages resolve: every relative link of README.md, CONTRIBUTING.md and
  * docs/*.md (outside code blocks) names a file or directory of the repository, and a `#anchor` on a
- * Markdown page names one of its headings, as GitHub makes anchors of them.
+ * Markdown page names one of its headings, as GitHub makes anchors of them. README.md stays short.
  */
 import assert from 'node:assert/strict';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
@@ -73,6 +73,14 @@ test('slug and anchors follow GitHub: punctuation dropped, repeats numbered', ()
   assert.equal(slug('9. Forwarding to a node'), '9-forwarding-to-a-node');
   assert.equal(slug('8. How eth_getLogs is answered'), '8-how-eth_getlogs-is-answered');
   assert.deepEqual([...anchors('# A\n```\n# not a heading\n```\n## A\n')], ['a', 'a-1']);
+});
+
+/** README.md is the front page: what ethlogd is, how to start, and a map of docs/; the rest lives there. */
+const README_MAX_LINES = 250;
+
+test(`README.md stays a front page of at most ${README_MAX_LINES} lines`, () => {
+  const lines = readFileSync(join(ROOT, 'README.md'), 'utf8').trimEnd().split('\n').length;
+  assert.ok(lines <= README_MAX_LINES, `README.md has ${lines} lines: move sections to docs/`);
 });
 
 test('the pages link to each other', () => {

@@ -43,7 +43,7 @@ const CLI = fileURLToPath(new URL('../../src/cli.js', import.meta.url));
 /** What an example prints when it found nothing: no output, an empty list or count, null. */
 const NOTHING = new Set(['', '0', '[]', 'null']);
 
-/** A shell example of the README: its commands and where it starts. */
+/** A shell example of a page: its commands and where it starts. */
 interface Example {
   line: number;
   commands: string[];
@@ -96,7 +96,7 @@ test('README.md and docs/ have shell examples to run, and curl and jq to run the
   assert.ok(shellExamples(README).length >= 1);
   assert.ok(examples.length >= 8, `${examples.length} examples`);
   for (const tool of ['curl', 'jq']) {
-    assert.equal(spawnSync('sh', ['-c', `command -v ${tool}`]).status, 0, `the README's examples need ${tool} (apt-get install -y ${tool})`);
+    assert.equal(spawnSync('sh', ['-c', `command -v ${tool}`]).status, 0, `the examples need ${tool} (apt-get install -y ${tool})`);
   }
 });
 
