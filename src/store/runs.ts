@@ -164,7 +164,7 @@ export class FrozenRuns {
   manifest(): RunManifest | undefined {
     // The mark's encoded bytes, compared without decoding: one read where nothing changed.
     const raw = this.store.meta.getBinaryFast(RUNS_MARK_KEY);
-    const same = raw === undefined ? this.mark === undefined : this.mark !== undefined && this.mark.equals(raw.subarray(0, raw.length));
+    const same = raw === undefined ? this.mark === undefined : this.mark?.equals(raw.subarray(0, raw.length));
     if (!same) {
       this.mark = raw === undefined ? undefined : Buffer.from(raw.subarray(0, raw.length));
       this.manifestValue = readManifest(this.store);
