@@ -77,12 +77,14 @@ bench: build
 bench-quick: build
 	node dist/native-free-bench/run.js --quick
 
-# How the figures grow with the chain: one store generated and extended to each of SCALE_SIZES blocks
-# (at the density that fits the disk, printed; SCALE_DENSITY to choose one), measured at each size.
-SCALE_SIZES   ?= 10000,100000,1000000
-SCALE_DENSITY ?=
+# How the figures grow with the chain: one store generated at mainnet density in tenths of
+# SCALE_BLOCKS blocks (about 100M logs by default), each tenth's write rate, disk writes and store
+# bytes per log recorded, the lookups and queries timed at the end (SCALE_DENSITY for another density,
+# SCALE_SIZES=a,b,c for chosen sizes instead of tenths).
+SCALE_BLOCKS  ?= 210000
+
 bench-scale: build
-	node dist/native-free-bench/scale.js --sizes $(SCALE_SIZES) $(if $(SCALE_DENSITY),--density $(SCALE_DENSITY))
+	node dist/native-free-bench/scale.js $(if $(SCALE_SIZES),--sizes $(SCALE_SIZES),--blocks $(SCALE_BLOCKS)) $(if $(SCALE_DENSITY),--density $(SCALE_DENSITY))
 
 # Small requests against anvil and the bare transport, wrk and servers pinned to separate cores (needs Debian's wrk).
 bench-small: build

@@ -7,7 +7,7 @@
  *   node dist/native-free-bench/run.js [--quick] [--only logs,http,anvil,small,traffic,cluster,ingest,export,micro]
  *
  * With --only, just the named sections run and the table is printed, not written: results/ keeps
- * the last whole run (the README's table is copied from results/full.md).
+ * the last whole run (docs/benchmarks.md's table is copied from results/full.md).
  */
 import { existsSync } from 'node:fs';
 import { parseArgs } from 'node:util';

@@ -1,23 +1,28 @@
 /**
  * `make bench-scale`: how the figures grow with the chain. One store, generated to the first size
- * and extended to each next one (generate N then a larger N continues the same chain); at each
- * size: the generate rate of the blocks just added, the store's bytes per log, `verify`'s time,
- * and over HTTP against a fresh `serve`: p50/p99 of long-range eth_getLogs (one address over the
+ * and extended to each next one (generate N then a larger N continues the same chain), by default
+ * in tenths of `--blocks` (210,000: about 100M logs) at mainnet density; at each size: the generate
+ * rate of the blocks just added, the disk bytes generate wrote per log added (write_bytes of
+ * /proc/PID/io: write amplification) and the store's bytes per log; at the last size (every size
+ * with --measure-all) `verify`'s time and over HTTP against a fresh `serve`: eth_getTransactionByHash
+ * of random hashes (cold: each hash's first lookup; warm: the same again) and eth_getStorageAt of
+ * random slots at random blocks, p50/p99 of long-range eth_getLogs (one address over the
  * whole chain, that address with its topic0, and a sparse whole-range query of an absent address,
  * in blocks/s) and of the realtime ones (the last 10 blocks for one address, the head block by
  * hash), then the server's resident memory. The density is the one that fits this machine's
  * disk at a million blocks (printed), unless given, so runs of fewer sizes measure the same chain.
  * Written to native-free-bench/results/scale.*.
  *
- *   node dist/native-free-bench/scale.js [--sizes 10000,100000,1000000] [--density D] [--dir data/scale] [--reps 15]
+ *   node dist/native-free-bench/scale.js [--blocks 210000 | --sizes 10000,100000] [--density 1] [--measure-all] [--dir data/scale] [--reps 15]
  */
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync, rmSync, statfsSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { dirname, join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { bytesToHex, quantityToHex } from '../src/chain/hex.js';
 import { createApiKey } from '../src/store/apiKeys.js';
+import { encodeBlockKey } from '../src/store/keys.js';
 import { StoreReader } from '../src/store/reader.js';
 import { closeStore, openStore, storeDiskBytes } from '../src/store/schema.js';
 import { ANSWER_UPDATED_TOPIC } from '../src/synth/events.js';
@@ -26,8 +31,16 @@ import { startChild } from './http.js';
 import { percentile } from './logQueries.js';
 import { machine, panelsSvg, table, type Panel, type Row } from './report.js';
 
-/** The chain lengths measured by default. */
-const DEFAULT_SIZES = [10_000, 100_000, 1_000_000];
+/** The chain length by default: about 100M logs at mainnet density. */
+const DEFAULT_BLOCKS = 210_000;
+/** Steps of the run by default: a tenth of the chain each. */
+const STEPS = 10;
+/** The chain lengths measured by default: each tenth of DEFAULT_BLOCKS. */
+const DEFAULT_SIZES = Array.from({ length: STEPS }, (_, i) => Math.round(((i + 1) * DEFAULT_BLOCKS) / STEPS));
+/** Point lookups timed per kind at the last size (random hashes and slots; each cold once, then warm). */
+const POINT_LOOKUPS = 2_000;
+/** Interval of the /proc/PID/io poll of the generating process, in ms. */
+const IO_POLL_MS = 100;
 /** Bytes a block takes in the store at density 1 (whole file: about 660 B per log, about 480 logs a block). */
 const BYTES_PER_BLOCK_AT_DENSITY_1 = 330_000;
 /** Share of the free disk the largest store may take: room for the system, other work and LMDB's growth. */
@@ -45,18 +58,23 @@ const DEFAULT_REPS = 15;
 /** Queries before timing: the first ones fill the page cache and warm the workers. */
 const WARMUP_QUERIES = 2;
 
-/** What was measured at one size. */
+/** What was measured at one size (the serve figures at the sizes measured in full). */
 interface SizeResult {
   blocks: number;
   logs: number;
   generateLogsPerSecond: number;
+  /** Disk bytes the generating process wrote (write_bytes) per log it added. */
+  writtenBytesPerLog: number;
   bytesPerLog: number;
-  verifySeconds: number;
-  serveRssMiB: number;
+  verifySeconds?: number;
+  serveRssMiB?: number;
   /** The part of it that is the process's own memory (RssAnon); the rest is LMDB's mapped pages of the store (RssFile), shared page cache. */
-  serveAnonMiB: number;
-  query: Record<QueryName, { p50: number; p99: number; logs: number }>;
+  serveAnonMiB?: number;
+  query?: Record<QueryName, { p50: number; p99: number; logs: number }>;
+  lookups?: Record<LookupName, { p50: number; p99: number }>;
 }
+
+type LookupName = 'txCold' | 'txWarm' | 'storageCold' | 'storageWarm';
 
 type QueryName = 'address' | 'addressTopic' | 'sparse' | 'recent' | 'byHash';
 
@@ -100,6 +118,80 @@ function timedQuery(url: string, body: string): Promise<{ ms: number; logs: numb
   });
 }
 
+/** Milliseconds from sending one JSON-RPC call until its answer's last byte; throws on an error answer. */
+function timedCall(url: string, body: string): Promise<{ ms: number }> {
+  return new Promise((resolve, reject) => {
+    const started = performance.now();
+    const req = request(url, { method: 'POST', headers: { 'content-type': 'application/json' } }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => {
+        const ms = performance.now() - started;
+        const answer = JSON.parse(Buffer.concat(chunks).toString()) as { result?: unknown; error?: { message: string } };
+        if (answer.result === undefined || answer.result === null) reject(new Error(`${body} answered ${JSON.stringify(answer)}`));
+        else resolve({ ms });
+      });
+      res.on('error', reject);
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+/** Random point lookups over the whole chain: transactions of random blocks by hash, and slots of random blocks' writes at random later blocks. */
+function lookupSamples(store: ReturnType<typeof openStore>, reader: StoreReader, head: number): { txs: string[]; slots: string[] } {
+  let seed = 0x2545f491;
+  const random = (n: number) => {
+    seed = (Math.imul(seed ^ (seed >>> 15), 0x2c1b3c6d) + 0x6d2b79f5) >>> 0;
+    return seed % n;
+  };
+  const txs: string[] = [];
+  const slots: string[] = [];
+  for (let tries = 0; (txs.length < POINT_LOOKUPS || slots.length < POINT_LOOKUPS) && tries < 100 * POINT_LOOKUPS; tries++) {
+    const n = random(head + 1);
+    const hashes = reader.txHashes(n);
+    if (hashes.length > 0 && txs.length < POINT_LOOKUPS) {
+      txs.push(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_getTransactionByHash', params: [bytesToHex(hashes[random(hashes.length)]!)] }));
+    }
+    const writes = store.storageWrites.getBinary(encodeBlockKey(n));
+    if (writes && slots.length < POINT_LOOKUPS) {
+      const at = random(writes.length / 52) * 52;
+      const block = n + random(head - n + 1);
+      slots.push(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_getStorageAt', params: [bytesToHex(writes.subarray(at, at + 20)), bytesToHex(writes.subarray(at + 20, at + 52)), quantityToHex(block)] }));
+    }
+  }
+  return { txs, slots };
+}
+
+/** Runs `ethlogd generate …` to its end, reading its disk writes (write_bytes of /proc/PID/io) as it goes; returns its output and the bytes. */
+function generateWithIo(args: string[]): Promise<{ stdout: string; writeBytes: number }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['dist/src/cli.js', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    let writeBytes = 0;
+    const poll = () => {
+      const io = /write_bytes:\s+(\d+)/.exec(readFileSync(`/proc/${child.pid}/io`, 'utf8'))?.[1];
+      if (io !== undefined) writeBytes = Number(io);
+    };
+    const timer = setInterval(() => {
+      try {
+        poll();
+      } catch {
+        // The process has just ended: the last reading stands.
+      }
+    }, IO_POLL_MS);
+    child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
+    child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
+    child.on('error', reject);
+    child.on('exit', (code) => {
+      clearInterval(timer);
+      if (code !== 0) reject(new Error(`ethlogd ${args.join(' ')} exited with ${code}: ${stderr}`));
+      else resolve({ stdout, writeBytes });
+    });
+  });
+}
+
 /** A resident-memory field of process `pid` (VmRSS, RssAnon), in MiB (Linux /proc). */
 function rssMiB(pid: number, field: 'VmRSS' | 'RssAnon'): number {
   const kib = new RegExp(`${field}:\\s+(\\d+) kB`).exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1];
@@ -107,10 +199,11 @@ function rssMiB(pid: number, field: 'VmRSS' | 'RssAnon'): number {
 }
 
 /** Serves the store in `dir` and times the long-range queries, then reads the server's memory. */
-async function measureServe(dir: string, head: number, reps: number): Promise<Pick<SizeResult, 'serveRssMiB' | 'serveAnonMiB' | 'query'>> {
+async function measureServe(dir: string, head: number, reps: number): Promise<Pick<SizeResult, 'serveRssMiB' | 'serveAnonMiB' | 'query' | 'lookups'>> {
   const store = openStore(dir);
   const key = createApiKey(store, 'bench-scale');
   const reader = new StoreReader(store);
+  const samples = lookupSamples(store, reader, head);
   const headHash = bytesToHex(reader.header(head)!.hash);
   // The realtime range asks for the contract of the newest log at or below the head.
   let newest = head;
@@ -132,7 +225,7 @@ async function measureServe(dir: string, head: number, reps: number): Promise<Pi
       recent: { fromBlock: quantityToHex(Math.max(0, head - RECENT_BLOCKS + 1)), toBlock: quantityToHex(head), address: busy },
       byHash: { blockHash: headHash },
     };
-    const query = {} as SizeResult['query'];
+    const query = {} as NonNullable<SizeResult['query']>;
     for (const [name, filter] of Object.entries(filters) as [QueryName, object][]) {
       const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_getLogs', params: [filter] });
       for (let i = 0; i < WARMUP_QUERIES; i++) await timedQuery(url, body);
@@ -145,39 +238,52 @@ async function measureServe(dir: string, head: number, reps: number): Promise<Pi
       }
       query[name] = { p50: percentile(times, 50), p99: percentile(times, 99), logs };
     }
-    return { serveRssMiB: rssMiB(server.pid, 'VmRSS'), serveAnonMiB: rssMiB(server.pid, 'RssAnon'), query };
+    const lookups = {} as NonNullable<SizeResult['lookups']>;
+    for (const [kind, calls] of [['tx', samples.txs], ['storage', samples.slots]] as const) {
+      for (const warmth of ['Cold', 'Warm'] as const) {
+        const times: number[] = [];
+        for (const call of calls) times.push((await timedCall(url, call)).ms);
+        lookups[`${kind}${warmth}`] = { p50: percentile(times, 50), p99: percentile(times, 99) };
+      }
+    }
+    return { serveRssMiB: rssMiB(server.pid, 'VmRSS'), serveAnonMiB: rssMiB(server.pid, 'RssAnon'), query, lookups };
   } finally {
     await server.stop();
   }
 }
 
 /** Generates (or extends) the store in `dir` to `blocks` blocks and measures every figure at that size. */
-async function measureSize(dir: string, blocks: number, density: number, reps: number, logsBefore: number): Promise<SizeResult> {
-  const out = cli(['generate', '--out', dir, '--blocks', String(blocks), '--density', String(density), '--seed', SEED]);
+async function measureSize(dir: string, blocks: number, density: number, reps: number, logsBefore: number, full: boolean): Promise<SizeResult> {
+  const { stdout: out, writeBytes } = await generateWithIo(['generate', '--out', dir, '--blocks', String(blocks), '--density', String(density), '--seed', SEED]);
   const generated = /^generated \d+ blocks, \d+ transactions, (\d+) logs in .* \((\d+) logs\/s\)/m.exec(out);
   if (!generated) throw new Error(`generate printed no summary: ${out}`);
   const logs = logsBefore + Number(generated[1]);
+  const measured = { blocks, logs, generateLogsPerSecond: Number(generated[2]), writtenBytesPerLog: writeBytes / Number(generated[1]), bytesPerLog: storeDiskBytes(dir) / logs };
+  if (!full) return measured;
   const started = performance.now();
   cli(['verify', '--data', dir]);
   const verifySeconds = (performance.now() - started) / 1000;
-  const served = await measureServe(dir, blocks - 1, reps);
-  return {
-    blocks,
-    logs,
-    generateLogsPerSecond: Number(generated[2]),
-    bytesPerLog: storeDiskBytes(dir) / logs,
-    verifySeconds,
-    ...served,
-  };
+  return { ...measured, verifySeconds, ...(await measureServe(dir, blocks - 1, reps)) };
 }
 
 /** The table rows of one size. */
 function rowsOf(r: SizeResult): Row[] {
   const at = `${r.blocks} blocks`;
-  const q = r.query;
-  return [
+  const growth: Row[] = [
     { figure: `${at}: generate (the blocks added to reach this size)`, ours: r.generateLogsPerSecond, unit: 'logs/s' },
+    { figure: `${at}: disk bytes generate wrote per log added (write_bytes)`, ours: r.writtenBytesPerLog, unit: 'B/log' },
     { figure: `${at}: store file per log (${r.logs} logs)`, ours: r.bytesPerLog, unit: 'B/log' },
+  ];
+  const q = r.query;
+  const l = r.lookups;
+  if (!q || !l || r.serveAnonMiB === undefined || r.serveRssMiB === undefined || r.verifySeconds === undefined) return growth;
+  const lookup = (name: string, x: { p50: number; p99: number }): Row => ({ figure: `${at}: ${name}, p50 (p99 ${x.p99.toFixed(2)} ms)`, ours: x.p50, unit: 'ms' });
+  return [
+    ...growth,
+    lookup(`eth_getTransactionByHash, ${POINT_LOOKUPS} random hashes, cold`, l.txCold),
+    lookup('eth_getTransactionByHash, the same hashes again, warm', l.txWarm),
+    lookup(`eth_getStorageAt, ${POINT_LOOKUPS} random slots at random blocks, cold`, l.storageCold),
+    lookup('eth_getStorageAt, the same again, warm', l.storageWarm),
     { figure: `${at}: serve's resident memory after the queries (its own, RssAnon: ${r.serveAnonMiB.toFixed(0)} MiB; the rest the store's mapped pages)`, ours: r.serveRssMiB, unit: 'MiB' },
     { figure: `${at}: eth_getLogs, one address (~1% of blocks, ${q.address.logs} logs) over the whole chain, p50 (p99 ${q.address.p99.toFixed(1)} ms)`, ours: q.address.p50, unit: 'ms' },
     { figure: `${at}: eth_getLogs, that address + its topic0 (${q.addressTopic.logs} logs) over the whole chain, p50 (p99 ${q.addressTopic.p99.toFixed(1)} ms)`, ours: q.addressTopic.p50, unit: 'ms' },
@@ -196,41 +302,55 @@ function rowsOf(r: SizeResult): Row[] {
 /** The charts: each figure against the chain length. */
 function panelsOf(results: SizeResult[]): Panel[] {
   const series = (title: string, unit: string, value: (r: SizeResult) => number): Panel => ({ title, unit, points: results.map((r) => ({ blocks: r.blocks, value: value(r) })) });
+  const full = results.filter((r) => r.query !== undefined);
+  const served = (title: string, unit: string, value: (r: Required<SizeResult>) => number): Panel => ({
+    title,
+    unit,
+    points: full.map((r) => ({ blocks: r.blocks, value: value(r as Required<SizeResult>) })),
+  });
   return [
     series('generate', 'logs/s', (r) => r.generateLogsPerSecond),
+    series('disk bytes written per log added', 'B', (r) => r.writtenBytesPerLog),
     series('store file per log', 'B', (r) => r.bytesPerLog),
-    series('serve resident memory', 'MiB', (r) => r.serveRssMiB),
-    series('serve own memory (RssAnon)', 'MiB', (r) => r.serveAnonMiB),
-    series('one address, whole chain, p50', 'ms', (r) => r.query.address.p50),
-    series('address + topic0, whole chain, p50', 'ms', (r) => r.query.addressTopic.p50),
-    series('absent address, whole chain', 'blocks/s', (r) => r.blocks / (r.query.sparse.p50 / 1000)),
-    series(`last ${RECENT_BLOCKS} blocks, one contract, p50`, 'ms', (r) => r.query.recent.p50),
-    series('head block by hash, p50', 'ms', (r) => r.query.byHash.p50),
-    series('verify', 's', (r) => r.verifySeconds),
-  ];
+    served('serve resident memory', 'MiB', (r) => r.serveRssMiB),
+    served('serve own memory (RssAnon)', 'MiB', (r) => r.serveAnonMiB),
+    served('tx by hash, warm, p99', 'ms', (r) => r.lookups.txWarm.p99),
+    served('one address, whole chain, p50', 'ms', (r) => r.query.address.p50),
+    served('address + topic0, whole chain, p50', 'ms', (r) => r.query.addressTopic.p50),
+    served('absent address, whole chain', 'blocks/s', (r) => r.blocks / (r.query.sparse.p50 / 1000)),
+    served(`last ${RECENT_BLOCKS} blocks, one contract, p50`, 'ms', (r) => r.query.recent.p50),
+    served('head block by hash, p50', 'ms', (r) => r.query.byHash.p50),
+    served('verify', 's', (r) => r.verifySeconds),
+  ].filter((panel) => panel.points.length > 0);
 }
 
 async function main(): Promise<void> {
-  const { values } = parseArgs({ options: { sizes: { type: 'string' }, density: { type: 'string' }, dir: { type: 'string' }, reps: { type: 'string' } } });
-  const sizes = values.sizes === undefined ? DEFAULT_SIZES : values.sizes.split(',').map(Number);
+  const { values } = parseArgs({
+    options: { sizes: { type: 'string' }, blocks: { type: 'string' }, density: { type: 'string' }, dir: { type: 'string' }, reps: { type: 'string' }, 'measure-all': { type: 'boolean' } },
+  });
+  const last = Number(values.blocks ?? DEFAULT_BLOCKS);
+  if (!Number.isSafeInteger(last) || last < STEPS) throw new Error(`--blocks: a block count of at least ${STEPS}, not ${values.blocks}`);
+  const tenths = Array.from({ length: STEPS }, (_, i) => Math.round(((i + 1) * last) / STEPS));
+  const sizes = values.sizes === undefined ? (values.blocks === undefined ? DEFAULT_SIZES : tenths) : values.sizes.split(',').map(Number);
   if (sizes.some((n) => !Number.isSafeInteger(n) || n < 1)) throw new Error(`--sizes: positive block counts, comma-separated, not ${values.sizes}`);
   sizes.sort((a, b) => a - b);
   const dir = values.dir ?? 'data/scale';
   const reps = Number(values.reps ?? DEFAULT_REPS);
-  // The density of the default run's largest store, so a run of fewer sizes measures the same chain.
-  const fitting = fittingDensity(dir, Math.max(sizes[sizes.length - 1]!, DEFAULT_SIZES[DEFAULT_SIZES.length - 1]!));
-  const density = values.density === undefined ? fitting.density : Number(values.density);
+  // Mainnet density unless given; the disk it needs is printed beside what is free.
+  const largest = sizes[sizes.length - 1]!;
+  const fitting = fittingDensity(dir, largest);
+  const density = values.density === undefined ? MAX_DENSITY : Number(values.density);
   if (!(density > 0)) throw new Error(`--density: a positive number, not ${values.density}`);
   console.log(
     `scale benchmark: sizes ${sizes.join(', ')} blocks at density ${density} ` +
-      `(${(fitting.freeBytes / 2 ** 30).toFixed(0)} GiB free: ${DEFAULT_SIZES[DEFAULT_SIZES.length - 1]} blocks take about ` +
-      `${((DEFAULT_SIZES[DEFAULT_SIZES.length - 1]! * density * BYTES_PER_BLOCK_AT_DENSITY_1) / 2 ** 30).toFixed(1)} GiB); store in ${dir}`,
+      `(${(fitting.freeBytes / 2 ** 30).toFixed(0)} GiB free: ${largest} blocks take about ` +
+      `${((largest * density * BYTES_PER_BLOCK_AT_DENSITY_1) / 2 ** 30).toFixed(1)} GiB at the old layout's size; the largest density that fits half: ${fitting.density}); store in ${dir}`,
   );
   rmSync(dir, { recursive: true, force: true });
   const results: SizeResult[] = [];
   for (const blocks of sizes) {
     const started = Date.now();
-    results.push(await measureSize(dir, blocks, density, reps, results.at(-1)?.logs ?? 0));
+    results.push(await measureSize(dir, blocks, density, reps, results.at(-1)?.logs ?? 0, values['measure-all'] === true || blocks === largest));
     console.log(`${table(rowsOf(results.at(-1)!))}\n(${blocks} blocks: ${((Date.now() - started) / 1000).toFixed(0)} s)\n`);
   }
   const rows = results.flatMap(rowsOf);

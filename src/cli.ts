@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 /**
- * The ethlogd command line: serve, generate, ingest, keys, reindex, verify, snapshot, query, export,
- * workload, loadtest.
+ * The ethlogd command line: serve, generate, ingest, keys, reindex, migrate, verify, snapshot, query,
+ * export, workload, loadtest.
  */
 import { UsageError } from './cli/args.js';
 import { CLIENT_VERSION } from './config.js';
@@ -16,6 +16,7 @@ Commands:
   ingest     copy (or follow) an Ethereum node's chain into a store
   keys       create, list and revoke API keys
   reindex    rebuild a store's derived log indexes (address tables, bloom bits)
+  migrate    convert a store of the previous layout version to this one, in place
   verify     check a store's consistency (blocks, indexes, markers)
   snapshot   copy a live store, consistent and compacted, to seed a replica
   query      print logs (streamed, uncapped), a block, a transaction or storage from a store
@@ -41,6 +42,7 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   ingest: () => import('./cli/ingest.js').then((m) => ({ run: m.ingestCommand, usage: m.INGEST_USAGE })),
   keys: () => import('./cli/keys.js').then((m) => ({ run: m.keysCommand, usage: m.KEYS_USAGE })),
   reindex: () => import('./cli/reindex.js').then((m) => ({ run: m.reindexCommand, usage: m.REINDEX_USAGE })),
+  migrate: () => import('./cli/migrate.js').then((m) => ({ run: m.migrateCommand, usage: m.MIGRATE_USAGE })),
   verify: () => import('./cli/verify.js').then((m) => ({ run: m.verifyCommand, usage: m.VERIFY_USAGE })),
   snapshot: () => import('./cli/snapshot.js').then((m) => ({ run: m.snapshotCommand, usage: m.SNAPSHOT_USAGE })),
   query: () => import('./cli/query.js').then((m) => ({ run: m.queryCommand, usage: m.QUERY_USAGE })),

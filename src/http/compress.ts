@@ -4,7 +4,7 @@
  * one piece) or streaming (the large ones, compressed on libuv's thread pool as the client reads).
  * The size threshold, gzip level and brotli quality are the operator's (config.ts defaults).
  */
-import { Transform } from 'node:stream';
+import type { Transform } from 'node:stream';
 import { brotliCompressSync, constants, createBrotliCompress, createGzip, gzipSync, type BrotliOptions, type ZlibOptions } from 'node:zlib';
 import { DEFAULT_BROTLI_QUALITY, DEFAULT_COMPRESSION_MIN_BYTES, DEFAULT_GZIP_LEVEL } from '../config.js';
 import { negotiate, parseAcceptEncoding, type Negotiated } from './acceptEncoding.js';

@@ -75,9 +75,9 @@ export interface HttpThreadsOptions {
  * Cores the default leaves to what is not HTTP: the scan pool's long eth_getLogs, and on a load-test
  * machine the load generator. A uWS thread owns its connections, so when busy HTTP threads and a busy
  * client outnumber the cores, the scheduler sets an HTTP thread aside for a kernel tick (4 ms at
- * HZ=250) with its connections' answers waiting: on 2 cores, two HTTP threads beside `wrk` doubled the
- * p99 of cheap calls (2.4-2.9 ms with one thread, 4.4-5.4 ms with two) for about a quarter more
- * throughput. With clients on other machines `--http-threads` set to the cores answers more.
+ * HZ=250) with its connections' answers waiting, which doubles the p99 of cheap calls for a quarter
+ * more throughput (docs/benchmarks.md, "Why the defaults"). With clients on other machines
+ * `--http-threads` set to the cores answers more.
  */
 const HTTP_SPARE_CORES = 1;
 

@@ -43,10 +43,9 @@ export const INLINE_BUDGET_US = 1000;
 /**
  * The inline budget on a machine of one core, µs: there the pool's worker shares the one core with
  * the thread that answers, so a query on the pool costs its round trip and splits nothing, and
- * with many connections the queries on the pool queue behind each other at half the core (50
- * connections of distinct address + topic0 ranges on an anvil chain: p99 0.6-1.2 s against anvil's
- * 0.2-0.9). Up to this budget a query is answered in its turn on the thread, and a point lookup
- * waits behind at most this much of it.
+ * with many connections the queries on the pool queue behind each other at half the core (their
+ * p99 above anvil's: docs/benchmarks.md, "Why the defaults"). Up to this budget a query is answered
+ * in its turn on the thread, and a point lookup waits behind at most this much of it.
  */
 export const ONE_CORE_INLINE_BUDGET_US = 10_000;
 

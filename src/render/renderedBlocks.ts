@@ -30,7 +30,7 @@ export class RenderedBlocks {
   /** The JSON of block `number` (with full transactions when `full`) rendered for `hash`, or undefined. */
   get(number: number, full: boolean, hash: Uint8Array): string | undefined {
     const entry = this.entries.get(slot(number, full));
-    return entry !== undefined && entry.hash.equals(hash) ? entry.text : undefined;
+    return entry?.hash.equals(hash) ? entry.text : undefined;
   }
 
   /** Keeps `text` as the JSON of block `number` (`full` or not) with hash `hash` (copied), evicting the oldest entries past the bound. */

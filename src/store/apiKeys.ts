@@ -177,7 +177,7 @@ function checkStoredKey(store: Store, key: string): ApiKeyStatus {
   if (raw === undefined) return 'unknown';
   // lmdb's fast-path buffer reports the record's length but spans its reused backing store: view just the record.
   const bytes = raw.subarray(0, raw.length);
-  if (entry !== undefined && entry.record.equals(bytes)) return entry.status;
+  if (entry?.record.equals(bytes)) return entry.status;
   const record = Buffer.from(bytes);
   const value = store.apiKeys.get(digest) as ApiKeyRecord | undefined;
   const status: ApiKeyStatus = !value ? 'unknown' : value.revoked === null ? 'valid' : 'revoked';

@@ -7,6 +7,7 @@ import { decodeBundle, decodeHeader, decodeTx } from './codec.js';
 import { decodeBlockKey, decodeTxKey, encodeBlockKey, encodeTxKey, STORAGE_KEY_BYTES, STORAGE_PREFIX_BYTES, writeBlockKey, writeStorageKey, writeTxKey } from './keys.js';
 import { decodeLogs } from './logsRecord.js';
 import { decodeReceipts } from './receiptsRecord.js';
+import { FrozenRuns } from './runs.js';
 import { CHAIN_KIND_KEY, ROLLBACKS_KEY, type Store } from './schema.js';
 
 /** Bytes of a transaction hash (a txHashes value holds one per transaction). */
@@ -42,6 +43,9 @@ export class StoreReader {
   private readonly txKey = Buffer.allocUnsafe(12);
   private readonly storageKey = Buffer.allocUnsafe(STORAGE_KEY_BYTES);
 
+  /** The frozen runs of the transaction-hash index and the storage history. */
+  private readonly runs: FrozenRuns;
+
   /** The chain id once read: a store holds one chain, whose id never changes. */
   private chainIdValue: bigint | undefined;
 
@@ -62,6 +66,7 @@ export class StoreReader {
     options: StoreReaderOptions = {},
   ) {
     this.perTick = options.perTick === true;
+    this.runs = new FrozenRuns(store);
   }
 
   /** Reads the head and earliest markers once for this tick (perTick readers). */
@@ -167,10 +172,10 @@ export class StoreReader {
     return raw === undefined ? undefined : decodeTx(raw);
   }
 
-  /** Where the canonical transaction with this hash sits. */
+  /** Where the canonical transaction with this hash sits: the recent blocks' B-tree, then the frozen runs, newest first. */
   txLocation(hash: Uint8Array): TxLocation | undefined {
     const raw = this.store.txByHash.getBinaryFast(Buffer.from(hash));
-    return raw === undefined ? undefined : decodeTxKey(raw);
+    return raw === undefined ? this.runs.txLocation(hash) : decodeTxKey(raw);
   }
 
   /** All transactions of canonical block `number`, in order. */
@@ -227,12 +232,18 @@ export class StoreReader {
   storageAt(address: Uint8Array, slot: Uint8Array, number: number): Uint8Array {
     const start = writeStorageKey(this.storageKey, address, slot, number);
     const out = new Uint8Array(32);
-    // The key alone, then the value read in place: an entry read by the range would copy both.
-    for (const key of this.store.storage.getKeys({ start, limit: 1 })) {
-      if (start.compare(key, 0, STORAGE_PREFIX_BYTES, 0, STORAGE_PREFIX_BYTES) !== 0) break;
-      const value = this.store.storage.getBinaryFast(key)!;
-      out.set(value.subarray(0, value.length), 32 - value.length);
+    // The recent B-tree holds the blocks after the freeze point only: a write it has at or before `number` is the newest.
+    if (number > this.runs.frozenTo()) {
+      // The key alone, then the value read in place: an entry read by the range would copy both.
+      for (const key of this.store.storage.getKeys({ start, limit: 1 })) {
+        if (start.compare(key, 0, STORAGE_PREFIX_BYTES, 0, STORAGE_PREFIX_BYTES) !== 0) break;
+        const value = this.store.storage.getBinaryFast(key)!;
+        out.set(value.subarray(0, value.length), 32 - value.length);
+        return out;
+      }
     }
+    const frozen = this.runs.storageAt(start, number);
+    if (frozen) out.set(frozen, 32 - frozen.length);
     return out;
   }
 

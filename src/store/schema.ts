@@ -35,24 +35,31 @@ export const CHAIN_DATABASES = [
   'storageWrites',
   'bloomBits',
   'addressSegments',
+  'txRuns',
+  'storageRuns',
+  'runFilters',
 ] as const;
 
 /**
- * Version of the on-disk layout (2 added the receipts, 3 each block's transaction hashes, 4 the
- * members of other chains' blocks, transactions and receipts kept as their node gave them); a store
- * written by another version is refused.
+ * Version of the on-disk layout (2 added the receipts, 3 each block's transaction hashes, 4 the frozen
+ * runs of the transaction-hash index and the storage history, and the members of other chains'
+ * blocks, transactions and receipts kept as their node gave them); a store written by another
+ * version is refused, but for MIGRATABLE_VERSION, which `ethlogd migrate` brings to this one.
  */
 export const SCHEMA_VERSION = 4;
+
+/** The older layout `ethlogd migrate` converts in place (store/migrate.ts): its records read as version 4's. */
+export const MIGRATABLE_VERSION = 3;
 
 /** What each layout version added, for the message refusing an older store. */
 const ADDED_IN: Readonly<Record<number, string>> = {
   2: 'the receipts',
   3: "each block's transaction hashes",
-  4: "other chains' transactions and fields (OP stack, Arbitrum) kept as their node gave them",
+  4: "the frozen runs and other chains' transactions and fields (OP stack, Arbitrum)",
 };
 
 /** Most named databases the environment holds (the layout uses fewer; room for later ones). */
-const MAX_DBS = 16;
+const MAX_DBS = 24;
 
 /** The open environment and every named database of the layout. */
 export interface Store {
@@ -78,6 +85,12 @@ export interface Store {
   addressSegments: Database<Buffer, Buffer>;
   /** u16 bit ‖ u32 segment → that bloom bit of every block of a complete segment. */
   bloomBits: Database<Buffer, Buffer>;
+  /** u32 run id ‖ last hash prefix → a chunk of a frozen run's transaction-hash entries (store/runs.ts). */
+  txRuns: Database<Buffer, Buffer>;
+  /** u32 run id ‖ last storage key → a chunk of a frozen run's storage entries. */
+  storageRuns: Database<Buffer, Buffer>;
+  /** u8 kind ‖ u32 run id → the bloom filter of a run's transaction hashes or storage slots. */
+  runFilters: Database<Buffer, Buffer>;
   apiKeys: Database<unknown, Buffer>;
   readOnly: boolean;
 }
@@ -87,6 +100,8 @@ export interface OpenStoreOptions {
   readOnly?: boolean;
   /** Whether a writable store maps its file writable (LMDB's MDB_WRITEMAP, below); default true. */
   writeMap?: boolean;
+  /** Opens a writable store of MIGRATABLE_VERSION too (for `ethlogd migrate`), leaving its version as it is. */
+  migrating?: boolean;
 }
 
 /** Opens (creating when writable) the store in directory `path` (also when its name has a dot, which lmdb would take for a file name). */
@@ -120,12 +135,15 @@ export function openStore(path: string, options: OpenStoreOptions = {}): Store {
     storageWrites: bin('storageWrites'),
     bloomBits: bin('bloomBits'),
     addressSegments: bin('addressSegments'),
+    txRuns: bin('txRuns'),
+    storageRuns: bin('storageRuns'),
+    runFilters: bin('runFilters'),
     apiKeys: env.openDB<unknown, Buffer>({ name: 'apiKeys', keyEncoding: 'binary' }),
     readOnly,
   };
   const version = store.meta.get('schemaVersion');
   if (version === undefined && !readOnly) store.meta.putSync('schemaVersion', SCHEMA_VERSION);
-  else if (version !== undefined && version !== SCHEMA_VERSION) {
+  else if (version !== undefined && version !== SCHEMA_VERSION && !(options.migrating === true && !readOnly && version === MIGRATABLE_VERSION)) {
     throw new Error(staleStore(path, version));
   }
   return store;
@@ -135,9 +153,10 @@ export function openStore(path: string, options: OpenStoreOptions = {}): Store {
 function staleStore(path: string, version: unknown): string {
   const what = `store at ${path} has layout version ${String(version)}, this build reads version ${SCHEMA_VERSION}`;
   if (typeof version === 'number' && version < SCHEMA_VERSION) {
-    const lacking = Object.entries(ADDED_IN).filter(([added]) => Number(added) > version).map(([, what]) => what);
-    const list = lacking.length > 1 ? `${lacking.slice(0, -1).join(', ')} and ${lacking.at(-1)!}` : lacking[0]!;
-    return `${what} (older stores lack ${list}): build it again with \`ethlogd generate\` or \`ethlogd ingest\` into a new directory`;
+    const missing = Object.entries(ADDED_IN).filter(([added]) => Number(added) > version).map(([, what]) => what);
+    const lacking = missing.length > 1 ? [missing.slice(0, -1).join(', '), missing.at(-1)!] : missing;
+    if (version === MIGRATABLE_VERSION) return `${what} (it lacks ${lacking.join(' and ')}): convert it with \`ethlogd migrate --data ${path}\``;
+    return `${what} (older stores lack ${lacking.join(' and ')}): build it again with \`ethlogd generate\` or \`ethlogd ingest\` into a new directory`;
   }
   return `${what}: it was written by a newer ethlogd; serve it with that version`;
 }

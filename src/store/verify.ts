@@ -30,6 +30,9 @@ import {
 import { decodeLogs, encodeLogAddresses, encodeLogs } from './logsRecord.js';
 import { decodeReceipts, encodeReceipts } from './receiptsRecord.js';
 import { storedBlockHash } from './recordViews.js';
+import { decodeRunChunkKey, decodeStorageChunk, decodeRunFilterKey, RunKind, TX_ENTRY_BYTES, TX_PREFIX_BYTES, txEntryIndex, txEntryNumber } from './runChunks.js';
+import { filterMayHold, storageKeyHash, txKeyHash } from './runFilter.js';
+import { FrozenRuns, frozenStorageKeyExists, readManifest, RUNS_KEY, RUNS_MARK_KEY, type RunManifest } from './runs.js';
 import { ADDRESS_INDEX_FLAG, CHAIN_DATABASES, SCHEMA_VERSION, type Store } from './schema.js';
 import { BLOOM_BITS, buildSegmentRows, segmentOf, segmentStart } from './segments.js';
 
@@ -55,12 +58,15 @@ const ADDRESS_BYTES = 20;
 const HASH_BYTES = 32;
 
 /** Meta entries the first batch writes together with the head. */
-const CHAIN_META = ['chainId', 'earliest', 'safe', 'finalized', 'pending', ADDRESS_INDEX_FLAG] as const;
+const CHAIN_META = ['chainId', 'earliest', 'safe', 'finalized', 'pending', ADDRESS_INDEX_FLAG, RUNS_KEY, RUNS_MARK_KEY] as const;
 
 const hex = (bytes: Uint8Array) => '0x' + Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('hex');
 const same = (a: Uint8Array, b: Uint8Array) => Buffer.compare(a, b) === 0;
 const isBlockNumber = (value: unknown): value is number => typeof value === 'number' && Number.isSafeInteger(value) && value >= 0;
 const describe = (error: unknown) => (error instanceof Error ? error.message : String(error));
+
+/** What verify reads of a run. */
+type RunInfoView = { from: number; to: number };
 
 /** Checks one store, collecting problems. */
 class Verifier {
@@ -71,12 +77,19 @@ class Verifier {
   private readonly storageKeys = new Map<number, number>();
   /** Address-index entries per segment, counted by one scan of the addressSegments database. */
   private readonly addressEntries = new Map<number, number>();
+  /** Frozen transaction-hash entries per block, counted by one scan of the runs. */
+  private readonly frozenTxs = new Map<number, number>();
+  /** The run manifest (an empty one while nothing is frozen) and the lookups through it. */
+  private manifest: RunManifest = { frozenTo: -1, nextId: 0, runs: [] };
+  private readonly runs: FrozenRuns;
 
   /** A checker of `store`, telling `onBlock` how many of how many blocks it has checked. */
   constructor(
     private readonly store: Store,
     private readonly onBlock?: (checked: number, total: number) => void,
-  ) {}
+  ) {
+    this.runs = new FrozenRuns(store);
+  }
 
   /** Records a problem. */
   private report(problem: string): void {
@@ -118,6 +131,7 @@ class Verifier {
   /** Checks a store holding blocks earliest..head. */
   private checkChain(earliest: number, head: number): void {
     this.checkMeta(head);
+    this.checkRuns(earliest, head);
     this.scanStorage(earliest, head);
     this.scanOutside(earliest, head);
     this.scanHashIndexes(earliest, head);
@@ -157,7 +171,113 @@ class Verifier {
     }
   }
 
-  /** Counts storage keys per block; keys outside earliest..head or malformed values are problems. */
+  /**
+   * The run manifest and the runs: contiguous ranges from earliest ending at the freeze point, levels
+   * not rising towards the newest; every chunk under a listed run, keyed by its last entry, its
+   * entries ascending, each held by the run's filter; a transaction entry names a stored transaction
+   * with that hash prefix; storage entries are counted per block, transaction entries too.
+   */
+  private checkRuns(earliest: number, head: number): void {
+    const s = this.store;
+    const stored = readManifest(s);
+    if (!stored) {
+      for (const name of ['txRuns', 'storageRuns', 'runFilters'] as const) {
+        const count = s[name].getKeysCount();
+        if (count > 0) this.report(`${name}: ${count} entries but no run manifest`);
+      }
+      return;
+    }
+    this.manifest = stored;
+    const { runs, frozenTo } = stored;
+    if (frozenTo > head) this.report(`runs: frozen to block ${frozenTo}, past head ${head}`);
+    let next = runs[0]?.from ?? frozenTo + 1;
+    if (next < earliest) this.report(`runs: the first run starts at block ${next}, before earliest ${earliest}`);
+    runs.forEach((run, i) => {
+      if (run.from !== next || run.to < run.from) this.report(`runs: run ${run.id} covers ${run.from}..${run.to}, want it to start at ${next}`);
+      if (i > 0 && run.level > runs[i - 1]!.level) this.report(`runs: run ${run.id} of level ${run.level} is newer than one of level ${runs[i - 1]!.level}`);
+      if (run.id >= stored.nextId) this.report(`runs: run ${run.id} is not below the next id ${stored.nextId}`);
+      next = run.to + 1;
+    });
+    if (next !== frozenTo + 1) this.report(`runs: the runs end at block ${next - 1}, the freeze point is ${frozenTo}`);
+    const byId = new Map(runs.map((run) => [run.id, run]));
+    for (const key of s.runFilters.getKeys()) {
+      const { kind, id } = decodeRunFilterKey(key);
+      if (!byId.has(id) || (kind !== RunKind.Tx && kind !== RunKind.Storage)) this.report(`runFilters: a filter ${hex(key)} of no run`);
+    }
+    this.scanTxRuns(byId);
+    this.scanStorageRuns(byId);
+  }
+
+  /** Checks the transaction-hash chunks and counts their entries per block. */
+  private scanTxRuns(byId: Map<number, RunInfoView>): void {
+    const s = this.store;
+    let previous: Buffer | undefined;
+    let previousId = -1;
+    for (const { key, value } of s.txRuns.getRange()) {
+      const { id, last } = decodeRunChunkKey(key);
+      const run = byId.get(id);
+      if (!run || value.length === 0 || value.length % TX_ENTRY_BYTES !== 0) {
+        this.report(`txRuns: a chunk ${hex(key)} of ${value.length} bytes, of ${run ? 'run ' + id : 'no run'}`);
+        continue;
+      }
+      if (id !== previousId) previous = undefined;
+      previousId = id;
+      const filter = s.runFilters.getBinary(Buffer.from([RunKind.Tx, ...key.subarray(0, 4)]));
+      for (let at = 0; at < value.length; at += TX_ENTRY_BYTES) {
+        const entry = value.subarray(at, at + TX_ENTRY_BYTES);
+        if (previous && Buffer.compare(previous, entry) >= 0) this.report(`txRuns: run ${id}: entry ${hex(entry)} is not above ${hex(previous)}`);
+        previous = entry;
+        if (!filter || !filterMayHold(filter, txKeyHash(entry))) this.report(`txRuns: run ${id}: its filter rules out ${hex(entry)}`);
+        const number = txEntryNumber(entry, 0);
+        if (number > run.to) continue;
+        const index = txEntryIndex(entry, 0);
+        const record = number >= run.from ? s.txs.getBinary(encodeTxKey(number, index)) : undefined;
+        if (!record || !same(record.subarray(0, TX_PREFIX_BYTES), entry.subarray(0, TX_PREFIX_BYTES))) {
+          this.report(`txRuns: run ${id} (${run.from}..${run.to}): ${hex(entry)} is not a stored transaction with that hash prefix`);
+        } else this.frozenTxs.set(number, (this.frozenTxs.get(number) ?? 0) + 1);
+      }
+      if (!same(last, value.subarray(value.length - TX_ENTRY_BYTES, value.length - TX_ENTRY_BYTES + TX_PREFIX_BYTES))) this.report(`txRuns: chunk ${hex(key)} is not keyed by its last entry`);
+    }
+  }
+
+  /** Checks the storage chunks and counts their entries per block (with the recent B-tree's, in scanStorage). */
+  private scanStorageRuns(byId: Map<number, RunInfoView>): void {
+    const s = this.store;
+    let previous: Buffer | undefined;
+    let previousId = -1;
+    for (const { key, value } of s.storageRuns.getRange()) {
+      const { id, last } = decodeRunChunkKey(key);
+      const run = byId.get(id);
+      if (!run) {
+        this.report(`storageRuns: a chunk ${hex(key)} of no run`);
+        continue;
+      }
+      if (id !== previousId) previous = undefined;
+      previousId = id;
+      const filter = s.runFilters.getBinary(Buffer.from([RunKind.Storage, ...key.subarray(0, 4)]));
+      let entries: { key: Uint8Array; value: Uint8Array }[];
+      try {
+        entries = decodeStorageChunk(value);
+      } catch (error) {
+        this.report(`storageRuns: chunk ${hex(key)} does not decode: ${describe(error)}`);
+        continue;
+      }
+      for (const entry of entries) {
+        const entryKey = Buffer.from(entry.key);
+        if (previous && Buffer.compare(previous, entryKey) >= 0) this.report(`storageRuns: run ${id}: key ${hex(entryKey)} is not above ${hex(previous)}`);
+        previous = entryKey;
+        if (!filter || !filterMayHold(filter, storageKeyHash(entryKey))) this.report(`storageRuns: run ${id}: its filter rules out ${hex(entryKey)}`);
+        if (entry.value.length > HASH_BYTES || (entry.value.length > 0 && entry.value[0] === 0)) this.report(`storageRuns: value of ${hex(entryKey)} is not a minimal word`);
+        const { number } = decodeStorageKey(entryKey);
+        if (number > run.to) continue;
+        if (number < run.from) this.report(`storageRuns: run ${id} (${run.from}..${run.to}) holds key ${hex(entryKey)} of block ${number}`);
+        else this.storageKeys.set(number, (this.storageKeys.get(number) ?? 0) + 1);
+      }
+      if (entries.length === 0 || !same(last, entries.at(-1)!.key)) this.report(`storageRuns: chunk ${hex(key)} is not keyed by its last entry`);
+    }
+  }
+
+  /** Counts storage keys per block; keys outside earliest..head, at frozen blocks, or malformed values are problems. */
   private scanStorage(earliest: number, head: number): void {
     for (const { key, value } of this.store.storage.getRange()) {
       if (key.length !== STORAGE_PREFIX_BYTES + BLOCK_KEY_BYTES) {
@@ -166,6 +286,7 @@ class Verifier {
       }
       const { number } = decodeStorageKey(key);
       if (number < earliest || number > head) this.report(`storage: key ${hex(key)} is at block ${number}, outside ${earliest}..${head}`);
+      else if (number <= this.manifest.frozenTo) this.report(`storage: key ${hex(key)} is at block ${number}, frozen (to ${this.manifest.frozenTo})`);
       else this.storageKeys.set(number, (this.storageKeys.get(number) ?? 0) + 1);
       if (value.length > HASH_BYTES || (value.length > 0 && value[0] === 0)) this.report(`storage: value of ${hex(key)} is not a minimal word (${hex(value)})`);
     }
@@ -194,6 +315,7 @@ class Verifier {
     for (const { key, value } of this.store.txByHash.getRange()) {
       const raw = value.length === TX_KEY_BYTES ? this.store.txs.getBinary(value) : undefined;
       if (!raw || !same(raw.subarray(0, HASH_BYTES), key)) this.report(`txByHash: ${hex(key)} → ${hex(value)} is not a stored transaction with that hash`);
+      else if (decodeTxKey(value).number <= this.manifest.frozenTo) this.report(`txByHash: ${hex(key)} → ${hex(value)} is a frozen block's (to ${this.manifest.frozenTo})`);
     }
   }
 
@@ -261,6 +383,12 @@ class Verifier {
       }
       const hash = value.subarray(0, HASH_BYTES);
       hashes.push(hash);
+      if (n <= this.manifest.frozenTo) {
+        const found = this.runs.txLocation(hash);
+        if (!found) this.report(`block ${n}: transaction ${index} (${hex(hash)}) is in no run`);
+        else if (found.number !== n || found.index !== index) this.report(`block ${n}: the runs place transaction ${index} at ${found.number}/${found.index}`);
+        continue;
+      }
       const at = s.txByHash.getBinary(Buffer.from(hash));
       if (!at) this.report(`block ${n}: transaction ${index} (${hex(hash)}) is not in txByHash`);
       else if (!same(at, key)) {
@@ -270,6 +398,8 @@ class Verifier {
       }
     }
     if (expected < txCount) this.report(`block ${n}: transactions ${expected}..${txCount - 1} missing`);
+    const frozen = this.frozenTxs.get(n) ?? 0;
+    if (n <= this.manifest.frozenTo ? frozen !== txCount : frozen !== 0) this.report(`block ${n}: ${frozen} frozen transaction-hash entries for ${n <= this.manifest.frozenTo ? txCount : 0}`);
     const list = s.txHashes.getBinary(encodeBlockKey(n));
     if (hashes.length === 0 ? list !== undefined : list === undefined || !same(list, Buffer.concat(hashes))) {
       this.report(`block ${n}: the transaction hashes value is not the hashes of its ${hashes.length} transactions in order`);
@@ -322,7 +452,8 @@ class Verifier {
     for (let off = 0; off < writes.length; off += STORAGE_PREFIX_BYTES) {
       const prefix = writes.subarray(off, off + STORAGE_PREFIX_BYTES);
       distinct.add(prefix.toString('latin1'));
-      if (!this.store.storage.doesExist(encodeStorageKey(prefix.subarray(0, ADDRESS_BYTES), prefix.subarray(ADDRESS_BYTES), n))) {
+      const key = encodeStorageKey(prefix.subarray(0, ADDRESS_BYTES), prefix.subarray(ADDRESS_BYTES), n);
+      if (n <= this.manifest.frozenTo ? !frozenStorageKeyExists(this.store, this.manifest, key) : !this.store.storage.doesExist(key)) {
         this.report(`block ${n}: storage write ${hex(prefix)} has no storage key`);
       }
     }

@@ -4,7 +4,8 @@
  * A batch is checked whole before anything is written; then the entries keyed by block number go
  * after the last ones (MDB_APPEND), and those keyed by hash or storage slot, which land anywhere
  * in their B-trees, are put once all the batch's blocks are in, in key order when they are many
- * (orderedPuts.ts).
+ * (orderedPuts.ts). Blocks FREEZE_LAG behind the head leave those B-trees for sorted runs in the
+ * same transaction (freezer.ts), so the B-trees stay the size of the recent blocks.
  */
 import type { Database, PutOptions } from 'lmdb';
 import type { ChainKind } from '../chain/chainKind.js';
@@ -14,6 +15,7 @@ import { encodeBundle } from './codec.js';
 import { headerLogsBloom, storedBlockHash, storedParentHash } from './recordViews.js';
 import { collectSegmentAddresses, encodeSegmentBlocks } from './addressIndex.js';
 import { encodeAddressSegmentKey, encodeBlockKey, encodeBloomBitsKey, encodeStorageKey, encodeTxKey, STORAGE_PREFIX_BYTES } from './keys.js';
+import { FrozenBatch, Freezer, freezeTarget } from './freezer.js';
 import { decodeLogAddresses } from './logsRecord.js';
 import { OrderedPuts } from './orderedPuts.js';
 import { StoreReader } from './reader.js';
@@ -51,11 +53,13 @@ export interface RecordsBatch extends Omit<AppendBatch, 'blocks' | 'pending'> {
 /** Writes batches of blocks to an open, writable store. */
 export class StoreWriter {
   private readonly reader: StoreReader;
+  private readonly freezer: Freezer;
 
   /** Writes to `store`, which must be open for writing. */
   constructor(readonly store: Store) {
     if (store.readOnly) throw new Error('store is open read-only');
     this.reader = new StoreReader(store);
+    this.freezer = new Freezer(store);
   }
 
   /** The markers after the last committed batch. */
@@ -86,7 +90,12 @@ export class StoreWriter {
         s.meta.put('earliest', batch.blocks[0]!.number);
         s.meta.put(ADDRESS_INDEX_FLAG, true);
       }
-      const randomKeys = { blockByHash: new OrderedPuts(s.blockByHash), txByHash: new OrderedPuts(s.txByHash), storage: new OrderedPuts(s.storage) };
+      const earliest = meta ? meta.earliest : batch.blocks[0]!.number;
+      const last = batch.blocks.at(-1);
+      // Blocks at or below the target freeze in this transaction: a batch's own go straight into their run.
+      const target = freezeTarget(last ? last.number : meta!.head);
+      const frozen = new FrozenBatch();
+      const randomKeys = { blockByHash: new OrderedPuts(s.blockByHash), txByHash: new OrderedPuts(s.txByHash), storage: new OrderedPuts(s.storage), frozen, target };
       for (const block of batch.blocks) {
         this.putBlock(block, randomKeys);
         if ((block.number + 1) % SEGMENT_BLOCKS === 0) this.putSegmentIndexes(segmentOf(block.number));
@@ -94,7 +103,7 @@ export class StoreWriter {
       randomKeys.blockByHash.flush();
       randomKeys.txByHash.flush();
       randomKeys.storage.flush();
-      const last = batch.blocks.at(-1);
+      this.freezer.freeze(earliest, target, batch.blocks[0]?.number ?? Infinity, frozen);
       if (last) s.meta.put('head', last.number);
       if (batch.safe !== undefined) s.meta.put('safe', batch.safe);
       if (batch.chainKind !== undefined) s.meta.put(CHAIN_KIND_KEY, batch.chainKind);
@@ -181,6 +190,7 @@ export class StoreWriter {
     const s = this.store;
     const meta = this.reader.meta();
     if (!meta || to < meta.earliest || to > meta.head) throw new ChainContinuityError(`cannot roll back to block ${to}`);
+    this.freezer.cut(to);
     for (let segment = segmentOf(to + 1); segment < segmentOf(meta.head + 1); segment++) this.dropSegmentIndexes(segment);
     for (let n = meta.head; n > to; n--) {
       const key = encodeBlockKey(n);
@@ -229,27 +239,37 @@ export class StoreWriter {
     const hash = Buffer.from(storedBlockHash(r.header));
     appendEntry(s.headers, blockKey, r.header);
     randomKeys.blockByHash.add(hash, blockKey);
+    const frozen = n <= randomKeys.target;
     for (let i = 0; i < r.txs.length; i++) {
       const tx = r.txs[i]!;
       const txKey = encodeTxKey(n, i);
       appendEntry(s.txs, txKey, tx);
-      randomKeys.txByHash.add(tx.subarray(0, 32), txKey);
+      if (frozen) randomKeys.frozen.addTx(tx, n, i);
+      else randomKeys.txByHash.add(tx.subarray(0, 32), txKey);
     }
     if (r.txHashes) appendEntry(s.txHashes, blockKey, r.txHashes);
     if (r.receipts) appendEntry(s.receipts, blockKey, r.receipts);
     s.orphans.remove(hash);
     if (r.logs) appendEntry(s.logs, blockKey, r.logs);
     if (r.logAddresses) appendEntry(s.logAddresses, blockKey, r.logAddresses);
-    for (let i = 0; i < r.storageKeys.length; i++) randomKeys.storage.add(r.storageKeys[i]!, r.storageValues[i]!);
+    for (let i = 0; i < r.storageKeys.length; i++) {
+      if (frozen) randomKeys.frozen.addStorage(r.storageKeys[i]!, r.storageValues[i]!);
+      else randomKeys.storage.add(r.storageKeys[i]!, r.storageValues[i]!);
+    }
     if (r.storageWrites) appendEntry(s.storageWrites, blockKey, r.storageWrites);
   }
 }
 
-/** A batch's puts to the databases of random keys (block and transaction hashes, storage slots), made in key order once its blocks are in. */
+/**
+ * A batch's puts to the databases of random keys (block and transaction hashes, storage slots), made
+ * in key order once its blocks are in; the entries of its blocks at or below `target` go to `frozen`.
+ */
 interface RandomKeyPuts {
   blockByHash: OrderedPuts;
   txByHash: OrderedPuts;
   storage: OrderedPuts;
+  frozen: FrozenBatch;
+  target: number;
 }
 
 /** LMDB's MDB_APPEND: the key goes after the database's last, with no search, and a full page is left full (not split in half). */

@@ -15,10 +15,8 @@ import { linkPending, linkRecords, unpackBlocks } from './recordBatch.js';
 
 /**
  * Fewest cores on which generate builds blocks in worker threads by default. On one core a thread
- * only adds its start-up and the batches' hand-over to the same work; on this project's 2-core
- * machine two threads beside the writer made 1,000 mainnet-density blocks 1.15-1.24× faster than
- * the writer's thread alone (three alternated runs each, 2026-11-26), once a thread encoded each
- * block as it was built; and the more cores, the more the threads build while the writer writes.
+ * only adds its start-up and the batches' hand-over to the same work; from two cores on, the
+ * threads build and encode blocks while the writer writes (docs/benchmarks.md, "Why the defaults").
  */
 const MIN_CORES_FOR_THREADS = 2;
 

@@ -127,7 +127,7 @@ export class Zipf {
     this.cdf = new Float64Array(n);
     let total = 0;
     for (let k = 0; k < n; k++) {
-      total += 1 / Math.pow(k + 1, s);
+      total += 1 / (k + 1) ** s;
       this.cdf[k] = total;
     }
     for (let k = 0; k < n; k++) this.cdf[k]! /= total;

@@ -1,6 +1,6 @@
 /**
- * Exporting to Parquet and querying the files with DuckDB (the example of README.md, "Export to
- * Parquet"): export a store's logs with EthLogStore.export, then count each contract's Transfer
+ * Exporting to Parquet and querying the files with DuckDB (the example of docs/export.md, "From a
+ * program"): export a store's logs with EthLogStore.export, then count each contract's Transfer
  * events over every file with one SQL query. It compiles with the project and
  * test/integration/readme.test.ts runs it, so it cannot rot.
  *

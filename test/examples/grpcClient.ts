@@ -1,11 +1,11 @@
 /**
- * A complete ethlogd gRPC client (the example of README.md, "gRPC"): the head block, then every log
+ * A complete ethlogd gRPC client (the example of docs/grpc.md): the head block, then every log
  * of one contract streamed in order, resuming from the last cursor when the connection breaks. It
  * compiles with the project and test/integration/grpc.test.ts runs it, so it cannot rot.
  *
  *   node dist/test/examples/grpcClient.js 127.0.0.1:8546 <API_KEY> <contract address> [from block]
  */
-import { existsSync } from 'node:fs';
+import { existsSync, realpathSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import * as grpc from '@grpc/grpc-js';
 import * as protoLoader from '@grpc/proto-loader';
@@ -112,7 +112,8 @@ export async function main(target: string, apiKey: string, contract: string, fro
   }
 }
 
-if (import.meta.url === `file://${process.argv[1]}`) {
+// Run as a program (through a symlinked path too), not imported.
+if (process.argv[1] !== undefined && realpathSync(process.argv[1]) === fileURLToPath(import.meta.url)) {
   const [target = '127.0.0.1:8546', apiKey = '', contract = '', from = '0'] = process.argv.slice(2);
   await main(target, apiKey, contract, BigInt(from)).catch((error: unknown) => {
     const e = error as grpc.ServiceError;

@@ -1,5 +1,5 @@
 /**
- * Embedding ethlogd (the example of README.md, "Embedding"): read a store directly, stream every log
+ * Embedding ethlogd (the example of docs/library.md): read a store directly, stream every log
  * of one contract with no result cap, then serve the store with an API key the program creates. It
  * compiles with the project and test/integration/readme.test.ts runs it, so it cannot rot.
  *

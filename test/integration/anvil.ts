@@ -173,7 +173,7 @@ export interface ProxyBehavior {
 }
 
 /** A running proxy. */
-export interface Proxy {
+export interface NodeProxy {
   url: string;
   /** Requests received, by fate. */
   stats: { requests: number; faults: number; unsupported: number };
@@ -181,7 +181,7 @@ export interface Proxy {
 }
 
 /** Starts an HTTP JSON-RPC proxy to `target` with `behavior`. */
-export async function startProxy(target: string, behavior: ProxyBehavior): Promise<Proxy> {
+export async function startProxy(target: string, behavior: ProxyBehavior): Promise<NodeProxy> {
   const stats = { requests: 0, faults: 0, unsupported: 0 };
   const sockets = new Set<Socket>();
   const unsupported = new Set(behavior.unsupported ?? []);

@@ -27,7 +27,7 @@ import { closeStore, openStore, type Store } from '../../src/store/schema.js';
 import { SEGMENT_BLOCKS } from '../../src/store/segments.js';
 import { verifyStore } from '../../src/store/verify.js';
 import { Rng } from '../unit/store/fixtures.js';
-import { ANVIL_MISSING, Anvil, startProxy, type Proxy } from './anvil.js';
+import { ANVIL_MISSING, Anvil, startProxy, type NodeProxy } from './anvil.js';
 import { runCli, startCli, type CliProcess } from './child.js';
 import { diffStores } from './storeDiff.js';
 import { Workload } from './workload.js';
@@ -178,7 +178,7 @@ describe('generate killed at random moments', () => {
 
 describe('ingest killed at random moments', { skip: ANVIL_MISSING }, () => {
   let anvil: Anvil;
-  let proxy: Proxy;
+  let proxy: NodeProxy;
   let head: number;
 
   before(async () => {

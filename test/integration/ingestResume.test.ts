@@ -13,7 +13,7 @@ import { after, before, test } from 'node:test';
 import { bytesToHex } from '../../src/chain/hex.js';
 import { StoreReader } from '../../src/store/reader.js';
 import { closeStore, openStore } from '../../src/store/schema.js';
-import { Anvil, ANVIL_MISSING, type Proxy, startProxy } from './anvil.js';
+import { Anvil, ANVIL_MISSING, type NodeProxy, startProxy } from './anvil.js';
 import { runCli, startCli } from './child.js';
 import { Workload } from './workload.js';
 
@@ -23,7 +23,7 @@ type Obj = Record<string, unknown>;
 const hex = (n: number) => '0x' + n.toString(16);
 
 let anvil: Anvil;
-let proxy: Proxy;
+let proxy: NodeProxy;
 let dir: string;
 
 before(async () => {

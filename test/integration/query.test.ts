@@ -338,7 +338,7 @@ describe('query logs in a pipeline', () => {
     );
     const bare = await cli(['query']);
     assert.equal(bare.code, 2);
-    assert.match(bare.stdout, /^Usage:\n  ethlogd query logs/);
+    assert.match(bare.stdout, /^Usage:\n {2}ethlogd query logs/);
   });
 
   test('--help: query, query logs and the lookups print the usage with every option, exit 0', async () => {
@@ -348,14 +348,14 @@ describe('query logs in a pipeline', () => {
         const ran = await cli(args);
         assert.equal(ran.code, 0, args.join(' '));
         assert.equal(ran.stderr, '');
-        assert.match(ran.stdout, /^Usage:\n  ethlogd query logs --data DIR/);
+        assert.match(ran.stdout, /^Usage:\n {2}ethlogd query logs --data DIR/);
         for (const option of ['--filter', '--address', '--topic0', '--from', '--to', '--block-hash', '--format', '--timeout-ms', '--resume-from', '--threads', '--block', '--full', '--hash', '--index', '--slot', '--data']) {
           assert.match(ran.stdout, new RegExp(`^  ${option}\\b`, 'm'), `${option} is described`);
         }
       }),
     );
     const top = await cli(['--help']);
-    assert.match(top.stdout, /^  query\s/m);
+    assert.match(top.stdout, /^ {2}query\s/m);
   });
 });
 

@@ -1,18 +1,19 @@
 /**
- * The README's examples, followed literally. Every ```sh block runs (unless the line above it is an
- * `<!-- not run: why -->` comment) in a directory set up as `make run` leaves one: `data/default` a
- * store generated with make's seed and density (fewer blocks: the same chain's first ones), its key
- * in `data/default.key`, `ethlogd` on PATH (as `npm link` puts it), and a server answering where the
- * examples send requests (127.0.0.1:8545, rewritten to the test server's port). Each command must exit
- * 0 and print something (or fill the file it writes), and no JSON-RPC answer may be an error. The
- * Embedding block is test/examples/library.ts, which runs here too, in its own process as the README says.
- * The load-testing guide's (docs/load-testing.md) sh blocks run the same way; a block calling wrk
- * is skipped, saying so, where wrk is not installed.
+ * The examples of README.md and of every docs/*.md page, followed literally. Every ```sh block runs
+ * (unless the line above it is an `<!-- not run: why -->` comment) in a directory set up as the
+ * repository is after `make run`: `data/default` a store generated with make's seed and density (fewer
+ * blocks: the same chain's first ones), its key in `data/default.key`, `ethlogd` on PATH (as `npm link`
+ * puts it), the build in `dist/`, and a server answering where the examples send requests
+ * (127.0.0.1:8545 and gRPC's 127.0.0.1:8546, rewritten to the test server's ports). Each command must
+ * exit 0 and print something (or fill the file it writes), and no JSON-RPC answer may be an error. A
+ * block calling wrk is skipped, saying so, where wrk is not installed. docs/library.md's program is
+ * test/examples/library.ts and docs/export.md's is test/examples/exportQuery.ts: each runs here too,
+ * in its own process as its page says.
  */
 import assert from 'node:assert/strict';
 import { execFile, spawnSync } from 'node:child_process';
 import { promisify } from 'node:util';
-import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -25,25 +26,30 @@ import { generateStore } from '../../src/synth/generateStore.js';
 
 /** The chain `make run` generates (Makefile: the CLI's default seed, DENSITY), cut to fewer blocks. */
 const MAKE_RUN_CHAIN = { seed: 'ethlogd', density: 0.25, blocks: 300 };
-/** Where the README's examples send requests: make run's host and port. */
+/** Where the examples send requests: make run's host and port, and its gRPC port. */
 const EXAMPLE_ADDRESS = '127.0.0.1:8545';
+const EXAMPLE_GRPC_ADDRESS = '127.0.0.1:8546';
 
 const run = promisify(execFile);
 const README = readFileSync(new URL('../../../README.md', import.meta.url), 'utf8');
-const GUIDE = readFileSync(new URL('../../../docs/load-testing.md', import.meta.url), 'utf8');
+const DOCS = new URL('../../../docs/', import.meta.url);
+const GUIDE = readFileSync(new URL('load-testing.md', DOCS), 'utf8');
+const LIBRARY = readFileSync(new URL('library.md', DOCS), 'utf8');
+const EXPORT = readFileSync(new URL('export.md', DOCS), 'utf8');
+const DIST = fileURLToPath(new URL('../..', import.meta.url));
 const HAS_WRK = spawnSync('sh', ['-c', 'command -v wrk']).status === 0;
 const CLI = fileURLToPath(new URL('../../src/cli.js', import.meta.url));
 
 /** What an example prints when it found nothing: no output, an empty list or count, null. */
 const NOTHING = new Set(['', '0', '[]', 'null']);
 
-/** A shell example of the README: its commands and where it starts. */
+/** A shell example of a page: its commands and where it starts. */
 interface Example {
   line: number;
   commands: string[];
 }
 
-/** The README's ```sh blocks that are not marked `<!-- not run: ... -->`, each as its commands (continuation lines joined, comments dropped). */
+/** A page's ```sh blocks that are not marked `<!-- not run: ... -->`, each as its commands (continuation lines joined, comments dropped). */
 function shellExamples(markdown: string): Example[] {
   const lines = markdown.split('\n');
   const out: Example[] = [];
@@ -77,7 +83,8 @@ before(async () => {
   writeFileSync(join(bin, 'ethlogd'), `#!/bin/sh\nexec "${process.execPath}" "${CLI}" "$@"\n`);
   chmodSync(join(bin, 'ethlogd'), 0o755);
   env = { ...process.env, PATH: `${bin}:${process.env.PATH ?? ''}` };
-  service = await startService({ dataDir: data, host: '127.0.0.1', port: 0, logger: createLogger('warn'), threads: 1, httpThreads: 1 });
+  symlinkSync(DIST, join(dir, 'dist'));
+  service = await startService({ dataDir: data, host: '127.0.0.1', port: 0, grpcPort: 0, logger: createLogger('warn'), threads: 1, httpThreads: 1 });
 });
 
 after(async () => {
@@ -85,16 +92,20 @@ after(async () => {
   if (dir !== undefined) rmSync(dir, { recursive: true, force: true });
 });
 
-test('the README has shell examples to run, and curl and jq to run them', () => {
-  assert.ok(shellExamples(README).length >= 2);
+test('README.md and docs/ have shell examples to run, and curl and jq to run them', () => {
+  assert.ok(shellExamples(README).length >= 1);
+  assert.ok(examples.length >= 8, `${examples.length} examples`);
   for (const tool of ['curl', 'jq']) {
-    assert.equal(spawnSync('sh', ['-c', `command -v ${tool}`]).status, 0, `the README's examples need ${tool} (apt-get install -y ${tool})`);
+    assert.equal(spawnSync('sh', ['-c', `command -v ${tool}`]).status, 0, `the examples need ${tool} (apt-get install -y ${tool})`);
   }
 });
 
 const documents: [string, string][] = [
   ['README.md', README],
-  ['docs/load-testing.md', GUIDE],
+  ...readdirSync(DOCS)
+    .filter((name) => name.endsWith('.md'))
+    .sort()
+    .map((name): [string, string] => [`docs/${name}`, readFileSync(new URL(name, DOCS), 'utf8')]),
 ];
 const examples = documents.flatMap(([file, text]) => shellExamples(text).map((example) => ({ file, ...example })));
 
@@ -107,7 +118,7 @@ for (const example of examples) {
   const skip = needsWrk && !HAS_WRK ? 'wrk is not installed (apt-get install -y wrk)' : false;
   test(`${example.file} line ${example.line}: every command exits 0 and prints something`, { skip }, async () => {
     for (const command of example.commands) {
-      const literal = command.replaceAll(EXAMPLE_ADDRESS, `127.0.0.1:${service.port}`);
+      const literal = command.replaceAll(EXAMPLE_ADDRESS, `127.0.0.1:${service.port}`).replaceAll(EXAMPLE_GRPC_ADDRESS, `127.0.0.1:${service.grpcPort}`);
       // Asynchronously: the server answering the examples runs on this thread.
       const ran = await run('sh', ['-c', literal], { cwd: dir, env, encoding: 'utf8', maxBuffer: 256 * 1024 * 1024 }).catch((error: { stderr?: string; message: string }) =>
         assert.fail(`${command}\n${error.stderr ?? error.message}`),
@@ -124,11 +135,11 @@ for (const example of examples) {
   });
 }
 
-test("the README's Embedding example is test/examples/library.ts, and it reads, streams and serves make run's store", async () => {
-  const start = README.indexOf('```ts\n', README.indexOf('## Embedding')) + '```ts\n'.length;
+test("docs/library.md's example is test/examples/library.ts, and it reads, streams and serves make run's store", async () => {
+  const start = LIBRARY.indexOf('```ts\n') + '```ts\n'.length;
   const example = readFileSync(new URL('../../../test/examples/library.ts', import.meta.url), 'utf8');
-  assert.equal(README.slice(start, README.indexOf('```\n', start)), example);
-  // As the README runs it: its own process (this one holds the store open for the examples' server).
+  assert.equal(LIBRARY.slice(start, LIBRARY.indexOf('```\n', start)), example);
+  // As the page runs it: its own process (this one holds the store open for the examples' server).
   const { stdout } = await run(process.execPath, [fileURLToPath(new URL('../examples/library.js', import.meta.url)), 'data/default'], { cwd: dir, encoding: 'utf8' });
   const printed = stdout.trimEnd().split('\n');
   assert.match(printed.at(-2)!, /^[1-9]\d* logs of 0x[0-9a-f]{40}$/, stdout);
@@ -136,11 +147,12 @@ test("the README's Embedding example is test/examples/library.ts, and it reads, 
   assert.match(printed.at(-1)!, /^served at http:\/\/127\.0\.0\.1:\d+\/v3\/<key>: eth_blockNumber 0x[0-9a-f]+$/);
 });
 
-test("the README's Export to Parquet program is test/examples/exportQuery.ts; its DuckDB counts equal eth_getLogs'", async () => {
-  const section = README.indexOf('### Export to Parquet');
-  const start = README.indexOf('```ts\n', section) + '```ts\n'.length;
+test("docs/export.md's program is test/examples/exportQuery.ts; its DuckDB counts equal eth_getLogs'", async () => {
+  const section = EXPORT.indexOf('## From a program');
+  assert.ok(section >= 0, 'docs/export.md has its "From a program" section');
+  const start = EXPORT.indexOf('```ts\n', section) + '```ts\n'.length;
   const example = readFileSync(new URL('../../../test/examples/exportQuery.ts', import.meta.url), 'utf8');
-  assert.equal(README.slice(start, README.indexOf('```\n', start)), example);
+  assert.equal(EXPORT.slice(start, EXPORT.indexOf('```\n', start)), example);
   const { stdout } = await run(process.execPath, [fileURLToPath(new URL('../examples/exportQuery.js', import.meta.url)), 'data/default', 'parquet-example'], { cwd: dir, encoding: 'utf8' });
   const printed = stdout.trimEnd().split('\n');
   assert.match(printed[0]!, /^3 files written, 0 already there, [1-9]\d* logs$/, stdout);

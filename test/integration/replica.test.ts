@@ -15,7 +15,7 @@ import { runIngest } from '../../src/ingest/ingest.js';
 import { createLogger } from '../../src/logger.js';
 import { createApiKey } from '../../src/store/apiKeys.js';
 import { closeStore, openStore } from '../../src/store/schema.js';
-import { Anvil, ANVIL_MISSING, type Proxy, startProxy } from './anvil.js';
+import { Anvil, ANVIL_MISSING, type NodeProxy, startProxy } from './anvil.js';
 import { runCli, startCli, type CliProcess } from './child.js';
 import { until } from './poll.js';
 import { Workload } from './workload.js';
@@ -26,7 +26,7 @@ const MAX_LAG = 2;
 type Obj = Record<string, unknown>;
 
 let anvil: Anvil;
-let proxy: Proxy;
+let proxy: NodeProxy;
 let workload: Workload;
 let dir: string;
 let key: string;

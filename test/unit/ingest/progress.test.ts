@@ -13,7 +13,7 @@ test('on a terminal the bar is redrawn in place and finish clears it, printing n
   const p = new Progress(100, { enabled: true, stream, label: 'generate' });
   p.update({ blocks: 50, txs: 500, logs: 1000 });
   assert.equal(written.length, 1);
-  assert.match(written[0]!, /^\rgenerate \[#+\.+\]  50\.0%  .* blocks\/s  .* logs\/s  ETA /);
+  assert.match(written[0]!, /^\rgenerate \[#+\.+\] {2}50\.0% {2}.* blocks\/s {2}.* logs\/s {2}ETA /);
   p.update({ blocks: 51, txs: 510, logs: 1020 });
   assert.equal(written.length, 1, 'redraws are throttled');
   assert.ok(p.finish() >= 0);

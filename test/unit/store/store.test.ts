@@ -331,15 +331,16 @@ test('a store reopens with its data, read-only too; a foreign schema version is 
     const env = open({ path: dir, maxDbs: 16 });
     env.openDB({ name: 'meta' }).putSync('schemaVersion', 1);
     await env.close();
-    assert.throws(() => openStore(dir, { readOnly: true }), /has layout version 1, this build reads version 4 \(older stores lack the receipts, each block's transaction hashes and other chains' transactions and fields \(OP stack, Arbitrum\) kept as their node gave them\): build it again with `ethlogd generate` or `ethlogd ingest`/);
+    assert.throws(() => openStore(dir, { readOnly: true }), /has layout version 1, this build reads version 4 \(older stores lack the receipts, each block's transaction hashes and the frozen runs and other chains' transactions and fields \(OP stack, Arbitrum\)\): build it again with `ethlogd generate` or `ethlogd ingest`/);
     const env2 = open({ path: dir, maxDbs: 16 });
     env2.openDB({ name: 'meta' }).putSync('schemaVersion', 2);
     await env2.close();
-    assert.throws(() => openStore(dir, { readOnly: true }), /has layout version 2, this build reads version 4 \(older stores lack each block's transaction hashes and other chains'/);
+    assert.throws(() => openStore(dir, { readOnly: true }), /has layout version 2, this build reads version 4 \(older stores lack each block's transaction hashes and the frozen runs and other chains'/);
     const env3 = open({ path: dir, maxDbs: 16 });
     env3.openDB({ name: 'meta' }).putSync('schemaVersion', 3);
     await env3.close();
-    assert.throws(() => openStore(dir), /has layout version 3, this build reads version 4 \(older stores lack other chains' transactions and fields \(OP stack, Arbitrum\) kept as their node gave them\): build it again/);
+    assert.throws(() => openStore(dir, { readOnly: true }), /has layout version 3, this build reads version 4 \(it lacks the frozen runs and other chains' transactions and fields \(OP stack, Arbitrum\)\): convert it with `ethlogd migrate --data /);
+    assert.throws(() => openStore(dir, { readOnly: true, migrating: true }), /has layout version 3/);
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
   }

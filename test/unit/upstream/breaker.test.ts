@@ -41,7 +41,7 @@ test('opens after the failures in a row, probes once after the backoff, doubles 
 });
 
 test('a request admitted before it opened does not reopen it longer', () => {
-  let now = 0;
+  const now = 0;
   const breaker = new CircuitBreaker({ failures: 1, baseMs: 100, maxMs: 1000, now: () => now });
   breaker.admit();
   breaker.admit();

@@ -1,0 +1,333 @@
+/**
+ * Frozen runs (docs/architecture.md §3): the transaction-hash index and the storage history of
+ * blocks behind the freeze point, kept as sorted runs instead of entries of the random-key B-trees
+ * `txByHash` and `storage` (which hold the recent blocks only). A run covers a range of blocks and
+ * has two parts, its transaction-hash entries (txRuns) and its storage entries (storageRuns), each
+ * in chunks keyed by run id ‖ last key (runChunks.ts), and a bloom filter per part (runFilters).
+ * The manifest in meta lists the runs, oldest first, and the freeze point. This module reads them:
+ * the manifest, the filters (cached, a run never changes) and the lookups, newest run first.
+ */
+import { STORAGE_PREFIX_BYTES } from './keys.js';
+import {
+  encodeRunChunkKey,
+  encodeRunFilterKey,
+  runStartKey,
+  RunKind,
+  STORAGE_KEY_BYTES,
+  StorageChunkReader,
+  TX_ENTRY_BYTES,
+  TX_PREFIX_BYTES,
+  txEntryIndex,
+  txEntryNumber,
+} from './runChunks.js';
+import { filterMayHold, storageKeyHash, txKeyHash } from './runFilter.js';
+import type { Store } from './schema.js';
+
+/** Meta key of the run manifest. */
+export const RUNS_KEY = 'runs';
+/**
+ * Meta key of the manifest's mark, its freeze point and next run id: every change moves one of them
+ * (a freeze or merge takes a new id; a cut lowers the freeze point), so a reader reloads the
+ * manifest when the mark differs, and the mark depends only on the manifest, not on the batches.
+ */
+export const RUNS_MARK_KEY = 'runsMark';
+
+/** One run: its id, level (0 for a freshly frozen one; a merge of level L's runs is one run of L + 1), the blocks it covers and its entry counts. */
+export interface RunInfo {
+  id: number;
+  level: number;
+  from: number;
+  /** The last block it covers; a rollback below it lowers it, and entries of later blocks are ignored until a merge drops them. */
+  to: number;
+  txs: number;
+  storage: number;
+}
+
+/** The run manifest: the runs, oldest first (contiguous ranges ending at frozenTo), the last frozen block, the next run id. */
+export interface RunManifest {
+  frozenTo: number;
+  nextId: number;
+  runs: RunInfo[];
+}
+
+/** The manifest of `store`, or undefined while nothing is frozen. */
+export function readManifest(store: Store): RunManifest | undefined {
+  const raw = store.meta.get(RUNS_KEY) as RunManifest | undefined;
+  return raw === undefined ? undefined : { frozenTo: raw.frozenTo, nextId: raw.nextId, runs: raw.runs.map((r) => ({ ...r })) };
+}
+
+/** Within a write transaction: stores the manifest and its mark. */
+export function writeManifest(store: Store, manifest: RunManifest): void {
+  store.meta.put(RUNS_KEY, manifest);
+  store.meta.put(RUNS_MARK_KEY, `${manifest.frozenTo}/${manifest.nextId}`);
+}
+
+/** The block number of a storage key (its last 8 bytes, u64(2^64−1 − number)). */
+export function storageKeyNumber(key: Uint8Array): number {
+  const at = STORAGE_PREFIX_BYTES;
+  const high = (~((key[at]! << 24) | (key[at + 1]! << 16) | (key[at + 2]! << 8) | key[at + 3]!)) >>> 0;
+  const low = (~((key[at + 4]! << 24) | (key[at + 5]! << 16) | (key[at + 6]! << 8) | key[at + 7]!)) >>> 0;
+  return high * 2 ** 32 + low;
+}
+
+/** A run's transaction-hash entries in key order (views into the chunk values, valid while the range's transaction lasts), those past run.to left out. */
+export function* txRunEntries(store: Store, run: RunInfo): Generator<Uint8Array> {
+  for (const { value } of store.txRuns.getRange({ start: runStartKey(run.id), end: runStartKey(run.id + 1) })) {
+    for (let at = 0; at + TX_ENTRY_BYTES <= value.length; at += TX_ENTRY_BYTES) {
+      if (txEntryNumber(value, at) <= run.to) yield value.subarray(at, at + TX_ENTRY_BYTES);
+    }
+  }
+}
+
+/** A run's storage entries in key order (the reader's buffers, valid until the next step), those past run.to left out. */
+export function* storageRunEntries(store: Store, run: RunInfo): Generator<StorageChunkReader> {
+  for (const { value } of store.storageRuns.getRange({ start: runStartKey(run.id), end: runStartKey(run.id + 1) })) {
+    const reader = new StorageChunkReader(value);
+    while (reader.next()) if (storageKeyNumber(reader.key) <= run.to) yield reader;
+  }
+}
+
+/**
+ * A run's fence: the last key of each of its chunks, in order, read once from the chunk keys. The
+ * chunk that can hold a key is the first whose last key is not below it, so a lookup finds it by
+ * a binary search here and reads it with one get, instead of positioning a cursor.
+ */
+class Fence {
+  /** The chunks' last keys, `width` bytes each, concatenated. */
+  private constructor(
+    private readonly lasts: Buffer,
+    private readonly width: number,
+    readonly count: number,
+  ) {}
+
+  /** The fence of run `id` in `db`, whose chunk keys are u32 id ‖ a `width`-byte last key. */
+  static read(db: Store['txRuns'], id: number, width: number): Fence {
+    const parts: Buffer[] = [];
+    for (const key of db.getKeys({ start: runStartKey(id), end: runStartKey(id + 1) })) {
+      parts.push(Buffer.from((key as Buffer).subarray(RUN_KEY_ID_BYTES, RUN_KEY_ID_BYTES + width)));
+    }
+    return new Fence(Buffer.concat(parts), width, parts.length);
+  }
+
+  /** The index of the first chunk whose last key is not below `key`'s first `width` bytes, or −1 past the run's end. */
+  find(key: Buffer): number {
+    const w = this.width;
+    const lasts = this.lasts;
+    let lo = 0;
+    let hi = this.count;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (compareBytes(lasts, mid * w, key, 0, w) < 0) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo < this.count ? lo : -1;
+  }
+
+  /** Writes the key of chunk `i` of run `id` into `out` (u32 id ‖ its last key); returns its length. */
+  chunkKey(out: Buffer, id: number, i: number): Buffer {
+    out.writeUInt32BE(id, 0);
+    this.lasts.copy(out, RUN_KEY_ID_BYTES, i * this.width, i * this.width + this.width);
+    return out.subarray(0, RUN_KEY_ID_BYTES + this.width);
+  }
+}
+
+/** Orders `a[aAt..aAt+length)` against `b[bAt..bAt+length)` bytewise (no native call: these are short). */
+function compareBytes(a: Uint8Array, aAt: number, b: Uint8Array, bAt: number, length: number): number {
+  for (let i = 0; i < length; i++) {
+    const d = a[aAt + i]! - b[bAt + i]!;
+    if (d !== 0) return d;
+  }
+  return 0;
+}
+
+/** Bytes of the run id a chunk key starts with. */
+const RUN_KEY_ID_BYTES = 4;
+
+/** Reads the frozen runs of a store: the manifest (reloaded when its epoch moves), the filters and fences (cached by run id) and the lookups. */
+export class FrozenRuns {
+  private mark: Buffer | undefined;
+  private manifestValue: RunManifest | undefined;
+  private readonly filters = new Map<string, Uint8Array>();
+  private readonly fences = new Map<string, Fence>();
+  /** A storage seek key, reused. */
+  private readonly seek = Buffer.allocUnsafe(STORAGE_KEY_BYTES);
+  /** A chunk key, reused. */
+  private readonly chunkKey = Buffer.allocUnsafe(RUN_KEY_ID_BYTES + STORAGE_KEY_BYTES);
+  /** A transaction key (u64 number ‖ u32 index), reused. */
+  private readonly txKey = Buffer.allocUnsafe(12);
+  /** The block numbers and indexes of a chunk's entries of one hash prefix, copied out before their records are read. */
+  private readonly matches: number[] = [];
+
+  constructor(private readonly store: Store) {}
+
+  /** The current manifest, or undefined while nothing is frozen. */
+  manifest(): RunManifest | undefined {
+    // The mark's encoded bytes, compared without decoding: one read where nothing changed.
+    const raw = this.store.meta.getBinaryFast(RUNS_MARK_KEY);
+    const same = raw === undefined ? this.mark === undefined : this.mark?.equals(raw.subarray(0, raw.length));
+    if (!same) {
+      this.mark = raw === undefined ? undefined : Buffer.from(raw.subarray(0, raw.length));
+      this.manifestValue = readManifest(this.store);
+      const live = new Set(this.manifestValue?.runs.map((r) => r.id));
+      for (const key of this.filters.keys()) if (!live.has(Number(key.slice(2)))) this.filters.delete(key);
+      for (const key of this.fences.keys()) if (!live.has(Number(key.slice(2)))) this.fences.delete(key);
+    }
+    return this.manifestValue;
+  }
+
+  /** The last frozen block (−1 while nothing is frozen): the recent B-trees hold the blocks after it. */
+  frozenTo(): number {
+    return this.manifest()?.frozenTo ?? -1;
+  }
+
+  /** A run's filter of one kind (loaded once). */
+  private filter(kind: RunKind, id: number): Uint8Array | undefined {
+    const name = `${kind}:${id}`;
+    let filter = this.filters.get(name);
+    if (filter === undefined) {
+      const raw = this.store.runFilters.getBinary(encodeRunFilterKey(kind, id));
+      if (raw === undefined) return undefined;
+      filter = new Uint8Array(raw);
+      this.filters.set(name, filter);
+    }
+    return filter;
+  }
+
+  /** A run's fence of one kind (read once). */
+  private fence(kind: RunKind, id: number): Fence {
+    const name = `${kind}:${id}`;
+    let fence = this.fences.get(name);
+    if (fence === undefined) {
+      fence = kind === RunKind.Tx ? Fence.read(this.store.txRuns, id, TX_PREFIX_BYTES) : Fence.read(this.store.storageRuns, id, STORAGE_KEY_BYTES);
+      this.fences.set(name, fence);
+    }
+    return fence;
+  }
+
+  /**
+   * Where the transaction with this hash sits in the frozen blocks: the runs newest first, each
+   * skipped when its filter rules the hash out, else its one chunk that can hold the hash's prefix
+   * read, and every entry of that prefix checked against the transaction record's full hash.
+   */
+  txLocation(hash: Uint8Array): { number: number; index: number } | undefined {
+    const manifest = this.manifest();
+    if (!manifest) return undefined;
+    const prefix = Buffer.from(hash.buffer, hash.byteOffset, TX_PREFIX_BYTES);
+    const keyHash = txKeyHash(prefix);
+    for (let r = manifest.runs.length - 1; r >= 0; r--) {
+      const run = manifest.runs[r]!;
+      const filter = this.filter(RunKind.Tx, run.id);
+      if (filter && !filterMayHold(filter, keyHash)) continue;
+      const found = this.txInRun(run, hash, prefix);
+      if (found) return found;
+    }
+    return undefined;
+  }
+
+  /** The transaction with this hash in one run. */
+  private txInRun(run: RunInfo, hash: Uint8Array, prefix: Buffer): { number: number; index: number } | undefined {
+    const fence = this.fence(RunKind.Tx, run.id);
+    const chunk = fence.find(prefix);
+    if (chunk < 0) return undefined;
+    const value = this.store.txRuns.getBinaryFast(fence.chunkKey(this.chunkKey, run.id, chunk));
+    if (value === undefined) return undefined;
+    // The first entry whose prefix is not below the hash's: a binary search over the chunk's fixed-size entries.
+    const length = value.length;
+    let lo = 0;
+    let hi = length / TX_ENTRY_BYTES;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (compareBytes(value, mid * TX_ENTRY_BYTES, prefix, 0, TX_PREFIX_BYTES) < 0) lo = mid + 1;
+      else hi = mid;
+    }
+    // Copied out first: reading a transaction record reuses the buffer the chunk was read into.
+    const matches = this.matches;
+    matches.length = 0;
+    for (let at = lo * TX_ENTRY_BYTES; at < length; at += TX_ENTRY_BYTES) {
+      if (compareBytes(value, at, prefix, 0, TX_PREFIX_BYTES) !== 0) break;
+      const number = txEntryNumber(value, at);
+      if (number <= run.to) matches.push(number, txEntryIndex(value, at));
+    }
+    for (let m = 0; m < matches.length; m += 2) {
+      if (this.txHashIs(matches[m]!, matches[m + 1]!, hash)) return { number: matches[m]!, index: matches[m + 1]! };
+    }
+    return undefined;
+  }
+
+  /** Whether transaction `index` of block `number` has this hash (its record starts with it). */
+  private txHashIs(number: number, index: number, hash: Uint8Array): boolean {
+    const key = this.txKey;
+    key.writeUInt32BE(Math.floor(number / 2 ** 32), 0);
+    key.writeUInt32BE(number % 2 ** 32, 4);
+    key.writeUInt32BE(index, 8);
+    const record = this.store.txs.getBinaryFast(key);
+    return record !== undefined && compareBytes(record, 0, hash, 0, 32) === 0;
+  }
+
+  /**
+   * The value of the newest write at or before block `number` of the slot whose key prefix
+   * (address ‖ slot) `key` starts with, in the frozen blocks, or undefined when none: the runs
+   * newest first, from the one holding `number`; the first with such a write answers.
+   */
+  storageAt(key: Uint8Array, number: number): Uint8Array | undefined {
+    const manifest = this.manifest();
+    if (!manifest) return undefined;
+    const keyHash = storageKeyHash(key);
+    const seek = this.seek;
+    seek.set(key.subarray(0, STORAGE_PREFIX_BYTES), 0);
+    for (let r = manifest.runs.length - 1; r >= 0; r--) {
+      const run = manifest.runs[r]!;
+      if (run.from > number) continue;
+      const filter = this.filter(RunKind.Storage, run.id);
+      if (filter && !filterMayHold(filter, keyHash)) continue;
+      writeInvertedNumber(seek, Math.min(number, run.to));
+      const found = this.storageInRun(run, seek);
+      if (found) return found;
+    }
+    return undefined;
+  }
+
+  /** The first entry of a run at or after `seek` when it has seek's address ‖ slot: its value (a copy). */
+  private storageInRun(run: RunInfo, seek: Buffer): Uint8Array | undefined {
+    const fence = this.fence(RunKind.Storage, run.id);
+    const chunk = fence.find(seek);
+    if (chunk < 0) return undefined;
+    const value = this.store.storageRuns.getBinaryFast(fence.chunkKey(this.chunkKey, run.id, chunk));
+    if (value === undefined) return undefined;
+    const reader = new StorageChunkReader(value.subarray(0, value.length));
+    while (reader.next()) {
+      if (compareBytes(reader.key, 0, seek, 0, STORAGE_KEY_BYTES) < 0) continue;
+      if (compareBytes(reader.key, 0, seek, 0, STORAGE_PREFIX_BYTES) !== 0) return undefined;
+      return new Uint8Array(reader.value);
+    }
+    return undefined;
+  }
+}
+
+/** Whether the run covering the storage key's block holds exactly that key (verify's check of a frozen block's writes). */
+export function frozenStorageKeyExists(store: Store, manifest: RunManifest, key: Uint8Array): boolean {
+  const number = storageKeyNumber(key);
+  const run = manifest.runs.find((r) => r.from <= number && number <= r.to);
+  if (!run) return false;
+  for (const { key: chunkKey, value } of store.storageRuns.getRange({ start: encodeRunChunkKey(run.id, key), limit: 1 })) {
+    if (chunkKey.readUInt32BE(0) !== run.id) return false;
+    const reader = new StorageChunkReader(value);
+    while (reader.next()) if (Buffer.compare(reader.key, key) === 0) return true;
+  }
+  return false;
+}
+
+/** Writes u64(2^64−1 − number) into a storage key's last 8 bytes. */
+export function writeInvertedNumber(key: Uint8Array, number: number): void {
+  const at = STORAGE_PREFIX_BYTES;
+  const high = ~Math.floor(number / 2 ** 32) >>> 0;
+  const low = ~(number % 2 ** 32) >>> 0;
+  key[at] = high >>> 24;
+  key[at + 1] = (high >>> 16) & 255;
+  key[at + 2] = (high >>> 8) & 255;
+  key[at + 3] = high & 255;
+  key[at + 4] = low >>> 24;
+  key[at + 5] = (low >>> 16) & 255;
+  key[at + 6] = (low >>> 8) & 255;
+  key[at + 7] = low & 255;
+}

@@ -1,0 +1,223 @@
+/**
+ * Frozen runs (store/runs.ts, freezer.ts, runChunks.ts, runFilter.ts): the encodings round-trip, a
+ * filter never rules out a key it holds, and against a real LMDB store written by StoreWriter the
+ * transaction-hash and storage lookups give what the blocks wrote, through freezing, merges across
+ * levels, deep rollbacks below the freeze point, and the same runs whatever the batches' cut.
+ */
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { test } from 'node:test';
+import fc from 'fast-check';
+import type { BlockBundle } from '../../../src/chain/types.js';
+import { FREEZE_BLOCKS, FREEZE_LAG, freezeTarget, MERGE_FAN_IN } from '../../../src/store/freezer.js';
+import { encodeStorageKey } from '../../../src/store/keys.js';
+import { StoreReader } from '../../../src/store/reader.js';
+import {
+  decodeRunChunkKey,
+  decodeRunFilterKey,
+  decodeStorageChunk,
+  decodeTxEntry,
+  encodeRunChunkKey,
+  encodeRunFilterKey,
+  encodeStorageChunk,
+  encodeTxEntry,
+  RunKind,
+} from '../../../src/store/runChunks.js';
+import { filterAdd, filterBytes, filterMayHold, storageKeyHash, txKeyHash } from '../../../src/store/runFilter.js';
+import { readManifest, storageKeyNumber, writeInvertedNumber } from '../../../src/store/runs.js';
+import { closeStore, openStore, type Store } from '../../../src/store/schema.js';
+import { verifyStore } from '../../../src/store/verify.js';
+import { StoreWriter } from '../../../src/store/writer.js';
+import { generateChain, linkBlock } from '../../../src/synth/generator.js';
+import { diffStores } from '../../integration/storeDiff.js';
+
+test('a transaction-run entry round-trips', () => {
+  fc.assert(
+    fc.property(fc.uint8Array({ minLength: 32, maxLength: 32 }), fc.integer({ min: 0, max: 2 ** 40 - 1 }), fc.integer({ min: 0, max: 2 ** 24 - 1 }), (hash, number, index) => {
+      const decoded = decodeTxEntry(encodeTxEntry(hash, number, index));
+      assert.deepEqual(decoded, { prefix: hash.slice(0, 8), number, index });
+    }),
+  );
+  assert.throws(() => encodeTxEntry(new Uint8Array(32), 2 ** 40, 0), RangeError);
+  assert.throws(() => encodeTxEntry(new Uint8Array(32), 0, 2 ** 24), RangeError);
+});
+
+test('chunk and filter keys round-trip', () => {
+  fc.assert(
+    fc.property(fc.integer({ min: 0, max: 2 ** 32 - 1 }), fc.uint8Array({ minLength: 8, maxLength: 60 }), (id, last) => {
+      assert.deepEqual(decodeRunChunkKey(encodeRunChunkKey(id, last)), { id, last });
+      for (const kind of [RunKind.Tx, RunKind.Storage]) assert.deepEqual(decodeRunFilterKey(encodeRunFilterKey(kind, id)), { kind, id });
+    }),
+  );
+});
+
+test("a storage key's block number is written and read back", () => {
+  fc.assert(
+    fc.property(fc.integer({ min: 0, max: Number.MAX_SAFE_INTEGER }), (number) => {
+      const key = encodeStorageKey(new Uint8Array(20), new Uint8Array(32), number);
+      assert.equal(storageKeyNumber(key), number);
+      const again = Buffer.alloc(60);
+      writeInvertedNumber(again, number);
+      assert.deepEqual(again.subarray(52), key.subarray(52));
+    }),
+  );
+});
+
+test('a storage chunk round-trips sorted entries, sharing prefixes', () => {
+  const entry = fc.record({ key: fc.uint8Array({ minLength: 60, maxLength: 60 }), value: fc.uint8Array({ maxLength: 32 }) });
+  fc.assert(
+    fc.property(fc.array(entry, { maxLength: 40 }), (raw) => {
+      const seen = new Set<string>();
+      const entries = raw
+        .map((e) => ({ key: Uint8Array.from(e.key.map((b, i) => (i < 20 ? 7 : b))), value: e.value }))
+        .sort((a, b) => Buffer.compare(a.key, b.key))
+        .filter((e) => !seen.has(Buffer.from(e.key).toString('hex')) && seen.add(Buffer.from(e.key).toString('hex')));
+      assert.deepEqual(decodeStorageChunk(encodeStorageChunk(entries)), entries);
+    }),
+  );
+});
+
+test('a filter holds every key added to it', () => {
+  fc.assert(
+    fc.property(fc.array(fc.uint8Array({ minLength: 60, maxLength: 60 }), { minLength: 1, maxLength: 200 }), (keys) => {
+      const tx = new Uint8Array(filterBytes(keys.length));
+      const storage = new Uint8Array(filterBytes(keys.length));
+      for (const key of keys) {
+        filterAdd(tx, txKeyHash(key));
+        filterAdd(storage, storageKeyHash(key));
+      }
+      for (const key of keys) assert.ok(filterMayHold(tx, txKeyHash(key)) && filterMayHold(storage, storageKeyHash(key)));
+    }),
+  );
+});
+
+test('a filter rules out most absent keys', () => {
+  const filter = new Uint8Array(filterBytes(10_000));
+  for (let i = 0; i < 10_000; i++) filterAdd(filter, storageKeyHash(encodeStorageKey(new Uint8Array(20), u256(i), 0)));
+  let passed = 0;
+  for (let i = 10_000; i < 20_000; i++) if (filterMayHold(filter, storageKeyHash(encodeStorageKey(new Uint8Array(20), u256(i), 0)))) passed++;
+  assert.ok(passed < 500, `${passed} of 10,000 absent keys passed`);
+});
+
+function u256(n: number): Uint8Array {
+  const out = new Uint8Array(32);
+  Buffer.from(out.buffer).writeUInt32BE(n, 28);
+  return out;
+}
+
+test('the freeze target trails the head by FREEZE_LAG, in whole units', () => {
+  assert.equal(freezeTarget(FREEZE_BLOCKS + FREEZE_LAG - 2), -1);
+  assert.equal(freezeTarget(FREEZE_BLOCKS + FREEZE_LAG - 1), FREEZE_BLOCKS - 1);
+  assert.equal(freezeTarget(3 * FREEZE_BLOCKS + FREEZE_LAG + 5), 3 * FREEZE_BLOCKS - 1);
+});
+
+/** A chain long enough for one merge to level 1 and more level-0 runs after it. */
+const BLOCKS = (MERGE_FAN_IN + 2) * FREEZE_BLOCKS + FREEZE_LAG + 40;
+const DENSITY = 0.004;
+
+async function withStores(count: number, body: (stores: Store[]) => void | Promise<void>): Promise<void> {
+  const dirs = Array.from({ length: count }, () => fs.mkdtempSync(path.join(os.tmpdir(), 'ethlogd-runs-test-')));
+  const stores = dirs.map((dir) => openStore(dir));
+  try {
+    await body(stores);
+  } finally {
+    for (const store of stores) await closeStore(store);
+    for (const dir of dirs) fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** What the blocks wrote: each transaction's place, each slot's writes by block. */
+class Expected {
+  readonly txs = new Map<string, { number: number; index: number }>();
+  readonly slots = new Map<string, { number: number; value: Uint8Array }[]>();
+
+  add(block: BlockBundle): void {
+    block.transactions.forEach((tx, index) => this.txs.set(Buffer.from(tx.hash).toString('hex'), { number: block.header.number, index }));
+    for (const w of block.storage) {
+      const name = Buffer.concat([w.address, w.slot]).toString('hex');
+      const list = this.slots.get(name) ?? [];
+      list.push({ number: block.header.number, value: w.value });
+      this.slots.set(name, list);
+    }
+  }
+
+  /** Forgets blocks above `to`. */
+  rollback(to: number): void {
+    for (const [hash, at] of this.txs) if (at.number > to) this.txs.delete(hash);
+    for (const [name, list] of this.slots) this.slots.set(name, list.filter((w) => w.number <= to));
+  }
+
+  /** Checks every transaction and, for a sample of slots, the value at several blocks. */
+  check(reader: StoreReader, head: number, what: string): void {
+    for (const [hash, at] of this.txs) assert.deepEqual(reader.txLocation(Buffer.from(hash, 'hex')), at, `${what}: transaction ${hash}`);
+    let i = 0;
+    for (const [name, writes] of this.slots) {
+      if (i++ % 7 !== 0) continue;
+      const key = Buffer.from(name, 'hex');
+      for (const w of writes.slice(0, 6)) {
+        for (const n of [w.number - 1, w.number, w.number + FREEZE_BLOCKS, head]) {
+          if (n < 0) continue;
+          const newest = writes.filter((x) => x.number <= n).at(-1);
+          const want = new Uint8Array(32);
+          if (newest) want.set(newest.value, 32 - newest.value.length);
+          assert.deepEqual(reader.storageAt(key.subarray(0, 20), key.subarray(20), n), want, `${what}: slot ${name} at ${n}`);
+        }
+      }
+    }
+    assert.equal(reader.txLocation(new Uint8Array(32).fill(0xab)), undefined, `${what}: an absent hash`);
+  }
+}
+
+test('lookups through freezing, merges and deep rollbacks; the same runs whatever the batches', async () => {
+  const blocks = [...generateChain({ blocks: BLOCKS, seed: 'runs', density: DENSITY })];
+  await withStores(2, async ([a, b]) => {
+    const expected = new Expected();
+    const writerA = new StoreWriter(a!);
+    const writerB = new StoreWriter(b!);
+    const reader = new StoreReader(a!);
+    // Store a in uneven batches, checked after several; store b in one block per batch (the follow mode's commits).
+    const cuts = [1, 200, 333, 700, 1500, 2200, BLOCKS];
+    let at = 0;
+    for (const cut of cuts) {
+      writerA.append({ blocks: blocks.slice(at, cut), chainId: 1n });
+      blocks.slice(at, cut).forEach((block) => expected.add(block));
+      at = cut;
+      expected.check(reader, cut - 1, `after block ${cut - 1}`);
+    }
+    for (const block of blocks) writerB.append({ blocks: [block], chainId: 1n });
+    assert.deepEqual(diffStores(a!, b!), []);
+    const manifest = readManifest(a!)!;
+    assert.equal(manifest.frozenTo, freezeTarget(BLOCKS - 1));
+    assert.ok(manifest.runs.some((r) => r.level === 1) && manifest.runs.some((r) => r.level === 0), JSON.stringify(manifest.runs));
+    assert.ok(a!.txByHash.getKeysCount() < blocks.slice(manifest.frozenTo + 1).reduce((n, block) => n + block.transactions.length, 0) + 1);
+    assert.deepEqual(verifyStore(a!).problems, []);
+
+    // A rollback deep into the frozen blocks (into the level-1 run), then another branch.
+    const to = 5 * FREEZE_BLOCKS + 17;
+    const branch = [...generateChain({ blocks: BLOCKS + 300, seed: 'runs-branch', density: DENSITY, startNumber: 0 })].slice(to + 1);
+    const parent = blocks[to]!.header.hash;
+    const linked = relink(branch, parent);
+    writerA.append({ rollbackTo: to, blocks: linked });
+    expected.rollback(to);
+    linked.forEach((block) => expected.add(block));
+    const head = linked.at(-1)!.header.number;
+    expected.check(reader, head, 'after the deep rollback');
+    for (const block of blocks.slice(to + 1, to + 50)) {
+      for (const tx of block.transactions) {
+        if (!expected.txs.has(Buffer.from(tx.hash).toString('hex'))) assert.equal(reader.txLocation(tx.hash), undefined, 'an orphaned transaction');
+      }
+    }
+    assert.deepEqual(verifyStore(a!).problems, []);
+  });
+});
+
+/** The blocks with each parent hash set to the block before (the first to `parent`) and their hashes recomputed. */
+function relink(blocks: BlockBundle[], parent: Uint8Array): BlockBundle[] {
+  return blocks.map((block) => {
+    const linked = linkBlock(block, parent);
+    parent = linked.header.hash;
+    return linked;
+  });
+}
