@@ -69,7 +69,7 @@ test: build
 clean:
 	rm -rf dist
 
-.PHONY: bench bench-quick bench-small bench-traffic bench-scale
+.PHONY: bench bench-quick bench-small bench-traffic bench-scale bench-hostile
 
 bench: build
 	node dist/native-free-bench/run.js
@@ -94,6 +94,12 @@ bench-small: build
 # servers pinned as bench-small), then a generated mainnet-density store in logs/s (needs Debian's wrk).
 bench-traffic: build
 	node dist/native-free-bench/run.js --only traffic
+
+# The hostile-client attacks against one serve child with default options on the mainnet-density store of
+# bench-traffic, each for HOSTILE_SECONDS while another key probes with small calls (docs/benchmarks.md).
+HOSTILE_SECONDS ?= 12
+bench-hostile: build
+	node dist/native-free-bench/hostile.js --seconds $(HOSTILE_SECONDS)
 
 .PHONY: cluster test-cluster
 
