@@ -80,6 +80,14 @@ test('the replica follows anvil: /ready reports head, hash and lag 0, eth_syncin
   assert.equal((await post({ jsonrpc: '2.0', id: 1, method: 'eth_syncing', params: [] })).json.result, false);
 });
 
+test('a replica forwards what its store cannot answer to the node it follows (--upstream defaults to --follow-rpc)', { skip: ANVIL_MISSING }, async () => {
+  const head = (await post({ jsonrpc: '2.0', id: 1, method: 'eth_blockNumber', params: [] })).json.result as string;
+  const [account] = await anvil.rpc<string[]>('eth_accounts', []);
+  const through = await post({ jsonrpc: '2.0', id: 7, method: 'eth_getBalance', params: [account, head] });
+  assert.equal(through.status, 200);
+  assert.deepEqual(through.json, { jsonrpc: '2.0', id: 7, result: await anvil.rpc<string>('eth_getBalance', [account, head]) });
+});
+
 test('every JSON-RPC answer carries X-Ethlogd-Head, the head its calls saw: results, errors, batches and refusals', { skip: ANVIL_MISSING }, async () => {
   const single = await post({ jsonrpc: '2.0', id: 1, method: 'eth_blockNumber', params: [] });
   assert.equal(single.head, String(Number(single.json.result)));
