@@ -16,6 +16,7 @@ import type { LimitRefusals } from '../limits/refusals.js';
 import { createLogger, type Logger } from '../logger.js';
 import type { RequestControl, RpcBody, RpcHandler } from '../rpc/handler.js';
 import type { RefusalReason } from '../metrics/callStats.js';
+import type { ApiKeyStatus } from '../store/apiKeys.js';
 import { AccessLog, type AccessEntry, type AccessLogMode, type PathKind } from './accessLog.js';
 import { DISCARD_MAX_BYTES, readBody } from './body.js';
 import { AS_IS, Compression, type AnswerCoding, type CompressionOptions } from './compress.js';
@@ -45,8 +46,8 @@ import { CLIENT_CLOSED, sendJson, sendReply, type Delivery, type ReplyOptions } 
 import { uWS, uwsImplementation, type HttpRequest, type HttpResponse } from './uws.js';
 import { WsFront, type WsFrontOptions } from '../ws/wsFront.js';
 
-/** The result of checking an API key (as src/store/apiKeys.ts's checkApiKey returns it). */
-export type AuthStatus = 'valid' | 'unknown' | 'revoked';
+/** The result of checking an API key: the store's own (src/store/apiKeys.ts, checkApiKey). */
+export type AuthStatus = ApiKeyStatus;
 
 /** Options of the HTTP front. */
 export interface HttpServerOptions {
