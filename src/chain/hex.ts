@@ -149,6 +149,13 @@ export function padLeft(bytes: Uint8Array, length: number): Uint8Array {
   return out;
 }
 
+/** The bytes after any leading zero bytes, as a view of `bytes` (padLeft's inverse for a value's width). */
+export function stripLeadingZeros(bytes: Uint8Array): Uint8Array {
+  let i = 0;
+  while (i < bytes.length && bytes[i] === 0) i++;
+  return bytes.subarray(i);
+}
+
 /** Orders two byte arrays as Buffer.compare does (bytewise, then the shorter first): −1, 0 or 1, without a native call (cheaper for addresses and topics). */
 export function compareBytes(a: Uint8Array, b: Uint8Array): number {
   const n = Math.min(a.length, b.length);

@@ -8,6 +8,7 @@
 import { JsonSink } from './jsonSink.js';
 import { LogJsonBlock } from '../render/logJson.js';
 import type { RecordBlock, RecordLog, RecordRenderer } from '../render/recordLog.js';
+import { stripLeadingZeros } from '../chain/hex.js';
 import { readVarint, varintEnd } from '../chain/varint.js';
 
 /** A filter prepared for raw-record scanning. */
@@ -25,9 +26,7 @@ const jsonLogs = new LogJsonBlock();
 const COMMA = 0x2c;
 
 function strip(bytes: Uint8Array): Buffer {
-  let i = 0;
-  while (i < bytes.length && bytes[i] === 0) i++;
-  return Buffer.from(bytes.subarray(i));
+  return Buffer.from(stripLeadingZeros(bytes));
 }
 
 /** Prepares a filter's addresses and topics for scanRecord. */

@@ -12,6 +12,7 @@
  * storageWrites value), then each write's key and value. Records are u32-length-prefixed; an
  * absent one (no transactions, logs or storage) is empty.
  */
+import { stripLeadingZeros } from '../chain/hex.js';
 import type { BlockBundle } from '../chain/types.js';
 import { ByteReader, ByteWriter } from './bytes.js';
 import { writeHeader, writeTx } from './codec.js';
@@ -43,12 +44,6 @@ export interface BlockRecords {
   storageValues: Buffer[];
   /** The address ‖ slot prefixes of the storage keys, concatenated. */
   storageWrites: Buffer | undefined;
-}
-
-function stripLeadingZeros(bytes: Uint8Array): Uint8Array {
-  let i = 0;
-  while (i < bytes.length && bytes[i] === 0) i++;
-  return bytes.subarray(i);
 }
 
 /** The bytes of a block's records (what a batch of them holds in memory until it is written). */

@@ -6,15 +6,9 @@
  * stripped; then each log as (tx index, address index, topic indexes, data). Data whose length is
  * a multiple of 32 is stored word by word with leading zeros stripped (ABI words are mostly zeros).
  */
-import { compareBytes } from '../chain/hex.js';
+import { compareBytes, stripLeadingZeros } from '../chain/hex.js';
 import type { Log } from '../chain/types.js';
 import { ByteReader, ByteWriter } from './bytes.js';
-
-function stripLeadingZeros(bytes: Uint8Array): Uint8Array {
-  let i = 0;
-  while (i < bytes.length && bytes[i] === 0) i++;
-  return bytes.subarray(i);
-}
 
 function hexKey(bytes: Uint8Array): string {
   return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('latin1');

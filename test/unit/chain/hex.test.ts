@@ -13,6 +13,7 @@ import {
   hexToNumber,
   padLeft,
   quantityToHex,
+  stripLeadingZeros,
   uintBytesView,
 } from '../../../src/chain/hex.js';
 
@@ -185,6 +186,19 @@ test('padLeft left-pads with zeros and leaves long-enough input alone', () => {
   assert.equal(word.length, 32);
   assert.equal(bytesToHex(word), '0x' + '0'.repeat(60) + '1234');
   assert.equal(bytesToBigInt(word), 0x1234n);
+});
+
+test('stripLeadingZeros drops only leading zeros, and padLeft to the width restores the bytes', () => {
+  assert.deepEqual(stripLeadingZeros(Uint8Array.of(0, 0, 1, 0)), Uint8Array.of(1, 0));
+  assert.deepEqual(stripLeadingZeros(Uint8Array.of(0, 0)), new Uint8Array(0));
+  assert.deepEqual(stripLeadingZeros(Uint8Array.of(7)), Uint8Array.of(7));
+  fc.assert(
+    fc.property(fc.uint8Array({ maxLength: 40 }), (bytes) => {
+      const stripped = stripLeadingZeros(bytes);
+      assert.ok(stripped.length === 0 || stripped[0] !== 0);
+      assert.deepEqual(padLeft(stripped, bytes.length), bytes);
+    }),
+  );
 });
 
 test('compareBytes orders as Buffer.compare does', () => {
