@@ -1,9 +1,14 @@
 /**
  * The method table: the five read methods of the service, their companions, receipts, and the polling filters.
+ *
+ * How the files here are named: a method with a file of its own is named after it (eth_getLogs.ts);
+ * methods that share their parsing or rendering live in one file named for the family they form
+ * (blockCounts.ts, filters.ts, nodeStatus.ts, receipts.ts); code several method files share that is
+ * no method is named for what it does (blockLookup.ts).
  */
 import type { RpcMethod } from '../method.js';
 import { eth_getBlockTransactionCountByHash, eth_getBlockTransactionCountByNumber, eth_getUncleCountByBlockHash, eth_getUncleCountByBlockNumber } from './blockCounts.js';
-import { eth_blockNumber, eth_chainId, eth_syncing, net_version, web3_clientVersion } from './chain.js';
+import { eth_blockNumber, eth_chainId, eth_syncing, net_version, web3_clientVersion } from './nodeStatus.js';
 import { eth_getBlockByHash } from './eth_getBlockByHash.js';
 import { eth_getBlockByNumber } from './eth_getBlockByNumber.js';
 import { eth_getLogs } from './eth_getLogs.js';
