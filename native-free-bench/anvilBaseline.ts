@@ -4,7 +4,7 @@
  * its storage diffs into a fresh store, our server serves the store, and both answer the same
  * request bodies, sampled from the ingested chain: throughput with autocannon (same settings for
  * both), one-client latency (requests interleaved between the two), and eth_getLogs latency over a
- * few selectivities. Both are first checked to answer alike (test/integration/differ.ts). Anvil runs
+ * few selectivities. Both are first checked to answer alike (test/support/differ.ts). Anvil runs
  * with --no-mining, so it is idle apart from answering while measured.
  *
  *   node dist/native-free-bench/anvilBaseline.js [--blocks 300] [--seconds 2] [--runs 1]
@@ -22,9 +22,9 @@ import { createApiKey } from '../src/store/apiKeys.js';
 import { encodeBlockKey, STORAGE_PREFIX_BYTES } from '../src/store/keys.js';
 import { StoreReader } from '../src/store/reader.js';
 import { closeStore, openStore, type Store } from '../src/store/schema.js';
-import { Anvil, batchCalls, type Call } from '../test/integration/anvil.js';
-import { ANVIL_EXTRAS, compareAnswers } from '../test/integration/differ.js';
-import { Workload } from '../test/integration/workload.js';
+import { Anvil, batchCalls, type Call } from '../test/support/anvil.js';
+import { ANVIL_EXTRAS, compareAnswers } from '../test/support/differ.js';
+import { Workload } from '../test/support/workload.js';
 import { startChild } from './http.js';
 import { percentile, prng } from './logQueries.js';
 import { table, type ChartData, type Row } from './report.js';

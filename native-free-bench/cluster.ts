@@ -19,10 +19,10 @@ import { parseArgs } from 'node:util';
 import { createApiKey } from '../src/store/apiKeys.js';
 import { closeStore, openStore } from '../src/store/schema.js';
 import { generateStore } from '../src/synth/generateStore.js';
-import { freePort } from '../test/integration/anvil.js';
-import { runCli } from '../test/integration/child.js';
-import { HAPROXY_BIN, HAPROXY_CONFIG } from '../test/integration/haproxy.js';
-import { until } from '../test/integration/poll.js';
+import { freePort } from '../test/support/anvil.js';
+import { runCli } from '../test/support/child.js';
+import { HAPROXY_BIN, HAPROXY_CONFIG } from '../test/support/haproxy.js';
+import { until } from '../test/support/poll.js';
 import { GENERATOR_CPU, hasWrk, load, pin, SERVER_CPU, startPinned, type Load, type Server } from './pinnedLoad.js';
 import type { Row } from './report.js';
 

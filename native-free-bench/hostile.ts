@@ -27,7 +27,7 @@ import { createApiKey } from '../src/store/apiKeys.js';
 import { StoreReader } from '../src/store/reader.js';
 import { closeStore, openStore } from '../src/store/schema.js';
 import { StoreWriter } from '../src/store/writer.js';
-import { nextBlocks } from '../test/integration/chainGrowth.js';
+import { nextBlocks } from '../test/support/chainGrowth.js';
 import { ensureDataset } from './dataset.js';
 
 const CLI = new URL('../src/cli.js', import.meta.url).pathname;

@@ -16,8 +16,8 @@ import { INGEST_BLOCKS_PER_REQUEST, INGEST_REQUESTS_IN_FLIGHT } from '../src/con
 import { runIngest } from '../src/ingest/ingest.js';
 import { RpcClient, type RpcCall } from '../src/ingest/rpcClient.js';
 import { createLogger } from '../src/logger.js';
-import { Anvil } from '../test/integration/anvil.js';
-import { Workload } from '../test/integration/workload.js';
+import { Anvil } from '../test/support/anvil.js';
+import { Workload } from '../test/support/workload.js';
 
 /** CPU seconds (user + system) a process has used, from /proc. */
 function cpuSeconds(pid: number): number {

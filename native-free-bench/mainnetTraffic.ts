@@ -24,7 +24,7 @@ import { MAX_LOG_RESULTS } from '../src/config.js';
 import { createApiKey } from '../src/store/apiKeys.js';
 import { StoreReader } from '../src/store/reader.js';
 import { closeStore, openStore, type Store } from '../src/store/schema.js';
-import { batchCalls, type Call } from '../test/integration/anvil.js';
+import { batchCalls, type Call } from '../test/support/anvil.js';
 import { lookupMethods, writtenSlots, type TxPosition } from './anvilBaseline.js';
 import { ensureDataset } from './dataset.js';
 import { GENERATOR_CPU, hasWrk, loadTogether, SERVER_CPU, startPinned, type Load, type LoadPart, type Server } from './pinnedLoad.js';

@@ -11,7 +11,7 @@
  */
 import { existsSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { ANVIL_BIN } from '../test/integration/anvil.js';
+import { ANVIL_BIN } from '../test/support/anvil.js';
 import { measureAnvil } from './anvilBaseline.js';
 import { measureCluster } from './cluster.js';
 import { ensureDataset } from './dataset.js';

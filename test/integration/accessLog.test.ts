@@ -18,9 +18,9 @@ import { MAX_BODY_BYTES } from '../../src/config.js';
 import type { AccessLogMode } from '../../src/http/accessLog.js';
 import { MAX_TRACED_METHOD_CHARS } from '../../src/rpc/observe.js';
 import { startService, type RunningService } from '../../src/service.js';
-import { startCli } from './child.js';
-import { exchange, makeDataset, type TestDataset } from './harness.js';
-import { captureLogger, type CapturedLogger, type LogRecord } from './logCapture.js';
+import { startCli } from '../support/child.js';
+import { exchange, makeDataset, type TestDataset } from '../support/harness.js';
+import { captureLogger, type CapturedLogger, type LogRecord } from '../support/logCapture.js';
 
 let dataset: TestDataset;
 

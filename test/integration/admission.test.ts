@@ -17,8 +17,8 @@ import { createApiKey } from '../../src/store/apiKeys.js';
 import { closeStore, openStore } from '../../src/store/schema.js';
 import { SWAP_TOPIC } from '../../src/synth/events.js';
 import { bytesToHex } from '../../src/chain/hex.js';
-import { makeDataset, type RpcResponse, type TestDataset } from './harness.js';
-import { until } from './poll.js';
+import { makeDataset, type RpcResponse, type TestDataset } from '../support/harness.js';
+import { until } from '../support/poll.js';
 
 const BLOCKS = 600;
 const DENSITY = 0.2;

@@ -11,9 +11,9 @@ import { startService, type RunningService } from '../../src/service.js';
 import { StoreReader } from '../../src/store/reader.js';
 import { closeStore, openStore, type Store } from '../../src/store/schema.js';
 import { StoreWriter } from '../../src/store/writer.js';
-import { nextBlocks } from './chainGrowth.js';
-import { exchange, makeDataset, type TestDataset } from './harness.js';
-import { until } from './poll.js';
+import { nextBlocks } from '../support/chainGrowth.js';
+import { exchange, makeDataset, type TestDataset } from '../support/harness.js';
+import { until } from '../support/poll.js';
 
 let dataset: TestDataset;
 let cached: RunningService;

@@ -18,7 +18,7 @@ import { closeStore, openStore } from '../../src/store/schema.js';
 import { FilterRegistry } from '../../src/filters/registry.js';
 import { parseFilter } from '../../src/rpc/filterParams.js';
 import { StoreReader } from '../../src/store/reader.js';
-import { makeDataset, type RpcResponse, type TestDataset } from './harness.js';
+import { makeDataset, type RpcResponse, type TestDataset } from '../support/harness.js';
 
 setFlagsFromString('--expose_gc');
 const gc = runInNewContext('gc') as () => void;

@@ -19,12 +19,12 @@ import { runIngest } from '../../src/ingest/ingest.js';
 import { createLogger } from '../../src/logger.js';
 import { createApiKey } from '../../src/store/apiKeys.js';
 import { closeStore, openStore, type Store } from '../../src/store/schema.js';
-import { Anvil, ANVIL_MISSING, freePort } from './anvil.js';
-import { runCli, startCli, type CliProcess } from './child.js';
-import { Haproxy, HAPROXY_MISSING } from './haproxy.js';
-import { until } from './poll.js';
-import { diffStores } from './storeDiff.js';
-import { Workload } from './workload.js';
+import { Anvil, ANVIL_MISSING, freePort } from '../support/anvil.js';
+import { runCli, startCli, type CliProcess } from '../support/child.js';
+import { Haproxy, HAPROXY_MISSING } from '../support/haproxy.js';
+import { until } from '../support/poll.js';
+import { diffStores } from '../support/storeDiff.js';
+import { Workload } from '../support/workload.js';
 
 /** API keys sending requests at once, each one request after another. */
 const KEYS = 6;

@@ -15,8 +15,8 @@ import { brotliCompressSync, brotliDecompressSync, constants, gunzipSync, gzipSy
 import { DEFAULT_BROTLI_QUALITY, DEFAULT_GZIP_LEVEL } from '../../src/config.js';
 import { createLogger } from '../../src/logger.js';
 import { startService, type RunningService, type ServiceOptions } from '../../src/service.js';
-import { exchange, makeDataset, type RawAnswer, type TestDataset } from './harness.js';
-import { captureLogger, type CapturedLogger } from './logCapture.js';
+import { exchange, makeDataset, type RawAnswer, type TestDataset } from '../support/harness.js';
+import { captureLogger, type CapturedLogger } from '../support/logCapture.js';
 
 /** Blocks of the dataset at mainnet density: about 500 logs a block, so the whole range answers ~60 MB of logs, ~9 MB gzipped. */
 const BLOCKS = 120;

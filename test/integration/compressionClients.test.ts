@@ -11,8 +11,8 @@ import { JsonRpcProvider } from 'ethers';
 import { createPublicClient, http, type PublicClient } from 'viem';
 import { createLogger } from '../../src/logger.js';
 import { startService, type RunningService } from '../../src/service.js';
-import { makeDataset, type TestDataset } from './harness.js';
-import { captureLogger, type CapturedLogger, type LogRecord } from './logCapture.js';
+import { makeDataset, type TestDataset } from '../support/harness.js';
+import { captureLogger, type CapturedLogger, type LogRecord } from '../support/logCapture.js';
 
 const BLOCKS = 40;
 const DENSITY = 0.3;

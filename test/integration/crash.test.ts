@@ -27,10 +27,10 @@ import { closeStore, openStore, type Store } from '../../src/store/schema.js';
 import { SEGMENT_BLOCKS } from '../../src/store/segments.js';
 import { verifyStore } from '../../src/store/verify.js';
 import { Rng } from '../unit/store/fixtures.js';
-import { ANVIL_MISSING, Anvil, startProxy, type NodeProxy } from './anvil.js';
-import { runCli, startCli, type CliProcess } from './child.js';
-import { diffStores } from './storeDiff.js';
-import { Workload } from './workload.js';
+import { ANVIL_MISSING, Anvil, startProxy, type NodeProxy } from '../support/anvil.js';
+import { runCli, startCli, type CliProcess } from '../support/child.js';
+import { diffStores } from '../support/storeDiff.js';
+import { Workload } from '../support/workload.js';
 
 /** Reads a positive integer from the environment, or `fallback`. */
 function envInt(name: string, fallback: number): number {

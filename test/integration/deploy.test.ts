@@ -16,7 +16,7 @@ import { after, before, test } from 'node:test';
 import { createLogger } from '../../src/logger.js';
 import { NodeHeadGauge } from '../../src/replica/nodeHead.js';
 import { startService, type RunningService } from '../../src/service.js';
-import { makeDataset, type TestDataset } from './harness.js';
+import { makeDataset, type TestDataset } from '../support/harness.js';
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 const DEPLOY = `${ROOT}deploy/`;

@@ -8,9 +8,9 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { after, before, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { makeDataset, type TestDataset } from './harness.js';
+import { makeDataset, type TestDataset } from '../support/harness.js';
 
-const PROGRAM = fileURLToPath(new URL('./engineStartStop.js', import.meta.url));
+const PROGRAM = fileURLToPath(new URL('../support/engineStartStop.js', import.meta.url));
 
 let dataset: TestDataset;
 

@@ -14,7 +14,7 @@ import { MAX_BATCH_ITEMS, MAX_BODY_BYTES } from '../../src/config.js';
 import { generateChain } from '../../src/synth/generator.js';
 import type { Logger } from '../../src/logger.js';
 import { startService } from '../../src/service.js';
-import { makeDataset, startTestService, type RpcResponse, type TestDataset, type TestService } from './harness.js';
+import { makeDataset, startTestService, type RpcResponse, type TestDataset, type TestService } from '../support/harness.js';
 
 const SMALL = { blocks: 40, density: 0.05, seed: 'errors' };
 /** More than 10,000 logs over its whole range (about 14,000), for the default result cap. */

@@ -26,10 +26,10 @@ import { closeStore, openStore } from '../../src/store/schema.js';
 import { runExport } from '../../src/export/exporter.js';
 import { SCHEMAS, type ExportKind, type SchemaType } from '../../src/export/schemas.js';
 import { Rng } from '../unit/store/fixtures.js';
-import { Anvil, ANVIL_MISSING } from './anvil.js';
-import { runCli, startCli } from './child.js';
-import { makeDataset, startTestService, type TestDataset, type TestService } from './harness.js';
-import { Workload } from './workload.js';
+import { Anvil, ANVIL_MISSING } from '../support/anvil.js';
+import { runCli, startCli } from '../support/child.js';
+import { makeDataset, startTestService, type TestDataset, type TestService } from '../support/harness.js';
+import { Workload } from '../support/workload.js';
 
 type Obj = Record<string, unknown>;
 

@@ -15,9 +15,9 @@ import { closeStore, openStore, type Store } from '../../src/store/schema.js';
 import { StoreWriter } from '../../src/store/writer.js';
 import { MAX_SUBSCRIPTIONS_PER_CONNECTION } from '../../src/ws/subscriptions.js';
 import { WS_MAX_CHANGES_BEHIND } from '../../src/ws/wsFront.js';
-import { nextBlocks } from './chainGrowth.js';
-import { makeDataset, type TestDataset } from './harness.js';
-import { until } from './poll.js';
+import { nextBlocks } from '../support/chainGrowth.js';
+import { makeDataset, type TestDataset } from '../support/harness.js';
+import { until } from '../support/poll.js';
 
 const SOCKETS = 10;
 

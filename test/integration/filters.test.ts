@@ -17,8 +17,8 @@ import { startService, type RunningService } from '../../src/service.js';
 import { StoreReader } from '../../src/store/reader.js';
 import { closeStore, openStore, type Store } from '../../src/store/schema.js';
 import { StoreWriter } from '../../src/store/writer.js';
-import { nextBlocks } from './chainGrowth.js';
-import { makeDataset, type RpcResponse, type TestDataset } from './harness.js';
+import { nextBlocks } from '../support/chainGrowth.js';
+import { makeDataset, type RpcResponse, type TestDataset } from '../support/harness.js';
 
 let dataset: TestDataset;
 let service: RunningService;

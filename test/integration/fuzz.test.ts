@@ -19,7 +19,7 @@ import { generateChain } from '../../src/synth/generator.js';
 import { runCampaign } from '../fuzz/campaign.js';
 import type { FuzzCorpus } from '../fuzz/requests.js';
 import { startServerProcess, type ServerProcess } from '../fuzz/serverProcess.js';
-import { makeDataset, type TestDataset } from './harness.js';
+import { makeDataset, type TestDataset } from '../support/harness.js';
 
 /** Reads a non-negative integer from the environment, or `fallback`. */
 function envInt(name: string, fallback: number): number {

@@ -18,9 +18,9 @@ import { verifyStore } from '../../src/store/verify.js';
 import { generateStore } from '../../src/synth/generateStore.js';
 import { CHAIN_VERSION } from '../../src/synth/generator.js';
 import { PROVENANCE_KEY } from '../../src/synth/provenance.js';
-import { runCli } from './child.js';
-import { startTestService } from './harness.js';
-import { diffStores } from './storeDiff.js';
+import { runCli } from '../support/child.js';
+import { startTestService } from '../support/harness.js';
+import { diffStores } from '../support/storeDiff.js';
 
 /** Half the chain: past the end of Cancun (block 23), so the extension starts in Prague with blob gas carried over. */
 const HALF = 60;

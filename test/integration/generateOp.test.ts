@@ -20,9 +20,9 @@ import { startService, type RunningService } from '../../src/service.js';
 import { createApiKey } from '../../src/store/apiKeys.js';
 import { StoreReader } from '../../src/store/reader.js';
 import { closeStore, openStore } from '../../src/store/schema.js';
-import { batchCalls } from './anvil.js';
-import { runCli } from './child.js';
-import { diffStores } from './storeDiff.js';
+import { batchCalls } from '../support/anvil.js';
+import { runCli } from '../support/child.js';
+import { diffStores } from '../support/storeDiff.js';
 
 type Obj = Record<string, unknown>;
 const BLOCKS = 40;

@@ -14,8 +14,8 @@ import { after, before, describe, test } from 'node:test';
 import { closeStore, openStore } from '../../src/store/schema.js';
 import { verifyStore } from '../../src/store/verify.js';
 import { generateStore, type GenerateStoreOptions } from '../../src/synth/generateStore.js';
-import { runCli } from './child.js';
-import { diffStores } from './storeDiff.js';
+import { runCli } from '../support/child.js';
+import { diffStores } from '../support/storeDiff.js';
 
 /** Blocks of each chain: through every fork era (Prague from block 24) and well into Prague; the equality, not the size, is the point. */
 const BLOCKS = 150;

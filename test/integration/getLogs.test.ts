@@ -26,7 +26,7 @@ import type { LogChunks } from '../../src/logs/answer.js';
 import { StoreReader } from '../../src/store/reader.js';
 import { closeStore, openStore, type Store } from '../../src/store/schema.js';
 import { StoreWriter } from '../../src/store/writer.js';
-import { makeDataset, startTestService, type RpcResponse, type TestDataset, type TestService } from './harness.js';
+import { makeDataset, startTestService, type RpcResponse, type TestDataset, type TestService } from '../support/harness.js';
 
 /** Large enough that an unfiltered scan of the whole range takes hundreds of ms (2 threads, this machine) and answers ~20 MB. */
 const BLOCKS = 1200;

@@ -25,7 +25,7 @@ import { createLogger } from '../../src/logger.js';
 import { TASKS_PER_THREAD } from '../../src/logs/planner.js';
 import { startService, type RunningService, type ServiceOptions } from '../../src/service.js';
 import { wireBlock, wireLog, wireReceipt, wireTransaction, type Obj } from '../grpcWire.js';
-import { makeDataset, type RpcResponse, type TestDataset } from './harness.js';
+import { makeDataset, type RpcResponse, type TestDataset } from '../support/harness.js';
 import { INVALID_KEY_MESSAGE, missingKeyMessage, REVOKED_KEY_MESSAGE, UNAUTHORIZED } from '../../src/rpc/errors.js';
 
 const BLOCKS = 600;

@@ -13,8 +13,8 @@ import { loadDefinition } from '../../src/grpc/definition.js';
 import type { StreamProgress } from '../../src/grpc/streamLogs.js';
 import { createLogger } from '../../src/logger.js';
 import { startService, type RunningService } from '../../src/service.js';
-import { makeDataset, type TestDataset } from './harness.js';
-import { until } from './poll.js';
+import { makeDataset, type TestDataset } from '../support/harness.js';
+import { until } from '../support/poll.js';
 
 const HOST = '127.0.0.1';
 const BLOCKS = 300;

@@ -20,7 +20,7 @@ import { createLogger } from '../../src/logger.js';
 import { JsonParts, type RpcHandler } from '../../src/rpc/handler.js';
 import { checkApiKey, createApiKey, revokeApiKey } from '../../src/store/apiKeys.js';
 import { closeStore, openStore, type Store } from '../../src/store/schema.js';
-import { captureLogger } from './logCapture.js';
+import { captureLogger } from '../support/logCapture.js';
 import { INVALID_KEY_MESSAGE, missingKeyMessage, REVOKED_KEY_MESSAGE, UNAUTHORIZED } from '../../src/rpc/errors.js';
 
 const HOST = '127.0.0.1';

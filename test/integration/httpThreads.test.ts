@@ -18,7 +18,7 @@ import { after, before, describe, test } from 'node:test';
 import { promisify } from 'node:util';
 import { createLogger } from '../../src/logger.js';
 import { startService, type RunningService, type ServiceOptions } from '../../src/service.js';
-import { makeDataset, type TestDataset } from './harness.js';
+import { makeDataset, type TestDataset } from '../support/harness.js';
 import { REVOKED_KEY_MESSAGE, UNAUTHORIZED } from '../../src/rpc/errors.js';
 
 const BLOCKS = 200;

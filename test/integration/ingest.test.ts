@@ -20,13 +20,13 @@ import { startService, type RunningService } from '../../src/service.js';
 import { createApiKey } from '../../src/store/apiKeys.js';
 import { closeStore, openStore } from '../../src/store/schema.js';
 import { StoreReader } from '../../src/store/reader.js';
-import { Anvil, ANVIL_MISSING, batchCalls, type Call, startProxy } from './anvil.js';
-import { startCli } from './child.js';
-import { ANVIL_EXTRAS, compareAnswers, type Tolerance } from './differ.js';
-import { until } from './poll.js';
-import { diffStores } from './storeDiff.js';
-import { Workload } from './workload.js';
-import { captureLogger } from './logCapture.js';
+import { Anvil, ANVIL_MISSING, batchCalls, type Call, startProxy } from '../support/anvil.js';
+import { startCli } from '../support/child.js';
+import { ANVIL_EXTRAS, compareAnswers, type Tolerance } from '../support/differ.js';
+import { until } from '../support/poll.js';
+import { diffStores } from '../support/storeDiff.js';
+import { Workload } from '../support/workload.js';
+import { captureLogger } from '../support/logCapture.js';
 
 /** Blocks mined in all; the last FOLLOWED_BLOCKS are mined while follow mode runs. */
 const BLOCKS = 150;

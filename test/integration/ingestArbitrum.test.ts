@@ -17,10 +17,10 @@ import { createLogger } from '../../src/logger.js';
 import { startService, type RunningService } from '../../src/service.js';
 import { createApiKey } from '../../src/store/apiKeys.js';
 import { closeStore, openStore } from '../../src/store/schema.js';
-import { batchCalls, type Call } from './anvil.js';
-import { untolerated } from './differ.js';
-import { startFakeChainNode, type FakeBlock, type FakeChainNode } from './fakeChainNode.js';
-import { nitroChain, NITRO_CHAIN_ID } from './nitroFixtures.js';
+import { batchCalls, type Call } from '../support/anvil.js';
+import { untolerated } from '../support/differ.js';
+import { startFakeChainNode, type FakeBlock, type FakeChainNode } from '../support/fakeChainNode.js';
+import { nitroChain, NITRO_CHAIN_ID } from '../support/nitroFixtures.js';
 
 type Obj = Record<string, unknown>;
 const logger = createLogger('warn');

@@ -19,11 +19,11 @@ import { createLogger } from '../../src/logger.js';
 import { startService, type RunningService } from '../../src/service.js';
 import { createApiKey } from '../../src/store/apiKeys.js';
 import { closeStore, openStore } from '../../src/store/schema.js';
-import { Anvil, ANVIL_MISSING, batchCalls, type Call } from './anvil.js';
-import { contracts } from './contracts.js';
-import { ANVIL_EXTRAS, compareAnswers } from './differ.js';
-import { until } from './poll.js';
-import { Workload } from './workload.js';
+import { Anvil, ANVIL_MISSING, batchCalls, type Call } from '../support/anvil.js';
+import { contracts } from '../support/contracts.js';
+import { ANVIL_EXTRAS, compareAnswers } from '../support/differ.js';
+import { until } from '../support/poll.js';
+import { Workload } from '../support/workload.js';
 
 /** Blocks mined before ingest; FOLLOWED more while follow mode runs, then a reorganisation. */
 const BLOCKS = 24;

@@ -17,11 +17,11 @@ import { createLogger } from '../../src/logger.js';
 import { startService, type RunningService } from '../../src/service.js';
 import { createApiKey } from '../../src/store/apiKeys.js';
 import { closeStore, openStore } from '../../src/store/schema.js';
-import { Anvil, ANVIL_MISSING, type Call, caughtUpWith, resultAt } from './anvil.js';
-import { runCli, startCli, type CliProcess } from './child.js';
-import { ANVIL_EXTRAS, compareAnswers, type Tolerance } from './differ.js';
-import { until } from './poll.js';
-import { Workload } from './workload.js';
+import { Anvil, ANVIL_MISSING, type Call, caughtUpWith, resultAt } from '../support/anvil.js';
+import { runCli, startCli, type CliProcess } from '../support/child.js';
+import { ANVIL_EXTRAS, compareAnswers, type Tolerance } from '../support/differ.js';
+import { until } from '../support/poll.js';
+import { Workload } from '../support/workload.js';
 
 /** What our server answers about reorganised-out blocks that anvil does not (anvil forgets them: null, "unknown block"). */
 const ORPHAN_DIFFERENCES = 'ethlogd serves a reorganised-out block by hash from orphans, its logs with removed: true; anvil answers null / "unknown block"';

@@ -13,9 +13,9 @@ import { after, before, test } from 'node:test';
 import { bytesToHex } from '../../src/chain/hex.js';
 import { StoreReader } from '../../src/store/reader.js';
 import { closeStore, openStore } from '../../src/store/schema.js';
-import { Anvil, ANVIL_MISSING, type NodeProxy, startProxy } from './anvil.js';
-import { runCli, startCli } from './child.js';
-import { Workload } from './workload.js';
+import { Anvil, ANVIL_MISSING, type NodeProxy, startProxy } from '../support/anvil.js';
+import { runCli, startCli } from '../support/child.js';
+import { Workload } from '../support/workload.js';
 
 const BLOCKS = 300;
 

@@ -17,7 +17,7 @@ import assert from 'node:assert/strict';
 import { after, before, test, type TestContext } from 'node:test';
 import { startServerProcess, type ServerProcess } from '../fuzz/serverProcess.js';
 import { Rng } from '../unit/store/fixtures.js';
-import { makeDataset, type TestDataset } from './harness.js';
+import { makeDataset, type TestDataset } from '../support/harness.js';
 
 /** About 20,000 logs: an unfiltered whole-range query is the heavy one, generation takes a few seconds. */
 const DATASET = { blocks: 200, density: 0.2, seed: 'isolation' };

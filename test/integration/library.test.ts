@@ -27,7 +27,7 @@ import {
   type LogFilter,
 } from '../../src/index.js';
 import { generateChain, generatePending, TRANSFER_TOPIC } from '../../src/synth/generator.js';
-import { makeDataset, startTestService, type TestDataset, type TestService } from './harness.js';
+import { makeDataset, startTestService, type TestDataset, type TestService } from '../support/harness.js';
 
 const OPTS = { blocks: 500, seed: 'library', density: 0.2, pending: true };
 const HEAD = OPTS.blocks - 1;

@@ -13,7 +13,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { after, before, test } from 'node:test';
 import { SHAPES } from '../../src/workload/shapes.js';
-import { makeDataset, startTestService, type TestDataset, type TestService } from './harness.js';
+import { makeDataset, startTestService, type TestDataset, type TestService } from '../support/harness.js';
 
 const CLI = fileURLToPath(new URL('../../src/cli.js', import.meta.url));
 const run = promisify(execFile);

@@ -16,7 +16,7 @@ import type { LogChunks } from '../../src/logs/answer.js';
 import { StoreReader } from '../../src/store/reader.js';
 import { closeStore, openStore, type Store } from '../../src/store/schema.js';
 import { SEGMENT_BLOCKS } from '../../src/store/segments.js';
-import { makeDataset, type TestDataset } from './harness.js';
+import { makeDataset, type TestDataset } from '../support/harness.js';
 
 const BLOCKS = 2 * SEGMENT_BLOCKS + 700;
 const DENSITY = 0.004;

@@ -13,9 +13,9 @@ import { StoreReader } from '../../src/store/reader.js';
 import { closeStore, openStore, type Store } from '../../src/store/schema.js';
 import { StoreWriter } from '../../src/store/writer.js';
 import { startServerProcess, type ServerProcess } from '../fuzz/serverProcess.js';
-import { nextBlocks } from './chainGrowth.js';
-import { until } from './poll.js';
-import { makeDataset, type TestDataset } from './harness.js';
+import { nextBlocks } from '../support/chainGrowth.js';
+import { until } from '../support/poll.js';
+import { makeDataset, type TestDataset } from '../support/harness.js';
 
 /** Subscribers on the server. */
 const SUBSCRIBERS = 1_000;

@@ -20,7 +20,7 @@ import type { RpcBody } from '../../src/rpc/handler.js';
 import { startService, type RunningService } from '../../src/service.js';
 import { StoreReader } from '../../src/store/reader.js';
 import { closeStore, openStore } from '../../src/store/schema.js';
-import { makeDataset, type TestDataset } from './harness.js';
+import { makeDataset, type TestDataset } from '../support/harness.js';
 
 const THREADS = 2;
 

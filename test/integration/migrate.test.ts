@@ -14,8 +14,8 @@ import { closeStore, openStore, SCHEMA_VERSION, type Store } from '../../src/sto
 import { verifyStore } from '../../src/store/verify.js';
 import { StoreWriter } from '../../src/store/writer.js';
 import { generateChain } from '../../src/synth/generator.js';
-import { runCli } from './child.js';
-import { diffStores } from './storeDiff.js';
+import { runCli } from '../support/child.js';
+import { diffStores } from '../support/storeDiff.js';
 
 /** Rewrites a store of this layout as layout 3 wrote it: every transaction hash and storage write back in the B-trees, no runs. */
 function toLayout3(store: Store): void {

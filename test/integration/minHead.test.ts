@@ -11,7 +11,7 @@ import { after, before, test } from 'node:test';
 import { startHttpServer, type HttpServer } from '../../src/http/server.js';
 import { createLogger } from '../../src/logger.js';
 import type { RpcHandler } from '../../src/rpc/handler.js';
-import { exchange } from './harness.js';
+import { exchange } from '../support/harness.js';
 
 /** Longest the test's front lets a request wait for its floor: long enough that only the head moving ends a wait the test releases. */
 const WAIT_MS = 30_000;

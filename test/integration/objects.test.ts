@@ -15,7 +15,7 @@ import { bytesToHex, quantityToHex } from '../../src/chain/hex.js';
 import type { BlockBundle } from '../../src/chain/types.js';
 import { FORK_SCHEDULE as schedule, forkOf } from '../../src/synth/forks.js';
 import { describeDataset, generateChain, generatePending } from '../../src/synth/generator.js';
-import { makeDataset, startTestService, type RpcResponse, type TestDataset, type TestService } from './harness.js';
+import { makeDataset, startTestService, type RpcResponse, type TestDataset, type TestService } from '../support/harness.js';
 
 /** Large enough that every fork era holds every transaction type it allows (checked below). */
 const OPTS = { blocks: 100, density: 0.1, seed: 'objects', pending: true };

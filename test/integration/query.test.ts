@@ -21,8 +21,8 @@ import { bytesToHex, quantityToHex } from '../../src/chain/hex.js';
 import { UsageError } from '../../src/cli/args.js';
 import { queryCommand } from '../../src/cli/query.js';
 import { generateChain } from '../../src/synth/generator.js';
-import { runCli, startCli } from './child.js';
-import { makeDataset, startTestService, type TestDataset, type TestService } from './harness.js';
+import { runCli, startCli } from '../support/child.js';
+import { makeDataset, startTestService, type TestDataset, type TestService } from '../support/harness.js';
 
 /** ~15,000 logs: past eth_getLogs's 10,000 cap over the whole range, generated in about two seconds. */
 const BLOCKS = 600;

@@ -20,11 +20,11 @@ import { createLogger } from '../../src/logger.js';
 import { startService, type RunningService } from '../../src/service.js';
 import { createApiKey } from '../../src/store/apiKeys.js';
 import { closeStore, openStore } from '../../src/store/schema.js';
-import { Anvil, ANVIL_MISSING, caughtUpWith, resultAt } from './anvil.js';
-import { startCli, type CliProcess } from './child.js';
-import { collector, fetchedBlocks } from './collector.js';
-import { until } from './poll.js';
-import { Workload } from './workload.js';
+import { Anvil, ANVIL_MISSING, caughtUpWith, resultAt } from '../support/anvil.js';
+import { startCli, type CliProcess } from '../support/child.js';
+import { collector, fetchedBlocks } from '../support/collector.js';
+import { until } from '../support/poll.js';
+import { Workload } from '../support/workload.js';
 
 /** Blocks mined while the clients watch. */
 const MINED = 50;

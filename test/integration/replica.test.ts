@@ -15,10 +15,10 @@ import { runIngest } from '../../src/ingest/ingest.js';
 import { createLogger } from '../../src/logger.js';
 import { createApiKey } from '../../src/store/apiKeys.js';
 import { closeStore, openStore } from '../../src/store/schema.js';
-import { Anvil, ANVIL_MISSING, type NodeProxy, startProxy } from './anvil.js';
-import { runCli, startCli, type CliProcess } from './child.js';
-import { until } from './poll.js';
-import { Workload } from './workload.js';
+import { Anvil, ANVIL_MISSING, type NodeProxy, startProxy } from '../support/anvil.js';
+import { runCli, startCli, type CliProcess } from '../support/child.js';
+import { until } from '../support/poll.js';
+import { Workload } from '../support/workload.js';
 
 /** Lag the replica tolerates in this test. */
 const MAX_LAG = 2;

@@ -7,7 +7,7 @@ import { spawn } from 'node:child_process';
 import { readFileSync, rmSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { after, before, test } from 'node:test';
-import { makeDataset, type TestDataset } from './harness.js';
+import { makeDataset, type TestDataset } from '../support/harness.js';
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 let dataset: TestDataset;

@@ -16,9 +16,9 @@ import * as grpc from '@grpc/grpc-js';
 import { loadDefinition } from '../../src/grpc/definition.js';
 import { after, before, test } from 'node:test';
 import { SHUTDOWN_GRACE_MARGIN_MS } from '../../src/config.js';
-import { startCli, type CliProcess } from './child.js';
-import { makeDataset, type TestDataset } from './harness.js';
-import { until } from './poll.js';
+import { startCli, type CliProcess } from '../support/child.js';
+import { makeDataset, type TestDataset } from '../support/harness.js';
+import { until } from '../support/poll.js';
 
 const BLOCKS = 300;
 const DENSITY = 0.05;

@@ -19,8 +19,8 @@ import { generateStore } from '../../src/synth/generateStore.js';
 import { generateChain } from '../../src/synth/generator.js';
 import { createApiKey } from '../../src/store/apiKeys.js';
 import { closeStore, openStore } from '../../src/store/schema.js';
-import { startCli } from './child.js';
-import { startTestService, type RpcResponse, type TestService } from './harness.js';
+import { startCli } from '../support/child.js';
+import { startTestService, type RpcResponse, type TestService } from '../support/harness.js';
 
 const SEED = 'snapshot';
 const DENSITY = 0.002;

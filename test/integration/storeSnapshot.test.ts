@@ -16,11 +16,11 @@ import { createLogger } from '../../src/logger.js';
 import { StoreReader } from '../../src/store/reader.js';
 import { closeStore, openStore, type Store } from '../../src/store/schema.js';
 import { generateStore } from '../../src/synth/generateStore.js';
-import { Anvil, ANVIL_MISSING } from './anvil.js';
-import { runCli, startCli } from './child.js';
-import { until } from './poll.js';
-import { diffStores } from './storeDiff.js';
-import { Workload } from './workload.js';
+import { Anvil, ANVIL_MISSING } from '../support/anvil.js';
+import { runCli, startCli } from '../support/child.js';
+import { until } from '../support/poll.js';
+import { diffStores } from '../support/storeDiff.js';
+import { Workload } from '../support/workload.js';
 
 const SEED = 'store-snapshot';
 const DENSITY = 0.01;

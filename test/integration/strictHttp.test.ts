@@ -9,7 +9,7 @@ import net from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import WebSocket from 'ws';
 import { MAX_BODY_BYTES, MAX_JSON_DEPTH } from '../../src/config.js';
-import { makeDataset, startTestService, type RpcResponse, type TestDataset, type TestService } from './harness.js';
+import { makeDataset, startTestService, type RpcResponse, type TestDataset, type TestService } from '../support/harness.js';
 
 const HOST = '127.0.0.1';
 const CALL = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_blockNumber', params: [] });

@@ -11,10 +11,10 @@ import http from 'node:http';
 import { after, before, describe, test } from 'node:test';
 import WebSocket from 'ws';
 import { startService, type RunningService, type ServiceOptions } from '../../src/service.js';
-import { captureLogger, type CapturedLogger } from './logCapture.js';
-import { startFakeNode, type FakeNode } from './fakeNode.js';
-import { makeDataset, type RpcResponse, type TestDataset } from './harness.js';
-import { until } from './poll.js';
+import { captureLogger, type CapturedLogger } from '../support/logCapture.js';
+import { startFakeNode, type FakeNode } from '../support/fakeNode.js';
+import { makeDataset, type RpcResponse, type TestDataset } from '../support/harness.js';
+import { until } from '../support/poll.js';
 
 const BLOCKS = 40;
 const HEAD = BLOCKS - 1;

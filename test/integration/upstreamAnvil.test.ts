@@ -16,9 +16,9 @@ import { createLogger } from '../../src/logger.js';
 import { startService, type RunningService } from '../../src/service.js';
 import { createApiKey } from '../../src/store/apiKeys.js';
 import { closeStore, openStore } from '../../src/store/schema.js';
-import { Anvil, ANVIL_MISSING, postJson, type Reply } from './anvil.js';
-import { contracts } from './contracts.js';
-import { Workload } from './workload.js';
+import { Anvil, ANVIL_MISSING, postJson, type Reply } from '../support/anvil.js';
+import { contracts } from '../support/contracts.js';
+import { Workload } from '../support/workload.js';
 
 type Hex = `0x${string}`;
 const hex = (n: number | bigint) => '0x' + n.toString(16);

@@ -9,7 +9,7 @@ import { BaseError, createPublicClient, http, UnauthorizedProviderError, type Pu
 import { bytesToHex } from '../../src/chain/hex.js';
 import type { BlockBundle } from '../../src/chain/types.js';
 import { generateChain } from '../../src/synth/generator.js';
-import { makeDataset, startTestService, type TestDataset, type TestService } from './harness.js';
+import { makeDataset, startTestService, type TestDataset, type TestService } from '../support/harness.js';
 
 const BLOCKS = 60;
 const DENSITY = 0.05;

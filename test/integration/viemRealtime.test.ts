@@ -12,10 +12,10 @@ import { bytesToHex, quantityToHex } from '../../src/chain/hex.js';
 import { StoreReader } from '../../src/store/reader.js';
 import { closeStore, openStore, type Store } from '../../src/store/schema.js';
 import { StoreWriter } from '../../src/store/writer.js';
-import { nextBlocks } from './chainGrowth.js';
-import { collector, fetchedBlocks } from './collector.js';
-import { until } from './poll.js';
-import { makeDataset, startTestService, type TestDataset, type TestService } from './harness.js';
+import { nextBlocks } from '../support/chainGrowth.js';
+import { collector, fetchedBlocks } from '../support/collector.js';
+import { until } from '../support/poll.js';
+import { makeDataset, startTestService, type TestDataset, type TestService } from '../support/harness.js';
 
 /** Blocks appended while the clients watch. */
 const NEW_BLOCKS = 12;

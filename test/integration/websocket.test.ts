@@ -21,9 +21,9 @@ import { closeStore, openStore, type Store } from '../../src/store/schema.js';
 import { StoreWriter } from '../../src/store/writer.js';
 import { DEFAULT_LOG_LIMITS, MAX_BODY_BYTES } from '../../src/config.js';
 import { MAX_SUBSCRIPTIONS_PER_CONNECTION } from '../../src/ws/subscriptions.js';
-import { nextBlocks } from './chainGrowth.js';
-import { until } from './poll.js';
-import { makeDataset, startTestService, type TestDataset, type TestService } from './harness.js';
+import { nextBlocks } from '../support/chainGrowth.js';
+import { until } from '../support/poll.js';
+import { makeDataset, startTestService, type TestDataset, type TestService } from '../support/harness.js';
 
 const BLOCKS = 60;
 const DENSITY = 0.2;

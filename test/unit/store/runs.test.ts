@@ -31,7 +31,7 @@ import { closeStore, openStore, type Store } from '../../../src/store/schema.js'
 import { verifyStore } from '../../../src/store/verify.js';
 import { StoreWriter } from '../../../src/store/writer.js';
 import { generateChain, linkBlock } from '../../../src/synth/generator.js';
-import { diffStores } from '../../integration/storeDiff.js';
+import { diffStores } from '../../support/storeDiff.js';
 
 test('a transaction-run entry round-trips', () => {
   fc.assert(
