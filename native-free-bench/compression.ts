@@ -16,11 +16,11 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { finished } from 'node:stream/promises';
 import { brotliCompressSync, constants, createBrotliCompress, createGzip, gzipSync, type BrotliCompress, type Gzip } from 'node:zlib';
-import { createLogger } from '../src/logger.js';
-import { startService } from '../src/service.js';
-import { createApiKey } from '../src/store/apiKeys.js';
-import { closeStore, openStore } from '../src/store/schema.js';
-import { generateStore } from '../src/synth/generateStore.js';
+import { createLogger } from '#src/logger.js';
+import { startService } from '#src/service.js';
+import { createApiKey } from '#src/store/apiKeys.js';
+import { closeStore, openStore } from '#src/store/schema.js';
+import { generateStore } from '#src/synth/generateStore.js';
 
 /** A codec setting measured: its label and a one-shot compressor. */
 interface Codec {

@@ -7,11 +7,11 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { STORE_DATA_FILE } from '../src/store/dataFile.js';
-import { StoreReader } from '../src/store/reader.js';
-import { openStore } from '../src/store/schema.js';
-import { CHAIN_VERSION } from '../src/synth/generator.js';
-import { storedProvenance } from '../src/synth/provenance.js';
+import { STORE_DATA_FILE } from '#src/store/dataFile.js';
+import { StoreReader } from '#src/store/reader.js';
+import { openStore } from '#src/store/schema.js';
+import { CHAIN_VERSION } from '#src/synth/generator.js';
+import { storedProvenance } from '#src/synth/provenance.js';
 
 /** The dataset a benchmark wants. */
 export interface DatasetSpec {

@@ -10,8 +10,8 @@ import { spawn } from 'node:child_process';
 import { closeSync, mkdtempSync, openSync, readdirSync, readSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { EthLogStore } from '../src/api/store.js';
-import { STORE_DATA_FILE } from '../src/store/dataFile.js';
+import { EthLogStore } from '#src/api/store.js';
+import { STORE_DATA_FILE } from '#src/store/dataFile.js';
 import type { Row } from './report.js';
 
 const CLI = 'dist/src/cli.js';

@@ -12,7 +12,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import type { ExportTask } from '../src/export/task.js';
+import type { ExportTask } from '#src/export/task.js';
 
 /** Chunks of the run: blocks 0–999 and 1,000–1,999, four times over. */
 const CHUNKS = [0, 1000, 0, 1000, 0, 1000, 0, 1000];

@@ -18,7 +18,7 @@ import { execFileSync } from 'node:child_process';
 import { availableParallelism } from 'node:os';
 import { parseArgs } from 'node:util';
 import { encodeFunctionData } from 'viem';
-import { closeStore } from '../src/store/schema.js';
+import { closeStore } from '#src/store/schema.js';
 import { postJson, type Reply } from '../test/support/anvil.js';
 import { contracts } from '../test/support/contracts.js';
 import { GENERATOR_CPU, hasWrk, load, pin, SERVER_CPU, startPinned, type Load } from './pinnedLoad.js';

@@ -14,13 +14,13 @@ import { once } from 'node:events';
 import { Agent, request } from 'node:http';
 import { parseArgs } from 'node:util';
 import * as grpc from '@grpc/grpc-js';
-import { loadDefinition, SERVICE_NAME } from '../src/grpc/definition.js';
-import { createApiKey } from '../src/store/apiKeys.js';
-import { StoreReader } from '../src/store/reader.js';
-import { closeStore, openStore } from '../src/store/schema.js';
+import { loadDefinition, SERVICE_NAME } from '#src/grpc/definition.js';
+import { createApiKey } from '#src/store/apiKeys.js';
+import { StoreReader } from '#src/store/reader.js';
+import { closeStore, openStore } from '#src/store/schema.js';
 import { percentile } from './logQueries.js';
 
-const CLI = new URL('../src/cli.js', import.meta.url).pathname;
+const CLI = new URL(import.meta.resolve('#src/cli.js')).pathname;
 
 type Obj = Record<string, any>;
 

@@ -22,15 +22,15 @@ import { parseArgs } from 'node:util';
 import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';
 import * as grpc from '@grpc/grpc-js';
 import WebSocket from 'ws';
-import { loadDefinition, SERVICE_NAME } from '../src/grpc/definition.js';
-import { createApiKey } from '../src/store/apiKeys.js';
-import { StoreReader } from '../src/store/reader.js';
-import { closeStore, openStore } from '../src/store/schema.js';
-import { StoreWriter } from '../src/store/writer.js';
+import { loadDefinition, SERVICE_NAME } from '#src/grpc/definition.js';
+import { createApiKey } from '#src/store/apiKeys.js';
+import { StoreReader } from '#src/store/reader.js';
+import { closeStore, openStore } from '#src/store/schema.js';
+import { StoreWriter } from '#src/store/writer.js';
 import { nextBlocks } from '../test/support/chainGrowth.js';
 import { ensureDataset } from './dataset.js';
 
-const CLI = new URL('../src/cli.js', import.meta.url).pathname;
+const CLI = new URL(import.meta.resolve('#src/cli.js')).pathname;
 
 /** The bounds for another key's small calls and the server's memory. */
 const BOUND_P50_MS = 100;

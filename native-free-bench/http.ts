@@ -7,11 +7,11 @@ import autocannon, { type Options } from 'autocannon';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { request } from 'node:http';
 import { createInterface } from 'node:readline';
-import { bytesToHex, quantityToHex } from '../src/chain/hex.js';
-import { describeDataset } from '../src/synth/generator.js';
-import { createApiKey } from '../src/store/apiKeys.js';
-import { StoreReader } from '../src/store/reader.js';
-import { closeStore, openStore } from '../src/store/schema.js';
+import { bytesToHex, quantityToHex } from '#src/chain/hex.js';
+import { describeDataset } from '#src/synth/generator.js';
+import { createApiKey } from '#src/store/apiKeys.js';
+import { StoreReader } from '#src/store/reader.js';
+import { closeStore, openStore } from '#src/store/schema.js';
 import { percentile } from './logQueries.js';
 import type { ChartData, Row } from './report.js';
 

@@ -9,12 +9,12 @@ import { randomBytes } from 'node:crypto';
 import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { DEFAULT_BATCH_BLOCKS, generateStore } from '../src/synth/generateStore.js';
-import { generateChain } from '../src/synth/generator.js';
-import { StoreWriter } from '../src/store/writer.js';
-import { encodeBlockRecords } from '../src/store/blockRecords.js';
-import { STORE_DATA_FILE } from '../src/store/dataFile.js';
-import { CHAIN_DATABASES, closeStore, openStore, storeDiskBytes, type Store } from '../src/store/schema.js';
+import { DEFAULT_BATCH_BLOCKS, generateStore } from '#src/synth/generateStore.js';
+import { generateChain } from '#src/synth/generator.js';
+import { StoreWriter } from '#src/store/writer.js';
+import { encodeBlockRecords } from '#src/store/blockRecords.js';
+import { STORE_DATA_FILE } from '#src/store/dataFile.js';
+import { CHAIN_DATABASES, closeStore, openStore, storeDiskBytes, type Store } from '#src/store/schema.js';
 import { ensureDataset, type DatasetSpec } from './dataset.js';
 import type { Row } from './report.js';
 

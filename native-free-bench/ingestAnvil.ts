@@ -11,11 +11,11 @@ import { readFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { quantityToHex } from '../src/chain/hex.js';
-import { INGEST_BLOCKS_PER_REQUEST, INGEST_REQUESTS_IN_FLIGHT } from '../src/config.js';
-import { runIngest } from '../src/ingest/ingest.js';
-import { RpcClient, type RpcCall } from '../src/ingest/rpcClient.js';
-import { createLogger } from '../src/logger.js';
+import { quantityToHex } from '#src/chain/hex.js';
+import { INGEST_BLOCKS_PER_REQUEST, INGEST_REQUESTS_IN_FLIGHT } from '#src/config.js';
+import { runIngest } from '#src/ingest/ingest.js';
+import { RpcClient, type RpcCall } from '#src/ingest/rpcClient.js';
+import { createLogger } from '#src/logger.js';
 import { Anvil } from '../test/support/anvil.js';
 import { Workload } from '../test/support/workload.js';
 

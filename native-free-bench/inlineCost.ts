@@ -13,16 +13,16 @@
   *   node dist/native-free-bench/inlineCost.js [--data DIR]   (an existing store; by default its own at mainnet density, generated in /tmp/ethlogd-inline-cost)
  */
 import { parseArgs } from 'node:util';
-import { DEFAULT_LOG_LIMITS } from '../src/config.js';
-import { blockScanner } from '../src/logs/blockScan.js';
-import { bloomCandidates, candidateQuery, segmentCandidates } from '../src/logs/candidates.js';
-import { LogEngine } from '../src/logs/engine.js';
-import { parseFilter } from '../src/rpc/filterParams.js';
-import { JsonSink } from '../src/logs/jsonSink.js';
-import { INLINE_BUDGET_US, INLINE_COST_US } from '../src/logs/planner.js';
-import { StoreReader } from '../src/store/reader.js';
-import { closeStore, openStore } from '../src/store/schema.js';
-import { SEGMENT_BLOCKS } from '../src/store/segments.js';
+import { DEFAULT_LOG_LIMITS } from '#src/config.js';
+import { blockScanner } from '#src/logs/blockScan.js';
+import { bloomCandidates, candidateQuery, segmentCandidates } from '#src/logs/candidates.js';
+import { LogEngine } from '#src/logs/engine.js';
+import { parseFilter } from '#src/rpc/filterParams.js';
+import { JsonSink } from '#src/logs/jsonSink.js';
+import { INLINE_BUDGET_US, INLINE_COST_US } from '#src/logs/planner.js';
+import { StoreReader } from '#src/store/reader.js';
+import { closeStore, openStore } from '#src/store/schema.js';
+import { SEGMENT_BLOCKS } from '#src/store/segments.js';
 import { ensureDataset } from './dataset.js';
 
 /** Blocks of the generated store: one complete segment and part of the open one. */

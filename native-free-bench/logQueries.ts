@@ -6,14 +6,14 @@
  *   node dist/native-free-bench/logQueries.js --data data/bench --seed bench [--reps 25]
  */
 import { parseArgs } from 'node:util';
-import { bytesToHex, quantityToHex } from '../src/chain/hex.js';
-import { DEFAULT_LOG_LIMITS, type LogLimits } from '../src/config.js';
-import { describeDataset } from '../src/synth/generator.js';
-import { LogEngine } from '../src/logs/engine.js';
-import { parseFilter } from '../src/rpc/filterParams.js';
-import { oracleGetLogs } from '../src/logs/oracle.js';
-import { StoreReader } from '../src/store/reader.js';
-import { closeStore, openStore } from '../src/store/schema.js';
+import { bytesToHex, quantityToHex } from '#src/chain/hex.js';
+import { DEFAULT_LOG_LIMITS, type LogLimits } from '#src/config.js';
+import { describeDataset } from '#src/synth/generator.js';
+import { LogEngine } from '#src/logs/engine.js';
+import { parseFilter } from '#src/rpc/filterParams.js';
+import { oracleGetLogs } from '#src/logs/oracle.js';
+import { StoreReader } from '#src/store/reader.js';
+import { closeStore, openStore } from '#src/store/schema.js';
 import { table, type ChartData, type Row } from './report.js';
 
 /** The log-query rows and the latency series of the chart. */

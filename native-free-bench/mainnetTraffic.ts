@@ -19,11 +19,11 @@
  */
 import { availableParallelism } from 'node:os';
 import { parseArgs } from 'node:util';
-import { bytesToHex, quantityToHex } from '../src/chain/hex.js';
-import { MAX_LOG_RESULTS } from '../src/config.js';
-import { createApiKey } from '../src/store/apiKeys.js';
-import { StoreReader } from '../src/store/reader.js';
-import { closeStore, openStore, type Store } from '../src/store/schema.js';
+import { bytesToHex, quantityToHex } from '#src/chain/hex.js';
+import { MAX_LOG_RESULTS } from '#src/config.js';
+import { createApiKey } from '#src/store/apiKeys.js';
+import { StoreReader } from '#src/store/reader.js';
+import { closeStore, openStore, type Store } from '#src/store/schema.js';
 import { batchCalls, type Call } from '../test/support/anvil.js';
 import { lookupMethods, writtenSlots, type TxPosition } from './anvilBaseline.js';
 import { ensureDataset } from './dataset.js';

@@ -4,19 +4,19 @@
  * rendering of blocks, transactions and 10,000 logs.
  */
 import Benchmark from 'benchmark';
-import { bytesToHex, quantityToHex } from '../src/chain/hex.js';
-import { logsBloom } from '../src/chain/bloom.js';
-import { describeDataset } from '../src/synth/generator.js';
-import { filterBits, segmentCandidates } from '../src/logs/candidates.js';
-import { compileFilter, matchLog } from '../src/logs/filter.js';
-import { JsonSink } from '../src/logs/jsonSink.js';
-import { prepareRecordQuery, scanRecord } from '../src/logs/recordScan.js';
-import type { RecordBlock } from '../src/render/recordLog.js';
-import { formatBlock, formatTransaction } from '../src/render/format.js';
-import { encodeBlockKey, encodeTxKey } from '../src/store/keys.js';
-import { decodeLogs } from '../src/store/logsRecord.js';
-import { StoreReader } from '../src/store/reader.js';
-import { ADDRESS_INDEX_FLAG, closeStore, openStore } from '../src/store/schema.js';
+import { bytesToHex, quantityToHex } from '#src/chain/hex.js';
+import { logsBloom } from '#src/chain/bloom.js';
+import { describeDataset } from '#src/synth/generator.js';
+import { filterBits, segmentCandidates } from '#src/logs/candidates.js';
+import { compileFilter, matchLog } from '#src/logs/filter.js';
+import { JsonSink } from '#src/logs/jsonSink.js';
+import { prepareRecordQuery, scanRecord } from '#src/logs/recordScan.js';
+import type { RecordBlock } from '#src/render/recordLog.js';
+import { formatBlock, formatTransaction } from '#src/render/format.js';
+import { encodeBlockKey, encodeTxKey } from '#src/store/keys.js';
+import { decodeLogs } from '#src/store/logsRecord.js';
+import { StoreReader } from '#src/store/reader.js';
+import { ADDRESS_INDEX_FLAG, closeStore, openStore } from '#src/store/schema.js';
 import type { Row } from './report.js';
 
 /** Runs the micro-benchmarks for about `maxTime` seconds each; one row per benchmark (ops/s). */

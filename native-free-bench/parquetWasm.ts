@@ -7,8 +7,8 @@
 import { createRequire } from 'node:module';
 import { Binary, Bool, Field, Float64, makeData, RecordBatch, Schema, Struct, Table, tableToIPC, Uint32, Uint64, Utf8, type Data, type DataType } from 'apache-arrow';
 import type * as ParquetWasm from 'parquet-wasm/node';
-import { LENGTH_PREFIX, type ColumnData } from '../src/export/columns.js';
-import type { CompressionName } from '../src/export/compression.js';
+import { LENGTH_PREFIX, type ColumnData } from '#src/export/columns.js';
+import type { CompressionName } from '#src/export/compression.js';
 
 // parquet-wasm's Node build is CommonJS that instantiates its WebAssembly synchronously on load.
 const parquet = createRequire(import.meta.url)('parquet-wasm/node') as typeof ParquetWasm;

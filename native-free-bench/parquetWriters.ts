@@ -8,14 +8,14 @@
  *
  *   npm install --no-save hyparquet-writer@0.17.0 && node dist/native-free-bench/parquetWriters.js [DATA]
  */
-import { bulkBlockScanner } from '../src/logs/blockScan.js';
-import { withoutDictionary, type ColumnData } from '../src/export/columns.js';
-import { COMPRESSIONS } from '../src/export/compression.js';
-import { LogRows } from '../src/export/logRows.js';
-import { encodeParquet } from '../src/export/parquet/writer.js';
+import { bulkBlockScanner } from '#src/logs/blockScan.js';
+import { withoutDictionary, type ColumnData } from '#src/export/columns.js';
+import { COMPRESSIONS } from '#src/export/compression.js';
+import { LogRows } from '#src/export/logRows.js';
+import { encodeParquet } from '#src/export/parquet/writer.js';
 import { arrowLayout, encodeParquetWasm } from './parquetWasm.js';
-import { StoreReader } from '../src/store/reader.js';
-import { openStore } from '../src/store/schema.js';
+import { StoreReader } from '#src/store/reader.js';
+import { openStore } from '#src/store/schema.js';
 
 /** Blocks whose logs are written: two 1,000-block chunks of the quick dataset, about 190,000 logs. */
 const BLOCKS = 2_000;

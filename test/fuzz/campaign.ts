@@ -5,7 +5,7 @@
  * (VmRSS) sampled before, during and after. Returns what was sent and seen, for the report.
  */
 import fc from 'fast-check';
-import { MAX_BODY_BYTES } from '../../src/config.js';
+import { MAX_BODY_BYTES } from '#src/config.js';
 import { FuzzClient, sendRaw } from './client.js';
 import { exchangeArb, rawRequestArb, type FuzzExchange, type FuzzKeys } from './exchanges.js';
 import { answerProblems, rawAnswerProblems } from './oracle.js';

@@ -7,7 +7,7 @@
  * socket (malformed request lines and headers, lying Content-Length, broken chunked encoding).
  */
 import fc from 'fast-check';
-import { MAX_BATCH_ITEMS, MAX_BODY_BYTES } from '../../src/config.js';
+import { MAX_BATCH_ITEMS, MAX_BODY_BYTES } from '#src/config.js';
 import { requestArb, type FuzzCorpus } from './requests.js';
 
 /** The keys the exchanges use. */

@@ -5,7 +5,7 @@
  * item in order — each with jsonrpc "2.0", the request's id, and exactly one of result or error (an
  * integer code and a string message) — and never -32603, which bad input must not cause.
  */
-import { MAX_BATCH_ITEMS, MAX_BODY_BYTES, MAX_JSON_DEPTH } from '../../src/config.js';
+import { MAX_BATCH_ITEMS, MAX_BODY_BYTES, MAX_JSON_DEPTH } from '#src/config.js';
 import type { FuzzExchange, FuzzKeys } from './exchanges.js';
 import { SERVED_METHODS } from './requests.js';
 

@@ -8,7 +8,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 
-const CLI = new URL('../../src/cli.js', import.meta.url).pathname;
+const CLI = new URL(import.meta.resolve('#src/cli.js')).pathname;
 
 /** Most stderr kept for a report (the tail). */
 const STDERR_KEEP_CHARS = 64 * 1024;

@@ -9,14 +9,14 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import * as grpc from '@grpc/grpc-js';
-import { loadDefinition } from '../../src/grpc/definition.js';
-import { CODE_TRAILER } from '../../src/grpc/errors.js';
-import { createLogger } from '../../src/logger.js';
-import { startService, type RunningService } from '../../src/service.js';
-import { createApiKey } from '../../src/store/apiKeys.js';
-import { closeStore, openStore } from '../../src/store/schema.js';
-import { SWAP_TOPIC } from '../../src/synth/events.js';
-import { bytesToHex } from '../../src/chain/hex.js';
+import { loadDefinition } from '#src/grpc/definition.js';
+import { CODE_TRAILER } from '#src/grpc/errors.js';
+import { createLogger } from '#src/logger.js';
+import { startService, type RunningService } from '#src/service.js';
+import { createApiKey } from '#src/store/apiKeys.js';
+import { closeStore, openStore } from '#src/store/schema.js';
+import { SWAP_TOPIC } from '#src/synth/events.js';
+import { bytesToHex } from '#src/chain/hex.js';
 import { makeDataset, type RpcResponse, type TestDataset } from '../support/harness.js';
 import { until } from '../support/poll.js';
 

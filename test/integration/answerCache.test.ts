@@ -5,12 +5,12 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { bytesToHex, quantityToHex } from '../../src/chain/hex.js';
-import { createLogger } from '../../src/logger.js';
-import { startService, type RunningService } from '../../src/service.js';
-import { StoreReader } from '../../src/store/reader.js';
-import { closeStore, openStore, type Store } from '../../src/store/schema.js';
-import { StoreWriter } from '../../src/store/writer.js';
+import { bytesToHex, quantityToHex } from '#src/chain/hex.js';
+import { createLogger } from '#src/logger.js';
+import { startService, type RunningService } from '#src/service.js';
+import { StoreReader } from '#src/store/reader.js';
+import { closeStore, openStore, type Store } from '#src/store/schema.js';
+import { StoreWriter } from '#src/store/writer.js';
 import { nextBlocks } from '../support/chainGrowth.js';
 import { exchange, makeDataset, type TestDataset } from '../support/harness.js';
 import { until } from '../support/poll.js';

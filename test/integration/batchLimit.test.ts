@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { MAX_BATCH_CONCURRENCY, MAX_BATCH_RESPONSE_BYTES } from '../../src/config.js';
+import { MAX_BATCH_CONCURRENCY, MAX_BATCH_RESPONSE_BYTES } from '#src/config.js';
 import { makeDataset, startTestService, type RpcResponse, type TestDataset, type TestService } from '../support/harness.js';
 
 let dataset: TestDataset;

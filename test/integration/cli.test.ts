@@ -13,12 +13,12 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { after, before, describe, test } from 'node:test';
-import { bytesToHex } from '../../src/chain/hex.js';
-import { generateChain } from '../../src/synth/generator.js';
-import { closeStore, openStore, type Store } from '../../src/store/schema.js';
-import { REVOKED_KEY_MESSAGE, UNAUTHORIZED } from '../../src/rpc/errors.js';
+import { bytesToHex } from '#src/chain/hex.js';
+import { generateChain } from '#src/synth/generator.js';
+import { closeStore, openStore, type Store } from '#src/store/schema.js';
+import { REVOKED_KEY_MESSAGE, UNAUTHORIZED } from '#src/rpc/errors.js';
 
-const CLI = fileURLToPath(new URL('../../src/cli.js', import.meta.url));
+const CLI = fileURLToPath(new URL(import.meta.resolve('#src/cli.js')));
 const BLOCKS = 50;
 const DENSITY = 0.05;
 const SEED = 'cli';

@@ -12,9 +12,9 @@ import http from 'node:http';
 import net from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { brotliCompressSync, brotliDecompressSync, constants, gunzipSync, gzipSync } from 'node:zlib';
-import { DEFAULT_BROTLI_QUALITY, DEFAULT_GZIP_LEVEL } from '../../src/config.js';
-import { createLogger } from '../../src/logger.js';
-import { startService, type RunningService, type ServiceOptions } from '../../src/service.js';
+import { DEFAULT_BROTLI_QUALITY, DEFAULT_GZIP_LEVEL } from '#src/config.js';
+import { createLogger } from '#src/logger.js';
+import { startService, type RunningService, type ServiceOptions } from '#src/service.js';
 import { exchange, makeDataset, type RawAnswer, type TestDataset } from '../support/harness.js';
 import { captureLogger, type CapturedLogger } from '../support/logCapture.js';
 

@@ -9,8 +9,8 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { JsonRpcProvider } from 'ethers';
 import { createPublicClient, http, type PublicClient } from 'viem';
-import { createLogger } from '../../src/logger.js';
-import { startService, type RunningService } from '../../src/service.js';
+import { createLogger } from '#src/logger.js';
+import { startService, type RunningService } from '#src/service.js';
 import { makeDataset, type TestDataset } from '../support/harness.js';
 import { captureLogger, type CapturedLogger, type LogRecord } from '../support/logCapture.js';
 

@@ -13,9 +13,9 @@ import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { after, before, test } from 'node:test';
-import { createLogger } from '../../src/logger.js';
-import { NodeHeadGauge } from '../../src/replica/nodeHead.js';
-import { startService, type RunningService } from '../../src/service.js';
+import { createLogger } from '#src/logger.js';
+import { NodeHeadGauge } from '#src/replica/nodeHead.js';
+import { startService, type RunningService } from '#src/service.js';
 import { makeDataset, type TestDataset } from '../support/harness.js';
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));

@@ -8,12 +8,12 @@
 import assert from 'node:assert/strict';
 import { renameSync } from 'node:fs';
 import { after, before, describe, test } from 'node:test';
-import { bytesToHex, quantityToHex } from '../../src/chain/hex.js';
-import type { BlockBundle } from '../../src/chain/types.js';
-import { MAX_BATCH_ITEMS, MAX_BODY_BYTES } from '../../src/config.js';
-import { generateChain } from '../../src/synth/generator.js';
-import type { Logger } from '../../src/logger.js';
-import { startService } from '../../src/service.js';
+import { bytesToHex, quantityToHex } from '#src/chain/hex.js';
+import type { BlockBundle } from '#src/chain/types.js';
+import { MAX_BATCH_ITEMS, MAX_BODY_BYTES } from '#src/config.js';
+import { generateChain } from '#src/synth/generator.js';
+import type { Logger } from '#src/logger.js';
+import { startService } from '#src/service.js';
 import { makeDataset, startTestService, type RpcResponse, type TestDataset, type TestService } from '../support/harness.js';
 
 const SMALL = { blocks: 40, density: 0.05, seed: 'errors' };

@@ -8,15 +8,15 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { bytesToHex, quantityToHex } from '../../src/chain/hex.js';
-import { FILTER_IDLE_MS, FilterRegistry, MAX_FILTERS_PER_KEY } from '../../src/filters/registry.js';
-import { createApiKey } from '../../src/store/apiKeys.js';
-import { createLogger } from '../../src/logger.js';
-import { FilterNotFoundError } from '../../src/rpc/errors.js';
-import { startService, type RunningService } from '../../src/service.js';
-import { StoreReader } from '../../src/store/reader.js';
-import { closeStore, openStore, type Store } from '../../src/store/schema.js';
-import { StoreWriter } from '../../src/store/writer.js';
+import { bytesToHex, quantityToHex } from '#src/chain/hex.js';
+import { FILTER_IDLE_MS, FilterRegistry, MAX_FILTERS_PER_KEY } from '#src/filters/registry.js';
+import { createApiKey } from '#src/store/apiKeys.js';
+import { createLogger } from '#src/logger.js';
+import { FilterNotFoundError } from '#src/rpc/errors.js';
+import { startService, type RunningService } from '#src/service.js';
+import { StoreReader } from '#src/store/reader.js';
+import { closeStore, openStore, type Store } from '#src/store/schema.js';
+import { StoreWriter } from '#src/store/writer.js';
 import { nextBlocks } from '../support/chainGrowth.js';
 import { makeDataset, type RpcResponse, type TestDataset } from '../support/harness.js';
 

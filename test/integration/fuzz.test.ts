@@ -14,8 +14,8 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, test, type TestContext } from 'node:test';
-import { bytesToHex } from '../../src/chain/hex.js';
-import { generateChain } from '../../src/synth/generator.js';
+import { bytesToHex } from '#src/chain/hex.js';
+import { generateChain } from '#src/synth/generator.js';
 import { runCampaign } from '../fuzz/campaign.js';
 import type { FuzzCorpus } from '../fuzz/requests.js';
 import { startServerProcess, type ServerProcess } from '../fuzz/serverProcess.js';

@@ -11,9 +11,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { closeStore, openStore } from '../../src/store/schema.js';
-import { verifyStore } from '../../src/store/verify.js';
-import { generateStore, type GenerateStoreOptions } from '../../src/synth/generateStore.js';
+import { closeStore, openStore } from '#src/store/schema.js';
+import { verifyStore } from '#src/store/verify.js';
+import { generateStore, type GenerateStoreOptions } from '#src/synth/generateStore.js';
 import { runCli } from '../support/child.js';
 import { diffStores } from '../support/storeDiff.js';
 

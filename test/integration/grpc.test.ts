@@ -15,18 +15,18 @@ import { promisify } from 'node:util';
 import { after, before, describe, test } from 'node:test';
 import * as grpc from '@grpc/grpc-js';
 import { loadSync } from '@grpc/proto-loader';
-import { bytesToHex, quantityToHex } from '../../src/chain/hex.js';
-import type { BlockBundle, StorageWrite } from '../../src/chain/types.js';
-import { CODE_TRAILER, DATA_TRAILER, MESSAGE_TRAILER } from '../../src/grpc/errors.js';
-import { loadDefinition } from '../../src/grpc/definition.js';
-import type { StreamProgress } from '../../src/grpc/streamLogs.js';
-import { generateChain } from '../../src/synth/generator.js';
-import { createLogger } from '../../src/logger.js';
-import { TASKS_PER_THREAD } from '../../src/logs/planner.js';
-import { startService, type RunningService, type ServiceOptions } from '../../src/service.js';
+import { bytesToHex, quantityToHex } from '#src/chain/hex.js';
+import type { BlockBundle, StorageWrite } from '#src/chain/types.js';
+import { CODE_TRAILER, DATA_TRAILER, MESSAGE_TRAILER } from '#src/grpc/errors.js';
+import { loadDefinition } from '#src/grpc/definition.js';
+import type { StreamProgress } from '#src/grpc/streamLogs.js';
+import { generateChain } from '#src/synth/generator.js';
+import { createLogger } from '#src/logger.js';
+import { TASKS_PER_THREAD } from '#src/logs/planner.js';
+import { startService, type RunningService, type ServiceOptions } from '#src/service.js';
 import { wireBlock, wireLog, wireReceipt, wireTransaction, type Obj } from '../grpcWire.js';
 import { makeDataset, type RpcResponse, type TestDataset } from '../support/harness.js';
-import { INVALID_KEY_MESSAGE, missingKeyMessage, REVOKED_KEY_MESSAGE, UNAUTHORIZED } from '../../src/rpc/errors.js';
+import { INVALID_KEY_MESSAGE, missingKeyMessage, REVOKED_KEY_MESSAGE, UNAUTHORIZED } from '#src/rpc/errors.js';
 
 const BLOCKS = 600;
 const DENSITY = 0.05;
@@ -42,7 +42,7 @@ const STREAM = { batchBytes: 8 * 1024, taskLogs: 512 };
  * on each side and HTTP/2 holds a 64 KiB window, about 300 KB of ~270-byte logs.
  */
 const IN_TRANSIT_LOGS = 1500;
-const CLI = new URL('../../src/cli.js', import.meta.url).pathname;
+const CLI = new URL(import.meta.resolve('#src/cli.js')).pathname;
 const hex = quantityToHex;
 
 /** A connected client of one service. */

@@ -9,10 +9,10 @@ import http2 from 'node:http2';
 import net from 'node:net';
 import { after, before, test } from 'node:test';
 import * as grpc from '@grpc/grpc-js';
-import { loadDefinition } from '../../src/grpc/definition.js';
-import type { StreamProgress } from '../../src/grpc/streamLogs.js';
-import { createLogger } from '../../src/logger.js';
-import { startService, type RunningService } from '../../src/service.js';
+import { loadDefinition } from '#src/grpc/definition.js';
+import type { StreamProgress } from '#src/grpc/streamLogs.js';
+import { createLogger } from '#src/logger.js';
+import { startService, type RunningService } from '#src/service.js';
 import { makeDataset, type TestDataset } from '../support/harness.js';
 import { until } from '../support/poll.js';
 

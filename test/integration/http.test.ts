@@ -13,15 +13,15 @@ import os from 'node:os';
 import path from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
-import { DISCARD_MAX_BYTES } from '../../src/http/body.js';
-import { startHttpServer, type HttpServer } from '../../src/http/server.js';
-import { uwsImplementation } from '../../src/http/uws.js';
-import { createLogger } from '../../src/logger.js';
-import { JsonParts, type RpcHandler } from '../../src/rpc/handler.js';
-import { checkApiKey, createApiKey, revokeApiKey } from '../../src/store/apiKeys.js';
-import { closeStore, openStore, type Store } from '../../src/store/schema.js';
+import { DISCARD_MAX_BYTES } from '#src/http/body.js';
+import { startHttpServer, type HttpServer } from '#src/http/server.js';
+import { uwsImplementation } from '#src/http/uws.js';
+import { createLogger } from '#src/logger.js';
+import { JsonParts, type RpcHandler } from '#src/rpc/handler.js';
+import { checkApiKey, createApiKey, revokeApiKey } from '#src/store/apiKeys.js';
+import { closeStore, openStore, type Store } from '#src/store/schema.js';
 import { captureLogger } from '../support/logCapture.js';
-import { INVALID_KEY_MESSAGE, missingKeyMessage, REVOKED_KEY_MESSAGE, UNAUTHORIZED } from '../../src/rpc/errors.js';
+import { INVALID_KEY_MESSAGE, missingKeyMessage, REVOKED_KEY_MESSAGE, UNAUTHORIZED } from '#src/rpc/errors.js';
 
 const HOST = '127.0.0.1';
 

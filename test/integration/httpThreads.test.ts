@@ -16,10 +16,10 @@ import http from 'node:http';
 import net from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { promisify } from 'node:util';
-import { createLogger } from '../../src/logger.js';
-import { startService, type RunningService, type ServiceOptions } from '../../src/service.js';
+import { createLogger } from '#src/logger.js';
+import { startService, type RunningService, type ServiceOptions } from '#src/service.js';
 import { makeDataset, type TestDataset } from '../support/harness.js';
-import { REVOKED_KEY_MESSAGE, UNAUTHORIZED } from '../../src/rpc/errors.js';
+import { REVOKED_KEY_MESSAGE, UNAUTHORIZED } from '#src/rpc/errors.js';
 
 const BLOCKS = 200;
 const DENSITY = 0.05;
@@ -28,7 +28,7 @@ const MAX_RESULTS = 3_000;
 /** Fresh connections tried until both threads have answered a request (a thread missing all of them: odds 2^-63). */
 const MAX_TRIES = 64;
 const THREAD_SERIES = 'ethlogd_http_thread_responses_total';
-const CLI = new URL('../../src/cli.js', import.meta.url).pathname;
+const CLI = new URL(import.meta.resolve('#src/cli.js')).pathname;
 const run = promisify(execFile);
 
 let dataset: TestDataset;

@@ -10,9 +10,9 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
-import { bytesToHex } from '../../src/chain/hex.js';
-import { StoreReader } from '../../src/store/reader.js';
-import { closeStore, openStore } from '../../src/store/schema.js';
+import { bytesToHex } from '#src/chain/hex.js';
+import { StoreReader } from '#src/store/reader.js';
+import { closeStore, openStore } from '#src/store/schema.js';
 import { Anvil, ANVIL_MISSING, type NodeProxy, startProxy } from '../support/anvil.js';
 import { runCli, startCli } from '../support/child.js';
 import { Workload } from '../support/workload.js';

@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { setImmediate as yieldToLoop } from 'node:timers/promises';
-import type { BlockBundle, LogEntry } from '../../src/chain/types.js';
+import type { BlockBundle, LogEntry } from '#src/chain/types.js';
 import {
   bytesToHex,
   createLogger,
@@ -25,8 +25,8 @@ import {
   toRpcLog,
   toRpcTransaction,
   type LogFilter,
-} from '../../src/index.js';
-import { generateChain, generatePending, TRANSFER_TOPIC } from '../../src/synth/generator.js';
+} from '#src/index.js';
+import { generateChain, generatePending, TRANSFER_TOPIC } from '#src/synth/generator.js';
 import { makeDataset, startTestService, type TestDataset, type TestService } from '../support/harness.js';
 
 const OPTS = { blocks: 500, seed: 'library', density: 0.2, pending: true };

@@ -12,10 +12,10 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { after, before, test } from 'node:test';
-import { SHAPES } from '../../src/workload/shapes.js';
+import { SHAPES } from '#src/workload/shapes.js';
 import { makeDataset, startTestService, type TestDataset, type TestService } from '../support/harness.js';
 
-const CLI = fileURLToPath(new URL('../../src/cli.js', import.meta.url));
+const CLI = fileURLToPath(new URL(import.meta.resolve('#src/cli.js')));
 const run = promisify(execFile);
 const hasWrk = spawnSync('sh', ['-c', 'command -v wrk']).status === 0;
 

@@ -5,17 +5,17 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { bytesToHex, quantityToHex } from '../../src/chain/hex.js';
-import type { BlockHeader, Log } from '../../src/chain/types.js';
-import { DEFAULT_LOG_LIMITS, type LogLimits } from '../../src/config.js';
-import { LogEngine } from '../../src/logs/engine.js';
-import { parseFilter } from '../../src/rpc/filterParams.js';
-import { oracleGetLogs } from '../../src/logs/oracle.js';
-import { toRpcError } from '../../src/rpc/errors.js';
-import type { LogChunks } from '../../src/logs/answer.js';
-import { StoreReader } from '../../src/store/reader.js';
-import { closeStore, openStore, type Store } from '../../src/store/schema.js';
-import { SEGMENT_BLOCKS } from '../../src/store/segments.js';
+import { bytesToHex, quantityToHex } from '#src/chain/hex.js';
+import type { BlockHeader, Log } from '#src/chain/types.js';
+import { DEFAULT_LOG_LIMITS, type LogLimits } from '#src/config.js';
+import { LogEngine } from '#src/logs/engine.js';
+import { parseFilter } from '#src/rpc/filterParams.js';
+import { oracleGetLogs } from '#src/logs/oracle.js';
+import { toRpcError } from '#src/rpc/errors.js';
+import type { LogChunks } from '#src/logs/answer.js';
+import { StoreReader } from '#src/store/reader.js';
+import { closeStore, openStore, type Store } from '#src/store/schema.js';
+import { SEGMENT_BLOCKS } from '#src/store/segments.js';
 import { makeDataset, type TestDataset } from '../support/harness.js';
 
 const BLOCKS = 2 * SEGMENT_BLOCKS + 700;

@@ -8,10 +8,10 @@
 import assert from 'node:assert/strict';
 import { after, before, test, type TestContext } from 'node:test';
 import WebSocket from 'ws';
-import { bytesToHex, quantityToHex } from '../../src/chain/hex.js';
-import { StoreReader } from '../../src/store/reader.js';
-import { closeStore, openStore, type Store } from '../../src/store/schema.js';
-import { StoreWriter } from '../../src/store/writer.js';
+import { bytesToHex, quantityToHex } from '#src/chain/hex.js';
+import { StoreReader } from '#src/store/reader.js';
+import { closeStore, openStore, type Store } from '#src/store/schema.js';
+import { StoreWriter } from '#src/store/writer.js';
 import { startServerProcess, type ServerProcess } from '../fuzz/serverProcess.js';
 import { nextBlocks } from '../support/chainGrowth.js';
 import { until } from '../support/poll.js';

@@ -4,11 +4,11 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { bytesToHex, quantityToHex } from '../../src/chain/hex.js';
-import type { BlockBundle, Log } from '../../src/chain/types.js';
-import { generateChain, generatePending, markers } from '../../src/synth/generator.js';
+import { bytesToHex, quantityToHex } from '#src/chain/hex.js';
+import type { BlockBundle, Log } from '#src/chain/types.js';
+import { generateChain, generatePending, markers } from '#src/synth/generator.js';
 import { makeDataset, startTestService, type RpcResponse, type TestDataset, type TestService } from '../support/harness.js';
-import { INVALID_KEY_MESSAGE, missingKeyMessage, REVOKED_KEY_MESSAGE, UNAUTHORIZED } from '../../src/rpc/errors.js';
+import { INVALID_KEY_MESSAGE, missingKeyMessage, REVOKED_KEY_MESSAGE, UNAUTHORIZED } from '#src/rpc/errors.js';
 
 const BLOCKS = 120;
 const DENSITY = 0.05;

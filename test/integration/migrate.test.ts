@@ -9,11 +9,11 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { test } from 'node:test';
-import { readManifest, RUNS_KEY, RUNS_MARK_KEY, storageRunEntries } from '../../src/store/runs.js';
-import { closeStore, openStore, SCHEMA_VERSION, type Store } from '../../src/store/schema.js';
-import { verifyStore } from '../../src/store/verify.js';
-import { StoreWriter } from '../../src/store/writer.js';
-import { generateChain } from '../../src/synth/generator.js';
+import { readManifest, RUNS_KEY, RUNS_MARK_KEY, storageRunEntries } from '#src/store/runs.js';
+import { closeStore, openStore, SCHEMA_VERSION, type Store } from '#src/store/schema.js';
+import { verifyStore } from '#src/store/verify.js';
+import { StoreWriter } from '#src/store/writer.js';
+import { generateChain } from '#src/synth/generator.js';
 import { runCli } from '../support/child.js';
 import { diffStores } from '../support/storeDiff.js';
 

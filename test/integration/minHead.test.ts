@@ -8,9 +8,9 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { startHttpServer, type HttpServer } from '../../src/http/server.js';
-import { createLogger } from '../../src/logger.js';
-import type { RpcHandler } from '../../src/rpc/handler.js';
+import { startHttpServer, type HttpServer } from '#src/http/server.js';
+import { createLogger } from '#src/logger.js';
+import type { RpcHandler } from '#src/rpc/handler.js';
 import { exchange } from '../support/harness.js';
 
 /** Longest the test's front lets a request wait for its floor: long enough that only the head moving ends a wait the test releases. */

@@ -11,10 +11,10 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { keccak256, toRlp, type Hex } from 'viem';
-import { bytesToHex, quantityToHex } from '../../src/chain/hex.js';
-import type { BlockBundle } from '../../src/chain/types.js';
-import { FORK_SCHEDULE as schedule, forkOf } from '../../src/synth/forks.js';
-import { describeDataset, generateChain, generatePending } from '../../src/synth/generator.js';
+import { bytesToHex, quantityToHex } from '#src/chain/hex.js';
+import type { BlockBundle } from '#src/chain/types.js';
+import { FORK_SCHEDULE as schedule, forkOf } from '#src/synth/forks.js';
+import { describeDataset, generateChain, generatePending } from '#src/synth/generator.js';
 import { makeDataset, startTestService, type RpcResponse, type TestDataset, type TestService } from '../support/harness.js';
 
 /** Large enough that every fork era holds every transaction type it allows (checked below). */

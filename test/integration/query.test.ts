@@ -16,11 +16,11 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { after, before, describe, test } from 'node:test';
-import { CSV_COLUMNS } from '../../src/render/logCsv.js';
-import { bytesToHex, quantityToHex } from '../../src/chain/hex.js';
-import { UsageError } from '../../src/cli/args.js';
-import { queryCommand } from '../../src/cli/query.js';
-import { generateChain } from '../../src/synth/generator.js';
+import { CSV_COLUMNS } from '#src/render/logCsv.js';
+import { bytesToHex, quantityToHex } from '#src/chain/hex.js';
+import { UsageError } from '#src/cli/args.js';
+import { queryCommand } from '#src/cli/query.js';
+import { generateChain } from '#src/synth/generator.js';
 import { runCli, startCli } from '../support/child.js';
 import { makeDataset, startTestService, type TestDataset, type TestService } from '../support/harness.js';
 

@@ -12,18 +12,18 @@ import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { after, before, describe, test } from 'node:test';
 import * as grpc from '@grpc/grpc-js';
-import { CODE_TRAILER, DATA_TRAILER, MESSAGE_TRAILER } from '../../src/grpc/errors.js';
-import { loadDefinition } from '../../src/grpc/definition.js';
-import { createLogger } from '../../src/logger.js';
-import { startService, type RunningService } from '../../src/service.js';
-import { createApiKey } from '../../src/store/apiKeys.js';
-import { closeStore, openStore } from '../../src/store/schema.js';
+import { CODE_TRAILER, DATA_TRAILER, MESSAGE_TRAILER } from '#src/grpc/errors.js';
+import { loadDefinition } from '#src/grpc/definition.js';
+import { createLogger } from '#src/logger.js';
+import { startService, type RunningService } from '#src/service.js';
+import { createApiKey } from '#src/store/apiKeys.js';
+import { closeStore, openStore } from '#src/store/schema.js';
 import { makeDataset, type TestDataset } from '../support/harness.js';
-import { INVALID_KEY_MESSAGE, REVOKED_KEY_MESSAGE, UNAUTHORIZED } from '../../src/rpc/errors.js';
+import { INVALID_KEY_MESSAGE, REVOKED_KEY_MESSAGE, UNAUTHORIZED } from '#src/rpc/errors.js';
 
 const PER_SECOND = 0.001;
 const BURST = 3;
-const CLI = new URL('../../src/cli.js', import.meta.url).pathname;
+const CLI = new URL(import.meta.resolve('#src/cli.js')).pathname;
 const run = promisify(execFile);
 
 const EthLogs = (grpc.loadPackageDefinition(loadDefinition()) as unknown as { ethlogd: { v1: { EthLogs: grpc.ServiceClientConstructor } } }).ethlogd.v1.EthLogs;

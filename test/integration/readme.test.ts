@@ -18,11 +18,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { after, before, test } from 'node:test';
-import { createLogger } from '../../src/logger.js';
-import { startService, type RunningService } from '../../src/service.js';
-import { createApiKey } from '../../src/store/apiKeys.js';
-import { closeStore, openStore } from '../../src/store/schema.js';
-import { generateStore } from '../../src/synth/generateStore.js';
+import { createLogger } from '#src/logger.js';
+import { startService, type RunningService } from '#src/service.js';
+import { createApiKey } from '#src/store/apiKeys.js';
+import { closeStore, openStore } from '#src/store/schema.js';
+import { generateStore } from '#src/synth/generateStore.js';
 
 /** The chain `make run` generates (Makefile: the CLI's default seed, DENSITY), cut to fewer blocks. */
 const MAKE_RUN_CHAIN = { seed: 'ethlogd', density: 0.25, blocks: 300 };
@@ -38,7 +38,7 @@ const LIBRARY = readFileSync(new URL('library.md', DOCS), 'utf8');
 const EXPORT = readFileSync(new URL('export.md', DOCS), 'utf8');
 const DIST = fileURLToPath(new URL('../..', import.meta.url));
 const HAS_WRK = spawnSync('sh', ['-c', 'command -v wrk']).status === 0;
-const CLI = fileURLToPath(new URL('../../src/cli.js', import.meta.url));
+const CLI = fileURLToPath(new URL(import.meta.resolve('#src/cli.js')));
 
 /** What an example prints when it found nothing: no output, an empty list or count, null. */
 const NOTHING = new Set(['', '0', '[]', 'null']);

@@ -9,8 +9,8 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { logsBloom } from '../../src/chain/bloom.js';
-import { bytesToHex, hexToBytes } from '../../src/chain/hex.js';
+import { logsBloom } from '#src/chain/bloom.js';
+import { bytesToHex, hexToBytes } from '#src/chain/hex.js';
 import { makeDataset, startTestService, type TestDataset, type TestService } from '../support/harness.js';
 
 type Obj = Record<string, unknown>;

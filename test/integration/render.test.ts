@@ -11,17 +11,17 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
-import { bytesToHex, quantityToHex } from '../../src/chain/hex.js';
-import type { BlockBundle, Transaction } from '../../src/chain/types.js';
-import { DEFAULT_LOG_LIMITS } from '../../src/config.js';
-import { generateStore } from '../../src/synth/generateStore.js';
-import { createRpcHandler } from '../../src/rpc/dispatcher.js';
-import { formatBlock, formatTransaction } from '../../src/render/format.js';
-import { RawJson, type MethodContext } from '../../src/rpc/method.js';
-import { METHODS } from '../../src/rpc/methods/index.js';
-import { StoreReader } from '../../src/store/reader.js';
-import { closeStore, openStore, type Store } from '../../src/store/schema.js';
-import { StoreWriter } from '../../src/store/writer.js';
+import { bytesToHex, quantityToHex } from '#src/chain/hex.js';
+import type { BlockBundle, Transaction } from '#src/chain/types.js';
+import { DEFAULT_LOG_LIMITS } from '#src/config.js';
+import { generateStore } from '#src/synth/generateStore.js';
+import { createRpcHandler } from '#src/rpc/dispatcher.js';
+import { formatBlock, formatTransaction } from '#src/render/format.js';
+import { RawJson, type MethodContext } from '#src/rpc/method.js';
+import { METHODS } from '#src/rpc/methods/index.js';
+import { StoreReader } from '#src/store/reader.js';
+import { closeStore, openStore, type Store } from '#src/store/schema.js';
+import { StoreWriter } from '#src/store/writer.js';
 
 const OPTS = { blocks: 300, density: 0.1, seed: 'render', pending: true, progress: false };
 

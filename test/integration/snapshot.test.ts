@@ -13,12 +13,12 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
-import { bytesToHex, quantityToHex } from '../../src/chain/hex.js';
-import type { BlockBundle } from '../../src/chain/types.js';
-import { generateStore } from '../../src/synth/generateStore.js';
-import { generateChain } from '../../src/synth/generator.js';
-import { createApiKey } from '../../src/store/apiKeys.js';
-import { closeStore, openStore } from '../../src/store/schema.js';
+import { bytesToHex, quantityToHex } from '#src/chain/hex.js';
+import type { BlockBundle } from '#src/chain/types.js';
+import { generateStore } from '#src/synth/generateStore.js';
+import { generateChain } from '#src/synth/generator.js';
+import { createApiKey } from '#src/store/apiKeys.js';
+import { closeStore, openStore } from '#src/store/schema.js';
 import { startCli } from '../support/child.js';
 import { startTestService, type RpcResponse, type TestService } from '../support/harness.js';
 

@@ -10,12 +10,12 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync } fro
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
-import { bytesEqual } from '../../src/chain/hex.js';
-import { runIngest } from '../../src/ingest/ingest.js';
-import { createLogger } from '../../src/logger.js';
-import { StoreReader } from '../../src/store/reader.js';
-import { closeStore, openStore, type Store } from '../../src/store/schema.js';
-import { generateStore } from '../../src/synth/generateStore.js';
+import { bytesEqual } from '#src/chain/hex.js';
+import { runIngest } from '#src/ingest/ingest.js';
+import { createLogger } from '#src/logger.js';
+import { StoreReader } from '#src/store/reader.js';
+import { closeStore, openStore, type Store } from '#src/store/schema.js';
+import { generateStore } from '#src/synth/generateStore.js';
 import { Anvil, ANVIL_MISSING } from '../support/anvil.js';
 import { runCli, startCli } from '../support/child.js';
 import { until } from '../support/poll.js';

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import net from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import WebSocket from 'ws';
-import { MAX_BODY_BYTES, MAX_JSON_DEPTH } from '../../src/config.js';
+import { MAX_BODY_BYTES, MAX_JSON_DEPTH } from '#src/config.js';
 import { makeDataset, startTestService, type RpcResponse, type TestDataset, type TestService } from '../support/harness.js';
 
 const HOST = '127.0.0.1';

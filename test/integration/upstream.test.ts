@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import http from 'node:http';
 import { after, before, describe, test } from 'node:test';
 import WebSocket from 'ws';
-import { startService, type RunningService, type ServiceOptions } from '../../src/service.js';
+import { startService, type RunningService, type ServiceOptions } from '#src/service.js';
 import { captureLogger, type CapturedLogger } from '../support/logCapture.js';
 import { startFakeNode, type FakeNode } from '../support/fakeNode.js';
 import { makeDataset, type RpcResponse, type TestDataset } from '../support/harness.js';

@@ -6,9 +6,9 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { JsonRpcProvider } from 'ethers';
 import { BaseError, createPublicClient, http, UnauthorizedProviderError, type PublicClient } from 'viem';
-import { bytesToHex } from '../../src/chain/hex.js';
-import type { BlockBundle } from '../../src/chain/types.js';
-import { generateChain } from '../../src/synth/generator.js';
+import { bytesToHex } from '#src/chain/hex.js';
+import type { BlockBundle } from '#src/chain/types.js';
+import { generateChain } from '#src/synth/generator.js';
 import { makeDataset, startTestService, type TestDataset, type TestService } from '../support/harness.js';
 
 const BLOCKS = 60;

@@ -8,10 +8,10 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { createPublicClient, http, webSocket, type Log } from 'viem';
-import { bytesToHex, quantityToHex } from '../../src/chain/hex.js';
-import { StoreReader } from '../../src/store/reader.js';
-import { closeStore, openStore, type Store } from '../../src/store/schema.js';
-import { StoreWriter } from '../../src/store/writer.js';
+import { bytesToHex, quantityToHex } from '#src/chain/hex.js';
+import { StoreReader } from '#src/store/reader.js';
+import { closeStore, openStore, type Store } from '#src/store/schema.js';
+import { StoreWriter } from '#src/store/writer.js';
 import { nextBlocks } from '../support/chainGrowth.js';
 import { collector, fetchedBlocks } from '../support/collector.js';
 import { until } from '../support/poll.js';

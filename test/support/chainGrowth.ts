@@ -4,9 +4,9 @@
  * filters and subscriptions have matches to report.
  */
 import { randomBytes } from 'node:crypto';
-import { logsBloom } from '../../src/chain/bloom.js';
-import type { BlockBundle } from '../../src/chain/types.js';
-import type { StoreReader } from '../../src/store/reader.js';
+import { logsBloom } from '#src/chain/bloom.js';
+import type { BlockBundle } from '#src/chain/types.js';
+import type { StoreReader } from '#src/store/reader.js';
 
 /** `count` new blocks on top of block `parent` (the head by default), ready for StoreWriter.append. */
 export function nextBlocks(reader: StoreReader, count: number, parent = reader.head()!): BlockBundle[] {

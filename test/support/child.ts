@@ -4,7 +4,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 
-const CLI = new URL('../../src/cli.js', import.meta.url).pathname;
+const CLI = new URL(import.meta.resolve('#src/cli.js')).pathname;
 
 /** A running CLI process. */
 export interface CliProcess {

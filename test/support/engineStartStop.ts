@@ -7,10 +7,10 @@
  * that line.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
-import { DEFAULT_LOG_LIMITS } from '../../src/config.js';
-import { LogEngine } from '../../src/logs/engine.js';
-import { StoreReader } from '../../src/store/reader.js';
-import { closeStore, openStore } from '../../src/store/schema.js';
+import { DEFAULT_LOG_LIMITS } from '#src/config.js';
+import { LogEngine } from '#src/logs/engine.js';
+import { StoreReader } from '#src/store/reader.js';
+import { closeStore, openStore } from '#src/store/schema.js';
 
 const dataDir = process.argv[2]!;
 const scanning = process.argv[3] === 'scanning';

@@ -6,12 +6,12 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import http from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { LogLimits } from '../../src/config.js';
-import { generateStore } from '../../src/synth/generateStore.js';
-import { createLogger } from '../../src/logger.js';
-import { startService, type RunningService } from '../../src/service.js';
-import { createApiKey, revokeApiKey } from '../../src/store/apiKeys.js';
-import { closeStore, openStore } from '../../src/store/schema.js';
+import type { LogLimits } from '#src/config.js';
+import { generateStore } from '#src/synth/generateStore.js';
+import { createLogger } from '#src/logger.js';
+import { startService, type RunningService } from '#src/service.js';
+import { createApiKey, revokeApiKey } from '#src/store/apiKeys.js';
+import { closeStore, openStore } from '#src/store/schema.js';
 
 /** A dataset generated for tests, with its keys. */
 export interface TestDataset {

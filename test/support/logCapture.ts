@@ -3,7 +3,7 @@
  * wait for lines still to come (an HTTP thread's lines reach the main thread's logger by message,
  * after its answer).
  */
-import { createLogger, type Logger, type LogLevel } from '../../src/logger.js';
+import { createLogger, type Logger, type LogLevel } from '#src/logger.js';
 
 /** A parsed log line. */
 export type LogRecord = Record<string, unknown>;

@@ -7,9 +7,9 @@
  * ordinary EIP-1559 transaction, and a transaction of a type nobody models (0x99). Blocks link by
  * hash; receipts carry cumulative gas, logs and blooms consistent with their block.
  */
-import { logsBloom } from '../../src/chain/bloom.js';
-import { bytesToHex, hexToBytes } from '../../src/chain/hex.js';
-import { keccak256 } from '../../src/chain/keccak.js';
+import { logsBloom } from '#src/chain/bloom.js';
+import { bytesToHex, hexToBytes } from '#src/chain/hex.js';
+import { keccak256 } from '#src/chain/keccak.js';
 import type { FakeBlock } from './fakeChainNode.js';
 
 type Obj = Record<string, unknown>;

@@ -3,7 +3,7 @@
  * values as decoded): the test that a store built with interruptions equals one built without.
  */
 import { isDeepStrictEqual } from 'node:util';
-import { CHAIN_DATABASES, type Store } from '../../src/store/schema.js';
+import { CHAIN_DATABASES, type Store } from '#src/store/schema.js';
 
 /** Databases compared; API keys are per store by design. */
 const DATABASES = ['meta', ...CHAIN_DATABASES] as const;

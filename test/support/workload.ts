@@ -8,8 +8,8 @@
  */
 import { encodeFunctionData, keccak256, sha256, type Abi } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
-import { bytesToHex, hexToBytes } from '../../src/chain/hex.js';
-import { mappingSlot, mappingSlotAt, slotWord } from '../../src/chain/storageSlot.js';
+import { bytesToHex, hexToBytes } from '#src/chain/hex.js';
+import { mappingSlot, mappingSlotAt, slotWord } from '#src/chain/storageSlot.js';
 import { RAW_SIGNER_KEY, type Anvil } from './anvil.js';
 import { contracts } from './contracts.js';
 

@@ -3,7 +3,7 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { LOG_WORKER_NICE, logWorkerNice } from '../../src/config.js';
+import { LOG_WORKER_NICE, logWorkerNice } from '#src/config.js';
 
 test('the log workers are niced only where another core can run the HTTP thread', () => {
   const cases: [number, number][] = [

@@ -4,7 +4,7 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { createLogger, isLogLevel, LOG_LEVELS, redactSecrets, type LogLevel } from '../../src/logger.js';
+import { createLogger, isLogLevel, LOG_LEVELS, redactSecrets, type LogLevel } from '#src/logger.js';
 
 /** A logger at `level` and the records it wrote. */
 function capture(level: LogLevel) {

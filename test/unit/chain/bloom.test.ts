@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
-import { bloomMayContain, logsBloom } from '../../../src/chain/bloom.js';
-import { BloomCache } from '../../../src/chain/bloomCache.js';
-import { bytesToHex, hexToBytes } from '../../../src/chain/hex.js';
+import { bloomMayContain, logsBloom } from '#src/chain/bloom.js';
+import { BloomCache } from '#src/chain/bloomCache.js';
+import { bytesToHex, hexToBytes } from '#src/chain/hex.js';
 
 interface FixtureBlock {
   blockNumber: number;

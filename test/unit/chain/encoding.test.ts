@@ -2,11 +2,11 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
 import fc from 'fast-check';
-import { blockSize, encodeHeaderRlp, computeBlockHash } from '../../../src/chain/headerEncoding.js';
-import { bytesToHex, hexToBigInt, hexToBytes } from '../../../src/chain/hex.js';
-import { rlpEncode, rlpEncodeAfter, rlpEncodedLength, rlpListFromEncoded, rlpUint } from '../../../src/chain/rlp.js';
-import { encodeTransaction, transactionHash } from '../../../src/chain/txEncoding.js';
-import type { BlockHeader, Transaction, TxType } from '../../../src/chain/types.js';
+import { blockSize, encodeHeaderRlp, computeBlockHash } from '#src/chain/headerEncoding.js';
+import { bytesToHex, hexToBigInt, hexToBytes } from '#src/chain/hex.js';
+import { rlpEncode, rlpEncodeAfter, rlpEncodedLength, rlpListFromEncoded, rlpUint } from '#src/chain/rlp.js';
+import { encodeTransaction, transactionHash } from '#src/chain/txEncoding.js';
+import type { BlockHeader, Transaction, TxType } from '#src/chain/types.js';
 
 type Json = Record<string, string>;
 const fixture = JSON.parse(readFileSync(new URL('../../../../test/fixtures/real-encodings.json', import.meta.url), 'utf8')) as {

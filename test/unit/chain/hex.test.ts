@@ -15,7 +15,7 @@ import {
   quantityToHex,
   stripLeadingZeros,
   uintBytesView,
-} from '../../../src/chain/hex.js';
+} from '#src/chain/hex.js';
 
 const MAX_U256 = (1n << 256n) - 1n;
 

@@ -1,8 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { keccak256 } from '../../../src/chain/keccak.js';
-import { bytesToHex } from '../../../src/chain/hex.js';
-import { rlpEncode } from '../../../src/chain/rlp.js';
+import { keccak256 } from '#src/chain/keccak.js';
+import { bytesToHex } from '#src/chain/hex.js';
+import { rlpEncode } from '#src/chain/rlp.js';
 
 const utf8 = (s: string): Uint8Array => new Uint8Array(Buffer.from(s, 'utf8'));
 

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { keccak_256 } from '@noble/hashes/sha3.js';
-import { keccak256 } from '../../../src/chain/keccak.js';
+import { keccak256 } from '#src/chain/keccak.js';
 
 function pseudoRandomBytes(length: number, seed: number): Uint8Array {
   const out = new Uint8Array(length);

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { keccak_256 } from '@noble/hashes/sha3.js';
-import { bytesToHex, hexToBytes } from '../../../src/chain/hex.js';
-import { mappingSlot, mappingSlotAt, slotWord } from '../../../src/chain/storageSlot.js';
+import { bytesToHex, hexToBytes } from '#src/chain/hex.js';
+import { mappingSlot, mappingSlotAt, slotWord } from '#src/chain/storageSlot.js';
 
 const holder = hexToBytes('0x3328f7f4a1d1c57c35df56bbf0c9dcafca309c49', 20)!;
 

@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import fc from 'fast-check';
-import { readVarint, readVarintWithin, skipVarint, varintEnd, varintSize, writeVarint } from '../../../src/chain/varint.js';
+import { readVarint, readVarintWithin, skipVarint, varintEnd, varintSize, writeVarint } from '#src/chain/varint.js';
 
 test('known encodings (protobuf documentation values)', () => {
   const rows: [number, number[]][] = [

@@ -8,9 +8,9 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
-import { UsageError } from '../../../src/cli/args.js';
-import { envName, optionsHelp, resolveOptions, type OptionSpec } from '../../../src/cli/options.js';
-import { accessLogMode, SERVE_OPTIONS, SERVE_USAGE } from '../../../src/cli/serve.js';
+import { UsageError } from '#src/cli/args.js';
+import { envName, optionsHelp, resolveOptions, type OptionSpec } from '#src/cli/options.js';
+import { accessLogMode, SERVE_OPTIONS, SERVE_USAGE } from '#src/cli/serve.js';
 
 const SPECS: OptionSpec[] = [
   { name: 'data', type: { kind: 'string' }, required: true, description: 'store' },

@@ -6,9 +6,9 @@
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { bytesToHex, toRpcLog, type LogEntry } from '../../../src/index.js';
-import { isOutputFormat, OUTPUT_FORMATS, logFormatter } from '../../../src/cli/queryFormat.js';
-import { CSV_COLUMNS, csvRow } from '../../../src/render/logCsv.js';
+import { bytesToHex, toRpcLog, type LogEntry } from '#src/index.js';
+import { isOutputFormat, OUTPUT_FORMATS, logFormatter } from '#src/cli/queryFormat.js';
+import { CSV_COLUMNS, csvRow } from '#src/render/logCsv.js';
 
 const bytes = (n: number, fill: number) => new Uint8Array(n).fill(fill);
 

@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { Writable } from 'node:stream';
 import { describe, test } from 'node:test';
-import { BatchedWriter, FLUSH_CHARS } from '../../../src/cli/queryOutput.js';
+import { BatchedWriter, FLUSH_CHARS } from '#src/cli/queryOutput.js';
 
 /** A stream that records each write and holds its completion until `release()`, after which writes complete at once. */
 function slowStream(highWaterMark: number): { stream: Writable; writes: string[]; release(): void } {

@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import fc from 'fast-check';
-import { ByteKeys } from '../../../src/export/byteKeys.js';
+import { ByteKeys } from '#src/export/byteKeys.js';
 
 /** The numbers a Map gives `keys` in order of first sight. */
 function modelNumbers(keys: readonly Uint8Array[]): number[] {

@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import fc from 'fast-check';
-import { chunkFileName, networkName, parseChunkFileName, planChunks } from '../../../src/export/chunks.js';
+import { chunkFileName, networkName, parseChunkFileName, planChunks } from '#src/export/chunks.js';
 
 test('network names follow cryo table, else network_{id}', () => {
   const cases: [bigint, string][] = [

@@ -6,12 +6,12 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import fc from 'fast-check';
-import { BlockRows } from '../../../src/export/blockRows.js';
-import { BoolColumn, BytesColumn, LENGTH_PREFIX, U256Columns, U32Column, U64Column, type ColumnData } from '../../../src/export/columns.js';
-import { LogRows } from '../../../src/export/logRows.js';
-import { ReceiptRows } from '../../../src/export/receiptRows.js';
-import { SCHEMAS, type ExportKind } from '../../../src/export/schemas.js';
-import { TransactionRows } from '../../../src/export/transactionRows.js';
+import { BlockRows } from '#src/export/blockRows.js';
+import { BoolColumn, BytesColumn, LENGTH_PREFIX, U256Columns, U32Column, U64Column, type ColumnData } from '#src/export/columns.js';
+import { LogRows } from '#src/export/logRows.js';
+import { ReceiptRows } from '#src/export/receiptRows.js';
+import { SCHEMAS, type ExportKind } from '#src/export/schemas.js';
+import { TransactionRows } from '#src/export/transactionRows.js';
 
 /** Row i of a finished byte column (its PLAIN entry without the length), or null. */
 function cell(c: ColumnData, i: number): Uint8Array | null {

@@ -7,7 +7,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { exportRecord, readRecord, recordDifferences, recordName, writeRecord, type ExportRecord } from '../../../src/export/optionsRecord.js';
+import { exportRecord, readRecord, recordDifferences, recordName, writeRecord, type ExportRecord } from '#src/export/optionsRecord.js';
 
 const base: ExportRecord = exportRecord({ chunkBlocks: 1000, compression: 'zstd', hex: false, addresses: [], topics: [] });
 

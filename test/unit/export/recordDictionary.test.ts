@@ -8,8 +8,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import fc from 'fast-check';
-import { withoutDictionary } from '../../../src/export/columns.js';
-import { RecordDictionary, type StoredValue } from '../../../src/export/recordDictionary.js';
+import { withoutDictionary } from '#src/export/columns.js';
+import { RecordDictionary, type StoredValue } from '#src/export/recordDictionary.js';
 
 /** A value as a record stores it: an address as is; a topic as its length without leading zeros, then those bytes. */
 function stored(kind: StoredValue, value: Uint8Array): Uint8Array {

@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
-import { EXPORT_KINDS, SCHEMAS } from '../../../src/export/schemas.js';
+import { EXPORT_KINDS, SCHEMAS } from '#src/export/schemas.js';
 
 const DOC = readFileSync(new URL('../../../../docs/export.md', import.meta.url), 'utf8');
 

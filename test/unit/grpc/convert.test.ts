@@ -14,8 +14,8 @@ import {
   receiptResponse,
   txByBlockNumberAndIndexParams,
   txByHashParams,
-} from '../../../src/grpc/convert.js';
-import { InvalidParamsError } from '../../../src/rpc/errors.js';
+} from '#src/grpc/convert.js';
+import { InvalidParamsError } from '#src/rpc/errors.js';
 
 const b = (hex: string) => Buffer.from(hex, 'hex');
 

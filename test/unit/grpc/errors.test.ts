@@ -5,9 +5,9 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { status } from '@grpc/grpc-js';
-import { CODE_TRAILER, DATA_TRAILER, MESSAGE_TRAILER, toGrpcFailure } from '../../../src/grpc/errors.js';
-import { DeadlineExceededError, ResultCapError } from '../../../src/logs/errors.js';
-import { AuthError, InternalError, InvalidParamsError, InvalidRequestError, LimitExceededError, QueryTimeoutError, RpcError, toRpcError } from '../../../src/rpc/errors.js';
+import { CODE_TRAILER, DATA_TRAILER, MESSAGE_TRAILER, toGrpcFailure } from '#src/grpc/errors.js';
+import { DeadlineExceededError, ResultCapError } from '#src/logs/errors.js';
+import { AuthError, InternalError, InvalidParamsError, InvalidRequestError, LimitExceededError, QueryTimeoutError, RpcError, toRpcError } from '#src/rpc/errors.js';
 
 const never = (message: string) => assert.fail(`unexpected report: ${message}`);
 

@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import fc from 'fast-check';
-import { negotiate, parseAcceptEncoding } from '../../../src/http/acceptEncoding.js';
+import { negotiate, parseAcceptEncoding } from '#src/http/acceptEncoding.js';
 
 /** The codings the service offers, in its order of preference. */
 const OFFERED = ['br', 'gzip'] as const;

@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import fc from 'fast-check';
-import { HeadWaiters, parseMinHead } from '../../../src/http/minHead.js';
+import { HeadWaiters, parseMinHead } from '#src/http/minHead.js';
 
 test('parseMinHead: absent, decimal block numbers, and everything else refused', () => {
   const cases: [string, number | undefined | null][] = [

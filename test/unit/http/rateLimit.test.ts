@@ -4,10 +4,10 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { MAX_BATCH_ITEMS } from '../../../src/config.js';
-import { InFlight } from '../../../src/http/drain.js';
-import { callCount, refusedBody, tooManyRequests } from '../../../src/http/rateLimit.js';
-import { BatchOverBurstError, RateLimitedError } from '../../../src/rpc/errors.js';
+import { MAX_BATCH_ITEMS } from '#src/config.js';
+import { InFlight } from '#src/http/drain.js';
+import { callCount, refusedBody, tooManyRequests } from '#src/http/rateLimit.js';
+import { BatchOverBurstError, RateLimitedError } from '#src/rpc/errors.js';
 
 const bytes = (text: string) => new TextEncoder().encode(text);
 const call = (id: number) => ({ jsonrpc: '2.0', id, method: 'eth_getLogs', params: [{ address: ['0x1', '0x2'], topics: [['0xa', '0xb'], null] }] });

@@ -6,9 +6,9 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { MessageChannel } from 'node:worker_threads';
-import { fromWireError, PendingReplies, toWireError, transferableChunks } from '../../../src/http/threadProtocol.js';
-import { ResultCapError } from '../../../src/logs/errors.js';
-import { InternalError, InvalidParamsError, LimitExceededError, MethodNotFoundError, QueryTimeoutError, RateLimitedError, RpcError, toRpcError } from '../../../src/rpc/errors.js';
+import { fromWireError, PendingReplies, toWireError, transferableChunks } from '#src/http/threadProtocol.js';
+import { ResultCapError } from '#src/logs/errors.js';
+import { InternalError, InvalidParamsError, LimitExceededError, MethodNotFoundError, QueryTimeoutError, RateLimitedError, RpcError, toRpcError } from '#src/rpc/errors.js';
 
 /** `error` through the wire form and a structured clone, as a MessagePort carries it. */
 const roundTrip = (error: unknown) => fromWireError(structuredClone(toWireError(error)));

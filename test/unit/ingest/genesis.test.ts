@@ -5,9 +5,9 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { bytesToHex } from '../../../src/chain/hex.js';
-import { NodeDataError } from '../../../src/ingest/errors.js';
-import { genesisStorage } from '../../../src/ingest/genesis.js';
+import { bytesToHex } from '#src/chain/hex.js';
+import { NodeDataError } from '#src/ingest/errors.js';
+import { genesisStorage } from '#src/ingest/genesis.js';
 
 const A = '11'.repeat(20);
 const B = '22'.repeat(20);

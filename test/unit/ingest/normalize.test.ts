@@ -7,12 +7,12 @@
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { bytesToHex, quantityToHex } from '../../../src/chain/hex.js';
-import type { BlockBundle } from '../../../src/chain/types.js';
-import { NodeDataError } from '../../../src/ingest/errors.js';
-import { generateChain } from '../../../src/synth/generator.js';
-import { normalizeBlock, type NodeBlock } from '../../../src/ingest/normalize.js';
-import { formatBlock, renderBlockReceipts } from '../../../src/render/format.js';
+import { bytesToHex, quantityToHex } from '#src/chain/hex.js';
+import type { BlockBundle } from '#src/chain/types.js';
+import { NodeDataError } from '#src/ingest/errors.js';
+import { generateChain } from '#src/synth/generator.js';
+import { normalizeBlock, type NodeBlock } from '#src/ingest/normalize.js';
+import { formatBlock, renderBlockReceipts } from '#src/render/format.js';
 
 type Obj = Record<string, unknown>;
 

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { Progress } from '../../../src/ingest/progress.js';
+import { Progress } from '#src/ingest/progress.js';
 
 function fakeStream(isTTY: boolean): { stream: NodeJS.WriteStream; written: string[] } {
   const written: string[] = [];

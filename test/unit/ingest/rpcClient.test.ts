@@ -8,8 +8,8 @@ import assert from 'node:assert/strict';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { after, before, test } from 'node:test';
-import { NodeRequestError, NodeRpcError } from '../../../src/ingest/errors.js';
-import { RpcClient } from '../../../src/ingest/rpcClient.js';
+import { NodeRequestError, NodeRpcError } from '#src/ingest/errors.js';
+import { RpcClient } from '#src/ingest/rpcClient.js';
 
 type Handler = (body: { id: number; method: string; params: unknown[] }[], res: ServerResponse, n: number) => void | Promise<void>;
 

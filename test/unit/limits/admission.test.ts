@@ -5,11 +5,11 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { Admission, admitFor, rateCost, type Release } from '../../../src/limits/admission.js';
-import { RateLimiter } from '../../../src/limits/rateLimiter.js';
-import { LimitRefusals } from '../../../src/limits/refusals.js';
-import { QueryCancelledError } from '../../../src/logs/errors.js';
-import { RateLimitedError, TooManyConcurrentError } from '../../../src/rpc/errors.js';
+import { Admission, admitFor, rateCost, type Release } from '#src/limits/admission.js';
+import { RateLimiter } from '#src/limits/rateLimiter.js';
+import { LimitRefusals } from '#src/limits/refusals.js';
+import { QueryCancelledError } from '#src/logs/errors.js';
+import { RateLimitedError, TooManyConcurrentError } from '#src/rpc/errors.js';
 
 /** A slot taken at once (not queued). */
 function now(slot: Release | Promise<Release>): Release {

@@ -4,7 +4,7 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { rateLimiterFor } from '../../../src/limits/options.js';
+import { rateLimiterFor } from '#src/limits/options.js';
 
 test('the limiter a rate-limit option builds', () => {
   const cases: [Parameters<typeof rateLimiterFor>[0], { perSecond: number; burst: number } | undefined][] = [

@@ -6,8 +6,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { Worker } from 'node:worker_threads';
-import { RateLimiter } from '../../../src/limits/rateLimiter.js';
-import { BatchOverBurstError, RateLimitedError } from '../../../src/rpc/errors.js';
+import { RateLimiter } from '#src/limits/rateLimiter.js';
+import { BatchOverBurstError, RateLimitedError } from '#src/rpc/errors.js';
 
 /** A clock the test moves by hand. */
 function manualClock(): { now: () => number; advance: (ms: number) => void } {
@@ -123,7 +123,7 @@ test('threads spending from one buffer at once admit exactly the burst', async (
   const BURST = 20_000;
   const THREADS = 3;
   const limiter = new RateLimiter({ perSecond: 1e-9, burst: BURST });
-  const module = new URL('../../../src/limits/rateLimiter.js', import.meta.url).href;
+  const module = import.meta.resolve('#src/limits/rateLimiter.js');
   // Each thread takes one token at a time, as fast as it can, until the bucket refuses; the counts must add up to the burst.
   const source = `
     import { parentPort, workerData } from 'node:worker_threads';

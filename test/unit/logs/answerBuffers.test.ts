@@ -4,7 +4,7 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { giveBack, keepSpare, lend, MAX_SPARE_BYTES, SPARE_BUFFERS, takeSpare } from '../../../src/logs/answerBuffers.js';
+import { giveBack, keepSpare, lend, MAX_SPARE_BYTES, SPARE_BUFFERS, takeSpare } from '#src/logs/answerBuffers.js';
 
 /** Empties this thread's spares (the module's state is the thread's). */
 function drain(): void {

@@ -11,12 +11,12 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
 import fc from 'fast-check';
-import { bloomBits, logsBloom, testBloomBit } from '../../../src/chain/bloom.js';
-import type { BlockBundle, Log } from '../../../src/chain/types.js';
-import { candidateBlocks, candidateQuery } from '../../../src/logs/candidates.js';
-import { closeStore, openStore, type Store } from '../../../src/store/schema.js';
-import { SEGMENT_BLOCKS } from '../../../src/store/segments.js';
-import { StoreWriter } from '../../../src/store/writer.js';
+import { bloomBits, logsBloom, testBloomBit } from '#src/chain/bloom.js';
+import type { BlockBundle, Log } from '#src/chain/types.js';
+import { candidateBlocks, candidateQuery } from '#src/logs/candidates.js';
+import { closeStore, openStore, type Store } from '#src/store/schema.js';
+import { SEGMENT_BLOCKS } from '#src/store/segments.js';
+import { StoreWriter } from '#src/store/writer.js';
 import { makeHeader, Rng } from '../store/fixtures.js';
 
 /** One complete segment and this many blocks of the open one. */

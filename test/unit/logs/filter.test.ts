@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import fc from 'fast-check';
-import type { Log } from '../../../src/chain/types.js';
-import { MAX_TOPIC_POSITIONS } from '../../../src/config.js';
-import { TooManyParamsError, TooManyTopicsError } from '../../../src/logs/errors.js';
-import { checkParamCount, checkTopicPositions, compileFilter, countFilterParams, matchLog, type FilterSpec } from '../../../src/logs/filter.js';
+import type { Log } from '#src/chain/types.js';
+import { MAX_TOPIC_POSITIONS } from '#src/config.js';
+import { TooManyParamsError, TooManyTopicsError } from '#src/logs/errors.js';
+import { checkParamCount, checkTopicPositions, compileFilter, countFilterParams, matchLog, type FilterSpec } from '#src/logs/filter.js';
 
 /** A one-byte-distinguished 20- or 32-byte value, so random filters and logs share values often. */
 const word = (size: number) => fc.integer({ min: 0, max: 3 }).map((v) => new Uint8Array(size).fill(v));

@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { BUSY_BUDGET_US, BUSY_SHARE, InlineLoad, LOAD_WINDOW_MS } from '../../../src/logs/inlineLoad.js';
+import { BUSY_BUDGET_US, BUSY_SHARE, InlineLoad, LOAD_WINDOW_MS } from '#src/logs/inlineLoad.js';
 
 const BASE = 1000;
 

@@ -5,8 +5,8 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { defaultInlineBudgetUs, DENSE_TASKS, INLINE_BUDGET_US, ONE_CORE_INLINE_BUDGET_US, planTasks, SELECTIVE_TASKS, taskShape, type TaskShape } from '../../../src/logs/planner.js';
-import { SEGMENT_BLOCKS } from '../../../src/store/segments.js';
+import { defaultInlineBudgetUs, DENSE_TASKS, INLINE_BUDGET_US, ONE_CORE_INLINE_BUDGET_US, planTasks, SELECTIVE_TASKS, taskShape, type TaskShape } from '#src/logs/planner.js';
+import { SEGMENT_BLOCKS } from '#src/store/segments.js';
 
 function check(from: number, to: number, threads: number, shape: TaskShape): [number, number][] {
   const tasks = planTasks(from, to, threads, shape);

@@ -9,10 +9,10 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
-import type { BlockBundle } from '../../../src/chain/types.js';
-import { recentBlocks } from '../../../src/logs/recentBlocks.js';
-import { closeStore, openStore, type Store } from '../../../src/store/schema.js';
-import { StoreWriter } from '../../../src/store/writer.js';
+import type { BlockBundle } from '#src/chain/types.js';
+import { recentBlocks } from '#src/logs/recentBlocks.js';
+import { closeStore, openStore, type Store } from '#src/store/schema.js';
+import { StoreWriter } from '#src/store/writer.js';
 import { makeBundle, Rng } from '../store/fixtures.js';
 
 const BLOCKS = 6;

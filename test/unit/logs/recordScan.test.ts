@@ -8,10 +8,10 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import fc from 'fast-check';
-import type { Log } from '../../../src/chain/types.js';
-import { prepareRecordQuery, scanRecord } from '../../../src/logs/recordScan.js';
-import type { RecordBlock, RecordLog, RecordRenderer } from '../../../src/render/recordLog.js';
-import { encodeLogs } from '../../../src/store/logsRecord.js';
+import type { Log } from '#src/chain/types.js';
+import { prepareRecordQuery, scanRecord } from '#src/logs/recordScan.js';
+import type { RecordBlock, RecordLog, RecordRenderer } from '#src/render/recordLog.js';
+import { encodeLogs } from '#src/store/logsRecord.js';
 
 /** A 20- or 32-byte value whose last byte is `tag` and whose first bytes may be zeros. */
 function value(length: number, tag: number, zeros: number): Uint8Array {

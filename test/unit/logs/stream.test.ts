@@ -8,8 +8,8 @@ import { test } from 'node:test';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { setImmediate as nextTurn } from 'node:timers/promises';
-import { streamQuery, type TaskOutcome } from '../../../src/logs/stream.js';
-import type { ScanTask } from '../../../src/logs/task.js';
+import { streamQuery, type TaskOutcome } from '#src/logs/stream.js';
+import type { ScanTask } from '#src/logs/task.js';
 
 setFlagsFromString('--expose-gc');
 const gc = runInNewContext('gc') as () => void;

@@ -6,9 +6,9 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { Registry } from 'prom-client';
-import { CallHistogram } from '../../../src/metrics/callHistogram.js';
-import { CallStats, CallStatsTable, StatusCounts } from '../../../src/metrics/callStats.js';
-import { CALL_OK } from '../../../src/rpc/observe.js';
+import { CallHistogram } from '#src/metrics/callHistogram.js';
+import { CallStats, CallStatsTable, StatusCounts } from '#src/metrics/callStats.js';
+import { CALL_OK } from '#src/rpc/observe.js';
 
 test('a call lands in the first bucket whose bound it does not exceed; outcomes are counted apart', () => {
   const stats = new CallStats([0.001, 0.01]);

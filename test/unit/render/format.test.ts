@@ -7,13 +7,13 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import type { AccessListEntry, BlockHeader, Transaction } from '../../../src/chain/types.js';
-import { formatBlock, formatTransaction, type BlockPosition } from '../../../src/render/format.js';
-import { writeBlockJson } from '../../../src/render/blockJson.js';
-import { JsonWriter } from '../../../src/render/jsonWriter.js';
-import { TxBlock, writeTxJson } from '../../../src/render/txJson.js';
-import { encodeHeader, encodeTx } from '../../../src/store/codec.js';
-import { HeaderOffsets, readHeaderOffsets } from '../../../src/store/recordViews.js';
+import type { AccessListEntry, BlockHeader, Transaction } from '#src/chain/types.js';
+import { formatBlock, formatTransaction, type BlockPosition } from '#src/render/format.js';
+import { writeBlockJson } from '#src/render/blockJson.js';
+import { JsonWriter } from '#src/render/jsonWriter.js';
+import { TxBlock, writeTxJson } from '#src/render/txJson.js';
+import { encodeHeader, encodeTx } from '#src/store/codec.js';
+import { HeaderOffsets, readHeaderOffsets } from '#src/store/recordViews.js';
 import { makeHeader, Rng } from '../store/fixtures.js';
 
 const MAX_U256 = (1n << 256n) - 1n;

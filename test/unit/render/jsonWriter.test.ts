@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import fc from 'fast-check';
-import { JsonWriter } from '../../../src/render/jsonWriter.js';
+import { JsonWriter } from '#src/render/jsonWriter.js';
 
 /** What `write` wrote into a fresh writer of `capacity` bytes (small: the writes also grow it), as text. */
 function written(write: (out: JsonWriter) => void, capacity = 8): string {

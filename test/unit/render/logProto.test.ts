@@ -6,17 +6,17 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { ServiceDefinition } from '@grpc/grpc-js';
-import { bytesToHex } from '../../../src/chain/hex.js';
-import type { BlockBundle } from '../../../src/chain/types.js';
-import { loadDefinition, SERVICE_NAME } from '../../../src/grpc/definition.js';
-import { generateChain, generatePending } from '../../../src/synth/generator.js';
-import { renderBundleMatches } from '../../../src/logs/blockLogs.js';
-import { compileFilter, matchLog } from '../../../src/logs/filter.js';
-import { JsonSink } from '../../../src/logs/jsonSink.js';
-import { LogProtoWriter, MARK_STRIDE } from '../../../src/render/logProto.js';
-import { prepareRecordQuery, scanRecord } from '../../../src/logs/recordScan.js';
-import type { RecordBlock } from '../../../src/render/recordLog.js';
-import { encodeLogs } from '../../../src/store/logsRecord.js';
+import { bytesToHex } from '#src/chain/hex.js';
+import type { BlockBundle } from '#src/chain/types.js';
+import { loadDefinition, SERVICE_NAME } from '#src/grpc/definition.js';
+import { generateChain, generatePending } from '#src/synth/generator.js';
+import { renderBundleMatches } from '#src/logs/blockLogs.js';
+import { compileFilter, matchLog } from '#src/logs/filter.js';
+import { JsonSink } from '#src/logs/jsonSink.js';
+import { LogProtoWriter, MARK_STRIDE } from '#src/render/logProto.js';
+import { prepareRecordQuery, scanRecord } from '#src/logs/recordScan.js';
+import type { RecordBlock } from '#src/render/recordLog.js';
+import { encodeLogs } from '#src/store/logsRecord.js';
 import { wireLog, type Obj } from '../../grpcWire.js';
 
 const OPTS = { blocks: 40, seed: 'logproto', density: 0.3, pending: true };

@@ -5,17 +5,17 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { toRpcLog } from '../../../src/api/wire.js';
-import type { BlockBundle } from '../../../src/chain/types.js';
-import { generateChain, generatePending } from '../../../src/synth/generator.js';
-import { renderBundleMatches } from '../../../src/logs/blockLogs.js';
-import { compileFilter, matchLog } from '../../../src/logs/filter.js';
-import { JsonSink } from '../../../src/logs/jsonSink.js';
-import { LogProtoWriter } from '../../../src/render/logProto.js';
-import { decodeLogMessages, LogDecodeError } from '../../../src/render/logProtoDecode.js';
-import { prepareRecordQuery, scanRecord } from '../../../src/logs/recordScan.js';
-import type { RecordBlock } from '../../../src/render/recordLog.js';
-import { encodeLogs } from '../../../src/store/logsRecord.js';
+import { toRpcLog } from '#src/api/wire.js';
+import type { BlockBundle } from '#src/chain/types.js';
+import { generateChain, generatePending } from '#src/synth/generator.js';
+import { renderBundleMatches } from '#src/logs/blockLogs.js';
+import { compileFilter, matchLog } from '#src/logs/filter.js';
+import { JsonSink } from '#src/logs/jsonSink.js';
+import { LogProtoWriter } from '#src/render/logProto.js';
+import { decodeLogMessages, LogDecodeError } from '#src/render/logProtoDecode.js';
+import { prepareRecordQuery, scanRecord } from '#src/logs/recordScan.js';
+import type { RecordBlock } from '#src/render/recordLog.js';
+import { encodeLogs } from '#src/store/logsRecord.js';
 
 const OPTS = { blocks: 30, seed: 'logdecode', density: 0.3, pending: true };
 const chain: BlockBundle[] = [...generateChain(OPTS)];

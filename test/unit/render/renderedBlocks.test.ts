@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import fc from 'fast-check';
-import { RenderedBlocks } from '../../../src/render/renderedBlocks.js';
+import { RenderedBlocks } from '#src/render/renderedBlocks.js';
 
 const hash = (byte: number) => new Uint8Array(32).fill(byte);
 

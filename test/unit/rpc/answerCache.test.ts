@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import fc from 'fast-check';
-import { AnswerCache, MAX_CACHED_ANSWER_BYTES } from '../../../src/rpc/answerCache.js';
-import type { StoreReader } from '../../../src/store/reader.js';
+import { AnswerCache, MAX_CACHED_ANSWER_BYTES } from '#src/rpc/answerCache.js';
+import type { StoreReader } from '#src/store/reader.js';
 
 /** A reader whose markers the test sets (AnswerCache reads nothing else of it). */
 function markedReader(): { reader: StoreReader; marks: { value: string | undefined } } {

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import fc from 'fast-check';
-import { isCanonical, splitCanonicalCall } from '../../../src/rpc/canonicalCall.js';
+import { isCanonical, splitCanonicalCall } from '#src/rpc/canonicalCall.js';
 
 const HEAD = '{"jsonrpc":"2.0","id":';
 

@@ -1,13 +1,13 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import fc from 'fast-check';
-import { MAX_BATCH_ITEMS } from '../../../src/config.js';
-import { AnswerCache } from '../../../src/rpc/answerCache.js';
-import { createRpcHandler } from '../../../src/rpc/dispatcher.js';
-import { InvalidParamsError } from '../../../src/rpc/errors.js';
-import { flatBody } from '../../../src/rpc/handler.js';
-import { RawJson, type MethodContext, type RpcMethod } from '../../../src/rpc/method.js';
-import type { StoreReader } from '../../../src/store/reader.js';
+import { MAX_BATCH_ITEMS } from '#src/config.js';
+import { AnswerCache } from '#src/rpc/answerCache.js';
+import { createRpcHandler } from '#src/rpc/dispatcher.js';
+import { InvalidParamsError } from '#src/rpc/errors.js';
+import { flatBody } from '#src/rpc/handler.js';
+import { RawJson, type MethodContext, type RpcMethod } from '#src/rpc/method.js';
+import type { StoreReader } from '#src/store/reader.js';
 
 /** The methods under test: pure functions of their params (no store). */
 const methods = new Map<string, RpcMethod>([

@@ -4,9 +4,9 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { BlockNotFoundError } from '../../../src/chain/errors.js';
-import { DeadlineExceededError, RangeBeyondHeadError, RangeInvertedError, ResultCapError, ScanFailedError, TooManyParamsError, TooManyTopicsError } from '../../../src/logs/errors.js';
-import { InternalError, InvalidParamsError, LimitExceededError, QueryTimeoutError, RpcError, toRpcError } from '../../../src/rpc/errors.js';
+import { BlockNotFoundError } from '#src/chain/errors.js';
+import { DeadlineExceededError, RangeBeyondHeadError, RangeInvertedError, ResultCapError, ScanFailedError, TooManyParamsError, TooManyTopicsError } from '#src/logs/errors.js';
+import { InternalError, InvalidParamsError, LimitExceededError, QueryTimeoutError, RpcError, toRpcError } from '#src/rpc/errors.js';
 
 test('each domain error maps to its JSON-RPC class, code, message and data', () => {
   const cases: [Error, abstract new (...args: never[]) => RpcError, number, string, unknown][] = [

@@ -7,11 +7,11 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import fc from 'fast-check';
-import { bytesToHex } from '../../../src/chain/hex.js';
-import { TooManyParamsError, TooManyTopicsError } from '../../../src/logs/errors.js';
-import { countFilterParams, type FilterSpec } from '../../../src/logs/filter.js';
-import { InvalidParamsError } from '../../../src/rpc/errors.js';
-import { parseFilter } from '../../../src/rpc/filterParams.js';
+import { bytesToHex } from '#src/chain/hex.js';
+import { TooManyParamsError, TooManyTopicsError } from '#src/logs/errors.js';
+import { countFilterParams, type FilterSpec } from '#src/logs/filter.js';
+import { InvalidParamsError } from '#src/rpc/errors.js';
+import { parseFilter } from '#src/rpc/filterParams.js';
 
 const A = '0x' + 'aa'.repeat(20);
 const B = '0x' + 'bb'.repeat(20);

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import fc from 'fast-check';
-import { nestsDeeperThan } from '../../../src/rpc/jsonDepth.js';
+import { nestsDeeperThan } from '#src/rpc/jsonDepth.js';
 
 const bytes = (text: string) => Buffer.from(text, 'utf8');
 

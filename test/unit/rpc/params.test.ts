@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import fc from 'fast-check';
-import { InvalidParamsError } from '../../../src/rpc/errors.js';
-import { checkArity, parseAddress, parseBlockNumber, parseBlockNumberOrHash, parseBool, parseHash, parseQuantity, parseStorageKey } from '../../../src/rpc/params.js';
+import { InvalidParamsError } from '#src/rpc/errors.js';
+import { checkArity, parseAddress, parseBlockNumber, parseBlockNumberOrHash, parseBool, parseHash, parseQuantity, parseStorageKey } from '#src/rpc/params.js';
 
 /** Asserts that `run` throws an InvalidParamsError whose message is `message`. */
 function refuses(run: () => unknown, message: string): void {

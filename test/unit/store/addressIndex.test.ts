@@ -3,13 +3,13 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { generateChain } from '../../../src/synth/generator.js';
-import { collectSegmentAddresses, decodeSegmentBlocks, encodeSegmentBlocks, orSegmentBlocks } from '../../../src/store/addressIndex.js';
-import { decodeAddressSegmentKey, encodeAddressSegmentKey } from '../../../src/store/keys.js';
-import { encodeLogAddresses } from '../../../src/store/logsRecord.js';
-import { closeStore, openStore } from '../../../src/store/schema.js';
-import { ROW_BYTES, SEGMENT_BLOCKS } from '../../../src/store/segments.js';
-import { StoreWriter } from '../../../src/store/writer.js';
+import { generateChain } from '#src/synth/generator.js';
+import { collectSegmentAddresses, decodeSegmentBlocks, encodeSegmentBlocks, orSegmentBlocks } from '#src/store/addressIndex.js';
+import { decodeAddressSegmentKey, encodeAddressSegmentKey } from '#src/store/keys.js';
+import { encodeLogAddresses } from '#src/store/logsRecord.js';
+import { closeStore, openStore } from '#src/store/schema.js';
+import { ROW_BYTES, SEGMENT_BLOCKS } from '#src/store/segments.js';
+import { StoreWriter } from '#src/store/writer.js';
 
 test('segment block lists round-trip as lists (≤ 255 offsets) and bitmaps (more)', () => {
   for (const n of [0, 1, 2, 254, 255, 256, 1000, SEGMENT_BLOCKS]) {

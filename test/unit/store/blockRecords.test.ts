@@ -5,14 +5,14 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import type { BlockBundle } from '../../../src/chain/types.js';
-import { encodeBlockRecords, readBlockRecords, writeBlockRecords, type BlockRecords } from '../../../src/store/blockRecords.js';
-import { ByteReader, ByteWriter } from '../../../src/store/bytes.js';
-import { encodeHeader, encodeTx } from '../../../src/store/codec.js';
-import { encodeStorageKey, STORAGE_PREFIX_BYTES } from '../../../src/store/keys.js';
-import { encodeLogAddresses, encodeLogs } from '../../../src/store/logsRecord.js';
-import { encodeReceipts } from '../../../src/store/receiptsRecord.js';
-import { generateChain } from '../../../src/synth/generator.js';
+import type { BlockBundle } from '#src/chain/types.js';
+import { encodeBlockRecords, readBlockRecords, writeBlockRecords, type BlockRecords } from '#src/store/blockRecords.js';
+import { ByteReader, ByteWriter } from '#src/store/bytes.js';
+import { encodeHeader, encodeTx } from '#src/store/codec.js';
+import { encodeStorageKey, STORAGE_PREFIX_BYTES } from '#src/store/keys.js';
+import { encodeLogAddresses, encodeLogs } from '#src/store/logsRecord.js';
+import { encodeReceipts } from '#src/store/receiptsRecord.js';
+import { generateChain } from '#src/synth/generator.js';
 
 /** Blocks with transactions, logs and storage writes, and empty ones (density 0). */
 const chain: BlockBundle[] = [...generateChain({ blocks: 40, seed: 'records', density: 0.02 }), ...generateChain({ blocks: 3, seed: 'records', density: 0 })];

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { ByteReader, ByteWriter } from '../../../src/store/bytes.js';
+import { ByteReader, ByteWriter } from '#src/store/bytes.js';
 import { Rng } from './fixtures.js';
 
 const MAX_U256 = (1n << 256n) - 1n;

@@ -1,8 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { BlockBundle, BlockHeader, Transaction } from '../../../src/chain/types.js';
-import { decodeBundle, decodeHeader, decodeTx, encodeBundle, encodeHeader, encodeTx } from '../../../src/store/codec.js';
-import { storedBlockHash, HeaderOffsets, headerTimestamp, readHeaderOffsets, readTxOffsets, TX_FROM_OFFSET, TxOffsets } from '../../../src/store/recordViews.js';
+import type { BlockBundle, BlockHeader, Transaction } from '#src/chain/types.js';
+import { decodeBundle, decodeHeader, decodeTx, encodeBundle, encodeHeader, encodeTx } from '#src/store/codec.js';
+import { storedBlockHash, HeaderOffsets, headerTimestamp, readHeaderOffsets, readTxOffsets, TX_FROM_OFFSET, TxOffsets } from '#src/store/recordViews.js';
 import { filled, makeBundle, makeHeader, makeReceipt, makeTx, Rng } from './fixtures.js';
 
 const MAX_U256 = (1n << 256n) - 1n;

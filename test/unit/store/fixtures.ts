@@ -2,7 +2,7 @@
  * Hand-built fixtures for the store tests: a tiny seeded PRNG (mulberry32) and builders for
  * headers, transactions, logs and block bundles whose bytes come from it.
  */
-import type { BlockBundle, BlockHeader, Log, Receipt, StorageWrite, Transaction } from '../../../src/chain/types.js';
+import type { BlockBundle, BlockHeader, Log, Receipt, StorageWrite, Transaction } from '#src/chain/types.js';
 
 /** A seeded 32-bit PRNG (mulberry32): the same seed gives the same sequence. */
 export class Rng {

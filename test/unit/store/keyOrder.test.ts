@@ -6,7 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { keyOrder } from '../../../src/store/keyOrder.js';
+import { keyOrder } from '#src/store/keyOrder.js';
 import { Rng } from './fixtures.js';
 
 /** The order a stable sort with Buffer.compare gives (equal keys by index). */

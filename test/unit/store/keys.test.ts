@@ -12,7 +12,7 @@ import {
   writeBlockKey,
   writeStorageKey,
   writeTxKey,
-} from '../../../src/store/keys.js';
+} from '#src/store/keys.js';
 import { filled, Rng } from './fixtures.js';
 
 const NUMBERS = [0, 1, 255, 256, 65535, 65536, 2 ** 32 - 1, 2 ** 32, 2 ** 32 + 1, 2 ** 48, Number.MAX_SAFE_INTEGER - 1, Number.MAX_SAFE_INTEGER];

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { Log } from '../../../src/chain/types.js';
-import { decodeLogAddresses, decodeLogs, encodeLogs } from '../../../src/store/logsRecord.js';
+import type { Log } from '#src/chain/types.js';
+import { decodeLogAddresses, decodeLogs, encodeLogs } from '#src/store/logsRecord.js';
 import { filled, Rng } from './fixtures.js';
 
 function roundTrip(logs: Log[]): void {

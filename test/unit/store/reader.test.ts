@@ -8,9 +8,9 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { test } from 'node:test';
-import { StoreReader } from '../../../src/store/reader.js';
-import { closeStore, openStore } from '../../../src/store/schema.js';
-import { StoreWriter } from '../../../src/store/writer.js';
+import { StoreReader } from '#src/store/reader.js';
+import { closeStore, openStore } from '#src/store/schema.js';
+import { StoreWriter } from '#src/store/writer.js';
 import { makeBundle, Rng } from './fixtures.js';
 
 const nextTick = () => new Promise((resolve) => setTimeout(resolve, 0));

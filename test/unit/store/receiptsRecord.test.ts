@@ -6,8 +6,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import fc from 'fast-check';
-import type { Receipt } from '../../../src/chain/types.js';
-import { decodeReceipts, encodeReceipts } from '../../../src/store/receiptsRecord.js';
+import type { Receipt } from '#src/chain/types.js';
+import { decodeReceipts, encodeReceipts } from '#src/store/receiptsRecord.js';
 
 const bytes = (length: number) => fc.uint8Array({ minLength: length, maxLength: length });
 const amount = fc.bigInt({ min: 0n, max: (1n << 256n) - 1n });

@@ -10,10 +10,10 @@ import os from 'node:os';
 import path from 'node:path';
 import { test } from 'node:test';
 import fc from 'fast-check';
-import type { BlockBundle } from '../../../src/chain/types.js';
-import { FREEZE_BLOCKS, FREEZE_LAG, freezeTarget, MERGE_FAN_IN } from '../../../src/store/freezer.js';
-import { encodeStorageKey } from '../../../src/store/keys.js';
-import { StoreReader } from '../../../src/store/reader.js';
+import type { BlockBundle } from '#src/chain/types.js';
+import { FREEZE_BLOCKS, FREEZE_LAG, freezeTarget, MERGE_FAN_IN } from '#src/store/freezer.js';
+import { encodeStorageKey } from '#src/store/keys.js';
+import { StoreReader } from '#src/store/reader.js';
 import {
   decodeRunChunkKey,
   decodeRunFilterKey,
@@ -24,13 +24,13 @@ import {
   encodeStorageChunk,
   encodeTxEntry,
   RunKind,
-} from '../../../src/store/runChunks.js';
-import { filterAdd, filterBytes, filterMayHold, storageKeyHash, txKeyHash } from '../../../src/store/runFilter.js';
-import { readManifest, storageKeyNumber, writeInvertedNumber } from '../../../src/store/runs.js';
-import { closeStore, openStore, type Store } from '../../../src/store/schema.js';
-import { verifyStore } from '../../../src/store/verify.js';
-import { StoreWriter } from '../../../src/store/writer.js';
-import { generateChain, linkBlock } from '../../../src/synth/generator.js';
+} from '#src/store/runChunks.js';
+import { filterAdd, filterBytes, filterMayHold, storageKeyHash, txKeyHash } from '#src/store/runFilter.js';
+import { readManifest, storageKeyNumber, writeInvertedNumber } from '#src/store/runs.js';
+import { closeStore, openStore, type Store } from '#src/store/schema.js';
+import { verifyStore } from '#src/store/verify.js';
+import { StoreWriter } from '#src/store/writer.js';
+import { generateChain, linkBlock } from '#src/synth/generator.js';
 import { diffStores } from '../../support/storeDiff.js';
 
 test('a transaction-run entry round-trips', () => {

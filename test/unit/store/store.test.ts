@@ -5,11 +5,11 @@ import os from 'node:os';
 import path from 'node:path';
 import { createHash } from 'node:crypto';
 import { open } from 'lmdb';
-import type { BlockBundle, StorageWrite } from '../../../src/chain/types.js';
-import { closeStore, openStore, SCHEMA_VERSION, type Store } from '../../../src/store/schema.js';
-import { ChainContinuityError, StoreWriter } from '../../../src/store/writer.js';
-import { StoreReader } from '../../../src/store/reader.js';
-import { checkApiKey, constantTimeEqual, createApiKey, hashApiKey, listApiKeys, revokeApiKey } from '../../../src/store/apiKeys.js';
+import type { BlockBundle, StorageWrite } from '#src/chain/types.js';
+import { closeStore, openStore, SCHEMA_VERSION, type Store } from '#src/store/schema.js';
+import { ChainContinuityError, StoreWriter } from '#src/store/writer.js';
+import { StoreReader } from '#src/store/reader.js';
+import { checkApiKey, constantTimeEqual, createApiKey, hashApiKey, listApiKeys, revokeApiKey } from '#src/store/apiKeys.js';
 import { filled, makeBundle, Rng } from './fixtures.js';
 
 const ZERO_WORD = new Uint8Array(32);

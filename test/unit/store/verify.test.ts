@@ -10,14 +10,14 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { generateStore } from '../../../src/synth/generateStore.js';
-import { decodeHeader, encodeBundle, encodeHeader } from '../../../src/store/codec.js';
-import { decodeTxKey, encodeAddressSegmentKey, encodeBlockKey, encodeBloomBitsKey, encodeStorageKey, encodeTxKey } from '../../../src/store/keys.js';
-import { decodeLogs, encodeLogs } from '../../../src/store/logsRecord.js';
-import { StoreReader } from '../../../src/store/reader.js';
-import { closeStore, openStore, type Store } from '../../../src/store/schema.js';
-import { SEGMENT_BLOCKS } from '../../../src/store/segments.js';
-import { verifyStore, type VerifyResult } from '../../../src/store/verify.js';
+import { generateStore } from '#src/synth/generateStore.js';
+import { decodeHeader, encodeBundle, encodeHeader } from '#src/store/codec.js';
+import { decodeTxKey, encodeAddressSegmentKey, encodeBlockKey, encodeBloomBitsKey, encodeStorageKey, encodeTxKey } from '#src/store/keys.js';
+import { decodeLogs, encodeLogs } from '#src/store/logsRecord.js';
+import { StoreReader } from '#src/store/reader.js';
+import { closeStore, openStore, type Store } from '#src/store/schema.js';
+import { SEGMENT_BLOCKS } from '#src/store/segments.js';
+import { verifyStore, type VerifyResult } from '#src/store/verify.js';
 
 /** A small store: block-level damage. */
 const SMALL = { blocks: 120, seed: 'verify', density: 0.05 };

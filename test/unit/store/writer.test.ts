@@ -10,16 +10,16 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { test } from 'node:test';
-import type { BlockBundle, StorageWrite, Transaction } from '../../../src/chain/types.js';
-import { generateChain } from '../../../src/synth/generator.js';
-import { encodeBlockRecords, type BlockRecords } from '../../../src/store/blockRecords.js';
-import { decodeBloomBitsKey, encodeBlockKey, encodeTxKey } from '../../../src/store/keys.js';
-import { MIN_ORDERED_PUTS } from '../../../src/store/orderedPuts.js';
-import { StoreReader } from '../../../src/store/reader.js';
-import { storedBlockHash } from '../../../src/store/recordViews.js';
-import { ADDRESS_INDEX_FLAG, CHAIN_DATABASES, closeStore, openStore, type Store } from '../../../src/store/schema.js';
-import { BLOOM_BITS, buildSegmentRows, ROW_BYTES, SEGMENT_BLOCKS } from '../../../src/store/segments.js';
-import { ChainContinuityError, StoreWriter } from '../../../src/store/writer.js';
+import type { BlockBundle, StorageWrite, Transaction } from '#src/chain/types.js';
+import { generateChain } from '#src/synth/generator.js';
+import { encodeBlockRecords, type BlockRecords } from '#src/store/blockRecords.js';
+import { decodeBloomBitsKey, encodeBlockKey, encodeTxKey } from '#src/store/keys.js';
+import { MIN_ORDERED_PUTS } from '#src/store/orderedPuts.js';
+import { StoreReader } from '#src/store/reader.js';
+import { storedBlockHash } from '#src/store/recordViews.js';
+import { ADDRESS_INDEX_FLAG, CHAIN_DATABASES, closeStore, openStore, type Store } from '#src/store/schema.js';
+import { BLOOM_BITS, buildSegmentRows, ROW_BYTES, SEGMENT_BLOCKS } from '#src/store/segments.js';
+import { ChainContinuityError, StoreWriter } from '#src/store/writer.js';
 import { makeHeader, Rng } from './fixtures.js';
 
 async function withStore(body: (store: Store) => void | Promise<void>): Promise<void> {

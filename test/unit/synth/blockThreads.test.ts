@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { availableParallelism } from 'node:os';
 import { test } from 'node:test';
-import { defaultGenerateThreads } from '../../../src/synth/blockThreads.js';
+import { defaultGenerateThreads } from '#src/synth/blockThreads.js';
 
 test('the default generating threads: none on one core, one per core from two cores on', () => {
   for (const [cores, threads] of [

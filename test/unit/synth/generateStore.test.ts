@@ -3,17 +3,17 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
-import { bytesToHex } from '../../../src/chain/hex.js';
-import { mappingSlot } from '../../../src/chain/storageSlot.js';
-import type { BlockBundle } from '../../../src/chain/types.js';
-import { TRANSFER_TOPIC } from '../../../src/synth/events.js';
-import { generateStore, generateWriteMap } from '../../../src/synth/generateStore.js';
-import { CHAIN_VERSION, generateChain, generatePending, markers } from '../../../src/synth/generator.js';
-import { GenerateRefusedError, storedProvenance } from '../../../src/synth/provenance.js';
-import { blockRecordsBytes, encodeBlockRecords } from '../../../src/store/blockRecords.js';
-import { StoreReader } from '../../../src/store/reader.js';
-import { closeStore, openStore } from '../../../src/store/schema.js';
-import { StoreWriter } from '../../../src/store/writer.js';
+import { bytesToHex } from '#src/chain/hex.js';
+import { mappingSlot } from '#src/chain/storageSlot.js';
+import type { BlockBundle } from '#src/chain/types.js';
+import { TRANSFER_TOPIC } from '#src/synth/events.js';
+import { generateStore, generateWriteMap } from '#src/synth/generateStore.js';
+import { CHAIN_VERSION, generateChain, generatePending, markers } from '#src/synth/generator.js';
+import { GenerateRefusedError, storedProvenance } from '#src/synth/provenance.js';
+import { blockRecordsBytes, encodeBlockRecords } from '#src/store/blockRecords.js';
+import { StoreReader } from '#src/store/reader.js';
+import { closeStore, openStore } from '#src/store/schema.js';
+import { StoreWriter } from '#src/store/writer.js';
 
 const dirs: string[] = [];
 function tempDir(): string {

@@ -1,13 +1,13 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { bloomMayContain, logsBloom } from '../../../src/chain/bloom.js';
-import { blockSize, computeBlockHash } from '../../../src/chain/headerEncoding.js';
-import { bytesEqual, bytesToHex } from '../../../src/chain/hex.js';
-import { keccak256 } from '../../../src/chain/keccak.js';
-import { mappingSlot } from '../../../src/chain/storageSlot.js';
-import { encodeTransaction } from '../../../src/chain/txEncoding.js';
-import type { BlockBundle } from '../../../src/chain/types.js';
-import { TRANSFER_TOPIC } from '../../../src/synth/events.js';
+import { bloomMayContain, logsBloom } from '#src/chain/bloom.js';
+import { blockSize, computeBlockHash } from '#src/chain/headerEncoding.js';
+import { bytesEqual, bytesToHex } from '#src/chain/hex.js';
+import { keccak256 } from '#src/chain/keccak.js';
+import { mappingSlot } from '#src/chain/storageSlot.js';
+import { encodeTransaction } from '#src/chain/txEncoding.js';
+import type { BlockBundle } from '#src/chain/types.js';
+import { TRANSFER_TOPIC } from '#src/synth/events.js';
 import {
   CHAIN_VERSION,
   ChainGenerator,
@@ -20,12 +20,12 @@ import {
   rareAddress,
   TOTAL_DIFFICULTY,
   type GeneratorOptions,
-} from '../../../src/synth/generator.js';
-import { FORK_SCHEDULE as schedule } from '../../../src/synth/forks.js';
-import { encodeHeader, encodeTx } from '../../../src/store/codec.js';
-import { encodeLogs } from '../../../src/store/logsRecord.js';
-import { writeBlockRecords } from '../../../src/store/blockRecords.js';
-import { ByteWriter } from '../../../src/store/bytes.js';
+} from '#src/synth/generator.js';
+import { FORK_SCHEDULE as schedule } from '#src/synth/forks.js';
+import { encodeHeader, encodeTx } from '#src/store/codec.js';
+import { encodeLogs } from '#src/store/logsRecord.js';
+import { writeBlockRecords } from '#src/store/blockRecords.js';
+import { ByteWriter } from '#src/store/bytes.js';
 
 const SECP256K1_N = 0xfffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141n;
 const hex = bytesToHex;

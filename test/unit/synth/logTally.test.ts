@@ -4,9 +4,9 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { bytesToHex } from '../../../src/chain/hex.js';
-import type { Log } from '../../../src/chain/types.js';
-import { LogTally } from '../../../src/synth/logTally.js';
+import { bytesToHex } from '#src/chain/hex.js';
+import type { Log } from '#src/chain/types.js';
+import { LogTally } from '#src/synth/logTally.js';
 
 const address = (byte: number) => new Uint8Array(20).fill(byte);
 const topic = (byte: number) => new Uint8Array(32).fill(byte);

@@ -5,10 +5,10 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { GAS_PER_BLOB, nextBaseFee, nextExcessBlobGas } from '../../../src/synth/fees.js';
-import { FORK_SCHEDULE } from '../../../src/synth/forks.js';
-import { ChainPlanner, INTRINSIC_GAS, plainKind, TX_KIND, type BlockPlan } from '../../../src/synth/plan.js';
-import { Universe } from '../../../src/synth/universe.js';
+import { GAS_PER_BLOB, nextBaseFee, nextExcessBlobGas } from '#src/synth/fees.js';
+import { FORK_SCHEDULE } from '#src/synth/forks.js';
+import { ChainPlanner, INTRINSIC_GAS, plainKind, TX_KIND, type BlockPlan } from '#src/synth/plan.js';
+import { Universe } from '#src/synth/universe.js';
 
 const u = new Universe('plan');
 const planner = () => new ChainPlanner(u, 'plan', 1, 0);

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { Random, Zipf } from '../../../src/synth/random.js';
+import { Random, Zipf } from '#src/synth/random.js';
 
 test('streams are determined by (seed, domain, index) and differ across them', () => {
   const draw = (r: Random) => Array.from({ length: 8 }, () => r.u32());

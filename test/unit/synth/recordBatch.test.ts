@@ -5,11 +5,11 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import type { BlockBundle } from '../../../src/chain/types.js';
-import { encodeBlockRecords } from '../../../src/store/blockRecords.js';
-import { decodeBundle, encodeBundle } from '../../../src/store/codec.js';
-import { BlockBuilder, generateChain, generatePending, genesisParentHash, type GeneratorOptions } from '../../../src/synth/generator.js';
-import { BlockPacker, linkPending, linkRecords, packPending, unpackBlocks } from '../../../src/synth/recordBatch.js';
+import type { BlockBundle } from '#src/chain/types.js';
+import { encodeBlockRecords } from '#src/store/blockRecords.js';
+import { decodeBundle, encodeBundle } from '#src/store/codec.js';
+import { BlockBuilder, generateChain, generatePending, genesisParentHash, type GeneratorOptions } from '#src/synth/generator.js';
+import { BlockPacker, linkPending, linkRecords, packPending, unpackBlocks } from '#src/synth/recordBatch.js';
 
 const OPTS: GeneratorOptions = { blocks: 30, seed: 'batch', density: 0.05 };
 const linked = [...generateChain(OPTS)];

@@ -4,7 +4,7 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { CircuitBreaker } from '../../../src/upstream/breaker.js';
+import { CircuitBreaker } from '#src/upstream/breaker.js';
 
 test('opens after the failures in a row, probes once after the backoff, doubles it while probes fail', () => {
   let now = 0;

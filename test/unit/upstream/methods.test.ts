@@ -5,8 +5,8 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import fc from 'fast-check';
-import type { ChainMeta } from '../../../src/chain/types.js';
-import { DEFAULT_UPSTREAM_METHODS, ForwardListError, forwardedMethods, pinBlockParams, SEND_METHOD } from '../../../src/upstream/methods.js';
+import type { ChainMeta } from '#src/chain/types.js';
+import { DEFAULT_UPSTREAM_METHODS, ForwardListError, forwardedMethods, pinBlockParams, SEND_METHOD } from '#src/upstream/methods.js';
 
 const META: ChainMeta = { chainId: 1n, earliest: 0, head: 100, safe: 68, finalized: 36 };
 const SERVED = new Set(['eth_getLogs', 'eth_blockNumber']);

@@ -5,10 +5,10 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import fc from 'fast-check';
-import { LatencyHistogram } from '../../../src/workload/loadClient.js';
-import { checkMix, MIXES, MixError, parseCorpus } from '../../../src/workload/mixes.js';
-import { SHAPES } from '../../../src/workload/shapes.js';
-import { luaLongString } from '../../../src/workload/wrkLua.js';
+import { LatencyHistogram } from '#src/workload/loadClient.js';
+import { checkMix, MIXES, MixError, parseCorpus } from '#src/workload/mixes.js';
+import { SHAPES } from '#src/workload/shapes.js';
+import { luaLongString } from '#src/workload/wrkLua.js';
 
 /** What Lua reads from a long string: the text between the brackets of its level. */
 function luaRead(literal: string): string {

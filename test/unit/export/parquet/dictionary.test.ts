@@ -9,10 +9,10 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import fc from 'fast-check';
-import { BytesColumn, DictionaryColumn, U32Column, U64Column, withoutDictionary } from '../../../../src/export/columns.js';
-import { ByteWriter } from '../../../../src/export/parquet/byteWriter.js';
-import { indexBitWidth, writeDictionaryIndices } from '../../../../src/export/parquet/dictionary.js';
-import { writePlain } from '../../../../src/export/parquet/plain.js';
+import { BytesColumn, DictionaryColumn, U32Column, U64Column, withoutDictionary } from '#src/export/columns.js';
+import { ByteWriter } from '#src/export/parquet/byteWriter.js';
+import { indexBitWidth, writeDictionaryIndices } from '#src/export/parquet/dictionary.js';
+import { writePlain } from '#src/export/parquet/plain.js';
 
 /** Reads an unsigned LEB128 varint of `bytes` at `pos`: its value and the position after it. */
 function varint(bytes: Uint8Array, pos: number): [number, number] {

@@ -6,9 +6,9 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import fc from 'fast-check';
-import { BoolColumn } from '../../../../src/export/columns.js';
-import { ByteWriter } from '../../../../src/export/parquet/byteWriter.js';
-import { valuesIn, writeDefinitionLevels } from '../../../../src/export/parquet/levels.js';
+import { BoolColumn } from '#src/export/columns.js';
+import { ByteWriter } from '#src/export/parquet/byteWriter.js';
+import { valuesIn, writeDefinitionLevels } from '#src/export/parquet/levels.js';
 
 /** Decodes `count` levels of bit width 1 from a data page v1's level section at the start of `bytes`; returns them and the section's size. */
 function decodeLevels(bytes: Uint8Array, count: number): { levels: number[]; size: number } {

@@ -6,9 +6,9 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import fc from 'fast-check';
-import { BoolColumn, BytesColumn, F64Column, U32Column, U64Column, type ColumnData } from '../../../../src/export/columns.js';
-import { ByteWriter } from '../../../../src/export/parquet/byteWriter.js';
-import { writePlain } from '../../../../src/export/parquet/plain.js';
+import { BoolColumn, BytesColumn, F64Column, U32Column, U64Column, type ColumnData } from '#src/export/columns.js';
+import { ByteWriter } from '#src/export/parquet/byteWriter.js';
+import { writePlain } from '#src/export/parquet/plain.js';
 
 type Cell = number | bigint | boolean | string | null;
 

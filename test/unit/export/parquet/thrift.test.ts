@@ -6,8 +6,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import fc from 'fast-check';
-import { ByteWriter } from '../../../../src/export/parquet/byteWriter.js';
-import { CompactType, CompactWriter } from '../../../../src/export/parquet/thrift.js';
+import { ByteWriter } from '#src/export/parquet/byteWriter.js';
+import { CompactType, CompactWriter } from '#src/export/parquet/thrift.js';
 
 /** A decoded value: numbers for integers, booleans, byte arrays, lists, and structs as field id → value. */
 type Value = number | boolean | Uint8Array | Value[] | Map<number, Value>;

@@ -12,10 +12,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
-import { BoolColumn, BytesColumn, DictionaryColumn, F64Column, TextColumn, U32Column, U64Column, type ColumnData } from '../../../../src/export/columns.js';
-import { COMPRESSIONS } from '../../../../src/export/compression.js';
-import { ByteWriter } from '../../../../src/export/parquet/byteWriter.js';
-import { encodeParquet } from '../../../../src/export/parquet/writer.js';
+import { BoolColumn, BytesColumn, DictionaryColumn, F64Column, TextColumn, U32Column, U64Column, type ColumnData } from '#src/export/columns.js';
+import { COMPRESSIONS } from '#src/export/compression.js';
+import { ByteWriter } from '#src/export/parquet/byteWriter.js';
+import { encodeParquet } from '#src/export/parquet/writer.js';
 import { Rng } from '../../store/fixtures.js';
 
 /** Rows of the test file: past one page (65,536 rows), so a column has two pages, the second partial. */
