@@ -337,15 +337,31 @@ export function createRpcHandler(
     let next = 0;
     let active = 0;
     let settle: ((body: RpcBody) => void) | undefined;
-    /** Keeps item `i`'s answer when it fits under the cap; else drops it (already reported as answered) for -32003. */
+    /** Keeps item `i`'s answer; once the answers kept pass the cap, the items not started yet are refused instead of run. */
     const keep = (i: number, body: RpcBody): void => {
-      if (bytes + body.length > MAX_BATCH_RESPONSE_BYTES) {
-        full = true;
-        if (body instanceof JsonParts) body.release();
-        body = errorResponse(requestId(requests[i]), new ResponseTooLargeError());
-      }
       answers[i] = body;
       bytes += body.length;
+      if (bytes > MAX_BATCH_RESPONSE_BYTES) full = true;
+    };
+    /**
+     * The batch's response, its answers cut at the cap in item order: the first answer that would
+     * take the total past MAX_BATCH_RESPONSE_BYTES and every one after it become -32003 (already
+     * reported as answered), whichever order they finished in.
+     */
+    const respond = (): RpcBody => {
+      let total = 0;
+      let over = false;
+      for (let i = 0; i < answers.length; i++) {
+        const body = answers[i]!;
+        if (!over && total + body.length <= MAX_BATCH_RESPONSE_BYTES) {
+          total += body.length;
+          continue;
+        }
+        over = true;
+        if (body instanceof JsonParts) body.release();
+        answers[i] = errorResponse(requestId(requests[i]), new ResponseTooLargeError());
+      }
+      return batchResponse(answers);
     };
     // The forwarded items go to the node together, beside the store's calls.
     const forwardItems: ForwardItem[] = [];
@@ -362,7 +378,7 @@ export function createRpcHandler(
       void forwardAll(forwardItems, trace, caller).then((bodies) => {
         bodies.forEach((body, k) => keep(forwardItems[k]!.index, body));
         forwarding = false;
-        if (done()) settle?.(batchResponse(answers));
+        if (done()) settle?.(respond());
       });
     }
     const launch = (): void => {
@@ -386,10 +402,10 @@ export function createRpcHandler(
           });
         } else keep(i, answer);
       }
-      if (done()) settle?.(batchResponse(answers));
+      if (done()) settle?.(respond());
     };
     launch();
-    if (done()) return batchResponse(answers);
+    if (done()) return respond();
     return new Promise<RpcBody>((resolve) => {
       settle = resolve;
     });

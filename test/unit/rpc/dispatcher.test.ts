@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import fc from 'fast-check';
-import { MAX_BATCH_ITEMS } from '#src/config.js';
+import { MAX_BATCH_ITEMS, MAX_BATCH_RESPONSE_BYTES } from '#src/config.js';
 import { AnswerCache } from '#src/rpc/answerCache.js';
 import { createRpcHandler } from '#src/rpc/dispatcher.js';
 import { InvalidParamsError } from '#src/rpc/errors.js';
@@ -146,4 +146,26 @@ test('with an answer cache: answers from the call text equal parsed answers for 
     }),
     { numRuns: 300 },
   );
+});
+
+test('a batch is cut at the answer cap in item order, whichever item finished first', async () => {
+  const big = 'x'.repeat(Math.ceil(MAX_BATCH_RESPONSE_BYTES * 0.6));
+  /** `slow` answers after `fast` has: the first item's answer is kept last. */
+  let release: () => void = () => {};
+  const fastDone = new Promise<void>((resolve) => {
+    release = resolve;
+  });
+  const table = new Map<string, RpcMethod>([
+    ['slow', async () => {
+      await fastDone;
+      return big;
+    }],
+    ['fast', () => {
+      release();
+      return big;
+    }],
+  ]);
+  const { answer } = handler(undefined, table);
+  const out = JSON.parse(await answer(`[${call('slow', [], 1)},${call('fast', [], 2)},${call('fast', [], 3)}]`)) as { id: number; result?: string; error?: { code: number } }[];
+  assert.deepEqual(out.map((a) => [a.id, a.result === big, a.error?.code]), [[1, true, undefined], [2, false, -32003], [3, false, -32003]]);
 });
