@@ -50,101 +50,162 @@ function section(id: number, body: number[]): number[] {
   return [id, ...uleb(body.length), ...body];
 }
 
-/**
- * Emits `absorb(blocks: i32)`: for each 136-byte block at INPUT, XOR it into the state and run the
- * 24 rounds. Locals: 0 blocks, 1 round, 2 block pointer, 3..27 lanes a[x + 5y], 28..52 b, 53..57 c, 58 d.
- */
-function absorbFunction(): number[] {
-  const BLOCKS = 0, ROUND = 1, PTR = 2, A = 3, B = 28, C = 53, D = 58;
-  const code: number[] = [];
-  const get = (l: number) => code.push(OP.localGet, l);
-  const set = (l: number) => code.push(OP.localSet, l);
-  const i32 = (v: number) => code.push(OP.i32Const, ...uleb(v));
-  const mem = (op: number, offset: number) => code.push(op, 3, ...uleb(offset));
+/** Locals of `absorb`: 0 blocks, 1 round, 2 block pointer, 3..27 lanes a[x + 5y], 28..52 b, 53..57 c, 58 d. */
+const BLOCKS = 0;
+const ROUND = 1;
+const PTR = 2;
+const A = 3;
+const B = 28;
+const C = 53;
+const D = 58;
+
+function localGet(code: number[], local: number): void {
+  code.push(OP.localGet, local);
+}
+
+function localSet(code: number[], local: number): void {
+  code.push(OP.localSet, local);
+}
+
+function i32Const(code: number[], value: number): void {
+  code.push(OP.i32Const, ...uleb(value));
+}
+
+/** A load or store with 8-byte alignment at a constant `offset`. */
+function memory64(code: number[], op: number, offset: number): void {
+  code.push(op, 3, ...uleb(offset));
+}
+
+/** Loads the 25 state lanes from memory into a[]. */
+function emitLoadState(code: number[]): void {
   for (let i = 0; i < 25; i++) {
-    i32(0);
-    mem(OP.i64Load, 8 * i);
-    set(A + i);
+    i32Const(code, 0);
+    memory64(code, OP.i64Load, 8 * i);
+    localSet(code, A + i);
   }
-  i32(INPUT);
-  set(PTR);
-  code.push(OP.block, OP.void, OP.loop, OP.void);
-  get(BLOCKS);
-  code.push(OP.i32Eqz, OP.brIf, 1);
+}
+
+/** XORs the block at the block pointer into the first RATE / 8 lanes. */
+function emitAbsorbBlock(code: number[]): void {
   for (let i = 0; i < RATE / 8; i++) {
-    get(A + i);
-    get(PTR);
-    mem(OP.i64Load, 8 * i);
+    localGet(code, A + i);
+    localGet(code, PTR);
+    memory64(code, OP.i64Load, 8 * i);
     code.push(OP.i64Xor);
-    set(A + i);
+    localSet(code, A + i);
   }
-  i32(0);
-  set(ROUND);
-  code.push(OP.loop, OP.void);
+}
+
+/** Theta: column parities c[x], then d = c[x-1] ^ rotl(c[x+1], 1) XORed into column x. */
+function emitTheta(code: number[]): void {
   for (let x = 0; x < 5; x++) {
-    get(A + x);
+    localGet(code, A + x);
     for (let y = 1; y < 5; y++) {
-      get(A + x + 5 * y);
+      localGet(code, A + x + 5 * y);
       code.push(OP.i64Xor);
     }
-    set(C + x);
+    localSet(code, C + x);
   }
   for (let x = 0; x < 5; x++) {
-    get(C + ((x + 4) % 5));
-    get(C + ((x + 1) % 5));
+    localGet(code, C + ((x + 4) % 5));
+    localGet(code, C + ((x + 1) % 5));
     code.push(OP.i64Const, 1, OP.i64Rotl, OP.i64Xor);
-    set(D);
+    localSet(code, D);
     for (let y = 0; y < 5; y++) {
-      get(A + x + 5 * y);
-      get(D);
+      localGet(code, A + x + 5 * y);
+      localGet(code, D);
       code.push(OP.i64Xor);
-      set(A + x + 5 * y);
+      localSet(code, A + x + 5 * y);
     }
   }
+}
+
+/** Rho and pi: each lane rotated by r[x][y] into b[y][2x + 3y]. */
+function emitRhoPi(code: number[]): void {
   for (let x = 0; x < 5; x++) {
     for (let y = 0; y < 5; y++) {
-      get(A + x + 5 * y);
+      localGet(code, A + x + 5 * y);
       code.push(OP.i64Const, RHO[x]![y]!, OP.i64Rotl);
-      set(B + y + 5 * ((2 * x + 3 * y) % 5));
+      localSet(code, B + y + 5 * ((2 * x + 3 * y) % 5));
     }
   }
+}
+
+/** Chi: a[x][y] = b[x][y] ^ (~b[x+1][y] & b[x+2][y]). */
+function emitChi(code: number[]): void {
   for (let y = 0; y < 5; y++) {
     for (let x = 0; x < 5; x++) {
-      get(B + ((x + 1) % 5) + 5 * y);
+      localGet(code, B + ((x + 1) % 5) + 5 * y);
       code.push(OP.i64Const, 0x7f, OP.i64Xor);
-      get(B + ((x + 2) % 5) + 5 * y);
+      localGet(code, B + ((x + 2) % 5) + 5 * y);
       code.push(OP.i64And);
-      get(B + x + 5 * y);
+      localGet(code, B + x + 5 * y);
       code.push(OP.i64Xor);
-      set(A + x + 5 * y);
+      localSet(code, A + x + 5 * y);
     }
   }
-  get(A);
-  get(ROUND);
-  i32(3);
+}
+
+/** Iota (a[0] ^= the round's constant, read from memory at 256), then the next round while round < 24. */
+function emitIotaAndNextRound(code: number[]): void {
+  localGet(code, A);
+  localGet(code, ROUND);
+  i32Const(code, 3);
   code.push(OP.i32Shl);
-  mem(OP.i64Load, 256);
+  memory64(code, OP.i64Load, 256);
   code.push(OP.i64Xor);
-  set(A);
-  get(ROUND);
-  i32(1);
+  localSet(code, A);
+  localGet(code, ROUND);
+  i32Const(code, 1);
   code.push(OP.i32Add, OP.localTee, ROUND);
-  i32(24);
+  i32Const(code, 24);
   code.push(OP.i32LtU, OP.brIf, 0, OP.end);
-  get(PTR);
-  i32(RATE);
+}
+
+/** Moves the block pointer to the next block, counts the block done, and loops. */
+function emitNextBlock(code: number[]): void {
+  localGet(code, PTR);
+  i32Const(code, RATE);
   code.push(OP.i32Add);
-  set(PTR);
-  get(BLOCKS);
-  i32(1);
+  localSet(code, PTR);
+  localGet(code, BLOCKS);
+  i32Const(code, 1);
   code.push(OP.i32Sub);
-  set(BLOCKS);
+  localSet(code, BLOCKS);
   code.push(OP.br, 0, OP.end, OP.end);
+}
+
+/** Stores the 25 lanes back into the state in memory. */
+function emitStoreState(code: number[]): void {
   for (let i = 0; i < 25; i++) {
-    i32(0);
-    get(A + i);
-    mem(OP.i64Store, 8 * i);
+    i32Const(code, 0);
+    localGet(code, A + i);
+    memory64(code, OP.i64Store, 8 * i);
   }
+}
+
+/**
+ * Emits `absorb(blocks: i32)`: for each 136-byte block at INPUT, XOR it into the state and run the
+ * 24 rounds, fully unrolled within a round (the code runs once, at load; the module it emits is the hot path).
+ */
+function absorbFunction(): number[] {
+  const code: number[] = [];
+  emitLoadState(code);
+  i32Const(code, INPUT);
+  localSet(code, PTR);
+  code.push(OP.block, OP.void, OP.loop, OP.void);
+  localGet(code, BLOCKS);
+  code.push(OP.i32Eqz, OP.brIf, 1);
+  emitAbsorbBlock(code);
+  i32Const(code, 0);
+  localSet(code, ROUND);
+  code.push(OP.loop, OP.void);
+  emitTheta(code);
+  emitRhoPi(code);
+  emitChi(code);
+  emitIotaAndNextRound(code);
+  emitNextBlock(code);
+  emitStoreState(code);
   code.push(OP.end);
   const locals = [2, 2, 0x7f, 56, 0x7e];
   const body = [...locals, ...code];

@@ -7,8 +7,8 @@ import { availableParallelism } from 'node:os';
 import type { EthLogStore } from '../api/store.js';
 import type { LogFilter } from '../api/types.js';
 import { DEFAULT_CHUNK_BLOCKS } from '../export/chunks.js';
-import { COMPRESSIONS, isCompression } from '../export/compression.js';
-import { prestartPool, stopPrestartedPool } from '../export/exporter.js';
+import { COMPRESSIONS, type CompressionName, isCompression } from '../export/compression.js';
+import { type ExportSummary, prestartPool, stopPrestartedPool } from '../export/exporter.js';
 import { OutDirError } from '../export/files.js';
 import { ExportOptionsError } from '../export/optionsRecord.js';
 import { EXPORT_KINDS, isExportKind } from '../export/schemas.js';
@@ -77,15 +77,9 @@ function exportFilter(kind: string, values: Record<string, unknown>): LogFilter 
   return filter;
 }
 
-/** Runs `export`. */
-export async function exportCommand(argv: string[]): Promise<number> {
-  const [kind, ...rest] = argv;
-  if (kind === undefined || kind === '--help' || kind === '-h') {
-    console.log(EXPORT_USAGE);
-    return kind === undefined ? 2 : 0;
-  }
-  if (!isExportKind(kind)) throw new UsageError(kind.startsWith('-') ? `say what to export: ${EXPORT_KINDS.join(', ')}` : `unknown datatype "${kind}" (${EXPORT_KINDS.join(', ')})`);
-  const { values } = parse(rest, {
+/** Parses `export`'s arguments after the datatype. */
+function parseExportArgs(argv: string[]): Record<string, string | boolean | undefined> {
+  return parse(argv, {
     data: { type: 'string' },
     out: { type: 'string' },
     ...LOG_FILTER_OPTIONS,
@@ -95,11 +89,21 @@ export async function exportCommand(argv: string[]): Promise<number> {
     overwrite: { type: 'boolean' },
     threads: { type: 'string' },
     progress: { type: 'boolean' },
-  });
-  if (values.help) {
-    console.log(EXPORT_USAGE);
-    return 0;
-  }
+  }).values;
+}
+
+/** What the options ask for, checked. */
+interface ExportSettings {
+  dir: string;
+  out: string;
+  filter: LogFilter;
+  chunkBlocks: number;
+  compression: CompressionName;
+  threads: number;
+}
+
+/** The export's settings from the parsed options of datatype `kind`. */
+function exportSettings(kind: string, values: Record<string, string | boolean | undefined>): ExportSettings {
   const dir = existingStore(values.data);
   const out = required(values.out, 'out');
   const filter = exportFilter(kind, values);
@@ -107,21 +111,72 @@ export async function exportCommand(argv: string[]): Promise<number> {
   const compression = typeof values.compression === 'string' ? values.compression : COMPRESSIONS[0];
   if (!isCompression(compression)) throw new UsageError(`--compression must be one of ${COMPRESSIONS.join(', ')}`);
   const threads = integer(values.threads, 'threads', availableParallelism(), 1, MAX_THREADS);
+  return { dir, out, filter, chunkBlocks, compression, threads };
+}
 
-  // The pool's threads load while this thread loads the store's modules (the library, imported
-  // here and not above for that reason) and plans the export; a range given in numbers says how
-  // many chunks there are, and no more threads start than that.
+/**
+ * Starts the pool's threads, which load while this thread loads the store's modules and plans the
+ * export; a range given in numbers says how many chunks there are, and no more threads start than that.
+ */
+function prestartThreads({ filter, chunkBlocks, threads }: ExportSettings): void {
   const { fromBlock, toBlock } = filter;
-  const chunks = typeof fromBlock === 'bigint' && typeof toBlock === 'bigint' ? Math.ceil(Number(toBlock - fromBlock + 1n) / chunkBlocks) : threads;
+  const chunks =
+    typeof fromBlock === 'bigint' && typeof toBlock === 'bigint'
+      ? Math.ceil(Number(toBlock - fromBlock + 1n) / chunkBlocks)
+      : threads;
   prestartPool(Math.max(1, Math.min(threads, chunks)));
+}
+
+/** The summary line of a finished export. */
+function summaryLine(kind: string, summary: ExportSummary, seconds: number, out: string): string {
+  const removed = summary.removed.length > 0 ? `, ${summary.removed.length} removed` : '';
+  const rate = Math.round(summary.rows / Math.max(seconds, 1e-9));
+  return (
+    `exported ${kind}: ${summary.written.length} files written, ${summary.skipped.length} skipped${removed}, ` +
+    `${summary.rows} rows, ${summary.bytes} bytes in ${seconds.toFixed(1)} s (${rate} rows/s) into ${out}`
+  );
+}
+
+/** The usage error an export error is on the command line (a bad --out, options that differ, a bad range), else it. */
+function commandError(error: unknown): unknown {
+  if (error instanceof OutDirError) return new UsageError(`--out: ${error.message}`);
+  if (error instanceof ExportOptionsError) return new UsageError(`--out: ${error.message}`);
+  if (error instanceof RpcError && error.code === -32602) return new UsageError(error.message);
+  return error;
+}
+
+/** Runs `export`. */
+export async function exportCommand(argv: string[]): Promise<number> {
+  const [kind, ...rest] = argv;
+  if (kind === undefined || kind === '--help' || kind === '-h') {
+    console.log(EXPORT_USAGE);
+    return kind === undefined ? 2 : 0;
+  }
+  if (!isExportKind(kind)) {
+    throw new UsageError(
+      kind.startsWith('-')
+        ? `say what to export: ${EXPORT_KINDS.join(', ')}`
+        : `unknown datatype "${kind}" (${EXPORT_KINDS.join(', ')})`,
+    );
+  }
+  const values = parseExportArgs(rest);
+  if (values.help) {
+    console.log(EXPORT_USAGE);
+    return 0;
+  }
+  const settings = exportSettings(kind, values);
+  const { out, filter, chunkBlocks, compression, threads } = settings;
+  // The library is imported here and not above so that the pool's threads load alongside it.
+  prestartThreads(settings);
   const controller = new AbortController();
   const onInterrupt = () => controller.abort();
   process.once('SIGINT', onInterrupt);
   let progress: Progress | undefined;
   let store: EthLogStore | undefined;
   try {
-    store = (await import('../api/store.js')).EthLogStore.open(dir, { threads });
+    store = (await import('../api/store.js')).EthLogStore.open(settings.dir, { threads });
     const started = performance.now();
+    const showProgress = values.progress === true || process.stderr.isTTY === true;
     const summary = await store.export(kind, {
       out,
       filter,
@@ -132,16 +187,12 @@ export async function exportCommand(argv: string[]): Promise<number> {
       threads,
       signal: controller.signal,
       onProgress: (p) => {
-        progress ??= new Progress(p.totalBlocks, { enabled: values.progress === true || process.stderr.isTTY === true, label: `export ${kind}`, rowUnit: 'rows' });
+        progress ??= new Progress(p.totalBlocks, { enabled: showProgress, label: `export ${kind}`, rowUnit: 'rows' });
         progress.update({ blocks: p.blocks, txs: 0, logs: p.rows });
       },
     });
     progress?.finish();
-    const seconds = (performance.now() - started) / 1000;
-    const removed = summary.removed.length > 0 ? `, ${summary.removed.length} removed` : '';
-    console.log(
-      `exported ${kind}: ${summary.written.length} files written, ${summary.skipped.length} skipped${removed}, ${summary.rows} rows, ${summary.bytes} bytes in ${seconds.toFixed(1)} s (${Math.round(summary.rows / Math.max(seconds, 1e-9))} rows/s) into ${out}`,
-    );
+    console.log(summaryLine(kind, summary, (performance.now() - started) / 1000, out));
     if (summary.interrupted) {
       console.error('ethlogd export: interrupted; run the same command again to finish (complete files are kept)');
       return EXIT_INTERRUPTED;
@@ -149,10 +200,7 @@ export async function exportCommand(argv: string[]): Promise<number> {
     return 0;
   } catch (error) {
     progress?.finish();
-    if (error instanceof OutDirError) throw new UsageError(`--out: ${error.message}`);
-    if (error instanceof ExportOptionsError) throw new UsageError(`--out: ${error.message}`);
-    if (error instanceof RpcError && error.code === -32602) throw new UsageError(error.message);
-    throw error;
+    throw commandError(error);
   } finally {
     await stopPrestartedPool();
     process.off('SIGINT', onInterrupt);

@@ -6,7 +6,7 @@ import { existsSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { FOLLOW_POLL_MS, INGEST_BLOCKS_PER_REQUEST, INGEST_COMMIT_BLOCKS, INGEST_REQUESTS_IN_FLIGHT } from '../config.js';
 import { CHAIN_KINDS, type ChainKind } from '../chain/chainKind.js';
-import { runIngest } from '../ingest/ingest.js';
+import { type IngestOptions, type IngestResult, runIngest } from '../ingest/ingest.js';
 import type { StorageMode } from '../ingest/source.js';
 import { createLogger, isLogLevel, LOG_LEVELS, type Logger } from '../logger.js';
 import { STORE_DATA_FILE } from '../store/dataFile.js';
@@ -78,9 +78,9 @@ function removeCreated(dir: string, before: Set<string> | undefined, logger: Log
   logger.info(`removed the empty store the failed ingest created in ${dir}`);
 }
 
-/** Runs `ingest`. */
-export async function ingestCommand(argv: string[]): Promise<number> {
-  const { values } = parse(argv, {
+/** Parses `ingest`'s arguments. */
+function parseIngestArgs(argv: string[]) {
+  return parse(argv, {
     rpc: { type: 'string' },
     data: { type: 'string' },
     from: { type: 'string' },
@@ -95,18 +95,20 @@ export async function ingestCommand(argv: string[]): Promise<number> {
     'commit-blocks': { type: 'string' },
     'progress-seconds': { type: 'string' },
     'log-level': { type: 'string' },
-  });
-  if (values.help) {
-    console.log(INGEST_USAGE);
-    return 0;
-  }
+  }).values;
+}
+
+type IngestArgs = ReturnType<typeof parseIngestArgs>;
+
+/** The run's options from the parsed arguments (all but the logger, the progress and the stop signal). */
+function ingestOptions(values: IngestArgs): Omit<IngestOptions, 'logger'> & { dataDir: string } {
   const rpc = required(values.rpc, 'rpc');
   const dataDir = required(values.data, 'data');
   if (values.follow && values.to !== undefined) throw new UsageError('--to and --follow exclude each other');
   const from = values.from === undefined ? undefined : integer(values.from, 'from', 0);
   const to = values.to === undefined ? undefined : integer(values.to, 'to', 0);
   if (from !== undefined && to !== undefined && to < from) throw new UsageError('--to must not be below --from');
-  const options = {
+  return {
     rpc,
     dataDir,
     from,
@@ -123,46 +125,85 @@ export async function ingestCommand(argv: string[]): Promise<number> {
     },
     progressIntervalSeconds: positive(values['progress-seconds'], 'progress-seconds', 5),
   };
-  const level = values['log-level'] ?? process.env.ETHLOGD_LOG_LEVEL ?? 'info';
-  if (typeof level !== 'string' || !isLogLevel(level)) throw new UsageError(`--log-level must be one of ${LOG_LEVELS.join(', ')}`);
-  const logger = createLogger(level);
-  const stop = new AbortController();
+}
+
+/** The logger of --log-level (or ETHLOGD_LOG_LEVEL). */
+function commandLogger(value: string | boolean | undefined): Logger {
+  const level = value ?? process.env.ETHLOGD_LOG_LEVEL ?? 'info';
+  if (typeof level !== 'string' || !isLogLevel(level)) {
+    throw new UsageError(`--log-level must be one of ${LOG_LEVELS.join(', ')}`);
+  }
+  return createLogger(level);
+}
+
+/**
+ * Aborts `stop` on SIGINT, SIGTERM, or the IPC channel closing (run by a replica, serve
+ * --follow-rpc: the channel closing means the replica died, and no writer is left behind it; the
+ * channel alone keeps no run alive). Returns what removes the listeners.
+ */
+function stopOnSignals(stop: AbortController, logger: Logger): () => void {
   const onSignal = (signal: string) => {
     logger.info(`${signal}: stopping after the current batch`);
     stop.abort(new Error(`stopped by ${signal}`));
   };
   const onInt = () => onSignal('SIGINT');
   const onTerm = () => onSignal('SIGTERM');
+  const onOrphaned = () => onSignal('the replica running it exited');
   process.once('SIGINT', onInt);
   process.once('SIGTERM', onTerm);
-  // Run by a replica (serve --follow-rpc) with an IPC channel: the channel closing means the replica
-  // died, and no writer is left behind it. The channel alone keeps no run alive.
-  const onOrphaned = () => onSignal('the replica running it exited');
   process.channel?.unref();
   process.once('disconnect', onOrphaned);
-  // What DIR held before: a first ingest that fails before committing a block removes what it made,
-  // so no empty store is left for serve to serve (a failure after some blocks keeps them: it resumes).
-  const before = existsSync(dataDir) ? new Set(readdirSync(dataDir)) : undefined;
-  const firstRun = !before?.has(STORE_DATA_FILE);
-  try {
-    let r;
-    try {
-      r = await runIngest({ ...options, progress: true, signal: stop.signal, logger });
-    } catch (error) {
-      if (firstRun && (await storeIsEmpty(dataDir))) removeCreated(dataDir, before, logger);
-      throw error;
-    }
-    const rate = (n: number) => Math.round(n / Math.max(r.seconds, 1e-9));
-    console.log(
-      `ingested ${r.blocks} blocks, ${r.txs} transactions, ${r.logs} logs in ${r.seconds.toFixed(1)} s ` +
-        `(${rate(r.blocks)} blocks/s, ${rate(r.logs)} logs/s; ${r.requests} requests, ${r.retries} retries` +
-        `${r.receiptsByBlock ? '' : ', receipts per transaction'}); head ${r.head} in ${dataDir}` +
-        `${r.chainKind === undefined ? '' : ` (${r.chainKind} chain)`}`,
-    );
-    return 0;
-  } finally {
+  return () => {
     process.removeListener('SIGINT', onInt);
     process.removeListener('SIGTERM', onTerm);
     process.removeListener('disconnect', onOrphaned);
+  };
+}
+
+/**
+ * Runs the ingest. A first ingest that fails before committing a block removes what it made in
+ * DIR, so no empty store is left for serve to serve (a failure after some blocks keeps them: it
+ * resumes).
+ */
+async function ingestOrClean(options: IngestOptions & { dataDir: string }): Promise<IngestResult> {
+  const { dataDir, logger } = options;
+  const before = existsSync(dataDir) ? new Set(readdirSync(dataDir)) : undefined;
+  const firstRun = !before?.has(STORE_DATA_FILE);
+  try {
+    return await runIngest(options);
+  } catch (error) {
+    if (firstRun && (await storeIsEmpty(dataDir))) removeCreated(dataDir, before, logger);
+    throw error;
+  }
+}
+
+/** The line a finished run prints. */
+function summaryLine(r: IngestResult, dataDir: string): string {
+  const rate = (n: number) => Math.round(n / Math.max(r.seconds, 1e-9));
+  return (
+    `ingested ${r.blocks} blocks, ${r.txs} transactions, ${r.logs} logs in ${r.seconds.toFixed(1)} s ` +
+    `(${rate(r.blocks)} blocks/s, ${rate(r.logs)} logs/s; ${r.requests} requests, ${r.retries} retries` +
+    `${r.receiptsByBlock ? '' : ', receipts per transaction'}); head ${r.head} in ${dataDir}` +
+    `${r.chainKind === undefined ? '' : ` (${r.chainKind} chain)`}`
+  );
+}
+
+/** Runs `ingest`. */
+export async function ingestCommand(argv: string[]): Promise<number> {
+  const values = parseIngestArgs(argv);
+  if (values.help) {
+    console.log(INGEST_USAGE);
+    return 0;
+  }
+  const options = ingestOptions(values);
+  const logger = commandLogger(values['log-level']);
+  const stop = new AbortController();
+  const removeListeners = stopOnSignals(stop, logger);
+  try {
+    const r = await ingestOrClean({ ...options, progress: true, signal: stop.signal, logger });
+    console.log(summaryLine(r, options.dataDir));
+    return 0;
+  } finally {
+    removeListeners();
   }
 }

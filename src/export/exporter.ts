@@ -134,7 +134,7 @@ export async function runExport(job: ExportJob): Promise<ExportSummary> {
   for (const name of replaced) existing.complete.delete(name);
   await writeRecord(job.out, network, job.kind, record);
   const summary: ExportSummary = { kind: job.kind, written: [], skipped: [], removed: [...existing.stale, ...replaced], rows: 0, bytes: 0, interrupted: false };
-  const todo: { chunk: Chunk; name: string }[] = [];
+  const todo: ChunkTodo[] = [];
   let blocksDone = 0;
   for (const chunk of chunks) {
     const name = chunkFileName(network, job.kind, chunk);
@@ -156,85 +156,168 @@ export async function runExport(job: ExportJob): Promise<ExportSummary> {
   return summary;
 }
 
+/** A chunk still to export and the name of its file. */
+interface ChunkTodo {
+  chunk: Chunk;
+  name: string;
+}
+
+/** The state of one runChunks: the chunks, the window of tasks in flight, and what they did. */
+interface ChunkRun {
+  job: ExportJob;
+  todo: ChunkTodo[];
+  /** The complete files of earlier runs (a chunk written now supersedes shorter ones). */
+  complete: ReadonlyMap<string, Chunk>;
+  summary: ExportSummary;
+  onChunk: (blocks: number) => void;
+  pool: Piscina<ExportTask, ExportResult>;
+  /** Most tasks in flight. */
+  window: number;
+  /** The index in todo of the next chunk to dispatch. */
+  next: number;
+  inFlight: number;
+  /** The completions of returned chunks, chained: files are completed one at a time. */
+  writes: Promise<void>;
+  /** The first failure; none is dispatched after it. */
+  failure: Error | undefined;
+  /** Resolves runChunks' wait once no task is in flight and none is left to dispatch. */
+  resolve: () => void;
+  onAbort: () => void;
+}
+
+/** A pool of `threads` threads: the prestarted one when it has as many, else a new one. */
+function takePool(threads: number): { pool: Piscina<ExportTask, ExportResult>; ready: Promise<void> } {
+  const taken = prestarted !== undefined && prestarted.threads >= threads ? prestarted : undefined;
+  if (taken !== undefined) prestarted = undefined;
+  return taken ?? startPool(threads);
+}
+
 /** Exports the chunks of `todo` on a pool, a window in flight, writing each file as it comes back. */
 async function runChunks(
   job: ExportJob,
-  todo: { chunk: Chunk; name: string }[],
+  todo: ChunkTodo[],
   complete: ReadonlyMap<string, Chunk>,
   summary: ExportSummary,
   onChunk: (blocks: number) => void,
 ): Promise<void> {
   const threads = Math.max(1, Math.min(job.threads, todo.length));
-  const taken = prestarted !== undefined && prestarted.threads >= threads ? prestarted : undefined;
-  if (taken !== undefined) prestarted = undefined;
-  const { pool, ready } = taken ?? startPool(threads);
-  const window = threads * TASKS_PER_THREAD;
-  let failure: Error | undefined;
+  const { pool, ready } = takePool(threads);
+  const run: ChunkRun = {
+    job,
+    todo,
+    complete,
+    summary,
+    onChunk,
+    pool,
+    window: threads * TASKS_PER_THREAD,
+    next: 0,
+    inFlight: 0,
+    writes: Promise.resolve(),
+    failure: undefined,
+    resolve: () => undefined,
+    onAbort: () => settle(run),
+  };
   try {
     await new Promise<void>((resolve) => {
-      let next = 0;
-      let inFlight = 0;
-      let writes = Promise.resolve();
-      const onAbort = () => settle();
-      const stopped = () => failure !== undefined || job.signal?.aborted === true;
-      const settle = () => {
-        if (inFlight > 0) return;
-        if (next < todo.length && !stopped()) return;
-        summary.interrupted = next < todo.length && failure === undefined;
-        job.signal?.removeEventListener('abort', onAbort);
-        resolve();
-      };
-      const dispatch = () => {
-        while (inFlight < window && next < todo.length && !stopped()) {
-          const { chunk, name } = todo[next++]!;
-          inFlight++;
-          const path = tempPath(job.out, name);
-          const task: ExportTask = { dataDir: job.dataDir, kind: job.kind, from: chunk.from, to: chunk.to, addresses: job.addresses, topics: job.topics, hex: job.hex, compression: job.compression, chainId: job.chainId, path };
-          // A chunk leaves the window once its file is written, so results waiting for the disk hold the dispatch back.
-          const done = () => {
-            inFlight--;
-            dispatch();
-            settle();
-          };
-          pool.run(task).then(
-            (result) => {
-              if (!result.ok) {
-                failure ??= new Error(`export of blocks ${chunk.from}–${chunk.to} failed: ${result.message}`);
-                writes = writes.then(() => discard(job.out, name)).then(done);
-                return;
-              }
-              writes = writes.then(async () => {
-                if (failure === undefined) {
-                  try {
-                    await completeFile(job.out, name);
-                    const replaced = superseded(complete, chunk);
-                    await removeFiles(job.out, replaced);
-                    summary.removed.push(...replaced);
-                    summary.written.push(name);
-                    summary.rows += result.rows;
-                    summary.bytes += result.bytes;
-                    onChunk(chunk.to - chunk.from + 1);
-                  } catch (error) {
-                    failure ??= new Error(`cannot write ${name} in ${job.out}: ${(error as Error).message}`);
-                  }
-                }
-                if (failure !== undefined) await discard(job.out, name);
-                done();
-              });
-            },
-            (error: unknown) => {
-              failure ??= new Error(`export worker died: ${error instanceof Error ? error.message : String(error)}`);
-              writes = writes.then(() => discard(job.out, name)).then(done);
-            },
-          );
-        }
-      };
-      job.signal?.addEventListener('abort', onAbort, { once: true });
-      dispatch();
-      settle();
+      run.resolve = resolve;
+      job.signal?.addEventListener('abort', run.onAbort, { once: true });
+      dispatch(run);
+      settle(run);
     });
   } finally {
     await stopPool(pool, ready);
   }
-  if (failure) throw failure;
+  if (run.failure) throw run.failure;
+}
+
+/** Whether a failure or the signal stops the dispatch. */
+function stopped(run: ChunkRun): boolean {
+  return run.failure !== undefined || run.job.signal?.aborted === true;
+}
+
+/** Ends the run once no task is in flight and none is left to dispatch (or the dispatch is stopped). */
+function settle(run: ChunkRun): void {
+  if (run.inFlight > 0) return;
+  if (run.next < run.todo.length && !stopped(run)) return;
+  run.summary.interrupted = run.next < run.todo.length && run.failure === undefined;
+  run.job.signal?.removeEventListener('abort', run.onAbort);
+  run.resolve();
+}
+
+/** Dispatches chunks until the window is full, none is left, or the run is stopped. */
+function dispatch(run: ChunkRun): void {
+  while (run.inFlight < run.window && run.next < run.todo.length && !stopped(run)) {
+    const { chunk, name } = run.todo[run.next++]!;
+    run.inFlight++;
+    const { job } = run;
+    const path = tempPath(job.out, name);
+    const task: ExportTask = {
+      dataDir: job.dataDir,
+      kind: job.kind,
+      from: chunk.from,
+      to: chunk.to,
+      addresses: job.addresses,
+      topics: job.topics,
+      hex: job.hex,
+      compression: job.compression,
+      chainId: job.chainId,
+      path,
+    };
+    run.pool.run(task).then(
+      (result) => chunkReturned(run, chunk, name, result),
+      (error: unknown) => {
+        run.failure ??= new Error(`export worker died: ${error instanceof Error ? error.message : String(error)}`);
+        discardChunk(run, name);
+      },
+    );
+  }
+}
+
+/**
+ * A chunk leaves the window once its file is written (or discarded), so results waiting for the
+ * disk hold the dispatch back.
+ */
+function chunkDone(run: ChunkRun): void {
+  run.inFlight--;
+  dispatch(run);
+  settle(run);
+}
+
+/** Queues the removal of the chunk's temporary, then its leaving the window. */
+function discardChunk(run: ChunkRun, name: string): void {
+  run.writes = run.writes.then(() => discard(run.job.out, name)).then(() => chunkDone(run));
+}
+
+/** Takes a chunk's result: a failure stops the run; a success queues the completion of its file. */
+function chunkReturned(run: ChunkRun, chunk: Chunk, name: string, result: ExportResult): void {
+  if (!result.ok) {
+    run.failure ??= new Error(`export of blocks ${chunk.from}–${chunk.to} failed: ${result.message}`);
+    discardChunk(run, name);
+    return;
+  }
+  run.writes = run.writes.then(() => completeChunk(run, chunk, name, result.rows, result.bytes));
+}
+
+/**
+ * Completes the chunk's file (removing the shorter files it supersedes) and counts it, unless the
+ * run has failed: then, or when completing fails, its temporary is removed.
+ */
+async function completeChunk(run: ChunkRun, chunk: Chunk, name: string, rows: number, bytes: number): Promise<void> {
+  const { job, summary } = run;
+  if (run.failure === undefined) {
+    try {
+      await completeFile(job.out, name);
+      const replaced = superseded(run.complete, chunk);
+      await removeFiles(job.out, replaced);
+      summary.removed.push(...replaced);
+      summary.written.push(name);
+      summary.rows += rows;
+      summary.bytes += bytes;
+      run.onChunk(chunk.to - chunk.from + 1);
+    } catch (error) {
+      run.failure ??= new Error(`cannot write ${name} in ${job.out}: ${(error as Error).message}`);
+    }
+  }
+  if (run.failure !== undefined) await discard(job.out, name);
+  chunkDone(run);
 }

@@ -6,7 +6,7 @@
 import { readFileSync } from 'node:fs';
 import type { ChainKind } from '../chain/chainKind.js';
 import { bytesEqual } from '../chain/hex.js';
-import type { StorageWrite } from '../chain/types.js';
+import type { ChainMeta, StorageWrite } from '../chain/types.js';
 import {
   INGEST_BLOCKS_PER_REQUEST,
   INGEST_COMMIT_BLOCKS,
@@ -111,18 +111,28 @@ export async function runIngest(options: IngestOptions): Promise<IngestResult> {
   }
 }
 
-async function ingestInto(store: Store, options: IngestOptions, signal: AbortSignal, started: number): Promise<IngestResult> {
+/** The node's client and source per `options`, stopped by `signal`. */
+function nodeSource(options: IngestOptions, signal: AbortSignal): { client: RpcClient; source: NodeSource } {
   const client = new RpcClient(options.rpc, {
     ...options.rpcOptions,
     maxInFlight: options.tuning?.requestsInFlight ?? INGEST_REQUESTS_IN_FLIGHT,
     signal,
     onRetry: (attempt, error) => options.logger.warn(`retry ${attempt} after: ${error.message}`),
   });
-  const source = new NodeSource(client, options.storage ?? 'prestate', options.genesis === undefined ? [] : readGenesis(options.genesis), () =>
-    options.logger.warn('the node does not serve eth_getBlockReceipts: receipts are read with one eth_getTransactionReceipt per transaction instead (the same data, more requests)'),
+  const genesis = options.genesis === undefined ? [] : readGenesis(options.genesis);
+  const source = new NodeSource(client, options.storage ?? 'prestate', genesis, () =>
+    options.logger.warn(
+      'the node does not serve eth_getBlockReceipts: receipts are read with one eth_getTransactionReceipt per ' +
+        'transaction instead (the same data, more requests)',
+    ),
   );
+  return { client, source };
+}
+
+/** The context the copy and the follower share: `store`'s reader and writer, the source, the tuning. */
+function ingestContext(store: Store, source: NodeSource, options: IngestOptions, signal: AbortSignal): IngestContext {
   const reader = new StoreReader(store);
-  const ctx: IngestContext = {
+  return {
     source,
     writer: new StoreWriter(store),
     reader,
@@ -139,52 +149,102 @@ async function ingestInto(store: Store, options: IngestOptions, signal: AbortSig
     signal,
     counts: { blocks: 0, txs: 0, logs: 0 },
   };
+}
+
+/**
+ * Checks that the store (its meta `meta`) and the node agree with each other and with `options`:
+ * the chain id, the chain's kind, the first block, and traces when storage is copied. An
+ * IngestConflictError says which does not.
+ */
+async function checkStoreAndNode(
+  ctx: IngestContext,
+  meta: ChainMeta | undefined,
+  options: IngestOptions,
+): Promise<void> {
+  const { dataDir } = options;
+  if (meta && meta.chainId !== ctx.chainId) {
+    throw new IngestConflictError(
+      'chain-id',
+      `the store at ${dataDir} holds chain ${meta.chainId}, the node serves chain ${ctx.chainId}`,
+    );
+  }
+  const recorded = ctx.reader.chainKind();
+  if (options.chain !== undefined && recorded !== undefined && recorded !== options.chain) {
+    const message = `the store at ${dataDir} holds an ${recorded} chain, not ${options.chain}`;
+    throw new IngestConflictError('chain-kind', message);
+  }
+  if (meta && options.from !== undefined && options.from !== meta.earliest) {
+    throw new IngestConflictError(
+      'start',
+      `the store at ${dataDir} starts at block ${meta.earliest}, not ${options.from}: ` +
+        'resume without --from, or use another directory',
+    );
+  }
+  if (ctx.source.storage === 'prestate' && !(await ctx.source.tracesBlocks())) {
+    throw new IngestConflictError(
+      'no-traces',
+      'the node does not serve debug_traceBlockByNumber, which storage history (eth_getStorageAt) is copied with: ' +
+        'run with --storage none to copy blocks, transactions, receipts and logs without it',
+    );
+  }
+}
+
+/** Says whether block 0's storage (the genesis alloc) is stored, when this run copies block 0 with storage. */
+function reportGenesis(ctx: IngestContext, meta: ChainMeta | undefined, options: IngestOptions): void {
+  if (meta || (options.from ?? 0) !== 0 || ctx.source.storage !== 'prestate') return;
+  if (options.genesis === undefined) {
+    options.logger.warn(
+      'block 0: its storage (the genesis alloc) is not copied, as no node can trace block 0: ' +
+        'pass --genesis genesis.json to store it',
+    );
+  } else options.logger.info(`block 0: ${ctx.source.genesis.length} storage words from ${options.genesis}`);
+}
+
+/** Follows the node's head (reorganisations included) until the signal aborts. */
+async function followHead(ctx: IngestContext, options: IngestOptions): Promise<void> {
+  const follower = new Follower(ctx, {
+    from: options.from ?? 0,
+    pollMs: options.pollMs,
+    logger: options.logger,
+    progress: options.progress === true,
+    progressIntervalSeconds: options.progressIntervalSeconds,
+  });
+  await follower.run();
+}
+
+/** Copies up to --to (or the node's head), after the stored head once it is checked to be the node's. */
+async function copyUpTo(ctx: IngestContext, meta: ChainMeta | undefined, options: IngestOptions): Promise<void> {
+  const nodeHead = await ctx.source.headNumber();
+  const to = options.to ?? nodeHead;
+  if (to > nodeHead) throw new NodeDataError('missing-block', `the node's head is block ${nodeHead}, below --to ${to}`);
+  if (meta) await checkStoredHead(ctx, meta.head);
+  const from = meta ? meta.head + 1 : (options.from ?? 0);
+  const progress = new Progress(Math.max(0, to - from + 1), {
+    enabled: options.progress === true,
+    label: 'ingest',
+    intervalSeconds: options.progressIntervalSeconds,
+  });
+  if (from <= to) await copyBlocks(ctx, from, to, progress);
+  progress.finish();
+}
+
+/** Checks the store against the node, then copies or follows; returns what the run did, a stop included. */
+async function ingestInto(
+  store: Store,
+  options: IngestOptions,
+  signal: AbortSignal,
+  started: number,
+): Promise<IngestResult> {
+  const { client, source } = nodeSource(options, signal);
+  const ctx = ingestContext(store, source, options, signal);
+  const { reader } = ctx;
   try {
     ctx.chainId = await source.chainId();
     const meta = reader.meta();
-    if (meta && meta.chainId !== ctx.chainId) {
-      throw new IngestConflictError('chain-id', `the store at ${options.dataDir} holds chain ${meta.chainId}, the node serves chain ${ctx.chainId}`);
-    }
-    const recorded = reader.chainKind();
-    if (options.chain !== undefined && recorded !== undefined && recorded !== options.chain) {
-      throw new IngestConflictError('chain-kind', `the store at ${options.dataDir} holds an ${recorded} chain, not ${options.chain}`);
-    }
-    if (meta && options.from !== undefined && options.from !== meta.earliest) {
-      throw new IngestConflictError('start', `the store at ${options.dataDir} starts at block ${meta.earliest}, not ${options.from}: resume without --from, or use another directory`);
-    }
-    if (source.storage === 'prestate' && !(await source.tracesBlocks())) {
-      throw new IngestConflictError(
-        'no-traces',
-        'the node does not serve debug_traceBlockByNumber, which storage history (eth_getStorageAt) is copied with: run with --storage none to copy blocks, transactions, receipts and logs without it',
-      );
-    }
-    if (!meta && (options.from ?? 0) === 0 && source.storage === 'prestate') {
-      if (options.genesis === undefined) options.logger.warn('block 0: its storage (the genesis alloc) is not copied, as no node can trace block 0: pass --genesis genesis.json to store it');
-      else options.logger.info(`block 0: ${source.genesis.length} storage words from ${options.genesis}`);
-    }
-    if (options.follow) {
-      const follower = new Follower(ctx, {
-        from: options.from ?? 0,
-        pollMs: options.pollMs,
-        logger: options.logger,
-        progress: options.progress === true,
-        progressIntervalSeconds: options.progressIntervalSeconds,
-      });
-      await follower.run();
-    } else {
-      const nodeHead = await source.headNumber();
-      const to = options.to ?? nodeHead;
-      if (to > nodeHead) throw new NodeDataError('missing-block', `the node's head is block ${nodeHead}, below --to ${to}`);
-      if (meta) await checkStoredHead(ctx, meta.head);
-      const from = meta ? meta.head + 1 : (options.from ?? 0);
-      const progress = new Progress(Math.max(0, to - from + 1), {
-        enabled: options.progress === true,
-        label: 'ingest',
-        intervalSeconds: options.progressIntervalSeconds,
-      });
-      if (from <= to) await copyBlocks(ctx, from, to, progress);
-      progress.finish();
-    }
+    await checkStoreAndNode(ctx, meta, options);
+    reportGenesis(ctx, meta, options);
+    if (options.follow) await followHead(ctx, options);
+    else await copyUpTo(ctx, meta, options);
   } catch (error) {
     if (!signal.aborted) throw error;
   }

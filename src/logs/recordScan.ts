@@ -53,6 +53,10 @@ function atLeast<T extends Uint8Array | Int8Array | Int32Array>(array: T, size: 
   return array.length >= size ? array : make(Math.max(size, 2 * array.length));
 }
 
+const newUint8Array = (size: number) => new Uint8Array(size);
+const newInt32Array = (size: number) => new Int32Array(size);
+const newInt8Array = (size: number) => new Int8Array(size);
+
 /** The order of `raw[off, off + 20)` against the 20-byte `address`: negative, zero or positive (a loop: a native compare costs more for 20 bytes). */
 function compareAddressAt(raw: Uint8Array, off: number, address: Uint8Array): number {
   for (let i = 0; i < 20; i++) {
@@ -109,6 +113,57 @@ function topicIs(raw: Uint8Array, offset: number, alternatives: Buffer[], memo: 
 }
 
 /**
+ * Marks in scratch.addressNamed the entries of the record's address table (`count` at `base`) that
+ * `addresses` name; whether any is.
+ */
+function markAddressTable(raw: Uint8Array, base: number, count: number, addresses: Uint8Array[]): boolean {
+  const named = (scratch.addressNamed = atLeast(scratch.addressNamed, count, newUint8Array));
+  named.fill(0, 0, count);
+  return markNamedAddresses(raw, base, count, addresses, named);
+}
+
+/** Records in scratch.topicOffsets where each of the `count` dictionary topics at `pos` starts; returns the end. */
+function indexTopicDictionary(raw: Uint8Array, pos: number, count: number): number {
+  const topicOffsets = (scratch.topicOffsets = atLeast(scratch.topicOffsets, count, newInt32Array));
+  for (let i = 0; i < count; i++) {
+    topicOffsets[i] = pos;
+    pos += 1 + raw[pos]!;
+  }
+  return pos;
+}
+
+/** Clears scratch.topicMemo for `cells` (dictionary topic, filter position) pairs. */
+function clearTopicMemo(cells: number): Int8Array {
+  const memo = (scratch.topicMemo = atLeast(scratch.topicMemo, cells, newInt8Array));
+  memo.fill(0, 0, cells);
+  return memo;
+}
+
+/** The RecordLog a scan fills in for each match (one per scan, reused from match to match). */
+function emptyRecordLog(): RecordLog {
+  return {
+    logIndex: 0,
+    txIndex: 0,
+    addressOffset: 0,
+    addressIndex: 0,
+    topicCount: 0,
+    topicOffsets: new Int32Array(4),
+    topicIndices: new Int32Array(4),
+    dataStart: 0,
+    dataLength: 0,
+    dataWords: false,
+  };
+}
+
+/** The offset after a log's data at `pos`, whose varint tag is `tag` (even: raw bytes, odd: stripped 32-byte words). */
+function skipLogData(raw: Uint8Array, pos: number, tag: number): number {
+  const length = Math.floor(tag / 2);
+  if (tag % 2 === 0) return pos + length;
+  for (let w = 0; w < length; w += 32) pos += 1 + raw[pos]!;
+  return pos;
+}
+
+/**
  * Renders every log in `raw` that matches `q` into `out`, in order: as JSON into a JsonSink
  * (comma-separated, a comma before each log when the sink is not empty), or through a
  * RecordRenderer; returns how many matched. Returns 0 at once when the block's address table holds
@@ -123,36 +178,19 @@ export function scanRecord(raw: Buffer, q: RecordQuery, block: RecordBlock, out:
   pos += addressCount * 20;
   let addressNamed: Uint8Array | undefined;
   if (q.addresses.length > 0) {
-    addressNamed = scratch.addressNamed = atLeast(scratch.addressNamed, addressCount, (n) => new Uint8Array(n));
-    addressNamed.fill(0, 0, addressCount);
-    if (!markNamedAddresses(raw, addressBase, addressCount, q.addresses, addressNamed)) return 0;
+    if (!markAddressTable(raw, addressBase, addressCount, q.addresses)) return 0;
+    addressNamed = scratch.addressNamed;
   }
 
   const topicCount = readVarint(raw, pos);
-  pos = varintEnd;
-  const topicOffsets = (scratch.topicOffsets = atLeast(scratch.topicOffsets, topicCount, (n) => new Int32Array(n)));
-  for (let i = 0; i < topicCount; i++) {
-    topicOffsets[i] = pos;
-    pos += 1 + raw[pos]!;
-  }
+  pos = indexTopicDictionary(raw, varintEnd, topicCount);
+  const topicOffsets = scratch.topicOffsets;
   const positions = q.topics.length;
-  const memo = (scratch.topicMemo = atLeast(scratch.topicMemo, topicCount * positions, (n) => new Int8Array(n)));
-  memo.fill(0, 0, topicCount * positions);
+  const memo = clearTopicMemo(topicCount * positions);
 
   let blockHash: Uint8Array | undefined;
   let timestamp = 0;
-  const log: RecordLog = {
-    logIndex: 0,
-    txIndex: 0,
-    addressOffset: 0,
-    addressIndex: 0,
-    topicCount: 0,
-    topicOffsets: new Int32Array(4),
-    topicIndices: new Int32Array(4),
-    dataStart: 0,
-    dataLength: 0,
-    dataWords: false,
-  };
+  const log = emptyRecordLog();
   const logTopics = log.topicOffsets;
   const logTopicIndices = log.topicIndices;
   const logCount = readVarint(raw, pos);
@@ -173,15 +211,14 @@ export function scanRecord(raw: Buffer, q: RecordQuery, block: RecordBlock, out:
       }
       if (ok && t < positions) {
         const alternatives = q.topics[t];
-        if (alternatives !== null && !topicIs(raw, topicOffsets[index]!, alternatives!, memo, index * positions + t)) ok = false;
+        if (alternatives !== null && !topicIs(raw, topicOffsets[index]!, alternatives!, memo, index * positions + t)) {
+          ok = false;
+        }
       }
     }
     const tag = readVarint(raw, pos);
-    pos = varintEnd;
-    const length = Math.floor(tag / 2);
-    const dataStart = pos;
-    if (tag % 2 === 0) pos += length;
-    else for (let w = 0; w < length; w += 32) pos += 1 + raw[pos]!;
+    const dataStart = varintEnd;
+    pos = skipLogData(raw, dataStart, tag);
     if (!ok) continue;
 
     if (blockHash === undefined) {
@@ -196,14 +233,13 @@ export function scanRecord(raw: Buffer, q: RecordQuery, block: RecordBlock, out:
     log.addressIndex = addressIndex;
     log.topicCount = n;
     log.dataStart = dataStart;
-    log.dataLength = length;
+    log.dataLength = Math.floor(tag / 2);
     log.dataWords = tag % 2 === 1;
     if (out instanceof JsonSink) {
       if (out.length > 0 && !out.lines) out.byte(COMMA);
       jsonLogs.write(out, raw, log);
       if (out.lines) out.endLine(block.number, log.logIndex);
-    }
-    else out.render(raw, log, block, blockHash, timestamp);
+    } else out.render(raw, log, block, blockHash, timestamp);
     matched++;
   }
   return matched;

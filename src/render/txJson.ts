@@ -176,18 +176,49 @@ const offsets = new TxOffsets();
 export function writeTxJson(w: JsonWriter, raw: Uint8Array, block: TxBlock, index: number): void {
   const o = readTxOffsets(raw, offsets);
   if (o.extra >= 0) {
-    block.writeKeptHead(w);
-    w.number(index);
-    w.byte(QUOTE);
-    if (o.extraLength > 0) w.byte(COMMA);
-    w.bytes(raw.subarray(o.extra, o.extra + o.extraLength));
-    w.byte(CLOSE_BRACE);
+    writeKeptTx(w, raw, o, block, index);
     return;
   }
   block.writeHead(w);
   w.hex(raw, TX_FROM_OFFSET, TX_FROM_OFFSET + 20);
   w.bytes(GAS);
   writeQuantity(w, raw, o.gas);
+  writeFees(w, raw, o, block);
+  dataField(w, HASH, raw, 0, 32);
+  dataField(w, INPUT, raw, o.input, o.input + o.inputLength);
+  quantityField(w, NONCE, raw, o.nonce);
+  if (o.to >= 0) dataField(w, TO, raw, o.to, o.to + 20);
+  else w.bytes(TO_NULL);
+  numberField(w, INDEX, index);
+  quantityField(w, VALUE, raw, o.value);
+  numberField(w, TYPE, o.type);
+  if (o.accessList >= 0) writeAccessList(w, raw, o);
+  if (o.chainId >= 0) quantityField(w, CHAIN_ID, raw, o.chainId);
+  if (o.blobHashCount > 0) {
+    w.bytes(BLOB_HASHES);
+    hashList(w, raw, o.blobHashes, o.blobHashCount);
+    w.byte(CLOSE_BRACKET);
+  }
+  if (o.authorizationCount > 0) writeAuthorizations(w, raw, o);
+  quantityField(w, V, raw, o.v);
+  quantityField(w, R, raw, o.r);
+  quantityField(w, S, raw, o.s);
+  if (o.type !== 0) quantityField(w, Y_PARITY, raw, o.v);
+  w.byte(CLOSE_BRACE);
+}
+
+/** Writes a transaction of a type not modelled: its position fields, then the node's members as stored. */
+function writeKeptTx(w: JsonWriter, raw: Uint8Array, o: TxOffsets, block: TxBlock, index: number): void {
+  block.writeKeptHead(w);
+  w.number(index);
+  w.byte(QUOTE);
+  if (o.extraLength > 0) w.byte(COMMA);
+  w.bytes(raw.subarray(o.extra, o.extra + o.extraLength));
+  w.byte(CLOSE_BRACE);
+}
+
+/** Writes gasPrice (the effective price of a fee-market transaction) and the fee caps the record holds. */
+function writeFees(w: JsonWriter, raw: Uint8Array, o: TxOffsets, block: TxBlock): void {
   w.bytes(GAS_PRICE);
   if (o.maxFeePerGas >= 0) block.writeEffectiveGasPrice(w, raw, o.maxFeePerGas, o.maxPriorityFeePerGas);
   else if (o.gasPrice >= 0) writeQuantity(w, raw, o.gasPrice);
@@ -198,65 +229,50 @@ export function writeTxJson(w: JsonWriter, raw: Uint8Array, block: TxBlock, inde
     quantityField(w, MAX_PRIORITY_FEE, raw, o.maxPriorityFeePerGas);
   }
   if (o.maxFeePerBlobGas >= 0) quantityField(w, MAX_BLOB_FEE, raw, o.maxFeePerBlobGas);
-  dataField(w, HASH, raw, 0, 32);
-  dataField(w, INPUT, raw, o.input, o.input + o.inputLength);
-  quantityField(w, NONCE, raw, o.nonce);
-  if (o.to >= 0) dataField(w, TO, raw, o.to, o.to + 20);
-  else w.bytes(TO_NULL);
-  numberField(w, INDEX, index);
-  quantityField(w, VALUE, raw, o.value);
-  numberField(w, TYPE, o.type);
-  if (o.accessList >= 0) {
-    w.bytes(ACCESS_LIST);
-    let at = o.accessList;
-    for (let i = 0; i < o.accessListCount; i++) {
-      if (i > 0) w.byte(COMMA);
-      w.bytes(ENTRY_ADDRESS);
-      w.hex(raw, at, at + 20);
-      w.bytes(STORAGE_KEYS);
-      const keys = readVarint(raw, at + 20);
-      at = varintEnd;
-      hashList(w, raw, at, keys);
-      at += 32 * keys;
-      w.bytes(ENTRY_CLOSE);
-    }
-    w.byte(CLOSE_BRACKET);
+}
+
+/** Writes the accessList member: each entry's address and storage keys. */
+function writeAccessList(w: JsonWriter, raw: Uint8Array, o: TxOffsets): void {
+  w.bytes(ACCESS_LIST);
+  let at = o.accessList;
+  for (let i = 0; i < o.accessListCount; i++) {
+    if (i > 0) w.byte(COMMA);
+    w.bytes(ENTRY_ADDRESS);
+    w.hex(raw, at, at + 20);
+    w.bytes(STORAGE_KEYS);
+    const keys = readVarint(raw, at + 20);
+    at = varintEnd;
+    hashList(w, raw, at, keys);
+    at += 32 * keys;
+    w.bytes(ENTRY_CLOSE);
   }
-  if (o.chainId >= 0) quantityField(w, CHAIN_ID, raw, o.chainId);
-  if (o.blobHashCount > 0) {
-    w.bytes(BLOB_HASHES);
-    hashList(w, raw, o.blobHashes, o.blobHashCount);
-    w.byte(CLOSE_BRACKET);
+  w.byte(CLOSE_BRACKET);
+}
+
+/** Writes the authorizationList member of a set-code transaction. */
+function writeAuthorizations(w: JsonWriter, raw: Uint8Array, o: TxOffsets): void {
+  w.bytes(AUTHORIZATIONS);
+  let at = o.authorizations;
+  for (let i = 0; i < o.authorizationCount; i++) {
+    if (i > 0) w.byte(COMMA);
+    w.bytes(AUTH_CHAIN_ID);
+    writeQuantity(w, raw, at);
+    at = skipQuantity(raw, at);
+    w.bytes(AUTH_ADDRESS);
+    w.hex(raw, at, at + 20);
+    at += 20;
+    w.bytes(AUTH_NONCE);
+    writeQuantity(w, raw, at);
+    at = skipQuantity(raw, at);
+    w.bytes(AUTH_Y_PARITY);
+    w.number(raw[at++]!);
+    w.bytes(AUTH_R);
+    writeQuantity(w, raw, at);
+    at = skipQuantity(raw, at);
+    w.bytes(AUTH_S);
+    writeQuantity(w, raw, at);
+    at = skipQuantity(raw, at);
+    w.bytes(AUTH_CLOSE);
   }
-  if (o.authorizationCount > 0) {
-    w.bytes(AUTHORIZATIONS);
-    let at = o.authorizations;
-    for (let i = 0; i < o.authorizationCount; i++) {
-      if (i > 0) w.byte(COMMA);
-      w.bytes(AUTH_CHAIN_ID);
-      writeQuantity(w, raw, at);
-      at = skipQuantity(raw, at);
-      w.bytes(AUTH_ADDRESS);
-      w.hex(raw, at, at + 20);
-      at += 20;
-      w.bytes(AUTH_NONCE);
-      writeQuantity(w, raw, at);
-      at = skipQuantity(raw, at);
-      w.bytes(AUTH_Y_PARITY);
-      w.number(raw[at++]!);
-      w.bytes(AUTH_R);
-      writeQuantity(w, raw, at);
-      at = skipQuantity(raw, at);
-      w.bytes(AUTH_S);
-      writeQuantity(w, raw, at);
-      at = skipQuantity(raw, at);
-      w.bytes(AUTH_CLOSE);
-    }
-    w.byte(CLOSE_BRACKET);
-  }
-  quantityField(w, V, raw, o.v);
-  quantityField(w, R, raw, o.r);
-  quantityField(w, S, raw, o.s);
-  if (o.type !== 0) quantityField(w, Y_PARITY, raw, o.v);
-  w.byte(CLOSE_BRACE);
+  w.byte(CLOSE_BRACKET);
 }

@@ -22,7 +22,7 @@ import { hexToBytes } from '../chain/hex.js';
 import { keccak256 } from '../chain/keccak.js';
 import { rlpEncode } from '../chain/rlp.js';
 import { effectiveGasPrice } from '../chain/gasPrice.js';
-import type { BlockBundle, BlockHeader, Receipt, Transaction, TxType, Withdrawal } from '../chain/types.js';
+import type { BlockBundle, BlockHeader, Log, Receipt, Transaction, TxType, Withdrawal } from '../chain/types.js';
 import {
   blobSubmission,
   delegatedCall,
@@ -39,7 +39,7 @@ import { Fork, FORK_SCHEDULE } from './forks.js';
 import { ChainPlanner, INTRINSIC_GAS, TX_KIND, type BlockPlan } from './plan.js';
 import { buildTransaction, type Draft, type TxContext } from './transactions.js';
 import { addL1Fee, blockDeposits, openWithDeposits } from './opStack.js';
-import { rareAddress, Universe } from './universe.js';
+import { type FeeRecipient, rareAddress, Universe } from './universe.js';
 
 export { TRANSFER_TOPIC } from './events.js';
 export { genesisParentHash, rareAddress } from './universe.js';
@@ -176,109 +176,160 @@ export class BlockBuilder {
   /** The unlinked block of `plan`. */
   build(plan: BlockPlan): BlockBundle {
     const { u } = this;
-    const { number, fork, timestamp, baseFee, blobParams } = plan;
+    const { number, baseFee, blobParams } = plan;
     const rng = Random.derive(this.opts.seed, 'block', number);
-    const activity: BlockActivity = { rng, u, logs: [], storage: new StorageBook(), timestamp };
-    const count = plan.senders.length;
-    const rareAt = rng.chance(RARE_SHARE) && count > 0 ? rng.int(0, count - 1) : -1;
-    const drafts: Draft[] = [];
-    let rareLogged = false;
-    for (let i = 0; i < count; i++) {
-      const sender = u.sender(plan.senders[i]!);
-      const nonce = BigInt(plan.nonces[i]!);
-      const kind = plan.kinds[i]!;
-      let draft: Draft;
-      if (kind === TX_KIND.blob) {
-        draft = { type: 3, protected: true, sender, nonce, call: blobSubmission(activity), blobs: plan.blobs[i]! };
-      } else if (kind === TX_KIND.setCode) {
-        draft = { type: 4, protected: true, sender, nonce, call: delegatedCall(activity, sender, i), blobs: 0 };
-      } else {
-        const call = runPattern(PATTERNS[kind]!.kind, activity, sender, nonce, i);
-        const ordinary = pickOrdinaryType(rng);
-        draft = { type: ordinary.type, protected: ordinary.protected, sender, nonce, call, blobs: 0 };
-      }
-      // The rare log goes to the drawn transaction, or the next one when that one reverts.
-      if (rareAt >= 0 && i >= rareAt && !rareLogged && !draft.call.reverted) {
-        rareLog(activity, i);
-        rareLogged = true;
-      }
-      drafts.push(draft);
-    }
-
-    const used = gasPerTx(drafts, plan.gasUsed);
-    const txCtx: TxContext = { rng, u, chainId: this.chainId, baseFee, blobBaseFee: blobParams ? blobBaseFee(plan.excessBlobGas, blobParams) : 0n };
-    const transactions = [];
-    const receipts: Receipt[] = [];
-    const encoded: Uint8Array[] = [];
-    for (let i = 0; i < drafts.length; i++) {
-      const d = drafts[i]!;
-      const limit = d.call.plain ? used[i]! : Math.round(used[i]! * (1 + rng.float() * 0.5));
-      const built = buildTransaction(txCtx, d, BigInt(limit));
-      transactions.push(built.tx);
-      encoded.push(built.encoded);
-      receipts.push(receiptOf(d, built.tx, used[i]!, txCtx));
-    }
-
+    const activity: BlockActivity = { rng, u, logs: [], storage: new StorageBook(), timestamp: plan.timestamp };
+    const drafts = draftTransactions(plan, activity);
+    const blobFee = blobParams ? blobBaseFee(plan.excessBlobGas, blobParams) : 0n;
+    const txCtx: TxContext = { rng, u, chainId: this.chainId, baseFee, blobBaseFee: blobFee };
+    const built = buildTransactions(drafts, plan.gasUsed, txCtx);
     let gasUsed = BigInt(plan.gasUsed);
-    if (this.opts.chain === 'op') {
-      // A stream of its own, so the rest of the block is the Ethereum chain's of the same seed.
-      const opRng = Random.derive(this.opts.seed, 'op', number);
-      for (let i = 0; i < receipts.length; i++) addL1Fee(opRng, receipts[i]!, encoded[i]!.length);
-      const deposits = blockDeposits(opRng, number, u.sender(0).address);
-      openWithDeposits(deposits, transactions, encoded, receipts, activity.logs);
-      gasUsed += deposits.gasUsed;
-    }
-    const builder = u.feeRecipient(rng);
-    const hasTxs = transactions.length > 0;
-    const header: BlockHeader = {
-      number,
-      hash: UNLINKED,
-      parentHash: UNLINKED,
-      sha3Uncles: EMPTY_UNCLES_HASH,
-      miner: builder.address,
-      stateRoot: rng.bytes(32),
-      transactionsRoot: hasTxs ? rng.bytes(32) : EMPTY_TRIE_ROOT,
-      receiptsRoot: hasTxs ? rng.bytes(32) : EMPTY_TRIE_ROOT,
-      logsBloom: this.bloom.logsBloom(activity.logs),
-      difficulty: 0n,
-      totalDifficulty: TOTAL_DIFFICULTY,
-      gasLimit: plan.gasLimit,
-      gasUsed,
-      timestamp,
-      extraData: builder.extraData,
-      mixHash: rng.bytes(32),
-      nonce: new Uint8Array(8),
-      uncles: [],
-      size: 0,
-      txCount: transactions.length,
-      baseFeePerGas: baseFee,
-    };
-    if (fork >= Fork.Shanghai) {
-      header.withdrawals = this.withdrawals(rng, number);
-      header.withdrawalsRoot = keccak256(rlpEncode(withdrawalsItem(header.withdrawals)));
-    }
-    if (fork >= Fork.Cancun) {
-      header.blobGasUsed = plan.blobGasUsed;
-      header.excessBlobGas = plan.excessBlobGas;
-      header.parentBeaconBlockRoot = rng.bytes(32);
-    }
-    if (fork >= Fork.Prague) header.requestsHash = EMPTY_REQUESTS_HASH;
-    header.size = blockSize(header, encoded);
+    if (this.opts.chain === 'op') gasUsed += addOpStackParts(this.opts.seed, number, u, built, activity.logs);
+    const feeRecipient = u.feeRecipient(rng);
+    const logsBloom = this.bloom.logsBloom(activity.logs);
+    const header = unlinkedHeader(plan, gasUsed, built.transactions.length, logsBloom, feeRecipient, rng);
+    addForkFields(header, plan, u, rng);
+    header.size = blockSize(header, built.encoded);
+    const { transactions, receipts } = built;
     return { header, transactions, receipts, logs: activity.logs, storage: activity.storage.list() };
   }
+}
 
-  /** Sixteen validator withdrawals with consecutive indexes, sweeping validators in order. */
-  private withdrawals(rng: Random, number: number): Withdrawal[] {
-    const out: Withdrawal[] = [];
-    const first = (number - FORK_SCHEDULE.shanghai) * WITHDRAWALS_PER_BLOCK;
-    for (let k = 0; k < WITHDRAWALS_PER_BLOCK; k++) {
-      const index = first + k;
-      const validatorIndex = Math.floor(index * 1.07) % 1_100_000;
-      const amount = rng.chance(0.005) ? 32_000_000_000n + BigInt(rng.int(0, 99_999_999)) : BigInt(rng.int(14_000_000, 20_000_000));
-      out.push({ index: BigInt(index), validatorIndex: BigInt(validatorIndex), address: this.u.withdrawalAddresses[validatorIndex % this.u.withdrawalAddresses.length]!, amount });
+/**
+ * The drafts of a block's transactions, in order. The rare log goes to the drawn transaction, or the
+ * next one when that one reverts.
+ */
+function draftTransactions(plan: BlockPlan, activity: BlockActivity): Draft[] {
+  const { rng } = activity;
+  const count = plan.senders.length;
+  const rareAt = rng.chance(RARE_SHARE) && count > 0 ? rng.int(0, count - 1) : -1;
+  const drafts: Draft[] = [];
+  let rareLogged = false;
+  for (let i = 0; i < count; i++) {
+    const draft = draftTransaction(plan, activity, i);
+    if (rareAt >= 0 && i >= rareAt && !rareLogged && !draft.call.reverted) {
+      rareLog(activity, i);
+      rareLogged = true;
     }
-    return out;
+    drafts.push(draft);
   }
+  return drafts;
+}
+
+/** The draft of the plan's transaction `i`: a blob submission, a delegated call, or its pattern's call. */
+function draftTransaction(plan: BlockPlan, activity: BlockActivity, i: number): Draft {
+  const sender = activity.u.sender(plan.senders[i]!);
+  const nonce = BigInt(plan.nonces[i]!);
+  const kind = plan.kinds[i]!;
+  if (kind === TX_KIND.blob) {
+    return { type: 3, protected: true, sender, nonce, call: blobSubmission(activity), blobs: plan.blobs[i]! };
+  }
+  if (kind === TX_KIND.setCode) {
+    return { type: 4, protected: true, sender, nonce, call: delegatedCall(activity, sender, i), blobs: 0 };
+  }
+  const call = runPattern(PATTERNS[kind]!.kind, activity, sender, nonce, i);
+  const ordinary = pickOrdinaryType(activity.rng);
+  return { type: ordinary.type, protected: ordinary.protected, sender, nonce, call, blobs: 0 };
+}
+
+/** A block's signed transactions, their encodings and their receipts, in order. */
+interface BuiltTransactions {
+  transactions: Transaction[];
+  encoded: Uint8Array[];
+  receipts: Receipt[];
+}
+
+/** Signs the drafts, their gas summing to the block's `gasUsed`, and makes their receipts. */
+function buildTransactions(drafts: Draft[], gasUsed: number, txCtx: TxContext): BuiltTransactions {
+  const used = gasPerTx(drafts, gasUsed);
+  const built: BuiltTransactions = { transactions: [], encoded: [], receipts: [] };
+  for (let i = 0; i < drafts.length; i++) {
+    const d = drafts[i]!;
+    const limit = d.call.plain ? used[i]! : Math.round(used[i]! * (1 + txCtx.rng.float() * 0.5));
+    const { tx, encoded } = buildTransaction(txCtx, d, BigInt(limit));
+    built.transactions.push(tx);
+    built.encoded.push(encoded);
+    built.receipts.push(receiptOf(d, tx, used[i]!, txCtx));
+  }
+  return built;
+}
+
+/**
+ * An OP-stack block's parts: L1 fees on the receipts, and the deposits opening the block (with their
+ * logs); returns the gas the deposits use. Drawn from a stream of its own, so the rest of the block
+ * is the Ethereum chain's of the same seed.
+ */
+function addOpStackParts(seed: string, number: number, u: Universe, built: BuiltTransactions, logs: Log[]): bigint {
+  const opRng = Random.derive(seed, 'op', number);
+  for (let i = 0; i < built.receipts.length; i++) addL1Fee(opRng, built.receipts[i]!, built.encoded[i]!.length);
+  const deposits = blockDeposits(opRng, number, u.sender(0).address);
+  openWithDeposits(deposits, built.transactions, built.encoded, built.receipts, logs);
+  return deposits.gasUsed;
+}
+
+/** The header of `plan`'s block before its fork's fields, its size and its link to the parent. */
+function unlinkedHeader(
+  plan: BlockPlan,
+  gasUsed: bigint,
+  txCount: number,
+  logsBloom: Uint8Array,
+  feeRecipient: FeeRecipient,
+  rng: Random,
+): BlockHeader {
+  const hasTxs = txCount > 0;
+  return {
+    number: plan.number,
+    hash: UNLINKED,
+    parentHash: UNLINKED,
+    sha3Uncles: EMPTY_UNCLES_HASH,
+    miner: feeRecipient.address,
+    stateRoot: rng.bytes(32),
+    transactionsRoot: hasTxs ? rng.bytes(32) : EMPTY_TRIE_ROOT,
+    receiptsRoot: hasTxs ? rng.bytes(32) : EMPTY_TRIE_ROOT,
+    logsBloom,
+    difficulty: 0n,
+    totalDifficulty: TOTAL_DIFFICULTY,
+    gasLimit: plan.gasLimit,
+    gasUsed,
+    timestamp: plan.timestamp,
+    extraData: feeRecipient.extraData,
+    mixHash: rng.bytes(32),
+    nonce: new Uint8Array(8),
+    uncles: [],
+    size: 0,
+    txCount,
+    baseFeePerGas: plan.baseFee,
+  };
+}
+
+/** Adds the header fields of the block's fork: withdrawals, blob gas and beacon root, requests. */
+function addForkFields(header: BlockHeader, plan: BlockPlan, u: Universe, rng: Random): void {
+  if (plan.fork >= Fork.Shanghai) {
+    header.withdrawals = validatorWithdrawals(u, rng, plan.number);
+    header.withdrawalsRoot = keccak256(rlpEncode(withdrawalsItem(header.withdrawals)));
+  }
+  if (plan.fork >= Fork.Cancun) {
+    header.blobGasUsed = plan.blobGasUsed;
+    header.excessBlobGas = plan.excessBlobGas;
+    header.parentBeaconBlockRoot = rng.bytes(32);
+  }
+  if (plan.fork >= Fork.Prague) header.requestsHash = EMPTY_REQUESTS_HASH;
+}
+
+/** Sixteen validator withdrawals with consecutive indexes, sweeping validators in order. */
+function validatorWithdrawals(u: Universe, rng: Random, number: number): Withdrawal[] {
+  const out: Withdrawal[] = [];
+  const first = (number - FORK_SCHEDULE.shanghai) * WITHDRAWALS_PER_BLOCK;
+  for (let k = 0; k < WITHDRAWALS_PER_BLOCK; k++) {
+    const index = first + k;
+    const validatorIndex = Math.floor(index * 1.07) % 1_100_000;
+    const amount = rng.chance(0.005)
+      ? 32_000_000_000n + BigInt(rng.int(0, 99_999_999))
+      : BigInt(rng.int(14_000_000, 20_000_000));
+    const address = u.withdrawalAddresses[validatorIndex % u.withdrawalAddresses.length]!;
+    out.push({ index: BigInt(index), validatorIndex: BigInt(validatorIndex), address, amount });
+  }
+  return out;
 }
 
 /**
