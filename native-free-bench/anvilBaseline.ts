@@ -9,11 +9,12 @@
  *
  *   node dist/native-free-bench/anvilBaseline.js [--blocks 300] [--seconds 2] [--runs 1]
  */
-import autocannon, { type Options } from 'autocannon';
+
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
+import autocannon, { type Options } from 'autocannon';
 import { bytesToHex, quantityToHex } from '#src/chain/hex.js';
 import { MAX_LOG_RESULTS } from '#src/config.js';
 import { runIngest } from '#src/ingest/ingest.js';
@@ -27,7 +28,7 @@ import { ANVIL_EXTRAS, compareAnswers } from '../test/support/differ.js';
 import { Workload } from '../test/support/workload.js';
 import { startChild } from './http.js';
 import { percentile, prng } from './logQueries.js';
-import { table, type ChartData, type Row } from './report.js';
+import { type ChartData, type Row, table } from './report.js';
 
 /** Options of the anvil comparison. */
 export interface AnvilBenchOptions {
@@ -55,7 +56,10 @@ export interface AnvilBenchResults {
 /** Distinct request bodies per point-lookup method (autocannon cycles through them). */
 const SAMPLES = 64;
 
-/** Uncompressed answers (node's fetch asks for gzip unless told): the figures measure the service, not zlib (native-free-bench/compression.ts does). */
+/**
+ * Uncompressed answers (node's fetch asks for gzip unless told): the figures measure the service, not zlib
+ * (native-free-bench/compression.ts does).
+ */
 const JSON_HEADERS = { 'content-type': 'application/json', 'accept-encoding': 'identity' };
 const TARGET_RPS = { kind: 'min', value: 1, ofRatio: true, text: '≥ 1× anvil' } as const;
 const TARGET_LATENCY = { kind: 'max', value: 1, ofRatio: true, text: '≤ 1× anvil' } as const;
@@ -94,7 +98,11 @@ export function writtenSlots(store: Store, n: number): string[][] {
   const prefixes = store.storageWrites.getBinary(encodeBlockKey(n));
   const slots: string[][] = [];
   for (let at = 0; prefixes && at < prefixes.length; at += STORAGE_PREFIX_BYTES) {
-    slots.push([bytesToHex(prefixes.subarray(at, at + 20)), bytesToHex(prefixes.subarray(at + 20, at + STORAGE_PREFIX_BYTES)), hex(n)]);
+    slots.push([
+      bytesToHex(prefixes.subarray(at, at + 20)),
+      bytesToHex(prefixes.subarray(at + 20, at + STORAGE_PREFIX_BYTES)),
+      hex(n),
+    ]);
   }
   return slots;
 }
@@ -103,18 +111,53 @@ export function writtenSlots(store: Store, n: number): string[][] {
  * The five point-lookup methods: transactions by hash (`byHash`) and by block and index (`byIndex`),
  * blocks by number with hashes and with full transactions (`numbers`), and written `slots`.
  */
-export function lookupMethods(reader: StoreReader, at: { byHash: TxPosition[]; numbers: number[]; byIndex: TxPosition[]; slots: string[][] }): Method[] {
+export function lookupMethods(
+  reader: StoreReader,
+  at: { byHash: TxPosition[]; numbers: number[]; byIndex: TxPosition[]; slots: string[][] },
+): Method[] {
   return [
-    { name: 'eth_getTransactionByHash', kind: 'transaction', calls: at.byHash.map(({ n, i }) => ({ method: 'eth_getTransactionByHash', params: [bytesToHex(reader.txHash(n, i)!)] })) },
-    { name: 'eth_getBlockByNumber (hashes)', kind: 'block', calls: at.numbers.map((n) => ({ method: 'eth_getBlockByNumber', params: [hex(n), false] })) },
-    { name: 'eth_getBlockByNumber (full txs)', kind: 'block', calls: at.numbers.map((n) => ({ method: 'eth_getBlockByNumber', params: [hex(n), true] })) },
-    { name: 'eth_getTransactionByBlockNumberAndIndex', kind: 'transaction', calls: at.byIndex.map(({ n, i }) => ({ method: 'eth_getTransactionByBlockNumberAndIndex', params: [hex(n), hex(i)] })) },
-    { name: 'eth_getStorageAt (a written slot, at the block that wrote it)', kind: 'storage', calls: at.slots.map((params) => ({ method: 'eth_getStorageAt', params })) },
+    {
+      name: 'eth_getTransactionByHash',
+      kind: 'transaction',
+      calls: at.byHash.map(({ n, i }) => ({
+        method: 'eth_getTransactionByHash',
+        params: [bytesToHex(reader.txHash(n, i)!)],
+      })),
+    },
+    {
+      name: 'eth_getBlockByNumber (hashes)',
+      kind: 'block',
+      calls: at.numbers.map((n) => ({ method: 'eth_getBlockByNumber', params: [hex(n), false] })),
+    },
+    {
+      name: 'eth_getBlockByNumber (full txs)',
+      kind: 'block',
+      calls: at.numbers.map((n) => ({ method: 'eth_getBlockByNumber', params: [hex(n), true] })),
+    },
+    {
+      name: 'eth_getTransactionByBlockNumberAndIndex',
+      kind: 'transaction',
+      calls: at.byIndex.map(({ n, i }) => ({
+        method: 'eth_getTransactionByBlockNumberAndIndex',
+        params: [hex(n), hex(i)],
+      })),
+    },
+    {
+      name: 'eth_getStorageAt (a written slot, at the block that wrote it)',
+      kind: 'storage',
+      calls: at.slots.map((params) => ({ method: 'eth_getStorageAt', params })),
+    },
   ];
 }
 
-/** Samples the request parameters from the ingested store: real transactions, blocks, written slots, log addresses and topics. */
-export function sampleRequests(store: Store, head: number): { methods: Method[]; logQueries: LogQuery[]; txs: number; logs: number } {
+/**
+ * Samples the request parameters from the ingested store: real transactions, blocks, written slots, log addresses and
+ * topics.
+ */
+export function sampleRequests(
+  store: Store,
+  head: number,
+): { methods: Method[]; logQueries: LogQuery[]; txs: number; logs: number } {
   const reader = new StoreReader(store);
   const rand = prng(head);
   const withTxs: { n: number; count: number }[] = [];
@@ -159,10 +202,22 @@ export function sampleRequests(store: Store, head: number): { methods: Method[];
     .sort(([a, x], [b, y]) => y.size - x.size || byTopic.get(b)! - byTopic.get(a)!)[0]![0];
   const recent = Math.min(100, head + 1);
   const logQueries: LogQuery[] = [
-    { label: `one contract over the whole chain (the busiest under the ${MAX_LOG_RESULTS}-log cap, ${byAddress.get(address)} logs)`, filter: { ...whole, address } },
-    { label: `address + topic0 over the whole chain (${byPair.get(`${pairAddress} ${pairTopic}`)} logs)`, filter: { ...whole, address: pairAddress, topics: [pairTopic] } },
-    { label: `a topic0 alone over the whole chain (emitted by ${emitters.get(widest)!.size} contracts, ${byTopic.get(widest)} logs)`, filter: { ...whole, topics: [widest] } },
-    { label: `the same contract, last ${recent} blocks`, filter: { fromBlock: hex(head + 1 - recent), toBlock: hex(head), address } },
+    {
+      label: `one contract over the whole chain (the busiest under the ${MAX_LOG_RESULTS}-log cap, ${byAddress.get(address)} logs)`,
+      filter: { ...whole, address },
+    },
+    {
+      label: `address + topic0 over the whole chain (${byPair.get(`${pairAddress} ${pairTopic}`)} logs)`,
+      filter: { ...whole, address: pairAddress, topics: [pairTopic] },
+    },
+    {
+      label: `a topic0 alone over the whole chain (emitted by ${emitters.get(widest)!.size} contracts, ${byTopic.get(widest)} logs)`,
+      filter: { ...whole, topics: [widest] },
+    },
+    {
+      label: `the same contract, last ${recent} blocks`,
+      filter: { fromBlock: hex(head + 1 - recent), toBlock: hex(head), address },
+    },
   ];
   return { methods, logQueries, txs, logs };
 }
@@ -173,7 +228,8 @@ export function sampleRequests(store: Store, head: number): { methods: Method[];
  */
 async function sequential(urls: [string, string], bodies: string[], count: number): Promise<[number[], number[]]> {
   const times: [number[], number[]] = [[], []];
-  const post = async (url: string, b: string) => (await fetch(url, { method: 'POST', headers: JSON_HEADERS, body: b })).text();
+  const post = async (url: string, b: string) =>
+    (await fetch(url, { method: 'POST', headers: JSON_HEADERS, body: b })).text();
   for (let i = 0; i < 8; i++) for (const url of urls) await post(url, bodies[i % bodies.length]!);
   for (let i = 0; i < count; i++) {
     const b = bodies[i % bodies.length]!;
@@ -197,28 +253,60 @@ export async function measureAnvil(o: AnvilBenchOptions): Promise<AnvilBenchResu
     const mineSeconds = (performance.now() - started) / 1000;
     const head = await anvil.head();
     started = performance.now();
-    const ingested = await runIngest({ rpc: anvil.url, dataDir: dir, storage: 'prestate', logger: createLogger('warn') });
+    const ingested = await runIngest({
+      rpc: anvil.url,
+      dataDir: dir,
+      storage: 'prestate',
+      logger: createLogger('warn'),
+    });
     const ingestSeconds = (performance.now() - started) / 1000;
     if (ingested.head !== head) throw new Error(`ingested up to block ${ingested.head}, anvil's head is ${head}`);
     const store = openStore(dir);
     const key = createApiKey(store, 'bench');
     const { methods, logQueries, txs, logs } = sampleRequests(store, head);
     await closeStore(store);
-    console.log(`  anvil chain: ${head + 1} blocks, ${txs} txs, ${logs} logs (mined in ${mineSeconds.toFixed(1)} s, ingested with storage diffs in ${ingestSeconds.toFixed(1)} s)`);
+    console.log(
+      `  anvil chain: ${head + 1} blocks, ${txs} txs, ${logs} logs (mined in ${mineSeconds.toFixed(1)} s, ingested with storage diffs in ${ingestSeconds.toFixed(1)} s)`,
+    );
 
     // The answer cache off: these rows repeat each call, and compare the work of answering it with anvil's.
-    const ours = await startChild(['dist/src/cli.js', 'serve', '--data', dir, '--port', '0', '--host', '127.0.0.1', '--access-log', 'off', '--answer-cache-mb', '0']);
+    const ours = await startChild([
+      'dist/src/cli.js',
+      'serve',
+      '--data',
+      dir,
+      '--port',
+      '0',
+      '--host',
+      '127.0.0.1',
+      '--access-log',
+      'off',
+      '--answer-cache-mb',
+      '0',
+    ]);
     try {
       const urls: [string, string] = [`http://127.0.0.1:${ours.port}/v3/${key}`, anvil.url];
       const mismatches: string[] = [];
       for (const m of methods) {
         mismatches.push(...(await compareAnswers(urls[0], urls[1], m.kind, m.calls, ANVIL_EXTRAS)));
         const failed = (await batchCalls(urls[0], m.calls)).filter((r) => r.error || r.result === null).length;
-        if (failed > 0) mismatches.push(`${m.name}: ${failed} of ${m.calls.length} sampled calls answered with an error or null`);
+        if (failed > 0)
+          mismatches.push(`${m.name}: ${failed} of ${m.calls.length} sampled calls answered with an error or null`);
       }
-      for (const q of logQueries) mismatches.push(...(await compareAnswers(urls[0], urls[1], 'log', [{ method: 'eth_getLogs', params: [q.filter] }], ANVIL_EXTRAS)));
+      for (const q of logQueries)
+        mismatches.push(
+          ...(await compareAnswers(
+            urls[0],
+            urls[1],
+            'log',
+            [{ method: 'eth_getLogs', params: [q.filter] }],
+            ANVIL_EXTRAS,
+          )),
+        );
       if (mismatches.length > 0) {
-        console.log(`  anvil and ethlogd answer differently (${mismatches.length} differences; figures compare unlike answers):`);
+        console.log(
+          `  anvil and ethlogd answer differently (${mismatches.length} differences; figures compare unlike answers):`,
+        );
         for (const line of mismatches.slice(0, 10)) console.log(`    ${line}`);
       } else console.log('  anvil and ethlogd answer every sampled request alike');
 
@@ -226,9 +314,25 @@ export async function measureAnvil(o: AnvilBenchOptions): Promise<AnvilBenchResu
       const chain = `${head + 1}-block anvil chain`;
       const load = async (url: string, requests: Options['requests']) => {
         const results = [];
-        for (let i = 0; i < o.runs; i++) results.push(await autocannon({ url, connections: o.connections, duration: o.seconds, method: 'POST', headers: JSON_HEADERS, requests }));
+        for (let i = 0; i < o.runs; i++)
+          results.push(
+            await autocannon({
+              url,
+              connections: o.connections,
+              duration: o.seconds,
+              method: 'POST',
+              headers: JSON_HEADERS,
+              requests,
+            }),
+          );
         const bad = results.reduce((sum, r) => sum + r.errors + r.timeouts + r.non2xx, 0);
-        return { rps: percentile(results.map((r) => r.requests.average), 50), bad };
+        return {
+          rps: percentile(
+            results.map((r) => r.requests.average),
+            50,
+          ),
+          bad,
+        };
       };
       const throughput: ChartData['throughput'] = [];
       for (const m of methods) {
@@ -245,7 +349,10 @@ export async function measureAnvil(o: AnvilBenchOptions): Promise<AnvilBenchResu
             baseline: theirs.rps,
             baselineName: 'anvil, same requests',
             target: TARGET_RPS,
-            note: mine.bad + theirs.bad > 0 ? `errors, timeouts or non-2xx answers: ours ${mine.bad}, anvil ${theirs.bad}` : undefined,
+            note:
+              mine.bad + theirs.bad > 0
+                ? `errors, timeouts or non-2xx answers: ours ${mine.bad}, anvil ${theirs.bad}`
+                : undefined,
           },
           {
             figure: `${m.name} vs anvil, one client, p50 (p99 ours ${percentile(oursMs, 99).toFixed(2)} ms, anvil ${percentile(anvilMs, 99).toFixed(2)} ms)`,
@@ -257,10 +364,15 @@ export async function measureAnvil(o: AnvilBenchOptions): Promise<AnvilBenchResu
             note: `${o.latencyRequests} sequential requests to each, alternating between the two`,
           },
         );
-        if (m.name === 'eth_getTransactionByHash') throughput.push({ name: 'ethlogd, peer', rps: mine.rps }, { name: 'anvil, peer', rps: theirs.rps });
+        if (m.name === 'eth_getTransactionByHash')
+          throughput.push({ name: 'ethlogd, peer', rps: mine.rps }, { name: 'anvil, peer', rps: theirs.rps });
       }
       for (const q of logQueries) {
-        const [oursMs, anvilMs] = await sequential(urls, [body({ method: 'eth_getLogs', params: [q.filter] }, 1)], o.logReps);
+        const [oursMs, anvilMs] = await sequential(
+          urls,
+          [body({ method: 'eth_getLogs', params: [q.filter] }, 1)],
+          o.logReps,
+        );
         rows.push({
           figure: `eth_getLogs vs anvil: ${q.label}, one client, p50 (p99 ours ${percentile(oursMs, 99).toFixed(1)} ms, anvil ${percentile(anvilMs, 99).toFixed(1)} ms)`,
           ours: percentile(oursMs, 50),
@@ -282,7 +394,9 @@ export async function measureAnvil(o: AnvilBenchOptions): Promise<AnvilBenchResu
 }
 
 async function main(): Promise<void> {
-  const { values } = parseArgs({ options: { blocks: { type: 'string' }, seconds: { type: 'string' }, runs: { type: 'string' } } });
+  const { values } = parseArgs({
+    options: { blocks: { type: 'string' }, seconds: { type: 'string' }, runs: { type: 'string' } },
+  });
   const { rows } = await measureAnvil({
     blocks: Number(values.blocks ?? 300),
     seconds: Number(values.seconds ?? 2),

@@ -23,7 +23,7 @@ import { freePort } from '../test/support/anvil.js';
 import { runCli } from '../test/support/child.js';
 import { HAPROXY_BIN, HAPROXY_CONFIG } from '../test/support/haproxy.js';
 import { until } from '../test/support/poll.js';
-import { GENERATOR_CPU, hasWrk, load, pin, SERVER_CPU, startPinned, type Load, type Server } from './pinnedLoad.js';
+import { GENERATOR_CPU, hasWrk, type Load, load, pin, SERVER_CPU, type Server, startPinned } from './pinnedLoad.js';
 import type { Row } from './report.js';
 
 /** Options of the cluster measurement. */
@@ -65,31 +65,99 @@ export async function measureCluster(o: ClusterBenchOptions): Promise<Row[]> {
     for (let i = 1; i <= REPLICAS; i++) {
       const snap = await runCli(['snapshot', '--data', seed, '--out', join(root, `replica${i}`)]);
       if (snap.code !== 0) throw new Error(`snapshot failed: ${snap.stderr}`);
-      const args = ['dist/src/cli.js', 'serve', '--data', join(root, `replica${i}`), '--port', '0', '--host', '127.0.0.1', '--http-threads', '1', '--threads', '1', '--grpc-port', 'off', '--access-log', 'off', '--log-level', 'warn'];
+      const args = [
+        'dist/src/cli.js',
+        'serve',
+        '--data',
+        join(root, `replica${i}`),
+        '--port',
+        '0',
+        '--host',
+        '127.0.0.1',
+        '--http-threads',
+        '1',
+        '--threads',
+        '1',
+        '--grpc-port',
+        'off',
+        '--access-log',
+        'off',
+        '--log-level',
+        'warn',
+      ];
       replicas.push(await startPinned(args, SERVER_CPU, ''));
     }
     const port = await freePort();
-    const env = { ...process.env, ETHLOGD_LB_BIND: `127.0.0.1:${port}`, ...Object.fromEntries(replicas.map((r, i) => [`ETHLOGD_REPLICA${i + 1}`, new URL(r.url).host])) };
+    const env = {
+      ...process.env,
+      ETHLOGD_LB_BIND: `127.0.0.1:${port}`,
+      ...Object.fromEntries(replicas.map((r, i) => [`ETHLOGD_REPLICA${i + 1}`, new URL(r.url).host])),
+    };
     haproxy = spawn(HAPROXY_BIN, ['-f', HAPROXY_CONFIG, '-db'], { env, stdio: ['ignore', 'ignore', 'inherit'] });
     pin(haproxy.pid!, SERVER_CPU);
     const lb = `http://127.0.0.1:${port}`;
-    await until(async () => (await fetch(`${lb}/v3/${keys[0]}`, { method: 'POST', headers: HEADERS, body: BODIES[0] }).catch(() => undefined))?.status === 200, 'HAProxy answers');
+    await until(
+      async () =>
+        (
+          await fetch(`${lb}/v3/${keys[0]}`, { method: 'POST', headers: HEADERS, body: BODIES[0] }).catch(
+            () => undefined,
+          )
+        )?.status === 200,
+      'HAProxy answers',
+    );
     // The replica one key hashes to, to compare the same replica with and without the balancer.
-    const served = (await fetch(`${lb}/v3/${keys[0]}`, { method: 'POST', headers: HEADERS, body: BODIES[0] })).headers.get('x-ethlogd-replica')!;
+    const served = (
+      await fetch(`${lb}/v3/${keys[0]}`, { method: 'POST', headers: HEADERS, body: BODIES[0] })
+    ).headers.get('x-ethlogd-replica')!;
     const replica = replicas[Number(served.replace('replica', '')) - 1]!;
     const run = { seconds: o.seconds, connections: o.connections };
     const direct = await load(`${replica.url}/v3/${keys[0]}`, [replica.pid], BODIES, run, wrk, true);
     const oneKey = await load(`${lb}/v3/${keys[0]}`, [replica.pid, haproxy.pid!], BODIES, run, wrk, true);
-    const spread = await load(lb, [...replicas.map((r) => r.pid), haproxy.pid!], BODIES, run, wrk, true, keys.map((k) => `/v3/${k}`));
+    const spread = await load(
+      lb,
+      [...replicas.map((r) => r.pid), haproxy.pid!],
+      BODIES,
+      run,
+      wrk,
+      true,
+      keys.map((k) => `/v3/${k}`),
+    );
     const bad = direct.bad + oneKey.bad + spread.bad;
-    const generator = wrk ? `wrk -t1 -c${o.connections} on core ${GENERATOR_CPU}` : `autocannon -c${o.connections} in the benchmark's process on core ${GENERATOR_CPU} (wrk is not installed)`;
+    const generator = wrk
+      ? `wrk -t1 -c${o.connections} on core ${GENERATOR_CPU}`
+      : `autocannon -c${o.connections} in the benchmark's process on core ${GENERATOR_CPU} (wrk is not installed)`;
     const note = `eth_blockNumber and eth_getBlockByNumber(latest) alternated, ${generator}, replicas and HAProxy on core ${SERVER_CPU}, ${o.seconds} s per run, one run${bad > 0 ? `; ${bad} failed requests` : ''}`;
     const ms = (l: Load) => `p50 ${l.p50Ms.toFixed(2)} / p99 ${l.p99Ms.toFixed(2)} ms`;
     return [
-      { figure: 'one replica directly (small requests)', ours: direct.rps, unit: 'req/s', note: `${ms(direct)}, replica CPU ${direct.cpuUs.toFixed(1)} µs/request; ${note}` },
-      { figure: 'through HAProxy, one key (the same replica)', ours: oneKey.rps, unit: 'req/s', baseline: direct.rps, baselineName: 'the replica directly', note: `${ms(oneKey)}, replica CPU ${oneKey.cpuUsBy[0]!.toFixed(1)} µs/request` },
-      { figure: `through HAProxy, ${SPREAD_KEYS} keys over ${REPLICAS} replicas (one core for all)`, ours: spread.rps, unit: 'req/s', baseline: direct.rps, baselineName: 'one replica directly', note: ms(spread) },
-      { figure: "HAProxy's CPU per request (one key)", ours: oneKey.cpuUsBy[1]!, unit: 'µs', baseline: direct.cpuUs, baselineName: "the replica's own CPU per request" },
+      {
+        figure: 'one replica directly (small requests)',
+        ours: direct.rps,
+        unit: 'req/s',
+        note: `${ms(direct)}, replica CPU ${direct.cpuUs.toFixed(1)} µs/request; ${note}`,
+      },
+      {
+        figure: 'through HAProxy, one key (the same replica)',
+        ours: oneKey.rps,
+        unit: 'req/s',
+        baseline: direct.rps,
+        baselineName: 'the replica directly',
+        note: `${ms(oneKey)}, replica CPU ${oneKey.cpuUsBy[0]!.toFixed(1)} µs/request`,
+      },
+      {
+        figure: `through HAProxy, ${SPREAD_KEYS} keys over ${REPLICAS} replicas (one core for all)`,
+        ours: spread.rps,
+        unit: 'req/s',
+        baseline: direct.rps,
+        baselineName: 'one replica directly',
+        note: ms(spread),
+      },
+      {
+        figure: "HAProxy's CPU per request (one key)",
+        ours: oneKey.cpuUsBy[1]!,
+        unit: 'µs',
+        baseline: direct.cpuUs,
+        baselineName: "the replica's own CPU per request",
+      },
     ];
   } finally {
     if (haproxy !== undefined && haproxy.exitCode === null) {
@@ -104,8 +172,14 @@ export async function measureCluster(o: ClusterBenchOptions): Promise<Row[]> {
 
 async function main(): Promise<void> {
   const { values } = parseArgs({ options: { seconds: { type: 'string' }, connections: { type: 'string' } } });
-  const rows = await measureCluster({ seconds: Number(values.seconds ?? 5), connections: Number(values.connections ?? 50) });
-  for (const row of rows) console.log(`${row.figure}: ${row.ours.toFixed(0)} ${row.unit}${row.baseline === undefined ? '' : ` (${row.baselineName}: ${row.baseline.toFixed(0)})`}${row.note ? `  [${row.note}]` : ''}`);
+  const rows = await measureCluster({
+    seconds: Number(values.seconds ?? 5),
+    connections: Number(values.connections ?? 50),
+  });
+  for (const row of rows)
+    console.log(
+      `${row.figure}: ${row.ours.toFixed(0)} ${row.unit}${row.baseline === undefined ? '' : ` (${row.baselineName}: ${row.baseline.toFixed(0)})`}${row.note ? `  [${row.note}]` : ''}`,
+    );
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) await main();

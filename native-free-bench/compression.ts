@@ -13,9 +13,17 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { parseArgs } from 'node:util';
 import { finished } from 'node:stream/promises';
-import { brotliCompressSync, constants, createBrotliCompress, createGzip, gzipSync, type BrotliCompress, type Gzip } from 'node:zlib';
+import { parseArgs } from 'node:util';
+import {
+  type BrotliCompress,
+  brotliCompressSync,
+  constants,
+  createBrotliCompress,
+  createGzip,
+  type Gzip,
+  gzipSync,
+} from 'node:zlib';
 import { createLogger } from '#src/logger.js';
 import { startService } from '#src/service.js';
 import { createApiKey } from '#src/store/apiKeys.js';
@@ -29,11 +37,20 @@ interface Codec {
 }
 
 const CODECS: Codec[] = [
-  ...[1, 2, 3, 4, 5, 6, 9].map((level) => ({ label: `gzip ${level}`, compress: (input: Buffer) => gzipSync(input, { level }) })),
+  ...[1, 2, 3, 4, 5, 6, 9].map((level) => ({
+    label: `gzip ${level}`,
+    compress: (input: Buffer) => gzipSync(input, { level }),
+  })),
   ...[1, 2, 3, 4, 5].map((quality) => ({
     label: `br ${quality}`,
     compress: (input: Buffer) =>
-      brotliCompressSync(input, { params: { [constants.BROTLI_PARAM_QUALITY]: quality, [constants.BROTLI_PARAM_MODE]: constants.BROTLI_MODE_TEXT, [constants.BROTLI_PARAM_SIZE_HINT]: input.length } }),
+      brotliCompressSync(input, {
+        params: {
+          [constants.BROTLI_PARAM_QUALITY]: quality,
+          [constants.BROTLI_PARAM_MODE]: constants.BROTLI_MODE_TEXT,
+          [constants.BROTLI_PARAM_SIZE_HINT]: input.length,
+        },
+      }),
   })),
 ];
 
@@ -47,11 +64,22 @@ const STREAM_CODECS: StreamCodec[] = [16 * 1024, 64 * 1024].flatMap((chunkSize) 
   { label: `gzip 1, ${chunkSize / 1024} KiB chunks`, create: () => createGzip({ level: 1, chunkSize }) },
   {
     label: `br 1, ${chunkSize / 1024} KiB chunks`,
-    create: (bytes: number) => createBrotliCompress({ chunkSize, params: { [constants.BROTLI_PARAM_QUALITY]: 1, [constants.BROTLI_PARAM_MODE]: constants.BROTLI_MODE_TEXT, [constants.BROTLI_PARAM_SIZE_HINT]: bytes } }),
+    create: (bytes: number) =>
+      createBrotliCompress({
+        chunkSize,
+        params: {
+          [constants.BROTLI_PARAM_QUALITY]: 1,
+          [constants.BROTLI_PARAM_MODE]: constants.BROTLI_MODE_TEXT,
+          [constants.BROTLI_PARAM_SIZE_HINT]: bytes,
+        },
+      }),
   },
 ]);
 
-/** CPU milliseconds (user + system, every thread: zlib streams work on libuv's pool) that streaming `input` through a new `codec` takes. */
+/**
+ * CPU milliseconds (user + system, every thread: zlib streams work on libuv's pool) that streaming `input` through a
+ * new `codec` takes.
+ */
 async function streamCpuMs(codec: StreamCodec, input: Buffer): Promise<number> {
   const before = process.cpuUsage();
   const stream = codec.create(input.length);
@@ -77,7 +105,9 @@ function median(values: number[]): number {
 }
 
 async function main(): Promise<void> {
-  const { values } = parseArgs({ options: { blocks: { type: 'string', default: '24' }, reps: { type: 'string', default: '5' } } });
+  const { values } = parseArgs({
+    options: { blocks: { type: 'string', default: '24' }, reps: { type: 'string', default: '5' } },
+  });
   const blocks = Number(values.blocks);
   const reps = Number(values.reps);
   const dir = mkdtempSync(join(tmpdir(), 'ethlogd-bench-compression-'));
@@ -86,11 +116,23 @@ async function main(): Promise<void> {
     const store = openStore(dir);
     const key = createApiKey(store, 'bench');
     await closeStore(store);
-    const service = await startService({ dataDir: dir, host: '127.0.0.1', port: 0, logger: createLogger('warn'), threads: 1, httpThreads: 1, compression: false });
+    const service = await startService({
+      dataDir: dir,
+      host: '127.0.0.1',
+      port: 0,
+      logger: createLogger('warn'),
+      threads: 1,
+      httpThreads: 1,
+      compression: false,
+    });
     try {
       const url = `${service.url}/v3/${key}`;
       const call = async (method: string, params: unknown[]): Promise<Buffer> => {
-        const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', 'accept-encoding': 'identity' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }) });
+        const res = await fetch(url, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', 'accept-encoding': 'identity' },
+          body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
+        });
         return Buffer.from(await res.arrayBuffer());
       };
       const head = blocks - 1;
@@ -128,7 +170,9 @@ async function main(): Promise<void> {
         console.log([label, String(body.length), ...cells].join(' | '));
       }
 
-      console.log(`\nThe eth_getLogs answer streamed (as src/http/respond.ts streams answers over 64 KiB): CPU ms per MB, median of ${reps}:\n`);
+      console.log(
+        `\nThe eth_getLogs answer streamed (as src/http/respond.ts streams answers over 64 KiB): CPU ms per MB, median of ${reps}:\n`,
+      );
       for (const codec of STREAM_CODECS) {
         const runs: number[] = [];
         for (let i = 0; i < reps; i++) runs.push(await streamCpuMs(codec, logs));
@@ -146,9 +190,12 @@ async function main(): Promise<void> {
         const cells = CODECS.map((codec) => {
           const calls = 2_000;
           for (let i = 0; i < calls / 10; i++) codec.compress(body);
-          const us = (cpuMs(() => {
-            for (let i = 0; i < calls; i++) codec.compress(body);
-          }) * 1000) / calls;
+          const us =
+            (cpuMs(() => {
+              for (let i = 0; i < calls; i++) codec.compress(body);
+            }) *
+              1000) /
+            calls;
           return `${us.toFixed(1)} µs, ${codec.compress(body).length} B`;
         });
         console.log([label, String(body.length), ...cells].join(' | '));

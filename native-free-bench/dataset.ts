@@ -21,7 +21,10 @@ export interface DatasetSpec {
   seed: string;
 }
 
-/** What the store in `spec.dir` holds: why it cannot become the dataset `spec` asks for, or whether it already is it (else generate extends it). */
+/**
+ * What the store in `spec.dir` holds: why it cannot become the dataset `spec` asks for, or whether it already is it
+ * (else generate extends it).
+ */
 function inspect(spec: DatasetSpec): { stale: string } | { complete: boolean } {
   let store;
   try {
@@ -33,7 +36,9 @@ function inspect(spec: DatasetSpec): { stale: string } | { complete: boolean } {
     const made = storedProvenance(store);
     if (!made) return { stale: `${spec.dir} has no record of the generator that made it` };
     if (made.chainVersion !== CHAIN_VERSION || made.seed !== spec.seed || made.density !== spec.density) {
-      return { stale: `${spec.dir} holds chain version ${made.chainVersion}, seed ${made.seed}, density ${made.density}; wanted version ${CHAIN_VERSION}, seed ${spec.seed}, density ${spec.density}` };
+      return {
+        stale: `${spec.dir} holds chain version ${made.chainVersion}, seed ${made.seed}, density ${made.density}; wanted version ${CHAIN_VERSION}, seed ${spec.seed}, density ${spec.density}`,
+      };
     }
     const blocks = (new StoreReader(store).head() ?? -1) + 1;
     if (blocks > spec.blocks) return { stale: `${spec.dir} holds ${blocks} blocks, more than ${spec.blocks}` };
@@ -54,7 +59,17 @@ export function ensureDataset(spec: DatasetSpec): void {
     }
   }
   console.log(`generating ${spec.dir} (${spec.blocks} blocks, density ${spec.density}); reused by later runs`);
-  const args = ['generate', '--out', spec.dir, '--blocks', String(spec.blocks), '--density', String(spec.density), '--seed', spec.seed];
+  const args = [
+    'generate',
+    '--out',
+    spec.dir,
+    '--blocks',
+    String(spec.blocks),
+    '--density',
+    String(spec.density),
+    '--seed',
+    spec.seed,
+  ];
   const r = spawnSync(process.execPath, ['dist/src/cli.js', ...args], { stdio: 'inherit' });
   if (r.status !== 0) throw new Error(`dataset generation failed: ethlogd ${args.join(' ')}`);
 }

@@ -53,11 +53,24 @@ export async function measureExport(dataDir: string): Promise<Row[]> {
   const out = mkdtempSync(join(tmpdir(), 'ethlogd-bench-export-'));
   try {
     warmPageCache(dataDir);
-    const exported = await timed(['export', 'logs', '--data', dataDir, '--out', out, '--from', '0', '--to', String(head)]);
+    const exported = await timed([
+      'export',
+      'logs',
+      '--data',
+      dataDir,
+      '--out',
+      out,
+      '--from',
+      '0',
+      '--to',
+      String(head),
+    ]);
     const parquetBytes = readdirSync(out).reduce((sum, name) => sum + statSync(join(out, name)).size, 0);
     const { DuckDBInstance } = await import('@duckdb/node-api');
     const db = await (await DuckDBInstance.create(':memory:')).connect();
-    const logs = Number((await db.runAndReadAll(`SELECT count(*) FROM read_parquet('${join(out, '*.parquet')}')`)).getRows()[0]![0]);
+    const logs = Number(
+      (await db.runAndReadAll(`SELECT count(*) FROM read_parquet('${join(out, '*.parquet')}')`)).getRows()[0]![0],
+    );
     db.closeSync();
     warmPageCache(dataDir);
     const jsonl = await timed(['query', 'logs', '--data', dataDir, '--from', '0', '--to', String(head)]);

@@ -21,14 +21,27 @@ const CHUNK_BLOCKS = 1000;
 
 const [dataDir = 'data/bench-quick', root = '.'] = process.argv.slice(2);
 const started = performance.now();
-const worker = (await import(pathToFileURL(resolve(root, 'dist/src/export/worker.js')).href)) as { default: (task: ExportTask) => { rows: number } };
+const worker = (await import(pathToFileURL(resolve(root, 'dist/src/export/worker.js')).href)) as {
+  default: (task: ExportTask) => { rows: number };
+};
 const out = mkdtempSync(join(tmpdir(), 'export-task-'));
 const loadMs = performance.now() - started;
 const runs: { rows: number; ms: number; cpuUs: number }[] = [];
 for (const from of CHUNKS) {
   const t = performance.now();
   const cpu = process.cpuUsage();
-  const result = worker.default({ dataDir: resolve(dataDir), kind: 'logs', from, to: from + CHUNK_BLOCKS - 1, addresses: [], topics: [], hex: false, compression: 'zstd', chainId: 1n, path: join(out, 'chunk.parquet') });
+  const result = worker.default({
+    dataDir: resolve(dataDir),
+    kind: 'logs',
+    from,
+    to: from + CHUNK_BLOCKS - 1,
+    addresses: [],
+    topics: [],
+    hex: false,
+    compression: 'zstd',
+    chainId: 1n,
+    path: join(out, 'chunk.parquet'),
+  });
   const ms = performance.now() - t;
   const used = process.cpuUsage(cpu);
   runs.push({ rows: result.rows, ms, cpuUs: used.user + used.system });
@@ -38,4 +51,6 @@ const sum = (list: typeof runs, key: 'rows' | 'ms' | 'cpuUs') => list.reduce((s,
 const rate = (list: typeof runs) => Math.round(sum(list, 'rows') / (sum(list, 'ms') / 1000));
 const cpuPerLog = (list: typeof runs) => (sum(list, 'cpuUs') / sum(list, 'rows')).toFixed(2);
 const [cold, warm] = [runs.slice(0, 1), runs.slice(2)];
-console.log(`${resolve(root)}: load ${loadMs.toFixed(0)} ms, first chunk ${rate(cold)} rows/s (${cpuPerLog(cold)} µs CPU a log), warm ${rate(warm)} rows/s (${cpuPerLog(warm)} µs CPU a log) (${runs[0]!.rows + runs[1]!.rows} logs)`);
+console.log(
+  `${resolve(root)}: load ${loadMs.toFixed(0)} ms, first chunk ${rate(cold)} rows/s (${cpuPerLog(cold)} µs CPU a log), warm ${rate(warm)} rows/s (${cpuPerLog(warm)} µs CPU a log) (${runs[0]!.rows + runs[1]!.rows} logs)`,
+);

@@ -7,9 +7,9 @@
  * log, and by a client that only counts the encoded logs). It adds one API key, labelled `bench`,
  * to the store.
  *
- *   node dist/native-free-bench/grpc.js --data data/bench [--seconds 5] [--concurrency 64] [--blocks 2000] [--threads 2]
+ * node dist/native-free-bench/grpc.js --data data/bench [--seconds 5] [--concurrency 64] [--blocks 2000] [--threads 2]
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { Agent, request } from 'node:http';
 import { parseArgs } from 'node:util';
@@ -26,9 +26,26 @@ type Obj = Record<string, any>;
 
 /** Starts `ethlogd serve` with gRPC on a free port; resolves with the process, the gRPC address and the HTTP URL. */
 async function serve(data: string, threads: number): Promise<{ child: ChildProcess; address: string; url: string }> {
-  const child = spawn(process.execPath, [CLI, 'serve', '--data', data, '--port', '0', '--grpc-port', '0', '--threads', String(threads), '--access-log', 'off'], {
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
+  const child = spawn(
+    process.execPath,
+    [
+      CLI,
+      'serve',
+      '--data',
+      data,
+      '--port',
+      '0',
+      '--grpc-port',
+      '0',
+      '--threads',
+      String(threads),
+      '--access-log',
+      'off',
+    ],
+    {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    },
+  );
   let out = '';
   for await (const chunk of child.stdout!) {
     out += String(chunk);
@@ -64,7 +81,11 @@ const QUERIES: Query[] = [
   {
     name: 'storage slot',
     rpc: 'GetStorageAt',
-    request: (n) => ({ address: Buffer.from(SLOT_OWNER.slice(2), 'hex'), position: Buffer.from([n % 256]), block: { number: String(n) } }),
+    request: (n) => ({
+      address: Buffer.from(SLOT_OWNER.slice(2), 'hex'),
+      position: Buffer.from([n % 256]),
+      block: { number: String(n) },
+    }),
     method: 'eth_getStorageAt',
     params: (n) => [SLOT_OWNER, '0x' + (n % 256).toString(16), '0x' + n.toString(16)],
   },
@@ -86,10 +107,14 @@ function httpLookup(url: string, key: string, agent: Agent, query: Query): Looku
     new Promise<number>((resolve, reject) => {
       const t = performance.now();
       const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: query.method, params: query.params(block) });
-      const req = request(`${url}/v3/${key}`, { method: 'POST', agent, headers: { 'Content-Type': 'application/json' } }, (res) => {
-        res.resume();
-        res.on('end', () => resolve(performance.now() - t));
-      });
+      const req = request(
+        `${url}/v3/${key}`,
+        { method: 'POST', agent, headers: { 'Content-Type': 'application/json' } },
+        (res) => {
+          res.resume();
+          res.on('end', () => resolve(performance.now() - t));
+        },
+      );
       req.on('error', reject);
       req.end(body);
     });
@@ -139,7 +164,9 @@ async function streamRate(client: grpc.Client, md: grpc.Metadata, from: number, 
   const started = performance.now();
   let logs = 0;
   let bytes = 0;
-  const call = (client as unknown as Record<string, (...args: unknown[]) => grpc.ClientReadableStream<Obj | Buffer>>).StreamLogs!.bind(client)(request, md);
+  const call = (
+    client as unknown as Record<string, (...args: unknown[]) => grpc.ClientReadableStream<Obj | Buffer>>
+  ).StreamLogs!.bind(client)(request, md);
   for await (const batch of call as AsyncIterable<Obj | Buffer>) {
     if (decode) logs += ((batch as Obj).logs ?? []).length;
     else {
@@ -152,7 +179,13 @@ async function streamRate(client: grpc.Client, md: grpc.Metadata, from: number, 
 
 async function main(): Promise<void> {
   const { values } = parseArgs({
-    options: { data: { type: 'string' }, seconds: { type: 'string' }, concurrency: { type: 'string' }, blocks: { type: 'string' }, threads: { type: 'string' } },
+    options: {
+      data: { type: 'string' },
+      seconds: { type: 'string' },
+      concurrency: { type: 'string' },
+      blocks: { type: 'string' },
+      threads: { type: 'string' },
+    },
   });
   const data = values.data ?? 'data/bench';
   const seconds = Number(values.seconds ?? 5);
@@ -167,9 +200,14 @@ async function main(): Promise<void> {
 
   const { child, address, url } = await serve(data, threads);
   const definition = loadDefinition();
-  const EthLogs = (grpc.loadPackageDefinition(definition) as unknown as { ethlogd: { v1: { EthLogs: grpc.ServiceClientConstructor } } }).ethlogd.v1.EthLogs;
+  const EthLogs = (
+    grpc.loadPackageDefinition(definition) as unknown as { ethlogd: { v1: { EthLogs: grpc.ServiceClientConstructor } } }
+  ).ethlogd.v1.EthLogs;
   const service = definition[SERVICE_NAME] as unknown as grpc.ServiceDefinition;
-  const RawEthLogs = grpc.makeGenericClientConstructor({ StreamLogs: { ...service.StreamLogs!, responseDeserialize: (b: Buffer) => b } }, 'EthLogs');
+  const RawEthLogs = grpc.makeGenericClientConstructor(
+    { StreamLogs: { ...service.StreamLogs!, responseDeserialize: (b: Buffer) => b } },
+    'EthLogs',
+  );
   const md = new grpc.Metadata();
   md.set('x-api-key', key);
   const client = new EthLogs(address, grpc.credentials.createInsecure());
@@ -182,7 +220,9 @@ async function main(): Promise<void> {
         [`HTTP ${query.method}, ${concurrency} keep-alive connections`, httpLookup(url, key, agent, query)],
       ] as const) {
         const unary = await unaryRate(lookup, head, seconds, concurrency);
-        console.log(`${query.name}, ${name}: ${unary.rate.toFixed(0)} calls/s, p50 ${unary.p50.toFixed(2)} ms, p99 ${unary.p99.toFixed(2)} ms`);
+        console.log(
+          `${query.name}, ${name}: ${unary.rate.toFixed(0)} calls/s, p50 ${unary.p50.toFixed(2)} ms, p99 ${unary.p99.toFixed(2)} ms`,
+        );
       }
     }
     agent.destroy();
@@ -194,7 +234,9 @@ async function main(): Promise<void> {
     ] as const) {
       const s = await streamRate(c, md, from, head, decode);
       const extra = decode ? '' : `, ${(s.bytes / s.seconds / 1e6).toFixed(0)} MB/s`;
-      console.log(`StreamLogs unfiltered, ${head - from + 1} blocks, ${name}: ${s.logs} logs in ${s.seconds.toFixed(2)} s = ${(s.logs / s.seconds).toFixed(0)} logs/s${extra}`);
+      console.log(
+        `StreamLogs unfiltered, ${head - from + 1} blocks, ${name}: ${s.logs} logs in ${s.seconds.toFixed(2)} s = ${(s.logs / s.seconds).toFixed(0)} logs/s${extra}`,
+      );
     }
   } finally {
     client.close();

@@ -11,7 +11,7 @@
  * The cached store is copied to a temporary directory first: the run adds API keys and, for the
  * fan-out attack, appends blocks to the copy (as `ingest --follow` would, from this process).
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { cpSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { Agent, request } from 'node:http';
@@ -226,9 +226,11 @@ function post(url: string, body: string | Buffer, agent: Agent | false, timeoutM
 
 /** Runs `lanes` loops of `body` until `until`. */
 async function lanes(n: number, until: number, body: (lane: number) => Promise<void>): Promise<void> {
-  await Promise.all(Array.from({ length: n }, async (_, lane) => {
-    while (Date.now() < until) await body(lane);
-  }));
+  await Promise.all(
+    Array.from({ length: n }, async (_, lane) => {
+      while (Date.now() < until) await body(lane);
+    }),
+  );
 }
 
 interface AttackOutcome {
@@ -329,7 +331,9 @@ const nested: Attack = async (t, ms) => {
 
 /** A whole-chain eth_getLogs that scans every block: one contract's logs of one event. */
 const wholeChain = (t: Target, id = 1) => ({
-  jsonrpc: '2.0', id, method: 'eth_getLogs',
+  jsonrpc: '2.0',
+  id,
+  method: 'eth_getLogs',
   params: [{ fromBlock: '0x0', toBlock: 'latest', address: t.address, topics: [t.topic] }],
 });
 
@@ -490,7 +494,10 @@ function percentile(sorted: number[], p: number): number {
 }
 
 const fmtCounts = (c: Counts) =>
-  Object.entries(c).sort((a, b) => b[1] - a[1]).map(([k, n]) => `${k} ×${n}`).join('; ') || '—';
+  Object.entries(c)
+    .sort((a, b) => b[1] - a[1])
+    .map(([k, n]) => `${k} ×${n}`)
+    .join('; ') || '—';
 
 function verdict(r: Omit<HostileRow, 'verdict'>): string {
   const broken: string[] = [];
@@ -506,11 +513,13 @@ export function markdown(rows: HostileRow[]): string {
   const lines = [
     '| attack | probe p50 ms | probe p99 ms | probe max ms | probe calls / errors | peak RSS MiB | up | attacker got |',
     '|---|---:|---:|---:|---|---:|---|---|',
-    ...rows.map((r) =>
-      `| ${r.attack} | ${r.p50.toFixed(1)} | ${r.p99.toFixed(1)} | ${r.max.toFixed(0)} | ` +
-      `${r.probeCalls} / ${fmtCounts(r.probeErrors)} | ${(r.peakRss / 2 ** 20).toFixed(0)} | ` +
-      `${r.up ? 'yes' : 'NO'} | ` +
-      `${fmtCounts(r.got)}${r.note ? ` (${r.note})` : ''} |`),
+    ...rows.map(
+      (r) =>
+        `| ${r.attack} | ${r.p50.toFixed(1)} | ${r.p99.toFixed(1)} | ${r.max.toFixed(0)} | ` +
+        `${r.probeCalls} / ${fmtCounts(r.probeErrors)} | ${(r.peakRss / 2 ** 20).toFixed(0)} | ` +
+        `${r.up ? 'yes' : 'NO'} | ` +
+        `${fmtCounts(r.got)}${r.note ? ` (${r.note})` : ''} |`,
+    ),
     '',
     ...rows.map((r) => `- ${r.attack}: ${r.verdict}`),
   ];
@@ -546,9 +555,16 @@ async function main(): Promise<void> {
   });
   const port = Number(new URL(served.url).port);
   const t: Target = {
-    url: served.url, ws: served.url.replace('http://', 'ws://'), grpc: served.grpc, port, head,
-    address: '0x' + Buffer.from(log.address).toString('hex'), topic: '0x' + Buffer.from(log.topics[0]!).toString('hex'),
-    probeKey, keys, pid: child.pid!,
+    url: served.url,
+    ws: served.url.replace('http://', 'ws://'),
+    grpc: served.grpc,
+    port,
+    head,
+    address: '0x' + Buffer.from(log.address).toString('hex'),
+    topic: '0x' + Buffer.from(log.topics[0]!).toString('hex'),
+    probeKey,
+    keys,
+    pid: child.pid!,
   };
 
   const attacks: [number, string, Attack][] = [
@@ -563,10 +579,11 @@ async function main(): Promise<void> {
     [8, '8. fan-out: 10 sockets × 128 logs subscriptions, a block every 2 s', fanOut(data)],
   ];
   const worker = new Worker(new URL(import.meta.url), { workerData: { probe: t } });
-  const take = () => new Promise<ProbeResult>((resolve) => {
-    worker.once('message', resolve);
-    worker.postMessage('take');
-  });
+  const take = () =>
+    new Promise<ProbeResult>((resolve) => {
+      worker.once('message', resolve);
+      worker.postMessage('take');
+    });
   const rows: HostileRow[] = [];
   try {
     await sleep(1000);
@@ -583,8 +600,16 @@ async function main(): Promise<void> {
       const up = !exited && (await alive(t));
       const sorted = probed.latencies.sort((a, b) => a - b);
       const row = {
-        attack: name, p50: percentile(sorted, 50), p99: percentile(sorted, 99), max: sorted.at(-1) ?? Number.NaN,
-        probeCalls: sorted.length, probeErrors: probed.errors, peakRss, up, got: outcome.got, note: outcome.note,
+        attack: name,
+        p50: percentile(sorted, 50),
+        p99: percentile(sorted, 99),
+        max: sorted.at(-1) ?? Number.NaN,
+        probeCalls: sorted.length,
+        probeErrors: probed.errors,
+        peakRss,
+        up,
+        got: outcome.got,
+        note: outcome.note,
       };
       rows.push({ ...row, verdict: verdict(row) });
       console.log(markdown(rows.slice(-1)));
@@ -601,8 +626,10 @@ async function main(): Promise<void> {
     }
     rmSync(data, { recursive: true, force: true });
   }
-  console.log(`\nHostile clients: serve with default options on a ${DATASET.blocks}-block mainnet-density store, ` +
-    `${ms / 1000} s an attack, probe every ${PROBE_EVERY_MS} ms from another key\n\n${markdown(rows)}`);
+  console.log(
+    `\nHostile clients: serve with default options on a ${DATASET.blocks}-block mainnet-density store, ` +
+      `${ms / 1000} s an attack, probe every ${PROBE_EVERY_MS} ms from another key\n\n${markdown(rows)}`,
+  );
 }
 
 if (isMainThread && import.meta.url === `file://${process.argv[1]}`) await main();

@@ -3,15 +3,16 @@
  * lookups against the bare uWebSockets.js ceiling, batches of 100, a 10,000-log answer, and
  * point-lookup latency while heavy eth_getLogs run.
  */
-import autocannon, { type Options } from 'autocannon';
-import { spawn, type ChildProcess } from 'node:child_process';
+
+import { type ChildProcess, spawn } from 'node:child_process';
 import { request } from 'node:http';
 import { createInterface } from 'node:readline';
+import autocannon, { type Options } from 'autocannon';
 import { bytesToHex, quantityToHex } from '#src/chain/hex.js';
-import { describeDataset } from '#src/synth/generator.js';
 import { createApiKey } from '#src/store/apiKeys.js';
 import { StoreReader } from '#src/store/reader.js';
 import { closeStore, openStore } from '#src/store/schema.js';
+import { describeDataset } from '#src/synth/generator.js';
 import { percentile } from './logQueries.js';
 import type { ChartData, Row } from './report.js';
 
@@ -23,10 +24,15 @@ export interface Child {
   stop(): Promise<void>;
 }
 
-/** Starts `node args…` (under `taskset -c cpus` when given) and resolves once it prints a listening line with its port. */
+/**
+ * Starts `node args…` (under `taskset -c cpus` when given) and resolves once it prints a listening line with its port.
+ */
 export async function startChild(args: string[], cpus?: string): Promise<Child> {
   const argv = [process.execPath, ...args];
-  const child: ChildProcess = cpus === undefined ? spawn(argv[0]!, argv.slice(1), { stdio: ['ignore', 'pipe', 'inherit'] }) : spawn('taskset', ['-c', cpus, ...argv], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const child: ChildProcess =
+    cpus === undefined
+      ? spawn(argv[0]!, argv.slice(1), { stdio: ['ignore', 'pipe', 'inherit'] })
+      : spawn('taskset', ['-c', cpus, ...argv], { stdio: ['ignore', 'pipe', 'inherit'] });
   const lines = createInterface({ input: child.stdout! });
   const port = await new Promise<number>((resolve, reject) => {
     child.once('exit', (code) => reject(new Error(`${args.join(' ')} exited with ${code}`)));
@@ -48,7 +54,10 @@ export async function startChild(args: string[], cpus?: string): Promise<Child> 
   };
 }
 
-/** Uncompressed answers (node's fetch asks for gzip unless told): the figures measure the service, not zlib (native-free-bench/compression.ts does). */
+/**
+ * Uncompressed answers (node's fetch asks for gzip unless told): the figures measure the service, not zlib
+ * (native-free-bench/compression.ts does).
+ */
 const JSON_HEADERS = { 'content-type': 'application/json', 'accept-encoding': 'identity' };
 
 function rpc(method: string, params: unknown[], id = 1): string {
@@ -66,7 +75,10 @@ export interface HttpBenchOptions {
   runs: number;
 }
 
-/** Milliseconds from sending `body` to `url` until the answer's last byte arrives (node:http; the bytes are counted, not kept or decoded). */
+/**
+ * Milliseconds from sending `body` to `url` until the answer's last byte arrives (node:http; the bytes are counted, not
+ * kept or decoded).
+ */
 function timeToLastByte(url: string, body: string): Promise<number> {
   return new Promise((resolve, reject) => {
     const started = performance.now();
@@ -94,8 +106,22 @@ export async function measureHttp(o: HttpBenchOptions): Promise<{ rows: Row[]; t
   const d = describeDataset({ blocks: head + 1, seed: o.seed, density: 1 });
   await closeStore(store);
 
-  // The answer cache off: these rows repeat their calls, and measure answering them (the small-requests section measures the cache).
-  const ours = await startChild(['dist/src/cli.js', 'serve', '--data', o.dataDir, '--port', '0', '--host', '127.0.0.1', '--access-log', 'off', '--answer-cache-mb', '0']);
+  // The answer cache off: these rows repeat their calls, and measure answering them (the small-requests section
+  // measures the cache).
+  const ours = await startChild([
+    'dist/src/cli.js',
+    'serve',
+    '--data',
+    o.dataDir,
+    '--port',
+    '0',
+    '--host',
+    '127.0.0.1',
+    '--access-log',
+    'off',
+    '--answer-cache-mb',
+    '0',
+  ]);
   const url = `http://127.0.0.1:${ours.port}/v3/${key}`;
   const post = async (body: string) => (await fetch(url, { method: 'POST', headers: JSON_HEADERS, body })).text();
   const median = async (run: () => Promise<number>) => {
@@ -104,7 +130,14 @@ export async function measureHttp(o: HttpBenchOptions): Promise<{ rows: Row[]; t
     return percentile(values, 50);
   };
   const load = (options: Partial<Options>) =>
-    autocannon({ url, connections: o.connections, duration: o.seconds, method: 'POST', headers: JSON_HEADERS, ...options });
+    autocannon({
+      url,
+      connections: o.connections,
+      duration: o.seconds,
+      method: 'POST',
+      headers: JSON_HEADERS,
+      ...options,
+    });
 
   const rows: Row[] = [];
   try {
@@ -118,8 +151,22 @@ export async function measureHttp(o: HttpBenchOptions): Promise<{ rows: Row[]; t
     try {
       const bareUrl = `http://127.0.0.1:${bare.port}/`;
       const bareLoad = () =>
-        autocannon({ url: bareUrl, connections: o.connections, duration: o.seconds, method: 'POST', headers: JSON_HEADERS, body: single[0]!.body });
-      await autocannon({ url: bareUrl, connections: o.connections, duration: 1, method: 'POST', headers: JSON_HEADERS, body: single[0]!.body });
+        autocannon({
+          url: bareUrl,
+          connections: o.connections,
+          duration: o.seconds,
+          method: 'POST',
+          headers: JSON_HEADERS,
+          body: single[0]!.body,
+        });
+      await autocannon({
+        url: bareUrl,
+        connections: o.connections,
+        duration: 1,
+        method: 'POST',
+        headers: JSON_HEADERS,
+        body: single[0]!.body,
+      });
       bareRps = await median(async () => (await bareLoad()).requests.average);
     } finally {
       await bare.stop();
@@ -133,7 +180,12 @@ export async function measureHttp(o: HttpBenchOptions): Promise<{ rows: Row[]; t
       target: { kind: 'min', value: 0.6, ofRatio: true, text: '≥ 60% of bare' },
     });
 
-    const batch = JSON.stringify(hashes.concat(hashes).slice(0, 100).map((h, i) => ({ jsonrpc: '2.0', id: i, method: 'eth_getTransactionByHash', params: [h] })));
+    const batch = JSON.stringify(
+      hashes
+        .concat(hashes)
+        .slice(0, 100)
+        .map((h, i) => ({ jsonrpc: '2.0', id: i, method: 'eth_getTransactionByHash', params: [h] })),
+    );
     const batchCalls = (await median(async () => (await load({ body: batch })).requests.average)) * 100;
     rows.push({
       figure: 'batch of 100 point lookups (calls/s)',
@@ -145,7 +197,9 @@ export async function measureHttp(o: HttpBenchOptions): Promise<{ rows: Row[]; t
     });
 
     const countFor = async (span: number) => {
-      const body = rpc('eth_getLogs', [{ fromBlock: quantityToHex(Math.max(0, head + 1 - span)), toBlock: quantityToHex(head) }]);
+      const body = rpc('eth_getLogs', [
+        { fromBlock: quantityToHex(Math.max(0, head + 1 - span)), toBlock: quantityToHex(head) },
+      ]);
       const parsed = JSON.parse(await post(body)) as { result?: unknown[] };
       return { body, count: parsed.result ? parsed.result.length : Number.POSITIVE_INFINITY };
     };
@@ -153,7 +207,8 @@ export async function measureHttp(o: HttpBenchOptions): Promise<{ rows: Row[]; t
     let probe = await countFor(span);
     while (probe.count < 5_000 && span < head + 1) probe = await countFor((span = Math.min(head + 1, span * 2)));
     span = probe.count > 0 && Number.isFinite(probe.count) ? Math.floor((span * 9_900) / probe.count) : span;
-    for (probe = await countFor(span); probe.count > 10_000; probe = await countFor(span)) span = Math.floor(span * 0.95);
+    for (probe = await countFor(span); probe.count > 10_000; probe = await countFor(span))
+      span = Math.floor(span * 0.95);
     const { body: logsBody, count } = probe;
     const times: number[] = [];
     const decoded: number[] = [];
@@ -172,7 +227,9 @@ export async function measureHttp(o: HttpBenchOptions): Promise<{ rows: Row[]; t
     });
 
     const transfer = bytesToHex(d.transferTopic);
-    const heavyBody = rpc('eth_getLogs', [{ fromBlock: '0x0', toBlock: 'latest', topics: [transfer, null, '0x' + 'ab'.repeat(32)] }]);
+    const heavyBody = rpc('eth_getLogs', [
+      { fromBlock: '0x0', toBlock: 'latest', topics: [transfer, null, '0x' + 'ab'.repeat(32)] },
+    ]);
     const quiet = await load({ requests: single, connections: 10 });
     let stop = false;
     let heavyDone = 0;

@@ -9,13 +9,13 @@ import { randomBytes } from 'node:crypto';
 import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { DEFAULT_BATCH_BLOCKS, generateStore } from '#src/synth/generateStore.js';
-import { generateChain } from '#src/synth/generator.js';
-import { StoreWriter } from '#src/store/writer.js';
 import { encodeBlockRecords } from '#src/store/blockRecords.js';
 import { STORE_DATA_FILE } from '#src/store/dataFile.js';
-import { CHAIN_DATABASES, closeStore, openStore, storeDiskBytes, type Store } from '#src/store/schema.js';
-import { ensureDataset, type DatasetSpec } from './dataset.js';
+import { CHAIN_DATABASES, closeStore, openStore, type Store, storeDiskBytes } from '#src/store/schema.js';
+import { StoreWriter } from '#src/store/writer.js';
+import { DEFAULT_BATCH_BLOCKS, generateStore } from '#src/synth/generateStore.js';
+import { generateChain } from '#src/synth/generator.js';
+import { type DatasetSpec, ensureDataset } from './dataset.js';
 import type { Row } from './report.js';
 
 /** The databases that hold logs and their indexes. */
@@ -36,7 +36,10 @@ function bytesOf(store: Store, name: (typeof LOG_DATABASES)[number]): number {
 /** Blocks per write transaction of the store-writes-alone measurement: generateStore's default batch. */
 const WRITE_BATCH_BLOCKS = DEFAULT_BATCH_BLOCKS;
 
-/** The write path alone, in logs/s: pre-generated blocks appended as blocks (encoded by the writer) and as encoded records (what worker threads hand over); and the entries it wrote per log. */
+/**
+ * The write path alone, in logs/s: pre-generated blocks appended as blocks (encoded by the writer) and as encoded
+ * records (what worker threads hand over); and the entries it wrote per log.
+ */
 interface WriteRates {
   blocks: number;
   records: number;
@@ -53,7 +56,9 @@ async function measureWrites(blocks: number): Promise<WriteRates> {
   const chain = [...generateChain({ blocks, seed: 'ingest-bench-writes', density: 1 })];
   const logs = chain.reduce((sum, b) => sum + b.logs.length, 0);
   const records = chain.map(encodeBlockRecords);
-  const timed = async (append: (writer: StoreWriter, from: number, chainId: bigint | undefined) => void): Promise<{ rate: number; entries: number }> => {
+  const timed = async (
+    append: (writer: StoreWriter, from: number, chainId: bigint | undefined) => void,
+  ): Promise<{ rate: number; entries: number }> => {
     const dir = mkdtempSync(join(tmpdir(), 'ethlogd-write-bench-'));
     const store = openStore(dir);
     try {
@@ -66,8 +71,12 @@ async function measureWrites(blocks: number): Promise<WriteRates> {
       rmSync(dir, { recursive: true, force: true });
     }
   };
-  const fromBlocks = await timed((w, i, chainId) => w.append({ blocks: chain.slice(i, i + WRITE_BATCH_BLOCKS), chainId }));
-  const fromRecords = await timed((w, i, chainId) => w.appendRecords({ blocks: records.slice(i, i + WRITE_BATCH_BLOCKS), chainId }));
+  const fromBlocks = await timed((w, i, chainId) =>
+    w.append({ blocks: chain.slice(i, i + WRITE_BATCH_BLOCKS), chainId }),
+  );
+  const fromRecords = await timed((w, i, chainId) =>
+    w.appendRecords({ blocks: records.slice(i, i + WRITE_BATCH_BLOCKS), chainId }),
+  );
   return { blocks: fromBlocks.rate, records: fromRecords.rate, entriesPerLog: fromRecords.entries / logs };
 }
 
@@ -96,10 +105,20 @@ async function measurePutCost(): Promise<number> {
   }
 }
 
-/** Generates `blocks` mainnet-density blocks into a temp store with `threads` generating threads (0: the writer's); returns the rate and the store's directory. */
+/**
+ * Generates `blocks` mainnet-density blocks into a temp store with `threads` generating threads (0: the writer's);
+ * returns the rate and the store's directory.
+ */
 async function timedGenerate(blocks: number, threads: number): Promise<{ dir: string; logs: number; rate: number }> {
   const dir = mkdtempSync(join(tmpdir(), 'ethlogd-ingest-bench-'));
-  const result = await generateStore(dir, { blocks, seed: 'ingest-bench', density: 1, pending: false, progress: false, threads });
+  const result = await generateStore(dir, {
+    blocks,
+    seed: 'ingest-bench',
+    density: 1,
+    pending: false,
+    progress: false,
+    threads,
+  });
   return { dir, logs: result.logs, rate: result.logs / result.seconds };
 }
 
@@ -113,7 +132,12 @@ async function timedExtend(dataset: DatasetSpec, blocks: number): Promise<{ rate
   const dir = mkdtempSync(join(tmpdir(), 'ethlogd-extend-bench-'));
   try {
     copyFileSync(join(dataset.dir, STORE_DATA_FILE), join(dir, STORE_DATA_FILE));
-    const result = await generateStore(dir, { blocks: dataset.blocks + blocks, seed: dataset.seed, density: dataset.density, progress: false });
+    const result = await generateStore(dir, {
+      blocks: dataset.blocks + blocks,
+      seed: dataset.seed,
+      density: dataset.density,
+      progress: false,
+    });
     return { rate: result.logs / result.seconds, logs: result.logs };
   } finally {
     rmSync(dir, { recursive: true, force: true });

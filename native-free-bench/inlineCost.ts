@@ -10,16 +10,17 @@
  * - a one-block query answered on the pool (one task: post, worker, transfer, merge) against the
  *   same query answered inline.
  *
-  *   node dist/native-free-bench/inlineCost.js [--data DIR]   (an existing store; by default its own at mainnet density, generated in /tmp/ethlogd-inline-cost)
+ * node dist/native-free-bench/inlineCost.js [--data DIR]   (an existing store; by default its own at mainnet density,
+ * generated in /tmp/ethlogd-inline-cost)
  */
 import { parseArgs } from 'node:util';
 import { DEFAULT_LOG_LIMITS } from '#src/config.js';
 import { blockScanner } from '#src/logs/blockScan.js';
 import { bloomCandidates, candidateQuery, segmentCandidates } from '#src/logs/candidates.js';
 import { LogEngine } from '#src/logs/engine.js';
-import { parseFilter } from '#src/rpc/filterParams.js';
 import { JsonSink } from '#src/logs/jsonSink.js';
 import { INLINE_BUDGET_US, INLINE_COST_US } from '#src/logs/planner.js';
+import { parseFilter } from '#src/rpc/filterParams.js';
 import { StoreReader } from '#src/store/reader.js';
 import { closeStore, openStore } from '#src/store/schema.js';
 import { SEGMENT_BLOCKS } from '#src/store/segments.js';
@@ -75,9 +76,19 @@ async function main(): Promise<void> {
     oneAddress(openStart + 10, sink);
   });
 
-  const engines = [-1, Number.POSITIVE_INFINITY].map((inlineBudgetUs) => new LogEngine({ dataDir: dir, limits: DEFAULT_LOG_LIMITS, threads: 1, inlineBudgetUs, onError: console.error }));
+  const engines = [-1, Number.POSITIVE_INFINITY].map(
+    (inlineBudgetUs) =>
+      new LogEngine({ dataDir: dir, limits: DEFAULT_LOG_LIMITS, threads: 1, inlineBudgetUs, onError: console.error }),
+  );
   await engines[0]!.ready;
-  const spec = parseFilter({ fromBlock: `0x${(openStart + 10).toString(16)}`, toBlock: `0x${(openStart + 10).toString(16)}`, address: `0x${Buffer.from(sample.address).toString('hex')}` }, 5000);
+  const spec = parseFilter(
+    {
+      fromBlock: `0x${(openStart + 10).toString(16)}`,
+      toBlock: `0x${(openStart + 10).toString(16)}`,
+      address: `0x${Buffer.from(sample.address).toString('hex')}`,
+    },
+    5000,
+  );
   const timeAsync = async (engine: LogEngine, reps: number) => {
     for (let i = 0; i < 100; i++) await engine.query(spec, reader);
     const cpu = process.cpuUsage();
@@ -94,12 +105,19 @@ async function main(): Promise<void> {
     ['bloomBlocks: a block tested by its own logsBloom', bloomBlock, INLINE_COST_US.bloomBlocks],
     ['segments: a complete segment, address index + topic rows', segment, INLINE_COST_US.segments],
     ['candidates: a candidate rejected by its address table', rejected, INLINE_COST_US.candidates],
-    [`recordBytes: a byte of a ${bytes}-byte record scanned for one address (${matches} of ${logs} logs match)`, (perMatch - rejected) / bytes, INLINE_COST_US.recordBytes],
+    [
+      `recordBytes: a byte of a ${bytes}-byte record scanned for one address (${matches} of ${logs} logs match)`,
+      (perMatch - rejected) / bytes,
+      INLINE_COST_US.recordBytes,
+    ],
     [`logs: a log rendered (the same block, every log)`, (scanned - perMatch) / (logs - matches), INLINE_COST_US.logs],
   ];
   console.log(`${'unit'.padEnd(100)}measured µs   planner µs`);
-  for (const [name, measured, planned] of rows) console.log(`${name.padEnd(100)}${measured.toFixed(4).padStart(11)}${planned.toFixed(4).padStart(13)}`);
-  console.log(`one-block eth_getLogs, all CPU of this process (main thread and the worker): pool ${pooled.toFixed(1)} µs, inline ${inline.toFixed(1)} µs; the pool adds ${(pooled - inline).toFixed(1)} µs (inline budget ${INLINE_BUDGET_US} µs)`);
+  for (const [name, measured, planned] of rows)
+    console.log(`${name.padEnd(100)}${measured.toFixed(4).padStart(11)}${planned.toFixed(4).padStart(13)}`);
+  console.log(
+    `one-block eth_getLogs, all CPU of this process (main thread and the worker): pool ${pooled.toFixed(1)} µs, inline ${inline.toFixed(1)} µs; the pool adds ${(pooled - inline).toFixed(1)} µs (inline budget ${INLINE_BUDGET_US} µs)`,
+  );
 }
 
 await main();

@@ -8,13 +8,13 @@
 import { parseArgs } from 'node:util';
 import { bytesToHex, quantityToHex } from '#src/chain/hex.js';
 import { DEFAULT_LOG_LIMITS, type LogLimits } from '#src/config.js';
-import { describeDataset } from '#src/synth/generator.js';
 import { LogEngine } from '#src/logs/engine.js';
-import { parseFilter } from '#src/rpc/filterParams.js';
 import { oracleGetLogs } from '#src/logs/oracle.js';
+import { parseFilter } from '#src/rpc/filterParams.js';
 import { StoreReader } from '#src/store/reader.js';
 import { closeStore, openStore } from '#src/store/schema.js';
-import { table, type ChartData, type Row } from './report.js';
+import { describeDataset } from '#src/synth/generator.js';
+import { type ChartData, type Row, table } from './report.js';
 
 /** The log-query rows and the latency series of the chart. */
 export interface LogQueryResults {
@@ -67,7 +67,8 @@ export async function measureLogQueries(dataDir: string, seed: string, reps: num
     parseFilter({ fromBlock: quantityToHex(from), toBlock: quantityToHex(to), ...extra }, limits.maxParams);
 
   try {
-    for (const threads of [1, 2]) await engine(threads).query(filterFor(0, Math.min(head, 4096), { address: rare }), reader);
+    for (const threads of [1, 2])
+      await engine(threads).query(filterFor(0, Math.min(head, 4096), { address: rare }), reader);
     for (const size of [100, 1000, 10_000]) {
       if (size > head + 1) continue;
       const rand = prng(size);
@@ -80,7 +81,8 @@ export async function measureLogQueries(dataDir: string, seed: string, reps: num
       for (const spec of windows) ours.push(await time(() => engine(2).query(spec, reader)));
       const oracleReps = Math.max(3, Math.floor(reps / (size / 100)));
       const oracle: number[] = [];
-      for (const spec of windows.slice(0, oracleReps)) oracle.push(await time(() => oracleGetLogs(reader, spec, limits)));
+      for (const spec of windows.slice(0, oracleReps))
+        oracle.push(await time(() => oracleGetLogs(reader, spec, limits)));
       const p50 = percentile(ours, 50);
       const oracleP50 = percentile(oracle, 50);
       latencyByRange.push({ blocks: size, oursMs: p50, oracleMs: oracleP50 });
@@ -114,7 +116,8 @@ export async function measureLogQueries(dataDir: string, seed: string, reps: num
     const absent = filterFor(0, head, { address: '0x' + 'de'.repeat(20), topics: ['0x' + 'ad'.repeat(32)] });
     const sparse: number[] = [];
     await engine(2).query(absent, reader);
-    for (let i = 0; i < Math.max(5, Math.floor(reps / 3)); i++) sparse.push(await time(() => engine(2).query(absent, reader)));
+    for (let i = 0; i < Math.max(5, Math.floor(reps / 3)); i++)
+      sparse.push(await time(() => engine(2).query(absent, reader)));
     rows.push({
       figure: `sparse query over the whole dataset (${head + 1} blocks, absent address + topic)`,
       ours: (head + 1) / (percentile(sparse, 50) / 1000),
@@ -129,8 +132,14 @@ export async function measureLogQueries(dataDir: string, seed: string, reps: num
 }
 
 async function main(): Promise<void> {
-  const { values } = parseArgs({ options: { data: { type: 'string' }, seed: { type: 'string' }, reps: { type: 'string' } } });
-  const { rows } = await measureLogQueries(values.data ?? 'data/bench', values.seed ?? 'bench', Number(values.reps ?? 25));
+  const { values } = parseArgs({
+    options: { data: { type: 'string' }, seed: { type: 'string' }, reps: { type: 'string' } },
+  });
+  const { rows } = await measureLogQueries(
+    values.data ?? 'data/bench',
+    values.seed ?? 'bench',
+    Number(values.reps ?? 25),
+  );
   console.log(table(rows));
 }
 

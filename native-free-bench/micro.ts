@@ -4,19 +4,19 @@
  * rendering of blocks, transactions and 10,000 logs.
  */
 import Benchmark from 'benchmark';
-import { bytesToHex, quantityToHex } from '#src/chain/hex.js';
 import { logsBloom } from '#src/chain/bloom.js';
-import { describeDataset } from '#src/synth/generator.js';
+import { bytesToHex, quantityToHex } from '#src/chain/hex.js';
 import { filterBits, segmentCandidates } from '#src/logs/candidates.js';
 import { compileFilter, matchLog } from '#src/logs/filter.js';
 import { JsonSink } from '#src/logs/jsonSink.js';
 import { prepareRecordQuery, scanRecord } from '#src/logs/recordScan.js';
-import type { RecordBlock } from '#src/render/recordLog.js';
 import { formatBlock, formatTransaction } from '#src/render/format.js';
+import type { RecordBlock } from '#src/render/recordLog.js';
 import { encodeBlockKey, encodeTxKey } from '#src/store/keys.js';
 import { decodeLogs } from '#src/store/logsRecord.js';
 import { StoreReader } from '#src/store/reader.js';
 import { ADDRESS_INDEX_FLAG, closeStore, openStore } from '#src/store/schema.js';
+import { describeDataset } from '#src/synth/generator.js';
 import type { Row } from './report.js';
 
 /** Runs the micro-benchmarks for about `maxTime` seconds each; one row per benchmark (ops/s). */
@@ -47,19 +47,28 @@ export async function measureMicro(dataDir: string, seed: string, maxTime: numbe
     }
     const recordsFor10k = Math.ceil(10_000 / Math.max(1, perRecord));
     const compiled = compileFilter({ addresses: [address], topics: [[d.transferTopic]] });
-    const candidateQuery = { addresses: [address], bits: filterBits([address], [[d.transferTopic]]), addressIndex: store.meta.get(ADDRESS_INDEX_FLAG) === true };
+    const candidateQuery = {
+      addresses: [address],
+      bits: filterBits([address], [[d.transferTopic]]),
+      addressIndex: store.meta.get(ADDRESS_INDEX_FLAG) === true,
+    };
     const hash32 = header.hash;
 
     const rows: Row[] = [];
     const suite = new Benchmark.Suite();
     const add = (name: string, fn: () => unknown) => suite.add(name, fn, { maxTime });
     add(`logsBloom of a block (${logs.length} logs)`, () => logsBloom(logs));
-    add('bit-sliced candidates of a segment (address index + Transfer topic rows)', () => segmentCandidates(store, 0, candidateQuery));
+    add('bit-sliced candidates of a segment (address index + Transfer topic rows)', () =>
+      segmentCandidates(store, 0, candidateQuery),
+    );
     add('bytesToHex of a 32-byte hash', () => bytesToHex(hash32));
     add('quantityToHex', () => quantityToHex(123456789));
     add('encodeTxKey', () => encodeTxKey(n, 17));
     add(`decode a block's logs record (${logs.length} logs)`, () => decodeLogs(raw));
-    add(`matchLog over a block's decoded logs (${logs.length})`, () => logs.filter((l) => matchLog(compiled, l)).length);
+    add(
+      `matchLog over a block's decoded logs (${logs.length})`,
+      () => logs.filter((l) => matchLog(compiled, l)).length,
+    );
     add(`render a block with ${txs.length} transaction hashes (format + JSON.stringify)`, () =>
       JSON.stringify(formatBlock(header, { hashes: txs.map((t) => t.hash) }, false)),
     );

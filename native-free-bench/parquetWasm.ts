@@ -5,15 +5,34 @@
  * IPC stream, and written as one Parquet file in memory.
  */
 import { createRequire } from 'node:module';
-import { Binary, Bool, Field, Float64, makeData, RecordBatch, Schema, Struct, Table, tableToIPC, Uint32, Uint64, Utf8, type Data, type DataType } from 'apache-arrow';
+import {
+  Binary,
+  Bool,
+  type Data,
+  type DataType,
+  Field,
+  Float64,
+  makeData,
+  RecordBatch,
+  Schema,
+  Struct,
+  Table,
+  tableToIPC,
+  Uint32,
+  Uint64,
+  Utf8,
+} from 'apache-arrow';
 import type * as ParquetWasm from 'parquet-wasm/node';
-import { LENGTH_PREFIX, type ColumnData } from '#src/export/columns.js';
+import { type ColumnData, LENGTH_PREFIX } from '#src/export/columns.js';
 import type { CompressionName } from '#src/export/compression.js';
 
 // parquet-wasm's Node build is CommonJS that instantiates its WebAssembly synchronously on load.
 const parquet = createRequire(import.meta.url)('parquet-wasm/node') as typeof ParquetWasm;
 
-/** Each name's Parquet codec (lz4 is LZ4_RAW, the codec the Parquet format specifies; the older framed LZ4 is deprecated). */
+/**
+ * Each name's Parquet codec (lz4 is LZ4_RAW, the codec the Parquet format specifies; the older framed LZ4 is
+ * deprecated).
+ */
 const CODECS: Record<CompressionName, ParquetWasm.Compression> = {
   zstd: parquet.Compression.ZSTD,
   snappy: parquet.Compression.SNAPPY,
@@ -27,7 +46,10 @@ const CODECS: Record<CompressionName, ParquetWasm.Compression> = {
  */
 const ROW_GROUP_ROWS = 1 << 22;
 
-/** Column `c` in Arrow's layout: byte strings without PLAIN's length prefixes, offsets to match (a copy; other types as they are). */
+/**
+ * Column `c` in Arrow's layout: byte strings without PLAIN's length prefixes, offsets to match (a copy; other types as
+ * they are).
+ */
 export function arrowLayout(c: ColumnData): ColumnData {
   if (c.offsets === undefined) return c;
   const src = c.values as Uint8Array;
@@ -68,11 +90,17 @@ function arrowData(c: ColumnData): { type: DataType; data: Data } {
     }
     case 'binary': {
       const type = new Binary();
-      return { type, data: makeData({ type, length: c.length, data: c.values as Uint8Array, valueOffsets: c.offsets!, ...nulls }) };
+      return {
+        type,
+        data: makeData({ type, length: c.length, data: c.values as Uint8Array, valueOffsets: c.offsets!, ...nulls }),
+      };
     }
     case 'string': {
       const type = new Utf8();
-      return { type, data: makeData({ type, length: c.length, data: c.values as Uint8Array, valueOffsets: c.offsets!, ...nulls }) };
+      return {
+        type,
+        data: makeData({ type, length: c.length, data: c.values as Uint8Array, valueOffsets: c.offsets!, ...nulls }),
+      };
     }
   }
 }
@@ -83,7 +111,8 @@ export function arrowIpc(columns: readonly ColumnData[]): Uint8Array {
   const fields: Field[] = [];
   const children: Data[] = [];
   for (const c of columns) {
-    if (c.length !== length) throw new RangeError(`column ${c.name} has ${c.length} rows, ${columns[0]!.name} ${length}`);
+    if (c.length !== length)
+      throw new RangeError(`column ${c.name} has ${c.length} rows, ${columns[0]!.name} ${length}`);
     const { type, data } = arrowData(c);
     fields.push(new Field(c.name, type, true));
     children.push(data);
@@ -93,10 +122,16 @@ export function arrowIpc(columns: readonly ColumnData[]): Uint8Array {
   return tableToIPC(new Table(schema, [batch]), 'stream');
 }
 
-/** The columns (in Arrow's layout: arrowLayout) written by parquet-wasm as one Parquet file (one row group), compressed with `compression`. */
+/**
+ * The columns (in Arrow's layout: arrowLayout) written by parquet-wasm as one Parquet file (one row group), compressed
+ * with `compression`.
+ */
 export function encodeParquetWasm(columns: readonly ColumnData[], compression: CompressionName): Uint8Array {
   const table = parquet.Table.fromIPCStream(arrowIpc(columns));
-  const properties = new parquet.WriterPropertiesBuilder().setCompression(CODECS[compression]).setMaxRowGroupSize(ROW_GROUP_ROWS).build();
+  const properties = new parquet.WriterPropertiesBuilder()
+    .setCompression(CODECS[compression])
+    .setMaxRowGroupSize(ROW_GROUP_ROWS)
+    .build();
   // writeParquet takes the table and the properties over: wasm-bindgen frees both.
   return parquet.writeParquet(table, properties);
 }

@@ -4,12 +4,13 @@
  * /proc/PID/stat (utime + stime, every thread); autocannon in this process when wrk is missing.
  * Shared by the small-requests, mainnet-traffic and cluster sections.
  */
-import autocannon from 'autocannon';
+
 import { execFile, execFileSync, spawnSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import autocannon from 'autocannon';
 import { startChild } from './http.js';
 
 /** The CPU the load generator runs on, and the one every server runs on. */
@@ -32,7 +33,10 @@ export interface Load {
   cpuUsBy: number[];
   /** Socket errors, timeouts and non-2xx answers. */
   bad: number;
-  /** The largest share of the measured time any thread of the first process spent runnable but waiting for a core (wrk only; 0 with autocannon). */
+  /**
+   * The largest share of the measured time any thread of the first process spent runnable but waiting for a core (wrk
+   * only; 0 with autocannon).
+   */
   waitShare: number;
 }
 
@@ -58,7 +62,10 @@ export function cpuSeconds(pid: number): number {
   return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS;
 }
 
-/** Nanoseconds each thread of process `pid` has spent runnable but waiting for a core (the second field of /proc/PID/task/TID/schedstat), by thread id; a thread gone meanwhile is left out. */
+/**
+ * Nanoseconds each thread of process `pid` has spent runnable but waiting for a core (the second field of
+ * /proc/PID/task/TID/schedstat), by thread id; a thread gone meanwhile is left out.
+ */
 function runQueueWaits(pid: number): Map<string, number> {
   const waits = new Map<string, number>();
   for (const tid of readdirSync(`/proc/${pid}/task`)) {
@@ -85,7 +92,9 @@ export interface Server {
   stop(): Promise<void>;
 }
 
-/** Spawns node with `args` (under `taskset -c cpus` when given), waits for it to listen, and names its URL with `path`. */
+/**
+ * Spawns node with `args` (under `taskset -c cpus` when given), waits for it to listen, and names its URL with `path`.
+ */
 export async function startPinned(args: string[], cpus: string | undefined, path: string): Promise<Server> {
   const child = await startChild(args, cpus);
   return { pid: child.pid, url: `http://127.0.0.1:${child.port}${path}`, stop: child.stop };
@@ -110,7 +119,8 @@ const P999_LINE = 'Latency p99.9:';
 export function wrkScript(bodies: string[], paths?: string[]): string {
   const dir = mkdtempSync(join(tmpdir(), 'ethlogd-wrk-'));
   const bodyFile = join(dir, 'bodies.txt');
-  if (bodies.some((b) => b.includes('\n'))) throw new Error('wrkScript: a body holds a newline (the body file keeps one a line)');
+  if (bodies.some((b) => b.includes('\n')))
+    throw new Error('wrkScript: a body holds a newline (the body file keeps one a line)');
   writeFileSync(bodyFile, bodies.map((b) => `${b}\n`).join(''));
   const quotedPaths = (paths ?? []).map((p) => `[==[${p}]==]`).join(',\n');
   const path = join(dir, 'post.lua');
@@ -135,7 +145,13 @@ end
 }
 
 /** Runs wrk against `url` for `seconds` (on GENERATOR_CPU when `pinned`) with `script`; resolves to its report. */
-export async function runWrk(url: string, script: string, seconds: number, connections: number, pinned: boolean): Promise<string> {
+export async function runWrk(
+  url: string,
+  script: string,
+  seconds: number,
+  connections: number,
+  pinned: boolean,
+): Promise<string> {
   const args = ['-t1', `-c${connections}`, `-d${seconds}s`, '--latency', '-s', script, url];
   const [command, argv] = pinned ? ['taskset', ['-c', GENERATOR_CPU, 'wrk', ...args]] : ['wrk', args];
   try {
@@ -146,7 +162,14 @@ export async function runWrk(url: string, script: string, seconds: number, conne
 }
 
 /** The figures of a wrk report (runWrk's output). */
-function parseWrk(out: string): { rps: number; p50Ms: number; p99Ms: number; p999Ms: number; requests: number; bad: number } {
+function parseWrk(out: string): {
+  rps: number;
+  p50Ms: number;
+  p99Ms: number;
+  p999Ms: number;
+  requests: number;
+  bad: number;
+} {
   const errors = /Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)/.exec(out);
   const non2xx = Number(/Non-2xx or 3xx responses: (\d+)/.exec(out)?.[1] ?? 0);
   return {
@@ -171,7 +194,13 @@ export interface LoadPart {
  * measured (on GENERATOR_CPU when `pinned`), measuring the CPU time of `pids`. Each part's Load has
  * its own req/s and latencies; the CPU per request is the servers' time over every part's requests.
  */
-export async function loadTogether(url: string, pids: number[], parts: LoadPart[], seconds: number, pinned: boolean): Promise<Load[]> {
+export async function loadTogether(
+  url: string,
+  pids: number[],
+  parts: LoadPart[],
+  seconds: number,
+  pinned: boolean,
+): Promise<Load[]> {
   const scripts = parts.map((p) => wrkScript(p.bodies, p.paths));
   try {
     const runAll = (s: number) => Promise.all(parts.map((p, k) => runWrk(url, scripts[k]!, s, p.connections, pinned)));
@@ -205,10 +234,25 @@ export interface LoadRun {
  * after a second of warm-up, measuring the CPU time of `pids` (the server, and whatever else serves
  * the requests); wrk when `wrk`, else autocannon in this process.
  */
-export async function load(url: string, pids: number[], bodies: string[], run: LoadRun, wrk: boolean, pinned: boolean, paths?: string[]): Promise<Load> {
-  if (wrk) return (await loadTogether(url, pids, [{ bodies, connections: run.connections, paths }], run.seconds, pinned))[0]!;
+export async function load(
+  url: string,
+  pids: number[],
+  bodies: string[],
+  run: LoadRun,
+  wrk: boolean,
+  pinned: boolean,
+  paths?: string[],
+): Promise<Load> {
+  if (wrk)
+    return (await loadTogether(url, pids, [{ bodies, connections: run.connections, paths }], run.seconds, pinned))[0]!;
   const requests = (paths ?? [undefined]).flatMap((path) => bodies.map((body) => ({ path, body })));
-  const options = { url, connections: run.connections, method: 'POST' as const, headers: { 'content-type': 'application/json' }, requests };
+  const options = {
+    url,
+    connections: run.connections,
+    method: 'POST' as const,
+    headers: { 'content-type': 'application/json' },
+    requests,
+  };
   await autocannon({ ...options, duration: 1 });
   const cpu0 = pids.map(cpuSeconds);
   const r = await autocannon({ ...options, duration: run.seconds });

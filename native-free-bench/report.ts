@@ -6,7 +6,9 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { availableParallelism, cpus, totalmem } from 'node:os';
 import { join } from 'node:path';
 
-/** A target of docs/architecture.md §7: the value must be at most or at least `value` (of ours, or of ours/baseline). */
+/**
+ * A target of docs/architecture.md §7: the value must be at most or at least `value` (of ours, or of ours/baseline).
+ */
 export interface Target {
   kind: 'max' | 'min';
   value: number;
@@ -91,8 +93,14 @@ function svg(chart: ChartData): string {
     parts.push(`<rect x="${pad}" y="${pad}" width="${half}" height="${h - 2 * pad}" fill="none" stroke="#999"/>`);
     const line = (key: 'oursMs' | 'oracleMs', color: string) => {
       const p = pts.filter((q) => q[key] !== undefined);
-      parts.push(`<polyline fill="none" stroke="${color}" stroke-width="2" points="${p.map((q) => `${X(q.blocks)},${Y(q[key]!)}`).join(' ')}"/>`);
-      for (const q of p) parts.push(`<circle cx="${X(q.blocks)}" cy="${Y(q[key]!)}" r="3" fill="${color}"/>`, text(X(q.blocks), Y(q[key]!) - 7, `${fmt(q[key]!)} ms`, 'middle', 9));
+      parts.push(
+        `<polyline fill="none" stroke="${color}" stroke-width="2" points="${p.map((q) => `${X(q.blocks)},${Y(q[key]!)}`).join(' ')}"/>`,
+      );
+      for (const q of p)
+        parts.push(
+          `<circle cx="${X(q.blocks)}" cy="${Y(q[key]!)}" r="3" fill="${color}"/>`,
+          text(X(q.blocks), Y(q[key]!) - 7, `${fmt(q[key]!)} ms`, 'middle', 9),
+        );
     };
     line('oracleMs', '#c0392b');
     line('oursMs', '#2471a3');
@@ -111,8 +119,13 @@ function svg(chart: ChartData): string {
     bars.forEach((b, i) => {
       const bh = (b.rps / max) * (h - 2 * pad - 10);
       const x = left + i * bw + bw * 0.15;
-      parts.push(`<rect x="${x}" y="${h - pad - bh}" width="${bw * 0.7}" height="${bh}" fill="${b.name.startsWith('bare') ? '#7f8c8d' : b.name.startsWith('anvil') ? '#c0392b' : '#2471a3'}"/>`);
-      parts.push(text(x + bw * 0.35, h - pad - bh - 4, fmt(b.rps), 'middle', 9), text(x + bw * 0.35, h - pad + 14, b.name, 'middle', 9));
+      parts.push(
+        `<rect x="${x}" y="${h - pad - bh}" width="${bw * 0.7}" height="${bh}" fill="${b.name.startsWith('bare') ? '#7f8c8d' : b.name.startsWith('anvil') ? '#c0392b' : '#2471a3'}"/>`,
+      );
+      parts.push(
+        text(x + bw * 0.35, h - pad - bh - 4, fmt(b.rps), 'middle', 9),
+        text(x + bw * 0.35, h - pad + 14, b.name, 'middle', 9),
+      );
     });
     parts.push(text(left + half / 2, h - 10, 'requests/s over HTTP (same load generator)'));
   }
@@ -129,7 +142,10 @@ export interface Panel {
 /** Charts in a row of panelsSvg: three fit a page's width. */
 const PANELS_PER_ROW = 3;
 
-/** Panels side by side, PANELS_PER_ROW to a row: each figure's value against the chain length, with its values written at its points. */
+/**
+ * Panels side by side, PANELS_PER_ROW to a row: each figure's value against the chain length, with its values written
+ * at its points.
+ */
 export function panelsSvg(panels: Panel[]): string {
   const [pw, ph, pad] = [300, 220, 46];
   const w = PANELS_PER_ROW * pw;
@@ -141,7 +157,9 @@ export function panelsSvg(panels: Panel[]): string {
     const ox = (i % PANELS_PER_ROW) * pw;
     const oy = Math.floor(i / PANELS_PER_ROW) * ph;
     const pts = panel.points.filter((p) => p.value > 0 && Number.isFinite(p.value));
-    parts.push(`<rect x="${ox + pad}" y="${oy + 30}" width="${pw - 1.5 * pad}" height="${ph - 30 - pad}" fill="none" stroke="#999"/>`);
+    parts.push(
+      `<rect x="${ox + pad}" y="${oy + 30}" width="${pw - 1.5 * pad}" height="${ph - 30 - pad}" fill="none" stroke="#999"/>`,
+    );
     parts.push(text(ox + pw / 2, oy + 18, `${panel.title} (${panel.unit})`, 'middle', 11));
     if (pts.length === 0) return;
     const xs = pts.map((p) => Math.log10(p.blocks));
@@ -150,9 +168,14 @@ export function panelsSvg(panels: Panel[]): string {
     const [y0, y1] = [Math.min(...ys) - 0.4, Math.max(...ys) + 0.4];
     const X = (b: number) => ox + pad + ((Math.log10(b) - x0) / (x1 - x0)) * (pw - 1.5 * pad);
     const Y = (v: number) => oy + ph - pad - ((Math.log10(v) - y0) / (y1 - y0)) * (ph - 30 - pad);
-    parts.push(`<polyline fill="none" stroke="#2471a3" stroke-width="2" points="${pts.map((p) => `${X(p.blocks)},${Y(p.value)}`).join(' ')}"/>`);
+    parts.push(
+      `<polyline fill="none" stroke="#2471a3" stroke-width="2" points="${pts.map((p) => `${X(p.blocks)},${Y(p.value)}`).join(' ')}"/>`,
+    );
     for (const p of pts) {
-      parts.push(`<circle cx="${X(p.blocks)}" cy="${Y(p.value)}" r="3" fill="#2471a3"/>`, text(X(p.blocks), Y(p.value) - 7, fmt(p.value), 'middle', 9));
+      parts.push(
+        `<circle cx="${X(p.blocks)}" cy="${Y(p.value)}" r="3" fill="#2471a3"/>`,
+        text(X(p.blocks), Y(p.value) - 7, fmt(p.value), 'middle', 9),
+      );
       parts.push(text(X(p.blocks), oy + ph - pad + 13, fmt(p.blocks), 'middle', 9));
     }
     parts.push(text(ox + pw / 2, oy + ph - pad + 26, 'blocks in the chain (log)', 'middle', 9));
@@ -161,10 +184,29 @@ export function panelsSvg(panels: Panel[]): string {
 }
 
 /** Prints the table and writes results/<name>.json and results/<name>.svg. */
-export function writeReport(dir: string, name: string, rows: Row[], chart: ChartData, extra: Record<string, unknown>): string {
+export function writeReport(
+  dir: string,
+  name: string,
+  rows: Row[],
+  chart: ChartData,
+  extra: Record<string, unknown>,
+): string {
   mkdirSync(dir, { recursive: true });
   const md = `Machine: ${machine()}\n\n${table(rows)}\n`;
-  writeFileSync(join(dir, `${name}.json`), JSON.stringify({ date: new Date().toISOString(), machine: machine(), rows: rows.map((r) => ({ ...r, met: met(r) })), chart, ...extra }, null, 2) + '\n');
+  writeFileSync(
+    join(dir, `${name}.json`),
+    JSON.stringify(
+      {
+        date: new Date().toISOString(),
+        machine: machine(),
+        rows: rows.map((r) => ({ ...r, met: met(r) })),
+        chart,
+        ...extra,
+      },
+      null,
+      2,
+    ) + '\n',
+  );
   writeFileSync(join(dir, `${name}.svg`), svg(chart));
   writeFileSync(join(dir, `${name}.md`), md);
   return md;

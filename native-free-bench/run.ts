@@ -21,8 +21,8 @@ import { measureIngest } from './ingest.js';
 import { measureLogQueries } from './logQueries.js';
 import { measureMainnetTraffic } from './mainnetTraffic.js';
 import { measureMicro } from './micro.js';
+import { type ChartData, type Row, table, writeReport } from './report.js';
 import { measureSmallRequests } from './smallRequests.js';
-import { table, writeReport, type ChartData, type Row } from './report.js';
 
 /**
  * The two profiles: the full one on a 20,480-block mainnet-density dataset (and a 3,000-block anvil
@@ -31,14 +31,44 @@ import { table, writeReport, type ChartData, type Row } from './report.js';
  */
 const PROFILES = {
   full: {
-    data: 'data/bench', blocks: 20_480, density: 1, reps: 25, seconds: 8, runs: 3, ingestBlocks: 1000, microTime: 1,
-    anvilBlocks: 3_000, anvilSeconds: 8, anvilLatencyRequests: 2_000, anvilLogReps: 50, smallBlocks: 287, smallSeconds: 6,
-    trafficBlocks: 288, trafficMainnetBlocks: 600, trafficSeconds: 6, trafficData: 'data/bench-traffic',
+    data: 'data/bench',
+    blocks: 20_480,
+    density: 1,
+    reps: 25,
+    seconds: 8,
+    runs: 3,
+    ingestBlocks: 1000,
+    microTime: 1,
+    anvilBlocks: 3_000,
+    anvilSeconds: 8,
+    anvilLatencyRequests: 2_000,
+    anvilLogReps: 50,
+    smallBlocks: 287,
+    smallSeconds: 6,
+    trafficBlocks: 288,
+    trafficMainnetBlocks: 600,
+    trafficSeconds: 6,
+    trafficData: 'data/bench-traffic',
   },
   quick: {
-    data: 'data/bench-quick', blocks: 4_200, density: 0.2, reps: 7, seconds: 2, runs: 1, ingestBlocks: 100, microTime: 0.1,
-    anvilBlocks: 300, anvilSeconds: 1, anvilLatencyRequests: 300, anvilLogReps: 20, smallBlocks: 287, smallSeconds: 1,
-    trafficBlocks: 100, trafficMainnetBlocks: 100, trafficSeconds: 1, trafficData: 'data/bench-traffic-quick',
+    data: 'data/bench-quick',
+    blocks: 4_200,
+    density: 0.2,
+    reps: 7,
+    seconds: 2,
+    runs: 1,
+    ingestBlocks: 100,
+    microTime: 0.1,
+    anvilBlocks: 300,
+    anvilSeconds: 1,
+    anvilLatencyRequests: 300,
+    anvilLogReps: 20,
+    smallBlocks: 287,
+    smallSeconds: 1,
+    trafficBlocks: 100,
+    trafficMainnetBlocks: 100,
+    trafficSeconds: 1,
+    trafficData: 'data/bench-traffic-quick',
   },
 } as const;
 
@@ -53,7 +83,8 @@ function sections(only: string | undefined): Set<Section> {
   if (only === undefined) return new Set(SECTIONS);
   const names = only.split(',').map((s) => s.trim());
   const unknown = names.filter((s) => !(SECTIONS as readonly string[]).includes(s));
-  if (unknown.length > 0) throw new Error(`--only: unknown section ${unknown.join(', ')} (sections: ${SECTIONS.join(', ')})`);
+  if (unknown.length > 0)
+    throw new Error(`--only: unknown section ${unknown.join(', ')} (sections: ${SECTIONS.join(', ')})`);
   return new Set(names as Section[]);
 }
 
@@ -71,7 +102,10 @@ async function main(): Promise<void> {
     sectionSeconds[section] = (Date.now() - t) / 1000;
     console.log(`  ${label}: ${sectionSeconds[section].toFixed(0)} s`);
   };
-  if (run.has('logs') || run.has('http') || run.has('export') || run.has('micro')) await step('dataset', `dataset ${p.data}`, () => ensureDataset({ dir: p.data, blocks: p.blocks, density: p.density, seed: SEED }));
+  if (run.has('logs') || run.has('http') || run.has('export') || run.has('micro'))
+    await step('dataset', `dataset ${p.data}`, () =>
+      ensureDataset({ dir: p.data, blocks: p.blocks, density: p.density, seed: SEED }),
+    );
   const rows: Row[] = [];
   const chart: ChartData = { latencyByRange: [], throughput: [] };
   const extra: Record<string, unknown> = { profile: { name, ...p }, sectionSeconds };
@@ -84,17 +118,29 @@ async function main(): Promise<void> {
   }
   if (run.has('http')) {
     await step('http', 'HTTP', async () => {
-      const http = await measureHttp({ dataDir: p.data, seed: SEED, seconds: p.seconds, connections: 50, runs: p.runs });
+      const http = await measureHttp({
+        dataDir: p.data,
+        seed: SEED,
+        seconds: p.seconds,
+        connections: 50,
+        runs: p.runs,
+      });
       rows.push(...http.rows);
       chart.throughput.push(...http.throughput);
     });
   }
-  if (run.has('anvil') && !existsSync(ANVIL_BIN)) console.log(`anvil baseline skipped: ${ANVIL_BIN} is not installed (npm's optional @foundry-rs/anvil-linux-amd64)`);
+  if (run.has('anvil') && !existsSync(ANVIL_BIN))
+    console.log(`anvil baseline skipped: ${ANVIL_BIN} is not installed (npm's optional @foundry-rs/anvil-linux-amd64)`);
   else if (run.has('anvil')) {
     await step('anvil', `anvil baseline (${p.anvilBlocks}-block chain)`, async () => {
       try {
         const anvil = await measureAnvil({
-          blocks: p.anvilBlocks, seconds: p.anvilSeconds, connections: 50, runs: p.runs, latencyRequests: p.anvilLatencyRequests, logReps: p.anvilLogReps,
+          blocks: p.anvilBlocks,
+          seconds: p.anvilSeconds,
+          connections: 50,
+          runs: p.runs,
+          latencyRequests: p.anvilLatencyRequests,
+          logReps: p.anvilLogReps,
         });
         rows.push(...anvil.rows);
         chart.throughput.push(...anvil.throughput);
@@ -105,10 +151,20 @@ async function main(): Promise<void> {
       }
     });
   }
-  /** A section against anvil that prints a table: skipped, saying so, without anvil's binary; when it fails, its rows are missing and the reason printed. */
-  const anvilSection = async (section: 'small' | 'traffic', label: string, measure: () => Promise<{ rows: Row[]; table: string; mismatches: string[] }>) => {
+  /**
+   * A section against anvil that prints a table: skipped, saying so, without anvil's binary; when it fails, its rows
+   * are missing and the reason printed.
+   */
+  const anvilSection = async (
+    section: 'small' | 'traffic',
+    label: string,
+    measure: () => Promise<{ rows: Row[]; table: string; mismatches: string[] }>,
+  ) => {
     if (!run.has(section)) return;
-    if (!existsSync(ANVIL_BIN)) return console.log(`${label} skipped: ${ANVIL_BIN} is not installed (npm's optional @foundry-rs/anvil-linux-amd64)`);
+    if (!existsSync(ANVIL_BIN))
+      return console.log(
+        `${label} skipped: ${ANVIL_BIN} is not installed (npm's optional @foundry-rs/anvil-linux-amd64)`,
+      );
     await step(section, label, async () => {
       try {
         const measured = await measure();
@@ -121,9 +177,16 @@ async function main(): Promise<void> {
       }
     });
   };
-  await anvilSection('small', 'small requests', () => measureSmallRequests({ blocks: p.smallBlocks, seconds: p.smallSeconds, connections: 50 }));
+  await anvilSection('small', 'small requests', () =>
+    measureSmallRequests({ blocks: p.smallBlocks, seconds: p.smallSeconds, connections: 50 }),
+  );
   await anvilSection('traffic', 'mainnet-shaped traffic', () =>
-    measureMainnetTraffic({ blocks: p.trafficBlocks, seconds: p.trafficSeconds, mainnetBlocks: p.trafficMainnetBlocks, dataDir: p.trafficData }),
+    measureMainnetTraffic({
+      blocks: p.trafficBlocks,
+      seconds: p.trafficSeconds,
+      mainnetBlocks: p.trafficMainnetBlocks,
+      dataDir: p.trafficData,
+    }),
   );
   if (run.has('cluster')) {
     await step('cluster', 'replicas behind HAProxy', async () => {
@@ -139,8 +202,14 @@ async function main(): Promise<void> {
     const dataset = { dir: p.data, blocks: p.blocks, density: p.density, seed: SEED };
     await step('ingest', 'ingest', async () => void rows.push(...(await measureIngest(p.ingestBlocks, dataset))));
   }
-  if (run.has('export')) await step('export', 'export to Parquet', async () => void rows.push(...(await measureExport(p.data))));
-  if (run.has('micro')) await step('micro', 'micro-benchmarks', async () => void rows.push(...(await measureMicro(p.data, SEED, p.microTime))));
+  if (run.has('export'))
+    await step('export', 'export to Parquet', async () => void rows.push(...(await measureExport(p.data))));
+  if (run.has('micro'))
+    await step(
+      'micro',
+      'micro-benchmarks',
+      async () => void rows.push(...(await measureMicro(p.data, SEED, p.microTime))),
+    );
   const seconds = (Date.now() - started) / 1000;
   if (values.only !== undefined) {
     console.log(`\n${table(rows)}\n(${seconds.toFixed(0)} s; --only: results/ not written)`);

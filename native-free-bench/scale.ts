@@ -13,7 +13,8 @@
  * disk at a million blocks (printed), unless given, so runs of fewer sizes measure the same chain.
  * Written to native-free-bench/results/scale.*.
  *
- *   node dist/native-free-bench/scale.js [--blocks 210000 | --sizes 10000,100000] [--density 1] [--measure-all] [--dir data/scale] [--reps 15]
+ * node dist/native-free-bench/scale.js [--blocks 210000 | --sizes 10000,100000] [--density 1] [--measure-all] [--dir
+ * data/scale] [--reps 15]
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync, rmSync, statfsSync, writeFileSync } from 'node:fs';
@@ -29,7 +30,7 @@ import { ANSWER_UPDATED_TOPIC } from '#src/synth/events.js';
 import { rareAddress } from '#src/synth/generator.js';
 import { startChild } from './http.js';
 import { percentile } from './logQueries.js';
-import { machine, panelsSvg, table, type Panel, type Row } from './report.js';
+import { machine, type Panel, panelsSvg, type Row, table } from './report.js';
 
 /** The chain length by default: about 100M logs at mainnet density. */
 const DEFAULT_BLOCKS = 210_000;
@@ -49,7 +50,10 @@ const DISK_SHARE = 0.5;
 const MAX_DENSITY = 1;
 /** The seed of the scale chain. */
 const SEED = 'scale';
-/** Result cap of the server: the one-address query returns ~1% of the blocks' worth of logs (10,000 at a million blocks), all of them. */
+/**
+ * Result cap of the server: the one-address query returns ~1% of the blocks' worth of logs (10,000 at a million
+ * blocks), all of them.
+ */
 const MAX_LOG_RESULTS = 1_000_000;
 /** Deadline of the server's eth_getLogs: whole-chain queries of a million blocks must finish, not time out. */
 const LOG_TIMEOUT_MS = 600_000;
@@ -68,7 +72,10 @@ interface SizeResult {
   bytesPerLog: number;
   verifySeconds?: number;
   serveRssMiB?: number;
-  /** The part of it that is the process's own memory (RssAnon); the rest is LMDB's mapped pages of the store (RssFile), shared page cache. */
+  /**
+   * The part of it that is the process's own memory (RssAnon); the rest is LMDB's mapped pages of the store (RssFile),
+   * shared page cache.
+   */
   serveAnonMiB?: number;
   query?: Record<QueryName, { p50: number; p99: number; logs: number }>;
   lookups?: Record<LookupName, { p50: number; p99: number }>;
@@ -81,7 +88,10 @@ type QueryName = 'address' | 'addressTopic' | 'sparse' | 'recent' | 'byHash';
 /** Blocks of the realtime range query: the last ten, as Subsquid asks them. */
 const RECENT_BLOCKS = 10;
 
-/** The density whose largest store fits DISK_SHARE of the free space where `dir` lives, at most 1, two significant digits (rounded down). */
+/**
+ * The density whose largest store fits DISK_SHARE of the free space where `dir` lives, at most 1, two significant
+ * digits (rounded down).
+ */
 function fittingDensity(dir: string, largest: number): { density: number; freeBytes: number } {
   mkdirSync(dirname(dir), { recursive: true });
   const fs = statfsSync(dirname(dir));
@@ -93,7 +103,10 @@ function fittingDensity(dir: string, largest: number): { density: number; freeBy
 
 /** Runs `ethlogd args…` to its end; throws with its output when it fails. */
 function cli(args: string[]): string {
-  const r = spawnSync(process.execPath, ['dist/src/cli.js', ...args], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+  const r = spawnSync(process.execPath, ['dist/src/cli.js', ...args], {
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   if (r.status !== 0) throw new Error(`ethlogd ${args.join(' ')} exited with ${r.status}: ${r.stderr}`);
   return r.stdout;
 }
@@ -102,17 +115,24 @@ function cli(args: string[]): string {
 function timedQuery(url: string, body: string): Promise<{ ms: number; logs: number }> {
   return new Promise((resolve, reject) => {
     const started = performance.now();
-    const req = request(url, { method: 'POST', headers: { 'content-type': 'application/json', 'accept-encoding': 'identity' } }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => {
-        const ms = performance.now() - started;
-        const answer = JSON.parse(Buffer.concat(chunks).toString()) as { result?: unknown[]; error?: { message: string } };
-        if (!answer.result) reject(new Error(`eth_getLogs failed: ${answer.error?.message}`));
-        else resolve({ ms, logs: answer.result.length });
-      });
-      res.on('error', reject);
-    });
+    const req = request(
+      url,
+      { method: 'POST', headers: { 'content-type': 'application/json', 'accept-encoding': 'identity' } },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => {
+          const ms = performance.now() - started;
+          const answer = JSON.parse(Buffer.concat(chunks).toString()) as {
+            result?: unknown[];
+            error?: { message: string };
+          };
+          if (!answer.result) reject(new Error(`eth_getLogs failed: ${answer.error?.message}`));
+          else resolve({ ms, logs: answer.result.length });
+        });
+        res.on('error', reject);
+      },
+    );
     req.on('error', reject);
     req.end(body);
   });
@@ -127,8 +147,12 @@ function timedCall(url: string, body: string): Promise<{ ms: number }> {
       res.on('data', (c: Buffer) => chunks.push(c));
       res.on('end', () => {
         const ms = performance.now() - started;
-        const answer = JSON.parse(Buffer.concat(chunks).toString()) as { result?: unknown; error?: { message: string } };
-        if (answer.result === undefined || answer.result === null) reject(new Error(`${body} answered ${JSON.stringify(answer)}`));
+        const answer = JSON.parse(Buffer.concat(chunks).toString()) as {
+          result?: unknown;
+          error?: { message: string };
+        };
+        if (answer.result === undefined || answer.result === null)
+          reject(new Error(`${body} answered ${JSON.stringify(answer)}`));
         else resolve({ ms });
       });
       res.on('error', reject);
@@ -138,8 +162,15 @@ function timedCall(url: string, body: string): Promise<{ ms: number }> {
   });
 }
 
-/** Random point lookups over the whole chain: transactions of random blocks by hash, and slots of random blocks' writes at random later blocks. */
-function lookupSamples(store: ReturnType<typeof openStore>, reader: StoreReader, head: number): { txs: string[]; slots: string[] } {
+/**
+ * Random point lookups over the whole chain: transactions of random blocks by hash, and slots of random blocks' writes
+ * at random later blocks.
+ */
+function lookupSamples(
+  store: ReturnType<typeof openStore>,
+  reader: StoreReader,
+  head: number,
+): { txs: string[]; slots: string[] } {
   let seed = 0x2545f491;
   const random = (n: number) => {
     seed = (Math.imul(seed ^ (seed >>> 15), 0x2c1b3c6d) + 0x6d2b79f5) >>> 0;
@@ -147,23 +178,48 @@ function lookupSamples(store: ReturnType<typeof openStore>, reader: StoreReader,
   };
   const txs: string[] = [];
   const slots: string[] = [];
-  for (let tries = 0; (txs.length < POINT_LOOKUPS || slots.length < POINT_LOOKUPS) && tries < 100 * POINT_LOOKUPS; tries++) {
+  for (
+    let tries = 0;
+    (txs.length < POINT_LOOKUPS || slots.length < POINT_LOOKUPS) && tries < 100 * POINT_LOOKUPS;
+    tries++
+  ) {
     const n = random(head + 1);
     const hashes = reader.txHashes(n);
     if (hashes.length > 0 && txs.length < POINT_LOOKUPS) {
-      txs.push(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_getTransactionByHash', params: [bytesToHex(hashes[random(hashes.length)]!)] }));
+      txs.push(
+        JSON.stringify({
+          jsonrpc: '2.0',
+          id: 1,
+          method: 'eth_getTransactionByHash',
+          params: [bytesToHex(hashes[random(hashes.length)]!)],
+        }),
+      );
     }
     const writes = store.storageWrites.getBinary(encodeBlockKey(n));
     if (writes && slots.length < POINT_LOOKUPS) {
       const at = random(writes.length / 52) * 52;
       const block = n + random(head - n + 1);
-      slots.push(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_getStorageAt', params: [bytesToHex(writes.subarray(at, at + 20)), bytesToHex(writes.subarray(at + 20, at + 52)), quantityToHex(block)] }));
+      slots.push(
+        JSON.stringify({
+          jsonrpc: '2.0',
+          id: 1,
+          method: 'eth_getStorageAt',
+          params: [
+            bytesToHex(writes.subarray(at, at + 20)),
+            bytesToHex(writes.subarray(at + 20, at + 52)),
+            quantityToHex(block),
+          ],
+        }),
+      );
     }
   }
   return { txs, slots };
 }
 
-/** Runs `ethlogd generate …` to its end, reading its disk writes (write_bytes of /proc/PID/io) as it goes; returns its output and the bytes. */
+/**
+ * Runs `ethlogd generate …` to its end, reading its disk writes (write_bytes of /proc/PID/io) as it goes; returns its
+ * output and the bytes.
+ */
 function generateWithIo(args: string[]): Promise<{ stdout: string; writeBytes: number }> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, ['dist/src/cli.js', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
@@ -199,7 +255,11 @@ function rssMiB(pid: number, field: 'VmRSS' | 'RssAnon'): number {
 }
 
 /** Serves the store in `dir` and times the long-range queries, then reads the server's memory. */
-async function measureServe(dir: string, head: number, reps: number): Promise<Pick<SizeResult, 'serveRssMiB' | 'serveAnonMiB' | 'query' | 'lookups'>> {
+async function measureServe(
+  dir: string,
+  head: number,
+  reps: number,
+): Promise<Pick<SizeResult, 'serveRssMiB' | 'serveAnonMiB' | 'query' | 'lookups'>> {
   const store = openStore(dir);
   const key = createApiKey(store, 'bench-scale');
   const reader = new StoreReader(store);
@@ -211,8 +271,22 @@ async function measureServe(dir: string, head: number, reps: number): Promise<Pi
   const busy = bytesToHex(reader.logs(newest).at(-1)?.address ?? rareAddress(SEED));
   await closeStore(store);
   const server = await startChild([
-    'dist/src/cli.js', 'serve', '--data', dir, '--port', '0', '--host', '127.0.0.1', '--access-log', 'off', '--answer-cache-mb', '0',
-    '--max-log-results', String(MAX_LOG_RESULTS), '--log-timeout-ms', String(LOG_TIMEOUT_MS),
+    'dist/src/cli.js',
+    'serve',
+    '--data',
+    dir,
+    '--port',
+    '0',
+    '--host',
+    '127.0.0.1',
+    '--access-log',
+    'off',
+    '--answer-cache-mb',
+    '0',
+    '--max-log-results',
+    String(MAX_LOG_RESULTS),
+    '--log-timeout-ms',
+    String(LOG_TIMEOUT_MS),
   ]);
   try {
     const url = `http://127.0.0.1:${server.port}/v3/${key}`;
@@ -222,7 +296,11 @@ async function measureServe(dir: string, head: number, reps: number): Promise<Pi
       address: { ...range, address: rare },
       addressTopic: { ...range, address: rare, topics: [bytesToHex(ANSWER_UPDATED_TOPIC)] },
       sparse: { ...range, address: '0x' + 'de'.repeat(20) },
-      recent: { fromBlock: quantityToHex(Math.max(0, head - RECENT_BLOCKS + 1)), toBlock: quantityToHex(head), address: busy },
+      recent: {
+        fromBlock: quantityToHex(Math.max(0, head - RECENT_BLOCKS + 1)),
+        toBlock: quantityToHex(head),
+        address: busy,
+      },
       byHash: { blockHash: headHash },
     };
     const query = {} as NonNullable<SizeResult['query']>;
@@ -239,7 +317,10 @@ async function measureServe(dir: string, head: number, reps: number): Promise<Pi
       query[name] = { p50: percentile(times, 50), p99: percentile(times, 99), logs };
     }
     const lookups = {} as NonNullable<SizeResult['lookups']>;
-    for (const [kind, calls] of [['tx', samples.txs], ['storage', samples.slots]] as const) {
+    for (const [kind, calls] of [
+      ['tx', samples.txs],
+      ['storage', samples.slots],
+    ] as const) {
       for (const warmth of ['Cold', 'Warm'] as const) {
         const times: number[] = [];
         for (const call of calls) times.push((await timedCall(url, call)).ms);
@@ -253,12 +334,35 @@ async function measureServe(dir: string, head: number, reps: number): Promise<Pi
 }
 
 /** Generates (or extends) the store in `dir` to `blocks` blocks and measures every figure at that size. */
-async function measureSize(dir: string, blocks: number, density: number, reps: number, logsBefore: number, full: boolean): Promise<SizeResult> {
-  const { stdout: out, writeBytes } = await generateWithIo(['generate', '--out', dir, '--blocks', String(blocks), '--density', String(density), '--seed', SEED]);
+async function measureSize(
+  dir: string,
+  blocks: number,
+  density: number,
+  reps: number,
+  logsBefore: number,
+  full: boolean,
+): Promise<SizeResult> {
+  const { stdout: out, writeBytes } = await generateWithIo([
+    'generate',
+    '--out',
+    dir,
+    '--blocks',
+    String(blocks),
+    '--density',
+    String(density),
+    '--seed',
+    SEED,
+  ]);
   const generated = /^generated \d+ blocks, \d+ transactions, (\d+) logs in .* \((\d+) logs\/s\)/m.exec(out);
   if (!generated) throw new Error(`generate printed no summary: ${out}`);
   const logs = logsBefore + Number(generated[1]);
-  const measured = { blocks, logs, generateLogsPerSecond: Number(generated[2]), writtenBytesPerLog: writeBytes / Number(generated[1]), bytesPerLog: storeDiskBytes(dir) / logs };
+  const measured = {
+    blocks,
+    logs,
+    generateLogsPerSecond: Number(generated[2]),
+    writtenBytesPerLog: writeBytes / Number(generated[1]),
+    bytesPerLog: storeDiskBytes(dir) / logs,
+  };
   if (!full) return measured;
   const started = performance.now();
   cli(['verify', '--data', dir]);
@@ -271,37 +375,70 @@ function rowsOf(r: SizeResult): Row[] {
   const at = `${r.blocks} blocks`;
   const growth: Row[] = [
     { figure: `${at}: generate (the blocks added to reach this size)`, ours: r.generateLogsPerSecond, unit: 'logs/s' },
-    { figure: `${at}: disk bytes generate wrote per log added (write_bytes)`, ours: r.writtenBytesPerLog, unit: 'B/log' },
+    {
+      figure: `${at}: disk bytes generate wrote per log added (write_bytes)`,
+      ours: r.writtenBytesPerLog,
+      unit: 'B/log',
+    },
     { figure: `${at}: store file per log (${r.logs} logs)`, ours: r.bytesPerLog, unit: 'B/log' },
   ];
   const q = r.query;
   const l = r.lookups;
-  if (!q || !l || r.serveAnonMiB === undefined || r.serveRssMiB === undefined || r.verifySeconds === undefined) return growth;
-  const lookup = (name: string, x: { p50: number; p99: number }): Row => ({ figure: `${at}: ${name}, p50 (p99 ${x.p99.toFixed(2)} ms)`, ours: x.p50, unit: 'ms' });
+  if (!q || !l || r.serveAnonMiB === undefined || r.serveRssMiB === undefined || r.verifySeconds === undefined)
+    return growth;
+  const lookup = (name: string, x: { p50: number; p99: number }): Row => ({
+    figure: `${at}: ${name}, p50 (p99 ${x.p99.toFixed(2)} ms)`,
+    ours: x.p50,
+    unit: 'ms',
+  });
   return [
     ...growth,
     lookup(`eth_getTransactionByHash, ${POINT_LOOKUPS} random hashes, cold`, l.txCold),
     lookup('eth_getTransactionByHash, the same hashes again, warm', l.txWarm),
     lookup(`eth_getStorageAt, ${POINT_LOOKUPS} random slots at random blocks, cold`, l.storageCold),
     lookup('eth_getStorageAt, the same again, warm', l.storageWarm),
-    { figure: `${at}: serve's resident memory after the queries (its own, RssAnon: ${r.serveAnonMiB.toFixed(0)} MiB; the rest the store's mapped pages)`, ours: r.serveRssMiB, unit: 'MiB' },
-    { figure: `${at}: eth_getLogs, one address (~1% of blocks, ${q.address.logs} logs) over the whole chain, p50 (p99 ${q.address.p99.toFixed(1)} ms)`, ours: q.address.p50, unit: 'ms' },
-    { figure: `${at}: eth_getLogs, that address + its topic0 (${q.addressTopic.logs} logs) over the whole chain, p50 (p99 ${q.addressTopic.p99.toFixed(1)} ms)`, ours: q.addressTopic.p50, unit: 'ms' },
+    {
+      figure: `${at}: serve's resident memory after the queries (its own, RssAnon: ${r.serveAnonMiB.toFixed(0)} MiB; the rest the store's mapped pages)`,
+      ours: r.serveRssMiB,
+      unit: 'MiB',
+    },
+    {
+      figure: `${at}: eth_getLogs, one address (~1% of blocks, ${q.address.logs} logs) over the whole chain, p50 (p99 ${q.address.p99.toFixed(1)} ms)`,
+      ours: q.address.p50,
+      unit: 'ms',
+    },
+    {
+      figure: `${at}: eth_getLogs, that address + its topic0 (${q.addressTopic.logs} logs) over the whole chain, p50 (p99 ${q.addressTopic.p99.toFixed(1)} ms)`,
+      ours: q.addressTopic.p50,
+      unit: 'ms',
+    },
     {
       figure: `${at}: eth_getLogs, an absent address over the whole chain (p50 ${q.sparse.p50.toFixed(1)} ms, p99 ${q.sparse.p99.toFixed(1)} ms)`,
       ours: r.blocks / (q.sparse.p50 / 1000),
       unit: 'blocks/s',
       target: { kind: 'min', value: 20_000_000, text: '≥ 20M blocks/s at 1M blocks' },
     },
-    { figure: `${at}: eth_getLogs, the last ${RECENT_BLOCKS} blocks for one contract (${q.recent.logs} logs), p50 (p99 ${q.recent.p99.toFixed(2)} ms)`, ours: q.recent.p50, unit: 'ms' },
-    { figure: `${at}: eth_getLogs, the head block by hash (${q.byHash.logs} logs), p50 (p99 ${q.byHash.p99.toFixed(2)} ms)`, ours: q.byHash.p50, unit: 'ms' },
+    {
+      figure: `${at}: eth_getLogs, the last ${RECENT_BLOCKS} blocks for one contract (${q.recent.logs} logs), p50 (p99 ${q.recent.p99.toFixed(2)} ms)`,
+      ours: q.recent.p50,
+      unit: 'ms',
+    },
+    {
+      figure: `${at}: eth_getLogs, the head block by hash (${q.byHash.logs} logs), p50 (p99 ${q.byHash.p99.toFixed(2)} ms)`,
+      ours: q.byHash.p50,
+      unit: 'ms',
+    },
     { figure: `${at}: verify`, ours: r.verifySeconds, unit: 's' },
   ];
 }
 
 /** The charts: each figure against the chain length. */
 function panelsOf(results: SizeResult[]): Panel[] {
-  const series = (title: string, unit: string, value: (r: SizeResult) => number): Panel => ({ title, unit, points: results.map((r) => ({ blocks: r.blocks, value: value(r) })) });
+  const series = (title: string, unit: string, value: (r: SizeResult) => number): Panel => ({
+    title,
+    unit,
+    points: results.map((r) => ({ blocks: r.blocks, value: value(r) })),
+  });
   const full = results.filter((r) => r.query !== undefined);
   const served = (title: string, unit: string, value: (r: Required<SizeResult>) => number): Panel => ({
     title,
@@ -326,13 +463,27 @@ function panelsOf(results: SizeResult[]): Panel[] {
 
 async function main(): Promise<void> {
   const { values } = parseArgs({
-    options: { sizes: { type: 'string' }, blocks: { type: 'string' }, density: { type: 'string' }, dir: { type: 'string' }, reps: { type: 'string' }, 'measure-all': { type: 'boolean' } },
+    options: {
+      sizes: { type: 'string' },
+      blocks: { type: 'string' },
+      density: { type: 'string' },
+      dir: { type: 'string' },
+      reps: { type: 'string' },
+      'measure-all': { type: 'boolean' },
+    },
   });
   const last = Number(values.blocks ?? DEFAULT_BLOCKS);
-  if (!Number.isSafeInteger(last) || last < STEPS) throw new Error(`--blocks: a block count of at least ${STEPS}, not ${values.blocks}`);
+  if (!Number.isSafeInteger(last) || last < STEPS)
+    throw new Error(`--blocks: a block count of at least ${STEPS}, not ${values.blocks}`);
   const tenths = Array.from({ length: STEPS }, (_, i) => Math.round(((i + 1) * last) / STEPS));
-  const sizes = values.sizes === undefined ? (values.blocks === undefined ? DEFAULT_SIZES : tenths) : values.sizes.split(',').map(Number);
-  if (sizes.some((n) => !Number.isSafeInteger(n) || n < 1)) throw new Error(`--sizes: positive block counts, comma-separated, not ${values.sizes}`);
+  const sizes =
+    values.sizes === undefined
+      ? values.blocks === undefined
+        ? DEFAULT_SIZES
+        : tenths
+      : values.sizes.split(',').map(Number);
+  if (sizes.some((n) => !Number.isSafeInteger(n) || n < 1))
+    throw new Error(`--sizes: positive block counts, comma-separated, not ${values.sizes}`);
   sizes.sort((a, b) => a - b);
   const dir = values.dir ?? 'data/scale';
   const reps = Number(values.reps ?? DEFAULT_REPS);
@@ -350,14 +501,29 @@ async function main(): Promise<void> {
   const results: SizeResult[] = [];
   for (const blocks of sizes) {
     const started = Date.now();
-    results.push(await measureSize(dir, blocks, density, reps, results.at(-1)?.logs ?? 0, values['measure-all'] === true || blocks === largest));
-    console.log(`${table(rowsOf(results.at(-1)!))}\n(${blocks} blocks: ${((Date.now() - started) / 1000).toFixed(0)} s)\n`);
+    results.push(
+      await measureSize(
+        dir,
+        blocks,
+        density,
+        reps,
+        results.at(-1)?.logs ?? 0,
+        values['measure-all'] === true || blocks === largest,
+      ),
+    );
+    console.log(
+      `${table(rowsOf(results.at(-1)!))}\n(${blocks} blocks: ${((Date.now() - started) / 1000).toFixed(0)} s)\n`,
+    );
   }
   const rows = results.flatMap(rowsOf);
   const md = `Machine: ${machine()}\n\nDensity ${density}, seed "${SEED}"\n\n${table(rows)}\n`;
   const out = 'native-free-bench/results';
   mkdirSync(out, { recursive: true });
-  writeFileSync(join(out, 'scale.json'), JSON.stringify({ date: new Date().toISOString(), machine: machine(), density, seed: SEED, results }, null, 2) + '\n');
+  writeFileSync(
+    join(out, 'scale.json'),
+    JSON.stringify({ date: new Date().toISOString(), machine: machine(), density, seed: SEED, results }, null, 2) +
+      '\n',
+  );
   writeFileSync(join(out, 'scale.md'), md);
   writeFileSync(join(out, 'scale.svg'), panelsSvg(panelsOf(results)));
   console.log(`${md}\nresults in ${out}/scale.{json,md,svg}`);

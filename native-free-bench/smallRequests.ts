@@ -33,8 +33,8 @@ import { closeStore, openStore, type Store } from '#src/store/schema.js';
 import { Anvil, type Call } from '../test/support/anvil.js';
 import { ANVIL_EXTRAS, compareAnswers } from '../test/support/differ.js';
 import { Workload } from '../test/support/workload.js';
-import { sampleRequests, type Method } from './anvilBaseline.js';
-import { GENERATOR_CPU, hasWrk, load, pin, SERVER_CPU, startPinned, type Load, type Server } from './pinnedLoad.js';
+import { type Method, sampleRequests } from './anvilBaseline.js';
+import { GENERATOR_CPU, hasWrk, type Load, load, pin, SERVER_CPU, type Server, startPinned } from './pinnedLoad.js';
 import type { Row, Target } from './report.js';
 
 /** Options of the small-request comparison. */
@@ -71,7 +71,10 @@ interface ShapeResult extends PinnedResult {
   cold: Load;
   anvilFree: Load;
   oursFree: Load;
-  /** ethlogd unpinned with an HTTP thread on every core (`--http-threads <cores>`): the load generator keeps no core of its own. */
+  /**
+   * ethlogd unpinned with an HTTP thread on every core (`--http-threads <cores>`): the load generator keeps no core of
+   * its own.
+   */
   oursFreeAll: Load;
 }
 
@@ -92,17 +95,31 @@ const SAMPLES = 64;
 
 const hex = quantityToHex;
 /** The JSON-RPC body of call `c` with id `id`. */
-export const rpcBody = (c: Call, id: number) => JSON.stringify({ jsonrpc: '2.0', id, method: c.method, params: c.params });
+export const rpcBody = (c: Call, id: number) =>
+  JSON.stringify({ jsonrpc: '2.0', id, method: c.method, params: c.params });
 
 /** Requests in flight at once while meanAnswerBytes sizes answers: a shape may have thousands of bodies. */
 const SIZING_BATCH = 64;
 
-/** The mean size in bytes of the uncompressed answers `url` gives to `bodies` (the bare server's body for the shape). */
+/**
+ * The mean size in bytes of the uncompressed answers `url` gives to `bodies` (the bare server's body for the shape).
+ */
 export async function meanAnswerBytes(url: string, bodies: string[]): Promise<number> {
   let total = 0;
   for (let at = 0; at < bodies.length; at += SIZING_BATCH) {
     const sizes = await Promise.all(
-      bodies.slice(at, at + SIZING_BATCH).map(async (body) => (await (await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', 'accept-encoding': 'identity' }, body })).arrayBuffer()).byteLength),
+      bodies.slice(at, at + SIZING_BATCH).map(
+        async (body) =>
+          (
+            await (
+              await fetch(url, {
+                method: 'POST',
+                headers: { 'content-type': 'application/json', 'accept-encoding': 'identity' },
+                body,
+              })
+            ).arrayBuffer()
+          ).byteLength,
+      ),
     );
     total += sizes.reduce((a, b) => a + b, 0);
   }
@@ -142,14 +159,42 @@ function logShapes(store: Store, head: number): Shape[] {
   const oneContract = [...byAddress].sort((a, b) => Math.abs(a[1] - 3) - Math.abs(b[1] - 3))[0]![0];
   const latest = hex(head);
   return [
-    { name: 'eth_getLogs {blockHash} (1 log)', kind: 'log', calls: oneLog.slice(0, SAMPLES).map((blockHash) => ({ method: 'eth_getLogs', params: [{ blockHash }] })), minVsAnvil: 1, minVsBare: 0.35 },
-    { name: 'eth_getLogs last 10 blocks, one address', kind: 'log', calls: [{ method: 'eth_getLogs', params: [{ fromBlock: hex(head - 9), toBlock: latest, address: oneContract }] }], minVsAnvil: 1, minVsBare: 0.35 },
-    { name: 'eth_getLogs last 100 blocks, address + topic0 (~10 logs)', kind: 'log', calls: [{ method: 'eth_getLogs', params: [{ fromBlock: hex(head - 99), toBlock: latest, ...tenLogs(head - 99) }] }], minVsAnvil: 1.5, minVsBare: 0 },
-    { name: 'eth_getLogs whole chain, address + topic0 (~10 logs)', kind: 'log', calls: [{ method: 'eth_getLogs', params: [{ fromBlock: '0x0', toBlock: latest, ...tenLogs(0) }] }], minVsAnvil: 2, minVsBare: 0 },
+    {
+      name: 'eth_getLogs {blockHash} (1 log)',
+      kind: 'log',
+      calls: oneLog.slice(0, SAMPLES).map((blockHash) => ({ method: 'eth_getLogs', params: [{ blockHash }] })),
+      minVsAnvil: 1,
+      minVsBare: 0.35,
+    },
+    {
+      name: 'eth_getLogs last 10 blocks, one address',
+      kind: 'log',
+      calls: [{ method: 'eth_getLogs', params: [{ fromBlock: hex(head - 9), toBlock: latest, address: oneContract }] }],
+      minVsAnvil: 1,
+      minVsBare: 0.35,
+    },
+    {
+      name: 'eth_getLogs last 100 blocks, address + topic0 (~10 logs)',
+      kind: 'log',
+      calls: [
+        { method: 'eth_getLogs', params: [{ fromBlock: hex(head - 99), toBlock: latest, ...tenLogs(head - 99) }] },
+      ],
+      minVsAnvil: 1.5,
+      minVsBare: 0,
+    },
+    {
+      name: 'eth_getLogs whole chain, address + topic0 (~10 logs)',
+      kind: 'log',
+      calls: [{ method: 'eth_getLogs', params: [{ fromBlock: '0x0', toBlock: latest, ...tenLogs(0) }] }],
+      minVsAnvil: 2,
+      minVsBare: 0,
+    },
   ];
 }
 
-/** What each point lookup reads, by the names lookupMethods (anvilBaseline.ts) gives them: the targets are set per kind. */
+/**
+ * What each point lookup reads, by the names lookupMethods (anvilBaseline.ts) gives them: the targets are set per kind.
+ */
 const LOOKUP_KINDS: Record<string, keyof LookupTargets> = {
   eth_getTransactionByHash: 'tx',
   eth_getTransactionByBlockNumberAndIndex: 'tx',
@@ -158,7 +203,10 @@ const LOOKUP_KINDS: Record<string, keyof LookupTargets> = {
   'eth_getStorageAt (a written slot, at the block that wrote it)': 'storage',
 };
 
-/** Times anvil's req/s the point lookups must reach: a transaction, a block with hashes or full transactions, a storage word. */
+/**
+ * Times anvil's req/s the point lookups must reach: a transaction, a block with hashes or full transactions, a storage
+ * word.
+ */
 export interface LookupTargets {
   tx: number;
   hashes: number;
@@ -166,7 +214,9 @@ export interface LookupTargets {
   storage: number;
 }
 
-/** The point-lookup shapes of `methods` with their targets: `vsAnvil` by kind, and `vsBare` of the bare server's req/s. */
+/**
+ * The point-lookup shapes of `methods` with their targets: `vsAnvil` by kind, and `vsBare` of the bare server's req/s.
+ */
 export function lookupShapes(methods: Method[], vsAnvil: LookupTargets, vsBare: number): Shape[] {
   return methods.map((m) => ({ ...m, minVsAnvil: vsAnvil[LOOKUP_KINDS[m.name]!], minVsBare: vsBare }));
 }
@@ -189,7 +239,12 @@ export function smallTable(results: ShapeResult[], generator: string): string {
     );
   }
   const waits = results.map((r) => `${r.shape.name} ${pct(r.oursFree.waitShare)} / ${pct(r.oursFreeAll.waitShare)}`);
-  lines.push('', `Load generator: ${generator}.`, '', `Unpinned, the largest share of the measured time an ethlogd thread was runnable but waited for a core (/proc/PID/task/TID/schedstat), default threads / an HTTP thread per core: ${waits.join('; ')}.`);
+  lines.push(
+    '',
+    `Load generator: ${generator}.`,
+    '',
+    `Unpinned, the largest share of the measured time an ethlogd thread was runnable but waited for a core (/proc/PID/task/TID/schedstat), default threads / an HTTP thread per core: ${waits.join('; ')}.`,
+  );
   return lines.join('\n');
 }
 
@@ -199,18 +254,73 @@ function rows(r: ShapeResult, generator: string, chain: string): Row[] {
   const max = (value: number, text: string): Target => ({ kind: 'max', value, ofRatio: true, text });
   const where = `${chain}, ${generator}`;
   const out: Row[] = [
-    { figure: `small: ${r.shape.name}, req/s vs anvil (${where})`, ours: r.ours.rps, unit: 'req/s', baseline: r.anvil.rps, baselineName: 'anvil, same core', target: min(r.shape.minVsAnvil, `≥ ${r.shape.minVsAnvil}× anvil`) },
-    { figure: `small: ${r.shape.name}, server CPU per request vs anvil`, ours: r.ours.cpuUs, unit: 'µs', baseline: r.anvil.cpuUs, baselineName: 'anvil', target: r.shape.kind === 'log' ? max(1, '≤ anvil') : undefined },
-    { figure: `small: ${r.shape.name}, p99 vs anvil (pinned)`, ours: r.ours.p99Ms, unit: 'ms', baseline: r.anvil.p99Ms, baselineName: 'anvil', target: max(1, '≤ anvil') },
-    { figure: `small: ${r.shape.name}, p99 vs anvil (unpinned)`, ours: r.oursFree.p99Ms, unit: 'ms', baseline: r.anvilFree.p99Ms, baselineName: 'anvil', target: max(1, '≤ anvil'), note: `median of ${UNPINNED_ROUNDS} interleaved runs; a thread waited for a core ${pct(r.oursFree.waitShare)} of the time` },
-    { figure: `small: ${r.shape.name}, p99 vs anvil (unpinned, an HTTP thread per core)`, ours: r.oursFreeAll.p99Ms, unit: 'ms', baseline: r.anvilFree.p99Ms, baselineName: 'anvil', note: `a thread waited for a core ${pct(r.oursFreeAll.waitShare)} of the time` },
+    {
+      figure: `small: ${r.shape.name}, req/s vs anvil (${where})`,
+      ours: r.ours.rps,
+      unit: 'req/s',
+      baseline: r.anvil.rps,
+      baselineName: 'anvil, same core',
+      target: min(r.shape.minVsAnvil, `≥ ${r.shape.minVsAnvil}× anvil`),
+    },
+    {
+      figure: `small: ${r.shape.name}, server CPU per request vs anvil`,
+      ours: r.ours.cpuUs,
+      unit: 'µs',
+      baseline: r.anvil.cpuUs,
+      baselineName: 'anvil',
+      target: r.shape.kind === 'log' ? max(1, '≤ anvil') : undefined,
+    },
+    {
+      figure: `small: ${r.shape.name}, p99 vs anvil (pinned)`,
+      ours: r.ours.p99Ms,
+      unit: 'ms',
+      baseline: r.anvil.p99Ms,
+      baselineName: 'anvil',
+      target: max(1, '≤ anvil'),
+    },
+    {
+      figure: `small: ${r.shape.name}, p99 vs anvil (unpinned)`,
+      ours: r.oursFree.p99Ms,
+      unit: 'ms',
+      baseline: r.anvilFree.p99Ms,
+      baselineName: 'anvil',
+      target: max(1, '≤ anvil'),
+      note: `median of ${UNPINNED_ROUNDS} interleaved runs; a thread waited for a core ${pct(r.oursFree.waitShare)} of the time`,
+    },
+    {
+      figure: `small: ${r.shape.name}, p99 vs anvil (unpinned, an HTTP thread per core)`,
+      ours: r.oursFreeAll.p99Ms,
+      unit: 'ms',
+      baseline: r.anvilFree.p99Ms,
+      baselineName: 'anvil',
+      note: `a thread waited for a core ${pct(r.oursFreeAll.waitShare)} of the time`,
+    },
   ];
   out.push(
-    { figure: `small: ${r.shape.name}, answer cache off, req/s vs anvil`, ours: r.cold.rps, unit: 'req/s', baseline: r.anvil.rps, baselineName: 'anvil, same core' },
-    { figure: `small: ${r.shape.name}, answer cache off, server CPU per request vs anvil`, ours: r.cold.cpuUs, unit: 'µs', baseline: r.anvil.cpuUs, baselineName: 'anvil' },
+    {
+      figure: `small: ${r.shape.name}, answer cache off, req/s vs anvil`,
+      ours: r.cold.rps,
+      unit: 'req/s',
+      baseline: r.anvil.rps,
+      baselineName: 'anvil, same core',
+    },
+    {
+      figure: `small: ${r.shape.name}, answer cache off, server CPU per request vs anvil`,
+      ours: r.cold.cpuUs,
+      unit: 'µs',
+      baseline: r.anvil.cpuUs,
+      baselineName: 'anvil',
+    },
   );
   if (r.shape.minVsBare > 0) {
-    out.push({ figure: `small: ${r.shape.name}, req/s vs bare uWS (${r.bytes}-byte body)`, ours: r.ours.rps, unit: 'req/s', baseline: r.bare.rps, baselineName: 'bare uWS, same size', target: min(r.shape.minVsBare, `≥ ${r.shape.minVsBare * 100}% of bare`) });
+    out.push({
+      figure: `small: ${r.shape.name}, req/s vs bare uWS (${r.bytes}-byte body)`,
+      ours: r.ours.rps,
+      unit: 'req/s',
+      baseline: r.bare.rps,
+      baselineName: 'bare uWS, same size',
+      target: min(r.shape.minVsBare, `≥ ${r.shape.minVsBare * 100}% of bare`),
+    });
   }
   const bad = r.ours.bad + r.cold.bad + r.anvil.bad + r.bare.bad + r.oursFree.bad + r.anvilFree.bad;
   if (bad > 0) out[0]!.note = `${bad} socket errors, timeouts or non-2xx answers`;
@@ -232,7 +342,11 @@ async function httpThreadScaling(
   wrk: boolean,
 ): Promise<{ rows: Row[]; text: string }> {
   const cores = availableParallelism();
-  if (cores < 4) return { rows: [], text: `1 vs 2 HTTP threads: not measured, this machine has ${cores} cores (it takes 4: the load generator's, two for the server, one spare).` };
+  if (cores < 4)
+    return {
+      rows: [],
+      text: `1 vs 2 HTTP threads: not measured, this machine has ${cores} cores (it takes 4: the load generator's, two for the server, one spare).`,
+    };
   const picked = [shapes[0]!, shapes[1]!, shapes.find((s) => s.name === 'eth_getBlockByNumber (hashes)')!];
   const rowsOut: Row[] = [];
   const lines = ['| request | 1 HTTP thread req/s | 2 HTTP threads req/s | ratio |', '|---|---|---|---|'];
@@ -247,12 +361,21 @@ async function httpThreadScaling(
       }
     }
     lines.push(`| ${shape.name} | ${fmtRps(rps[0]!)} | ${fmtRps(rps[1]!)} | ${(rps[1]! / rps[0]!).toFixed(2)}× |`);
-    rowsOut.push({ figure: `small: ${shape.name}, 2 vs 1 HTTP threads on cores ${SCALING_CPUS}`, ours: rps[1]!, unit: 'req/s', baseline: rps[0]!, baselineName: '1 HTTP thread' });
+    rowsOut.push({
+      figure: `small: ${shape.name}, 2 vs 1 HTTP threads on cores ${SCALING_CPUS}`,
+      ours: rps[1]!,
+      unit: 'req/s',
+      baseline: rps[0]!,
+      baselineName: '1 HTTP thread',
+    });
   }
   return { rows: rowsOut, text: lines.join('\n') };
 }
 
-/** The integration tests' workload mined on anvil and ingested: the node, the store (open), its directory, head and a new API key. */
+/**
+ * The integration tests' workload mined on anvil and ingested: the node, the store (open), its directory, head and a
+ * new API key.
+ */
 export interface AnvilChain {
   anvil: Anvil;
   dir: string;
@@ -278,7 +401,12 @@ const SMALL_BLOCKS: TxsPerBlock = { min: 4, max: 10 };
  * them with their storage diffs into a temporary store with an API key named `keyName`, and runs
  * `body` on it (which closes the store); anvil is stopped and the store removed after.
  */
-export async function withAnvilChain<T>(blocks: number, keyName: string, body: (chain: AnvilChain) => Promise<T>, txs: TxsPerBlock = SMALL_BLOCKS): Promise<T> {
+export async function withAnvilChain<T>(
+  blocks: number,
+  keyName: string,
+  body: (chain: AnvilChain) => Promise<T>,
+  txs: TxsPerBlock = SMALL_BLOCKS,
+): Promise<T> {
   const anvil = await Anvil.start(['--hardfork', 'prague', '--no-mining']);
   const dir = mkdtempSync(join(tmpdir(), `ethlogd-${keyName}-`));
   try {
@@ -300,11 +428,28 @@ export async function withAnvilChain<T>(blocks: number, keyName: string, body: (
  * pinned there too, answering bodies of the shape's mean answer size from ethlogd; returns the
  * differences and what `measure` returned for each shape.
  */
-export async function beside<T>(shapes: Shape[], ours: Server, anvil: Server, checked: number, measure: (shape: Shape, bodies: string[], bytes: number, bare: Server) => Promise<T>): Promise<{ mismatches: string[]; results: T[] }> {
+export async function beside<T>(
+  shapes: Shape[],
+  ours: Server,
+  anvil: Server,
+  checked: number,
+  measure: (shape: Shape, bodies: string[], bytes: number, bare: Server) => Promise<T>,
+): Promise<{ mismatches: string[]; results: T[] }> {
   const mismatches: string[] = [];
   // Log answers in small batches: a batch of large ones passes the response cap (-32003), as geth's does.
-  for (const shape of shapes) mismatches.push(...(await compareAnswers(ours.url, anvil.url, shape.kind, shape.calls.slice(0, checked), ANVIL_EXTRAS, shape.kind === 'log' ? LOG_CHECK_BATCH : undefined)));
-  if (mismatches.length > 0) console.log(`  anvil and ethlogd answer differently: ${mismatches.slice(0, 5).join('; ')}`);
+  for (const shape of shapes)
+    mismatches.push(
+      ...(await compareAnswers(
+        ours.url,
+        anvil.url,
+        shape.kind,
+        shape.calls.slice(0, checked),
+        ANVIL_EXTRAS,
+        shape.kind === 'log' ? LOG_CHECK_BATCH : undefined,
+      )),
+    );
+  if (mismatches.length > 0)
+    console.log(`  anvil and ethlogd answer differently: ${mismatches.slice(0, 5).join('; ')}`);
   pin(anvil.pid, SERVER_CPU);
   const results: T[] = [];
   for (const shape of shapes) {
@@ -321,8 +466,13 @@ export async function beside<T>(shapes: Shape[], ours: Server, anvil: Server, ch
 }
 
 /** Mines the chain on anvil, ingests it, checks the answers alike, and measures every shape on the three servers. */
-export async function measureSmallRequests(o: SmallBenchOptions): Promise<{ rows: Row[]; table: string; mismatches: string[] }> {
-  if (availableParallelism() < 2) throw new Error('the small-request section pins the load generator and the server to two different cores: this machine has one');
+export async function measureSmallRequests(
+  o: SmallBenchOptions,
+): Promise<{ rows: Row[]; table: string; mismatches: string[] }> {
+  if (availableParallelism() < 2)
+    throw new Error(
+      'the small-request section pins the load generator and the server to two different cores: this machine has one',
+    );
   const wrk = hasWrk();
   const generator = wrk
     ? `wrk -t1 -c${o.connections} on core ${GENERATOR_CPU}, servers on core ${SERVER_CPU}`
@@ -331,14 +481,34 @@ export async function measureSmallRequests(o: SmallBenchOptions): Promise<{ rows
   return withAnvilChain(o.blocks, 'bench-small', async ({ anvil, dir, head, store, key }) => {
     const shapes: Shape[] = [
       ...logShapes(store, head),
-      ...lookupShapes(sampleRequests(store, head).methods.map((m) => ({ ...m, calls: m.calls.slice(0, SAMPLES) })), { tx: 2, hashes: 1, full: 2, storage: 1 }, 0.5),
+      ...lookupShapes(
+        sampleRequests(store, head).methods.map((m) => ({ ...m, calls: m.calls.slice(0, SAMPLES) })),
+        { tx: 2, hashes: 1, full: 2, storage: 1 },
+        0.5,
+      ),
     ];
     await closeStore(store);
     const chain = `${head + 1}-block anvil chain`;
     console.log(`  small requests: ${chain}; ${generator}`);
 
     const serve = (cpus: string | undefined, extra: string[] = []) =>
-      startPinned(['dist/src/cli.js', 'serve', '--data', dir, '--port', '0', '--host', '127.0.0.1', '--log-level', 'warn', ...extra], cpus, `/v3/${key}`);
+      startPinned(
+        [
+          'dist/src/cli.js',
+          'serve',
+          '--data',
+          dir,
+          '--port',
+          '0',
+          '--host',
+          '127.0.0.1',
+          '--log-level',
+          'warn',
+          ...extra,
+        ],
+        cpus,
+        `/v3/${key}`,
+      );
     const anvilServer: Server = { pid: anvil.pid, url: anvil.url, stop: () => anvil.stop() };
     // Started on core 1 alone, the service sizes its HTTP threads and pool to that one core.
     const ours = await serve(SERVER_CPU);
@@ -346,8 +516,17 @@ export async function measureSmallRequests(o: SmallBenchOptions): Promise<{ rows
     let pinned: { mismatches: string[]; results: ShapeResult[] };
     try {
       pinned = await beside(shapes, ours, anvilServer, Infinity, async (shape, bodies, bytes, bare) => {
-        const result = { shape, bytes, bare: await load(bare.url, [bare.pid], bodies, o, wrk, true), anvil: await load(anvilServer.url, [anvilServer.pid], bodies, o, wrk, true), ours: await load(ours.url, [ours.pid], bodies, o, wrk, true), cold: await load(cold.url, [cold.pid], bodies, o, wrk, true) };
-        console.log(`  ${shape.name}: bare ${fmtRps(result.bare.rps)}, anvil ${fmtRps(result.anvil.rps)}, ethlogd ${fmtRps(result.ours.rps)} (answer cache off ${fmtRps(result.cold.rps)}) req/s; CPU µs ${result.anvil.cpuUs.toFixed(0)} / ${result.ours.cpuUs.toFixed(0)} (${result.cold.cpuUs.toFixed(0)})`);
+        const result = {
+          shape,
+          bytes,
+          bare: await load(bare.url, [bare.pid], bodies, o, wrk, true),
+          anvil: await load(anvilServer.url, [anvilServer.pid], bodies, o, wrk, true),
+          ours: await load(ours.url, [ours.pid], bodies, o, wrk, true),
+          cold: await load(cold.url, [cold.pid], bodies, o, wrk, true),
+        };
+        console.log(
+          `  ${shape.name}: bare ${fmtRps(result.bare.rps)}, anvil ${fmtRps(result.anvil.rps)}, ethlogd ${fmtRps(result.ours.rps)} (answer cache off ${fmtRps(result.cold.rps)}) req/s; CPU µs ${result.anvil.cpuUs.toFixed(0)} / ${result.ours.cpuUs.toFixed(0)} (${result.cold.cpuUs.toFixed(0)})`,
+        );
         return { ...result, anvilFree: result.anvil, oursFree: result.ours, oursFreeAll: result.ours };
       });
     } finally {
@@ -372,20 +551,32 @@ export async function measureSmallRequests(o: SmallBenchOptions): Promise<{ rows
         r.oursFree = medianByP99(runs.ours);
         r.oursFreeAll = medianByP99(runs.all);
         const p99s = (loads: Load[]) => loads.map((l) => fmtMs(l.p99Ms)).join('/');
-        console.log(`  unpinned ${r.shape.name}: p99 anvil ${p99s(runs.anvil)}, ethlogd ${p99s(runs.ours)} (an HTTP thread per core ${p99s(runs.all)}) ms; an ethlogd thread waited for a core ${pct(r.oursFree.waitShare)} of the time (${pct(r.oursFreeAll.waitShare)})`);
+        console.log(
+          `  unpinned ${r.shape.name}: p99 anvil ${p99s(runs.anvil)}, ethlogd ${p99s(runs.ours)} (an HTTP thread per core ${p99s(runs.all)}) ms; an ethlogd thread waited for a core ${pct(r.oursFree.waitShare)} of the time (${pct(r.oursFreeAll.waitShare)})`,
+        );
       }
     } finally {
       await Promise.all([free.stop(), freeAll.stop()]);
     }
     const scaling = await httpThreadScaling(serve, shapes, o, wrk);
     const tableText = [smallTable(results, generator), scaling.text].join('\n');
-    return { rows: [...results.flatMap((r) => rows(r, wrk ? 'wrk' : 'autocannon', chain)), ...scaling.rows], table: tableText, mismatches };
+    return {
+      rows: [...results.flatMap((r) => rows(r, wrk ? 'wrk' : 'autocannon', chain)), ...scaling.rows],
+      table: tableText,
+      mismatches,
+    };
   });
 }
 
 async function main(): Promise<void> {
-  const { values } = parseArgs({ options: { blocks: { type: 'string' }, seconds: { type: 'string' }, connections: { type: 'string' } } });
-  const { table } = await measureSmallRequests({ blocks: Number(values.blocks ?? 287), seconds: Number(values.seconds ?? 5), connections: Number(values.connections ?? 50) });
+  const { values } = parseArgs({
+    options: { blocks: { type: 'string' }, seconds: { type: 'string' }, connections: { type: 'string' } },
+  });
+  const { table } = await measureSmallRequests({
+    blocks: Number(values.blocks ?? 287),
+    seconds: Number(values.seconds ?? 5),
+    connections: Number(values.connections ?? 50),
+  });
   console.log(table);
 }
 

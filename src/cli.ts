@@ -27,7 +27,8 @@ Commands:
 Run "ethlogd <command> --help" for a command's options; "ethlogd --version" prints the version.`;
 
 /** The line after a usage error: where to read the options (`command` empty: the command list). */
-const HELP_POINTER = (command: string) => `Run "ethlogd ${command === '' ? '' : `${command} `}--help" for ${command === '' ? 'what each does' : 'its options'}.`;
+const HELP_POINTER = (command: string) =>
+  `Run "ethlogd ${command === '' ? '' : `${command} `}--help" for ${command === '' ? 'what each does' : 'its options'}.`;
 
 /** A command: how it runs and its usage text. */
 interface Command {

@@ -52,7 +52,8 @@ export const CLIENT_VERSION = 'ethlogd/0.1.0';
  * about three per decade (19 buckets per method keeps a scrape small).
  */
 export const METRICS_LATENCY_BUCKETS_S: readonly number[] = [
-  0.00001, 0.000025, 0.00005, 0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10,
+  0.00001, 0.000025, 0.00005, 0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5,
+  5, 10,
 ];
 
 /** Runtime limits of the log query path; tests shrink them, production keeps the defaults. */
@@ -69,43 +70,83 @@ export const DEFAULT_LOG_LIMITS: LogLimits = {
   maxParams: MAX_FILTER_PARAMS,
 };
 
-/** Blocks per upstream batch request during ingest (three calls each: block, receipts, storage diff): geth caps a batch at 1,000 calls and its response at 25 MB, and ten mainnet blocks with full transactions, receipts and storage diffs stay well under both. */
+/**
+ * Blocks per upstream batch request during ingest (three calls each: block, receipts, storage diff): geth caps a batch
+ * at 1,000 calls and its response at 25 MB, and ten mainnet blocks with full transactions, receipts and storage diffs
+ * stay well under both.
+ */
 export const INGEST_BLOCKS_PER_REQUEST = 10;
 
-/** Upstream batch requests in flight at once during ingest: enough to hide the round trip and keep a node's cores busy, few enough to stay under hosted providers' concurrency limits. */
+/**
+ * Upstream batch requests in flight at once during ingest: enough to hide the round trip and keep a node's cores busy,
+ * few enough to stay under hosted providers' concurrency limits.
+ */
 export const INGEST_REQUESTS_IN_FLIGHT = 8;
 
-/** Blocks per write transaction during ingest: amortises LMDB's commit (an fsync) over many blocks while one commit stays a few MB at mainnet density. */
+/**
+ * Blocks per write transaction during ingest: amortises LMDB's commit (an fsync) over many blocks while one commit
+ * stays a few MB at mainnet density.
+ */
 export const INGEST_COMMIT_BLOCKS = 200;
 
-/** Longest fetched blocks wait before they are committed: on a slow node readers still see progress (and a stop loses little) about once a second. */
+/**
+ * Longest fetched blocks wait before they are committed: on a slow node readers still see progress (and a stop loses
+ * little) about once a second.
+ */
 export const INGEST_COMMIT_INTERVAL_MS = 1_000;
 
-/** Most calls in one upstream batch request: geth's default BatchRequestLimit (larger batches are refused whole); longer batches are split. */
+/**
+ * Most calls in one upstream batch request: geth's default BatchRequestLimit (larger batches are refused whole); longer
+ * batches are split.
+ */
 export const RPC_MAX_BATCH_CALLS = 1_000;
 
-/** Timeout of one upstream request: a batch of heavy blocks with storage diffs can take seconds on a loaded node; past this it is retried. */
+/**
+ * Timeout of one upstream request: a batch of heavy blocks with storage diffs can take seconds on a loaded node; past
+ * this it is retried.
+ */
 export const RPC_TIMEOUT_MS = 30_000;
 
-/** Retries of a failed upstream request (timeout, network error, HTTP 429 or 5xx) before ingest stops: with the backoff below, that rides out about a minute of node trouble. */
+/**
+ * Retries of a failed upstream request (timeout, network error, HTTP 429 or 5xx) before ingest stops: with the backoff
+ * below, that rides out about a minute of node trouble.
+ */
 export const RPC_MAX_RETRIES = 8;
 
-/** First retry delay in milliseconds; it doubles (with jitter) each attempt: short enough that a one-off failure costs little. */
+/**
+ * First retry delay in milliseconds; it doubles (with jitter) each attempt: short enough that a one-off failure costs
+ * little.
+ */
 export const RPC_RETRY_BASE_MS = 200;
 
-/** Longest retry delay in milliseconds (also the cap on a node's Retry-After): a rate-limited node gets room without stalling ingest for minutes. */
+/**
+ * Longest retry delay in milliseconds (also the cap on a node's Retry-After): a rate-limited node gets room without
+ * stalling ingest for minutes.
+ */
 export const RPC_RETRY_MAX_MS = 10_000;
 
-/** Head poll interval of follow mode: well under a 12 s slot, so a new block is stored within about a second of the node having it. */
+/**
+ * Head poll interval of follow mode: well under a 12 s slot, so a new block is stored within about a second of the node
+ * having it.
+ */
 export const FOLLOW_POLL_MS = 1_000;
 
-/** Block hashes fetched per request while walking back to a reorganisation's common ancestor: most reorganisations are one or two blocks, so one request usually finds it. */
+/**
+ * Block hashes fetched per request while walking back to a reorganisation's common ancestor: most reorganisations are
+ * one or two blocks, so one request usually finds it.
+ */
 export const REORG_WALK_BLOCKS = 32;
 
-/** Deepest reorganisation ingest follows: far beyond finality (two epochs, 64 blocks); a deeper divergence means the node serves another chain, and ingest stops rather than discard the store. */
+/**
+ * Deepest reorganisation ingest follows: far beyond finality (two epochs, 64 blocks); a deeper divergence means the
+ * node serves another chain, and ingest stops rather than discard the store.
+ */
 export const MAX_REORG_DEPTH = 4_096;
 
-/** Refetches of a block range whose answers disagree (block, receipts and traces from different blocks): that happens only when the node's head moves between the calls of one batch, which a refetch or two outlasts. */
+/**
+ * Refetches of a block range whose answers disagree (block, receipts and traces from different blocks): that happens
+ * only when the node's head moves between the calls of one batch, which a refetch or two outlasts.
+ */
 export const INGEST_INCONSISTENT_RETRIES = 3;
 
 /**
@@ -124,16 +165,28 @@ export const STREAM_STALL_MS = 30_000;
 /** Open gRPC connections the process accepts; more are closed as they connect: clients multiplex calls over a few. */
 export const GRPC_MAX_CONNECTIONS = 1_024;
 
-/** A gRPC connection without a call for this long is closed (GOAWAY; grpc-js's grpc.max_connection_idle_ms): WebSocket's idle timeout is the same 2 minutes. */
+/**
+ * A gRPC connection without a call for this long is closed (GOAWAY; grpc-js's grpc.max_connection_idle_ms): WebSocket's
+ * idle timeout is the same 2 minutes.
+ */
 export const GRPC_IDLE_TIMEOUT_MS = 120_000;
 
-/** A gRPC connection that sends nothing for this long after it opens is closed: a client sends its preface at once; uWS's HTTP idle timeout is the same 10 s. */
+/**
+ * A gRPC connection that sends nothing for this long after it opens is closed: a client sends its preface at once;
+ * uWS's HTTP idle timeout is the same 10 s.
+ */
 export const GRPC_PREFACE_TIMEOUT_MS = 10_000;
 
-/** Logs one StreamLogs scan task renders before it hands back (then the rest of its range is planned again): bounds a task's buffer to about 1 MB, while a task still takes milliseconds, far above its dispatch cost. */
+/**
+ * Logs one StreamLogs scan task renders before it hands back (then the rest of its range is planned again): bounds a
+ * task's buffer to about 1 MB, while a task still takes milliseconds, far above its dispatch cost.
+ */
 export const STREAM_TASK_LOGS = 4096;
 
-/** Largest LogBatch of a StreamLogs answer in bytes (whole logs, so one large log may exceed it): well under gRPC's 4 MiB default receive limit, small enough that a stream's resumption granularity and per-message latency stay low. */
+/**
+ * Largest LogBatch of a StreamLogs answer in bytes (whole logs, so one large log may exceed it): well under gRPC's 4
+ * MiB default receive limit, small enough that a stream's resumption granularity and per-message latency stay low.
+ */
 export const STREAM_BATCH_BYTES = 128 * 1024;
 
 /**
@@ -144,13 +197,22 @@ export const STREAM_BATCH_BYTES = 128 * 1024;
  */
 export const SHUTDOWN_GRACE_MARGIN_MS = 2_000;
 
-/** Per-key request rate limit in calls per second by default: none, since a self-hosted service serves its own clients; an operator sharing it sets one. */
+/**
+ * Per-key request rate limit in calls per second by default: none, since a self-hosted service serves its own clients;
+ * an operator sharing it sets one.
+ */
 export const DEFAULT_RATE_LIMIT_PER_SECOND = 0;
 
-/** Burst of a rate limit, in seconds of its rate, when none is given: a client may spend one second's allowance at once (start-up calls, a modest batch), and an idle key hoards no more. */
+/**
+ * Burst of a rate limit, in seconds of its rate, when none is given: a client may spend one second's allowance at once
+ * (start-up calls, a modest batch), and an idle key hoards no more.
+ */
 export const DEFAULT_RATE_BURST_SECONDS = 1;
 
-/** Most API keys the rate limiter tracks at once: buckets exist only for valid keys, so this bounds its memory (a table shared by the threads, about 10 MB, allocated when a limit is set) even with more keys issued than clients active. */
+/**
+ * Most API keys the rate limiter tracks at once: buckets exist only for valid keys, so this bounds its memory (a table
+ * shared by the threads, about 10 MB, allocated when a limit is set) even with more keys issued than clients active.
+ */
 export const MAX_RATE_LIMIT_BUCKETS = 100_000;
 
 /**
@@ -206,16 +268,28 @@ export const DEFAULT_MAX_LAG_BLOCKS = 5;
 /** First wait before a replica restarts its failed follow-mode ingest: a node restarting is back within seconds. */
 export const REPLICA_RESTART_MIN_MS = 500;
 
-/** Longest wait between restarts of a failing follow-mode ingest (doubling from the first): retried often enough to catch up soon after the node returns. */
+/**
+ * Longest wait between restarts of a failing follow-mode ingest (doubling from the first): retried often enough to
+ * catch up soon after the node returns.
+ */
 export const REPLICA_RESTART_MAX_MS = 10_000;
 
-/** A follow-mode ingest that ran this long before failing restarts after the shortest wait again: it was healthy, its failure is news. */
+/**
+ * A follow-mode ingest that ran this long before failing restarts after the shortest wait again: it was healthy, its
+ * failure is news.
+ */
 export const REPLICA_HEALTHY_RUN_MS = 60_000;
 
-/** How long a stopping replica waits for its ingest to commit its current batch and exit before killing it (a batch commits within seconds). */
+/**
+ * How long a stopping replica waits for its ingest to commit its current batch and exit before killing it (a batch
+ * commits within seconds).
+ */
 export const REPLICA_INGEST_STOP_MS = 10_000;
 
-/** Timeout of the replica's own eth_blockNumber poll of its node (the lag it reports): far above a node's answer, well under a poll interval's worth of lag. */
+/**
+ * Timeout of the replica's own eth_blockNumber poll of its node (the lag it reports): far above a node's answer, well
+ * under a poll interval's worth of lag.
+ */
 export const NODE_HEAD_TIMEOUT_MS = 5_000;
 
 /**
@@ -225,19 +299,31 @@ export const NODE_HEAD_TIMEOUT_MS = 5_000;
  */
 export const DEFAULT_LOG_QUERIES_PER_KEY = 4;
 
-/** Log queries on the scan pool the process runs at once (--max-log-queries): each holds up to two tasks per worker and its answer's memory (up to ~7 MB), so 16 bound that to ~120 MB. */
+/**
+ * Log queries on the scan pool the process runs at once (--max-log-queries): each holds up to two tasks per worker and
+ * its answer's memory (up to ~7 MB), so 16 bound that to ~120 MB.
+ */
 export const DEFAULT_LOG_QUERIES = 16;
 
-/** Log queries one key may have waiting for a turn (--log-queue-per-key): past it the key's next one is refused (-32005, HTTP 429). */
+/**
+ * Log queries one key may have waiting for a turn (--log-queue-per-key): past it the key's next one is refused (-32005,
+ * HTTP 429).
+ */
 export const DEFAULT_LOG_QUEUE_PER_KEY = 32;
 
-/** Log queries the process keeps waiting, all keys together (--log-queue): each waits only as long as a few queries run, and holds only its filter. */
+/**
+ * Log queries the process keeps waiting, all keys together (--log-queue): each waits only as long as a few queries run,
+ * and holds only its filter.
+ */
 export const DEFAULT_LOG_QUEUE = 512;
 
 /** StreamLogs calls one key may hold open at once (--max-streams-per-key): a pipeline reads a few ranges at a time. */
 export const DEFAULT_STREAMS_PER_KEY = 8;
 
-/** StreamLogs calls the process holds open at once (--max-streams): each keeps up to two scan tasks' output (~1 MB a task) and gRPC's send buffer. */
+/**
+ * StreamLogs calls the process holds open at once (--max-streams): each keeps up to two scan tasks' output (~1 MB a
+ * task) and gRPC's send buffer.
+ */
 export const DEFAULT_STREAMS = 64;
 
 /** The Retry-After, in milliseconds, of a call refused for concurrency: about as long as a heavy query runs. */
@@ -260,7 +346,9 @@ export const DEFAULT_FILTER_BYTES_PER_KEY = 32 * 1024 * 1024;
 /** Bytes all polling filters may hold (--filter-mb): with the subscriptions' budget, a quarter of a 2 GiB process. */
 export const DEFAULT_FILTER_BYTES = 256 * 1024 * 1024;
 
-/** Bytes one API key's `logs` subscriptions may hold on all threads, their packed criteria (--subscription-mb-per-key). */
+/**
+ * Bytes one API key's `logs` subscriptions may hold on all threads, their packed criteria (--subscription-mb-per-key).
+ */
 export const DEFAULT_SUBSCRIPTION_BYTES_PER_KEY = 32 * 1024 * 1024;
 
 /** Bytes all `logs` subscriptions may hold on all threads (--subscription-mb). */

@@ -16,7 +16,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   return service.startService(options);
 }
 
-export { EthLogStore, ReadOnlyStoreError, type OpenOptions } from './api/store.js';
+export { EthLogStore, type OpenOptions, ReadOnlyStoreError } from './api/store.js';
 export type {
   Block,
   BlockSelector,
@@ -30,11 +30,9 @@ export type {
   LogsOptions,
   TransactionEntry,
 } from './api/types.js';
-export { toRpcBlock, toRpcLog, toRpcTransaction, type RpcLog } from './api/wire.js';
-export type { ExportProgress, ExportSummary } from './export/exporter.js';
-export { OutDirError } from './export/files.js';
-export { COMPRESSIONS, type CompressionName } from './export/compression.js';
-export { EXPORT_KINDS, SCHEMAS, type ExportKind, type SchemaColumn, type SchemaType } from './export/schemas.js';
+export { type RpcLog, toRpcBlock, toRpcLog, toRpcTransaction } from './api/wire.js';
+export { bytesToHex, hexToBytes, quantityToHex } from './chain/hex.js';
+export { BLOCK_TAGS } from './chain/tags.js';
 export type {
   AccessListEntry,
   Authorization,
@@ -49,38 +47,6 @@ export type {
   TxType,
   Withdrawal,
 } from './chain/types.js';
-export { bytesToHex, hexToBytes, quantityToHex } from './chain/hex.js';
-export { BLOCK_TAGS } from './chain/tags.js';
-export type { RunningService, ServiceOptions } from './service.js';
-export type { ShutdownOutcome } from './lifecycle.js';
-export { PortUnavailableError } from './listenError.js';
-export type { RateLimitOptions } from './limits/options.js';
-export type { AccessLogMode } from './http/accessLog.js';
-export type { CompressionOptions, ContentCoding } from './http/compress.js';
-export { generateStore, type GenerateStoreOptions, type GenerateStoreResult } from './synth/generateStore.js';
-export { GenerateRefusedError } from './synth/provenance.js';
-export type { BusyContract } from './synth/logTally.js';
-export { runIngest, type IngestOptions, type IngestResult } from './ingest/ingest.js';
-export type { StorageMode } from './ingest/source.js';
-export { createLogger, isLogLevel, LOG_LEVELS, redactSecrets, type Logger, type LogLevel } from './logger.js';
-export {
-  AuthError,
-  InternalError,
-  InvalidParamsError,
-  InvalidRequestError,
-  LimitExceededError,
-  MethodNotFoundError,
-  ParseError,
-  QueryTimeoutError,
-  BatchOverBurstError,
-  RateLimitedError,
-  ResponseTooLargeError,
-  RpcError,
-  ShuttingDownError,
-} from './rpc/errors.js';
-export { ChainContinuityError, type AppendBatch } from './store/writer.js';
-export type { ApiKeyEntry } from './store/apiKeys.js';
-export type { VerifyResult } from './store/verify.js';
 // The limits and defaults a user of the library or the command line sees; the rest of config.ts
 // tunes the service's insides and stays internal.
 export {
@@ -98,6 +64,7 @@ export {
   INGEST_COMMIT_BLOCKS,
   INGEST_REQUESTS_IN_FLIGHT,
   LOG_QUERY_TIMEOUT_MS,
+  type LogLimits,
   MAX_BATCH_ITEMS,
   MAX_BODY_BYTES,
   MAX_FILTER_PARAMS,
@@ -105,5 +72,38 @@ export {
   MAX_TOPIC_POSITIONS,
   SHUTDOWN_GRACE_MARGIN_MS,
   STREAM_TIMEOUT_MS,
-  type LogLimits,
 } from './config.js';
+export { COMPRESSIONS, type CompressionName } from './export/compression.js';
+export type { ExportProgress, ExportSummary } from './export/exporter.js';
+export { OutDirError } from './export/files.js';
+export { EXPORT_KINDS, type ExportKind, SCHEMAS, type SchemaColumn, type SchemaType } from './export/schemas.js';
+export type { AccessLogMode } from './http/accessLog.js';
+export type { CompressionOptions, ContentCoding } from './http/compress.js';
+export { type IngestOptions, type IngestResult, runIngest } from './ingest/ingest.js';
+export type { StorageMode } from './ingest/source.js';
+export type { ShutdownOutcome } from './lifecycle.js';
+export type { RateLimitOptions } from './limits/options.js';
+export { PortUnavailableError } from './listenError.js';
+export { createLogger, isLogLevel, LOG_LEVELS, type Logger, type LogLevel, redactSecrets } from './logger.js';
+export {
+  AuthError,
+  BatchOverBurstError,
+  InternalError,
+  InvalidParamsError,
+  InvalidRequestError,
+  LimitExceededError,
+  MethodNotFoundError,
+  ParseError,
+  QueryTimeoutError,
+  RateLimitedError,
+  ResponseTooLargeError,
+  RpcError,
+  ShuttingDownError,
+} from './rpc/errors.js';
+export type { RunningService, ServiceOptions } from './service.js';
+export type { ApiKeyEntry } from './store/apiKeys.js';
+export type { VerifyResult } from './store/verify.js';
+export { type AppendBatch, ChainContinuityError } from './store/writer.js';
+export { type GenerateStoreOptions, type GenerateStoreResult, generateStore } from './synth/generateStore.js';
+export type { BusyContract } from './synth/logTally.js';
+export { GenerateRefusedError } from './synth/provenance.js';

@@ -36,7 +36,10 @@ export interface ShutdownParts {
  * worker pool (no query is left to need it) and the store.
  */
 export async function shutdownService(parts: ShutdownParts): Promise<ShutdownOutcome> {
-  const [httpRequestsCut, grpcCallsCut] = await Promise.all([parts.http.close(parts.graceMs), parts.grpc?.close(parts.graceMs) ?? false]);
+  const [httpRequestsCut, grpcCallsCut] = await Promise.all([
+    parts.http.close(parts.graceMs),
+    parts.grpc?.close(parts.graceMs) ?? false,
+  ]);
   if (grpcCallsCut) parts.logger.warn(`grpc: calls still running after ${parts.graceMs} ms were cancelled`);
   parts.upstream?.close();
   await parts.engine.close();

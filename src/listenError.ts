@@ -13,7 +13,10 @@ const REASONS: Readonly<Record<string, string>> = {
 
 /** A front could not listen on its host and port. */
 export class PortUnavailableError extends Error {
-  /** Builds the error of `front` (e.g. "http", "grpc") on `host:port`, for the system `code` (e.g. EADDRINUSE) and `option`, the option that sets the port. */
+  /**
+   * Builds the error of `front` (e.g. "http", "grpc") on `host:port`, for the system `code` (e.g. EADDRINUSE) and
+   * `option`, the option that sets the port.
+   */
   constructor(
     readonly front: string,
     readonly host: string,
@@ -21,7 +24,9 @@ export class PortUnavailableError extends Error {
     readonly code: string,
     option: string,
   ) {
-    super(`${front}: cannot listen on ${host}:${port}: ${REASONS[code] ?? `the system refused it (${code})`} (choose another ${code === 'EADDRNOTAVAIL' ? '--host' : option})`);
+    super(
+      `${front}: cannot listen on ${host}:${port}: ${REASONS[code] ?? `the system refused it (${code})`} (choose another ${code === 'EADDRNOTAVAIL' ? '--host' : option})`,
+    );
   }
 }
 

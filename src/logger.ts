@@ -5,7 +5,7 @@
  * (API keys in `/v3/<key>` paths, upstream node URLs with keys or passwords) are masked in messages
  * and errors before they are written (redactSecrets).
  */
-import { pino, type DestinationStream } from 'pino';
+import { type DestinationStream, pino } from 'pino';
 
 /** The levels a logger can be set to, from the most verbose; `silent` writes nothing. */
 export const LOG_LEVELS = ['debug', 'info', 'warn', 'error', 'silent'] as const;
@@ -60,7 +60,9 @@ function redactUrl(url: string): string {
   return base.replace(USERINFO_PATTERN, `$1${REDACTED}@`).replace(TOKEN_SEGMENT_PATTERN, `/${REDACTED}`);
 }
 
-/** `text` with the credentials it may carry masked: URL userinfo, queries and token-like path segments, and `/v3/<key>`. */
+/**
+ * `text` with the credentials it may carry masked: URL userinfo, queries and token-like path segments, and `/v3/<key>`.
+ */
 export function redactSecrets(text: string): string {
   if (!text.includes('/')) return text;
   return text.replace(URL_PATTERN, redactUrl).replace(API_PATH_PATTERN, `/v3/${REDACTED}`);

@@ -10,36 +10,36 @@ import {
   DEFAULT_RATE_COST_BLOCKS,
   DEFAULT_SUBSCRIPTION_BYTES,
   DEFAULT_SUBSCRIPTION_BYTES_PER_KEY,
+  type LogLimits,
   METRICS_LATENCY_BUCKETS_S,
   SHUTDOWN_GRACE_MARGIN_MS,
-  type LogLimits,
 } from './config.js';
-import { startGrpcServer, type GrpcServer } from './grpc/server.js';
-import type { StreamEvents } from './grpc/streamLogs.js';
-import { accessLogEvery, type AccessLogMode } from './http/accessLog.js';
-import { resolveCompression, type CompressionOptions } from './http/compress.js';
-import { startHttpServer, type HttpServerOptions } from './http/server.js';
 import { FilterRegistry } from './filters/registry.js';
+import { type GrpcServer, startGrpcServer } from './grpc/server.js';
+import type { StreamEvents } from './grpc/streamLogs.js';
+import { type AccessLogMode, accessLogEvery } from './http/accessLog.js';
+import { type CompressionOptions, resolveCompression } from './http/compress.js';
+import { type HttpServerOptions, startHttpServer } from './http/server.js';
 import { storeFront } from './http/storeFront.js';
-import { httpThreadCount, HttpThreads } from './http/threads.js';
+import { HttpThreads, httpThreadCount } from './http/threads.js';
 import { uwsImplementation } from './http/uws.js';
-import { shutdownService, type ShutdownOutcome } from './lifecycle.js';
-import { Admission, admitFor, type AdmissionLimits, type LogGate } from './limits/admission.js';
-import { rateLimiterFor, type RateLimitOptions } from './limits/options.js';
-import { LimitRefusals } from './limits/refusals.js';
+import { type ShutdownOutcome, shutdownService } from './lifecycle.js';
+import { Admission, type AdmissionLimits, admitFor, type LogGate } from './limits/admission.js';
 import { ByteBudget, type ByteLimits } from './limits/byteBudget.js';
+import { type RateLimitOptions, rateLimiterFor } from './limits/options.js';
+import { LimitRefusals } from './limits/refusals.js';
 import type { Logger } from './logger.js';
 import { LogEngine } from './logs/engine.js';
 import { createServiceMetrics } from './metrics/metrics.js';
 import type { ReplicaSync } from './replica/lag.js';
-import type { MethodContext } from './rpc/method.js';
 import { AnswerCache, DEFAULT_ANSWER_CACHE_BYTES } from './rpc/answerCache.js';
+import type { MethodContext } from './rpc/method.js';
 import { METHODS } from './rpc/methods/index.js';
 import { checkApiKey } from './store/apiKeys.js';
 import { StoreReader } from './store/reader.js';
 import { openStore } from './store/schema.js';
-import { UpstreamClient } from './upstream/client.js';
 import type { BreakerOptions } from './upstream/breaker.js';
+import { UpstreamClient } from './upstream/client.js';
 import { forwardedMethods } from './upstream/methods.js';
 import { UpstreamStats } from './upstream/stats.js';
 
@@ -66,33 +66,53 @@ export interface ServiceOptions {
    * 0: none. Only with readOnlyProcess (the cache follows the markers its reader reads per tick).
    */
   answerCacheBytes?: number;
-  /** Estimated microseconds of work under which eth_getLogs runs inline on the receiving thread; defaultInlineBudgetUs (planner.ts) by default, negative: never. */
+  /**
+   * Estimated microseconds of work under which eth_getLogs runs inline on the receiving thread; defaultInlineBudgetUs
+   * (planner.ts) by default, negative: never.
+   */
   inlineBudgetUs?: number;
   /** Port of the gRPC front (0 picks a free one); no gRPC front when unset. */
   grpcPort?: number;
-  /** StreamLogs tuning: deadline (0: none), stall timeout (0: none), batch size in bytes, logs per scan task; config.ts defaults. */
+  /**
+   * StreamLogs tuning: deadline (0: none), stall timeout (0: none), batch size in bytes, logs per scan task; config.ts
+   * defaults.
+   */
   grpcStream?: { timeoutMs?: number; stallMs?: number; batchBytes?: number; taskLogs?: number };
-  /** gRPC connections: the cap and the idle timeout; config.ts defaults (GRPC_MAX_CONNECTIONS, GRPC_IDLE_TIMEOUT_MS). */
+  /**
+   * gRPC connections: the cap and the idle timeout; config.ts defaults (GRPC_MAX_CONNECTIONS, GRPC_IDLE_TIMEOUT_MS).
+   */
   grpcConnections?: { max?: number; idleTimeoutMs?: number; prefaceTimeoutMs?: number };
   /** Per-API-key rate limit (calls per second and burst); none by default (DEFAULT_RATE_LIMIT_PER_SECOND). */
   rateLimit?: RateLimitOptions;
-  /** Blocks of a pooled log query's range that cost one more call of the rate limit; DEFAULT_RATE_COST_BLOCKS by default, 0: calls only. */
+  /**
+   * Blocks of a pooled log query's range that cost one more call of the rate limit; DEFAULT_RATE_COST_BLOCKS by
+   * default, 0: calls only.
+   */
   rateCostBlocks?: number;
-  /** Concurrent log queries and streams per key and per process, and the queue bounds (limits/admission.ts); config.ts defaults. */
+  /**
+   * Concurrent log queries and streams per key and per process, and the queue bounds (limits/admission.ts); config.ts
+   * defaults.
+   */
   admission?: Partial<AdmissionLimits>;
   /** Bytes polling filters may hold per key and in all (criteria and pending changes); config.ts defaults. */
   filterBudget?: Partial<ByteLimits>;
   /** Bytes WebSocket `logs` subscriptions may hold per key and in all, every thread's together; config.ts defaults. */
   subscriptionBudget?: Partial<ByteLimits>;
-  /** How long close() lets requests in flight finish; default: the eth_getLogs deadline plus SHUTDOWN_GRACE_MARGIN_MS. */
+  /**
+   * How long close() lets requests in flight finish; default: the eth_getLogs deadline plus SHUTDOWN_GRACE_MARGIN_MS.
+   */
   shutdownGraceMs?: number;
   /** Prometheus metrics at GET /metrics; on by default. */
   metrics?: boolean;
   /** Compression of HTTP answers (gzip and brotli, from Accept-Encoding); on with config.ts's defaults unless false. */
   compression?: CompressionOptions | false;
-  /** One info line per HTTP request: 'on' (the default), 'off', or `{ sample: N }` (one in N, refusals and 5xx always). */
+  /**
+   * One info line per HTTP request: 'on' (the default), 'off', or `{ sample: N }` (one in N, refusals and 5xx always).
+   */
   accessLog?: AccessLogMode;
-  /** The node a replica follows (serve --follow-rpc) and the lag it tolerates: /ready and eth_syncing answer against it. */
+  /**
+   * The node a replica follows (serve --follow-rpc) and the lag it tolerates: /ready and eth_syncing answer against it.
+   */
   replica?: ReplicaSync;
   /** Forward the calls the store cannot answer to this node (serve --upstream); nothing is forwarded when unset. */
   upstream?: UpstreamOptions;
@@ -144,8 +164,11 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   const compression = options.compression === false ? undefined : resolveCompression(options.compression ?? {});
   const accessLog = options.accessLog ?? 'on';
   accessLogEvery(accessLog);
-  const upstreamMethods = options.upstream && forwardedMethods(options.upstream.methods, options.upstream.send === true, new Set(METHODS.keys()));
-  const upstreamStats = options.upstream && options.metrics !== false ? new UpstreamStats(METRICS_LATENCY_BUCKETS_S) : undefined;
+  const upstreamMethods =
+    options.upstream &&
+    forwardedMethods(options.upstream.methods, options.upstream.send === true, new Set(METHODS.keys()));
+  const upstreamStats =
+    options.upstream && options.metrics !== false ? new UpstreamStats(METRICS_LATENCY_BUCKETS_S) : undefined;
   const upstream =
     options.upstream &&
     new UpstreamClient(options.upstream.url, {
@@ -154,40 +177,108 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
       maxResponseBytes: options.upstream.maxResponseBytes,
       breaker: options.upstream.breaker,
       stats: upstreamStats,
-      onFailure: (failure, calls) => options.logger.warn('upstream: request failed', { calls, failure: failure.kind, reason: failure.reason }),
+      onFailure: (failure, calls) =>
+        options.logger.warn('upstream: request failed', { calls, failure: failure.kind, reason: failure.reason }),
     });
   const upstreamBudget = rateLimiterFor(options.upstream?.rateLimit);
-  const forward = upstream && upstreamMethods && { upstream, methods: upstreamMethods, budget: upstreamBudget, headWaitMs: options.upstream?.headWaitMs };
+  const forward = upstream &&
+    upstreamMethods && {
+      upstream,
+      methods: upstreamMethods,
+      budget: upstreamBudget,
+      headWaitMs: options.upstream?.headWaitMs,
+    };
   const store = openStore(options.dataDir, { readOnly: true });
   const reader = new StoreReader(store, { perTick: options.readOnlyProcess === true });
   options.replica?.gauge.setStartingBlock(reader.head());
   const limits: LogLimits = { ...DEFAULT_LOG_LIMITS, ...options.limits };
   const onError = (message: string, error: unknown) => options.logger.error(message, error);
-  const engine = new LogEngine({ dataDir: options.dataDir, limits, threads: options.threads, inlineBudgetUs: options.inlineBudgetUs, onError });
+  const engine = new LogEngine({
+    dataDir: options.dataDir,
+    limits,
+    threads: options.threads,
+    inlineBudgetUs: options.inlineBudgetUs,
+    onError,
+  });
   const refusals = new LimitRefusals();
-  const filters = new FilterRegistry(reader, { onError: (error) => options.logger.error('filters: following the head failed', error), budget: options.filterBudget, refusals });
-  const subscriptionBudget = new ByteBudget({ perKey: DEFAULT_SUBSCRIPTION_BYTES_PER_KEY, total: DEFAULT_SUBSCRIPTION_BYTES, ...options.subscriptionBudget });
+  const filters = new FilterRegistry(reader, {
+    onError: (error) => options.logger.error('filters: following the head failed', error),
+    budget: options.filterBudget,
+    refusals,
+  });
+  const subscriptionBudget = new ByteBudget({
+    perKey: DEFAULT_SUBSCRIPTION_BYTES_PER_KEY,
+    total: DEFAULT_SUBSCRIPTION_BYTES,
+    ...options.subscriptionBudget,
+  });
   const rateLimit = rateLimiterFor(options.rateLimit);
-  const gate: LogGate = { admission: new Admission(options.admission, refusals), rateLimit, rateCostBlocks: options.rateCostBlocks ?? DEFAULT_RATE_COST_BLOCKS };
+  const gate: LogGate = {
+    admission: new Admission(options.admission, refusals),
+    rateLimit,
+    rateCostBlocks: options.rateCostBlocks ?? DEFAULT_RATE_COST_BLOCKS,
+  };
   const ctx: MethodContext = {
     reader,
     limits,
-    queryLogs: (spec, call) => engine.query(spec, reader, 'json', { signal: call?.signal, admit: admitFor(gate, call?.caller) }),
+    queryLogs: (spec, call) =>
+      engine.query(spec, reader, 'json', { signal: call?.signal, admit: admitFor(gate, call?.caller) }),
     filters,
   };
-  const answerCacheBytes = options.readOnlyProcess === true ? (options.answerCacheBytes ?? DEFAULT_ANSWER_CACHE_BYTES) : 0;
+  const answerCacheBytes =
+    options.readOnlyProcess === true ? (options.answerCacheBytes ?? DEFAULT_ANSWER_CACHE_BYTES) : 0;
   const answerCache = answerCacheBytes > 0 ? new AnswerCache(reader, answerCacheBytes) : undefined;
   const httpThreads = httpThreadCount(options.httpThreads, options.logger);
   const threads =
     httpThreads > 1
-      ? new HttpThreads({ threads: httpThreads, dataDir: options.dataDir, limits, inlineBudgetUs: engine.inlineBudgetUs, answerCacheBytes, queryLogs: (spec, call) => engine.queryOnPool(spec, reader, { signal: call?.signal, admit: admitFor(gate, call?.caller) }), filters, limitRefusals: refusals, subscriptionBudget, rateLimit, metrics: options.metrics !== false, sync: options.replica, forward, logger: options.logger })
+      ? new HttpThreads({
+          threads: httpThreads,
+          dataDir: options.dataDir,
+          limits,
+          inlineBudgetUs: engine.inlineBudgetUs,
+          answerCacheBytes,
+          queryLogs: (spec, call) =>
+            engine.queryOnPool(spec, reader, { signal: call?.signal, admit: admitFor(gate, call?.caller) }),
+          filters,
+          limitRefusals: refusals,
+          subscriptionBudget,
+          rateLimit,
+          metrics: options.metrics !== false,
+          sync: options.replica,
+          forward,
+          logger: options.logger,
+        })
       : undefined;
-  const metrics = options.metrics === false ? undefined : createServiceMetrics({ dataDir: options.dataDir, reader, engine, methods: METHODS.keys(), threads, filters, answers: answerCache?.counts, upstream: upstreamStats, nodeHead: options.replica && (() => options.replica!.gauge.nodeHead()), limitRefusals: refusals, admission: gate.admission, subscriptions: subscriptionBudget });
+  const metrics =
+    options.metrics === false
+      ? undefined
+      : createServiceMetrics({
+          dataDir: options.dataDir,
+          reader,
+          engine,
+          methods: METHODS.keys(),
+          threads,
+          filters,
+          answers: answerCache?.counts,
+          upstream: upstreamStats,
+          nodeHead: options.replica && (() => options.replica!.gauge.nodeHead()),
+          limitRefusals: refusals,
+          admission: gate.admission,
+          subscriptions: subscriptionBudget,
+        });
   const graceMs = options.shutdownGraceMs ?? limits.timeoutMs + SHUTDOWN_GRACE_MARGIN_MS;
   const front: HttpServerOptions = {
     host: options.host,
     port: options.port,
-    ...storeFront({ store, ctx, onError, observer: metrics?.calls, answerCache, metrics: metrics?.render, sync: options.replica, forward }),
+    ...storeFront({
+      store,
+      ctx,
+      onError,
+      observer: metrics?.calls,
+      answerCache,
+      metrics: metrics?.render,
+      sync: options.replica,
+      forward,
+    }),
     rateLimit,
     subscriptionBudget,
     limitRefusals: refusals,
@@ -206,7 +297,10 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   }
   let closing: Promise<ShutdownOutcome> | undefined;
   // The filters stop following the head before the store closes under them.
-  const shutdown = (grpc?: GrpcServer) => (closing ??= (filters.close(), shutdownService({ http: server, grpc, engine, store, graceMs, logger: options.logger, upstream })));
+  const shutdown = (grpc?: GrpcServer) =>
+    (closing ??=
+      (filters.close(),
+      shutdownService({ http: server, grpc, engine, store, graceMs, logger: options.logger, upstream })));
   let grpc: GrpcServer | undefined;
   if (options.grpcPort !== undefined) {
     try {
@@ -235,8 +329,13 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     }
   }
   const url = `http://${server.host}:${server.port}`;
-  options.logger.info(`listening on ${url} (uWebSockets.js ${uwsImplementation}, ${httpThreads} HTTP thread${httpThreads === 1 ? '' : 's'})${grpc === undefined ? '' : `, gRPC on ${grpc.host}:${grpc.port}`}`);
-  if (upstream !== undefined) options.logger.info('forwarding the calls the store cannot answer to the upstream node', { methods: [...upstreamMethods!] });
+  options.logger.info(
+    `listening on ${url} (uWebSockets.js ${uwsImplementation}, ${httpThreads} HTTP thread${httpThreads === 1 ? '' : 's'})${grpc === undefined ? '' : `, gRPC on ${grpc.host}:${grpc.port}`}`,
+  );
+  if (upstream !== undefined)
+    options.logger.info('forwarding the calls the store cannot answer to the upstream node', {
+      methods: [...upstreamMethods!],
+    });
   return {
     host: server.host,
     port: server.port,

@@ -9,9 +9,11 @@ export type Obj = Record<string, any>;
 
 const hex = (bytes: Uint8Array | undefined): string => '0x' + Buffer.from(bytes ?? new Uint8Array(0)).toString('hex');
 const u64 = (decimal: string | undefined): string => '0x' + BigInt(decimal ?? '0').toString(16);
-const u256 = (bytes: Uint8Array | undefined): string => (bytes && bytes.length > 0 ? '0x' + BigInt(hex(bytes)).toString(16) : '0x0');
+const u256 = (bytes: Uint8Array | undefined): string =>
+  bytes && bytes.length > 0 ? '0x' + BigInt(hex(bytes)).toString(16) : '0x0';
 const small = (n: number | undefined): string => '0x' + (n ?? 0).toString(16);
-const nullable = <T>(value: T | undefined, render: (v: T) => string): string | null => (value === undefined ? null : render(value));
+const nullable = <T>(value: T | undefined, render: (v: T) => string): string | null =>
+  value === undefined ? null : render(value);
 
 /** A Log message as eth_getLogs renders it. */
 export function wireLog(l: Obj): Obj {
@@ -49,7 +51,11 @@ export function wireTransaction(t: Obj): Obj {
   out.transactionIndex = nullable(t.transactionIndex, u64);
   out.value = u256(t.value);
   out.type = small(t.type);
-  if ((t.type ?? 0) >= 1) out.accessList = (t.accessList ?? []).map((e: Obj) => ({ address: hex(e.address), storageKeys: (e.storageKeys ?? []).map(hex) }));
+  if ((t.type ?? 0) >= 1)
+    out.accessList = (t.accessList ?? []).map((e: Obj) => ({
+      address: hex(e.address),
+      storageKeys: (e.storageKeys ?? []).map(hex),
+    }));
   if (t.chainId !== undefined) out.chainId = u256(t.chainId);
   if (t.blobVersionedHashes?.length) out.blobVersionedHashes = t.blobVersionedHashes.map(hex);
   if (t.authorizationList?.length) {

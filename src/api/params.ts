@@ -8,13 +8,14 @@ import type { BlockId } from '../chain/types.js';
 import type { FilterSpec } from '../logs/filter.js';
 import { InvalidParamsError } from '../rpc/errors.js';
 import { parseFilter } from '../rpc/filterParams.js';
-import { parseBlockNumberOrHash, parseHash, parseAddress, parseStorageKey, } from '../rpc/params.js';
+import { parseAddress, parseBlockNumberOrHash, parseHash, parseStorageKey } from '../rpc/params.js';
 import type { BlockSelector, BytesLike, LogFilter } from './types.js';
 
 /** A number or bigint as a JSON-RPC quantity; anything else passes through for the parser to judge. */
 function quantity(value: unknown, name: string): unknown {
   if (typeof value === 'number') {
-    if (!Number.isSafeInteger(value) || value < 0) throw new InvalidParamsError(`${name}: ${value} is not a non-negative integer`);
+    if (!Number.isSafeInteger(value) || value < 0)
+      throw new InvalidParamsError(`${name}: ${value} is not a non-negative integer`);
     return quantityToHex(value);
   }
   if (typeof value === 'bigint') {
@@ -56,7 +57,8 @@ export function filterSpec(filter: LogFilter, maxParams: number): FilterSpec {
   if (filter.fromBlock !== undefined) raw.fromBlock = quantity(filter.fromBlock, 'fromBlock');
   if (filter.toBlock !== undefined) raw.toBlock = quantity(filter.toBlock, 'toBlock');
   if (filter.blockHash !== undefined) raw.blockHash = hex(filter.blockHash);
-  if (filter.address !== undefined) raw.address = Array.isArray(filter.address) ? filter.address.map(hex) : hex(filter.address);
+  if (filter.address !== undefined)
+    raw.address = Array.isArray(filter.address) ? filter.address.map(hex) : hex(filter.address);
   if (filter.topics !== undefined) {
     raw.topics = filter.topics.map((position) => (Array.isArray(position) ? position.map(hex) : hex(position)));
   }

@@ -10,26 +10,36 @@ import { bytesEqual } from '../chain/hex.js';
 import type { BlockBundle, BlockHeader, ChainMeta, LogEntry } from '../chain/types.js';
 import { DEFAULT_LOG_LIMITS, type LogLimits } from '../config.js';
 import { DEFAULT_CHUNK_BLOCKS } from '../export/chunks.js';
-import { runExport, type ExportSummary } from '../export/exporter.js';
-import { prepareOutDir } from '../export/files.js';
 import { COMPRESSIONS, isCompression } from '../export/compression.js';
-import { EXPORT_KINDS, isExportKind, type ExportKind } from '../export/schemas.js';
+import { type ExportSummary, runExport } from '../export/exporter.js';
+import { prepareOutDir } from '../export/files.js';
+import { EXPORT_KINDS, type ExportKind, isExportKind } from '../export/schemas.js';
 import { LogEngine } from '../logs/engine.js';
 import { RangeInvertedError } from '../logs/errors.js';
 import { resolveRange } from '../logs/range.js';
+import type { StreamChunk, StreamFormat } from '../logs/stream.js';
 import { MARK_STRIDE } from '../render/logProto.js';
 import { decodeLogMessages } from '../render/logProtoDecode.js';
-import type { StreamChunk, StreamFormat } from '../logs/stream.js';
 import { resolveBlock } from '../rpc/blocks.js';
 import { InvalidParamsError, RpcError, toRpcError } from '../rpc/errors.js';
-import { createApiKey, listApiKeys, revokeApiKey, revokeApiKeyById, type ApiKeyEntry } from '../store/apiKeys.js';
-import { StoreReader } from '../store/reader.js';
+import { type ApiKeyEntry, createApiKey, listApiKeys, revokeApiKey, revokeApiKeyById } from '../store/apiKeys.js';
 import { STORE_DATA_FILE } from '../store/dataFile.js';
+import { StoreReader } from '../store/reader.js';
 import { closeStore, openStore, type Store } from '../store/schema.js';
-import { verifyStore, type VerifyResult } from '../store/verify.js';
-import { StoreWriter, type AppendBatch } from '../store/writer.js';
+import { type VerifyResult, verifyStore } from '../store/verify.js';
+import { type AppendBatch, StoreWriter } from '../store/writer.js';
 import { addressArg, blockId, filterSpec, hashArg, slotArg } from './params.js';
-import type { Block, BlockSelector, BytesLike, ExportOptions, InclusionBlock, LogFilter, LogLines, LogsOptions, TransactionEntry } from './types.js';
+import type {
+  Block,
+  BlockSelector,
+  BytesLike,
+  ExportOptions,
+  InclusionBlock,
+  LogFilter,
+  LogLines,
+  LogsOptions,
+  TransactionEntry,
+} from './types.js';
 
 export { DEFAULT_CHUNK_BLOCKS };
 
@@ -110,7 +120,10 @@ export class EthLogStore {
     return this.reader.head();
   }
 
-  /** A block by number, tag or hash, with its transactions when `transactions` is true; null when the store has no such block. */
+  /**
+   * A block by number, tag or hash, with its transactions when `transactions` is true; null when the store has no such
+   * block.
+   */
   getBlock(selector: BlockSelector, options: { transactions?: boolean } = {}): Block | null {
     const full = options.transactions === true;
     const ref = blockId(selector);
@@ -177,7 +190,10 @@ export class EthLogStore {
     return this.reader.storageAt(a, s, number);
   }
 
-  /** The storage slots canonical block `number` wrote (address and 32-byte slot), as eth_getStorageAt takes them; none for a block not held. */
+  /**
+   * The storage slots canonical block `number` wrote (address and 32-byte slot), as eth_getStorageAt takes them; none
+   * for a block not held.
+   */
   writtenSlots(number: number): { address: Uint8Array; slot: Uint8Array }[] {
     return this.reader.writtenSlots(number);
   }
@@ -210,14 +226,26 @@ export class EthLogStore {
     }
   }
 
-  /** The stream's chunks in `format`, ending with the signal's reason once it aborts; the engine's errors as the RpcErrors eth_getLogs answers. */
-  private async *chunks(filter: LogFilter, options: LogsOptions, format: StreamFormat): AsyncGenerator<StreamChunk, void, undefined> {
+  /**
+   * The stream's chunks in `format`, ending with the signal's reason once it aborts; the engine's errors as the
+   * RpcErrors eth_getLogs answers.
+   */
+  private async *chunks(
+    filter: LogFilter,
+    options: LogsOptions,
+    format: StreamFormat,
+  ): AsyncGenerator<StreamChunk, void, undefined> {
     const { signal } = options;
     if (signal?.aborted) throw abortReason(signal);
     const deadline = options.timeoutMs === undefined ? undefined : Date.now() + options.timeoutMs;
     try {
       const spec = filterSpec(filter, this.limits.maxParams);
-      for await (const chunk of this.logEngine().stream(spec, this.reader, { deadline, signal, from: options.from, format })) {
+      for await (const chunk of this.logEngine().stream(spec, this.reader, {
+        deadline,
+        signal,
+        from: options.from,
+        format,
+      })) {
         if (signal?.aborted) break;
         yield chunk;
       }
@@ -233,7 +261,8 @@ export class EthLogStore {
       dataDir: this.dataDir,
       limits: this.limits,
       threads: this.options.threads,
-      onError: this.options.onError ?? ((message, error) => process.stderr.write(`ethlogd: ${message}: ${String(error)}\n`)),
+      onError:
+        this.options.onError ?? ((message, error) => process.stderr.write(`ethlogd: ${message}: ${String(error)}\n`)),
     });
     return this.engine;
   }
@@ -248,22 +277,28 @@ export class EthLogStore {
    * ExportOptionsError when `out` holds files of `kind` written with other options (see `overwrite`).
    */
   async export(kind: ExportKind, options: ExportOptions): Promise<ExportSummary> {
-    if (!isExportKind(kind)) throw new InvalidParamsError(`unknown export kind "${String(kind)}" (${EXPORT_KINDS.join(', ')})`);
+    if (!isExportKind(kind))
+      throw new InvalidParamsError(`unknown export kind "${String(kind)}" (${EXPORT_KINDS.join(', ')})`);
     const compression = options.compression ?? COMPRESSIONS[0];
-    if (!isCompression(compression)) throw new InvalidParamsError(`unknown compression "${String(compression)}" (${COMPRESSIONS.join(', ')})`);
+    if (!isCompression(compression))
+      throw new InvalidParamsError(`unknown compression "${String(compression)}" (${COMPRESSIONS.join(', ')})`);
     const chunkBlocks = options.chunkBlocks ?? DEFAULT_CHUNK_BLOCKS;
-    if (!Number.isSafeInteger(chunkBlocks) || chunkBlocks < 1) throw new InvalidParamsError(`chunkBlocks must be a positive integer, not ${chunkBlocks}`);
+    if (!Number.isSafeInteger(chunkBlocks) || chunkBlocks < 1)
+      throw new InvalidParamsError(`chunkBlocks must be a positive integer, not ${chunkBlocks}`);
     const filter: LogFilter = { fromBlock: 'earliest', toBlock: 'latest', ...options.filter };
-    if (kind !== 'logs' && (filter.address !== undefined || filter.topics !== undefined)) throw new InvalidParamsError(`address and topics filter logs, not ${kind}`);
+    if (kind !== 'logs' && (filter.address !== undefined || filter.topics !== undefined))
+      throw new InvalidParamsError(`address and topics filter logs, not ${kind}`);
     if (filter.blockHash !== undefined) throw new InvalidParamsError('an export takes a block range, not a blockHash');
-    if (filter.fromBlock === 'pending' || filter.toBlock === 'pending') throw new InvalidParamsError('the pending block has no number: export a range of stored blocks');
+    if (filter.fromBlock === 'pending' || filter.toBlock === 'pending')
+      throw new InvalidParamsError('the pending block has no number: export a range of stored blocks');
     let range: { from: number; to: number };
     let spec;
     try {
       spec = filterSpec(filter, this.limits.maxParams);
       range = resolveRange(spec, this.reader);
     } catch (error) {
-      if (error instanceof RangeInvertedError) throw new InvalidParamsError(`fromBlock ${error.from} is after toBlock ${error.to}`);
+      if (error instanceof RangeInvertedError)
+        throw new InvalidParamsError(`fromBlock ${error.from} is after toBlock ${error.to}`);
       throw toRpcError(error) ?? error;
     }
     await prepareOutDir(options.out);
@@ -286,17 +321,25 @@ export class EthLogStore {
     });
   }
 
-  /** Appends blocks in one write transaction (a reorganisation with `rollbackTo`); the batch must continue the stored chain. */
+  /**
+   * Appends blocks in one write transaction (a reorganisation with `rollbackTo`); the batch must continue the stored
+   * chain.
+   */
   append(batch: AppendBatch): void {
     this.writer('append').append(batch);
   }
 
-  /** Rebuilds the derived log indexes (address tables, bloom rows) from the stored blocks; returns the segments rebuilt. */
+  /**
+   * Rebuilds the derived log indexes (address tables, bloom rows) from the stored blocks; returns the segments rebuilt.
+   */
   reindex(): number {
     return this.writer('reindex').rebuildIndexes();
   }
 
-  /** Checks every block and index of the store (one read snapshot), telling `onBlock` how many of how many blocks it has checked; lists the problems found. */
+  /**
+   * Checks every block and index of the store (one read snapshot), telling `onBlock` how many of how many blocks it has
+   * checked; lists the problems found.
+   */
   verify(onBlock?: (checked: number, total: number) => void): VerifyResult {
     return verifyStore(this.store, onBlock);
   }
@@ -318,7 +361,10 @@ export class EthLogStore {
     return revokeApiKey(this.store, key);
   }
 
-  /** Revokes the one key whose id (as listApiKeys shows it) is `id` or starts with it (8+ hex digits); returns how many keys the id names (only 1 revokes). */
+  /**
+   * Revokes the one key whose id (as listApiKeys shows it) is `id` or starts with it (8+ hex digits); returns how many
+   * keys the id names (only 1 revokes).
+   */
   revokeApiKeyById(id: string): number {
     this.requireWritable('revokeApiKeyById');
     return revokeApiKeyById(this.store, id);

@@ -4,8 +4,8 @@
  * JSON-RPC answers).
  */
 import type { BlockHeader, BlockTag, Transaction } from '../chain/types.js';
-import type { ExportProgress } from '../export/exporter.js';
 import type { CompressionName } from '../export/compression.js';
+import type { ExportProgress } from '../export/exporter.js';
 
 /**
  * A block: a number, a tag, a 32-byte hash (bytes or 0x-hex), or a 0x-hex quantity. A hash selects
@@ -16,7 +16,10 @@ export type BlockSelector = number | bigint | BlockTag | string | Uint8Array;
 /** 20 or 32 bytes, as bytes or 0x-hex. */
 export type BytesLike = Uint8Array | string;
 
-/** An eth_getLogs filter: a range (default latest..latest) or one block hash, addresses (OR) and topic positions (AND of ORs, null = any). */
+/**
+ * An eth_getLogs filter: a range (default latest..latest) or one block hash, addresses (OR) and topic positions (AND of
+ * ORs, null = any).
+ */
 export interface LogFilter {
   fromBlock?: number | bigint | BlockTag | string;
   toBlock?: number | bigint | BlockTag | string;
@@ -33,9 +36,13 @@ export interface LogPosition {
 
 /** How to run a logs iteration. */
 export interface LogsOptions {
-  /** Milliseconds the whole iteration may take; past it the iterator throws QueryTimeoutError (-32005). Default: none. */
+  /**
+   * Milliseconds the whole iteration may take; past it the iterator throws QueryTimeoutError (-32005). Default: none.
+   */
   timeoutMs?: number;
-  /** Aborting stops the iteration: running scans stop at their next check and the iterator throws the signal's reason. */
+  /**
+   * Aborting stops the iteration: running scans stop at their next check and the iterator throws the signal's reason.
+   */
   signal?: AbortSignal;
   /** Start at this position (resume after the last log a previous iteration delivered, at logIndex + 1). */
   from?: LogPosition;
@@ -60,7 +67,9 @@ export interface InclusionBlock {
   baseFeePerGas?: bigint;
 }
 
-/** A transaction as a point lookup returns it: the signed transaction, its index, and its block (null while pending). */
+/**
+ * A transaction as a point lookup returns it: the signed transaction, its index, and its block (null while pending).
+ */
 export interface TransactionEntry {
   transaction: Transaction;
   index: number;
@@ -81,7 +90,10 @@ export interface LogLines {
 export interface ExportOptions {
   /** The directory the files go to; created when absent. */
   out: string;
-  /** The range (default earliest to latest) and, for logs, the addresses and topics, as eth_getLogs takes them; no blockHash. */
+  /**
+   * The range (default earliest to latest) and, for logs, the addresses and topics, as eth_getLogs takes them; no
+   * blockHash.
+   */
   filter?: LogFilter;
   /** Blocks per file; default 1,000 (cryo's). */
   chunkBlocks?: number;
@@ -96,7 +108,9 @@ export interface ExportOptions {
   overwrite?: boolean;
   /** Worker threads; default the store's `threads`, else the machine's cores. */
   threads?: number;
-  /** Aborting stops the export after the chunks in flight (their files are completed); the summary says `interrupted`. */
+  /**
+   * Aborting stops the export after the chunks in flight (their files are completed); the summary says `interrupted`.
+   */
   signal?: AbortSignal;
   /** Told after every chunk written or skipped. */
   onProgress?: (progress: ExportProgress) => void;

@@ -4,7 +4,7 @@
  * 0x78) or its blocks' sendRoot. The kind is recorded in the store (meta `chainKind`); what differs
  * between kinds is kept as each node gives it (the `extra` of transactions, receipts and headers).
  */
-import { OP_DEPOSIT_TX_TYPE, type BlockBundle } from './types.js';
+import { type BlockBundle, OP_DEPOSIT_TX_TYPE } from './types.js';
 
 /** The chain kinds, in the order `--chain` lists them. */
 export const CHAIN_KINDS = ['ethereum', 'op', 'arbitrum'] as const;
@@ -12,7 +12,10 @@ export const CHAIN_KINDS = ['ethereum', 'op', 'arbitrum'] as const;
 /** One of CHAIN_KINDS. */
 export type ChainKind = (typeof CHAIN_KINDS)[number];
 
-/** Arbitrum Nitro's transaction types: deposit, unsigned, contract, retry, submit-retryable, internal (0x64-0x6a), legacy (0x78). */
+/**
+ * Arbitrum Nitro's transaction types: deposit, unsigned, contract, retry, submit-retryable, internal (0x64-0x6a),
+ * legacy (0x78).
+ */
 export function isArbitrumTxType(type: number): boolean {
   return (type >= 0x64 && type <= 0x6a) || type === 0x78;
 }

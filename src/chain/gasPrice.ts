@@ -4,7 +4,10 @@
  */
 import type { Transaction } from './types.js';
 
-/** The gas price `tx` pays in a block with `baseFee`: its gasPrice, or for a fee-market transaction min(tip + baseFee, feeCap) (the cap alone before London or while pending). */
+/**
+ * The gas price `tx` pays in a block with `baseFee`: its gasPrice, or for a fee-market transaction min(tip + baseFee,
+ * feeCap) (the cap alone before London or while pending).
+ */
 export function effectiveGasPrice(tx: Transaction, baseFee: bigint | undefined): bigint {
   if (tx.maxFeePerGas === undefined) return tx.gasPrice!;
   if (baseFee === undefined) return tx.maxFeePerGas;

@@ -4,15 +4,27 @@
  * size, the byte length of rlp([header, transactions, uncles, withdrawals?]).
  */
 import { keccak256 } from './keccak.js';
-import { rlpEncode, rlpEncodedLength, rlpPrefixLength, rlpUint, type RlpItem } from './rlp.js';
+import { type RlpItem, rlpEncode, rlpEncodedLength, rlpPrefixLength, rlpUint } from './rlp.js';
 import type { BlockHeader, Withdrawal } from './types.js';
 
 /** The header fields as RLP items, in consensus order; a fork field is present when the header has it. */
 export function headerFields(h: BlockHeader): RlpItem[] {
   const fields: RlpItem[] = [
-    h.parentHash, h.sha3Uncles, h.miner, h.stateRoot, h.transactionsRoot, h.receiptsRoot, h.logsBloom,
-    rlpUint(h.difficulty), rlpUint(h.number), rlpUint(h.gasLimit), rlpUint(h.gasUsed), rlpUint(h.timestamp),
-    h.extraData, h.mixHash, h.nonce,
+    h.parentHash,
+    h.sha3Uncles,
+    h.miner,
+    h.stateRoot,
+    h.transactionsRoot,
+    h.receiptsRoot,
+    h.logsBloom,
+    rlpUint(h.difficulty),
+    rlpUint(h.number),
+    rlpUint(h.gasLimit),
+    rlpUint(h.gasUsed),
+    rlpUint(h.timestamp),
+    h.extraData,
+    h.mixHash,
+    h.nonce,
   ];
   if (h.baseFeePerGas !== undefined) fields.push(rlpUint(h.baseFeePerGas));
   if (h.withdrawalsRoot !== undefined) fields.push(h.withdrawalsRoot);
@@ -37,7 +49,9 @@ export function withdrawalsItem(withdrawals: Withdrawal[]): RlpItem {
   return withdrawals.map((w) => [rlpUint(w.index), rlpUint(w.validatorIndex), w.address, rlpUint(w.amount)]);
 }
 
-/** Encoded length of one transaction inside a block body: a legacy one is inlined, a typed envelope is a byte string. */
+/**
+ * Encoded length of one transaction inside a block body: a legacy one is inlined, a typed envelope is a byte string.
+ */
 function bodyTxLength(encoded: Uint8Array): number {
   const legacy = encoded.length > 0 && encoded[0]! >= 0xc0;
   return legacy ? encoded.length : rlpPrefixLength(encoded.length) + encoded.length;

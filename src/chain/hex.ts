@@ -156,7 +156,10 @@ export function stripLeadingZeros(bytes: Uint8Array): Uint8Array {
   return bytes.subarray(i);
 }
 
-/** Orders two byte arrays as Buffer.compare does (bytewise, then the shorter first): −1, 0 or 1, without a native call (cheaper for addresses and topics). */
+/**
+ * Orders two byte arrays as Buffer.compare does (bytewise, then the shorter first): −1, 0 or 1, without a native call
+ * (cheaper for addresses and topics).
+ */
 export function compareBytes(a: Uint8Array, b: Uint8Array): number {
   const n = Math.min(a.length, b.length);
   for (let i = 0; i < n; i++) {

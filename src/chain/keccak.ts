@@ -14,10 +14,30 @@ const INPUT = 1024;
 const MAX_BLOCKS = Math.floor((65536 - INPUT) / RATE);
 
 const ROUND_CONSTANTS = [
-  0x0000000000000001n, 0x0000000000008082n, 0x800000000000808an, 0x8000000080008000n, 0x000000000000808bn, 0x0000000080000001n,
-  0x8000000080008081n, 0x8000000000008009n, 0x000000000000008an, 0x0000000000000088n, 0x0000000080008009n, 0x000000008000000an,
-  0x000000008000808bn, 0x800000000000008bn, 0x8000000000008089n, 0x8000000000008003n, 0x8000000000008002n, 0x8000000000000080n,
-  0x000000000000800an, 0x800000008000000an, 0x8000000080008081n, 0x8000000000008080n, 0x0000000080000001n, 0x8000000080008008n,
+  0x0000000000000001n,
+  0x0000000000008082n,
+  0x800000000000808an,
+  0x8000000080008000n,
+  0x000000000000808bn,
+  0x0000000080000001n,
+  0x8000000080008081n,
+  0x8000000000008009n,
+  0x000000000000008an,
+  0x0000000000000088n,
+  0x0000000080008009n,
+  0x000000008000000an,
+  0x000000008000808bn,
+  0x800000000000008bn,
+  0x8000000000008089n,
+  0x8000000000008003n,
+  0x8000000000008002n,
+  0x8000000000000080n,
+  0x000000000000800an,
+  0x800000008000000an,
+  0x8000000080008081n,
+  0x8000000000008080n,
+  0x0000000080000001n,
+  0x8000000080008008n,
 ];
 
 /** Rotation offsets r[x][y] of the rho step. */
@@ -30,9 +50,27 @@ const RHO = [
 ];
 
 const OP = {
-  block: 0x02, loop: 0x03, end: 0x0b, br: 0x0c, brIf: 0x0d, localGet: 0x20, localSet: 0x21, localTee: 0x22,
-  i64Load: 0x29, i64Store: 0x37, i32Const: 0x41, i64Const: 0x42, i32Eqz: 0x45, i32LtU: 0x49, i32Add: 0x6a, i32Sub: 0x6b,
-  i32Shl: 0x74, i64And: 0x83, i64Xor: 0x85, i64Rotl: 0x89, void: 0x40,
+  block: 0x02,
+  loop: 0x03,
+  end: 0x0b,
+  br: 0x0c,
+  brIf: 0x0d,
+  localGet: 0x20,
+  localSet: 0x21,
+  localTee: 0x22,
+  i64Load: 0x29,
+  i64Store: 0x37,
+  i32Const: 0x41,
+  i64Const: 0x42,
+  i32Eqz: 0x45,
+  i32LtU: 0x49,
+  i32Add: 0x6a,
+  i32Sub: 0x6b,
+  i32Shl: 0x74,
+  i64And: 0x83,
+  i64Xor: 0x85,
+  i64Rotl: 0x89,
+  void: 0x40,
 } as const;
 
 function uleb(n: number): number[] {
@@ -221,7 +259,14 @@ interface WasmApi {
 function instantiate(): { memory: Uint8Array; absorb: (blocks: number) => void } {
   const name = (s: string) => [...uleb(s.length), ...Buffer.from(s, 'latin1')];
   const bytes = [
-    0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00,
+    0x00,
+    0x61,
+    0x73,
+    0x6d,
+    0x01,
+    0x00,
+    0x00,
+    0x00,
     ...section(1, [1, 0x60, 1, 0x7f, 0]),
     ...section(3, [1, 0]),
     ...section(5, [1, 0, 1]),
@@ -229,7 +274,10 @@ function instantiate(): { memory: Uint8Array; absorb: (blocks: number) => void }
     ...section(10, [1, ...absorbFunction()]),
   ];
   const wasm = (globalThis as unknown as { WebAssembly: WasmApi }).WebAssembly;
-  const exports = new wasm.Instance(new wasm.Module(new Uint8Array(bytes))).exports as { memory: { buffer: ArrayBuffer }; absorb: (blocks: number) => void };
+  const exports = new wasm.Instance(new wasm.Module(new Uint8Array(bytes))).exports as {
+    memory: { buffer: ArrayBuffer };
+    absorb: (blocks: number) => void;
+  };
   const memory = new Uint8Array(exports.memory.buffer);
   const view = new DataView(exports.memory.buffer);
   ROUND_CONSTANTS.forEach((rc, i) => view.setBigUint64(256 + 8 * i, rc, true));

@@ -29,7 +29,14 @@ const EMPTY = new Uint8Array(0);
 /** The consensus encoding of a deposit. */
 export function encodeDeposit(d: Deposit): Uint8Array {
   return rlpEncodeAfter(TYPE_BYTE, [
-    d.sourceHash, d.from, d.to ?? EMPTY, rlpUint(d.mint ?? 0n), rlpUint(d.value), rlpUint(d.gas), d.isSystemTx ? Uint8Array.of(1) : EMPTY, d.input,
+    d.sourceHash,
+    d.from,
+    d.to ?? EMPTY,
+    rlpUint(d.mint ?? 0n),
+    rlpUint(d.value),
+    rlpUint(d.gas),
+    d.isSystemTx ? Uint8Array.of(1) : EMPTY,
+    d.input,
   ]);
 }
 

@@ -92,7 +92,10 @@ export function rlpListFromEncoded(parts: Uint8Array[]): Uint8Array {
 const EMPTY = new Uint8Array(0);
 const SMALL: Uint8Array[] = Array.from({ length: 256 }, (_, i) => (i === 0 ? EMPTY : Uint8Array.of(i)));
 
-/** A non-negative integer as RLP wants it: minimal big-endian bytes, empty for zero (values below 256 share cached arrays: do not mutate). */
+/**
+ * A non-negative integer as RLP wants it: minimal big-endian bytes, empty for zero (values below 256 share cached
+ * arrays: do not mutate).
+ */
 export function rlpUint(value: number | bigint): Uint8Array {
   if (typeof value === 'bigint') {
     if (value < 0n) throw new RangeError('RLP integers are non-negative');

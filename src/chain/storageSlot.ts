@@ -20,7 +20,8 @@ export function mappingSlot(key: Uint8Array, slot: bigint): Uint8Array {
 
 /** The storage slot of `mapping[key]` for a mapping whose own slot is the 32-byte word `slot` (nested mappings). */
 export function mappingSlotAt(key: Uint8Array, slot: Uint8Array): Uint8Array {
-  if (key.length > 32 || slot.length !== 32) throw new RangeError('mapping keys are at most 32 bytes, slots exactly 32');
+  if (key.length > 32 || slot.length !== 32)
+    throw new RangeError('mapping keys are at most 32 bytes, slots exactly 32');
   const preimage = new Uint8Array(64);
   preimage.set(key, 32 - key.length);
   preimage.set(slot, 32);

@@ -5,7 +5,7 @@
  * the signature as yParity, r, s. The hash is keccak256 of that encoding.
  */
 import { keccak256 } from './keccak.js';
-import { rlpEncode, rlpEncodeAfter, rlpUint, type RlpItem } from './rlp.js';
+import { type RlpItem, rlpEncode, rlpEncodeAfter, rlpUint } from './rlp.js';
 import type { AccessListEntry, Authorization, Transaction } from './types.js';
 
 const EMPTY = new Uint8Array(0);
@@ -21,42 +21,100 @@ function accessListItem(list: AccessListEntry[]): RlpItem {
 }
 
 function authorizationItem(list: Authorization[]): RlpItem {
-  return list.map((a) => [rlpUint(a.chainId), a.address, rlpUint(a.nonce), rlpUint(a.yParity), rlpUint(a.r), rlpUint(a.s)]);
+  return list.map((a) => [
+    rlpUint(a.chainId),
+    a.address,
+    rlpUint(a.nonce),
+    rlpUint(a.yParity),
+    rlpUint(a.r),
+    rlpUint(a.s),
+  ]);
 }
 
 /** The RLP fields of a transaction, signature included, in consensus order. */
 export function transactionFields(tx: Transaction): RlpItem[] {
   const to = tx.to ?? EMPTY;
-  // The signature is written out in each list, not spread from an array of its own (one array and one spread fewer per transaction).
+  // The signature is written out in each list, not spread from an array of its own (one array and one spread fewer per
+  // transaction).
   switch (tx.type) {
     case 0:
-      return [rlpUint(tx.nonce), rlpUint(need(tx.gasPrice, 'gasPrice', tx)), rlpUint(tx.gas), to, rlpUint(tx.value), tx.input, rlpUint(tx.v), rlpUint(tx.r), rlpUint(tx.s)];
+      return [
+        rlpUint(tx.nonce),
+        rlpUint(need(tx.gasPrice, 'gasPrice', tx)),
+        rlpUint(tx.gas),
+        to,
+        rlpUint(tx.value),
+        tx.input,
+        rlpUint(tx.v),
+        rlpUint(tx.r),
+        rlpUint(tx.s),
+      ];
     case 1:
       return [
-        rlpUint(need(tx.chainId, 'chainId', tx)), rlpUint(tx.nonce), rlpUint(need(tx.gasPrice, 'gasPrice', tx)), rlpUint(tx.gas),
-        to, rlpUint(tx.value), tx.input, accessListItem(need(tx.accessList, 'accessList', tx)), rlpUint(tx.v), rlpUint(tx.r), rlpUint(tx.s),
+        rlpUint(need(tx.chainId, 'chainId', tx)),
+        rlpUint(tx.nonce),
+        rlpUint(need(tx.gasPrice, 'gasPrice', tx)),
+        rlpUint(tx.gas),
+        to,
+        rlpUint(tx.value),
+        tx.input,
+        accessListItem(need(tx.accessList, 'accessList', tx)),
+        rlpUint(tx.v),
+        rlpUint(tx.r),
+        rlpUint(tx.s),
       ];
     case 2:
       return [
-        rlpUint(need(tx.chainId, 'chainId', tx)), rlpUint(tx.nonce), rlpUint(need(tx.maxPriorityFeePerGas, 'maxPriorityFeePerGas', tx)),
-        rlpUint(need(tx.maxFeePerGas, 'maxFeePerGas', tx)), rlpUint(tx.gas), to, rlpUint(tx.value), tx.input,
-        accessListItem(need(tx.accessList, 'accessList', tx)), rlpUint(tx.v), rlpUint(tx.r), rlpUint(tx.s),
+        rlpUint(need(tx.chainId, 'chainId', tx)),
+        rlpUint(tx.nonce),
+        rlpUint(need(tx.maxPriorityFeePerGas, 'maxPriorityFeePerGas', tx)),
+        rlpUint(need(tx.maxFeePerGas, 'maxFeePerGas', tx)),
+        rlpUint(tx.gas),
+        to,
+        rlpUint(tx.value),
+        tx.input,
+        accessListItem(need(tx.accessList, 'accessList', tx)),
+        rlpUint(tx.v),
+        rlpUint(tx.r),
+        rlpUint(tx.s),
       ];
     case 3:
       return [
-        rlpUint(need(tx.chainId, 'chainId', tx)), rlpUint(tx.nonce), rlpUint(need(tx.maxPriorityFeePerGas, 'maxPriorityFeePerGas', tx)),
-        rlpUint(need(tx.maxFeePerGas, 'maxFeePerGas', tx)), rlpUint(tx.gas), need(tx.to ?? undefined, 'to', tx), rlpUint(tx.value), tx.input,
-        accessListItem(need(tx.accessList, 'accessList', tx)), rlpUint(need(tx.maxFeePerBlobGas, 'maxFeePerBlobGas', tx)),
-        need(tx.blobVersionedHashes, 'blobVersionedHashes', tx), rlpUint(tx.v), rlpUint(tx.r), rlpUint(tx.s),
+        rlpUint(need(tx.chainId, 'chainId', tx)),
+        rlpUint(tx.nonce),
+        rlpUint(need(tx.maxPriorityFeePerGas, 'maxPriorityFeePerGas', tx)),
+        rlpUint(need(tx.maxFeePerGas, 'maxFeePerGas', tx)),
+        rlpUint(tx.gas),
+        need(tx.to ?? undefined, 'to', tx),
+        rlpUint(tx.value),
+        tx.input,
+        accessListItem(need(tx.accessList, 'accessList', tx)),
+        rlpUint(need(tx.maxFeePerBlobGas, 'maxFeePerBlobGas', tx)),
+        need(tx.blobVersionedHashes, 'blobVersionedHashes', tx),
+        rlpUint(tx.v),
+        rlpUint(tx.r),
+        rlpUint(tx.s),
       ];
     case 4:
       return [
-        rlpUint(need(tx.chainId, 'chainId', tx)), rlpUint(tx.nonce), rlpUint(need(tx.maxPriorityFeePerGas, 'maxPriorityFeePerGas', tx)),
-        rlpUint(need(tx.maxFeePerGas, 'maxFeePerGas', tx)), rlpUint(tx.gas), need(tx.to ?? undefined, 'to', tx), rlpUint(tx.value), tx.input,
-        accessListItem(need(tx.accessList, 'accessList', tx)), authorizationItem(need(tx.authorizationList, 'authorizationList', tx)), rlpUint(tx.v), rlpUint(tx.r), rlpUint(tx.s),
+        rlpUint(need(tx.chainId, 'chainId', tx)),
+        rlpUint(tx.nonce),
+        rlpUint(need(tx.maxPriorityFeePerGas, 'maxPriorityFeePerGas', tx)),
+        rlpUint(need(tx.maxFeePerGas, 'maxFeePerGas', tx)),
+        rlpUint(tx.gas),
+        need(tx.to ?? undefined, 'to', tx),
+        rlpUint(tx.value),
+        tx.input,
+        accessListItem(need(tx.accessList, 'accessList', tx)),
+        authorizationItem(need(tx.authorizationList, 'authorizationList', tx)),
+        rlpUint(tx.v),
+        rlpUint(tx.r),
+        rlpUint(tx.s),
       ];
     default:
-      throw new Error(`a type ${tx.type} transaction is kept as its node gave it; its consensus encoding is not modelled`);
+      throw new Error(
+        `a type ${tx.type} transaction is kept as its node gave it; its consensus encoding is not modelled`,
+      );
   }
 }
 

@@ -174,7 +174,10 @@ export interface Receipt {
   extra?: string;
 }
 
-/** A whole block as the writer appends it: header, transactions and their receipts in order, logs in order, storage writes. */
+/**
+ * A whole block as the writer appends it: header, transactions and their receipts in order, logs in order, storage
+ * writes.
+ */
 export interface BlockBundle {
   header: BlockHeader;
   transactions: Transaction[];

@@ -21,7 +21,9 @@ export function varintSize(value: number): number {
   return size;
 }
 
-/** Writes `value` as a varint at `out[at]` (the caller made room: varintSize bytes) and returns the position after it. */
+/**
+ * Writes `value` as a varint at `out[at]` (the caller made room: varintSize bytes) and returns the position after it.
+ */
 export function writeVarint(out: Uint8Array, at: number, value: number): number {
   while (value >= 0x80) {
     out[at++] = (value % 0x80) | 0x80;
@@ -31,7 +33,10 @@ export function writeVarint(out: Uint8Array, at: number, value: number): number 
   return at;
 }
 
-/** Reads the varint at `raw[at]` of a record this process wrote or checked (no bounds check); its end goes to `varintEnd`. */
+/**
+ * Reads the varint at `raw[at]` of a record this process wrote or checked (no bounds check); its end goes to
+ * `varintEnd`.
+ */
 export function readVarint(raw: Uint8Array, at: number): number {
   let result = 0;
   let scale = 1;

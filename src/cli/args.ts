@@ -4,7 +4,7 @@
  */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { type ParseArgsConfig, parseArgs } from 'node:util';
 import { STORE_DATA_FILE } from '../store/dataFile.js';
 
 /** A command-line mistake: printed as one line with a pointer to the command's --help, exit code 2. */
@@ -17,7 +17,12 @@ export function parse(
   allowPositionals = false,
 ): { values: Record<string, string | boolean | undefined>; positionals: string[] } {
   try {
-    const parsed = parseArgs({ args: argv, options: { ...options, help: { type: 'boolean', short: 'h' } }, allowPositionals, strict: true });
+    const parsed = parseArgs({
+      args: argv,
+      options: { ...options, help: { type: 'boolean', short: 'h' } },
+      allowPositionals,
+      strict: true,
+    });
     return { values: parsed.values as Record<string, string | boolean | undefined>, positionals: parsed.positionals };
   } catch (error) {
     throw new UsageError((error as Error).message);
@@ -36,12 +41,19 @@ export function required(value: string | boolean | undefined, name: string): str
  */
 export function existingStore(value: string | boolean | undefined): string {
   const dir = required(value, 'data');
-  if (!existsSync(join(dir, STORE_DATA_FILE))) throw new UsageError(`no store at ${dir} (create one with ethlogd generate or ethlogd ingest)`);
+  if (!existsSync(join(dir, STORE_DATA_FILE)))
+    throw new UsageError(`no store at ${dir} (create one with ethlogd generate or ethlogd ingest)`);
   return dir;
 }
 
 /** Reads an integer option within [min, max], or its default. */
-export function integer(value: string | boolean | undefined, name: string, fallback: number, min = 0, max = Number.MAX_SAFE_INTEGER): number {
+export function integer(
+  value: string | boolean | undefined,
+  name: string,
+  fallback: number,
+  min = 0,
+  max = Number.MAX_SAFE_INTEGER,
+): number {
   if (value === undefined) return fallback;
   const n = Number(value);
   if (typeof value !== 'string' || !Number.isInteger(n) || n < min || n > max) {
@@ -54,6 +66,7 @@ export function integer(value: string | boolean | undefined, name: string, fallb
 export function positive(value: string | boolean | undefined, name: string, fallback: number): number {
   if (value === undefined) return fallback;
   const n = Number(value);
-  if (typeof value !== 'string' || !Number.isFinite(n) || n <= 0) throw new UsageError(`--${name} must be a positive number`);
+  if (typeof value !== 'string' || !Number.isFinite(n) || n <= 0)
+    throw new UsageError(`--${name} must be a positive number`);
   return n;
 }

@@ -15,7 +15,10 @@ const EXAMPLE_LOGS = 1_000;
 /** The endpoint the example names; `make run` and `ethlogd serve` print the real one, with a key. */
 const EXAMPLE_ENDPOINT = 'http://127.0.0.1:8545/v3/<API_KEY>';
 
-/** The lines naming the busiest contracts of `result`'s generated blocks and an eth_getLogs example for the first (none when it generated no log). */
+/**
+ * The lines naming the busiest contracts of `result`'s generated blocks and an eth_getLogs example for the first (none
+ * when it generated no log).
+ */
 export function busiestHint(result: GenerateStoreResult): string[] {
   const [top, ...rest] = result.busiest;
   if (!top) return [];

@@ -20,7 +20,10 @@ import { LOG_FILTER_OPTIONS, logFilter, logFilterUsage } from './logFilterArgs.j
 /** Most worker threads `--threads` accepts: as `query`, far beyond any core count this runs on. */
 const MAX_THREADS = 256;
 
-/** Most blocks per file `--chunk-blocks` accepts: a chunk's columns are built in one worker's memory, and a million mainnet blocks would not fit. */
+/**
+ * Most blocks per file `--chunk-blocks` accepts: a chunk's columns are built in one worker's memory, and a million
+ * mainnet blocks would not fit.
+ */
 const MAX_CHUNK_BLOCKS = 1_000_000;
 
 /** Exit code after SIGINT: the shell's convention, 128 + the signal's number (2). */
@@ -68,12 +71,15 @@ Exit codes: 0 done; 1 an error, one line on stderr; 2 a usage error; ${EXIT_INTE
 /** The range and filter of the export, from the filter options. */
 function exportFilter(kind: string, values: Record<string, unknown>): LogFilter {
   if (kind !== 'logs') {
-    const logOnly = ['filter', 'address', 'topic0', 'topic1', 'topic2', 'topic3'].find((name) => values[name] !== undefined);
+    const logOnly = ['filter', 'address', 'topic0', 'topic1', 'topic2', 'topic3'].find(
+      (name) => values[name] !== undefined,
+    );
     if (logOnly) throw new UsageError(`--${logOnly} filters logs, not ${kind}`);
   }
   const filter = logFilter(values);
   const { fromBlock, toBlock } = filter;
-  if (typeof fromBlock === 'bigint' && typeof toBlock === 'bigint' && fromBlock > toBlock) throw new UsageError(`--from ${fromBlock} is after --to ${toBlock}`);
+  if (typeof fromBlock === 'bigint' && typeof toBlock === 'bigint' && fromBlock > toBlock)
+    throw new UsageError(`--from ${fromBlock} is after --to ${toBlock}`);
   return filter;
 }
 

@@ -7,10 +7,16 @@ import { GenerateRefusedError } from '../synth/provenance.js';
 import { integer, parse, positive, required, UsageError } from './args.js';
 import { busiestHint } from './busiestHint.js';
 
-/** Most generating threads: far more than any machine's cores, a bound on a typo's cost (each thread holds the world, ~20 MB). */
+/**
+ * Most generating threads: far more than any machine's cores, a bound on a typo's cost (each thread holds the world,
+ * ~20 MB).
+ */
 const MAX_THREADS = 256;
 
-/** Most blocks per write transaction one may ask for: a bound on a typo's cost (a transaction's records are capped at DEFAULT_BATCH_BYTES anyway). */
+/**
+ * Most blocks per write transaction one may ask for: a bound on a typo's cost (a transaction's records are capped at
+ * DEFAULT_BATCH_BYTES anyway).
+ */
 const MAX_BATCH_BLOCKS = 1_000_000;
 
 /** Usage text of `generate`. */
@@ -61,12 +67,24 @@ export async function generateCommand(argv: string[]): Promise<number> {
   const density = positive(values.density, 'density', 1);
   const threads = integer(values.threads, 'threads', defaultGenerateThreads(), 0, MAX_THREADS);
   const batchBlocks = integer(values['batch-blocks'], 'batch-blocks', DEFAULT_BATCH_BLOCKS, 1, MAX_BATCH_BLOCKS);
-  if (values.chain !== undefined && values.chain !== 'ethereum' && values.chain !== 'op') throw new UsageError('--chain must be ethereum or op');
+  if (values.chain !== undefined && values.chain !== 'ethereum' && values.chain !== 'op')
+    throw new UsageError('--chain must be ethereum or op');
   const chain = values.chain === 'op' ? ('op' as const) : undefined;
   try {
-    const result = await generateStore(out, { blocks, seed, density, chain, threads, batchBlocks, pending: values['no-pending'] !== true, progress: true });
+    const result = await generateStore(out, {
+      blocks,
+      seed,
+      density,
+      chain,
+      threads,
+      batchBlocks,
+      pending: values['no-pending'] !== true,
+      progress: true,
+    });
     if (result.blocks === 0) {
-      console.log(`the store at ${out} already holds blocks ${result.earliest}–${result.head} of this chain (--seed ${JSON.stringify(seed)} --density ${density}): nothing to add`);
+      console.log(
+        `the store at ${out} already holds blocks ${result.earliest}–${result.head} of this chain (--seed ${JSON.stringify(seed)} --density ${density}): nothing to add`,
+      );
       return 0;
     }
     const rate = Math.round(result.logs / Math.max(result.seconds, 1e-9));

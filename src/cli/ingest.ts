@@ -4,8 +4,13 @@
  */
 import { existsSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { FOLLOW_POLL_MS, INGEST_BLOCKS_PER_REQUEST, INGEST_COMMIT_BLOCKS, INGEST_REQUESTS_IN_FLIGHT } from '../config.js';
 import { CHAIN_KINDS, type ChainKind } from '../chain/chainKind.js';
+import {
+  FOLLOW_POLL_MS,
+  INGEST_BLOCKS_PER_REQUEST,
+  INGEST_COMMIT_BLOCKS,
+  INGEST_REQUESTS_IN_FLIGHT,
+} from '../config.js';
 import { type IngestOptions, type IngestResult, runIngest } from '../ingest/ingest.js';
 import type { StorageMode } from '../ingest/source.js';
 import { createLogger, isLogLevel, LOG_LEVELS, type Logger } from '../logger.js';
@@ -71,10 +76,15 @@ async function storeIsEmpty(dir: string): Promise<boolean> {
   }
 }
 
-/** Removes what a failed first ingest created in `dir`: the directory when it did not exist (`before` undefined), else the new files. */
+/**
+ * Removes what a failed first ingest created in `dir`: the directory when it did not exist (`before` undefined), else
+ * the new files.
+ */
 function removeCreated(dir: string, before: Set<string> | undefined, logger: Logger): void {
   if (before === undefined) rmSync(dir, { recursive: true, force: true });
-  else for (const name of readdirSync(dir)) if (!before.has(name)) rmSync(join(dir, name), { recursive: true, force: true });
+  else
+    for (const name of readdirSync(dir))
+      if (!before.has(name)) rmSync(join(dir, name), { recursive: true, force: true });
   logger.info(`removed the empty store the failed ingest created in ${dir}`);
 }
 

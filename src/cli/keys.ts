@@ -52,7 +52,11 @@ export async function keysCommand(argv: string[]): Promise<number> {
       console.log('revoked');
       return 0;
     }
-    console.error(named > 1 ? `${named} keys have ids starting with ${target}: give more of the id` : `no key is ${target}, nor has an id starting with it (ethlogd keys list shows the ids)`);
+    console.error(
+      named > 1
+        ? `${named} keys have ids starting with ${target}: give more of the id`
+        : `no key is ${target}, nor has an id starting with it (ethlogd keys list shows the ids)`,
+    );
     return 1;
   } finally {
     await store.close();

@@ -34,7 +34,10 @@ export function logFilterUsage(from: string, to: string): string {
   --to B               last block                                                      default ${to}`;
 }
 
-/** A block option: decimal (as a bigint), else 0x-hex (a quantity or a 32-byte hash, checked by the library) or a tag; UsageError otherwise. */
+/**
+ * A block option: decimal (as a bigint), else 0x-hex (a quantity or a 32-byte hash, checked by the library) or a tag;
+ * UsageError otherwise.
+ */
 export function blockArg(value: string, name: string): bigint | string {
   if (/^[0-9]+$/.test(value)) return BigInt(value);
   if (/^0x[0-9a-fA-F]+$/.test(value) || (BLOCK_TAGS as readonly string[]).includes(value)) return value;
@@ -50,7 +53,9 @@ function listArg(value: unknown): string[] {
 
 /** The filter of `query logs` and `export logs`: --filter's JSON, or one built from the shorthand flags. */
 export function logFilter(values: Record<string, unknown>): LogFilter {
-  const shorthand = ['address', ...TOPIC_FLAGS, 'from', 'to', 'block-hash'].filter((name) => values[name] !== undefined);
+  const shorthand = ['address', ...TOPIC_FLAGS, 'from', 'to', 'block-hash'].filter(
+    (name) => values[name] !== undefined,
+  );
   if (typeof values.filter === 'string') {
     if (shorthand.length > 0) throw new UsageError(`--filter cannot be combined with --${shorthand[0]}`);
     let parsed: unknown;
@@ -59,7 +64,8 @@ export function logFilter(values: Record<string, unknown>): LogFilter {
     } catch (error) {
       throw new UsageError(`--filter is not valid JSON: ${(error as Error).message}`);
     }
-    if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new UsageError('--filter must be a JSON object');
+    if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed))
+      throw new UsageError('--filter must be a JSON object');
     return parsed as LogFilter;
   }
   const filter: LogFilter = {};

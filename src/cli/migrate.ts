@@ -26,7 +26,9 @@ export async function migrateCommand(argv: string[]): Promise<number> {
     return 0;
   }
   const started = Date.now();
-  const result = await migrateStore(existingStore(values.data), (frozenTo, target) => process.stderr.write(`frozen to block ${frozenTo} of ${target}\n`));
+  const result = await migrateStore(existingStore(values.data), (frozenTo, target) =>
+    process.stderr.write(`frozen to block ${frozenTo} of ${target}\n`),
+  );
   const seconds = ((Date.now() - started) / 1000).toFixed(1);
   const frozen = result.frozenTo < 0 ? 'nothing to freeze yet' : `frozen to block ${result.frozenTo}`;
   console.log(`layout version ${result.from} → ${SCHEMA_VERSION}: ${frozen} (${seconds} s)`);

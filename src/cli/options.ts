@@ -7,7 +7,10 @@
 import { readFileSync } from 'node:fs';
 import { parse, UsageError } from './args.js';
 
-/** An option's value type: integers are checked against [min, max] (and take the word `off`, meaning unset, when `off`); choices against their list; patterns against their expression (`expected` says what it takes). */
+/**
+ * An option's value type: integers are checked against [min, max] (and take the word `off`, meaning unset, when `off`);
+ * choices against their list; patterns against their expression (`expected` says what it takes).
+ */
 export type OptionType =
   | { kind: 'string' }
   | { kind: 'integer'; min: number; max: number; off?: boolean }
@@ -60,11 +63,13 @@ function coerce(spec: OptionSpec, raw: unknown, where: string): string | number 
   if (t.kind === 'integer') {
     if (t.off === true && raw === 'off') return undefined;
     const n = typeof raw === 'number' ? raw : typeof raw === 'string' && raw.trim() !== '' ? Number(raw) : NaN;
-    if (!Number.isInteger(n) || n < t.min || n > t.max) throw new UsageError(`${where} must be an integer from ${t.min} to ${t.max}${t.off === true ? ', or off' : ''}`);
+    if (!Number.isInteger(n) || n < t.min || n > t.max)
+      throw new UsageError(`${where} must be an integer from ${t.min} to ${t.max}${t.off === true ? ', or off' : ''}`);
     return n;
   }
   if (typeof raw !== 'string' || raw === '') throw new UsageError(`${where} must be a non-empty string`);
-  if (t.kind === 'choice' && !t.choices.includes(raw)) throw new UsageError(`${where} must be one of ${t.choices.join(', ')}`);
+  if (t.kind === 'choice' && !t.choices.includes(raw))
+    throw new UsageError(`${where} must be one of ${t.choices.join(', ')}`);
   if (t.kind === 'pattern' && !t.pattern.test(raw)) throw new UsageError(`${where} must be ${t.expected}`);
   return raw;
 }
@@ -77,7 +82,8 @@ function readConfigFile(path: string, specs: readonly OptionSpec[]): Record<stri
   } catch (error) {
     throw new UsageError(`cannot read config file ${path}: ${(error as Error).message}`);
   }
-  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) throw new UsageError(`config file ${path} must hold a JSON object`);
+  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed))
+    throw new UsageError(`config file ${path} must hold a JSON object`);
   const known = new Set(specs.map((s) => s.name));
   for (const key of Object.keys(parsed)) {
     if (!known.has(key)) throw new UsageError(`config file ${path}: unknown option "${key}"`);
@@ -86,7 +92,11 @@ function readConfigFile(path: string, specs: readonly OptionSpec[]): Record<stri
 }
 
 /** Resolves `specs` from `argv`, `env` and the config file they name, in that order of precedence. */
-export function resolveOptions(argv: string[], specs: readonly OptionSpec[], env: NodeJS.ProcessEnv = process.env): ResolvedOptions {
+export function resolveOptions(
+  argv: string[],
+  specs: readonly OptionSpec[],
+  env: NodeJS.ProcessEnv = process.env,
+): ResolvedOptions {
   const flagConfig: Record<string, { type: 'string' | 'boolean' }> = { [CONFIG_OPTION]: { type: 'string' } };
   for (const s of specs) flagConfig[s.name] = { type: s.type.kind === 'boolean' ? 'boolean' : 'string' };
   const { values: flags } = parse(argv, flagConfig);
@@ -109,7 +119,8 @@ export function resolveOptions(argv: string[], specs: readonly OptionSpec[], env
     } else {
       values[s.name] = s.default;
       sources[s.name] = 'default';
-      if (s.required && !help) throw new UsageError(`--${s.name} is required (or ${envName(s.name)}, or "${s.name}" in the config file)`);
+      if (s.required && !help)
+        throw new UsageError(`--${s.name} is required (or ${envName(s.name)}, or "${s.name}" in the config file)`);
     }
   }
   return { values, sources, help };
@@ -119,12 +130,25 @@ export function resolveOptions(argv: string[], specs: readonly OptionSpec[], env
 export function optionsHelp(specs: readonly OptionSpec[]): string {
   const rows = specs.map((s) => {
     const flag = `--${s.name}${s.type.kind === 'boolean' ? '' : ` ${s.placeholder ?? (s.type.kind === 'integer' ? 'N' : 'VALUE')}`}`;
-    const def = s.required ? 'required' : `default ${s.defaultText ?? (s.default === undefined ? 'unset' : String(s.default))}`;
-    const choices = s.type.kind === 'choice' ? ` (${s.type.choices.join('|')})` : s.type.kind === 'pattern' ? ` (${s.type.expected})` : '';
+    const def = s.required
+      ? 'required'
+      : `default ${s.defaultText ?? (s.default === undefined ? 'unset' : String(s.default))}`;
+    const choices =
+      s.type.kind === 'choice'
+        ? ` (${s.type.choices.join('|')})`
+        : s.type.kind === 'pattern'
+          ? ` (${s.type.expected})`
+          : '';
     return { flag, text: `${s.description}${choices}; ${def}`, env: envName(s.name) };
   });
-  rows.push({ flag: `--${CONFIG_OPTION} FILE`, text: 'JSON config file: {"option-name": value, ...}; default none', env: envName(CONFIG_OPTION) });
+  rows.push({
+    flag: `--${CONFIG_OPTION} FILE`,
+    text: 'JSON config file: {"option-name": value, ...}; default none',
+    env: envName(CONFIG_OPTION),
+  });
   rows.push({ flag: '-h, --help', text: 'this text', env: '' });
   const width = Math.max(...rows.map((r) => r.flag.length)) + 2;
-  return rows.map((r) => `  ${r.flag.padEnd(width)}${r.text}${r.env ? `\n  ${''.padEnd(width)}env ${r.env}` : ''}`).join('\n');
+  return rows
+    .map((r) => `  ${r.flag.padEnd(width)}${r.text}${r.env ? `\n  ${''.padEnd(width)}env ${r.env}` : ''}`)
+    .join('\n');
 }

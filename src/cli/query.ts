@@ -8,11 +8,11 @@ import { EthLogStore } from '../api/store.js';
 import type { LogFilter, LogPosition } from '../api/types.js';
 import { toRpcBlock, toRpcTransaction } from '../api/wire.js';
 import { bytesToHex } from '../chain/hex.js';
+import { CSV_COLUMNS } from '../render/logCsv.js';
 import { RpcError } from '../rpc/errors.js';
 import { existingStore, integer, parse, required, UsageError } from './args.js';
-import { CSV_COLUMNS } from '../render/logCsv.js';
 import { blockArg, LOG_FILTER_OPTIONS, logFilter, logFilterUsage } from './logFilterArgs.js';
-import { OUTPUT_FORMATS, isOutputFormat, logFormatter, type OutputFormat } from './queryFormat.js';
+import { isOutputFormat, logFormatter, OUTPUT_FORMATS, type OutputFormat } from './queryFormat.js';
 import { BatchedWriter } from './queryOutput.js';
 
 /** Most worker threads `--threads` accepts: as `serve`, far beyond any core count this runs on. */
@@ -100,7 +100,9 @@ export async function queryCommand(argv: string[], out: Writable = process.stdou
     case 'storage':
       return queryStorage(rest, out);
     default:
-      throw new UsageError(kind.startsWith('-') ? 'say what to query: logs, block, tx or storage' : `unknown query "${kind}"`);
+      throw new UsageError(
+        kind.startsWith('-') ? 'say what to query: logs, block, tx or storage' : `unknown query "${kind}"`,
+      );
   }
 }
 
@@ -162,7 +164,8 @@ async function queryLogs(argv: string[], out: Writable): Promise<number> {
     controller.abort();
   };
   const onInterrupt = () => halt({ kind: 'interrupted' });
-  const onOutputError = (error: NodeJS.ErrnoException) => halt(error.code === 'EPIPE' ? { kind: 'closed' } : { kind: 'output', error });
+  const onOutputError = (error: NodeJS.ErrnoException) =>
+    halt(error.code === 'EPIPE' ? { kind: 'closed' } : { kind: 'output', error });
   process.once('SIGINT', onInterrupt);
   out.on('error', onOutputError);
   try {
@@ -188,16 +191,25 @@ async function streamLogs(
   let last: LogPosition | undefined;
   const resumeHint = () => (last ? `; resume with --resume-from ${last.block}:${last.logIndex}` : '');
   try {
-    const logsOptions = { timeoutMs: options.timeoutMs === 0 ? undefined : options.timeoutMs, signal: options.signal, from: options.from };
+    const logsOptions = {
+      timeoutMs: options.timeoutMs === 0 ? undefined : options.timeoutMs,
+      signal: options.signal,
+      from: options.from,
+    };
     if (format === 'csv') {
       for await (const entry of store.logs(filter, logsOptions)) {
         const full = out.write(formatter.log(entry));
-        last = entry.blockNumber === null || entry.logIndex === null ? undefined : { block: entry.blockNumber, logIndex: entry.logIndex };
+        last =
+          entry.blockNumber === null || entry.logIndex === null
+            ? undefined
+            : { block: entry.blockNumber, logIndex: entry.logIndex };
         if (full) await full;
       }
     } else {
       for await (const run of store.logLines(filter, logsOptions)) {
-        const full = out.write(formatter.lines(Buffer.from(run.text.buffer, run.text.byteOffset, run.text.byteLength).toString('latin1')));
+        const full = out.write(
+          formatter.lines(Buffer.from(run.text.buffer, run.text.byteOffset, run.text.byteLength).toString('latin1')),
+        );
         last = run.last;
         if (full) await full;
       }
@@ -214,7 +226,8 @@ async function streamLogs(
       return EXIT_INTERRUPTED;
     }
     if (!(error instanceof RpcError)) throw error;
-    const timedOut = error.code === -32005 && (resumeHint() || '; no log was written yet: run it again with a larger --timeout-ms');
+    const timedOut =
+      error.code === -32005 && (resumeHint() || '; no log was written yet: run it again with a larger --timeout-ms');
     console.error(`ethlogd query: ${describe(error)}${timedOut || ''}`);
     return 1;
   }
@@ -225,11 +238,17 @@ async function streamLogs(
 
 /** Writes `value` as one JSON line to `out`; resolves once written (a closed stdout is not an error). */
 async function printJson(value: unknown, out: Writable): Promise<void> {
-  const error = await new Promise<Error | null | undefined>((resolve) => out.write(`${JSON.stringify(value)}\n`, resolve));
-  if (error && (error as NodeJS.ErrnoException).code !== 'EPIPE') throw new Error(`cannot write the output: ${error.message}`);
+  const error = await new Promise<Error | null | undefined>((resolve) =>
+    out.write(`${JSON.stringify(value)}\n`, resolve),
+  );
+  if (error && (error as NodeJS.ErrnoException).code !== 'EPIPE')
+    throw new Error(`cannot write the output: ${error.message}`);
 }
 
-/** Runs a point lookup on the store in `dir` and prints its answer to `out`; a JSON-RPC error is one stderr line and exit 1. */
+/**
+ * Runs a point lookup on the store in `dir` and prints its answer to `out`; a JSON-RPC error is one stderr line and
+ * exit 1.
+ */
 async function lookup(dir: string, out: Writable, answer: (store: EthLogStore) => unknown): Promise<number> {
   const store = EthLogStore.open(dir);
   try {
@@ -265,14 +284,20 @@ async function queryBlock(argv: string[], out: Writable): Promise<number> {
 
 /** Runs `query tx`. */
 async function queryTx(argv: string[], out: Writable): Promise<number> {
-  const { values } = parse(argv, { data: { type: 'string' }, hash: { type: 'string' }, block: { type: 'string' }, index: { type: 'string' } });
+  const { values } = parse(argv, {
+    data: { type: 'string' },
+    hash: { type: 'string' },
+    block: { type: 'string' },
+    index: { type: 'string' },
+  });
   if (values.help) {
     console.log(QUERY_USAGE);
     return 0;
   }
   const dir = existingStore(values.data);
   const byHash = typeof values.hash === 'string';
-  if (byHash === (values.block !== undefined || values.index !== undefined)) throw new UsageError('give either --hash, or --block and --index');
+  if (byHash === (values.block !== undefined || values.index !== undefined))
+    throw new UsageError('give either --hash, or --block and --index');
   if (byHash) {
     const hash = values.hash as string;
     return lookup(dir, out, (store) => {
@@ -290,7 +315,12 @@ async function queryTx(argv: string[], out: Writable): Promise<number> {
 
 /** Runs `query storage`. */
 async function queryStorage(argv: string[], out: Writable): Promise<number> {
-  const { values } = parse(argv, { data: { type: 'string' }, address: { type: 'string' }, slot: { type: 'string' }, block: { type: 'string' } });
+  const { values } = parse(argv, {
+    data: { type: 'string' },
+    address: { type: 'string' },
+    slot: { type: 'string' },
+    block: { type: 'string' },
+  });
   if (values.help) {
     console.log(QUERY_USAGE);
     return 0;

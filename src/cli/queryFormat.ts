@@ -17,9 +17,13 @@ export type OutputFormat = (typeof OUTPUT_FORMATS)[number];
  * first log, or with end() when there is none: output of a query that fails before its first log is empty.
  */
 export interface LogFormatter {
-  /** The whole text of one log (after the head for the first), so output that stops after any log stops between logs. */
+  /**
+   * The whole text of one log (after the head for the first), so output that stops after any log stops between logs.
+   */
   log(entry: LogEntry): string;
-  /** The whole text of a run of logs given as JSON lines (as EthLogStore.logLines renders them); jsonl and json only. */
+  /**
+   * The whole text of a run of logs given as JSON lines (as EthLogStore.logLines renders them); jsonl and json only.
+   */
   lines(text: string): string;
   /** The text that completes the output: the tail, after the head when no log was written. */
   end(): string;
@@ -31,7 +35,15 @@ export function isOutputFormat(name: string): name is OutputFormat {
 }
 
 /** The head, the text of one log and the tail of each format. */
-const FRAMES: Record<OutputFormat, { head: string; body: (entry: LogEntry, first: boolean) => string; run?: (lines: string, first: boolean) => string; tail: (empty: boolean) => string }> = {
+const FRAMES: Record<
+  OutputFormat,
+  {
+    head: string;
+    body: (entry: LogEntry, first: boolean) => string;
+    run?: (lines: string, first: boolean) => string;
+    tail: (empty: boolean) => string;
+  }
+> = {
   jsonl: { head: '', body: (entry) => `${JSON.stringify(formatLog(entry))}\n`, run: (lines) => lines, tail: () => '' },
   json: {
     head: '[',

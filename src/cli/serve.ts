@@ -5,26 +5,26 @@
  */
 import { availableParallelism } from 'node:os';
 import {
-  DEFAULT_MAX_LAG_BLOCKS,
-  FOLLOW_POLL_MS,
   DEFAULT_BROTLI_QUALITY,
   DEFAULT_COMPRESSION_MIN_BYTES,
   DEFAULT_FILTER_BYTES,
   DEFAULT_FILTER_BYTES_PER_KEY,
   DEFAULT_GZIP_LEVEL,
   DEFAULT_HOST,
+  DEFAULT_HTTP_PORT,
   DEFAULT_LOG_QUERIES,
   DEFAULT_LOG_QUERIES_PER_KEY,
   DEFAULT_LOG_QUEUE,
   DEFAULT_LOG_QUEUE_PER_KEY,
+  DEFAULT_MAX_LAG_BLOCKS,
   DEFAULT_RATE_BURST_SECONDS,
   DEFAULT_RATE_COST_BLOCKS,
   DEFAULT_RATE_LIMIT_PER_SECOND,
-  DEFAULT_HTTP_PORT,
   DEFAULT_STREAMS,
   DEFAULT_STREAMS_PER_KEY,
   DEFAULT_SUBSCRIPTION_BYTES,
   DEFAULT_SUBSCRIPTION_BYTES_PER_KEY,
+  FOLLOW_POLL_MS,
   GRPC_IDLE_TIMEOUT_MS,
   GRPC_MAX_CONNECTIONS,
   LOG_QUERY_TIMEOUT_MS,
@@ -35,15 +35,15 @@ import {
   STREAM_TIMEOUT_MS,
 } from '../config.js';
 import type { AccessLogMode } from '../http/accessLog.js';
-import { defaultHttpThreads } from '../http/threads.js';
 import type { CompressionOptions } from '../http/compress.js';
+import { defaultHttpThreads } from '../http/threads.js';
 import { createLogger, LOG_LEVELS, type LogLevel } from '../logger.js';
 import { DEFAULT_ANSWER_CACHE_BYTES } from '../rpc/answerCache.js';
 import { METHODS } from '../rpc/methods/index.js';
 import { UPSTREAM_CONCURRENCY, UPSTREAM_TIMEOUT_MS } from '../upstream/client.js';
 import { DEFAULT_UPSTREAM_METHODS, ForwardListError, forwardedMethods, SEND_METHOD } from '../upstream/methods.js';
 import { existingStore, UsageError } from './args.js';
-import { optionsHelp, resolveOptions, type OptionSpec } from './options.js';
+import { type OptionSpec, optionsHelp, resolveOptions } from './options.js';
 
 /** Largest value a millisecond or count option takes (about 24 days: setTimeout's limit). */
 const MAX_OPTION_INT = 2 ** 31 - 1;
@@ -58,7 +58,11 @@ const MAX_BUDGET_MB = 64 * 1024;
 const MAX_ANSWER_CACHE_MB = 64 * 1024;
 
 /** The values of --compression: the codings offered, as the client's Accept-Encoding picks among them. */
-const COMPRESSION_CHOICES: Readonly<Record<string, CompressionOptions['codings']>> = { 'br,gzip': ['br', 'gzip'], gzip: ['gzip'], off: [] };
+const COMPRESSION_CHOICES: Readonly<Record<string, CompressionOptions['codings']>> = {
+  'br,gzip': ['br', 'gzip'],
+  gzip: ['gzip'],
+  off: [],
+};
 
 /** The --access-log value that samples: one request in N. */
 const ACCESS_LOG_SAMPLE = /^sample:([1-9]\d{0,8})$/;
@@ -71,11 +75,41 @@ export function accessLogMode(value: string): AccessLogMode {
 
 /** Every option of `serve`, with its default. */
 export const SERVE_OPTIONS: readonly OptionSpec[] = [
-  { name: 'data', type: { kind: 'string' }, required: true, placeholder: 'DIR', description: 'store directory (made by generate or ingest)' },
-  { name: 'host', type: { kind: 'string' }, default: DEFAULT_HOST, placeholder: 'HOST', description: 'address to bind' },
-  { name: 'port', type: { kind: 'integer', min: 0, max: 65535 }, default: DEFAULT_HTTP_PORT, placeholder: 'PORT', description: 'HTTP port, 0 for any free port' },
-  { name: 'grpc-port', type: { kind: 'integer', min: 0, max: 65535, off: true }, defaultText: 'off', placeholder: 'PORT|off', description: 'gRPC port, 0 for any free port, off for no gRPC front (overrides the config file)' },
-  { name: 'threads', type: { kind: 'integer', min: 1, max: 256 }, default: availableParallelism(), defaultText: `${availableParallelism()} (the cores)`, description: 'eth_getLogs worker threads' },
+  {
+    name: 'data',
+    type: { kind: 'string' },
+    required: true,
+    placeholder: 'DIR',
+    description: 'store directory (made by generate or ingest)',
+  },
+  {
+    name: 'host',
+    type: { kind: 'string' },
+    default: DEFAULT_HOST,
+    placeholder: 'HOST',
+    description: 'address to bind',
+  },
+  {
+    name: 'port',
+    type: { kind: 'integer', min: 0, max: 65535 },
+    default: DEFAULT_HTTP_PORT,
+    placeholder: 'PORT',
+    description: 'HTTP port, 0 for any free port',
+  },
+  {
+    name: 'grpc-port',
+    type: { kind: 'integer', min: 0, max: 65535, off: true },
+    defaultText: 'off',
+    placeholder: 'PORT|off',
+    description: 'gRPC port, 0 for any free port, off for no gRPC front (overrides the config file)',
+  },
+  {
+    name: 'threads',
+    type: { kind: 'integer', min: 1, max: 256 },
+    default: availableParallelism(),
+    defaultText: `${availableParallelism()} (the cores)`,
+    description: 'eth_getLogs worker threads',
+  },
   {
     name: 'http-threads',
     type: { kind: 'integer', min: 1, max: 256 },
@@ -83,90 +117,267 @@ export const SERVE_OPTIONS: readonly OptionSpec[] = [
     defaultText: `${defaultHttpThreads()} (the cores but one, at least one)`,
     description: 'HTTP threads, each a uWebSockets.js app on the same port (1: the main thread alone)',
   },
-  { name: 'log-timeout-ms', type: { kind: 'integer', min: 1, max: MAX_OPTION_INT }, default: LOG_QUERY_TIMEOUT_MS, placeholder: 'MS', description: 'eth_getLogs deadline' },
-  { name: 'max-log-results', type: { kind: 'integer', min: 1, max: MAX_OPTION_INT }, default: MAX_LOG_RESULTS, description: 'eth_getLogs result cap' },
-  { name: 'max-filter-params', type: { kind: 'integer', min: 1, max: MAX_OPTION_INT }, default: MAX_FILTER_PARAMS, description: 'addresses + topics per filter' },
+  {
+    name: 'log-timeout-ms',
+    type: { kind: 'integer', min: 1, max: MAX_OPTION_INT },
+    default: LOG_QUERY_TIMEOUT_MS,
+    placeholder: 'MS',
+    description: 'eth_getLogs deadline',
+  },
+  {
+    name: 'max-log-results',
+    type: { kind: 'integer', min: 1, max: MAX_OPTION_INT },
+    default: MAX_LOG_RESULTS,
+    description: 'eth_getLogs result cap',
+  },
+  {
+    name: 'max-filter-params',
+    type: { kind: 'integer', min: 1, max: MAX_OPTION_INT },
+    default: MAX_FILTER_PARAMS,
+    description: 'addresses + topics per filter',
+  },
   {
     name: 'answer-cache-mb',
     type: { kind: 'integer', min: 0, max: MAX_ANSWER_CACHE_MB },
     default: DEFAULT_ANSWER_CACHE_BYTES / MIB,
     placeholder: 'MB',
-    description: 'answers of block, transaction, storage and log calls kept per HTTP thread until the head moves, in MiB; 0 for none',
+    description:
+      'answers of block, transaction, storage and log calls kept per HTTP thread until the head moves, in MiB; 0 for none',
   },
-  { name: 'stream-timeout-ms', type: { kind: 'integer', min: 0, max: MAX_OPTION_INT }, default: STREAM_TIMEOUT_MS, placeholder: 'MS', description: 'gRPC StreamLogs deadline, 0 for none (a stream resumes from its cursor)' },
-  { name: 'stream-stall-ms', type: { kind: 'integer', min: 0, max: MAX_OPTION_INT }, default: STREAM_STALL_MS, placeholder: 'MS', description: 'gRPC StreamLogs whose client reads nothing this long are ended, 0 for never' },
-  { name: 'grpc-max-connections', type: { kind: 'integer', min: 1, max: MAX_OPTION_INT }, default: GRPC_MAX_CONNECTIONS, description: 'open gRPC connections at once; more are closed as they connect' },
-  { name: 'grpc-idle-timeout-ms', type: { kind: 'integer', min: 1, max: MAX_OPTION_INT }, default: GRPC_IDLE_TIMEOUT_MS, placeholder: 'MS', description: 'a gRPC connection without a call this long (from its start) is closed' },
-  { name: 'rate-limit', type: { kind: 'integer', min: 0, max: MAX_OPTION_INT }, default: DEFAULT_RATE_LIMIT_PER_SECOND, defaultText: `${DEFAULT_RATE_LIMIT_PER_SECOND} (no limit)`, description: 'calls per second per API key (HTTP 429 / -32005 past it)' },
-  { name: 'rate-burst', type: { kind: 'integer', min: 1, max: MAX_OPTION_INT }, defaultText: `${DEFAULT_RATE_BURST_SECONDS} s of --rate-limit`, description: 'calls a key may make at once' },
+  {
+    name: 'stream-timeout-ms',
+    type: { kind: 'integer', min: 0, max: MAX_OPTION_INT },
+    default: STREAM_TIMEOUT_MS,
+    placeholder: 'MS',
+    description: 'gRPC StreamLogs deadline, 0 for none (a stream resumes from its cursor)',
+  },
+  {
+    name: 'stream-stall-ms',
+    type: { kind: 'integer', min: 0, max: MAX_OPTION_INT },
+    default: STREAM_STALL_MS,
+    placeholder: 'MS',
+    description: 'gRPC StreamLogs whose client reads nothing this long are ended, 0 for never',
+  },
+  {
+    name: 'grpc-max-connections',
+    type: { kind: 'integer', min: 1, max: MAX_OPTION_INT },
+    default: GRPC_MAX_CONNECTIONS,
+    description: 'open gRPC connections at once; more are closed as they connect',
+  },
+  {
+    name: 'grpc-idle-timeout-ms',
+    type: { kind: 'integer', min: 1, max: MAX_OPTION_INT },
+    default: GRPC_IDLE_TIMEOUT_MS,
+    placeholder: 'MS',
+    description: 'a gRPC connection without a call this long (from its start) is closed',
+  },
+  {
+    name: 'rate-limit',
+    type: { kind: 'integer', min: 0, max: MAX_OPTION_INT },
+    default: DEFAULT_RATE_LIMIT_PER_SECOND,
+    defaultText: `${DEFAULT_RATE_LIMIT_PER_SECOND} (no limit)`,
+    description: 'calls per second per API key (HTTP 429 / -32005 past it)',
+  },
+  {
+    name: 'rate-burst',
+    type: { kind: 'integer', min: 1, max: MAX_OPTION_INT },
+    defaultText: `${DEFAULT_RATE_BURST_SECONDS} s of --rate-limit`,
+    description: 'calls a key may make at once',
+  },
   {
     name: 'rate-cost-blocks',
     type: { kind: 'integer', min: 0, max: MAX_OPTION_INT },
     default: DEFAULT_RATE_COST_BLOCKS,
     placeholder: 'BLOCKS',
-    description: 'with --rate-limit, a pooled log query costs one more call per this many blocks of its range; 0: calls only',
+    description:
+      'with --rate-limit, a pooled log query costs one more call per this many blocks of its range; 0: calls only',
   },
-  { name: 'max-log-queries-per-key', type: { kind: 'integer', min: 1, max: MAX_OPTION_INT }, default: DEFAULT_LOG_QUERIES_PER_KEY, description: 'log queries on the scan pool one API key runs at once (more wait their turn)' },
-  { name: 'max-log-queries', type: { kind: 'integer', min: 1, max: MAX_OPTION_INT }, default: DEFAULT_LOG_QUERIES, description: 'log queries on the scan pool the process runs at once, turns taken round-robin by key' },
-  { name: 'log-queue-per-key', type: { kind: 'integer', min: 0, max: MAX_OPTION_INT }, default: DEFAULT_LOG_QUEUE_PER_KEY, description: 'log queries one key may have waiting (-32005 / HTTP 429 past it)' },
-  { name: 'log-queue', type: { kind: 'integer', min: 0, max: MAX_OPTION_INT }, default: DEFAULT_LOG_QUEUE, description: 'log queries waiting in all (-32005 / HTTP 429 past it)' },
-  { name: 'max-streams-per-key', type: { kind: 'integer', min: 1, max: MAX_OPTION_INT }, default: DEFAULT_STREAMS_PER_KEY, description: 'gRPC StreamLogs calls one API key holds open at once' },
-  { name: 'max-streams', type: { kind: 'integer', min: 1, max: MAX_OPTION_INT }, default: DEFAULT_STREAMS, description: 'gRPC StreamLogs calls the process holds open at once' },
-  { name: 'filter-mb-per-key', type: { kind: 'integer', min: 1, max: MAX_BUDGET_MB }, default: DEFAULT_FILTER_BYTES_PER_KEY / MIB, placeholder: 'MB', description: "MiB one API key's polling filters may hold, criteria and pending changes" },
-  { name: 'filter-mb', type: { kind: 'integer', min: 1, max: MAX_BUDGET_MB }, default: DEFAULT_FILTER_BYTES / MIB, placeholder: 'MB', description: 'MiB all polling filters may hold' },
-  { name: 'subscription-mb-per-key', type: { kind: 'integer', min: 1, max: MAX_BUDGET_MB }, default: DEFAULT_SUBSCRIPTION_BYTES_PER_KEY / MIB, placeholder: 'MB', description: "MiB one API key's WebSocket subscriptions may hold, on every HTTP thread" },
-  { name: 'subscription-mb', type: { kind: 'integer', min: 1, max: MAX_BUDGET_MB }, default: DEFAULT_SUBSCRIPTION_BYTES / MIB, placeholder: 'MB', description: 'MiB all WebSocket subscriptions may hold' },
-  { name: 'shutdown-grace-ms', type: { kind: 'integer', min: 0, max: MAX_OPTION_INT }, defaultText: `--log-timeout-ms + ${SHUTDOWN_GRACE_MARGIN_MS}`, placeholder: 'MS', description: 'on SIGTERM, how long requests in flight may finish' },
-  { name: 'no-metrics', type: { kind: 'boolean' }, default: false, description: 'do not serve GET /metrics (and keep no counters)' },
+  {
+    name: 'max-log-queries-per-key',
+    type: { kind: 'integer', min: 1, max: MAX_OPTION_INT },
+    default: DEFAULT_LOG_QUERIES_PER_KEY,
+    description: 'log queries on the scan pool one API key runs at once (more wait their turn)',
+  },
+  {
+    name: 'max-log-queries',
+    type: { kind: 'integer', min: 1, max: MAX_OPTION_INT },
+    default: DEFAULT_LOG_QUERIES,
+    description: 'log queries on the scan pool the process runs at once, turns taken round-robin by key',
+  },
+  {
+    name: 'log-queue-per-key',
+    type: { kind: 'integer', min: 0, max: MAX_OPTION_INT },
+    default: DEFAULT_LOG_QUEUE_PER_KEY,
+    description: 'log queries one key may have waiting (-32005 / HTTP 429 past it)',
+  },
+  {
+    name: 'log-queue',
+    type: { kind: 'integer', min: 0, max: MAX_OPTION_INT },
+    default: DEFAULT_LOG_QUEUE,
+    description: 'log queries waiting in all (-32005 / HTTP 429 past it)',
+  },
+  {
+    name: 'max-streams-per-key',
+    type: { kind: 'integer', min: 1, max: MAX_OPTION_INT },
+    default: DEFAULT_STREAMS_PER_KEY,
+    description: 'gRPC StreamLogs calls one API key holds open at once',
+  },
+  {
+    name: 'max-streams',
+    type: { kind: 'integer', min: 1, max: MAX_OPTION_INT },
+    default: DEFAULT_STREAMS,
+    description: 'gRPC StreamLogs calls the process holds open at once',
+  },
+  {
+    name: 'filter-mb-per-key',
+    type: { kind: 'integer', min: 1, max: MAX_BUDGET_MB },
+    default: DEFAULT_FILTER_BYTES_PER_KEY / MIB,
+    placeholder: 'MB',
+    description: "MiB one API key's polling filters may hold, criteria and pending changes",
+  },
+  {
+    name: 'filter-mb',
+    type: { kind: 'integer', min: 1, max: MAX_BUDGET_MB },
+    default: DEFAULT_FILTER_BYTES / MIB,
+    placeholder: 'MB',
+    description: 'MiB all polling filters may hold',
+  },
+  {
+    name: 'subscription-mb-per-key',
+    type: { kind: 'integer', min: 1, max: MAX_BUDGET_MB },
+    default: DEFAULT_SUBSCRIPTION_BYTES_PER_KEY / MIB,
+    placeholder: 'MB',
+    description: "MiB one API key's WebSocket subscriptions may hold, on every HTTP thread",
+  },
+  {
+    name: 'subscription-mb',
+    type: { kind: 'integer', min: 1, max: MAX_BUDGET_MB },
+    default: DEFAULT_SUBSCRIPTION_BYTES / MIB,
+    placeholder: 'MB',
+    description: 'MiB all WebSocket subscriptions may hold',
+  },
+  {
+    name: 'shutdown-grace-ms',
+    type: { kind: 'integer', min: 0, max: MAX_OPTION_INT },
+    defaultText: `--log-timeout-ms + ${SHUTDOWN_GRACE_MARGIN_MS}`,
+    placeholder: 'MS',
+    description: 'on SIGTERM, how long requests in flight may finish',
+  },
+  {
+    name: 'no-metrics',
+    type: { kind: 'boolean' },
+    default: false,
+    description: 'do not serve GET /metrics (and keep no counters)',
+  },
   {
     name: 'compression',
     type: { kind: 'choice', choices: Object.keys(COMPRESSION_CHOICES) },
     default: 'br,gzip',
     placeholder: 'CODINGS',
-    description: 'compress HTTP answers for clients that accept it (Accept-Encoding): brotli or gzip, gzip only, or never',
+    description:
+      'compress HTTP answers for clients that accept it (Accept-Encoding): brotli or gzip, gzip only, or never',
   },
-  { name: 'compression-min-bytes', type: { kind: 'integer', min: 0, max: MAX_OPTION_INT }, default: DEFAULT_COMPRESSION_MIN_BYTES, placeholder: 'BYTES', description: 'HTTP answers smaller than this go out uncompressed' },
-  { name: 'gzip-level', type: { kind: 'integer', min: 1, max: 9 }, default: DEFAULT_GZIP_LEVEL, description: 'gzip level, 1 (fastest) to 9 (smallest)' },
-  { name: 'brotli-quality', type: { kind: 'integer', min: 0, max: 11 }, default: DEFAULT_BROTLI_QUALITY, description: 'brotli quality, 0 (fastest) to 11 (smallest)' },
+  {
+    name: 'compression-min-bytes',
+    type: { kind: 'integer', min: 0, max: MAX_OPTION_INT },
+    default: DEFAULT_COMPRESSION_MIN_BYTES,
+    placeholder: 'BYTES',
+    description: 'HTTP answers smaller than this go out uncompressed',
+  },
+  {
+    name: 'gzip-level',
+    type: { kind: 'integer', min: 1, max: 9 },
+    default: DEFAULT_GZIP_LEVEL,
+    description: 'gzip level, 1 (fastest) to 9 (smallest)',
+  },
+  {
+    name: 'brotli-quality',
+    type: { kind: 'integer', min: 0, max: 11 },
+    default: DEFAULT_BROTLI_QUALITY,
+    description: 'brotli quality, 0 (fastest) to 11 (smallest)',
+  },
   {
     name: 'access-log',
     type: { kind: 'pattern', pattern: /^(?:on|off|sample:[1-9]\d{0,8})$/, expected: 'on, off or sample:N' },
     default: 'on',
     placeholder: 'MODE',
-    description: 'one info line per HTTP request; sample:N writes one in N per HTTP thread, and 401, 413, 429 and 5xx always',
+    description:
+      'one info line per HTTP request; sample:N writes one in N per HTTP thread, and 401, 413, 429 and 5xx always',
   },
-  { name: 'log-level', type: { kind: 'choice', choices: LOG_LEVELS }, default: 'info', placeholder: 'LEVEL', description: 'log level (JSON lines on stderr)' },
+  {
+    name: 'log-level',
+    type: { kind: 'choice', choices: LOG_LEVELS },
+    default: 'info',
+    placeholder: 'LEVEL',
+    description: 'log level (JSON lines on stderr)',
+  },
   {
     name: 'follow-rpc',
     type: { kind: 'pattern', pattern: /^https?:\/\/\S+$/, expected: 'an http:// or https:// URL' },
     placeholder: 'URL',
-    description: "run as a replica: follow this node's head (ingest --follow, a supervised child) while serving, and report the lag",
+    description:
+      "run as a replica: follow this node's head (ingest --follow, a supervised child) while serving, and report the lag",
   },
-  { name: 'follow-poll-ms', type: { kind: 'integer', min: 1, max: MAX_OPTION_INT }, default: FOLLOW_POLL_MS, placeholder: 'MS', description: "with --follow-rpc, how often the node's head is polled" },
-  { name: 'follow-storage', type: { kind: 'choice', choices: ['prestate', 'none'] }, default: 'prestate', placeholder: 'MODE', description: 'with --follow-rpc, storage history copied as ingest --storage does' },
+  {
+    name: 'follow-poll-ms',
+    type: { kind: 'integer', min: 1, max: MAX_OPTION_INT },
+    default: FOLLOW_POLL_MS,
+    placeholder: 'MS',
+    description: "with --follow-rpc, how often the node's head is polled",
+  },
+  {
+    name: 'follow-storage',
+    type: { kind: 'choice', choices: ['prestate', 'none'] },
+    default: 'prestate',
+    placeholder: 'MODE',
+    description: 'with --follow-rpc, storage history copied as ingest --storage does',
+  },
   {
     name: 'max-lag-blocks',
     type: { kind: 'integer', min: 0, max: MAX_OPTION_INT },
     default: DEFAULT_MAX_LAG_BLOCKS,
-    description: "with --follow-rpc, blocks the store may be behind the node while /ready answers 200 and eth_syncing false",
+    description:
+      'with --follow-rpc, blocks the store may be behind the node while /ready answers 200 and eth_syncing false',
   },
   {
     name: 'upstream',
     type: { kind: 'pattern', pattern: /^https?:\/\/\S+$/, expected: 'an http:// or https:// URL' },
     placeholder: 'URL',
     defaultText: "--follow-rpc's URL, else none",
-    description: 'forward the calls the store cannot answer (eth_call, balances, code, traces: docs/api.md §9) to this node; never logged',
+    description:
+      'forward the calls the store cannot answer (eth_call, balances, code, traces: docs/api.md §9) to this node; never logged',
   },
   {
     name: 'upstream-methods',
-    type: { kind: 'pattern', pattern: /^[a-zA-Z][a-zA-Z0-9_]*(,[a-zA-Z][a-zA-Z0-9_]*)*$/, expected: 'method names separated by commas' },
+    type: {
+      kind: 'pattern',
+      pattern: /^[a-zA-Z][a-zA-Z0-9_]*(,[a-zA-Z][a-zA-Z0-9_]*)*$/,
+      expected: 'method names separated by commas',
+    },
     placeholder: 'LIST',
     defaultText: DEFAULT_UPSTREAM_METHODS.join(','),
-    description: 'with --upstream, the methods forwarded (never admin_*, personal_*, miner_*, debug_set*, nor a wallet method)',
+    description:
+      'with --upstream, the methods forwarded (never admin_*, personal_*, miner_*, debug_set*, nor a wallet method)',
   },
-  { name: 'upstream-send', type: { kind: 'boolean' }, default: false, description: `with --upstream, forward ${SEND_METHOD} too` },
-  { name: 'upstream-timeout-ms', type: { kind: 'integer', min: 1, max: MAX_OPTION_INT }, default: UPSTREAM_TIMEOUT_MS, placeholder: 'MS', description: 'with --upstream, how long a forwarded call may take (-32015 past it)' },
-  { name: 'upstream-concurrency', type: { kind: 'integer', min: 1, max: 4096 }, default: UPSTREAM_CONCURRENCY, description: 'with --upstream, requests in flight to the node at once' },
+  {
+    name: 'upstream-send',
+    type: { kind: 'boolean' },
+    default: false,
+    description: `with --upstream, forward ${SEND_METHOD} too`,
+  },
+  {
+    name: 'upstream-timeout-ms',
+    type: { kind: 'integer', min: 1, max: MAX_OPTION_INT },
+    default: UPSTREAM_TIMEOUT_MS,
+    placeholder: 'MS',
+    description: 'with --upstream, how long a forwarded call may take (-32015 past it)',
+  },
+  {
+    name: 'upstream-concurrency',
+    type: { kind: 'integer', min: 1, max: 4096 },
+    default: UPSTREAM_CONCURRENCY,
+    description: 'with --upstream, requests in flight to the node at once',
+  },
   {
     name: 'upstream-rate-limit',
     type: { kind: 'integer', min: 0, max: MAX_OPTION_INT },
@@ -174,14 +385,26 @@ export const SERVE_OPTIONS: readonly OptionSpec[] = [
     defaultText: '0 (only --rate-limit)',
     description: 'with --upstream, forwarded calls per second per API key, on top of --rate-limit (-32005 past it)',
   },
-  { name: 'upstream-rate-burst', type: { kind: 'integer', min: 1, max: MAX_OPTION_INT }, defaultText: `${DEFAULT_RATE_BURST_SECONDS} s of --upstream-rate-limit`, description: 'forwarded calls a key may make at once' },
+  {
+    name: 'upstream-rate-burst',
+    type: { kind: 'integer', min: 1, max: MAX_OPTION_INT },
+    defaultText: `${DEFAULT_RATE_BURST_SECONDS} s of --upstream-rate-limit`,
+    description: 'forwarded calls a key may make at once',
+  },
 ];
 
 /** The options only a replica takes: given without --follow-rpc they would mean nothing, and are refused. */
 const REPLICA_OPTIONS = ['follow-poll-ms', 'follow-storage', 'max-lag-blocks'];
 
 /** The options that tune forwarding: given with no upstream node they would mean nothing, and are refused. */
-const UPSTREAM_OPTIONS = ['upstream-methods', 'upstream-send', 'upstream-timeout-ms', 'upstream-concurrency', 'upstream-rate-limit', 'upstream-rate-burst'];
+const UPSTREAM_OPTIONS = [
+  'upstream-methods',
+  'upstream-send',
+  'upstream-timeout-ms',
+  'upstream-concurrency',
+  'upstream-rate-limit',
+  'upstream-rate-burst',
+];
 
 /** Usage text of `serve`. */
 export const SERVE_USAGE = `Usage: ethlogd serve --data DIR [options]
@@ -219,13 +442,20 @@ export async function serveCommand(argv: string[]): Promise<number> {
   const { sources } = resolved;
   const followRpc = v['follow-rpc'] as string | undefined;
   const strayReplicaOption = REPLICA_OPTIONS.find((name) => sources[name] !== 'default');
-  if (followRpc === undefined && strayReplicaOption !== undefined) throw new UsageError(`--${strayReplicaOption} needs --follow-rpc (the lag is measured against the node a replica follows)`);
+  if (followRpc === undefined && strayReplicaOption !== undefined)
+    throw new UsageError(
+      `--${strayReplicaOption} needs --follow-rpc (the lag is measured against the node a replica follows)`,
+    );
   const upstreamUrl = (v.upstream as string | undefined) ?? followRpc;
   const strayUpstreamOption = UPSTREAM_OPTIONS.find((name) => sources[name] !== 'default');
-  if (upstreamUrl === undefined && strayUpstreamOption !== undefined) throw new UsageError(`--${strayUpstreamOption} needs --upstream URL (or --follow-rpc URL): the node calls are forwarded to`);
+  if (upstreamUrl === undefined && strayUpstreamOption !== undefined)
+    throw new UsageError(
+      `--${strayUpstreamOption} needs --upstream URL (or --follow-rpc URL): the node calls are forwarded to`,
+    );
   const upstreamMethods = (v['upstream-methods'] as string | undefined)?.split(',');
   try {
-    if (upstreamUrl !== undefined) forwardedMethods(upstreamMethods, v['upstream-send'] === true, new Set(METHODS.keys()));
+    if (upstreamUrl !== undefined)
+      forwardedMethods(upstreamMethods, v['upstream-send'] === true, new Set(METHODS.keys()));
   } catch (error) {
     if (error instanceof ForwardListError) throw new UsageError(`--upstream-methods: ${error.message}`);
     throw error;
@@ -264,7 +494,10 @@ export async function serveCommand(argv: string[]): Promise<number> {
       streams: v['max-streams'] as number,
     },
     filterBudget: { perKey: (v['filter-mb-per-key'] as number) * MIB, total: (v['filter-mb'] as number) * MIB },
-    subscriptionBudget: { perKey: (v['subscription-mb-per-key'] as number) * MIB, total: (v['subscription-mb'] as number) * MIB },
+    subscriptionBudget: {
+      perKey: (v['subscription-mb-per-key'] as number) * MIB,
+      total: (v['subscription-mb'] as number) * MIB,
+    },
     shutdownGraceMs: v['shutdown-grace-ms'] as number | undefined,
     metrics: v['no-metrics'] !== true,
     compression: {
@@ -283,12 +516,22 @@ export async function serveCommand(argv: string[]): Promise<number> {
             send: v['upstream-send'] === true,
             timeoutMs: v['upstream-timeout-ms'] as number,
             concurrency: v['upstream-concurrency'] as number,
-            rateLimit: { perSecond: v['upstream-rate-limit'] as number, burst: v['upstream-rate-burst'] as number | undefined },
+            rateLimit: {
+              perSecond: v['upstream-rate-limit'] as number,
+              burst: v['upstream-rate-burst'] as number | undefined,
+            },
           },
     logger,
   });
   if (replica !== undefined && followRpc !== undefined) {
-    replica.follow({ rpc: followRpc, dataDir, pollMs: v['follow-poll-ms'] as number, storage: v['follow-storage'] as string, logLevel: v['log-level'] as LogLevel, logger });
+    replica.follow({
+      rpc: followRpc,
+      dataDir,
+      pollMs: v['follow-poll-ms'] as number,
+      storage: v['follow-storage'] as string,
+      logLevel: v['log-level'] as LogLevel,
+      logger,
+    });
   }
   // The signal handlers go in before the lines that say it listens: a supervisor that stops the
   // server as soon as it reads them must not meet the default disposition (killed by the signal).

@@ -2,7 +2,7 @@
  * `ethlogd snapshot`: a consistent, compacted copy of a store (src/store/snapshot.ts), taken while
  * ingest and serve keep running, to seed a replica.
  */
-import { snapshotStore, SnapshotTargetError } from '../store/snapshot.js';
+import { SnapshotTargetError, snapshotStore } from '../store/snapshot.js';
 import { existingStore, parse, required, UsageError } from './args.js';
 
 /** Usage text of `snapshot`. */

@@ -37,7 +37,8 @@ export async function verifyCommand(argv: string[]): Promise<number> {
     progress?.finish();
     for (const problem of problems) console.log(problem);
     const seconds = ((Date.now() - started) / 1000).toFixed(1);
-    const found = problems.length === 0 ? 'no problems' : problems.length === 1 ? '1 problem' : `${problems.length} problems`;
+    const found =
+      problems.length === 0 ? 'no problems' : problems.length === 1 ? '1 problem' : `${problems.length} problems`;
     console.log(`verified ${blocks} blocks in ${seconds} s: ${found}`);
     return problems.length === 0 ? 0 : 1;
   } finally {

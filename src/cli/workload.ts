@@ -98,6 +98,11 @@ export async function workloadCommand(argv: string[]): Promise<number> {
   const density = `${sample.logsPerBlock.toFixed(1)} logs a block sampled`;
   const blocks = `blocks ${sample.earliest}–${sample.head}`;
   console.log(`${requests.length} requests (mix ${name}) from ${blocks} (${density}) in ${out} and ${lua}`);
-  console.log([...shapes].filter(([, n]) => n > 0).map(([shape, n]) => `  ${shape} ${n}`).join('\n'));
+  console.log(
+    [...shapes]
+      .filter(([, n]) => n > 0)
+      .map(([shape, n]) => `  ${shape} ${n}`)
+      .join('\n'),
+  );
   return 0;
 }

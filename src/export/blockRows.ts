@@ -3,7 +3,7 @@
  * appended to the columns of SCHEMAS.blocks.
  */
 import type { BlockHeader } from '../chain/types.js';
-import { BytesColumn, U256Columns, U32Column, U64Column, type ColumnData } from './columns.js';
+import { BytesColumn, type ColumnData, U32Column, U64Column, U256Columns } from './columns.js';
 
 /** The block columns of one chunk. */
 export class BlockRows {

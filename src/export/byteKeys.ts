@@ -23,7 +23,12 @@ const MIX_B = 0xc2b2ae35;
 
 /** The little-endian u32 of the four bytes of `bytes` from `at` (those past `end` read as 0). */
 function u32At(bytes: Uint8Array, at: number, end: number): number {
-  return (at < end ? bytes[at]! : 0) | (at + 1 < end ? bytes[at + 1]! << 8 : 0) | (at + 2 < end ? bytes[at + 2]! << 16 : 0) | (at + 3 < end ? bytes[at + 3]! << 24 : 0);
+  return (
+    (at < end ? bytes[at]! : 0) |
+    (at + 1 < end ? bytes[at + 1]! << 8 : 0) |
+    (at + 2 < end ? bytes[at + 2]! << 16 : 0) |
+    (at + 3 < end ? bytes[at + 3]! << 24 : 0)
+  );
 }
 
 /** A 32-bit hash of bytes [start, end) of `bytes`: its length, first and last four bytes mixed. */
@@ -43,7 +48,10 @@ export class ByteKeys {
   /** Keys so far. */
   size = 0;
 
-  /** The number of the key bytes [start, end) of `bytes`; a new key is added with the next number (`size` before the call). */
+  /**
+   * The number of the key bytes [start, end) of `bytes`; a new key is added with the next number (`size` before the
+   * call).
+   */
   add(bytes: Uint8Array, start: number, end: number): number {
     const hash = hashBytes(bytes, start, end);
     const slots = this.slots;

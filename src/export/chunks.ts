@@ -52,9 +52,11 @@ export function networkName(chainId: bigint): string {
 
 /** Blocks [from, to] cut into chunks of `chunkBlocks`, starting at `from`; none when from > to. */
 export function planChunks(from: number, to: number, chunkBlocks: number): Chunk[] {
-  if (!Number.isSafeInteger(chunkBlocks) || chunkBlocks < 1) throw new RangeError(`chunk size ${chunkBlocks} is not a positive integer`);
+  if (!Number.isSafeInteger(chunkBlocks) || chunkBlocks < 1)
+    throw new RangeError(`chunk size ${chunkBlocks} is not a positive integer`);
   const chunks: Chunk[] = [];
-  for (let start = from; start <= to; start += chunkBlocks) chunks.push({ from: start, to: Math.min(to, start + chunkBlocks - 1) });
+  for (let start = from; start <= to; start += chunkBlocks)
+    chunks.push({ from: start, to: Math.min(to, start + chunkBlocks - 1) });
   return chunks;
 }
 

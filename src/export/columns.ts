@@ -7,7 +7,9 @@
  */
 import { HEX_PAIRS } from '../chain/asciiHex.js';
 
-/** The column types of the export, as Parquet stores them: unsigned integers, a double, a boolean, bytes, UTF-8 text. */
+/**
+ * The column types of the export, as Parquet stores them: unsigned integers, a double, a boolean, bytes, UTF-8 text.
+ */
 export type ColumnType = 'u32' | 'u64' | 'f64' | 'bool' | 'binary' | 'string';
 
 /** A finished column: typed arrays only, views of the builder's buffers (a builder is not written after finish()). */
@@ -16,7 +18,10 @@ export interface ColumnData {
   type: ColumnType;
   length: number;
   nullCount: number;
-  /** The validity bitmap (bit i, least significant first, set when row i has a value; Arrow's layout, and Parquet's bit-packed definition levels); empty when no row is null. */
+  /**
+   * The validity bitmap (bit i, least significant first, set when row i has a value; Arrow's layout, and Parquet's
+   * bit-packed definition levels); empty when no row is null.
+   */
   validity: Uint8Array;
   /**
    * u32: Uint32Array; u64: BigUint64Array; f64: Float64Array; bool: bits packed as the validity;
@@ -24,7 +29,10 @@ export interface ColumnData {
    * Parquet's PLAIN encoding writes them.
    */
   values: Uint32Array | BigUint64Array | Float64Array | Uint8Array;
-  /** binary and string: row i's entry is values[offsets[i], offsets[i + 1]): its length and bytes, or nothing for a null. */
+  /**
+   * binary and string: row i's entry is values[offsets[i], offsets[i + 1]): its length and bytes, or nothing for a
+   * null.
+   */
   offsets?: Int32Array;
   /**
    * A dictionary-encoded column's distinct values, in order of first use (a column of the same type
@@ -33,7 +41,10 @@ export interface ColumnData {
   dictionary?: ColumnData;
 }
 
-/** Rows a column makes room for at first: a 1,000-block chunk of mainnet logs holds ~500k, so growth by doubling costs a few copies at most. */
+/**
+ * Rows a column makes room for at first: a 1,000-block chunk of mainnet logs holds ~500k, so growth by doubling costs a
+ * few copies at most.
+ */
 const INITIAL_ROWS = 1024;
 
 /** A typed array twice as long holding `a`'s values. */
@@ -53,7 +64,8 @@ class Validity {
   /** Records row `row` as null. */
   setNull(row: number): void {
     if (this.nulls === 0) {
-      // The first null since the start or a reset: every row so far has a value (the buffer of an earlier chunk is reused).
+      // The first null since the start or a reset: every row so far has a value (the buffer of an earlier chunk is
+      // reused).
       if (row >> 3 >= this.bits.length) this.bits = new Uint8Array(Math.max(INITIAL_ROWS >> 3, 2 * ((row >> 3) + 1)));
       this.bits.fill(0xff);
     }
@@ -119,7 +131,14 @@ export class U32Column {
 
   /** The finished column. */
   finish(): ColumnData {
-    return { name: this.name, type: 'u32', length: this.length, nullCount: this.validity.nulls, validity: this.validity.finish(this.length), values: this.values.subarray(0, this.length) };
+    return {
+      name: this.name,
+      type: 'u32',
+      length: this.length,
+      nullCount: this.validity.nulls,
+      validity: this.validity.finish(this.length),
+      values: this.values.subarray(0, this.length),
+    };
   }
 }
 
@@ -159,7 +178,14 @@ export class U64Column {
 
   /** The finished column. */
   finish(): ColumnData {
-    return { name: this.name, type: 'u64', length: this.length, nullCount: this.validity.nulls, validity: this.validity.finish(this.length), values: this.values.subarray(0, this.length) };
+    return {
+      name: this.name,
+      type: 'u64',
+      length: this.length,
+      nullCount: this.validity.nulls,
+      validity: this.validity.finish(this.length),
+      values: this.values.subarray(0, this.length),
+    };
   }
 }
 
@@ -179,7 +205,14 @@ export class F64Column {
 
   /** The finished column. */
   finish(): ColumnData {
-    return { name: this.name, type: 'f64', length: this.length, nullCount: 0, validity: new Uint8Array(0), values: this.values.subarray(0, this.length) };
+    return {
+      name: this.name,
+      type: 'f64',
+      length: this.length,
+      nullCount: 0,
+      validity: new Uint8Array(0),
+      values: this.values.subarray(0, this.length),
+    };
   }
 }
 
@@ -227,7 +260,14 @@ export class BoolColumn {
 
   /** The finished column. */
   finish(): ColumnData {
-    return { name: this.name, type: 'bool', length: this.length, nullCount: this.validity.nulls, validity: this.validity.finish(this.length), values: this.bits.subarray(0, (this.length + 7) >> 3) };
+    return {
+      name: this.name,
+      type: 'bool',
+      length: this.length,
+      nullCount: this.validity.nulls,
+      validity: this.validity.finish(this.length),
+      values: this.bits.subarray(0, (this.length + 7) >> 3),
+    };
   }
 }
 
@@ -242,13 +282,18 @@ export function word256(value: bigint): Uint8Array {
   return word;
 }
 
-/** Byte strings up to this length (hashes, addresses, words) are copied four bytes at a time through DataViews: a subarray view for set() costs more than the copy. */
+/**
+ * Byte strings up to this length (hashes, addresses, words) are copied four bytes at a time through DataViews: a
+ * subarray view for set() costs more than the copy.
+ */
 const SHORT_COPY = 64;
 
 /** Bytes of a 256-bit word (a topic, a data word). */
 const WORD = 32;
 
-/** Zero runs up to this length (a topic's or a data word's padding) are written by a loop: fill() costs more for so few. */
+/**
+ * Zero runs up to this length (a topic's or a data word's padding) are written by a loop: fill() costs more for so few.
+ */
 const SHORT_FILL = 32;
 
 /** Bytes of the little-endian length Parquet's PLAIN encoding writes before each byte string. */
@@ -273,7 +318,10 @@ export class BytesColumn {
   private view: DataView;
   length = 0;
 
-  /** A column called `name`, of raw bytes or, with `hex`, of 0x-hex text, with room for `rows` rows of a hash's size before it grows. */
+  /**
+   * A column called `name`, of raw bytes or, with `hex`, of 0x-hex text, with room for `rows` rows of a hash's size
+   * before it grows.
+   */
   constructor(
     readonly name: string,
     readonly hex: boolean,
@@ -308,7 +356,8 @@ export class BytesColumn {
   private copyShort(src: Uint8Array, start: number, length: number, at: number): void {
     const to = this.view;
     const whole = length & ~3;
-    for (let i = 0, s = start; i < whole; i += 4, s += 4) to.setUint32(at + i, src[s]! | (src[s + 1]! << 8) | (src[s + 2]! << 16) | (src[s + 3]! << 24), true);
+    for (let i = 0, s = start; i < whole; i += 4, s += 4)
+      to.setUint32(at + i, src[s]! | (src[s + 1]! << 8) | (src[s + 2]! << 16) | (src[s + 3]! << 24), true);
     const out = this.data;
     for (let i = whole; i < length; i++) out[at + i] = src[start + i]!;
   }
@@ -333,7 +382,10 @@ export class BytesColumn {
     this.size = p;
   }
 
-  /** Writes a 32-byte word into the row: bytes [start, start + length) of `src` (length ≤ 32) after 32 − length zeros, as a topic or data word is stored without its leading zeros. */
+  /**
+   * Writes a 32-byte word into the row: bytes [start, start + length) of `src` (length ≤ 32) after 32 − length zeros,
+   * as a topic or data word is stored without its leading zeros.
+   */
   word(src: Uint8Array, start: number, length: number): void {
     if (this.hex) {
       this.zeros(WORD - length);
@@ -453,9 +505,12 @@ export class DictionaryColumn<C extends U32Column | U64Column | BytesColumn> {
     this.pushEntry(this.entries.length - 1);
   }
 
-  /** Appends a row holding entry `entry` (0 ≤ entry < entries.length), for a caller that keeps the entry of each value. */
+  /**
+   * Appends a row holding entry `entry` (0 ≤ entry < entries.length), for a caller that keeps the entry of each value.
+   */
   pushEntry(entry: number): void {
-    if (entry < 0 || entry >= this.entries.length) throw new RangeError(`column ${this.name}: entry ${entry} of ${this.entries.length}`);
+    if (entry < 0 || entry >= this.entries.length)
+      throw new RangeError(`column ${this.name}: entry ${entry} of ${this.entries.length}`);
     if (this.length === this.indices.length) this.indices = grown(this.indices, this.length + 1);
     this.validity.setValue(this.length);
     this.indices[this.length++] = entry;
@@ -478,11 +533,22 @@ export class DictionaryColumn<C extends U32Column | U64Column | BytesColumn> {
   /** The finished column. */
   finish(): ColumnData {
     const dictionary = this.entries.finish();
-    return { name: dictionary.name, type: dictionary.type, length: this.length, nullCount: this.validity.nulls, validity: this.validity.finish(this.length), values: this.indices.subarray(0, this.length), dictionary };
+    return {
+      name: dictionary.name,
+      type: dictionary.type,
+      length: this.length,
+      nullCount: this.validity.nulls,
+      validity: this.validity.finish(this.length),
+      values: this.indices.subarray(0, this.length),
+      dictionary,
+    };
   }
 }
 
-/** Column `c` with each row's own value (a dictionary column expanded, a copy; any other as it is): for consumers that take rows in place. */
+/**
+ * Column `c` with each row's own value (a dictionary column expanded, a copy; any other as it is): for consumers that
+ * take rows in place.
+ */
 export function withoutDictionary(c: ColumnData): ColumnData {
   const d = c.dictionary;
   if (d === undefined) return c;
@@ -491,15 +557,26 @@ export function withoutDictionary(c: ColumnData): ColumnData {
   if (d.offsets === undefined) {
     const entries = d.values as Uint32Array | BigUint64Array;
     const values = new (entries.constructor as new (n: number) => Uint32Array | BigUint64Array)(c.length);
-    for (let i = 0; i < c.length; i++) if (valid(i)) (values as unknown as (number | bigint)[])[i] = entries[indices[i]!]!;
+    for (let i = 0; i < c.length; i++)
+      if (valid(i)) (values as unknown as (number | bigint)[])[i] = entries[indices[i]!]!;
     return { name: c.name, type: c.type, length: c.length, nullCount: c.nullCount, validity: c.validity, values };
   }
   const src = d.values as Uint8Array;
   const offsets = new Int32Array(c.length + 1);
-  for (let i = 0; i < c.length; i++) offsets[i + 1] = offsets[i]! + (valid(i) ? d.offsets[indices[i]! + 1]! - d.offsets[indices[i]!]! : 0);
+  for (let i = 0; i < c.length; i++)
+    offsets[i + 1] = offsets[i]! + (valid(i) ? d.offsets[indices[i]! + 1]! - d.offsets[indices[i]!]! : 0);
   const values = new Uint8Array(offsets[c.length]!);
-  for (let i = 0; i < c.length; i++) if (valid(i)) values.set(src.subarray(d.offsets[indices[i]!]!, d.offsets[indices[i]! + 1]!), offsets[i]!);
-  return { name: c.name, type: c.type, length: c.length, nullCount: c.nullCount, validity: c.validity, values, offsets };
+  for (let i = 0; i < c.length; i++)
+    if (valid(i)) values.set(src.subarray(d.offsets[indices[i]!]!, d.offsets[indices[i]! + 1]!), offsets[i]!);
+  return {
+    name: c.name,
+    type: c.type,
+    length: c.length,
+    nullCount: c.nullCount,
+    validity: c.validity,
+    values,
+    offsets,
+  };
 }
 
 /** A column of ASCII text (decimal numbers). */

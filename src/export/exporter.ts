@@ -7,14 +7,17 @@
  */
 import { Piscina } from 'piscina';
 import { LOG_WORKER_NICE, WORKER_LOAD_WAIT_MS } from '../config.js';
-import { chunkFileName, networkName, planChunks, type Chunk } from './chunks.js';
-import { completeFile, existingFiles, removeFiles, superseded, syncDir, tempName, tempPath } from './files.js';
+import { type Chunk, chunkFileName, networkName, planChunks } from './chunks.js';
 import type { CompressionName } from './compression.js';
-import { exportRecord, ExportOptionsError, readRecord, recordDifferences, writeRecord } from './optionsRecord.js';
+import { completeFile, existingFiles, removeFiles, superseded, syncDir, tempName, tempPath } from './files.js';
+import { ExportOptionsError, exportRecord, readRecord, recordDifferences, writeRecord } from './optionsRecord.js';
 import type { ExportKind } from './schemas.js';
 import type { ExportResult, ExportTask } from './task.js';
 
-/** Chunk tasks in flight per worker thread: one being built while the next waits, so no thread idles while the main thread writes. */
+/**
+ * Chunk tasks in flight per worker thread: one being built while the next waits, so no thread idles while the main
+ * thread writes.
+ */
 const TASKS_PER_THREAD = 2;
 
 /** What to export and how. */
@@ -80,7 +83,9 @@ function startPool(threads: number): { pool: Piscina<ExportTask, ExportResult>; 
   });
   const barrier = new Int32Array(new SharedArrayBuffer(8));
   barrier[1] = threads;
-  const pings = Array.from({ length: threads }, () => (pool as unknown as Piscina<Int32Array, void>).run(barrier, { name: 'ready' }));
+  const pings = Array.from({ length: threads }, () =>
+    (pool as unknown as Piscina<Int32Array, void>).run(barrier, { name: 'ready' }),
+  );
   return { pool, ready: Promise.allSettled(pings).then(() => undefined) };
 }
 
@@ -104,7 +109,10 @@ export async function stopPrestartedPool(): Promise<void> {
   if (left !== undefined) await stopPool(left.pool, left.ready);
 }
 
-/** Stops the pool once its threads have loaded (bounded): terminating a thread while it loads lmdb's addon aborts the process. */
+/**
+ * Stops the pool once its threads have loaded (bounded): terminating a thread while it loads lmdb's addon aborts the
+ * process.
+ */
 async function stopPool(pool: Piscina<ExportTask, ExportResult>, ready: Promise<void>): Promise<void> {
   let timer: NodeJS.Timeout | undefined;
   await Promise.race([ready, new Promise((resolve) => (timer = setTimeout(resolve, WORKER_LOAD_WAIT_MS)))]);
@@ -112,12 +120,17 @@ async function stopPool(pool: Piscina<ExportTask, ExportResult>, ready: Promise<
   await pool.destroy();
 }
 
-/** Removes the temporary of `dir/name`, if any, once its chunk will not be completed (a failed export leaves no temporary it wrote; one it could not remove the next run does). */
+/**
+ * Removes the temporary of `dir/name`, if any, once its chunk will not be completed (a failed export leaves no
+ * temporary it wrote; one it could not remove the next run does).
+ */
 async function discard(dir: string, name: string): Promise<void> {
   await removeFiles(dir, [tempName(name)]).catch(() => undefined);
 }
 
-/** Runs `job`; rejects on a worker failure or a file that cannot be written, after the chunks in flight have settled. */
+/**
+ * Runs `job`; rejects on a worker failure or a file that cannot be written, after the chunks in flight have settled.
+ */
 export async function runExport(job: ExportJob): Promise<ExportSummary> {
   const network = networkName(job.chainId);
   const chunks = planChunks(job.from, job.to, job.chunkBlocks);
@@ -129,11 +142,20 @@ export async function runExport(job: ExportJob): Promise<ExportSummary> {
   const recorded = await readRecord(job.out, network, job.kind);
   const differences = recorded === undefined ? [] : recordDifferences(recorded, record);
   const replaced = differences.length > 0 ? [...existing.complete.keys()] : [];
-  if (replaced.length > 0 && job.overwrite !== true) throw new ExportOptionsError(job.out, job.kind, replaced.length, differences);
+  if (replaced.length > 0 && job.overwrite !== true)
+    throw new ExportOptionsError(job.out, job.kind, replaced.length, differences);
   await removeFiles(job.out, [...existing.stale, ...replaced]);
   for (const name of replaced) existing.complete.delete(name);
   await writeRecord(job.out, network, job.kind, record);
-  const summary: ExportSummary = { kind: job.kind, written: [], skipped: [], removed: [...existing.stale, ...replaced], rows: 0, bytes: 0, interrupted: false };
+  const summary: ExportSummary = {
+    kind: job.kind,
+    written: [],
+    skipped: [],
+    removed: [...existing.stale, ...replaced],
+    rows: 0,
+    bytes: 0,
+    interrupted: false,
+  };
   const todo: ChunkTodo[] = [];
   let blocksDone = 0;
   for (const chunk of chunks) {
@@ -147,10 +169,11 @@ export async function runExport(job: ExportJob): Promise<ExportSummary> {
   }
   const report = () => job.onProgress?.({ blocks: blocksDone, totalBlocks, rows: summary.rows });
   report();
-  if (todo.length > 0) await runChunks(job, todo, existing.complete, summary, (blocks) => {
-    blocksDone += blocks;
-    report();
-  });
+  if (todo.length > 0)
+    await runChunks(job, todo, existing.complete, summary, (blocks) => {
+      blocksDone += blocks;
+      report();
+    });
   summary.written.sort();
   if (summary.written.length > 0 || summary.removed.length > 0) await syncDir(job.out);
   return summary;

@@ -6,7 +6,7 @@
  */
 import { mkdir, open, readdir, rename, unlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { parseChunkFileName, type Chunk } from './chunks.js';
+import { type Chunk, parseChunkFileName } from './chunks.js';
 import type { ExportKind } from './schemas.js';
 
 /** What marks a temporary: a leading dot (hidden, so no `*.parquet` glob reads one) and this suffix. */
@@ -20,7 +20,10 @@ export class OutDirError extends Error {
   }
 }
 
-/** Creates `dir` when absent and checks that a file can be created in it (a probe written and removed); throws OutDirError otherwise. */
+/**
+ * Creates `dir` when absent and checks that a file can be created in it (a probe written and removed); throws
+ * OutDirError otherwise.
+ */
 export async function prepareOutDir(dir: string): Promise<void> {
   const probe = tempPath(dir, `probe-${process.pid}`);
   try {
@@ -42,7 +45,10 @@ export function tempPath(dir: string, name: string): string {
   return join(dir, tempName(name));
 }
 
-/** Completes `dir/name` from its temporary, written whole: flushed to disk, then renamed; the directory's entry is flushed by syncDir. */
+/**
+ * Completes `dir/name` from its temporary, written whole: flushed to disk, then renamed; the directory's entry is
+ * flushed by syncDir.
+ */
 export async function completeFile(dir: string, name: string): Promise<void> {
   const temp = tempPath(dir, name);
   const handle = await open(temp, 'r+');
@@ -78,7 +84,12 @@ export async function existingFiles(dir: string, network: string, kind: ExportKi
   for (const name of await readdir(dir)) {
     const chunk = parseChunkFileName(name, network, kind);
     if (chunk) complete.set(name, chunk);
-    else if (name.startsWith('.') && name.endsWith(TEMP_SUFFIX) && parseChunkFileName(name.slice(1, -TEMP_SUFFIX.length), network, kind)) stale.push(name);
+    else if (
+      name.startsWith('.') &&
+      name.endsWith(TEMP_SUFFIX) &&
+      parseChunkFileName(name.slice(1, -TEMP_SUFFIX.length), network, kind)
+    )
+      stale.push(name);
   }
   return { complete, stale };
 }

@@ -15,13 +15,15 @@
  * compression they saved (docs/export.md).
  */
 import type { RecordBlock, RecordLog, RecordRenderer } from '../render/recordLog.js';
-import { BoolColumn, BytesColumn, DictionaryColumn, U32Column, U64Column, type ColumnData } from './columns.js';
+import { BoolColumn, BytesColumn, type ColumnData, DictionaryColumn, U32Column, U64Column } from './columns.js';
 import { RecordDictionary } from './recordDictionary.js';
 
 /** Bytes of a topic and of a data word. */
 const WORD = 32;
 
-/** Transaction indices the entry table first has room for: a block holds a few hundred transactions, so it rarely grows. */
+/**
+ * Transaction indices the entry table first has room for: a block holds a few hundred transactions, so it rarely grows.
+ */
 const TX_INDEX_TABLE = 1024;
 
 /**
@@ -49,7 +51,10 @@ export class LogRows implements RecordRenderer {
   private readonly removed = new BoolColumn('removed', FIRST_CHUNK_ROWS);
   /** The block of the last row (-1: none yet), whose dictionary entries the next row repeats when it is of the same. */
   private lastBlock = -1;
-  /** The transaction of the last row (-1: none in its block yet) and its hash: a transaction's logs are consecutive, so its hash is looked up once. */
+  /**
+   * The transaction of the last row (-1: none in its block yet) and its hash: a transaction's logs are consecutive, so
+   * its hash is looked up once.
+   */
   private lastTx = -1;
   private lastTxHash: Uint8Array = new Uint8Array(0);
   /** The transaction_index entry of each transaction index seen in the chunk, + 1 (0: none yet). */
@@ -68,14 +73,32 @@ export class LogRows implements RecordRenderer {
     this.data = new BytesColumn('data', hex, FIRST_CHUNK_ROWS);
   }
 
-  /** Whether these columns are of raw bytes or 0x-hex as `hex` asks and carry `chainId`: so reset() makes them the columns a new LogRows(hex, chainId) would be. */
+  /**
+   * Whether these columns are of raw bytes or 0x-hex as `hex` asks and carry `chainId`: so reset() makes them the
+   * columns a new LogRows(hex, chainId) would be.
+   */
   fits(hex: boolean, chainId: bigint): boolean {
     return this.hex === hex && this.chainId === chainId;
   }
 
   /** Forgets every row, keeping the columns' buffers, so a thread's next chunk does not grow them again. */
   reset(): void {
-    for (const c of [this.blockNumber, this.blockHash, this.transactionIndex, this.logIndex, this.transactionHash, this.address, this.topic0, ...this.topics, this.data, this.dataBytes, this.chainIdColumn, this.timestamp, this.removed]) c.reset();
+    for (const c of [
+      this.blockNumber,
+      this.blockHash,
+      this.transactionIndex,
+      this.logIndex,
+      this.transactionHash,
+      this.address,
+      this.topic0,
+      ...this.topics,
+      this.data,
+      this.dataBytes,
+      this.chainIdColumn,
+      this.timestamp,
+      this.removed,
+    ])
+      c.reset();
     this.lastBlock = -1;
     this.lastTx = -1;
     this.txIndexEntries.fill(0);

@@ -5,7 +5,7 @@
  */
 import { logsBloom } from '../chain/bloom.js';
 import type { BlockHeader, Log, Receipt, Transaction } from '../chain/types.js';
-import { BoolColumn, BytesColumn, TextColumn, U32Column, U64Column, type ColumnData } from './columns.js';
+import { BoolColumn, BytesColumn, type ColumnData, TextColumn, U32Column, U64Column } from './columns.js';
 
 /** The receipt columns of one chunk. */
 export class ReceiptRows {

@@ -6,12 +6,14 @@
  * use, and the block's other logs reuse that entry through the record's own index.
  */
 import { ByteKeys } from './byteKeys.js';
-import { BytesColumn, DictionaryColumn, type ColumnData } from './columns.js';
+import { BytesColumn, type ColumnData, DictionaryColumn } from './columns.js';
 
 /** Bytes of an address. */
 const ADDRESS = 20;
 
-/** Record indices the per-block memo first has room for: a block's address table or topic dictionary rarely holds more. */
+/**
+ * Record indices the per-block memo first has room for: a block's address table or topic dictionary rarely holds more.
+ */
 const MEMO_SIZE = 256;
 
 /** How a record stores the column's values. */
@@ -28,7 +30,10 @@ export class RecordDictionary {
   /** The current block's stamp (never 0, the stamp of an index not looked up yet). */
   private block = 1;
 
-  /** A column called `name` of the values `stored` says, as raw bytes or, with `hex`, 0x-hex text, with room for `rows` rows before it grows. */
+  /**
+   * A column called `name` of the values `stored` says, as raw bytes or, with `hex`, 0x-hex text, with room for `rows`
+   * rows before it grows.
+   */
   constructor(
     name: string,
     hex: boolean,
@@ -43,7 +48,10 @@ export class RecordDictionary {
     this.block++;
   }
 
-  /** Appends a row holding the value of record index `index`, stored at `offset` of `raw` (an address; a topic: its length byte, then its bytes without leading zeros). */
+  /**
+   * Appends a row holding the value of record index `index`, stored at `offset` of `raw` (an address; a topic: its
+   * length byte, then its bytes without leading zeros).
+   */
   push(raw: Buffer, index: number, offset: number): void {
     if (index >= this.memo.length) this.growMemo(index);
     let entry: number;

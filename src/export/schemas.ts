@@ -42,7 +42,8 @@ const CHAIN_ID: SchemaColumn = { name: 'chain_id', type: 'u64', meaning: "the st
 const EXTRA_FIELDS_TX: SchemaColumn = {
   name: 'extra_fields',
   type: 'string',
-  meaning: "a type not modelled (OP deposit 0x7e, Arbitrum's, …): the node's transaction as a JSON object, positions aside; null otherwise",
+  meaning:
+    "a type not modelled (OP deposit 0x7e, Arbitrum's, …): the node's transaction as a JSON object, positions aside; null otherwise",
   extra: true,
 };
 
@@ -91,7 +92,12 @@ export const SCHEMAS: Record<ExportKind, readonly SchemaColumn[]> = {
     { name: 'n_withdrawals', type: 'u32', meaning: 'number of withdrawals (Shanghai on); null before', extra: true },
     { name: 'blob_gas_used', type: 'u64', meaning: 'blob gas used (Cancun on); null before', extra: true },
     { name: 'excess_blob_gas', type: 'u64', meaning: 'excess blob gas (Cancun on); null before', extra: true },
-    { name: 'parent_beacon_block_root', type: 'bytes', meaning: 'parent beacon block root (Cancun on); null before', extra: true },
+    {
+      name: 'parent_beacon_block_root',
+      type: 'bytes',
+      meaning: 'parent beacon block root (Cancun on); null before',
+      extra: true,
+    },
     { name: 'requests_hash', type: 'bytes', meaning: 'execution requests hash (Prague on); null before', extra: true },
   ],
   transactions: [
@@ -105,15 +111,31 @@ export const SCHEMAS: Record<ExportKind, readonly SchemaColumn[]> = {
     { name: 'input', type: 'bytes', meaning: 'call data' },
     { name: 'gas_limit', type: 'u64', meaning: 'gas limit of the transaction' },
     { name: 'gas_used', type: 'u64', meaning: "gas used (the receipt's)" },
-    { name: 'gas_price', type: 'u64', meaning: 'price paid per gas: gasPrice, or base fee + min(priority fee, max fee − base fee)' },
-    { name: 'transaction_type', type: 'u32', meaning: "EIP-2718 type: 0 to 4, or another chain's (0x7e an OP deposit, 0x64-0x6a and 0x78 Arbitrum's)" },
+    {
+      name: 'gas_price',
+      type: 'u64',
+      meaning: 'price paid per gas: gasPrice, or base fee + min(priority fee, max fee − base fee)',
+    },
+    {
+      name: 'transaction_type',
+      type: 'u32',
+      meaning: "EIP-2718 type: 0 to 4, or another chain's (0x7e an OP deposit, 0x64-0x6a and 0x78 Arbitrum's)",
+    },
     { name: 'max_priority_fee_per_gas', type: 'u64', meaning: 'types 2 to 4; null otherwise' },
     { name: 'max_fee_per_gas', type: 'u64', meaning: 'types 2 to 4; null otherwise' },
-    { name: 'success', type: 'bool', meaning: "the receipt's status is 1; null for a pre-Byzantium receipt (a root, no status)" },
+    {
+      name: 'success',
+      type: 'bool',
+      meaning: "the receipt's status is 1; null for a pre-Byzantium receipt (a root, no status)",
+    },
     { name: 'n_input_bytes', type: 'u32', meaning: 'length of input' },
     { name: 'n_input_zero_bytes', type: 'u32', meaning: 'zero bytes in input' },
     { name: 'n_input_nonzero_bytes', type: 'u32', meaning: 'non-zero bytes in input' },
-    { name: 'n_rlp_bytes', type: 'u32', meaning: 'length of the EIP-2718 encoding; null for a type kept as its node gave it (not 0 to 4)' },
+    {
+      name: 'n_rlp_bytes',
+      type: 'u32',
+      meaning: 'length of the EIP-2718 encoding; null for a type kept as its node gave it (not 0 to 4)',
+    },
     { name: 'block_hash', type: 'bytes', meaning: 'hash of the block' },
     CHAIN_ID,
     { name: 'timestamp', type: 'u32', meaning: 'timestamp of the block (seconds)' },
@@ -121,8 +143,18 @@ export const SCHEMAS: Record<ExportKind, readonly SchemaColumn[]> = {
     { name: 's', type: 'bytes', meaning: 'signature s, 32 bytes big-endian' },
     { name: 'v', type: 'bool', meaning: 'signature y parity (true: odd)' },
     { name: 'max_fee_per_blob_gas', type: 'u64', meaning: 'type 3; null otherwise', extra: true },
-    { name: 'blob_versioned_hashes', type: 'bytes', meaning: 'type 3: the versioned hashes, 32 bytes each, concatenated; null otherwise', extra: true },
-    { name: 'n_authorizations', type: 'u32', meaning: 'type 4: length of the authorization list; null otherwise', extra: true },
+    {
+      name: 'blob_versioned_hashes',
+      type: 'bytes',
+      meaning: 'type 3: the versioned hashes, 32 bytes each, concatenated; null otherwise',
+      extra: true,
+    },
+    {
+      name: 'n_authorizations',
+      type: 'u32',
+      meaning: 'type 4: length of the authorization list; null otherwise',
+      extra: true,
+    },
     EXTRA_FIELDS_TX,
   ],
   receipts: [
@@ -130,7 +162,11 @@ export const SCHEMAS: Record<ExportKind, readonly SchemaColumn[]> = {
     { name: 'block_hash', type: 'bytes', meaning: 'hash of the block' },
     { name: 'transaction_index', type: 'u32', meaning: 'index of the transaction in the block' },
     { name: 'transaction_hash', type: 'bytes', meaning: 'hash of the transaction' },
-    { name: 'transaction_type', type: 'u32', meaning: "EIP-2718 type: 0 to 4, or another chain's (0x7e an OP deposit, 0x64-0x6a and 0x78 Arbitrum's)" },
+    {
+      name: 'transaction_type',
+      type: 'u32',
+      meaning: "EIP-2718 type: 0 to 4, or another chain's (0x7e an OP deposit, 0x64-0x6a and 0x78 Arbitrum's)",
+    },
     { name: 'from_address', type: 'bytes', meaning: 'sender (20 bytes)' },
     { name: 'to_address', type: 'bytes', meaning: 'recipient; null for a contract creation' },
     { name: 'contract_address', type: 'bytes', meaning: 'the created contract; null unless a creation that succeeded' },
@@ -148,7 +184,8 @@ export const SCHEMAS: Record<ExportKind, readonly SchemaColumn[]> = {
     {
       name: 'extra_fields',
       type: 'string',
-      meaning: "the node's receipt fields beyond these, as a JSON object (OP's l1Fee, l1GasPrice, l1GasUsed, …, depositNonce; Arbitrum's gasUsedForL1, l1BlockNumber); null when none",
+      meaning:
+        "the node's receipt fields beyond these, as a JSON object (OP's l1Fee, l1GasPrice, l1GasUsed, …, depositNonce; Arbitrum's gasUsedForL1, l1BlockNumber); null when none",
       extra: true,
     },
   ],

@@ -20,7 +20,10 @@ export interface ExportTask {
   hex: boolean;
   compression: CompressionName;
   chainId: bigint;
-  /** The temporary file the worker writes the chunk's Parquet file to (created or truncated; the exporter flushes and renames it). */
+  /**
+   * The temporary file the worker writes the chunk's Parquet file to (created or truncated; the exporter flushes and
+   * renames it).
+   */
   path: string;
 }
 

@@ -5,9 +5,12 @@
 import { effectiveGasPrice } from '../chain/gasPrice.js';
 import { encodeTransaction } from '../chain/txEncoding.js';
 import type { BlockHeader, Receipt, Transaction } from '../chain/types.js';
-import { BoolColumn, BytesColumn, TextColumn, U256Columns, U32Column, U64Column, type ColumnData } from './columns.js';
+import { BoolColumn, BytesColumn, type ColumnData, TextColumn, U32Column, U64Column, U256Columns } from './columns.js';
 
-/** The signature's y parity: typed transactions store it as v; legacy ones as 27/28, or 35 + 2·chainId + parity (EIP-155). */
+/**
+ * The signature's y parity: typed transactions store it as v; legacy ones as 27/28, or 35 + 2·chainId + parity
+ * (EIP-155).
+ */
 function yParity(tx: Transaction): boolean {
   if (tx.type !== 0) return tx.v === 1n;
   return tx.v <= 28n ? tx.v === 28n : (tx.v - 35n) % 2n === 1n;

@@ -11,8 +11,8 @@ import { bulkBlockScanner } from '../logs/blockScan.js';
 import { candidateBlocks, candidateQuery } from '../logs/candidates.js';
 import type { StoreReader } from '../store/reader.js';
 import type { Store } from '../store/schema.js';
-import { workerStore } from '../store/workerStore.js';
 import { segmentOf } from '../store/segments.js';
+import { workerStore } from '../store/workerStore.js';
 import { BlockRows } from './blockRows.js';
 import type { ColumnData } from './columns.js';
 import { LogRows } from './logRows.js';
@@ -22,13 +22,19 @@ import { ReceiptRows } from './receiptRows.js';
 import type { ExportResult, ExportTask } from './task.js';
 import { TransactionRows } from './transactionRows.js';
 
-/** Bytes this thread's file buffer starts with: a 1,000-block chunk of mainnet logs compresses to about 30 MB, so it grows a few times on the first. */
+/**
+ * Bytes this thread's file buffer starts with: a 1,000-block chunk of mainnet logs compresses to about 30 MB, so it
+ * grows a few times on the first.
+ */
 const FIRST_FILE_BYTES = 1 << 22;
 
 /** This thread's file buffer, reused for every chunk (a file is written out before the next is encoded). */
 const file = new ByteWriter(FIRST_FILE_BYTES);
 
-/** This thread's log columns, reset for each chunk: their buffers stop growing after the first (the columns are encoded before the next chunk starts). */
+/**
+ * This thread's log columns, reset for each chunk: their buffers stop growing after the first (the columns are encoded
+ * before the next chunk starts).
+ */
 let logRows: LogRows | undefined;
 
 /** The logs of the chunk matching the task's filter, in order, as columns. */
@@ -79,7 +85,10 @@ function blockColumns(reader: StoreReader, task: ExportTask): { columns: ColumnD
   }
 }
 
-/** Builds, encodes and writes one chunk to `task.path`; an unexpected failure comes back as `{ ok: false }`, never thrown. */
+/**
+ * Builds, encodes and writes one chunk to `task.path`; an unexpected failure comes back as `{ ok: false }`, never
+ * thrown.
+ */
 export default function runExportTask(task: ExportTask): ExportResult {
   try {
     const { store, reader } = workerStore(task.dataDir);
@@ -92,5 +101,7 @@ export default function runExportTask(task: ExportTask): ExportResult {
   }
 }
 
-/** The pool's start-up task, as the log engine's: each thread says it has loaded, then waits (bounded) for the others. */
+/**
+ * The pool's start-up task, as the log engine's: each thread says it has loaded, then waits (bounded) for the others.
+ */
 export { ready } from '../logs/worker.js';

@@ -11,10 +11,17 @@ import { bytesToHex } from '../chain/hex.js';
 import { DEFAULT_FILTER_BYTES, DEFAULT_FILTER_BYTES_PER_KEY, SUBSCRIPTION_OVERHEAD_BYTES } from '../config.js';
 import { ByteBudget, type ByteLimits } from '../limits/byteBudget.js';
 import type { LimitRefusals } from '../limits/refusals.js';
-import { compileFilter, compiledBytes, filterDigest, filterValues, type CompiledFilter, type FilterSpec } from '../logs/filter.js';
+import {
+  type CompiledFilter,
+  compiledBytes,
+  compileFilter,
+  type FilterSpec,
+  filterDigest,
+  filterValues,
+} from '../logs/filter.js';
 import { FilterNotFoundError, LimitExceededError } from '../rpc/errors.js';
 import type { StoreReader } from '../store/reader.js';
-import { HeadFeed, type HeadChange } from '../ws/headFeed.js';
+import { type HeadChange, HeadFeed } from '../ws/headFeed.js';
 import { ChangeRendering } from '../ws/subscriptions.js';
 
 /** How long a filter lives without a poll: geth's deadline. */
@@ -26,7 +33,10 @@ export const MAX_FILTERS = 10_000;
 /** Filters one API key may hold: a tenth of the process's, so one client cannot take them all. */
 export const MAX_FILTERS_PER_KEY = 1_000;
 
-/** Changes a filter gathers between polls: past it the filter is dropped (its client gets "filter not found" and installs a new one, as after expiry). */
+/**
+ * Changes a filter gathers between polls: past it the filter is dropped (its client gets "filter not found" and
+ * installs a new one, as after expiry).
+ */
 export const MAX_FILTER_PENDING = 10_000;
 
 /** How often idle filters are looked for. */
@@ -38,7 +48,9 @@ export interface FilterService {
   newLogFilter(spec: FilterSpec, owner?: string): string | Promise<string>;
   /** Installs a filter of new block hashes; returns its id. */
   newBlockFilter(owner?: string): string | Promise<string>;
-  /** What filter `id` gathered since its last poll, as JSON texts (logs or block hashes); throws FilterNotFoundError. */
+  /**
+   * What filter `id` gathered since its last poll, as JSON texts (logs or block hashes); throws FilterNotFoundError.
+   */
   changes(id: string): string[] | Promise<string[]>;
   /** The criteria of log filter `id` (for eth_getFilterLogs); throws FilterNotFoundError, also for a block filter. */
   criteria(id: string): FilterSpec | Promise<FilterSpec>;
@@ -59,7 +71,10 @@ interface Installed {
   key: string;
   pending: string[];
   lastPoll: number;
-  /** The API key that installed it (counted against MAX_FILTERS_PER_KEY and the byte budgets); undefined for the library's own. */
+  /**
+   * The API key that installed it (counted against MAX_FILTERS_PER_KEY and the byte budgets); undefined for the
+   * library's own.
+   */
   owner?: string;
   /** Bytes charged to the owner's budget: the packed criteria, the overhead and the pending changes. */
   bytes: number;
@@ -98,11 +113,21 @@ export class FilterRegistry implements FilterService {
    */
   constructor(
     private readonly reader: StoreReader,
-    options: { pollMs?: number; onError?: (error: unknown) => void; now?: () => number; budget?: Partial<ByteLimits>; refusals?: LimitRefusals } = {},
+    options: {
+      pollMs?: number;
+      onError?: (error: unknown) => void;
+      now?: () => number;
+      budget?: Partial<ByteLimits>;
+      refusals?: LimitRefusals;
+    } = {},
   ) {
     this.feed = new HeadFeed(reader, options.pollMs, options.onError);
     this.now = options.now ?? Date.now;
-    this.budget = new ByteBudget({ perKey: DEFAULT_FILTER_BYTES_PER_KEY, total: DEFAULT_FILTER_BYTES, ...options.budget });
+    this.budget = new ByteBudget({
+      perKey: DEFAULT_FILTER_BYTES_PER_KEY,
+      total: DEFAULT_FILTER_BYTES,
+      ...options.budget,
+    });
     this.refusals = options.refusals;
   }
 
@@ -117,12 +142,30 @@ export class FilterRegistry implements FilterService {
     const compiled = compileFilter(spec);
     const blocks = { fromBlock: spec.fromBlock, toBlock: spec.toBlock };
     const key = `${filterDigest(compiled)}:${range[0]}:${range[1]}`;
-    return this.install({ kind: 'logs', blocks, compiled, range, key, pending: [], lastPoll: this.now(), owner, bytes: compiledBytes(compiled) + SUBSCRIPTION_OVERHEAD_BYTES });
+    return this.install({
+      kind: 'logs',
+      blocks,
+      compiled,
+      range,
+      key,
+      pending: [],
+      lastPoll: this.now(),
+      owner,
+      bytes: compiledBytes(compiled) + SUBSCRIPTION_OVERHEAD_BYTES,
+    });
   }
 
   /** Installs a filter of new block hashes for API key `owner`; returns its id. */
   newBlockFilter(owner?: string): string {
-    return this.install({ kind: 'blocks', range: [0, Number.MAX_SAFE_INTEGER], key: '', pending: [], lastPoll: this.now(), owner, bytes: SUBSCRIPTION_OVERHEAD_BYTES });
+    return this.install({
+      kind: 'blocks',
+      range: [0, Number.MAX_SAFE_INTEGER],
+      key: '',
+      pending: [],
+      lastPoll: this.now(),
+      owner,
+      bytes: SUBSCRIPTION_OVERHEAD_BYTES,
+    });
   }
 
   /** What filter `id` gathered since its last poll. */
@@ -172,11 +215,15 @@ export class FilterRegistry implements FilterService {
   }
 
   private install(filter: Installed): string {
-    if (this.filters.size >= MAX_FILTERS) throw new LimitExceededError(`too many filters installed on this server (at most ${MAX_FILTERS})`);
+    if (this.filters.size >= MAX_FILTERS)
+      throw new LimitExceededError(`too many filters installed on this server (at most ${MAX_FILTERS})`);
     if (filter.owner !== undefined) {
       let held = 0;
       for (const other of this.filters.values()) if (other.owner === filter.owner) held++;
-      if (held >= MAX_FILTERS_PER_KEY) throw new LimitExceededError(`too many filters installed for this API key (at most ${MAX_FILTERS_PER_KEY}): uninstall some, or let them expire`);
+      if (held >= MAX_FILTERS_PER_KEY)
+        throw new LimitExceededError(
+          `too many filters installed for this API key (at most ${MAX_FILTERS_PER_KEY}): uninstall some, or let them expire`,
+        );
     }
     const over = this.budget.take(filter.owner ?? NO_OWNER, filter.bytes);
     if (over !== null) {
@@ -239,7 +286,10 @@ export class FilterRegistry implements FilterService {
       }
       const bytes = pendingBytes(more);
       // Past its count or its owner's budget a filter is dropped: its client installs a new one, as after expiry.
-      if (filter.pending.length + more.length > MAX_FILTER_PENDING || (bytes > 0 && this.budget.take(filter.owner ?? NO_OWNER, bytes) !== null)) {
+      if (
+        filter.pending.length + more.length > MAX_FILTER_PENDING ||
+        (bytes > 0 && this.budget.take(filter.owner ?? NO_OWNER, bytes) !== null)
+      ) {
         if (filter.pending.length + more.length <= MAX_FILTER_PENDING) this.refusals?.add('filter_bytes');
         this.drop(id, filter);
         continue;

@@ -5,7 +5,13 @@
  */
 import type { Metadata } from '@grpc/grpc-js';
 import type { RateLimiter } from '../limits/rateLimiter.js';
-import { AuthError, INVALID_KEY_MESSAGE, missingKeyMessage, REVOKED_KEY_MESSAGE, type RpcError } from '../rpc/errors.js';
+import {
+  AuthError,
+  INVALID_KEY_MESSAGE,
+  missingKeyMessage,
+  REVOKED_KEY_MESSAGE,
+  type RpcError,
+} from '../rpc/errors.js';
 import type { ApiKeyStatus } from '../store/apiKeys.js';
 
 /** The metadata entry that carries the API key. */
@@ -17,8 +23,15 @@ export function keyOf(metadata: Metadata): string {
   return typeof value === 'string' ? value : '';
 }
 
-/** Checks the key of a call and spends its rate limit; returns the error to answer with, or undefined when the call may run. */
-export function authenticate(metadata: Metadata, check: (key: string) => ApiKeyStatus, limiter?: RateLimiter): RpcError | undefined {
+/**
+ * Checks the key of a call and spends its rate limit; returns the error to answer with, or undefined when the call may
+ * run.
+ */
+export function authenticate(
+  metadata: Metadata,
+  check: (key: string) => ApiKeyStatus,
+  limiter?: RateLimiter,
+): RpcError | undefined {
   const key = keyOf(metadata);
   if (key === '') return new AuthError(missingKeyMessage(`as ${API_KEY_METADATA} metadata`));
   const status = check(key);

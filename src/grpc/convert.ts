@@ -91,7 +91,8 @@ function quantity(decimal: string | undefined): string {
 function blockParam(block: BlockNumberOrTagMessage | undefined, index: number, name: string): string | undefined {
   if (block?.number !== undefined) return quantity(block.number);
   if (block?.tag === undefined) return undefined;
-  if (typeof block.tag !== 'string' || !(block.tag in TAGS)) throw argError(index, name, `unknown block tag ${String(block.tag)}`);
+  if (typeof block.tag !== 'string' || !(block.tag in TAGS))
+    throw argError(index, name, `unknown block tag ${String(block.tag)}`);
   return TAGS[block.tag];
 }
 
@@ -99,7 +100,8 @@ function blockParam(block: BlockNumberOrTagMessage | undefined, index: number, n
 export function storageAtParams(request: GetStorageAtMessage): unknown[] {
   const params: unknown[] = [hex(request.address), hex(request.position)];
   const block = request.block;
-  if (block?.hash !== undefined) params.push({ blockHash: hex(block.hash), requireCanonical: block.requireCanonical === true });
+  if (block?.hash !== undefined)
+    params.push({ blockHash: hex(block.hash), requireCanonical: block.requireCanonical === true });
   else {
     const ref = blockParam(block, 2, 'block parameter');
     if (ref !== undefined) params.push(ref);
@@ -125,7 +127,8 @@ export function txByHashParams(request: GetTransactionByHashMessage): unknown[] 
 /** eth_getBlockReceipts' params: a hash (EIP-1898 object), a number or tag; unset is latest. */
 export function blockReceiptsParams(request: GetBlockReceiptsMessage): unknown[] {
   const block = request.block;
-  if (block?.hash !== undefined) return [{ blockHash: hex(block.hash), requireCanonical: block.requireCanonical === true }];
+  if (block?.hash !== undefined)
+    return [{ blockHash: hex(block.hash), requireCanonical: block.requireCanonical === true }];
   return [blockParam(block, 0, 'block parameter') ?? 'latest'];
 }
 

@@ -4,7 +4,16 @@
  * client sees exactly what the HTTP front would have said.
  */
 import { Metadata, status as Status } from '@grpc/grpc-js';
-import { AuthError, InternalError, InvalidParamsError, InvalidRequestError, LimitExceededError, QueryTimeoutError, toRpcError, type RpcError } from '../rpc/errors.js';
+import {
+  AuthError,
+  InternalError,
+  InvalidParamsError,
+  InvalidRequestError,
+  LimitExceededError,
+  QueryTimeoutError,
+  type RpcError,
+  toRpcError,
+} from '../rpc/errors.js';
 
 /** Trailer holding the JSON-RPC error code, in decimal. */
 export const CODE_TRAILER = 'x-jsonrpc-code';

@@ -7,32 +7,39 @@
 import { EventEmitter } from 'node:events';
 import net from 'node:net';
 import {
+  type handleServerStreamingCall,
+  type handleUnaryCall,
   logVerbosity,
   type Metadata,
   Server,
   ServerCredentials,
-  type handleServerStreamingCall,
-  type handleUnaryCall,
   type ServerErrorResponse,
-  type ServiceDefinition,
   type ServerWritableStream,
-  status,
+  type ServiceDefinition,
   type StatusObject,
-  type UntypedServiceImplementation,
   setLogVerbosity,
+  status,
+  type UntypedServiceImplementation,
 } from '@grpc/grpc-js';
 import { ReflectionService } from '@grpc/reflection';
-import { GRPC_IDLE_TIMEOUT_MS, GRPC_MAX_CONNECTIONS, GRPC_PREFACE_TIMEOUT_MS, STREAM_BATCH_BYTES, STREAM_STALL_MS, STREAM_TIMEOUT_MS } from '../config.js';
+import {
+  GRPC_IDLE_TIMEOUT_MS,
+  GRPC_MAX_CONNECTIONS,
+  GRPC_PREFACE_TIMEOUT_MS,
+  STREAM_BATCH_BYTES,
+  STREAM_STALL_MS,
+  STREAM_TIMEOUT_MS,
+} from '../config.js';
 import { admitFor, type LogGate } from '../limits/admission.js';
 import type { RateLimiter } from '../limits/rateLimiter.js';
-import type { LogEngine } from '../logs/engine.js';
+import { bindFailureCode, PortUnavailableError } from '../listenError.js';
 import type { LogChunks } from '../logs/answer.js';
+import type { LogEngine } from '../logs/engine.js';
 import type { RefusalReason } from '../metrics/callStats.js';
 import { parseFilter } from '../rpc/filterParams.js';
 import type { MethodContext, RpcMethod } from '../rpc/method.js';
-import { CALL_OK, type CallObserver } from '../rpc/observe.js';
 import { METHODS } from '../rpc/methods/index.js';
-import { bindFailureCode, PortUnavailableError } from '../listenError.js';
+import { CALL_OK, type CallObserver } from '../rpc/observe.js';
 import type { ApiKeyStatus } from '../store/apiKeys.js';
 import { authenticate, keyOf } from './auth.js';
 import {
@@ -41,18 +48,18 @@ import {
   blockReceiptsResponse,
   blockResponse,
   filterObject,
+  type LogFilterMessage,
+  type ProtoObject,
   receiptResponse,
   storageAtParams,
   storageAtResponse,
   transactionResponse,
   txByBlockNumberAndIndexParams,
   txByHashParams,
-  type LogFilterMessage,
-  type ProtoObject,
 } from './convert.js';
 import { LOADER_OPTIONS, loadDefinition, SERVICE_NAME } from './definition.js';
 import { CODE_TRAILER, toGrpcFailure } from './errors.js';
-import { serveStreamLogs, type StreamEvents, type StreamLogsMessage } from './streamLogs.js';
+import { type StreamEvents, type StreamLogsMessage, serveStreamLogs } from './streamLogs.js';
 
 /** Options of the gRPC front. */
 export interface GrpcServerOptions {
@@ -131,7 +138,11 @@ export async function startGrpcServer(options: GrpcServerOptions): Promise<GrpcS
   const fail = (error: unknown) => toGrpcFailure(error, onError);
 
   /** A unary call answered by a JSON-RPC method: request to params, result to the response. */
-  const unary = <Request>(name: string, toParams: (request: Request) => unknown[], toResponse: (result: unknown) => ProtoObject): handleUnaryCall<Request, ProtoObject> => {
+  const unary = <Request>(
+    name: string,
+    toParams: (request: Request) => unknown[],
+    toResponse: (result: unknown) => ProtoObject,
+  ): handleUnaryCall<Request, ProtoObject> => {
     const method: RpcMethod = METHODS.get(name)!;
     return (call, callback) => {
       const answer = (result: unknown) => {
@@ -196,8 +207,13 @@ export async function startGrpcServer(options: GrpcServerOptions): Promise<GrpcS
     void serveStreamLogs(call, streamContext).finally(() => streams.delete(call));
   };
 
-  /** `handle`, reporting each answered call to the observer as `name` with its outcome (the JSON-RPC code of a failure). */
-  const observed = <Request, Response>(name: string, handle: handleUnaryCall<Request, Response>): handleUnaryCall<Request, Response> => {
+  /**
+   * `handle`, reporting each answered call to the observer as `name` with its outcome (the JSON-RPC code of a failure).
+   */
+  const observed = <Request, Response>(
+    name: string,
+    handle: handleUnaryCall<Request, Response>,
+  ): handleUnaryCall<Request, Response> => {
     const { observer } = options;
     if (observer === undefined) return handle;
     return (call, callback) => {
@@ -216,15 +232,30 @@ export async function startGrpcServer(options: GrpcServerOptions): Promise<GrpcS
       'eth_getTransactionByBlockNumberAndIndex',
       unary('eth_getTransactionByBlockNumberAndIndex', txByBlockNumberAndIndexParams, transactionResponse),
     ),
-    GetBlockByNumber: observed('eth_getBlockByNumber', unary('eth_getBlockByNumber', blockByNumberParams, blockResponse)),
-    GetTransactionByHash: observed('eth_getTransactionByHash', unary('eth_getTransactionByHash', txByHashParams, transactionResponse)),
-    GetTransactionReceipt: observed('eth_getTransactionReceipt', unary('eth_getTransactionReceipt', txByHashParams, receiptResponse)),
-    GetBlockReceipts: observed('eth_getBlockReceipts', unary('eth_getBlockReceipts', blockReceiptsParams, blockReceiptsResponse)),
+    GetBlockByNumber: observed(
+      'eth_getBlockByNumber',
+      unary('eth_getBlockByNumber', blockByNumberParams, blockResponse),
+    ),
+    GetTransactionByHash: observed(
+      'eth_getTransactionByHash',
+      unary('eth_getTransactionByHash', txByHashParams, transactionResponse),
+    ),
+    GetTransactionReceipt: observed(
+      'eth_getTransactionReceipt',
+      unary('eth_getTransactionReceipt', txByHashParams, receiptResponse),
+    ),
+    GetBlockReceipts: observed(
+      'eth_getBlockReceipts',
+      unary('eth_getBlockReceipts', blockReceiptsParams, blockReceiptsResponse),
+    ),
     StreamLogs: streamLogs,
   };
 
   // Channelz (per-call tracing for debugging tools) costs every call; nothing here serves it.
-  const server = new Server({ 'grpc.enable_channelz': 0, 'grpc.max_connection_idle_ms': options.idleTimeoutMs ?? GRPC_IDLE_TIMEOUT_MS });
+  const server = new Server({
+    'grpc.enable_channelz': 0,
+    'grpc.max_connection_idle_ms': options.idleTimeoutMs ?? GRPC_IDLE_TIMEOUT_MS,
+  });
   const { definition, reflection } = serviceDefinition();
   server.addService(definition, handlers);
   reflection.addToServer(server);
@@ -265,7 +296,14 @@ export async function startGrpcServer(options: GrpcServerOptions): Promise<GrpcS
     listener.once('error', () => resolve(undefined));
     listener.listen(options.port, options.host, () => resolve((listener.address() as net.AddressInfo).port));
   });
-  if (port === undefined) throw new PortUnavailableError('grpc', options.host, options.port, await bindFailureCode(options.host, options.port), '--grpc-port, or --grpc-port off');
+  if (port === undefined)
+    throw new PortUnavailableError(
+      'grpc',
+      options.host,
+      options.port,
+      await bindFailureCode(options.host, options.port),
+      '--grpc-port, or --grpc-port off',
+    );
 
   /** Ends the streams still running with UNAVAILABLE (sent when their client reads), then closes every connection. */
   const cut = (): void => {

@@ -7,17 +7,17 @@
  */
 import type { EventEmitter } from 'node:events';
 import type { ServerWritableStream } from '@grpc/grpc-js';
+import { varintSize, writeVarint } from '../chain/varint.js';
 import type { LogLimits } from '../config.js';
 import type { Admission, Release } from '../limits/admission.js';
 import type { LogEngine } from '../logs/engine.js';
 import { DeadlineExceededError } from '../logs/errors.js';
-import { MARK_STRIDE } from '../render/logProto.js';
-import { varintSize, writeVarint } from '../chain/varint.js';
 import type { LogCursor, StreamChunk } from '../logs/stream.js';
+import { MARK_STRIDE } from '../render/logProto.js';
 import { parseFilter } from '../rpc/filterParams.js';
 import type { StoreReader } from '../store/reader.js';
-import { cursorOf, filterObject, type CursorMessage, type LogFilterMessage } from './convert.js';
 import { keyOf } from './auth.js';
+import { type CursorMessage, cursorOf, filterObject, type LogFilterMessage } from './convert.js';
 import { toGrpcFailure } from './errors.js';
 
 /** ethlogd.v1.StreamLogsRequest as decoded. */
@@ -99,7 +99,8 @@ function* batchesOf(chunk: StreamChunk, maxBytes: number): Generator<{ message: 
     let j = i;
     while (j + 1 < count && marks[(j + 1) * MARK_STRIDE]! - start <= maxBytes) j++;
     const end = marks[j * MARK_STRIDE]!;
-    const next = j === count - 1 ? chunk.next : { block: marks[j * MARK_STRIDE + 1]!, logIndex: marks[j * MARK_STRIDE + 2]! + 1 };
+    const next =
+      j === count - 1 ? chunk.next : { block: marks[j * MARK_STRIDE + 1]!, logIndex: marks[j * MARK_STRIDE + 2]! + 1 };
     yield { message: encodeBatch(bytes.subarray(start, end), next), logs: j - i + 1 };
     start = end;
     i = j + 1;
@@ -112,12 +113,21 @@ function callDeadline(call: ServerWritableStream<StreamLogsMessage, Buffer>): nu
   return deadline instanceof Date ? deadline.getTime() : deadline;
 }
 
-/** Waits until the call drains, is cancelled (false), or the deadline or `stallMs` passes (throws the timeout error). */
-function drained(call: ServerWritableStream<StreamLogsMessage, Buffer>, signal: AbortSignal, deadline: number, stallMs: number): Promise<boolean> {
+/**
+ * Waits until the call drains, is cancelled (false), or the deadline or `stallMs` passes (throws the timeout error).
+ */
+function drained(
+  call: ServerWritableStream<StreamLogsMessage, Buffer>,
+  signal: AbortSignal,
+  deadline: number,
+  stallMs: number,
+): Promise<boolean> {
   if (signal.aborted) return Promise.resolve(false);
   const until = stallMs > 0 ? Math.min(deadline, Date.now() + stallMs) : deadline;
   return new Promise((resolve, reject) => {
-    const timer = Number.isFinite(until) ? setTimeout(() => done(() => reject(new DeadlineExceededError())), Math.max(0, until - Date.now())) : undefined;
+    const timer = Number.isFinite(until)
+      ? setTimeout(() => done(() => reject(new DeadlineExceededError())), Math.max(0, until - Date.now()))
+      : undefined;
     const onDrain = () => done(() => resolve(true));
     const onAbort = () => done(() => resolve(false));
     const done = (settle: () => void) => {
@@ -132,7 +142,10 @@ function drained(call: ServerWritableStream<StreamLogsMessage, Buffer>, signal: 
 }
 
 /** Serves one authenticated StreamLogs call to its end. */
-export async function serveStreamLogs(call: ServerWritableStream<StreamLogsMessage, Buffer>, ctx: StreamLogsContext): Promise<void> {
+export async function serveStreamLogs(
+  call: ServerWritableStream<StreamLogsMessage, Buffer>,
+  ctx: StreamLogsContext,
+): Promise<void> {
   const abort = new AbortController();
   const onCancel = () => abort.abort();
   call.on('cancelled', onCancel);
@@ -144,8 +157,16 @@ export async function serveStreamLogs(call: ServerWritableStream<StreamLogsMessa
   try {
     const spec = parseFilter(filterObject(call.request.filter), ctx.limits.maxParams);
     release = ctx.admission?.stream(keyOf(call.metadata));
-    const deadline = Math.min(ctx.timeoutMs > 0 ? Date.now() + ctx.timeoutMs : Number.POSITIVE_INFINITY, callDeadline(call));
-    const chunks = ctx.engine.stream(spec, ctx.reader, { from: cursorOf(call.request.resumeFrom), deadline, signal: abort.signal, taskLogs: ctx.taskLogs });
+    const deadline = Math.min(
+      ctx.timeoutMs > 0 ? Date.now() + ctx.timeoutMs : Number.POSITIVE_INFINITY,
+      callDeadline(call),
+    );
+    const chunks = ctx.engine.stream(spec, ctx.reader, {
+      from: cursorOf(call.request.resumeFrom),
+      deadline,
+      signal: abort.signal,
+      taskLogs: ctx.taskLogs,
+    });
     for await (const chunk of chunks) {
       progress.chunks++;
       progress.dispatched = chunk.dispatched;

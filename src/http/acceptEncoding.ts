@@ -12,7 +12,10 @@ export interface AcceptedCodings {
   readonly any: number | undefined;
 }
 
-/** What an answer may be coded with: the coding to use (null: none), and whether the client accepts an answer without one. */
+/**
+ * What an answer may be coded with: the coding to use (null: none), and whether the client accepts an answer without
+ * one.
+ */
 export interface Negotiated<C extends string> {
   coding: C | null;
   identity: boolean;

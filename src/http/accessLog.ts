@@ -1,7 +1,8 @@
 /**
  * The access log: one JSON line per HTTP request (msg `request`, level info) with what the request
  * was for (the kind of path, never the path: `/v3/<key>` holds the key), its JSON-RPC methods and
- * error codes, how many of its calls went to the upstream node (`forwarded`, when any), its status, duration and body bytes in and out (out after compression), and the
+ * error codes, how many of its calls went to the upstream node (`forwarded`, when any), its status, duration and body
+ * bytes in and out (out after compression), and the
  * key's id (keyId: 8 hex digits of its sha256). `sample` writes one line in N, counted on each HTTP
  * thread, except refusals an operator must see (401, 413, 429) and server failures (5xx), always written.
  */
@@ -13,7 +14,9 @@ import type { ResponseEnd } from './respond.js';
 /** Every line, one line in N (plain data, so HTTP threads get it in their start-up data), or none. */
 export type AccessLogMode = 'on' | 'off' | { sample: number };
 
-/** What a request was for: the API (`/v3/...`), a WebSocket upgrade, an operations endpoint, or a path we do not serve. */
+/**
+ * What a request was for: the API (`/v3/...`), a WebSocket upgrade, an operations endpoint, or a path we do not serve.
+ */
 export type PathKind = 'rpc' | 'ws-upgrade' | 'health' | 'ready' | 'metrics' | 'not-found';
 
 /** The request log of one request, from its start to its log line. */
@@ -22,10 +25,16 @@ export class AccessEntry {
   readonly started = performance.now();
   /** Request body bytes read. */
   bytesIn = 0;
-  /** Set once its line is decided: a request is counted and logged once, whichever of its answer's end and its client's leaving reports first. */
+  /**
+   * Set once its line is decided: a request is counted and logged once, whichever of its answer's end and its client's
+   * leaving reports first.
+   */
   ended = false;
 
-  /** Starts the entry of a request to a `path` of that kind by HTTP `method`; `key` is the presented API key ('' when none), `trace` the calls of its body. */
+  /**
+   * Starts the entry of a request to a `path` of that kind by HTTP `method`; `key` is the presented API key ('' when
+   * none), `trace` the calls of its body.
+   */
   constructor(
     readonly path: PathKind,
     readonly method: string,
@@ -34,11 +43,15 @@ export class AccessEntry {
   ) {}
 }
 
-/** Requests per line of `mode` (1: every one, 0: none); throws a RangeError on a sample that is not a whole number from 1. */
+/**
+ * Requests per line of `mode` (1: every one, 0: none); throws a RangeError on a sample that is not a whole number from
+ * 1.
+ */
 export function accessLogEvery(mode: AccessLogMode): number {
   if (mode === 'on') return 1;
   if (mode === 'off') return 0;
-  if (!Number.isSafeInteger(mode.sample) || mode.sample < 1) throw new RangeError(`access log sample ${mode.sample} is not a whole number of requests from 1`);
+  if (!Number.isSafeInteger(mode.sample) || mode.sample < 1)
+    throw new RangeError(`access log sample ${mode.sample} is not a whole number of requests from 1`);
   return mode.sample;
 }
 
@@ -68,7 +81,10 @@ export class AccessLog {
     return new AccessEntry(path, method, key, path === 'rpc' && method === 'POST' ? new RequestTrace() : undefined);
   }
 
-  /** Ends `entry` as `end` says, and writes its line when it is sampled or always logged; `aborted`: the client left during the answer. */
+  /**
+   * Ends `entry` as `end` says, and writes its line when it is sampled or always logged; `aborted`: the client left
+   * during the answer.
+   */
   end(entry: AccessEntry | undefined, end: ResponseEnd, aborted = false): void {
     if (entry === undefined || entry.ended) return;
     entry.ended = true;
@@ -80,7 +96,13 @@ export class AccessLog {
       http: entry.method,
       status: end.status,
       ms: Math.round((performance.now() - entry.started) * 1000) / 1000,
-      ...(trace && { methods: trace.methods, calls: trace.calls, errors: trace.errors, codes: trace.codes, batch: trace.batch }),
+      ...(trace && {
+        methods: trace.methods,
+        calls: trace.calls,
+        errors: trace.errors,
+        codes: trace.codes,
+        batch: trace.batch,
+      }),
       ...(trace !== undefined && trace.forwarded > 0 && { forwarded: trace.forwarded }),
       bytesIn: entry.bytesIn,
       bytesOut: end.bytes,

@@ -24,7 +24,10 @@ export interface BodySink {
    * one chunk (a view of uWS's receive buffer, detached afterwards); copy them to keep them.
    */
   body(bytes: Uint8Array): void;
-  /** Called once a body over the limit has ended (or passed DISCARD_MAX_BYTES) with the bytes read and dropped; no more data is delivered after it. */
+  /**
+   * Called once a body over the limit has ended (or passed DISCARD_MAX_BYTES) with the bytes read and dropped; no more
+   * data is delivered after it.
+   */
   tooLarge(received: number): void;
 }
 

@@ -5,11 +5,22 @@
  * The size threshold, gzip level and brotli quality are the operator's (config.ts defaults).
  */
 import type { Transform } from 'node:stream';
-import { brotliCompressSync, constants, createBrotliCompress, createGzip, gzipSync, type BrotliOptions, type ZlibOptions } from 'node:zlib';
+import {
+  type BrotliOptions,
+  brotliCompressSync,
+  constants,
+  createBrotliCompress,
+  createGzip,
+  gzipSync,
+  type ZlibOptions,
+} from 'node:zlib';
 import { DEFAULT_BROTLI_QUALITY, DEFAULT_COMPRESSION_MIN_BYTES, DEFAULT_GZIP_LEVEL } from '../config.js';
-import { negotiate, parseAcceptEncoding, type Negotiated } from './acceptEncoding.js';
+import { type Negotiated, negotiate, parseAcceptEncoding } from './acceptEncoding.js';
 
-/** The content codings answers can get, in the order preferred when a client weighs them alike (brotli: smaller and cheaper, see config.ts). */
+/**
+ * The content codings answers can get, in the order preferred when a client weighs them alike (brotli: smaller and
+ * cheaper, see config.ts).
+ */
 export const CONTENT_CODINGS = ['br', 'gzip'] as const;
 
 /** A content coding this service applies. */
@@ -38,7 +49,10 @@ const STREAM_CHUNK_BYTES = 64 * 1024;
 /** Compression options with every default filled in. */
 export type ResolvedCompression = Required<CompressionOptions>;
 
-/** `options` with config.ts's defaults filled in; throws a RangeError on a level, quality or threshold zlib or reason refuses. */
+/**
+ * `options` with config.ts's defaults filled in; throws a RangeError on a level, quality or threshold zlib or reason
+ * refuses.
+ */
 export function resolveCompression(options: CompressionOptions): ResolvedCompression {
   const resolved = {
     codings: CONTENT_CODINGS.filter((coding) => (options.codings ?? CONTENT_CODINGS).includes(coding)),
@@ -47,9 +61,12 @@ export function resolveCompression(options: CompressionOptions): ResolvedCompres
     brotliQuality: options.brotliQuality ?? DEFAULT_BROTLI_QUALITY,
   };
   const { minBytes, gzipLevel, brotliQuality } = resolved;
-  if (!Number.isInteger(gzipLevel) || gzipLevel < 1 || gzipLevel > 9) throw new RangeError(`gzip level ${gzipLevel} is not an integer from 1 to 9`);
-  if (!Number.isInteger(brotliQuality) || brotliQuality < 0 || brotliQuality > 11) throw new RangeError(`brotli quality ${brotliQuality} is not an integer from 0 to 11`);
-  if (!Number.isSafeInteger(minBytes) || minBytes < 0) throw new RangeError(`compression threshold ${minBytes} is not a byte count`);
+  if (!Number.isInteger(gzipLevel) || gzipLevel < 1 || gzipLevel > 9)
+    throw new RangeError(`gzip level ${gzipLevel} is not an integer from 1 to 9`);
+  if (!Number.isInteger(brotliQuality) || brotliQuality < 0 || brotliQuality > 11)
+    throw new RangeError(`brotli quality ${brotliQuality} is not an integer from 0 to 11`);
+  if (!Number.isSafeInteger(minBytes) || minBytes < 0)
+    throw new RangeError(`compression threshold ${minBytes} is not a byte count`);
   return resolved;
 }
 
@@ -71,7 +88,10 @@ export class Compression {
     return new AnswerCoding(this, header === '' ? NOTHING_NAMED : negotiate(parseAcceptEncoding(header), codings));
   }
 
-  /** Whether an answer of `bytes` bytes is compressed, given what its request accepts: from the threshold on, and below it only when the client refuses an answer as it is. */
+  /**
+   * Whether an answer of `bytes` bytes is compressed, given what its request accepts: from the threshold on, and below
+   * it only when the client refuses an answer as it is.
+   */
   chooses(accepted: Negotiated<ContentCoding>, bytes: number): ContentCoding | null {
     if (accepted.coding === null || (bytes < this.settings.minBytes && accepted.identity)) return null;
     return accepted.coding;
@@ -79,12 +99,18 @@ export class Compression {
 
   /** `input` compressed whole with `coding`. */
   compress(coding: ContentCoding, input: Uint8Array): Buffer {
-    return coding === 'gzip' ? gzipSync(input, this.gzip) : brotliCompressSync(input, this.brotliOptions(input.byteLength));
+    return coding === 'gzip'
+      ? gzipSync(input, this.gzip)
+      : brotliCompressSync(input, this.brotliOptions(input.byteLength));
   }
 
-  /** A stream that compresses what is written to it with `coding`, `bytes` in all, in STREAM_CHUNK_BYTES output chunks. */
+  /**
+   * A stream that compresses what is written to it with `coding`, `bytes` in all, in STREAM_CHUNK_BYTES output chunks.
+   */
   compressor(coding: ContentCoding, bytes: number): Transform {
-    return coding === 'gzip' ? createGzip({ ...this.gzip, chunkSize: STREAM_CHUNK_BYTES }) : createBrotliCompress({ ...this.brotliOptions(bytes), chunkSize: STREAM_CHUNK_BYTES });
+    return coding === 'gzip'
+      ? createGzip({ ...this.gzip, chunkSize: STREAM_CHUNK_BYTES })
+      : createBrotliCompress({ ...this.brotliOptions(bytes), chunkSize: STREAM_CHUNK_BYTES });
   }
 
   /** Brotli's parameters for an input of `bytes` bytes (text mode, its size hinted so the window fits it). */
@@ -102,7 +128,10 @@ export class Compression {
 /** What a request accepts when its Accept-Encoding names nothing: its answers as they are. */
 const NOTHING_NAMED: Negotiated<ContentCoding> = { coding: null, identity: true };
 
-/** The coding of the answers to one request: chosen by size from what the request accepts, with the compressors to apply it. */
+/**
+ * The coding of the answers to one request: chosen by size from what the request accepts, with the compressors to apply
+ * it.
+ */
 export class AnswerCoding {
   /** Made by Compression.negotiate (or AS_IS when compression is off). */
   constructor(

@@ -11,7 +11,10 @@ const PREFLIGHT_MAX_AGE_S = '86400';
 /** Headers allowed when the preflight names none. */
 const DEFAULT_ALLOWED_HEADERS = 'Content-Type';
 
-/** The header every response carries, name and value as bytes (uWS copies a string argument into a fresh allocation first). */
+/**
+ * The header every response carries, name and value as bytes (uWS copies a string argument into a fresh allocation
+ * first).
+ */
 const ALLOW_ORIGIN = Buffer.from('Access-Control-Allow-Origin');
 const ANY_ORIGIN = Buffer.from('*');
 
@@ -26,7 +29,10 @@ export function answerPreflight(res: HttpResponse, requestedHeaders: string): vo
     res.writeStatus('204 No Content');
     writeCorsOrigin(res);
     res.writeHeader('Access-Control-Allow-Methods', 'POST, OPTIONS');
-    res.writeHeader('Access-Control-Allow-Headers', requestedHeaders === '' ? DEFAULT_ALLOWED_HEADERS : requestedHeaders);
+    res.writeHeader(
+      'Access-Control-Allow-Headers',
+      requestedHeaders === '' ? DEFAULT_ALLOWED_HEADERS : requestedHeaders,
+    );
     res.writeHeader('Access-Control-Max-Age', PREFLIGHT_MAX_AGE_S);
     res.writeHeader('Vary', 'Access-Control-Request-Headers');
     if (uwsNative) res.endWithoutBody();

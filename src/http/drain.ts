@@ -7,7 +7,11 @@ import { ShuttingDownError } from '../rpc/errors.js';
 import { errorBody, type Reply } from './replies.js';
 
 /** 503: a request on a kept-alive connection while the server drains; sent with `Connection: close`. */
-export const SHUTTING_DOWN: Reply = { status: '503 Service Unavailable', body: errorBody(new ShuttingDownError()), headers: [] };
+export const SHUTTING_DOWN: Reply = {
+  status: '503 Service Unavailable',
+  body: errorBody(new ShuttingDownError()),
+  headers: [],
+};
 
 /** The requests in flight on a front, and the drain that waits for them. */
 export class InFlight {

@@ -11,10 +11,13 @@ import { lagStatus, type ReplicaSync } from '../replica/lag.js';
 import type { StoreReader } from '../store/reader.js';
 import type { PathKind } from './accessLog.js';
 import { OPS_METHOD_NOT_ALLOWED } from './replies.js';
-import { CLIENT_CLOSED, sendReply, sendText, type ReplyOptions } from './respond.js';
+import { CLIENT_CLOSED, type ReplyOptions, sendReply, sendText } from './respond.js';
 import type { HttpRequest, HttpResponse, TemplatedApp } from './uws.js';
 
-/** Where the store stands when readiness is checked: its head block and hash, and its lag behind its node (null when it follows none, or either head is unknown). */
+/**
+ * Where the store stands when readiness is checked: its head block and hash, and its lag behind its node (null when it
+ * follows none, or either head is unknown).
+ */
 export interface ReadyPosition {
   head?: number;
   hash?: string;
@@ -51,13 +54,19 @@ type Route = (res: HttpResponse, req: HttpRequest) => void;
 export interface OpsHooks {
   /** Wraps each route handler, as the server wraps its own. */
   guard(route: Route): Route;
-  /** The reply options of one request to a path of `kind` (whether it is HEAD, its coding, where its end is reported), read from `req` in the handler. */
+  /**
+   * The reply options of one request to a path of `kind` (whether it is HEAD, its coding, where its end is reported),
+   * read from `req` in the handler.
+   */
   begin(req: HttpRequest, kind: PathKind): ReplyOptions;
   /** Hears of a failed scrape (answered 500). */
   onError(message: string, error: unknown): void;
 }
 
-/** A route for the operations path of `kind`: GET and HEAD reach `answer` (with the request's reply options), others get 405. */
+/**
+ * A route for the operations path of `kind`: GET and HEAD reach `answer` (with the request's reply options), others get
+ * 405.
+ */
 function getOnly(hooks: OpsHooks, kind: PathKind, answer: (res: HttpResponse, options: ReplyOptions) => void): Route {
   return hooks.guard((res, req) => {
     const method = req.getMethod().toLowerCase();
@@ -71,7 +80,10 @@ function getOnly(hooks: OpsHooks, kind: PathKind, answer: (res: HttpResponse, op
 function readyAnswer(readiness: Readiness): { status: string; body: string } {
   const position = { head: readiness.head, hash: readiness.hash, lag: readiness.lag ?? null };
   if (readiness.ready) return { status: '200 OK', body: JSON.stringify({ ready: true, status: 'ready', ...position }) };
-  return { status: '503 Service Unavailable', body: JSON.stringify({ ready: false, status: 'unavailable', reason: readiness.reason, ...position }) };
+  return {
+    status: '503 Service Unavailable',
+    body: JSON.stringify({ ready: false, status: 'unavailable', reason: readiness.reason, ...position }),
+  };
 }
 
 /** Registers /health, /ready and (with `ops.metrics`) /metrics on `app`, with the server's `hooks`. */
@@ -103,7 +115,8 @@ export function registerOpsRoutes(app: TemplatedApp, ops: OpsEndpoints, hooks: O
         },
         (error: unknown) => {
           hooks.onError('metrics: rendering failed', error);
-          if (!aborted) sendText(res, '500 Internal Server Error', JSON_TYPE, '{"error":"metrics unavailable"}', options);
+          if (!aborted)
+            sendText(res, '500 Internal Server Error', JSON_TYPE, '{"error":"metrics unavailable"}', options);
         },
       );
     }),
@@ -123,7 +136,10 @@ export function storeReadiness(reader: StoreReader, sync?: ReplicaSync): Readine
   } catch {
     return { ready: false, reason: 'the store cannot be read' };
   }
-  if (sync === undefined) return head === undefined ? { ready: false, reason: 'the store holds no block yet' } : { ready: true, head, hash, lag: null };
+  if (sync === undefined)
+    return head === undefined
+      ? { ready: false, reason: 'the store holds no block yet' }
+      : { ready: true, head, hash, lag: null };
   const { lag, behind } = lagStatus(head, sync);
   return behind === undefined ? { ready: true, head, hash, lag } : { ready: false, reason: behind, head, hash, lag };
 }

@@ -8,28 +8,37 @@
  * counted here and handed over when the main thread scrapes; /metrics is rendered by
  * the main thread; log lines are written by the main thread's logger.
  */
-import { AnswerCache } from '../rpc/answerCache.js';
+
 import { parentPort, workerData } from 'node:worker_threads';
 import { METRICS_LATENCY_BUCKETS_S } from '../config.js';
+import { RemoteFilters } from '../filters/remote.js';
 import { ByteBudget } from '../limits/byteBudget.js';
 import { RateLimiter } from '../limits/rateLimiter.js';
 import { LimitRefusals } from '../limits/refusals.js';
-import { zeroScanCounts, type LogChunks } from '../logs/answer.js';
+import type { Logger, LogLevel } from '../logger.js';
+import { type LogChunks, zeroScanCounts } from '../logs/answer.js';
 import { answerInline } from '../logs/inline.js';
 import { InlineLoad } from '../logs/inlineLoad.js';
 import { resolveRange } from '../logs/range.js';
-import type { Logger, LogLevel } from '../logger.js';
 import { CallStatsTable, RefusalCounts, StatusCounts } from '../metrics/callStats.js';
+import { NodeHeadGauge } from '../replica/nodeHead.js';
+import { AnswerCache } from '../rpc/answerCache.js';
 import type { MethodContext } from '../rpc/method.js';
 import { StoreReader } from '../store/reader.js';
-import { RemoteFilters } from '../filters/remote.js';
-import { NodeHeadGauge } from '../replica/nodeHead.js';
 import { closeStore, openStore } from '../store/schema.js';
-import type { MetricsText } from './health.js';
-import { startHttpServer, type HttpServer } from './server.js';
-import { storeFront } from './storeFront.js';
-import { fromWireError, PendingReplies, toWireError, type FromThread, type HttpThreadData, type LogLine, type ToThread } from './threadProtocol.js';
 import type { UpstreamAnswer } from '../upstream/types.js';
+import type { MetricsText } from './health.js';
+import { type HttpServer, startHttpServer } from './server.js';
+import { storeFront } from './storeFront.js';
+import {
+  type FromThread,
+  fromWireError,
+  type HttpThreadData,
+  type LogLine,
+  PendingReplies,
+  type ToThread,
+  toWireError,
+} from './threadProtocol.js';
 
 const data = workerData as HttpThreadData;
 const port = parentPort!;
@@ -39,12 +48,22 @@ function post(message: FromThread): void {
   port.postMessage(message);
 }
 
-/** Hands a log line to the main thread; when its context or error cannot be cloned, the line goes with the error as text and without the context. */
+/**
+ * Hands a log line to the main thread; when its context or error cannot be cloned, the line goes with the error as text
+ * and without the context.
+ */
 function writeLine(line: LogLine): void {
   try {
     post({ type: 'log', line });
   } catch {
-    post({ type: 'log', line: { level: line.level, message: line.message, error: line.error === undefined ? undefined : String(line.error) } });
+    post({
+      type: 'log',
+      line: {
+        level: line.level,
+        message: line.message,
+        error: line.error === undefined ? undefined : String(line.error),
+      },
+    });
   }
 }
 
@@ -59,7 +78,8 @@ function forwardingLogger(levels: readonly LogLevel[]): Logger {
     info: at('info'),
     warn: at('warn'),
     error: (message, error, context) => {
-      if (enabled.has('error')) writeLine({ level: 'error', message, error, context: { ...context, thread: data.thread } });
+      if (enabled.has('error'))
+        writeLine({ level: 'error', message, error, context: { ...context, thread: data.thread } });
     },
     isLevelEnabled: (level) => enabled.has(level),
   };
@@ -87,12 +107,23 @@ const ctx: MethodContext = {
   queryLogs: (spec, call) => {
     const range = resolveRange(spec, reader);
     const started = performance.now();
-    const inline = answerInline(range, spec, reader, 'json', data.limits.maxResults, inlineLoad.budget(data.inlineBudgetUs, started), logCounts);
+    const inline = answerInline(
+      range,
+      spec,
+      reader,
+      'json',
+      data.limits.maxResults,
+      inlineLoad.budget(data.inlineBudgetUs, started),
+      logCounts,
+    );
     inlineLoad.add(started);
     if (inline !== undefined) return inline;
     // The main thread reads its own snapshot: the range goes there as this snapshot resolved it,
     // so one batch's calls agree on the head (its numbers are stored there too: appends only add).
-    const pinned = spec.blockHash === undefined && range.pending === undefined && range.from <= range.to ? { ...spec, fromBlock: { number: range.from }, toBlock: { number: range.to } } : spec;
+    const pinned =
+      spec.blockHash === undefined && range.pending === undefined && range.from <= range.to
+        ? { ...spec, fromBlock: { number: range.from }, toBlock: { number: range.to } }
+        : spec;
     const signal = call?.signal;
     let onAbort: (() => void) | undefined;
     const answer = queries.ask((id) => {
@@ -133,7 +164,17 @@ function serve(server: HttpServer): void {
         forwardCalls.settle(message.id, message.answers);
         return;
       case 'counts':
-        post({ type: 'counts', id: message.id, counts: { calls: calls?.snapshot() ?? [], statuses: statuses?.snapshot() ?? [], logs: logCounts, answers: answerCache?.counts ?? { hits: 0, misses: 0 }, refusals: refusals?.snapshot() ?? [] } });
+        post({
+          type: 'counts',
+          id: message.id,
+          counts: {
+            calls: calls?.snapshot() ?? [],
+            statuses: statuses?.snapshot() ?? [],
+            logs: logCounts,
+            answers: answerCache?.counts ?? { hits: 0, misses: 0 },
+            refusals: refusals?.snapshot() ?? [],
+          },
+        });
         return;
       case 'refuse':
         server.refuse();
@@ -167,7 +208,9 @@ try {
           // Sent by the main thread's client: one connection pool, breaker and count for the whole service.
           upstream: { send: (calls) => forwardCalls.ask((id) => post({ type: 'upstream', id, calls })) },
           methods: new Set(data.forward.methods),
-          budget: data.forward.rateLimit && new RateLimiter(data.forward.rateLimit.limit, { buffer: data.forward.rateLimit.buffer }),
+          budget:
+            data.forward.rateLimit &&
+            new RateLimiter(data.forward.rateLimit.limit, { buffer: data.forward.rateLimit.buffer }),
           headWaitMs: data.forward.headWaitMs,
         },
       }),

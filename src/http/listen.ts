@@ -5,7 +5,7 @@
  * port is free before the threads share it.
  */
 import { bindFailureCode, PortUnavailableError } from '../listenError.js';
-import { uWS, type TemplatedApp, type us_listen_socket, type us_socket } from './uws.js';
+import { type TemplatedApp, type us_listen_socket, type us_socket, uWS } from './uws.js';
 
 /** uSockets' LIBUS_LISTEN_EXCLUSIVE_PORT: without it a busy port is shared (SO_REUSEPORT), not refused. */
 const LISTEN_EXCLUSIVE_PORT = 1;
@@ -14,7 +14,12 @@ const LISTEN_EXCLUSIVE_PORT = 1;
 const LISTEN_SHARED_PORT = 0;
 
 /** The `listen(host, port, options, cb)` overload, which uWS has but its typings lack. */
-type ListenWithOptions = (host: string, port: number, options: number, cb: (socket: us_listen_socket | false) => void) => void;
+type ListenWithOptions = (
+  host: string,
+  port: number,
+  options: number,
+  cb: (socket: us_listen_socket | false) => void,
+) => void;
 
 /** A bound listen socket and the port it got. */
 export interface Listening {
@@ -22,10 +27,15 @@ export interface Listening {
   port: number;
 }
 
-/** Makes `app` listen on `host:port` (0: a free port), exclusively unless `shared`; rejects with a PortUnavailableError when it cannot. */
+/**
+ * Makes `app` listen on `host:port` (0: a free port), exclusively unless `shared`; rejects with a PortUnavailableError
+ * when it cannot.
+ */
 export async function listenOn(app: TemplatedApp, host: string, port: number, shared: boolean): Promise<Listening> {
   const listen = app.listen.bind(app) as unknown as ListenWithOptions;
-  const socket = await new Promise<us_listen_socket | false>((resolve) => listen(host, port, shared ? LISTEN_SHARED_PORT : LISTEN_EXCLUSIVE_PORT, resolve));
+  const socket = await new Promise<us_listen_socket | false>((resolve) =>
+    listen(host, port, shared ? LISTEN_SHARED_PORT : LISTEN_EXCLUSIVE_PORT, resolve),
+  );
   if (socket) return { socket, port: uWS.us_socket_local_port(socket as us_socket) };
   throw new PortUnavailableError('http', host, port, await bindFailureCode(host, port), '--port');
 }

@@ -22,7 +22,9 @@ export const MIN_HEAD_POLL_MS = 5;
 /** The largest floor taken: a block number JavaScript holds exactly. */
 const MAX_FLOOR = Number.MAX_SAFE_INTEGER;
 
-/** The floor in header value `text`: undefined when the header is absent, null when it is not a decimal block number. */
+/**
+ * The floor in header value `text`: undefined when the header is absent, null when it is not a decimal block number.
+ */
 export function parseMinHead(text: string): number | undefined | null {
   if (text === '') return undefined;
   if (!/^[0-9]{1,16}$/.test(text)) return null;
@@ -42,7 +44,10 @@ export class HeadWaiters {
   private waiting: Waiter[] = [];
   private timer: NodeJS.Timeout | undefined;
 
-  /** Waits on `readHead` (the store's head now, undefined while it holds no block) for at most `waitMs`, reading it every `pollMs`. */
+  /**
+   * Waits on `readHead` (the store's head now, undefined while it holds no block) for at most `waitMs`, reading it
+   * every `pollMs`.
+   */
   constructor(
     private readonly readHead: () => number | undefined,
     private readonly waitMs = MIN_HEAD_WAIT_MS,
@@ -55,7 +60,9 @@ export class HeadWaiters {
     return head !== undefined && head >= floor;
   }
 
-  /** Calls `settle(true)` once the head reaches `floor`, or `settle(false)` when the wait runs out or the waiters close. */
+  /**
+   * Calls `settle(true)` once the head reaches `floor`, or `settle(false)` when the wait runs out or the waiters close.
+   */
   wait(floor: number, settle: (reached: boolean) => void): void {
     this.waiting.push({ floor, deadline: performance.now() + this.waitMs, settle });
     this.timer ??= setInterval(() => this.poll(), this.pollMs);

@@ -4,8 +4,8 @@
  * id, an array of them for a batch (refused whole: no call runs), as clients match answers by id.
  */
 import { MAX_BATCH_ITEMS } from '../config.js';
-import { RateLimitedError, type TooManyConcurrentError } from '../rpc/errors.js';
 import type { RateRefusal } from '../limits/rateLimiter.js';
+import { RateLimitedError, type TooManyConcurrentError } from '../rpc/errors.js';
 import { errorBody, type Reply } from './replies.js';
 
 const SPACE = 0x20;
@@ -98,7 +98,10 @@ export function refusedBody(refusal: RateRefusal, body: Uint8Array): string {
  * helps, without it for a batch larger than the burst, which no wait admits.
  */
 export function tooManyRequests(refusal: RateRefusal, body: Uint8Array): Reply {
-  const headers: [string, string][] = refusal instanceof RateLimitedError ? [['Retry-After', String(Math.max(1, Math.ceil(refusal.retryAfterMs / 1000)))]] : [];
+  const headers: [string, string][] =
+    refusal instanceof RateLimitedError
+      ? [['Retry-After', String(Math.max(1, Math.ceil(refusal.retryAfterMs / 1000)))]]
+      : [];
   return { status: '429 Too Many Requests', body: refusedBody(refusal, body), headers };
 }
 
@@ -107,5 +110,9 @@ export function tooManyRequests(refusal: RateRefusal, body: Uint8Array): Reply {
  * call is answered: `answer`, the call's error with its id, and `Retry-After` in whole seconds.
  */
 export function tooManyConcurrent(refusal: TooManyConcurrentError, answer: string): Reply {
-  return { status: '429 Too Many Requests', body: answer, headers: [['Retry-After', String(Math.max(1, Math.ceil(refusal.retryAfterMs / 1000)))]] };
+  return {
+    status: '429 Too Many Requests',
+    body: answer,
+    headers: [['Retry-After', String(Math.max(1, Math.ceil(refusal.retryAfterMs / 1000)))]],
+  };
 }

@@ -5,10 +5,10 @@
  * compressed on the way in chunked transfer encoding.
  */
 import type { Transform } from 'node:stream';
+import { type FlatBody, JsonParts, type RpcBody } from '../rpc/handler.js';
+import type { AnswerCoding, ContentCoding } from './compress.js';
 import { writeCorsOrigin } from './cors.js';
 import { HEAD_HEADER_NAME } from './headHeader.js';
-import { JsonParts, type FlatBody, type RpcBody } from '../rpc/handler.js';
-import type { AnswerCoding, ContentCoding } from './compress.js';
 import type { Reply } from './replies.js';
 import type { HttpResponse } from './uws.js';
 import { uwsNative } from './uws.js';
@@ -57,7 +57,10 @@ export interface JsonOptions {
   onEnd?: (end: ResponseEnd) => void;
 }
 
-/** An answer on its way: the body bytes handed to the socket so far, its coding, and how to stop it when its client goes away. */
+/**
+ * An answer on its way: the body bytes handed to the socket so far, its coding, and how to stop it when its client goes
+ * away.
+ */
 export interface Delivery {
   readonly bytes: number;
   readonly coding: ContentCoding | null;
@@ -79,7 +82,9 @@ function statusCode(status: string): number {
 
 /** `body` as bytes (a view, not a copy, of bytes). */
 function toBuffer(body: FlatBody): Buffer {
-  return typeof body === 'string' ? Buffer.from(body, 'utf8') : Buffer.from(body.buffer, body.byteOffset, body.byteLength);
+  return typeof body === 'string'
+    ? Buffer.from(body, 'utf8')
+    : Buffer.from(body.buffer, body.byteOffset, body.byteLength);
 }
 
 /** The byte length of `body`. */
@@ -94,7 +99,10 @@ function encodeWith(body: FlatBody, coding: AnswerCoding | undefined, chosen: Co
   return { body: compressed, bytes: compressed.length, coding: chosen };
 }
 
-/** `body` compressed when `coding` chooses a coding for its size (its length: UTF-16 units of text, the bytes of these ASCII answers), else as it is. */
+/**
+ * `body` compressed when `coding` chooses a coding for its size (its length: UTF-16 units of text, the bytes of these
+ * ASCII answers), else as it is.
+ */
 function encode(body: FlatBody, coding: AnswerCoding | undefined): Encoded {
   return encodeWith(body, coding, coding?.choose(body.length) ?? null);
 }
@@ -148,14 +156,24 @@ export function sendReply(res: HttpResponse, reply: Reply, options: ReplyOptions
     writeCodingHeaders(res, options.coding, encoded.coding);
     endWith(res, encoded, options);
   });
-  options.onEnd?.({ status: statusCode(reply.status), bytes: options.head ? 0 : encoded.bytes, coding: encoded.coding });
+  options.onEnd?.({
+    status: statusCode(reply.status),
+    bytes: options.head ? 0 : encoded.bytes,
+    coding: encoded.coding,
+  });
 }
 
 /**
  * Sends a text `body` with `status`, `contentType` and extra `headers` (the operations endpoints:
  * health, readiness, metrics), without the JSON-RPC answers' CORS header; HEAD gets the headers alone.
  */
-export function sendText(res: HttpResponse, status: string, contentType: string, body: string, options: ReplyOptions & { headers?: ReadonlyArray<readonly [string, string]> } = {}): void {
+export function sendText(
+  res: HttpResponse,
+  status: string,
+  contentType: string,
+  body: string,
+  options: ReplyOptions & { headers?: ReadonlyArray<readonly [string, string]> } = {},
+): void {
   const encoded = encode(body, options.coding);
   res.cork(() => {
     res.writeStatus(status);
@@ -201,7 +219,10 @@ export function sendJson(res: HttpResponse, body: RpcBody, options: JsonOptions 
   return streamCompressed(res, bytes, coding!.compressor(chosen, bytes.length), chosen, options);
 }
 
-/** Writes the headers of a streamed answer: JSON, its coding, and `Connection: close` when draining (tryEnd and write cannot close). */
+/**
+ * Writes the headers of a streamed answer: JSON, its coding, and `Connection: close` when draining (tryEnd and write
+ * cannot close).
+ */
 function writeStreamHeaders(res: HttpResponse, options: JsonOptions, applied: ContentCoding | null): void {
   writeJsonHeaders(res, options.storeHead);
   writeCodingHeaders(res, options.coding, applied);
@@ -215,7 +236,13 @@ function writeStreamHeaders(res: HttpResponse, options: JsonOptions, applied: Co
  * is called once uWS holds them all, or the response was aborted (stop()): uWS calls neither
  * handler again.
  */
-function streamParts(res: HttpResponse, parts: readonly Uint8Array[], total: number, options: JsonOptions, release?: () => void): Delivery {
+function streamParts(
+  res: HttpResponse,
+  parts: readonly Uint8Array[],
+  total: number,
+  options: JsonOptions,
+  release?: () => void,
+): Delivery {
   let base = 0;
   let written = 0;
   let done = false;
@@ -223,7 +250,9 @@ function streamParts(res: HttpResponse, parts: readonly Uint8Array[], total: num
     release?.();
     options.onEnd?.({ status: 200, bytes: total, coding: null });
   };
-  /** Writes the parts from byte `from` of the body on, until the socket pushes back; whether it took all it was given. */
+  /**
+   * Writes the parts from byte `from` of the body on, until the socket pushes back; whether it took all it was given.
+   */
   const writeFrom = (from: number): boolean => {
     let ok = true;
     let start = 0;
@@ -272,7 +301,13 @@ function streamParts(res: HttpResponse, parts: readonly Uint8Array[], total: num
  * not on this thread. stop() (the client left) destroys the compressor; a compressor failure closes
  * the connection, which the client sees as a truncated answer.
  */
-function streamCompressed(res: HttpResponse, input: Buffer, compressor: Transform, coding: ContentCoding, options: JsonOptions): Delivery {
+function streamCompressed(
+  res: HttpResponse,
+  input: Buffer,
+  compressor: Transform,
+  coding: ContentCoding,
+  options: JsonOptions,
+): Delivery {
   let stopped = false;
   let started = false;
   let waiting = false;

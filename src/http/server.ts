@@ -14,37 +14,37 @@ import type { ByteBudget } from '../limits/byteBudget.js';
 import type { RateLimiter } from '../limits/rateLimiter.js';
 import type { LimitRefusals } from '../limits/refusals.js';
 import { createLogger, type Logger } from '../logger.js';
-import type { RequestControl, RpcBody, RpcHandler } from '../rpc/handler.js';
 import type { RefusalReason } from '../metrics/callStats.js';
+import type { RequestControl, RpcBody, RpcHandler } from '../rpc/handler.js';
 import type { ApiKeyStatus } from '../store/apiKeys.js';
-import { AccessLog, type AccessEntry, type AccessLogMode, type PathKind } from './accessLog.js';
+import { WsFront, type WsFrontOptions } from '../ws/wsFront.js';
+import { type AccessEntry, AccessLog, type AccessLogMode, type PathKind } from './accessLog.js';
 import { DISCARD_MAX_BYTES, readBody } from './body.js';
-import { AS_IS, Compression, type AnswerCoding, type CompressionOptions } from './compress.js';
+import { type AnswerCoding, AS_IS, Compression, type CompressionOptions } from './compress.js';
 import { answerPreflight } from './cors.js';
 import { InFlight, SHUTTING_DOWN } from './drain.js';
-import { registerOpsRoutes, type OpsEndpoints } from './health.js';
+import { type OpsEndpoints, registerOpsRoutes } from './health.js';
 import { listenOn } from './listen.js';
 import { HeadWaiters, MIN_HEAD_HEADER, parseMinHead } from './minHead.js';
 import { callCount, tooManyConcurrent, tooManyRequests } from './rateLimit.js';
 import {
   AUTH_FAILURE,
   behindHead,
-  errorBody,
   CONFLICTING_CONTENT_LENGTH,
+  errorBody,
   INTERNAL_ERROR_BODY,
-  INVALID_MIN_HEAD,
   INVALID_KEY,
+  INVALID_MIN_HEAD,
   METHOD_NOT_ALLOWED,
   MISSING_KEY,
   NOT_FOUND,
   payloadTooLarge,
   REVOKED_KEY,
-  UNSUPPORTED_MEDIA_TYPE,
   type Reply,
+  UNSUPPORTED_MEDIA_TYPE,
 } from './replies.js';
-import { CLIENT_CLOSED, sendJson, sendReply, type Delivery, type ReplyOptions } from './respond.js';
-import { uWS, uwsImplementation, type HttpRequest, type HttpResponse } from './uws.js';
-import { WsFront, type WsFrontOptions } from '../ws/wsFront.js';
+import { CLIENT_CLOSED, type Delivery, type ReplyOptions, sendJson, sendReply } from './respond.js';
+import { type HttpRequest, type HttpResponse, uWS, uwsImplementation } from './uws.js';
 
 /** The result of checking an API key: the store's own (src/store/apiKeys.ts, checkApiKey). */
 export type AuthStatus = ApiKeyStatus;
@@ -73,7 +73,10 @@ export interface HttpServerOptions {
   onResponse?: (status: number) => void;
   /** Hears every request or message refused by a transport limit, by its reason (the metrics). */
   onRefusal?: (reason: RefusalReason) => void;
-  /** What /ready and /metrics report; without it /ready tells only whether the server is draining, and /metrics is not served. */
+  /**
+   * What /ready and /metrics report; without it /ready tells only whether the server is draining, and /metrics is not
+   * served.
+   */
   ops?: OpsEndpoints;
   /**
    * Bind the port shared (SO_REUSEPORT) with the apps of other threads listening on it, instead of
@@ -82,13 +85,19 @@ export interface HttpServerOptions {
   sharePort?: boolean;
   /** The X-Ethlogd-Head value of a request answered now (headHeader.ts); without it answers carry no head. */
   storeHead?: () => Buffer | undefined;
-  /** The store's head block now (undefined: no block); with it a request's X-Ethlogd-Min-Head is honoured (minHead.ts), without it ignored. */
+  /**
+   * The store's head block now (undefined: no block); with it a request's X-Ethlogd-Min-Head is honoured (minHead.ts),
+   * without it ignored.
+   */
   readHead?: () => number | undefined;
   /** Longest a request waits for its X-Ethlogd-Min-Head (MIN_HEAD_WAIT_MS by default). */
   minHeadWaitMs?: number;
   /** Serve JSON-RPC over WebSocket on the same port (ws/wsFront.ts), with subscriptions fed by this store's head. */
   ws?: Pick<WsFrontOptions, 'reader' | 'maxParams' | 'pollMs' | 'connectionsPerKey' | 'sendBufferBytes'>;
-  /** What WebSocket `logs` subscriptions are charged to (bytes per key and in all, shared by the threads); none: only their count is bounded. */
+  /**
+   * What WebSocket `logs` subscriptions are charged to (bytes per key and in all, shared by the threads); none: only
+   * their count is bounded.
+   */
   subscriptionBudget?: ByteBudget;
   /** The refusal counters by reason (limits/refusals.ts), shared by the threads. */
   limitRefusals?: LimitRefusals;
@@ -196,7 +205,10 @@ interface Exchange {
   coding: AnswerCoding;
   /** The answer on its way, once sent. */
   delivery: Delivery | undefined;
-  /** Aborted when the client goes away: its calls waiting or running stop (work follows its client); made when first asked for. */
+  /**
+   * Aborted when the client goes away: its calls waiting or running stop (work follows its client); made when first
+   * asked for.
+   */
   abort: AbortController | undefined;
 }
 
@@ -254,7 +266,10 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<HttpServ
       if (control.busy !== undefined) {
         exchange.answered = true;
         const answer = typeof text === 'string' ? text : errorBody(control.busy);
-        refuse(res, tooManyConcurrent(control.busy, answer), entry, { close: inFlight.closing, coding: exchange.coding });
+        refuse(res, tooManyConcurrent(control.busy, answer), entry, {
+          close: inFlight.closing,
+          coding: exchange.coding,
+        });
         done();
         return;
       }
@@ -303,14 +318,23 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<HttpServ
    * refuses with 503 (a balancer retries elsewhere) when the wait runs out. The body is copied first
    * when it has to wait: uWS reclaims a body handed over in place once its callback returns.
    */
-  function dispatchAtHead(res: HttpResponse, exchange: Exchange, body: Uint8Array, floor: number, done: () => void): void {
+  function dispatchAtHead(
+    res: HttpResponse,
+    exchange: Exchange,
+    body: Uint8Array,
+    floor: number,
+    done: () => void,
+  ): void {
     if (waiters === undefined || waiters.reached(floor)) return dispatch(res, exchange, body, done);
     const kept = Buffer.from(body);
     waiters.wait(floor, (reached) => {
       if (exchange.aborted) return;
       if (reached) return dispatch(res, exchange, kept, done);
       exchange.answered = true;
-      refuse(res, behindHead(floor, opts.readHead?.()), exchange.entry, { close: inFlight.closing, coding: exchange.coding });
+      refuse(res, behindHead(floor, opts.readHead?.()), exchange.entry, {
+        close: inFlight.closing,
+        coding: exchange.coding,
+      });
       done();
     });
   }
@@ -343,7 +367,9 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<HttpServ
    * is refused first, whatever its route. uWS terminates the process when a route handler returns without
    * answering or registering onAborted, so a failure here closes the connection instead.
    */
-  function guarded(handle: (res: HttpResponse, req: HttpRequest) => void): (res: HttpResponse, req: HttpRequest) => void {
+  function guarded(
+    handle: (res: HttpResponse, req: HttpRequest) => void,
+  ): (res: HttpResponse, req: HttpRequest) => void {
     return (res, req) => {
       try {
         if (conflictingLength(req, req.getHeader(CONTENT_LENGTH))) return refuseConflict(res, req);
@@ -393,7 +419,15 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<HttpServ
     // A key out of tokens is refused once its body is read: each call's error carries its id.
     const limited = budget?.check(1);
 
-    const exchange: Exchange = { aborted: false, answered: false, entry, key, coding, delivery: undefined, abort: undefined };
+    const exchange: Exchange = {
+      aborted: false,
+      answered: false,
+      entry,
+      key,
+      coding,
+      delivery: undefined,
+      abort: undefined,
+    };
     const done = inFlight.enter();
     res.onAborted(() => {
       exchange.aborted = true;
@@ -410,7 +444,10 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<HttpServ
       body: (bytes) => {
         if (entry) entry.bytesIn = bytes.byteLength;
         const refused = limited ?? budget?.take(callCount(bytes));
-        if (!refused) return floor === undefined ? dispatch(res, exchange, bytes, done) : dispatchAtHead(res, exchange, bytes, floor, done);
+        if (!refused)
+          return floor === undefined
+            ? dispatch(res, exchange, bytes, done)
+            : dispatchAtHead(res, exchange, bytes, floor, done);
         exchange.answered = true;
         refuse(res, tooManyRequests(refused, bytes), entry, { close: inFlight.closing, coding });
         done();
@@ -430,7 +467,11 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<HttpServ
     const method = req.getMethod().toLowerCase();
     const head = method === 'head';
     const target = route(req.getUrl());
-    if (target === null) return refuse(res, NOT_FOUND, accessLog.begin('not-found', method.toUpperCase()), { head, coding: codingOf(req) });
+    if (target === null)
+      return refuse(res, NOT_FOUND, accessLog.begin('not-found', method.toUpperCase()), {
+        head,
+        coding: codingOf(req),
+      });
     if (method === 'post') return onPost(res, req, target.key);
     const entry = accessLog.begin('rpc', method.toUpperCase(), target.key);
     if (method !== 'options') return refuse(res, METHOD_NOT_ALLOWED, entry, { head, coding: codingOf(req) });
@@ -447,18 +488,34 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<HttpServ
   }
 
   const app = uWS.App();
-  app.post(`${API_ROOT}/:key`, guarded((res, req) => onPost(res, req, withoutQuery(req.getParameter(0)))));
+  app.post(
+    `${API_ROOT}/:key`,
+    guarded((res, req) => onPost(res, req, withoutQuery(req.getParameter(0)))),
+  );
   registerOpsRoutes(
     app,
     {
-      ready: () => (inFlight.closing ? { ready: false, reason: 'shutting down' } : (opts.ops?.ready() ?? { ready: true })),
+      ready: () =>
+        inFlight.closing ? { ready: false, reason: 'shutting down' } : (opts.ops?.ready() ?? { ready: true }),
       metrics: opts.ops?.metrics,
     },
     { guard: guarded, begin: opsRequest, onError: (message, error) => logger.error(message, error) },
   );
   const ws =
     opts.ws &&
-    new WsFront({ ...opts.ws, handler, auth, rateLimit: opts.rateLimit, logger, accessLog, maxPayloadBytes: limit, inFlight, onRefusal: opts.onRefusal, subscriptionBudget: opts.subscriptionBudget, limitRefusals: opts.limitRefusals });
+    new WsFront({
+      ...opts.ws,
+      handler,
+      auth,
+      rateLimit: opts.rateLimit,
+      logger,
+      accessLog,
+      maxPayloadBytes: limit,
+      inFlight,
+      onRefusal: opts.onRefusal,
+      subscriptionBudget: opts.subscriptionBudget,
+      limitRefusals: opts.limitRefusals,
+    });
   ws?.register(app);
   app.any('/*', guarded(onOther));
   const { socket, port } = await listenOn(app, opts.host, opts.port, opts.sharePort === true);
@@ -478,7 +535,8 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<HttpServ
     refuseRequests();
     if (inFlight.size > 0) logger.info('http: draining requests in flight', { requests: inFlight.size, graceMs });
     drained = inFlight.drain(graceMs).then((cut) => {
-      if (cut > 0) logger.warn('http: requests still unanswered after the grace period are cut off', { requests: cut, graceMs });
+      if (cut > 0)
+        logger.warn('http: requests still unanswered after the grace period are cut off', { requests: cut, graceMs });
       return cut;
     });
     return drained;

@@ -4,20 +4,21 @@
  * check on that handle (so a revocation by another process is seen on the next request), the
  * readiness of its store, and the WebSocket subscriptions fed by its head.
  */
+
+import type { ReplicaSync } from '../replica/lag.js';
 import type { AnswerCache } from '../rpc/answerCache.js';
 import type { ErrorSink } from '../rpc/dispatcher.js';
 import { createRpcHandler } from '../rpc/dispatcher.js';
+import type { ForwardOptions } from '../rpc/forward.js';
 import type { MethodContext } from '../rpc/method.js';
 import { METHODS } from '../rpc/methods/index.js';
-import type { ReplicaSync } from '../replica/lag.js';
 import type { CallObserver } from '../rpc/observe.js';
 import { checkApiKey } from '../store/apiKeys.js';
 import type { Store } from '../store/schema.js';
 import { HeadHeader } from './headHeader.js';
-import { storeReadiness, type MetricsText } from './health.js';
-import type { HttpServerOptions } from './server.js';
+import { type MetricsText, storeReadiness } from './health.js';
 import { HeadWaiters } from './minHead.js';
-import type { ForwardOptions } from '../rpc/forward.js';
+import type { HttpServerOptions } from './server.js';
 
 /** What a front over one store handle is made of. */
 export interface StoreFrontParts {
@@ -44,16 +45,29 @@ export interface StoreFrontParts {
 
 /** The wait of a forwarded call for the store's head to reach its block, over `waiters`. */
 function headWait(waiters: HeadWaiters): (floor: number) => Promise<boolean> {
-  return (floor) => (waiters.reached(floor) ? Promise.resolve(true) : new Promise((resolve) => waiters.wait(floor, resolve)));
+  return (floor) =>
+    waiters.reached(floor) ? Promise.resolve(true) : new Promise((resolve) => waiters.wait(floor, resolve));
 }
 
 /** The handler, key check, answers' head header and operations endpoints of an HTTP front over `parts.store`. */
-export function storeFront(parts: StoreFrontParts): Pick<HttpServerOptions, 'handler' | 'auth' | 'storeHead' | 'readHead' | 'ops' | 'ws'> {
+export function storeFront(
+  parts: StoreFrontParts,
+): Pick<HttpServerOptions, 'handler' | 'auth' | 'storeHead' | 'readHead' | 'ops' | 'ws'> {
   const { store, ctx, sync } = parts;
   const head = new HeadHeader(ctx.reader);
-  const forward = parts.forward && { ...parts.forward, waitForHead: headWait(new HeadWaiters(() => ctx.reader.head(), parts.forward.headWaitMs)) };
+  const forward = parts.forward && {
+    ...parts.forward,
+    waitForHead: headWait(new HeadWaiters(() => ctx.reader.head(), parts.forward.headWaitMs)),
+  };
   return {
-    handler: createRpcHandler(sync === undefined ? ctx : { ...ctx, sync }, parts.onError, METHODS, parts.observer, parts.answerCache, forward),
+    handler: createRpcHandler(
+      sync === undefined ? ctx : { ...ctx, sync },
+      parts.onError,
+      METHODS,
+      parts.observer,
+      parts.answerCache,
+      forward,
+    ),
     auth: (key) => checkApiKey(store, key),
     storeHead: () => head.value(),
     readHead: () => ctx.reader.head(),

@@ -7,19 +7,19 @@
  * RpcError class with the same fields, so a thread answers byte for byte what the main thread would.
  */
 import type { LogLimits } from '../config.js';
-import type { AccessLogMode } from './accessLog.js';
-import type { CompressionOptions } from './compress.js';
-import type { LogLevel } from '../logger.js';
+import type { FilterCall } from '../filters/remote.js';
 import type { ByteBudgetBuffers, ByteLimits } from '../limits/byteBudget.js';
 import type { RateLimit } from '../limits/rateLimiter.js';
-import type { FilterCall } from '../filters/remote.js';
+import type { LogLevel } from '../logger.js';
+import type { LogChunks } from '../logs/answer.js';
 import type { FilterSpec } from '../logs/filter.js';
 import type { ThreadCounts } from '../metrics/callStats.js';
 import * as rpcErrors from '../rpc/errors.js';
 import { RpcError } from '../rpc/errors.js';
-import type { LogChunks } from '../logs/answer.js';
-import type { MetricsText } from './health.js';
 import type { UpstreamAnswer, UpstreamCall } from '../upstream/types.js';
+import type { AccessLogMode } from './accessLog.js';
+import type { CompressionOptions } from './compress.js';
+import type { MetricsText } from './health.js';
 
 /** What an HTTP thread is started with (its workerData). */
 export interface HttpThreadData {
@@ -48,9 +48,14 @@ export interface HttpThreadData {
   limitRefusals: SharedArrayBuffer;
   /** The subscriptions' byte budget: its limits and the main thread's buffers (limits/byteBudget.ts), shared. */
   subscriptionBudget: { limits: ByteLimits; buffers: ByteBudgetBuffers };
-  /** A replica's node gauge (its shared buffer, replica/nodeHead.ts) and tolerated lag; unset when it follows no node. */
+  /**
+   * A replica's node gauge (its shared buffer, replica/nodeHead.ts) and tolerated lag; unset when it follows no node.
+   */
   sync?: { buffer: SharedArrayBuffer; maxLagBlocks: number };
-  /** The methods forwarded to the upstream node (through the main thread's client), the per-key limit on them, and the wait for the head; unset when nothing is. */
+  /**
+   * The methods forwarded to the upstream node (through the main thread's client), the per-key limit on them, and the
+   * wait for the head; unset when nothing is.
+   */
   forward?: { methods: string[]; rateLimit?: { limit: RateLimit; buffer: SharedArrayBuffer }; headWaitMs?: number };
 }
 
@@ -102,7 +107,10 @@ export type ToThread =
 /** Every RpcError class a query can reject with, by name. */
 const RPC_ERROR_CLASSES: ReadonlyMap<string, typeof RpcError> = new Map(
   Object.values(rpcErrors)
-    .filter((value): value is typeof RpcError => value === RpcError || (typeof value === 'function' && value.prototype instanceof RpcError))
+    .filter(
+      (value): value is typeof RpcError =>
+        value === RpcError || (typeof value === 'function' && value.prototype instanceof RpcError),
+    )
     .map((cls) => [cls.name, cls]),
 );
 
@@ -138,7 +146,11 @@ export function transferableChunks(chunks: LogChunks): { chunks: LogChunks; tran
   const transfer: ArrayBuffer[] = [];
   const moved = chunks.map((chunk) => {
     if (typeof chunk === 'string') return chunk;
-    const whole = chunk.buffer instanceof ArrayBuffer && chunk.byteOffset === 0 && chunk.byteLength === chunk.buffer.byteLength && !transfer.includes(chunk.buffer);
+    const whole =
+      chunk.buffer instanceof ArrayBuffer &&
+      chunk.byteOffset === 0 &&
+      chunk.byteLength === chunk.buffer.byteLength &&
+      !transfer.includes(chunk.buffer);
     const own = whole ? chunk : new Uint8Array(chunk);
     transfer.push(own.buffer as ArrayBuffer);
     return own;

@@ -6,7 +6,8 @@
  * (claimablePort), so a busy port is still refused, and the threads bind the port it got (the free
  * one picked for port 0).
  *
- * The main thread serves the threads what only it has: eth_getLogs queries over their inline budget, on its scan pool (the
+ * The main thread serves the threads what only it has: eth_getLogs queries over their inline budget, on its scan pool
+ * (the
  * chunks' buffers transferred back, errors rebuilt as their classes), /metrics rendered with every
  * thread's counts, and its logger for their lines. The rate limiter's buckets are shared memory
  * (rateLimiter.ts), so a key has one limit whichever thread answers it.
@@ -20,25 +21,34 @@
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import type { LogLimits } from '../config.js';
+import type { FilterService } from '../filters/registry.js';
+import { type FilterCall, runFilterCall } from '../filters/remote.js';
+import type { ByteBudget } from '../limits/byteBudget.js';
 import type { RateLimiter } from '../limits/rateLimiter.js';
 import type { LimitRefusals } from '../limits/refusals.js';
-import type { ByteBudget } from '../limits/byteBudget.js';
 import { LOG_LEVELS, type Logger, type LogLevel } from '../logger.js';
+import type { LogChunks } from '../logs/answer.js';
 import type { ThreadCounts } from '../metrics/callStats.js';
 import type { ThreadCountsSource } from '../metrics/metrics.js';
-import type { LogChunks } from '../logs/answer.js';
-import { toRpcError } from '../rpc/errors.js';
-import type { LogQuery } from '../rpc/method.js';
-import type { MetricsText } from './health.js';
-import { runFilterCall, type FilterCall } from '../filters/remote.js';
-import type { FilterService } from '../filters/registry.js';
-import { claimablePort } from './listen.js';
-import { startHttpServer, type HttpServer, type HttpServerOptions } from './server.js';
-import { fromWireError, PendingReplies, toWireError, transferableChunks, type FromThread, type HttpThreadData, type LogLine, type ToThread } from './threadProtocol.js';
-import { uwsNative } from './uws.js';
 import type { ReplicaSync } from '../replica/lag.js';
+import { toRpcError } from '../rpc/errors.js';
 import type { ForwardOptions } from '../rpc/forward.js';
+import type { LogQuery } from '../rpc/method.js';
 import type { Upstream, UpstreamAnswer } from '../upstream/types.js';
+import type { MetricsText } from './health.js';
+import { claimablePort } from './listen.js';
+import { type HttpServer, type HttpServerOptions, startHttpServer } from './server.js';
+import {
+  type FromThread,
+  fromWireError,
+  type HttpThreadData,
+  type LogLine,
+  PendingReplies,
+  type ToThread,
+  toWireError,
+  transferableChunks,
+} from './threadProtocol.js';
+import { uwsNative } from './uws.js';
 
 /** How to run the HTTP threads besides the main thread's app. */
 export interface HttpThreadsOptions {
@@ -65,7 +75,10 @@ export interface HttpThreadsOptions {
   metrics: boolean;
   /** The node a replica follows, whose gauge the threads share (/ready, eth_syncing); unset when it follows none. */
   sync?: ReplicaSync;
-  /** What the threads forward: their calls go to the main thread's upstream client, their budget is the shared one; unset when nothing is. */
+  /**
+   * What the threads forward: their calls go to the main thread's upstream client, their budget is the shared one;
+   * unset when nothing is.
+   */
   forward?: Omit<ForwardOptions, 'waitForHead'> & { headWaitMs?: number };
   /** Writes the main thread's lines and the threads'. */
   logger: Logger;
@@ -86,11 +99,17 @@ export function defaultHttpThreads(cores: number = availableParallelism()): numb
   return Math.max(1, cores - HTTP_SPARE_CORES);
 }
 
-/** The HTTP threads to run when `requested` are asked for (default: defaultHttpThreads); one when uWS runs its JavaScript fallback, which cannot share a port between threads. */
+/**
+ * The HTTP threads to run when `requested` are asked for (default: defaultHttpThreads); one when uWS runs its
+ * JavaScript fallback, which cannot share a port between threads.
+ */
 export function httpThreadCount(requested: number | undefined, logger: Logger): number {
   const threads = requested ?? defaultHttpThreads();
   if (threads <= 1 || uwsNative) return Math.max(1, threads);
-  logger.warn('http: uWebSockets.js runs its JavaScript fallback, which cannot share a port between threads: serving on one HTTP thread', { requested: threads });
+  logger.warn(
+    'http: uWebSockets.js runs its JavaScript fallback, which cannot share a port between threads: serving on one HTTP thread',
+    { requested: threads },
+  );
   return 1;
 }
 
@@ -217,7 +236,10 @@ class HttpThread {
     }
   }
 
-  /** Runs a query the thread handed over and posts its chunks (their buffers moved) or its error; a `cancel` of its id stops it. */
+  /**
+   * Runs a query the thread handed over and posts its chunks (their buffers moved) or its error; a `cancel` of its id
+   * stops it.
+   */
   private runQuery(id: number, { spec, caller }: Extract<FromThread, { type: 'logs' }>): void {
     const abort = new AbortController();
     this.queries.set(id, abort);
@@ -245,11 +267,16 @@ class HttpThread {
     );
   }
 
-  /** Sends the thread's forwarded calls with the main thread's client and posts their answers (the client never rejects). */
+  /**
+   * Sends the thread's forwarded calls with the main thread's client and posts their answers (the client never
+   * rejects).
+   */
   private forward(id: number, calls: Extract<FromThread, { type: 'upstream' }>['calls']): void {
     const upstream = this.services.upstream;
     const answers: Promise<UpstreamAnswer[]> =
-      upstream === undefined ? Promise.resolve(calls.map(() => ({ failure: { kind: 'unavailable', reason: 'is not configured' } }))) : upstream.send(calls);
+      upstream === undefined
+        ? Promise.resolve(calls.map(() => ({ failure: { kind: 'unavailable', reason: 'is not configured' } })))
+        : upstream.send(calls);
     void answers.then((list) => this.send({ type: 'upstream', id, answers: list }));
   }
 
@@ -284,9 +311,17 @@ export class HttpThreads implements ThreadCountsSource {
     const { options } = this;
     const port = await claimablePort(front.host, front.port);
     const main = await startHttpServer({ ...front, port, sharePort: true });
-    const logLevels = LOG_LEVELS.filter((level): level is LogLevel => level !== 'silent' && options.logger.isLevelEnabled(level));
+    const logLevels = LOG_LEVELS.filter(
+      (level): level is LogLevel => level !== 'silent' && options.logger.isLevelEnabled(level),
+    );
     const rateLimit = options.rateLimit && { limit: options.rateLimit.limit, buffer: options.rateLimit.buffer };
-    const services: ThreadServices = { queryLogs: options.queryLogs, filters: options.filters, upstream: options.forward?.upstream, metrics: front.ops?.metrics, logger: options.logger };
+    const services: ThreadServices = {
+      queryLogs: options.queryLogs,
+      filters: options.filters,
+      upstream: options.forward?.upstream,
+      metrics: front.ops?.metrics,
+      logger: options.logger,
+    };
     const { forward } = options;
     const forwardData = forward && {
       methods: [...forward.methods],
@@ -306,7 +341,10 @@ export class HttpThreads implements ThreadCountsSource {
             inlineBudgetUs: options.inlineBudgetUs,
             answerCacheBytes: options.answerCacheBytes,
             limitRefusals: options.limitRefusals.buffer,
-            subscriptionBudget: { limits: options.subscriptionBudget.limits, buffers: options.subscriptionBudget.buffers },
+            subscriptionBudget: {
+              limits: options.subscriptionBudget.limits,
+              buffers: options.subscriptionBudget.buffers,
+            },
             rateLimit,
             metrics: options.metrics,
             logLevels,
@@ -321,7 +359,9 @@ export class HttpThreads implements ThreadCountsSource {
     const starts = await Promise.allSettled(this.threads.map((thread) => thread.started));
     const failure = starts.find((start): start is PromiseRejectedResult => start.status === 'rejected');
     if (failure !== undefined) {
-      await Promise.all(this.threads.map((thread, i) => (starts[i]!.status === 'fulfilled' ? thread.close() : thread.terminate())));
+      await Promise.all(
+        this.threads.map((thread, i) => (starts[i]!.status === 'fulfilled' ? thread.close() : thread.terminate())),
+      );
       await main.close();
       throw failure.reason;
     }

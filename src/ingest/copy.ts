@@ -3,11 +3,11 @@
  * them in order with one StoreWriter.append (one write transaction) per commit batch, carrying the
  * node's safe/finalized markers. On a stop it commits the blocks it already holds, then returns.
  */
-import { detectChainKind, type ChainKind } from '../chain/chainKind.js';
+import { type ChainKind, detectChainKind } from '../chain/chainKind.js';
 import type { BlockBundle } from '../chain/types.js';
-import { IngestConflictError } from './errors.js';
 import type { StoreReader } from '../store/reader.js';
 import type { StoreWriter } from '../store/writer.js';
+import { IngestConflictError } from './errors.js';
 import type { Progress, ProgressCounts } from './progress.js';
 import type { NodeMarkers, NodeSource } from './source.js';
 
@@ -40,12 +40,19 @@ export interface IngestContext {
  * batch, the kind the blocks show once they show one other than the recorded Ethereum (undefined:
  * nothing to record). Blocks of another kind than a given or non-Ethereum one are refused.
  */
-export function batchChainKind(ctx: IngestContext, blocks: readonly BlockBundle[], first: boolean): ChainKind | undefined {
+export function batchChainKind(
+  ctx: IngestContext,
+  blocks: readonly BlockBundle[],
+  first: boolean,
+): ChainKind | undefined {
   const seen = detectChainKind(blocks);
   if (seen === undefined || seen === ctx.chainKind) return first ? ctx.chainKind : undefined;
   if (ctx.chainKind !== undefined && (ctx.chainKindGiven || ctx.chainKind !== 'ethereum')) {
     const from = blocks[0]!.header.number;
-    throw new IngestConflictError('chain-kind', `blocks ${from}..${blocks.at(-1)!.header.number} are of an ${seen} chain, the store's is ${ctx.chainKind}`);
+    throw new IngestConflictError(
+      'chain-kind',
+      `blocks ${from}..${blocks.at(-1)!.header.number} are of an ${seen} chain, the store's is ${ctx.chainKind}`,
+    );
   }
   ctx.chainKind = seen;
   return seen;
@@ -132,7 +139,11 @@ export async function copyBlocks(ctx: IngestContext, from: number, to: number, p
     if (buffer.length === 0) oldest = performance.now();
     for (const b of blocks) buffer.push(b);
     fill();
-    const due = buffer.length >= tuning.commitBlocks || performance.now() - oldest >= tuning.commitIntervalMs || window.length === 0 || signal.aborted;
+    const due =
+      buffer.length >= tuning.commitBlocks ||
+      performance.now() - oldest >= tuning.commitIntervalMs ||
+      window.length === 0 ||
+      signal.aborted;
     if (due) await commit();
     if (signal.aborted) break;
   }

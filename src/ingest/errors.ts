@@ -41,7 +41,10 @@ export type NodeDataFailure =
   | 'bloom-mismatch'
   | 'unsupported';
 
-/** The node's data failed a check: a malformed field, a log outside its block, a wrong bloom, answers from different blocks. */
+/**
+ * The node's data failed a check: a malformed field, a log outside its block, a wrong bloom, answers from different
+ * blocks.
+ */
 export class NodeDataError extends Error {
   /** Builds the error with its failure `code`. */
   constructor(
@@ -53,9 +56,19 @@ export class NodeDataError extends Error {
 }
 
 /** Why the store cannot be continued from this node. */
-export type IngestConflict = 'chain-id' | 'chain-kind' | 'start' | 'head-mismatch' | 'reorg-too-deep' | 'genesis' | 'no-traces';
+export type IngestConflict =
+  | 'chain-id'
+  | 'chain-kind'
+  | 'start'
+  | 'head-mismatch'
+  | 'reorg-too-deep'
+  | 'genesis'
+  | 'no-traces';
 
-/** The store holds something this node cannot continue (another chain id or kind, another start, a head the node does not have), the genesis file cannot be used, or the node cannot give what was asked (traces). */
+/**
+ * The store holds something this node cannot continue (another chain id or kind, another start, a head the node does
+ * not have), the genesis file cannot be used, or the node cannot give what was asked (traces).
+ */
 export class IngestConflictError extends Error {
   /** Builds the error with its conflict `code`. */
   constructor(

@@ -9,7 +9,15 @@ import { bytesEqual } from '../chain/hex.js';
 import { FOLLOW_POLL_MS, MAX_REORG_DEPTH, REORG_WALK_BLOCKS } from '../config.js';
 import type { Logger } from '../logger.js';
 import { ChainContinuityError } from '../store/writer.js';
-import { batchChainKind, copyBlocks, countBlocks, currentMarkers, fetchBlocks, markersAt, type IngestContext } from './copy.js';
+import {
+  batchChainKind,
+  copyBlocks,
+  countBlocks,
+  currentMarkers,
+  fetchBlocks,
+  type IngestContext,
+  markersAt,
+} from './copy.js';
 import { IngestConflictError, NodeDataError } from './errors.js';
 import { Progress } from './progress.js';
 
@@ -27,7 +35,10 @@ export interface FollowOptions {
 
 /** Failures a later poll may not meet again: the chain moved while it was being read. */
 function transient(error: unknown): boolean {
-  return error instanceof ChainContinuityError || (error instanceof NodeDataError && (error.code === 'inconsistent' || error.code === 'missing-block'));
+  return (
+    error instanceof ChainContinuityError ||
+    (error instanceof NodeDataError && (error.code === 'inconsistent' || error.code === 'missing-block'))
+  );
 }
 
 function wait(ms: number, signal: AbortSignal): Promise<void> {
@@ -57,7 +68,10 @@ export class Follower {
     this.pollMs = options.pollMs ?? FOLLOW_POLL_MS;
   }
 
-  /** Polls and applies the node's chain until the signal aborts; a chain that moved mid-poll is read again at the next poll. */
+  /**
+   * Polls and applies the node's chain until the signal aborts; a chain that moved mid-poll is read again at the next
+   * poll.
+   */
   async run(): Promise<void> {
     const { signal } = this.ctx;
     while (!signal.aborted) {
@@ -66,7 +80,9 @@ export class Follower {
       } catch (error) {
         if (signal.aborted) break;
         if (!transient(error)) throw error;
-        this.options.logger.info(`the node's chain moved while it was read (${(error as Error).message}); reading it again`);
+        this.options.logger.info(
+          `the node's chain moved while it was read (${(error as Error).message}); reading it again`,
+        );
         continue;
       }
       await wait(this.pollMs, signal);
@@ -101,7 +117,9 @@ export class Follower {
   private async followMarkers(): Promise<void> {
     const meta = this.ctx.reader.meta()!;
     const markers = markersAt(await currentMarkers(this.ctx), meta.head);
-    const moved = (markers.safe !== undefined && markers.safe !== meta.safe) || (markers.finalized !== undefined && markers.finalized !== meta.finalized);
+    const moved =
+      (markers.safe !== undefined && markers.safe !== meta.safe) ||
+      (markers.finalized !== undefined && markers.finalized !== meta.finalized);
     if (moved && !this.ctx.signal.aborted) this.ctx.writer.append({ blocks: [], ...markers });
   }
 
@@ -124,7 +142,12 @@ export class Follower {
     const markers = await currentMarkers(this.ctx);
     if (this.ctx.signal.aborted) return;
     const newHead = branch.length > 0 ? branch[branch.length - 1]!.header.number : ancestor;
-    writer.append({ rollbackTo: ancestor, blocks: branch, chainKind: batchChainKind(this.ctx, branch, false), ...markersAt(markers, newHead) });
+    writer.append({
+      rollbackTo: ancestor,
+      blocks: branch,
+      chainKind: batchChainKind(this.ctx, branch, false),
+      ...markersAt(markers, newHead),
+    });
     countBlocks(this.ctx.counts, branch);
     this.options.logger.info(
       `reorganisation: blocks ${ancestor + 1}..${storedHead} moved to orphans, ${branch.length} blocks of the node's branch applied; ` +

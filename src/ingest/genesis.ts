@@ -32,7 +32,8 @@ export function genesisStorage(genesis: unknown, where = 'genesis'): StorageWrit
     for (const [slotText, valueText] of Object.entries(storage as Record<string, unknown>)) {
       const slot = genesisHex(slotText);
       const value = genesisHex(valueText);
-      if (slot === undefined || slot.length > 32) bad(`alloc[${account}].storage key ${slotText} is not a storage slot`);
+      if (slot === undefined || slot.length > 32)
+        bad(`alloc[${account}].storage key ${slotText} is not a storage slot`);
       if (value === undefined || value.length > 32) bad(`alloc[${account}].storage[${slotText}] is not a 32-byte word`);
       if (value!.every((b) => b === 0)) continue;
       writes.push({ address: address!, slot: padLeft(slot!, 32), value: padLeft(value!, 32) });

@@ -15,15 +15,16 @@
  * given too (BlockHeader.extra, Receipt.extra), and so is any member of a receipt of a type not
  * modelled whose value differs from what the modelled receipt would render.
  */
-import { effectiveGasPrice } from '../chain/gasPrice.js';
+
 import { logsBloom } from '../chain/bloom.js';
+import { effectiveGasPrice } from '../chain/gasPrice.js';
 import { bytesEqual, bytesToHex, hexToBytes, nodeQuantityToBigInt, padLeft, quantityToHex } from '../chain/hex.js';
 import {
-  isModelledTxType,
   type AccessListEntry,
   type Authorization,
   type BlockBundle,
   type BlockHeader,
+  isModelledTxType,
   type Log,
   type Receipt,
   type StorageWrite,
@@ -32,7 +33,10 @@ import {
 } from '../chain/types.js';
 import { NodeDataError } from './errors.js';
 
-/** What the node answered about one block: the block with full transactions, its receipts, and (optionally) its per-transaction storage diffs. */
+/**
+ * What the node answered about one block: the block with full transactions, its receipts, and (optionally) its
+ * per-transaction storage diffs.
+ */
 export interface NodeBlock {
   block: unknown;
   receipts: unknown[];
@@ -57,10 +61,33 @@ const MAX_TX_TYPE = 0xff;
 
 /** The members of a node's block the header record models; any other is kept as given (BlockHeader.extra). */
 const BLOCK_MEMBERS = new Set([
-  'baseFeePerGas', 'blobGasUsed', 'difficulty', 'excessBlobGas', 'extraData', 'gasLimit', 'gasUsed', 'hash', 'logsBloom',
-  'miner', 'mixHash', 'nonce', 'number', 'parentBeaconBlockRoot', 'parentHash', 'receiptsRoot', 'requestsHash',
-  'sha3Uncles', 'size', 'stateRoot', 'timestamp', 'totalDifficulty', 'transactions', 'transactionsRoot', 'uncles',
-  'withdrawals', 'withdrawalsRoot',
+  'baseFeePerGas',
+  'blobGasUsed',
+  'difficulty',
+  'excessBlobGas',
+  'extraData',
+  'gasLimit',
+  'gasUsed',
+  'hash',
+  'logsBloom',
+  'miner',
+  'mixHash',
+  'nonce',
+  'number',
+  'parentBeaconBlockRoot',
+  'parentHash',
+  'receiptsRoot',
+  'requestsHash',
+  'sha3Uncles',
+  'size',
+  'stateRoot',
+  'timestamp',
+  'totalDifficulty',
+  'transactions',
+  'transactionsRoot',
+  'uncles',
+  'withdrawals',
+  'withdrawalsRoot',
 ]);
 
 /** A transaction's position members: rendered from where it is stored, never kept. */
@@ -71,8 +98,19 @@ const RECEIPT_POSITION_MEMBERS = new Set(['blockHash', 'blockNumber', 'logs', 't
 
 /** The members of a receipt the receipts record models (with its position's). */
 const RECEIPT_MEMBERS = new Set([
-  ...RECEIPT_POSITION_MEMBERS, 'blobGasPrice', 'blobGasUsed', 'contractAddress', 'cumulativeGasUsed', 'effectiveGasPrice',
-  'from', 'gasUsed', 'logsBloom', 'root', 'status', 'to', 'type',
+  ...RECEIPT_POSITION_MEMBERS,
+  'blobGasPrice',
+  'blobGasUsed',
+  'contractAddress',
+  'cumulativeGasUsed',
+  'effectiveGasPrice',
+  'from',
+  'gasUsed',
+  'logsBloom',
+  'root',
+  'status',
+  'to',
+  'type',
 ]);
 
 /**
@@ -110,7 +148,10 @@ class Fields {
   }
 
   fail(name: string, what: string): never {
-    throw new NodeDataError('malformed', `${this.where}: ${name} ${what} (got ${JSON.stringify(this.obj[name])?.slice(0, 80)})`);
+    throw new NodeDataError(
+      'malformed',
+      `${this.where}: ${name} ${what} (got ${JSON.stringify(this.obj[name])?.slice(0, 80)})`,
+    );
   }
 
   has(name: string): boolean {
@@ -153,7 +194,10 @@ class Fields {
 }
 
 function fixedAt(value: unknown, length: number, where: string): Uint8Array {
-  return hexToBytes(value, length) ?? fail('malformed', `${where}: not ${length} bytes of hex (got ${JSON.stringify(value)?.slice(0, 80)})`);
+  return (
+    hexToBytes(value, length) ??
+    fail('malformed', `${where}: not ${length} bytes of hex (got ${JSON.stringify(value)?.slice(0, 80)})`)
+  );
 }
 
 function fail(code: 'malformed' | 'inconsistent' | 'log-position' | 'unsupported', message: string): never {
@@ -196,7 +240,12 @@ function normalizeHeader(f: Fields, txCount: number): BlockHeader {
     h.withdrawalsRoot = withdrawalsRoot;
     h.withdrawals = (f.optArray('withdrawals') ?? []).map((w, i): Withdrawal => {
       const wf = Fields.of(w, `${f.where}: withdrawals[${i}]`);
-      return { index: wf.quantity('index'), validatorIndex: wf.quantity('validatorIndex'), address: wf.fixed('address', 20), amount: wf.quantity('amount') };
+      return {
+        index: wf.quantity('index'),
+        validatorIndex: wf.quantity('validatorIndex'),
+        address: wf.fixed('address', 20),
+        amount: wf.quantity('amount'),
+      };
     });
   }
   const blobGasUsed = f.optQuantity('blobGasUsed');
@@ -216,7 +265,10 @@ function normalizeHeader(f: Fields, txCount: number): BlockHeader {
 function normalizeAccessList(list: unknown[], where: string): AccessListEntry[] {
   return list.map((entry, i) => {
     const f = Fields.of(entry, `${where}: accessList[${i}]`);
-    return { address: f.fixed('address', 20), storageKeys: f.array('storageKeys').map((k, j) => fixedAt(k, 32, `${f.where}: storageKeys[${j}]`)) };
+    return {
+      address: f.fixed('address', 20),
+      storageKeys: f.array('storageKeys').map((k, j) => fixedAt(k, 32, `${f.where}: storageKeys[${j}]`)),
+    };
   });
 }
 
@@ -261,8 +313,16 @@ function keptTransaction(f: Fields, type: number): Transaction {
 function normalizeTransaction(value: unknown, header: BlockHeader, index: number): Transaction {
   const f = Fields.of(value, `block ${header.number} transaction ${index}`);
   const type = f.has('type') ? f.quantity('type') : 0n;
-  if (type > BigInt(MAX_TX_TYPE)) fail('unsupported', `${f.where}: type ${quantityToHex(type)} is above ${quantityToHex(MAX_TX_TYPE)}, the largest a record holds`);
-  if (!bytesEqual(f.fixed('blockHash', 32), header.hash) || f.number('blockNumber') !== header.number || f.number('transactionIndex') !== index) {
+  if (type > BigInt(MAX_TX_TYPE))
+    fail(
+      'unsupported',
+      `${f.where}: type ${quantityToHex(type)} is above ${quantityToHex(MAX_TX_TYPE)}, the largest a record holds`,
+    );
+  if (
+    !bytesEqual(f.fixed('blockHash', 32), header.hash) ||
+    f.number('blockNumber') !== header.number ||
+    f.number('transactionIndex') !== index
+  ) {
     fail('inconsistent', `${f.where}: the node places it at another block or index`);
   }
   if (!isModelledTxType(Number(type))) return keptTransaction(f, Number(type));
@@ -289,10 +349,14 @@ function normalizeTransaction(value: unknown, header: BlockHeader, index: number
   if (tx.type >= 1) tx.accessList = normalizeAccessList(f.optArray('accessList') ?? [], f.where);
   if (tx.type === 3) {
     tx.maxFeePerBlobGas = f.quantity('maxFeePerBlobGas');
-    tx.blobVersionedHashes = f.array('blobVersionedHashes').map((h, i) => fixedAt(h, 32, `${f.where}: blobVersionedHashes[${i}]`));
+    tx.blobVersionedHashes = f
+      .array('blobVersionedHashes')
+      .map((h, i) => fixedAt(h, 32, `${f.where}: blobVersionedHashes[${i}]`));
   }
   if (tx.type === 4) {
-    tx.authorizationList = f.array('authorizationList').map((a, i) => normalizeAuthorization(a, `${f.where}: authorizationList[${i}]`));
+    tx.authorizationList = f
+      .array('authorizationList')
+      .map((a, i) => normalizeAuthorization(a, `${f.where}: authorizationList[${i}]`));
   }
   return tx;
 }
@@ -305,11 +369,16 @@ function normalizeTransaction(value: unknown, header: BlockHeader, index: number
 function normalizeReceipt(r: Fields, tx: Transaction, header: BlockHeader, cumulative: bigint): Receipt {
   const gasUsed = r.quantity('gasUsed');
   if (r.quantity('cumulativeGasUsed') !== cumulative + gasUsed) {
-    fail('inconsistent', `${r.where}: cumulativeGasUsed ${String(r.obj.cumulativeGasUsed)} is not the block's gas used so far plus its gasUsed`);
+    fail(
+      'inconsistent',
+      `${r.where}: cumulativeGasUsed ${String(r.obj.cumulativeGasUsed)} is not the block's gas used so far plus its gasUsed`,
+    );
   }
   const receipt: Receipt = {
     gasUsed,
-    effectiveGasPrice: r.optQuantity('effectiveGasPrice') ?? (tx.extra === undefined || tx.gasPrice !== undefined ? effectiveGasPrice(tx, header.baseFeePerGas) : 0n),
+    effectiveGasPrice:
+      r.optQuantity('effectiveGasPrice') ??
+      (tx.extra === undefined || tx.gasPrice !== undefined ? effectiveGasPrice(tx, header.baseFeePerGas) : 0n),
     contractAddress: r.optFixed('contractAddress', 20) ?? null,
   };
   if (r.has('status')) {
@@ -333,7 +402,13 @@ function normalizeReceipt(r: Fields, tx: Transaction, header: BlockHeader, cumul
  * transaction of a type not modelled also the modelled ones whose value differs from what the
  * modelled receipt renders (`cumulative` is the block's gas used through it, `logs` its logs).
  */
-function keptReceiptMembers(r: Fields, tx: Transaction, receipt: Receipt, cumulative: bigint, logs: Log[]): string | undefined {
+function keptReceiptMembers(
+  r: Fields,
+  tx: Transaction,
+  receipt: Receipt,
+  cumulative: bigint,
+  logs: Log[],
+): string | undefined {
   const kept = tx.extra !== undefined;
   const ours: Record<string, unknown> = kept
     ? {
@@ -359,7 +434,11 @@ function keptReceiptMembers(r: Fields, tx: Transaction, receipt: Receipt, cumula
 }
 
 /** The block's receipts and logs, each checked against its block, transaction and log index. */
-function normalizeReceipts(raw: unknown[], header: BlockHeader, txs: Transaction[]): { receipts: Receipt[]; logs: Log[] } {
+function normalizeReceipts(
+  raw: unknown[],
+  header: BlockHeader,
+  txs: Transaction[],
+): { receipts: Receipt[]; logs: Log[] } {
   if (raw.length !== txs.length) {
     fail('inconsistent', `block ${header.number}: ${raw.length} receipts for ${txs.length} transactions`);
   }
@@ -368,7 +447,10 @@ function normalizeReceipts(raw: unknown[], header: BlockHeader, txs: Transaction
   let cumulative = 0n;
   raw.forEach((receipt, i) => {
     const r = Fields.of(receipt, `block ${header.number} receipt ${i}`);
-    if (!bytesEqual(r.fixed('transactionHash', 32), txs[i]!.hash) || !bytesEqual(r.fixed('blockHash', 32), header.hash)) {
+    if (
+      !bytesEqual(r.fixed('transactionHash', 32), txs[i]!.hash) ||
+      !bytesEqual(r.fixed('blockHash', 32), header.hash)
+    ) {
       fail('inconsistent', `${r.where}: belongs to another transaction or block`);
     }
     receipts.push(normalizeReceipt(r, txs[i]!, header, cumulative));
@@ -377,9 +459,16 @@ function normalizeReceipts(raw: unknown[], header: BlockHeader, txs: Transaction
     r.array('logs').forEach((value, j) => {
       const l = Fields.of(value, `${r.where} log ${j}`);
       if (!bytesEqual(l.fixed('blockHash', 32), header.hash) || l.number('blockNumber') !== header.number) {
-        fail('log-position', `${l.where}: blockHash/blockNumber ${String(l.obj.blockHash)}/${String(l.obj.blockNumber)} are not its block's`);
+        fail(
+          'log-position',
+          `${l.where}: blockHash/blockNumber ${String(l.obj.blockHash)}/${String(l.obj.blockNumber)} are not its block's`,
+        );
       }
-      if (l.number('transactionIndex') !== i || !bytesEqual(l.fixed('transactionHash', 32), txs[i]!.hash) || l.number('logIndex') !== logs.length) {
+      if (
+        l.number('transactionIndex') !== i ||
+        !bytesEqual(l.fixed('transactionHash', 32), txs[i]!.hash) ||
+        l.number('logIndex') !== logs.length
+      ) {
         fail('log-position', `${l.where}: transactionIndex/transactionHash/logIndex do not match its position`);
       }
       if (l.obj.removed === true) fail('inconsistent', `${l.where}: marked removed`);
@@ -405,7 +494,8 @@ function storageMap(value: unknown, where: string): Json {
  * write of a slot in the block wins.
  */
 function normalizeStorage(traces: unknown[], header: BlockHeader, txs: Transaction[]): StorageWrite[] {
-  if (traces.length !== txs.length) fail('inconsistent', `block ${header.number}: ${traces.length} traces for ${txs.length} transactions`);
+  if (traces.length !== txs.length)
+    fail('inconsistent', `block ${header.number}: ${traces.length} traces for ${txs.length} transactions`);
   const writes = new Map<string, StorageWrite>();
   const put = (address: string, slot: string, value: Uint8Array, where: string) => {
     const a = fixedAt(address.toLowerCase(), 20, where);
@@ -415,20 +505,26 @@ function normalizeStorage(traces: unknown[], header: BlockHeader, txs: Transacti
   traces.forEach((trace, i) => {
     const t = Fields.of(trace, `block ${header.number} trace ${i}`);
     if (t.has('error')) fail('malformed', `${t.where}: the node could not trace it: ${String(t.obj.error)}`);
-    if (t.has('txHash') && !bytesEqual(t.fixed('txHash', 32), txs[i]!.hash)) fail('inconsistent', `${t.where}: traces another transaction`);
+    if (t.has('txHash') && !bytesEqual(t.fixed('txHash', 32), txs[i]!.hash))
+      fail('inconsistent', `${t.where}: traces another transaction`);
     const result = Fields.of(t.obj.result, `${t.where} result`);
     const pre = storageMap(result.obj.pre, `${result.where}.pre`);
     const post = storageMap(result.obj.post, `${result.where}.post`);
     for (const [address, account] of Object.entries(pre)) {
       const before = storageMap((account as Json | null)?.storage, `${result.where}.pre[${address}].storage`);
-      const after = storageMap((post[address] as Json | undefined)?.storage, `${result.where}.post[${address}].storage`);
-      for (const slot of Object.keys(before)) if (!(slot in after)) put(address, slot, ZERO_WORD, `${result.where}.pre[${address}]`);
+      const after = storageMap(
+        (post[address] as Json | undefined)?.storage,
+        `${result.where}.post[${address}].storage`,
+      );
+      for (const slot of Object.keys(before))
+        if (!(slot in after)) put(address, slot, ZERO_WORD, `${result.where}.pre[${address}]`);
     }
     for (const [address, account] of Object.entries(post)) {
       const after = storageMap((account as Json | null)?.storage, `${result.where}.post[${address}].storage`);
       for (const [slot, value] of Object.entries(after)) {
         const bytes = hexToBytes(value);
-        if (bytes === undefined || bytes.length > 32) fail('malformed', `${result.where}.post[${address}].storage[${slot}]: not a 32-byte value`);
+        if (bytes === undefined || bytes.length > 32)
+          fail('malformed', `${result.where}.post[${address}].storage[${slot}]: not a 32-byte value`);
         put(address, slot, padLeft(bytes, 32), `${result.where}.post[${address}]`);
       }
     }
@@ -445,7 +541,10 @@ export function normalizeBlock(raw: NodeBlock, expected: number): BlockBundle {
   const transactions = txValues.map((tx, i) => normalizeTransaction(tx, header, i));
   const { receipts, logs } = normalizeReceipts(raw.receipts, header, transactions);
   if (!bytesEqual(logsBloom(logs), header.logsBloom)) {
-    throw new NodeDataError('bloom-mismatch', `block ${header.number}: the logsBloom recomputed from its ${logs.length} logs differs from the header's`);
+    throw new NodeDataError(
+      'bloom-mismatch',
+      `block ${header.number}: the logsBloom recomputed from its ${logs.length} logs differs from the header's`,
+    );
   }
   const storage = raw.traces ? normalizeStorage(raw.traces, header, transactions) : [];
   return { header, transactions, receipts, logs, storage };

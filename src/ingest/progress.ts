@@ -54,7 +54,10 @@ export class Progress {
   private counts: ProgressCounts = { blocks: 0, txs: 0, logs: 0 };
 
   /** A reporter for `total` blocks. */
-  constructor(private readonly total: number, private readonly options: ProgressOptions) {
+  constructor(
+    private readonly total: number,
+    private readonly options: ProgressOptions,
+  ) {
     this.stream = options.stream ?? process.stderr;
     this.tty = this.stream.isTTY === true;
     this.label = options.label ?? 'progress';
@@ -77,7 +80,10 @@ export class Progress {
     else this.stream.write(this.line() + '\n');
   }
 
-  /** Clears the bar on a terminal, so the command's summary line follows on a clean line, and returns the elapsed seconds. */
+  /**
+   * Clears the bar on a terminal, so the command's summary line follows on a clean line, and returns the elapsed
+   * seconds.
+   */
   finish(): number {
     if (this.options.enabled && this.tty && this.lastPrint > -Infinity) this.stream.write('\r\u001b[K');
     return this.elapsed();

@@ -5,7 +5,13 @@
  * network errors, HTTP 429 and 5xx (honouring Retry-After). A JSON-RPC error inside an answer is
  * not retried: it is returned to the caller, who knows what it means.
  */
-import { RPC_MAX_BATCH_CALLS, RPC_MAX_RETRIES, RPC_RETRY_BASE_MS, RPC_RETRY_MAX_MS, RPC_TIMEOUT_MS } from '../config.js';
+import {
+  RPC_MAX_BATCH_CALLS,
+  RPC_MAX_RETRIES,
+  RPC_RETRY_BASE_MS,
+  RPC_RETRY_MAX_MS,
+  RPC_TIMEOUT_MS,
+} from '../config.js';
 import { NodeRequestError, NodeRpcError } from './errors.js';
 
 /** One call of a batch. */
@@ -108,7 +114,8 @@ export class RpcClient {
   async batch(calls: RpcCall[]): Promise<RpcOutcome[]> {
     if (calls.length <= this.maxBatchCalls) return this.request(calls);
     const parts: Promise<RpcOutcome[]>[] = [];
-    for (let i = 0; i < calls.length; i += this.maxBatchCalls) parts.push(this.request(calls.slice(i, i + this.maxBatchCalls)));
+    for (let i = 0; i < calls.length; i += this.maxBatchCalls)
+      parts.push(this.request(calls.slice(i, i + this.maxBatchCalls)));
     return (await Promise.all(parts)).flat();
   }
 
@@ -117,14 +124,17 @@ export class RpcClient {
     if (calls.length === 0) return [];
     const first = this.nextId;
     this.nextId += calls.length;
-    const body = JSON.stringify(calls.map((c, i) => ({ jsonrpc: '2.0', id: first + i, method: c.method, params: c.params })));
+    const body = JSON.stringify(
+      calls.map((c, i) => ({ jsonrpc: '2.0', id: first + i, method: c.method, params: c.params })),
+    );
     for (let attempt = 0; ; attempt++) {
       try {
         const { status, text, retryAfterMs } = await this.post(body);
         if (status === 429 || status >= 500) {
           throw new NodeRequestError('http', `HTTP ${status} from ${this.url}`, status, retryAfterMs);
         }
-        if (status !== 200) throw new NodeRequestError('http', `HTTP ${status} from ${this.url}: ${text.slice(0, 200)}`, status);
+        if (status !== 200)
+          throw new NodeRequestError('http', `HTTP ${status} from ${this.url}: ${text.slice(0, 200)}`, status);
         this.stats.calls += calls.length;
         return this.match(calls, first, text);
       } catch (error) {
@@ -151,7 +161,8 @@ export class RpcClient {
     }
     if (!Array.isArray(parsed)) {
       const error = (parsed as { error?: unknown } | null)?.error;
-      if (isErrorObject(error)) throw new NodeRpcError(error.code, error.message, calls.length === 1 ? calls[0]!.method : 'batch');
+      if (isErrorObject(error))
+        throw new NodeRpcError(error.code, error.message, calls.length === 1 ? calls[0]!.method : 'batch');
       throw new NodeRequestError('malformed', `${this.url} answered a batch with a non-array`);
     }
     const out = new Array<RpcOutcome | undefined>(calls.length);
@@ -160,7 +171,8 @@ export class RpcClient {
       if (index < 0 || index >= calls.length) continue;
       out[index] = isErrorObject(item.error) ? { error: item.error } : { result: item.result ?? null };
     }
-    if (out.some((o) => o === undefined)) throw new NodeRequestError('malformed', `${this.url} left calls of a batch unanswered`);
+    if (out.some((o) => o === undefined))
+      throw new NodeRequestError('malformed', `${this.url} left calls of a batch unanswered`);
     return out as RpcOutcome[];
   }
 
@@ -173,15 +185,28 @@ export class RpcClient {
       const timeout = AbortSignal.timeout(this.timeoutMs);
       const signal = AbortSignal.any([this.signal, timeout]);
       try {
-        const res = await fetch(this.url, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body, signal });
+        const res = await fetch(this.url, {
+          method: 'POST',
+          headers: { 'Content-Type': 'application/json' },
+          body,
+          signal,
+        });
         const text = await res.text();
         const retryAfter = Number(res.headers.get('retry-after'));
-        return { status: res.status, text, retryAfterMs: Number.isFinite(retryAfter) && retryAfter > 0 ? retryAfter * 1000 : undefined };
+        return {
+          status: res.status,
+          text,
+          retryAfterMs: Number.isFinite(retryAfter) && retryAfter > 0 ? retryAfter * 1000 : undefined,
+        };
       } catch (error) {
         if (this.signal.aborted) throw this.signal.reason;
-        if (timeout.aborted) throw new NodeRequestError('timeout', `${this.url} did not answer within ${this.timeoutMs} ms`);
+        if (timeout.aborted)
+          throw new NodeRequestError('timeout', `${this.url} did not answer within ${this.timeoutMs} ms`);
         const cause = (error as { cause?: { code?: string; message?: string } }).cause;
-        throw new NodeRequestError('network', `${this.url}: ${cause?.code ?? cause?.message ?? (error as Error).message}`);
+        throw new NodeRequestError(
+          'network',
+          `${this.url}: ${cause?.code ?? cause?.message ?? (error as Error).message}`,
+        );
       }
     } finally {
       this.release();

@@ -8,7 +8,7 @@ import { quantityToHex } from '../chain/hex.js';
 import type { BlockBundle, StorageWrite } from '../chain/types.js';
 import { INGEST_INCONSISTENT_RETRIES } from '../config.js';
 import { NodeDataError, NodeRpcError } from './errors.js';
-import { normalizeBlock, normalizeBlockLink, type BlockLink } from './normalize.js';
+import { type BlockLink, normalizeBlock, normalizeBlockLink } from './normalize.js';
 import type { RpcCall, RpcClient, RpcOutcome } from './rpcClient.js';
 
 /** Where storage history comes from: prestateTracer diffs per block, or nowhere. */
@@ -60,21 +60,25 @@ export class NodeSource {
    * false when it answers that it does not serve the method (most hosted providers).
    */
   async tracesBlocks(): Promise<boolean> {
-    const [outcome] = await this.client.batch([{ method: 'debug_traceBlockByNumber', params: ['latest', PRESTATE_DIFF] }]);
+    const [outcome] = await this.client.batch([
+      { method: 'debug_traceBlockByNumber', params: ['latest', PRESTATE_DIFF] },
+    ]);
     return !('error' in outcome! && isUnsupported(outcome.error));
   }
 
   /** The node's chain id. */
   async chainId(): Promise<bigint> {
     const value = await this.client.call('eth_chainId', []);
-    if (typeof value !== 'string' || !/^0x[0-9a-fA-F]+$/.test(value)) throw new NodeDataError('malformed', `eth_chainId answered ${JSON.stringify(value)}`);
+    if (typeof value !== 'string' || !/^0x[0-9a-fA-F]+$/.test(value))
+      throw new NodeDataError('malformed', `eth_chainId answered ${JSON.stringify(value)}`);
     return BigInt(value);
   }
 
   /** The number of the node's head block. */
   async headNumber(): Promise<number> {
     const value = await this.client.call('eth_blockNumber', []);
-    if (typeof value !== 'string' || !/^0x[0-9a-fA-F]+$/.test(value)) throw new NodeDataError('malformed', `eth_blockNumber answered ${JSON.stringify(value)}`);
+    if (typeof value !== 'string' || !/^0x[0-9a-fA-F]+$/.test(value))
+      throw new NodeDataError('malformed', `eth_blockNumber answered ${JSON.stringify(value)}`);
     return Number(BigInt(value));
   }
 
@@ -110,7 +114,12 @@ export class NodeSource {
       try {
         return await this.fetchBundles(from, to);
       } catch (error) {
-        if (!(error instanceof NodeDataError) || error.code !== 'inconsistent' || attempt >= INGEST_INCONSISTENT_RETRIES) throw error;
+        if (
+          !(error instanceof NodeDataError) ||
+          error.code !== 'inconsistent' ||
+          attempt >= INGEST_INCONSISTENT_RETRIES
+        )
+          throw error;
       }
     }
   }
@@ -135,9 +144,14 @@ export class NodeSource {
       if (block === null) throw new NodeDataError('missing-block', `the node has no block ${n}`);
       blocks.push(block);
       if (byBlock) receipts.push(this.blockReceiptsOf(outcomes[at++]!, n));
-      traces.push(traced(n) ? this.listOf(resultOf(outcomes[at++]!, 'debug_traceBlockByNumber'), 'debug_traceBlockByNumber', n) : undefined);
+      traces.push(
+        traced(n)
+          ? this.listOf(resultOf(outcomes[at++]!, 'debug_traceBlockByNumber'), 'debug_traceBlockByNumber', n)
+          : undefined,
+      );
     }
-    if (receipts.length === 0 || receipts.some((r) => r === undefined)) await this.receiptsPerTransaction(blocks, receipts);
+    if (receipts.length === 0 || receipts.some((r) => r === undefined))
+      await this.receiptsPerTransaction(blocks, receipts);
     return blocks.map((block, i) => {
       const bundle = normalizeBlock({ block, receipts: receipts[i]!, traces: traces[i] }, from + i);
       if (from + i === 0 && this.storage === 'prestate') bundle.storage = this.genesis;
@@ -145,7 +159,10 @@ export class NodeSource {
     });
   }
 
-  /** The receipts of eth_getBlockReceipts; undefined (and per-transaction receipts from now on) when the node lacks the method. */
+  /**
+   * The receipts of eth_getBlockReceipts; undefined (and per-transaction receipts from now on) when the node lacks the
+   * method.
+   */
   private blockReceiptsOf(outcome: RpcOutcome, n: number): unknown[] | undefined {
     if ('error' in outcome && isUnsupported(outcome.error)) {
       if (this.blockReceipts) this.onReceiptsPerTransaction?.();
@@ -170,13 +187,18 @@ export class NodeSource {
     const outcomes = await this.client.batch(calls);
     outcomes.forEach((o, k) => {
       const receipt = resultOf(o, 'eth_getTransactionReceipt');
-      if (receipt === null) throw new NodeDataError('inconsistent', `the node has no receipt for a transaction of the block it just served`);
+      if (receipt === null)
+        throw new NodeDataError(
+          'inconsistent',
+          `the node has no receipt for a transaction of the block it just served`,
+        );
       receipts[owners[k]!]!.push(receipt);
     });
   }
 
   private listOf(value: unknown, method: string, n: number): unknown[] {
-    if (value === null) throw new NodeDataError('inconsistent', `${method} has nothing for block ${n}, whose block the node just served`);
+    if (value === null)
+      throw new NodeDataError('inconsistent', `${method} has nothing for block ${n}, whose block the node just served`);
     if (!Array.isArray(value)) throw new NodeDataError('malformed', `${method} for block ${n} is not an array`);
     return value;
   }

@@ -94,7 +94,10 @@ export class Admission {
   /** Waiting queries by key. */
   private readonly queues = new Map<string, Waiter[]>();
   private waiting = 0;
-  /** When each key running or waiting last got a slot (a serial number): the next turn goes to the key served longest ago. */
+  /**
+   * When each key running or waiting last got a slot (a serial number): the next turn goes to the key served longest
+   * ago.
+   */
   private readonly served = new Map<string, number>();
   private serial = 0;
 
@@ -105,7 +108,10 @@ export class Admission {
   ) {
     this.limits = { ...DEFAULT_ADMISSION, ...limits };
     for (const [name, value] of Object.entries(this.limits)) {
-      if (!Number.isSafeInteger(value) || value < (name.startsWith('queue') ? 0 : 1)) throw new RangeError(`admission limit ${name} must be a whole number${name.startsWith('queue') ? '' : ' ≥ 1'}, got ${value}`);
+      if (!Number.isSafeInteger(value) || value < (name.startsWith('queue') ? 0 : 1))
+        throw new RangeError(
+          `admission limit ${name} must be a whole number${name.startsWith('queue') ? '' : ' ≥ 1'}, got ${value}`,
+        );
     }
   }
 
@@ -132,10 +138,13 @@ export class Admission {
   query(key: string | undefined, signal?: AbortSignal): Release | Promise<Release> {
     const k = key ?? NO_KEY;
     if (signal?.aborted) throw new QueryCancelledError();
-    if (this.running.total < this.limits.queries && this.running.get(k) < this.limits.queriesPerKey) return this.start(k);
+    if (this.running.total < this.limits.queries && this.running.get(k) < this.limits.queriesPerKey)
+      return this.start(k);
     const queue = this.queues.get(k);
-    if ((queue?.length ?? 0) >= this.limits.queuePerKey) throw this.refuse('log_queries', 'log queries', 'key', this.limits.queriesPerKey);
-    if (this.waiting >= this.limits.queue) throw this.refuse('log_queries', 'log queries', 'process', this.limits.queries);
+    if ((queue?.length ?? 0) >= this.limits.queuePerKey)
+      throw this.refuse('log_queries', 'log queries', 'key', this.limits.queriesPerKey);
+    if (this.waiting >= this.limits.queue)
+      throw this.refuse('log_queries', 'log queries', 'process', this.limits.queries);
     return new Promise<Release>((resolve, reject) => {
       const onAbort = () => {
         waiter.detach();
@@ -167,8 +176,10 @@ export class Admission {
   /** A slot for one stream of `key`, or TooManyConcurrentError thrown when its key's or the process's are all taken. */
   stream(key: string | undefined): Release {
     const k = key ?? NO_KEY;
-    if (this.streams.get(k) >= this.limits.streamsPerKey) throw this.refuse('streams', 'streams', 'key', this.limits.streamsPerKey);
-    if (this.streams.total >= this.limits.streams) throw this.refuse('streams', 'streams', 'process', this.limits.streams);
+    if (this.streams.get(k) >= this.limits.streamsPerKey)
+      throw this.refuse('streams', 'streams', 'key', this.limits.streamsPerKey);
+    if (this.streams.total >= this.limits.streams)
+      throw this.refuse('streams', 'streams', 'process', this.limits.streams);
     this.streams.add(k);
     let released = false;
     return () => {
@@ -187,7 +198,12 @@ export class Admission {
   }
 
   /** Counts a refusal and builds its error. */
-  private refuse(reason: 'log_queries' | 'streams', what: string, scope: string, limit: number): TooManyConcurrentError {
+  private refuse(
+    reason: 'log_queries' | 'streams',
+    what: string,
+    scope: string,
+    limit: number,
+  ): TooManyConcurrentError {
     this.refusals?.add(reason);
     return new TooManyConcurrentError(what, scope, limit, CONCURRENCY_RETRY_AFTER_MS);
   }
@@ -231,7 +247,10 @@ export class Admission {
   }
 }
 
-/** What a log query is charged beyond its call when a rate limit is set: `blocks` over `blocksPerCall` more calls (whole ones, at most the burst). */
+/**
+ * What a log query is charged beyond its call when a rate limit is set: `blocks` over `blocksPerCall` more calls (whole
+ * ones, at most the burst).
+ */
 export function rateCost(blocks: number, blocksPerCall: number, burst: number): number {
   if (blocksPerCall <= 0) return 0;
   return Math.min(burst, Math.floor(blocks / blocksPerCall));
@@ -250,7 +269,10 @@ export interface LogGate {
  * The engine's admit (QueryOptions.admit) for a query of `caller`: charges the rate limit its cost
  * (refused with the rate limit's error when the key's tokens do not cover it), then waits for its turn.
  */
-export function admitFor(gate: LogGate, caller: string | undefined): (blocks: number, signal?: AbortSignal) => Release | Promise<Release> {
+export function admitFor(
+  gate: LogGate,
+  caller: string | undefined,
+): (blocks: number, signal?: AbortSignal) => Release | Promise<Release> {
   return (blocks, signal) => {
     const { rateLimit } = gate;
     if (rateLimit !== undefined && caller !== undefined) {

@@ -11,7 +11,9 @@
 import { hash } from 'node:crypto';
 import { SharedMutex } from './sharedMutex.js';
 
-/** 32-bit words of a slot's key: 128 bits of sha256, so two ids share a bucket only by a collision no one will ever see. */
+/**
+ * 32-bit words of a slot's key: 128 bits of sha256, so two ids share a bucket only by a collision no one will ever see.
+ */
 export const KEY_WORDS = 4;
 
 /** A bucket's key: KEY_WORDS words of its id's sha256. */
@@ -69,7 +71,9 @@ export class BucketTable {
 
   /** A new table for up to `maxBuckets` buckets, or (given `buffer`) the table another thread created in it. */
   constructor(maxBuckets: number, buffer?: SharedArrayBuffer) {
-    const slots = buffer ? new Int32Array(buffer, 0, HEADER_BYTES / 4)[SLOTS]! : powerOfTwoAtLeast(Math.ceil(maxBuckets / MAX_LOAD));
+    const slots = buffer
+      ? new Int32Array(buffer, 0, HEADER_BYTES / 4)[SLOTS]!
+      : powerOfTwoAtLeast(Math.ceil(maxBuckets / MAX_LOAD));
     this.buffer = buffer ?? new SharedArrayBuffer(HEADER_BYTES + slots * SLOT_BYTES);
     this.header = new Int32Array(this.buffer, 0, HEADER_BYTES / 4);
     this.headerF64 = new Float64Array(this.buffer, 0, HEADER_BYTES / 8);
@@ -137,7 +141,12 @@ export class BucketTable {
       survivors.sort((a, b) => this.seq[a]! - this.seq[b]!);
       survivors.splice(0, survivors.length - keep);
     }
-    const kept = survivors.map((slot) => ({ key: this.keys.slice(slot * KEY_WORDS, (slot + 1) * KEY_WORDS), tokens: this.tokens[slot]!, at: this.at[slot]!, seq: this.seq[slot]! }));
+    const kept = survivors.map((slot) => ({
+      key: this.keys.slice(slot * KEY_WORDS, (slot + 1) * KEY_WORDS),
+      tokens: this.tokens[slot]!,
+      at: this.at[slot]!,
+      seq: this.seq[slot]!,
+    }));
     this.seq.fill(0);
     for (const bucket of kept) this.place(bucket.key, bucket.tokens, bucket.at, bucket.seq);
     Atomics.store(this.header, COUNT, kept.length);

@@ -5,7 +5,10 @@
  */
 import { BucketTable, bucketKey } from './bucketTable.js';
 
-/** API keys holding bytes at once that a budget tracks (a shared table of ~1.3 MB); past it new keys are refused as over the process's budget. */
+/**
+ * API keys holding bytes at once that a budget tracks (a shared table of ~1.3 MB); past it new keys are refused as over
+ * the process's budget.
+ */
 const MAX_BUDGET_KEYS = 16_384;
 /** Which budget a charge would pass. */
 export type OverBudget = 'key' | 'process';
@@ -22,7 +25,9 @@ export interface ByteBudgetBuffers {
   total: SharedArrayBuffer;
 }
 
-/** Bytes held per key and in all under per-key and per-process budgets, shared by the threads given the same buffers. */
+/**
+ * Bytes held per key and in all under per-key and per-process budgets, shared by the threads given the same buffers.
+ */
 export class ByteBudget {
   private readonly table: BucketTable;
   /** The bytes held in all (cell 0), changed under the table's lock. */

@@ -14,7 +14,7 @@
  */
 import { MAX_RATE_LIMIT_BUCKETS } from '../config.js';
 import { BatchOverBurstError, RateLimitedError } from '../rpc/errors.js';
-import { BucketTable, bucketKey, type BucketKey } from './bucketTable.js';
+import { type BucketKey, BucketTable, bucketKey } from './bucketTable.js';
 
 /** A rate limit: sustained calls per second and how many calls a full bucket allows at once. */
 export interface RateLimit {
@@ -31,7 +31,10 @@ export type RateRefusal = RateLimitedError | BatchOverBurstError;
 export interface RateLimiterOptions {
   /** The id a presented key is tracked by (its sha256 keys the bucket); the key itself by default. */
   idOf?: (key: string) => string;
-  /** A monotonic clock in milliseconds, the same on every thread sharing the buckets; monotonicMs by default (tests inject one). */
+  /**
+   * A monotonic clock in milliseconds, the same on every thread sharing the buckets; monotonicMs by default (tests
+   * inject one).
+   */
   now?: () => number;
   /** Most buckets kept; MAX_RATE_LIMIT_BUCKETS by default (ignored with `buffer`, whose creator set it). */
   maxBuckets?: number;
@@ -39,7 +42,10 @@ export interface RateLimiterOptions {
   buffer?: SharedArrayBuffer;
 }
 
-/** The process-wide monotonic clock (CLOCK_MONOTONIC) in milliseconds: every thread reads the same time, unlike performance.now. */
+/**
+ * The process-wide monotonic clock (CLOCK_MONOTONIC) in milliseconds: every thread reads the same time, unlike
+ * performance.now.
+ */
 export function monotonicMs(): number {
   return Number(process.hrtime.bigint()) / 1e6;
 }
@@ -72,18 +78,27 @@ export class RateLimiter {
   private readonly idOf: (key: string) => string;
   private readonly now: () => number;
 
-  /** A limiter enforcing `limit` (perSecond > 0, burst ≥ 1); every limiter sharing a buffer must be given the same limit. */
+  /**
+   * A limiter enforcing `limit` (perSecond > 0, burst ≥ 1); every limiter sharing a buffer must be given the same
+   * limit.
+   */
   constructor(
     readonly limit: RateLimit,
     options: RateLimiterOptions = {},
   ) {
-    if (!(limit.perSecond > 0) || !(limit.burst >= 1)) throw new RangeError(`a rate limit needs perSecond > 0 and burst >= 1, got ${limit.perSecond} and ${limit.burst}`);
+    if (!(limit.perSecond > 0) || !(limit.burst >= 1))
+      throw new RangeError(
+        `a rate limit needs perSecond > 0 and burst >= 1, got ${limit.perSecond} and ${limit.burst}`,
+      );
     this.idOf = options.idOf ?? ((key) => key);
     this.now = options.now ?? monotonicMs;
     this.table = new BucketTable(options.maxBuckets ?? MAX_RATE_LIMIT_BUCKETS, options.buffer);
   }
 
-  /** The shared buffer holding the buckets: give it (with the same limit) to a RateLimiter on another thread to share them. */
+  /**
+   * The shared buffer holding the buckets: give it (with the same limit) to a RateLimiter on another thread to share
+   * them.
+   */
   get buffer(): SharedArrayBuffer {
     return this.table.buffer;
   }

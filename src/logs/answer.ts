@@ -3,10 +3,11 @@
  * pending or orphaned block it ends with, and answer the result-cap error with the range that fits;
  * and what they count.
  */
+
+import { LogProtoWriter } from '../render/logProto.js';
 import { renderBundleMatches } from './blockLogs.js';
 import { ResultCapError } from './errors.js';
-import { compileFilter, matchLog, type FilterSpec } from './filter.js';
-import { LogProtoWriter } from '../render/logProto.js';
+import { compileFilter, type FilterSpec, matchLog } from './filter.js';
 import type { ResolvedRange } from './range.js';
 import type { LogFormat } from './task.js';
 
@@ -55,7 +56,11 @@ export function addScanCounts(into: ScanCounts, from: ScanCounts): void {
 }
 
 /** The matches of the pending or orphaned block a range ends with, in `format`, and how many there are. */
-function renderExtra(range: ResolvedRange, spec: FilterSpec, format: LogFormat): { chunk?: string | Uint8Array; count: number } {
+function renderExtra(
+  range: ResolvedRange,
+  spec: FilterSpec,
+  format: LogFormat,
+): { chunk?: string | Uint8Array; count: number } {
   const bundle = range.pending ?? range.orphan;
   if (!bundle) return { count: 0 };
   const kind = range.pending ? 'pending' : 'orphan';
@@ -73,7 +78,14 @@ function renderExtra(range: ResolvedRange, spec: FilterSpec, format: LogFormat):
  * The answer of a range's `count` canonical matches in `chunks`, followed by the matches of the
  * pending or orphaned block it ends with; throws ResultCapError when they pass `maxResults`.
  */
-export function withExtra(chunks: LogChunks, count: number, range: ResolvedRange, spec: FilterSpec, format: LogFormat, maxResults: number): LogChunks {
+export function withExtra(
+  chunks: LogChunks,
+  count: number,
+  range: ResolvedRange,
+  spec: FilterSpec,
+  format: LogFormat,
+  maxResults: number,
+): LogChunks {
   const extra = renderExtra(range, spec, format);
   if (count + extra.count > maxResults) throw new ResultCapError(range.from, range.to, maxResults);
   if (extra.chunk !== undefined) chunks.push(extra.chunk);
@@ -84,7 +96,12 @@ export function withExtra(chunks: LogChunks, count: number, range: ResolvedRange
  * The last block whose matches still fit under `maxResults`, given `before` matches ahead of the
  * pairs (block number, matches) of `blockCounts`; `fallback` when they all fit.
  */
-export function lastFitting(blockCounts: ArrayLike<number>, before: number, maxResults: number, fallback: number): number {
+export function lastFitting(
+  blockCounts: ArrayLike<number>,
+  before: number,
+  maxResults: number,
+  fallback: number,
+): number {
   let running = before;
   for (let i = 0; i < blockCounts.length; i += 2) {
     running += blockCounts[i + 1]!;
@@ -92,4 +109,3 @@ export function lastFitting(blockCounts: ArrayLike<number>, before: number, maxR
   }
   return fallback;
 }
-

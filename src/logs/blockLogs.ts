@@ -4,12 +4,17 @@
  */
 import { bytesToHex, quantityToHex } from '../chain/hex.js';
 import type { BlockBundle, Log } from '../chain/types.js';
-import { renderLogJson, type LogContext } from '../render/format.js';
+import { type LogContext, renderLogJson } from '../render/format.js';
 import type { StoreReader } from '../store/reader.js';
-import { matchLog, type CompiledFilter } from './filter.js';
+import { type CompiledFilter, matchLog } from './filter.js';
 
 /** Renders the logs of `logs` that match `filter` as JSON fragments, for canonical block `number`. */
-export function renderCanonicalMatches(reader: StoreReader, number: number, logs: Log[], filter: CompiledFilter): string[] {
+export function renderCanonicalMatches(
+  reader: StoreReader,
+  number: number,
+  logs: Log[],
+  filter: CompiledFilter,
+): string[] {
   const out: string[] = [];
   let ctx: LogContext | undefined;
   for (let i = 0; i < logs.length; i++) {
@@ -46,7 +51,12 @@ export function canonicalContext(reader: StoreReader, number: number): LogContex
  * Renders the matching logs of a whole stored block from log `fromIndex` on as JSON lines, with
  * the marks of a stream (end offset, block number, log index per log; see stream.ts).
  */
-export function renderBundleLines(bundle: BlockBundle, filter: CompiledFilter, kind: 'pending' | 'orphan', fromIndex: number): { bytes: Uint8Array; marks: Float64Array } {
+export function renderBundleLines(
+  bundle: BlockBundle,
+  filter: CompiledFilter,
+  kind: 'pending' | 'orphan',
+  fromIndex: number,
+): { bytes: Uint8Array; marks: Float64Array } {
   const ctx = bundleContext(bundle, kind);
   const parts: string[] = [];
   const marks: number[] = [];

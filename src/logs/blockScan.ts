@@ -3,20 +3,26 @@
  * table, then match its raw logs record and render the matches (recordScan.ts). The step both the
  * pool's workers and the inline path run, so both render byte-identical answers.
  */
+
+import type { RecordBlock, RecordRenderer } from '../render/recordLog.js';
 import { writeBlockKey } from '../store/keys.js';
 import { addressTableHas } from '../store/logsRecord.js';
-import { headerTimestamp, storedBlockHash } from '../store/recordViews.js';
 import type { StoreReader } from '../store/reader.js';
+import { headerTimestamp, storedBlockHash } from '../store/recordViews.js';
 import type { JsonSink } from './jsonSink.js';
-import { recentBlocks, type HeaderFacts, type RecentBlocks } from './recentBlocks.js';
+import { type HeaderFacts, type RecentBlocks, recentBlocks } from './recentBlocks.js';
 import { prepareRecordQuery, scanRecord } from './recordScan.js';
-import type { RecordBlock, RecordRenderer } from '../render/recordLog.js';
 
-/** A growable buffer the scans copy each matching block's record into: its matches are rendered before the next block is read, and scans on a thread run one at a time. */
+/**
+ * A growable buffer the scans copy each matching block's record into: its matches are rendered before the next block is
+ * read, and scans on a thread run one at a time.
+ */
 class RecordCopy {
   private buf = Buffer.allocUnsafe(16 * 1024);
 
-  /** `raw` copied (by raw.length: lmdb's read buffer is larger than the value it holds, and Buffer.copy fails on it). */
+  /**
+   * `raw` copied (by raw.length: lmdb's read buffer is larger than the value it holds, and Buffer.copy fails on it).
+   */
   of(raw: Buffer): Buffer {
     if (raw.length > this.buf.length) this.buf = Buffer.allocUnsafe(Math.max(raw.length, 2 * this.buf.length));
     this.buf.set(new Uint8Array(raw.buffer, raw.byteOffset, raw.length));
@@ -98,18 +104,36 @@ export interface ScanReads {
  * Prepares the scan of candidate blocks for a filter's `addresses` and `topics` over `reader`'s
  * store; with `reads`, the bytes of every logs record it scans are added to it.
  */
-export function blockScanner(reader: StoreReader, addresses: Uint8Array[], topics: (Uint8Array[] | null)[], reads?: ScanReads): BlockScan {
+export function blockScanner(
+  reader: StoreReader,
+  addresses: Uint8Array[],
+  topics: (Uint8Array[] | null)[],
+  reads?: ScanReads,
+): BlockScan {
   const recent = recentBlocks(reader.store, reader.rollbacks());
   return scanner(reader, addresses, topics, (n) => blockContext(reader, recent, n), reads);
 }
 
-/** A BlockScan for one pass over many blocks (an export), reading each block's values once, without the thread's memory of recent blocks. */
-export function bulkBlockScanner(reader: StoreReader, addresses: Uint8Array[], topics: (Uint8Array[] | null)[]): BlockScan {
+/**
+ * A BlockScan for one pass over many blocks (an export), reading each block's values once, without the thread's memory
+ * of recent blocks.
+ */
+export function bulkBlockScanner(
+  reader: StoreReader,
+  addresses: Uint8Array[],
+  topics: (Uint8Array[] | null)[],
+): BlockScan {
   return scanner(reader, addresses, topics, (n) => bulkContext(reader, n));
 }
 
 /** The scan of candidate blocks whose rendered logs take their block's values from `context`. */
-function scanner(reader: StoreReader, addresses: Uint8Array[], topics: (Uint8Array[] | null)[], context: (n: number) => RecordBlock, reads?: ScanReads): BlockScan {
+function scanner(
+  reader: StoreReader,
+  addresses: Uint8Array[],
+  topics: (Uint8Array[] | null)[],
+  context: (n: number) => RecordBlock,
+  reads?: ScanReads,
+): BlockScan {
   const { store } = reader;
   const query = prepareRecordQuery(addresses, topics);
   const key = Buffer.alloc(8);
@@ -119,7 +143,8 @@ function scanner(reader: StoreReader, addresses: Uint8Array[], topics: (Uint8Arr
       const table = store.logAddresses.getBinaryFast(key);
       if (table === undefined || !addressTableHas(table, addresses)) return 0;
     }
-    // Scanned in place; copied at its first match (keep), since rendering reads header and transaction records into the same buffer.
+    // Scanned in place; copied at its first match (keep), since rendering reads header and transaction records into the
+    // same buffer.
     const raw = store.logs.getBinaryFast(key);
     if (raw === undefined) return 0;
     if (reads) {

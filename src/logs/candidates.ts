@@ -50,7 +50,9 @@ export function filterBits(addresses: Uint8Array[], topics: (Uint8Array[] | null
   };
 }
 
-/** How a segment's candidates are chosen: the filter's addresses and bits, and whether the store has the address index. */
+/**
+ * How a segment's candidates are chosen: the filter's addresses and bits, and whether the store has the address index.
+ */
 export interface CandidateQuery {
   addresses: Uint8Array[];
   bits: FilterBits;
@@ -146,7 +148,13 @@ function bloomPasses(bloom: Uint8Array, test: Int32Array): boolean {
     const alternatives = test[p++]!;
     let any = false;
     for (let a = 0; a < alternatives; a++, p += 6) {
-      if (!any && (bloom[test[p]!]! & test[p + 1]!) !== 0 && (bloom[test[p + 2]!]! & test[p + 3]!) !== 0 && (bloom[test[p + 4]!]! & test[p + 5]!) !== 0) any = true;
+      if (
+        !any &&
+        (bloom[test[p]!]! & test[p + 1]!) !== 0 &&
+        (bloom[test[p + 2]!]! & test[p + 3]!) !== 0 &&
+        (bloom[test[p + 4]!]! & test[p + 5]!) !== 0
+      )
+        any = true;
     }
     if (!any) return false;
   }
@@ -172,7 +180,13 @@ export function candidateBlocks(store: Store, segment: number, from: number, to:
  * The blocks [from, to] that may match `bits` by their own logsBloom, in order (blocks without bloom
  * rows: the open segment); `rollbacks` is the store's count when the caller has read it.
  */
-export function bloomCandidates(store: Store, from: number, to: number, bits: FilterBits, rollbacks?: number): number[] {
+export function bloomCandidates(
+  store: Store,
+  from: number,
+  to: number,
+  bits: FilterBits,
+  rollbacks?: number,
+): number[] {
   const out: number[] = [];
   const positions = bits.address ? [bits.address, ...bits.topics] : bits.topics;
   if (positions.length === 0) {

@@ -8,17 +8,17 @@
  */
 import { availableParallelism } from 'node:os';
 import { Piscina } from 'piscina';
-import { logWorkerNice, WORKER_LOAD_WAIT_MS, type LogLimits } from '../config.js';
+import { type LogLimits, logWorkerNice, WORKER_LOAD_WAIT_MS } from '../config.js';
 import type { StoreReader } from '../store/reader.js';
-import { lastFitting, withExtra, type LogChunks, type QueryPaths, type ScanCounts, type ScanTotals } from './answer.js';
+import { type LogChunks, lastFitting, type QueryPaths, type ScanCounts, type ScanTotals, withExtra } from './answer.js';
 import { giveBack, lend, takeSpare } from './answerBuffers.js';
 import { DeadlineExceededError, QueryCancelledError, ResultCapError, ScanFailedError } from './errors.js';
 import type { FilterSpec } from './filter.js';
 import { answerInline } from './inline.js';
 import { InlineLoad } from './inlineLoad.js';
 import { defaultInlineBudgetUs, planTasks, TASKS_PER_THREAD, taskShape } from './planner.js';
-import { resolveRange, type ResolvedRange } from './range.js';
-import { streamQuery, type StreamChunk, type StreamOptions, type TaskOutcome } from './stream.js';
+import { type ResolvedRange, resolveRange } from './range.js';
+import { type StreamChunk, type StreamOptions, streamQuery, type TaskOutcome } from './stream.js';
 import type { LogFormat, ScanResult, ScanTask } from './task.js';
 
 /** How to run the engine. */
@@ -27,7 +27,10 @@ export interface LogEngineOptions {
   limits: LogLimits;
   /** Worker threads; default: the machine's cores. */
   threads?: number;
-  /** Estimated microseconds of work under which a query runs inline (planner.ts); defaultInlineBudgetUs by default, negative: never. */
+  /**
+   * Estimated microseconds of work under which a query runs inline (planner.ts); defaultInlineBudgetUs by default,
+   * negative: never.
+   */
   inlineBudgetUs?: number;
   /** Where unexpected worker failures are reported. */
   onError: (message: string, error: unknown) => void;
@@ -66,7 +69,10 @@ export class LogEngine implements ScanCounts {
   cancelled = 0;
   /** This thread's recent inline scans: a thread busy with them sends more to the pool (inlineLoad.ts). */
   private readonly load = new InlineLoad();
-  /** The inline budget in microseconds (planner.ts): the option, else the default for this machine's cores, read once (availableParallelism is a system call). */
+  /**
+   * The inline budget in microseconds (planner.ts): the option, else the default for this machine's cores, read once
+   * (availableParallelism is a system call).
+   */
   readonly inlineBudgetUs: number;
   /** Set by close(): tasks the shutdown aborts are not worker failures. */
   private closing = false;
@@ -109,18 +115,34 @@ export class LogEngine implements ScanCounts {
    * budget while inline scans keep this thread busy (inlineLoad.ts); the others run on the pool (a
    * promise, rejected with one).
    */
-  query(spec: FilterSpec, reader: StoreReader, format: Exclude<LogFormat, 'jsonl'> = 'json', options: QueryOptions = {}): LogChunks | Promise<LogChunks> {
+  query(
+    spec: FilterSpec,
+    reader: StoreReader,
+    format: Exclude<LogFormat, 'jsonl'> = 'json',
+    options: QueryOptions = {},
+  ): LogChunks | Promise<LogChunks> {
     if (options.signal?.aborted) throw new QueryCancelledError();
     const range = resolveRange(spec, reader);
     const started = performance.now();
-    const inline = answerInline(range, spec, reader, format, this.options.limits.maxResults, this.load.budget(this.inlineBudgetUs, started), this);
+    const inline = answerInline(
+      range,
+      spec,
+      reader,
+      format,
+      this.options.limits.maxResults,
+      this.load.budget(this.inlineBudgetUs, started),
+      this,
+    );
     this.load.add(started);
     if (inline !== undefined) return inline;
     this.paths.pool++;
     return this.admitted(spec, range, format, options);
   }
 
-  /** Answers a parsed filter on the pool, as query() does past the inline budget (for an HTTP thread that found it over its budget). */
+  /**
+   * Answers a parsed filter on the pool, as query() does past the inline budget (for an HTTP thread that found it over
+   * its budget).
+   */
   queryOnPool(spec: FilterSpec, reader: StoreReader, options: QueryOptions = {}): Promise<LogChunks> {
     const range = resolveRange(spec, reader);
     this.paths.pool++;
@@ -128,8 +150,16 @@ export class LogEngine implements ScanCounts {
   }
 
   /** Runs a query on the pool once admitted (QueryOptions.admit), its turn freed however it ends. */
-  private async admitted(spec: FilterSpec, range: ResolvedRange, format: LogFormat, options: QueryOptions): Promise<LogChunks> {
-    const release = options.admit === undefined ? undefined : await options.admit(Math.max(0, range.to - range.from + 1), options.signal);
+  private async admitted(
+    spec: FilterSpec,
+    range: ResolvedRange,
+    format: LogFormat,
+    options: QueryOptions,
+  ): Promise<LogChunks> {
+    const release =
+      options.admit === undefined
+        ? undefined
+        : await options.admit(Math.max(0, range.to - range.from + 1), options.signal);
     try {
       return await this.pooled(spec, range, format, options.signal);
     } finally {
@@ -190,7 +220,13 @@ export class LogEngine implements ScanCounts {
           const r = results[merged]!;
           results[merged] = undefined;
           if (count + r.count > limits.maxResults) {
-            return finish(new ResultCapError(range.from, lastFitting(r.blockCounts, count, limits.maxResults, tasks[merged]![1]), limits.maxResults));
+            return finish(
+              new ResultCapError(
+                range.from,
+                lastFitting(r.blockCounts, count, limits.maxResults, tasks[merged]![1]),
+                limits.maxResults,
+              ),
+            );
           }
           if (r.count > 0) chunks.push(r.bytes);
           else giveBack([r.bytes]);
@@ -266,7 +302,10 @@ export class LogEngine implements ScanCounts {
     );
   }
 
-  /** Runs one task; a failure comes back as a ScanFailedError (reported unless the pool is closing), never as a rejection. */
+  /**
+   * Runs one task; a failure comes back as a ScanFailedError (reported unless the pool is closing), never as a
+   * rejection.
+   */
   private runTask(task: ScanTask): Promise<TaskOutcome> {
     return this.submit(task).then(
       (result): TaskOutcome => {

@@ -117,7 +117,9 @@ export function compiledBytes(filter: CompiledFilter): number {
   return bytes;
 }
 
-/** The addresses and topics of `filter` again (views into its packed values, sorted, without repeats): the same matches. */
+/**
+ * The addresses and topics of `filter` again (views into its packed values, sorted, without repeats): the same matches.
+ */
 export function filterValues(filter: CompiledFilter): Pick<FilterSpec, 'addresses' | 'topics'> {
   return { addresses: filter.addresses?.values() ?? [], topics: filter.topics.map((p) => p?.values() ?? null) };
 }

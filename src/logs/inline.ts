@@ -7,16 +7,17 @@
  * rendered. Past the budget at any step the query goes to the pool, so the work an abandoned
  * inline attempt wastes is bounded by the budget itself.
  */
+
+import { LogProtoWriter } from '../render/logProto.js';
 import type { StoreReader } from '../store/reader.js';
-import { lastFitting, withExtra, type LogChunks, type ScanCounts } from './answer.js';
 import { segmentOf, segmentStart } from '../store/segments.js';
+import { type LogChunks, lastFitting, type ScanCounts, withExtra } from './answer.js';
+import { giveBack, keepSpare, lend, takeSpare } from './answerBuffers.js';
 import { blockScanner, SCAN_REFUSED, type ScanReads } from './blockScan.js';
 import { bloomCandidates, candidateBlocks, candidateQuery } from './candidates.js';
-import { JsonSink } from './jsonSink.js';
-import { giveBack, keepSpare, lend, takeSpare } from './answerBuffers.js';
-import { LogProtoWriter } from '../render/logProto.js';
-import type { FilterSpec } from './filter.js';
 import { ResultCapError } from './errors.js';
+import type { FilterSpec } from './filter.js';
+import { JsonSink } from './jsonSink.js';
 import { fitsInline, type QueryWork } from './planner.js';
 import type { ResolvedRange } from './range.js';
 import type { LogFormat } from './task.js';
@@ -28,7 +29,10 @@ import type { LogFormat } from './task.js';
  */
 const sink = new JsonSink(false, 16 * 1024);
 
-/** Bytes a log takes in a logs record at the least, about (a mainnet block's: 64): a record's logs estimated from its size. */
+/**
+ * Bytes a log takes in a logs record at the least, about (a mainnet block's: 64): a record's logs estimated from its
+ * size.
+ */
 const RECORD_BYTES_PER_LOG = 64;
 
 /** Bytes of a fresh answer buffer when the thread has no spare (it grows as the answer needs). */
@@ -49,7 +53,10 @@ export interface InlineQuery {
 
 /** What an inline scan rendered. */
 export interface InlineScan {
-  /** The matches in order: comma-separated JSON objects (UTF-8, in a lent answer buffer: answerBuffers.ts), or protobuf Log messages. */
+  /**
+   * The matches in order: comma-separated JSON objects (UTF-8, in a lent answer buffer: answerBuffers.ts), or protobuf
+   * Log messages.
+   */
   chunk: Uint8Array;
   count: number;
   /** Pairs (block number, matches in it) for every block with matches, in order. */
@@ -58,7 +65,10 @@ export interface InlineScan {
   work: QueryWork;
 }
 
-/** The blocks of [from, to] answered from per-block blooms (at or after `openStart`), and the complete segments spanned before it. */
+/**
+ * The blocks of [from, to] answered from per-block blooms (at or after `openStart`), and the complete segments spanned
+ * before it.
+ */
 function rangeWork(from: number, to: number, openStart: number, filtered: boolean): QueryWork {
   const work: QueryWork = { bloomBlocks: 0, segments: 0, candidates: 0, recordBytes: 0, logs: 0 };
   if (from > to) return work;
@@ -74,7 +84,13 @@ function rangeWork(from: number, to: number, openStart: number, filtered: boolea
  * `format`; undefined when it does not (the caller runs it on the pool). It stops once more than
  * `maxResults` logs matched (the caller answers the result-cap error).
  */
-export function scanInline(reader: StoreReader, q: InlineQuery, format: Exclude<LogFormat, 'jsonl'>, maxResults: number, budgetUs: number): InlineScan | undefined {
+export function scanInline(
+  reader: StoreReader,
+  q: InlineQuery,
+  format: Exclude<LogFormat, 'jsonl'>,
+  maxResults: number,
+  budgetUs: number,
+): InlineScan | undefined {
   const head = q.head ?? reader.head() ?? -1;
   const selection = candidateQuery(reader.store, q.addresses, q.topics);
   const filtered = selection.bits.address !== null || selection.bits.topics.length > 0;
@@ -88,7 +104,15 @@ export function scanInline(reader: StoreReader, q: InlineQuery, format: Exclude<
   for (let segment = segmentOf(q.from); q.from <= indexedEnd && segment <= segmentOf(indexedEnd); segment++) {
     for (const n of candidateBlocks(reader.store, segment, q.from, indexedEnd, selection)) blocks.push(n);
   }
-  if (q.to >= openStart) for (const n of bloomCandidates(reader.store, Math.max(q.from, openStart), q.to, selection.bits, reader.rollbacks())) blocks.push(n);
+  if (q.to >= openStart)
+    for (const n of bloomCandidates(
+      reader.store,
+      Math.max(q.from, openStart),
+      q.to,
+      selection.bits,
+      reader.rollbacks(),
+    ))
+      blocks.push(n);
   work.candidates = blocks.length;
   if (!fitsInline(work, budgetUs)) return undefined;
 
@@ -99,7 +123,12 @@ export function scanInline(reader: StoreReader, q: InlineQuery, format: Exclude<
   // Without a condition every log of a record matches: a record too large for what is left of the
   // budget is refused before it is rendered.
   const reads: ScanReads = { recordBytes: 0 };
-  if (!filtered) reads.admit = (bytes) => fitsInline({ ...work, recordBytes: work.recordBytes + bytes, logs: work.logs + bytes / RECORD_BYTES_PER_LOG }, budgetUs);
+  if (!filtered)
+    reads.admit = (bytes) =>
+      fitsInline(
+        { ...work, recordBytes: work.recordBytes + bytes, logs: work.logs + bytes / RECORD_BYTES_PER_LOG },
+        budgetUs,
+      );
   const scanBlock = blockScanner(reader, q.addresses, q.topics, reads);
   const blockCounts: number[] = [];
   for (const n of blocks) {
@@ -142,7 +171,13 @@ export function answerInline(
   budgetUs: number,
   counts: ScanCounts,
 ): LogChunks | undefined {
-  const scan = scanInline(reader, { from: range.from, to: range.to, addresses: spec.addresses, topics: spec.topics, head: range.head }, format, maxResults, budgetUs);
+  const scan = scanInline(
+    reader,
+    { from: range.from, to: range.to, addresses: spec.addresses, topics: spec.topics, head: range.head },
+    format,
+    maxResults,
+    budgetUs,
+  );
   if (scan === undefined) return undefined;
   counts.paths.inline++;
   counts.totals.blocks += Math.max(0, range.to - range.from + 1);

@@ -21,7 +21,10 @@ export const LOAD_WINDOW_MS = 20;
  */
 export const BUSY_SHARE = 0.3;
 
-/** The inline budget of a busy thread, µs: the small realtime queries (a few dozen logs) stay inline, mainnet blocks do not. */
+/**
+ * The inline budget of a busy thread, µs: the small realtime queries (a few dozen logs) stay inline, mainnet blocks do
+ * not.
+ */
 export const BUSY_BUDGET_US = 100;
 
 /** A thread's recent inline scan time. */

@@ -16,7 +16,9 @@ import type { FilterSpec } from './filter.js';
 function matches(spec: FilterSpec, log: Log): boolean {
   if (spec.addresses.length > 0 && !spec.addresses.some((a) => bytesEqual(a, log.address))) return false;
   if (spec.topics.length > log.topics.length) return false;
-  return spec.topics.every((alternatives, i) => alternatives === null || alternatives.some((t) => bytesEqual(t, log.topics[i]!)));
+  return spec.topics.every(
+    (alternatives, i) => alternatives === null || alternatives.some((t) => bytesEqual(t, log.topics[i]!)),
+  );
 }
 
 /** Where a block's logs sit: its header fields and transaction hashes, read only once a log matches. */
@@ -64,7 +66,10 @@ function canonical(reader: StoreReader, n: number): LogBlock {
   return { header: () => (header ??= reader.header(n)!), txHash: (i) => reader.txHash(n, i)!, logs: reader.logs(n) };
 }
 
-/** The number an endpoint names: its own number, or the marker its tag reads (pending is head + 1 while a pending block is stored). */
+/**
+ * The number an endpoint names: its own number, or the marker its tag reads (pending is head + 1 while a pending block
+ * is stored).
+ */
 function endpoint(ref: BlockId, reader: StoreReader, pending: boolean): number {
   if ('number' in ref) return ref.number;
   const meta = reader.meta()!;
@@ -75,7 +80,10 @@ function endpoint(ref: BlockId, reader: StoreReader, pending: boolean): number {
   return ref.tag === 'pending' && pending ? meta.head + 1 : meta.head;
 }
 
-/** Answers a parsed filter with the matching logs as JSON fragments, in order; throws the domain errors (errors.ts) the engine throws. */
+/**
+ * Answers a parsed filter with the matching logs as JSON fragments, in order; throws the domain errors (errors.ts) the
+ * engine throws.
+ */
 export function oracleGetLogs(reader: StoreReader, spec: FilterSpec, limits: LogLimits): string[] {
   const started = Date.now();
   if (spec.blockHash !== undefined) {
@@ -91,7 +99,8 @@ export function oracleGetLogs(reader: StoreReader, spec: FilterSpec, limits: Log
   const namesPending = [spec.fromBlock, spec.toBlock].some((ref) => 'tag' in ref && ref.tag === 'pending');
   const from = endpoint(spec.fromBlock, reader, namesPending && stored !== undefined);
   const to = endpoint(spec.toBlock, reader, namesPending && stored !== undefined);
-  if ('number' in spec.toBlock && spec.toBlock.number > meta.head) throw new RangeBeyondHeadError(spec.toBlock.number, meta.head);
+  if ('number' in spec.toBlock && spec.toBlock.number > meta.head)
+    throw new RangeBeyondHeadError(spec.toBlock.number, meta.head);
   if (from > to) throw new RangeInvertedError(from, to);
   const first = Math.max(from, meta.earliest);
   const out: string[] = [];
@@ -103,7 +112,8 @@ export function oracleGetLogs(reader: StoreReader, spec: FilterSpec, limits: Log
   }
   if (toPending) {
     const found = blockMatches(spec, bundle(stored), 'pending');
-    if (out.length + found.length > limits.maxResults) throw new ResultCapError(first, Math.min(to, meta.head), limits.maxResults);
+    if (out.length + found.length > limits.maxResults)
+      throw new ResultCapError(first, Math.min(to, meta.head), limits.maxResults);
     out.push(...found);
   }
   return out;

@@ -28,7 +28,13 @@ export interface QueryWork {
  * address index and topic rows, a candidate's address table, a byte of a logs record scanned (read
  * and walked), a log rendered with its transaction hash.
  */
-export const INLINE_COST_US: Readonly<QueryWork> = { bloomBlocks: 0.1, segments: 14, candidates: 1, recordBytes: 0.001, logs: 0.7 };
+export const INLINE_COST_US: Readonly<QueryWork> = {
+  bloomBlocks: 0.1,
+  segments: 14,
+  candidates: 1,
+  recordBytes: 0.001,
+  logs: 0.7,
+};
 
 /**
  * The most estimated work, in microseconds, a query may cost to be answered inline. A pool round
@@ -70,7 +76,10 @@ export function fitsInline(work: QueryWork, budgetUs: number): boolean {
   return budgetUs >= 0 && inlineCost(work) <= budgetUs;
 }
 
-/** Tasks per thread of the window a query keeps in flight (engine, stream): two keep every thread busy while the main thread merges. */
+/**
+ * Tasks per thread of the window a query keeps in flight (engine, stream): two keep every thread busy while the main
+ * thread merges.
+ */
 export const TASKS_PER_THREAD = 2;
 
 /** How a filter's range is cut: the smallest task in blocks, and tasks per thread. */
@@ -102,7 +111,12 @@ export function taskShape(addresses: readonly Uint8Array[]): TaskShape {
  * equal size (within a block) so the threads finish together, none below `shape.minBlocks` unless
  * the range is; empty when from > to.
  */
-export function planTasks(from: number, to: number, threads: number, shape: TaskShape = SELECTIVE_TASKS): [number, number][] {
+export function planTasks(
+  from: number,
+  to: number,
+  threads: number,
+  shape: TaskShape = SELECTIVE_TASKS,
+): [number, number][] {
   const tasks: [number, number][] = [];
   if (from > to) return tasks;
   const total = to - from + 1;

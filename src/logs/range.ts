@@ -8,7 +8,9 @@ import type { StoreReader } from '../store/reader.js';
 import { RangeBeyondHeadError, RangeInvertedError } from './errors.js';
 import type { FilterSpec } from './filter.js';
 
-/** What a query scans: canonical blocks [from, to] (empty when from > to), and maybe the pending block or one orphan. */
+/**
+ * What a query scans: canonical blocks [from, to] (empty when from > to), and maybe the pending block or one orphan.
+ */
 export interface ResolvedRange {
   from: number;
   to: number;
@@ -22,7 +24,10 @@ export interface ResolvedRange {
 
 const EMPTY: ResolvedRange = { from: 1, to: 0 };
 
-/** The block a range endpoint names: a number as given, a tag read from the store's markers (pending is `head + 1` when a pending block is stored). */
+/**
+ * The block a range endpoint names: a number as given, a tag read from the store's markers (pending is `head + 1` when
+ * a pending block is stored).
+ */
 function endpoint(ref: BlockId, head: number, reader: StoreReader, hasPending: boolean): number {
   if (!('tag' in ref)) return (ref as { number: number }).number;
   switch (ref.tag) {

@@ -5,8 +5,8 @@
  * moves): until then a stored block is only ever followed by new ones.
  */
 import { writeBlockKey } from '../store/keys.js';
-import { headerLogsBloom, headerTimestamp, storedBlockHash } from '../store/recordViews.js';
 import { storedRollbacks } from '../store/reader.js';
+import { headerLogsBloom, headerTimestamp, storedBlockHash } from '../store/recordViews.js';
 import type { Store } from '../store/schema.js';
 import { SEGMENT_BLOCKS } from '../store/segments.js';
 
@@ -54,7 +54,11 @@ export class RecentBlocks {
     if (known !== undefined) return known;
     const raw = this.store.headers.getBinaryFast(writeBlockKey(this.blockKey, number));
     if (raw === undefined) return undefined;
-    const facts = { bloom: new Uint8Array(headerLogsBloom(raw)), hash: new Uint8Array(storedBlockHash(raw)), timestamp: headerTimestamp(raw) };
+    const facts = {
+      bloom: new Uint8Array(headerLogsBloom(raw)),
+      hash: new Uint8Array(storedBlockHash(raw)),
+      timestamp: headerTimestamp(raw),
+    };
     return remember(this.headers, RECENT_HEADERS, number, facts);
   }
 }

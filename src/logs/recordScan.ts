@@ -5,11 +5,12 @@
  * render as JSON text into a JsonSink (render/logJson.ts), or go to a RecordRenderer
  * (render/logProto.ts: protobuf).
  */
-import { JsonSink } from './jsonSink.js';
-import { LogJsonBlock } from '../render/logJson.js';
-import type { RecordBlock, RecordLog, RecordRenderer } from '../render/recordLog.js';
+
 import { stripLeadingZeros } from '../chain/hex.js';
 import { readVarint, varintEnd } from '../chain/varint.js';
+import { LogJsonBlock } from '../render/logJson.js';
+import type { RecordBlock, RecordLog, RecordRenderer } from '../render/recordLog.js';
+import { JsonSink } from './jsonSink.js';
 
 /** A filter prepared for raw-record scanning. */
 export interface RecordQuery {
@@ -57,7 +58,10 @@ const newUint8Array = (size: number) => new Uint8Array(size);
 const newInt32Array = (size: number) => new Int32Array(size);
 const newInt8Array = (size: number) => new Int8Array(size);
 
-/** The order of `raw[off, off + 20)` against the 20-byte `address`: negative, zero or positive (a loop: a native compare costs more for 20 bytes). */
+/**
+ * The order of `raw[off, off + 20)` against the 20-byte `address`: negative, zero or positive (a loop: a native compare
+ * costs more for 20 bytes).
+ */
 function compareAddressAt(raw: Uint8Array, off: number, address: Uint8Array): number {
   for (let i = 0; i < 20; i++) {
     const d = raw[off + i]! - address[i]!;
@@ -72,8 +76,17 @@ function equalAt(raw: Uint8Array, off: number, value: Uint8Array): boolean {
   return true;
 }
 
-/** Marks in `named` the entries of the record's sorted address table (`count` at `base`) that `addresses` name; whether any is. */
-function markNamedAddresses(raw: Uint8Array, base: number, count: number, addresses: Uint8Array[], named: Uint8Array): boolean {
+/**
+ * Marks in `named` the entries of the record's sorted address table (`count` at `base`) that `addresses` name; whether
+ * any is.
+ */
+function markNamedAddresses(
+  raw: Uint8Array,
+  base: number,
+  count: number,
+  addresses: Uint8Array[],
+  named: Uint8Array,
+): boolean {
   let any = false;
   for (const a of addresses) {
     let lo = 0;

@@ -14,10 +14,10 @@
  * - Deadline: optional (none by default), checked by the tasks and while waiting for them.
  */
 import { STREAM_TASK_LOGS } from '../config.js';
+import { LogProtoWriter, MARK_STRIDE } from '../render/logProto.js';
 import { renderBundleLines } from './blockLogs.js';
 import { DeadlineExceededError, type ScanFailedError } from './errors.js';
-import { compileFilter, matchLog, type FilterSpec } from './filter.js';
-import { LogProtoWriter, MARK_STRIDE } from '../render/logProto.js';
+import { compileFilter, type FilterSpec, matchLog } from './filter.js';
 import { planTasks, TASKS_PER_THREAD, taskShape } from './planner.js';
 import type { ResolvedRange } from './range.js';
 import type { LogFormat, ScanResult, ScanTask } from './task.js';
@@ -68,7 +68,10 @@ export interface StreamRunner {
   run(task: ScanTask): Promise<TaskOutcome>;
 }
 
-/** A piece of the range, in order; `outcome` is set once it has been dispatched, and dropped once consumed (so delivered results are not retained). */
+/**
+ * A piece of the range, in order; `outcome` is set once it has been dispatched, and dropped once consumed (so delivered
+ * results are not retained).
+ */
 interface Slot {
   from: number;
   to: number;
@@ -80,10 +83,16 @@ const ABORTED = Symbol('aborted');
 const TIMED_OUT = Symbol('timed out');
 
 /** Waits for `outcome`, unless the deadline passes or the signal aborts first. */
-function settle(outcome: Promise<TaskOutcome>, deadline: number, signal?: AbortSignal): Promise<TaskOutcome | typeof ABORTED | typeof TIMED_OUT> {
+function settle(
+  outcome: Promise<TaskOutcome>,
+  deadline: number,
+  signal?: AbortSignal,
+): Promise<TaskOutcome | typeof ABORTED | typeof TIMED_OUT> {
   if (signal?.aborted) return Promise.resolve(ABORTED);
   return new Promise((resolve) => {
-    const timer = Number.isFinite(deadline) ? setTimeout(() => done(TIMED_OUT), Math.max(0, deadline - Date.now())) : undefined;
+    const timer = Number.isFinite(deadline)
+      ? setTimeout(() => done(TIMED_OUT), Math.max(0, deadline - Date.now()))
+      : undefined;
     const onAbort = () => done(ABORTED);
     const done = (value: TaskOutcome | typeof ABORTED | typeof TIMED_OUT) => {
       clearTimeout(timer);
@@ -95,7 +104,10 @@ function settle(outcome: Promise<TaskOutcome>, deadline: number, signal?: AbortS
   });
 }
 
-/** The pieces the rest of a task's range [from, to] is planned again in: `span` blocks each, at most `count` of them, the last one taking what is left. */
+/**
+ * The pieces the rest of a task's range [from, to] is planned again in: `span` blocks each, at most `count` of them,
+ * the last one taking what is left.
+ */
 function replan(from: number, to: number, span: number, count: number): Slot[] {
   const slots: Slot[] = [];
   let start = from;
@@ -120,7 +132,11 @@ function firstAtOrAfter(marks: Float64Array, cursor: LogCursor): number {
 }
 
 /** Drops the logs of a chunk before `cursor` (they lead the chunk, as it is in order). */
-function skipBefore(bytes: Uint8Array, marks: Float64Array, cursor: LogCursor): { bytes: Uint8Array; marks: Float64Array } {
+function skipBefore(
+  bytes: Uint8Array,
+  marks: Float64Array,
+  cursor: LogCursor,
+): { bytes: Uint8Array; marks: Float64Array } {
   const skip = firstAtOrAfter(marks, cursor);
   if (skip === 0) return { bytes, marks };
   const offset = marks[(skip - 1) * MARK_STRIDE]!;
@@ -130,7 +146,12 @@ function skipBefore(bytes: Uint8Array, marks: Float64Array, cursor: LogCursor): 
 }
 
 /** Streams the matches of `spec` over `range` (resolved once, at the start), in order. */
-export async function* streamQuery(runner: StreamRunner, spec: FilterSpec, range: ResolvedRange, options: StreamOptions): AsyncGenerator<StreamChunk> {
+export async function* streamQuery(
+  runner: StreamRunner,
+  spec: FilterSpec,
+  range: ResolvedRange,
+  options: StreamOptions,
+): AsyncGenerator<StreamChunk> {
   const start = options.from;
   const deadline = options.deadline ?? Number.POSITIVE_INFINITY;
   const taskLogs = options.taskLogs ?? STREAM_TASK_LOGS;
@@ -138,7 +159,10 @@ export async function* streamQuery(runner: StreamRunner, spec: FilterSpec, range
   const window = runner.threads * TASKS_PER_THREAD;
   const cancel = new Int32Array(new SharedArrayBuffer(4));
   const first = start ? Math.max(range.from, start.block) : range.from;
-  const slots: Slot[] = planTasks(first, range.to, runner.threads, taskShape(spec.addresses)).map(([from, to]) => ({ from, to }));
+  const slots: Slot[] = planTasks(first, range.to, runner.threads, taskShape(spec.addresses)).map(([from, to]) => ({
+    from,
+    to,
+  }));
   let dispatched = 0;
   let inFlight = 0;
 

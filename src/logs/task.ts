@@ -3,7 +3,10 @@
  * result object, and the main thread rebuilds the JSON-RPC error from it.
  */
 
-/** How a task renders its matches: JSON text (eth_getLogs), one JSON object per line (streamed JSON), or protobuf Log messages (the gRPC front, logProto.ts). */
+/**
+ * How a task renders its matches: JSON text (eth_getLogs), one JSON object per line (streamed JSON), or protobuf Log
+ * messages (the gRPC front, logProto.ts).
+ */
 export type LogFormat = 'json' | 'jsonl' | 'proto';
 
 /** One scan task: a run of blocks inside whole segments, with the query's filter and limits. */
@@ -20,7 +23,9 @@ export interface ScanTask {
   budget: number;
   /** Shared flag: non-zero once the query has been answered (cancelled). */
   cancel: Int32Array;
-  /** Memory to render a JSON answer into (transferred with the task, and back with its bytes); absent: the worker's own. */
+  /**
+   * Memory to render a JSON answer into (transferred with the task, and back with its bytes); absent: the worker's own.
+   */
   out?: ArrayBuffer;
 }
 

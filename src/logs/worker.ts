@@ -6,12 +6,12 @@
  */
 import { move, transferableSymbol, valueSymbol } from 'piscina';
 import { WORKER_LOAD_WAIT_MS } from '../config.js';
-import { workerStore } from '../store/workerStore.js';
+import { LogProtoWriter } from '../render/logProto.js';
 import { segmentOf } from '../store/segments.js';
+import { workerStore } from '../store/workerStore.js';
+import { blockScanner } from './blockScan.js';
 import { candidateBlocks, candidateQuery } from './candidates.js';
 import { JsonSink } from './jsonSink.js';
-import { LogProtoWriter } from '../render/logProto.js';
-import { blockScanner } from './blockScan.js';
 import type { ScanResult, ScanStop, ScanTask } from './task.js';
 
 /** How many candidate blocks pass between deadline and cancellation checks. */
@@ -69,7 +69,16 @@ function scan(task: ScanTask): ScanResult {
     }
   }
   const { bytes, marks } = json ? { bytes: json.view(), marks: json.takeMarks() } : proto!.take();
-  return { ok: true, bytes, marks, count, blockCounts: new Float64Array(blockCounts), stop, blocks: reached - task.from + 1, candidates };
+  return {
+    ok: true,
+    bytes,
+    marks,
+    count,
+    blockCounts: new Float64Array(blockCounts),
+    stop,
+    blocks: reached - task.from + 1,
+    candidates,
+  };
 }
 
 /**
@@ -80,7 +89,10 @@ export default function runScanTask(task: ScanTask): ScanResult | object {
   try {
     const result = scan(task);
     if (!result.ok) return result;
-    return move({ [transferableSymbol]: [result.bytes.buffer, result.marks.buffer, result.blockCounts.buffer], [valueSymbol]: result });
+    return move({
+      [transferableSymbol]: [result.bytes.buffer, result.marks.buffer, result.blockCounts.buffer],
+      [valueSymbol]: result,
+    });
   } catch (error) {
     return { ok: false, message: error instanceof Error ? (error.stack ?? error.message) : String(error) };
   }

@@ -14,7 +14,9 @@ interface Series {
   value: number;
 }
 
-/** A histogram metric with a `method` label over the calls of a CallStatsTable, registered in a prom-client registry. */
+/**
+ * A histogram metric with a `method` label over the calls of a CallStatsTable, registered in a prom-client registry.
+ */
 export class CallHistogram {
   /** The metric type the registry prints. */
   readonly type = 'histogram';

@@ -4,8 +4,9 @@
  * when /metrics is scraped (metrics.ts). Each HTTP thread keeps its own; their snapshots (plain data
  * a MessagePort carries) are added up when scraped.
  */
-import type { AnswerCacheCounts } from '../rpc/answerCache.js';
+
 import type { ScanCounts } from '../logs/answer.js';
+import type { AnswerCacheCounts } from '../rpc/answerCache.js';
 import { CALL_OK, type CallObserver } from '../rpc/observe.js';
 
 /** The calls of one label: how many per outcome, and their latency distribution. */
@@ -14,7 +15,10 @@ export class CallStats {
   ok = 0;
   /** Calls answered with an error, per JSON-RPC error code. */
   readonly errors = new Map<number, number>();
-  /** Calls per latency bucket, not cumulative: index i counts those ≤ bounds[i] and > bounds[i-1]; the last one those past every bound. */
+  /**
+   * Calls per latency bucket, not cumulative: index i counts those ≤ bounds[i] and > bounds[i-1]; the last one those
+   * past every bound.
+   */
   readonly buckets: Float64Array;
   /** Sum of the latencies in seconds. */
   sum = 0;
@@ -93,10 +97,21 @@ export interface ThreadCounts {
  * `ws_message_too_large` (WebSocket close 1009), `grpc_connections` (over the gRPC connection cap),
  * `grpc_preface_timeout` (a gRPC connection that sent nothing in time).
  */
-export type RefusalReason = 'body_too_large' | 'content_length' | 'ws_message_too_large' | 'grpc_connections' | 'grpc_preface_timeout';
+export type RefusalReason =
+  | 'body_too_large'
+  | 'content_length'
+  | 'ws_message_too_large'
+  | 'grpc_connections'
+  | 'grpc_preface_timeout';
 
 /** The reasons in the order the metrics show them (each series exists from the start, at zero). */
-export const REFUSAL_REASONS: readonly RefusalReason[] = ['body_too_large', 'content_length', 'ws_message_too_large', 'grpc_connections', 'grpc_preface_timeout'];
+export const REFUSAL_REASONS: readonly RefusalReason[] = [
+  'body_too_large',
+  'content_length',
+  'ws_message_too_large',
+  'grpc_connections',
+  'grpc_preface_timeout',
+];
 
 /** Refusals counted by reason. */
 export class RefusalCounts {
@@ -123,7 +138,10 @@ export class CallStatsTable implements CallObserver {
   /** The stats of every label seen (or declared), in the order they appeared. */
   readonly byMethod = new Map<string, CallStats>();
 
-  /** Tracks calls with latency buckets `bounds`; `methods` start with zero counts, so their series exist before a first call. */
+  /**
+   * Tracks calls with latency buckets `bounds`; `methods` start with zero counts, so their series exist before a first
+   * call.
+   */
   constructor(
     /** The latency buckets' upper bounds in seconds, ascending. */
     readonly bounds: readonly number[],

@@ -9,19 +9,26 @@
  * responses; a scrape asks the other threads for theirs and shows the sums, and the responses of
  * each thread apart.
  */
-import { collectDefaultMetrics, Counter, Gauge, Registry } from 'prom-client';
+import { Counter, collectDefaultMetrics, Gauge, Registry } from 'prom-client';
 import { METRICS_LATENCY_BUCKETS_S } from '../config.js';
-import { addScanCounts, zeroScanCounts, type ScanCounts } from '../logs/answer.js';
 import type { Admission } from '../limits/admission.js';
 import { LIMIT_REFUSAL_REASONS, type LimitRefusals } from '../limits/refusals.js';
+import { addScanCounts, type ScanCounts, zeroScanCounts } from '../logs/answer.js';
 import type { LogEngine } from '../logs/engine.js';
 import type { AnswerCacheCounts } from '../rpc/answerCache.js';
 import { INVALID_REQUEST, UNKNOWN_METHOD } from '../rpc/observe.js';
 import type { StoreReader } from '../store/reader.js';
 import { storeDiskBytes } from '../store/schema.js';
-import { CallHistogram } from './callHistogram.js';
-import { CallStatsTable, REFUSAL_REASONS, RefusalCounts, StatusCounts, type RefusalReason, type ThreadCounts } from './callStats.js';
 import type { UpstreamStats } from '../upstream/stats.js';
+import { CallHistogram } from './callHistogram.js';
+import {
+  CallStatsTable,
+  REFUSAL_REASONS,
+  RefusalCounts,
+  type RefusalReason,
+  StatusCounts,
+  type ThreadCounts,
+} from './callStats.js';
 
 /** The prefix of this service's own metric names. */
 const PREFIX = 'ethlogd_';
@@ -50,7 +57,10 @@ export interface MetricSources {
   subscriptions?: { readonly total: number };
   /** The calls forwarded to the upstream node (serve --upstream); the series are left out without it. */
   upstream?: UpstreamStats;
-  /** A replica's node head as last polled (serve --follow-rpc); the series is left out without it or before the node answered. */
+  /**
+   * A replica's node head as last polled (serve --follow-rpc); the series is left out without it or before the node
+   * answered.
+   */
   nodeHead?: () => number | undefined;
 }
 
@@ -86,10 +96,17 @@ export function createServiceMetrics(sources: MetricSources): ServiceMetrics {
   const shown =
     threads === undefined
       ? { calls, statuses, refusals }
-      : { calls: new CallStatsTable(METRICS_LATENCY_BUCKETS_S, calls.byMethod.keys()), statuses: new StatusCounts(), refusals: new RefusalCounts() };
+      : {
+          calls: new CallStatsTable(METRICS_LATENCY_BUCKETS_S, calls.byMethod.keys()),
+          statuses: new StatusCounts(),
+          refusals: new RefusalCounts(),
+        };
   /** Responses per HTTP thread (index: thread number) as of the scrape; absent for a thread that no longer runs. */
   let threadResponses: (number | undefined)[] = [];
-  /** The eth_getLogs queries and scans a scrape shows: the engine's, plus the other threads' inline ones as of the scrape. */
+  /**
+   * The eth_getLogs queries and scans a scrape shows: the engine's, plus the other threads' inline ones as of the
+   * scrape.
+   */
   let scans: ScanCounts = engine;
   /** The answer caches' hits and misses a scrape shows: this thread's, plus the other threads' as of the scrape. */
   let answers: AnswerCacheCounts | undefined = sources.answers;
@@ -106,7 +123,16 @@ export function createServiceMetrics(sources: MetricSources): ServiceMetrics {
     shown.refusals.clear();
     scans = zeroScanCounts();
     answers = sources.answers && { hits: 0, misses: 0 };
-    const all = [{ calls: calls.snapshot(), statuses: statuses.snapshot(), logs: engine, answers: sources.answers ?? { hits: 0, misses: 0 }, refusals: refusals.snapshot() }, ...others];
+    const all = [
+      {
+        calls: calls.snapshot(),
+        statuses: statuses.snapshot(),
+        logs: engine,
+        answers: sources.answers ?? { hits: 0, misses: 0 },
+        refusals: refusals.snapshot(),
+      },
+      ...others,
+    ];
     threadResponses = all.map((counts) => {
       if (counts === undefined) return undefined;
       shown.calls.add(counts.calls);
@@ -140,7 +166,12 @@ export function createServiceMetrics(sources: MetricSources): ServiceMetrics {
       }
     },
   });
-  new CallHistogram(`${PREFIX}rpc_request_duration_seconds`, 'Time to answer a JSON-RPC call, by method, in seconds (a batch item from its start to its answer)', shown.calls, registry);
+  new CallHistogram(
+    `${PREFIX}rpc_request_duration_seconds`,
+    'Time to answer a JSON-RPC call, by method, in seconds (a batch item from its start to its answer)',
+    shown.calls,
+    registry,
+  );
   new Counter({
     name: `${PREFIX}http_responses_total`,
     help: 'HTTP responses to API requests by status: 200 for answered JSON-RPC bodies, 401/404/405/413/415 refusals, 499 when the client left before the answer',
@@ -166,7 +197,8 @@ export function createServiceMetrics(sources: MetricSources): ServiceMetrics {
       for (const reason of REFUSAL_REASONS) this.inc({ reason }, shown.refusals.byReason.get(reason) ?? 0);
       // Counted in shared memory by every thread: read as they are.
       const { limitRefusals } = sources;
-      if (limitRefusals !== undefined) for (const reason of LIMIT_REFUSAL_REASONS) this.inc({ reason }, limitRefusals.get(reason));
+      if (limitRefusals !== undefined)
+        for (const reason of LIMIT_REFUSAL_REASONS) this.inc({ reason }, limitRefusals.get(reason));
     },
   });
   new Counter({
@@ -193,8 +225,16 @@ export function createServiceMetrics(sources: MetricSources): ServiceMetrics {
         this.inc(read());
       },
     });
-  scanCounter('getlogs_blocks_scanned_total', 'Blocks covered by eth_getLogs (and gRPC log) scans, inline and on the pool', () => scans.totals.blocks);
-  scanCounter('getlogs_candidate_blocks_total', 'Candidate blocks (bloom or address index) whose log records were read', () => scans.totals.candidates);
+  scanCounter(
+    'getlogs_blocks_scanned_total',
+    'Blocks covered by eth_getLogs (and gRPC log) scans, inline and on the pool',
+    () => scans.totals.blocks,
+  );
+  scanCounter(
+    'getlogs_candidate_blocks_total',
+    'Candidate blocks (bloom or address index) whose log records were read',
+    () => scans.totals.candidates,
+  );
   scanCounter(
     'getlogs_false_positive_blocks_total',
     'Candidate blocks that held no matching log (bloom false positives)',
@@ -247,10 +287,16 @@ export function createServiceMetrics(sources: MetricSources): ServiceMetrics {
       registers,
       collect() {
         this.reset();
-        for (const [method, outcomes] of upstream.outcomes) for (const [outcome, count] of outcomes) this.inc({ method, outcome }, count);
+        for (const [method, outcomes] of upstream.outcomes)
+          for (const [outcome, count] of outcomes) this.inc({ method, outcome }, count);
       },
     });
-    new CallHistogram(`${PREFIX}upstream_request_duration_seconds`, 'Time the upstream node took to answer a forwarded call, by method, in seconds (its request from its send to its answer or failure)', upstream.latency, registry);
+    new CallHistogram(
+      `${PREFIX}upstream_request_duration_seconds`,
+      'Time the upstream node took to answer a forwarded call, by method, in seconds (its request from its send to its answer or failure)',
+      upstream.latency,
+      registry,
+    );
   }
 
   /** A gauge read when scraped; `read` returns undefined when there is no value (the series is left out). */
@@ -266,17 +312,47 @@ export function createServiceMetrics(sources: MetricSources): ServiceMetrics {
       },
     });
   gauge('log_pool_queue_size', 'eth_getLogs scan tasks waiting for a worker thread', () => engine.pool.queueSize);
-  gauge('log_pool_utilization', 'Busy share of the worker pool since it started (0 to 1, Piscina utilization)', () => engine.pool.utilization);
+  gauge(
+    'log_pool_utilization',
+    'Busy share of the worker pool since it started (0 to 1, Piscina utilization)',
+    () => engine.pool.utilization,
+  );
   gauge('log_pool_threads', 'Worker threads of the eth_getLogs pool', () => engine.pool.threads.length);
-  gauge('store_size_bytes', 'Disk space the LMDB store (its data file) takes, in bytes', () => storeDiskBytes(sources.dataDir));
-  gauge('filters_installed', 'Polling filters installed (eth_newFilter, eth_newBlockFilter) and not yet uninstalled or expired', () => sources.filters?.size);
-  gauge('log_queries_running', 'Log queries on the scan pool now, all keys (--max-log-queries)', () => admission?.queries);
-  gauge('log_queries_waiting', 'Log queries waiting for their turn on the scan pool, all keys (--log-queue)', () => admission?.queued);
+  gauge('store_size_bytes', 'Disk space the LMDB store (its data file) takes, in bytes', () =>
+    storeDiskBytes(sources.dataDir),
+  );
+  gauge(
+    'filters_installed',
+    'Polling filters installed (eth_newFilter, eth_newBlockFilter) and not yet uninstalled or expired',
+    () => sources.filters?.size,
+  );
+  gauge(
+    'log_queries_running',
+    'Log queries on the scan pool now, all keys (--max-log-queries)',
+    () => admission?.queries,
+  );
+  gauge(
+    'log_queries_waiting',
+    'Log queries waiting for their turn on the scan pool, all keys (--log-queue)',
+    () => admission?.queued,
+  );
   gauge('log_streams_open', 'StreamLogs calls open now, all keys (--max-streams)', () => admission?.openStreams);
-  gauge('filters_bytes', 'Bytes the polling filters hold, criteria and pending changes (--filter-mb)', () => sources.filters?.bytes);
-  gauge('subscriptions_bytes', 'Bytes the WebSocket subscriptions of every HTTP thread hold (--subscription-mb)', () => sources.subscriptions?.total);
+  gauge(
+    'filters_bytes',
+    'Bytes the polling filters hold, criteria and pending changes (--filter-mb)',
+    () => sources.filters?.bytes,
+  );
+  gauge(
+    'subscriptions_bytes',
+    'Bytes the WebSocket subscriptions of every HTTP thread hold (--subscription-mb)',
+    () => sources.subscriptions?.total,
+  );
   gauge('head_block', 'Number of the latest block in the store (absent while it holds none)', () => reader.head());
-  gauge('node_head_block', "A replica's node's latest block as last polled (serve --follow-rpc; absent otherwise): the lag is this minus head_block", () => sources.nodeHead?.());
+  gauge(
+    'node_head_block',
+    "A replica's node's latest block as last polled (serve --follow-rpc; absent otherwise): the lag is this minus head_block",
+    () => sources.nodeHead?.(),
+  );
 
   collectDefaultMetrics({ register: registry });
 

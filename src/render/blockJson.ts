@@ -5,9 +5,10 @@
  * with transaction hashes or full transactions, then the node's members the header does not model
  * (BlockHeader.extra) as stored.
  */
+
+import { ascii } from '../chain/asciiHex.js';
 import { HeaderOffsets, readHeaderOffsets } from '../store/recordViews.js';
 import { dataField, hashList, numberField, quantityField, skipQuantity, writeQuantity } from './fields.js';
-import { ascii } from '../chain/asciiHex.js';
 import type { JsonWriter } from './jsonWriter.js';
 import { TxBlock, writeTxJson } from './txJson.js';
 
@@ -50,7 +51,10 @@ const CLOSE_BRACKET = 0x5d;
 const OPEN_BRACE = 0x7b;
 const CLOSE_BRACE = 0x7d;
 
-/** Reads transaction `index` of the block being rendered: its record (valid until the next read), or undefined past the last. */
+/**
+ * Reads transaction `index` of the block being rendered: its record (valid until the next read), or undefined past the
+ * last.
+ */
 export type TxRecordSource = (index: number) => Uint8Array | undefined;
 
 const offsets = new HeaderOffsets();
@@ -105,7 +109,8 @@ export function writeBlockJson(w: JsonWriter, record: Uint8Array, txs: TxRecordS
   dataField(w, MIX_HASH, raw, h.mixHash, h.mixHash + 32);
   dataField(w, NONCE, raw, h.nonce, h.nonce + 8);
   numberField(w, NUMBER, h.number);
-  if (h.parentBeaconBlockRoot >= 0) dataField(w, PARENT_BEACON_ROOT, raw, h.parentBeaconBlockRoot, h.parentBeaconBlockRoot + 32);
+  if (h.parentBeaconBlockRoot >= 0)
+    dataField(w, PARENT_BEACON_ROOT, raw, h.parentBeaconBlockRoot, h.parentBeaconBlockRoot + 32);
   dataField(w, PARENT_HASH, raw, h.parentHash, h.parentHash + 32);
   dataField(w, RECEIPTS_ROOT, raw, h.receiptsRoot, h.receiptsRoot + 32);
   if (h.requestsHash >= 0) dataField(w, REQUESTS_HASH, raw, h.requestsHash, h.requestsHash + 32);

@@ -28,7 +28,6 @@ function formatAccessList(list: AccessListEntry[]): unknown[] {
   return list.map((e) => ({ address: bytesToHex(e.address), storageKeys: e.storageKeys.map(bytesToHex) }));
 }
 
-
 /** The object of kept JSON members text (`"name":value,…`). */
 export function keptMembers(extra: string): Record<string, unknown> {
   return JSON.parse('{' + extra + '}') as Record<string, unknown>;
@@ -117,7 +116,9 @@ export function formatBlock(h: BlockHeader, txs: BlockTransactions, pending: boo
     timestamp: quantityToHex(h.timestamp),
     totalDifficulty: quantityToHex(h.totalDifficulty),
     transactions:
-      'hashes' in txs ? txs.hashes.map(bytesToHex) : txs.full.map((tx, i) => formatTransaction(tx, pending ? null : at, i)),
+      'hashes' in txs
+        ? txs.hashes.map(bytesToHex)
+        : txs.full.map((tx, i) => formatTransaction(tx, pending ? null : at, i)),
     transactionsRoot: bytesToHex(h.transactionsRoot),
     uncles: h.uncles.map(bytesToHex),
   };
@@ -194,16 +195,27 @@ export function renderLogJson(log: Log, logIndex: number, ctx: LogContext): stri
   for (let i = 0; i < log.topics.length; i++) topics += (i ? ',"' : '"') + bytesToHex(log.topics[i]!) + '"';
   const str = (v: string | null) => (v === null ? 'null' : '"' + v + '"');
   return (
-    '{"address":"' + bytesToHex(log.address) +
-    '","topics":[' + topics +
-    '],"data":"' + bytesToHex(log.data) +
-    '","blockNumber":' + str(ctx.blockNumber) +
-    ',"transactionHash":' + str(ctx.txHash(log.txIndex)) +
-    ',"transactionIndex":' + (ctx.pending ? 'null' : '"' + quantityToHex(log.txIndex) + '"') +
-    ',"blockHash":' + str(ctx.blockHash) +
-    ',"blockTimestamp":' + str(ctx.blockTimestamp) +
-    ',"logIndex":' + (ctx.pending ? 'null' : '"' + quantityToHex(logIndex) + '"') +
-    ',"removed":' + (ctx.removed ? 'true' : 'false') + '}'
+    '{"address":"' +
+    bytesToHex(log.address) +
+    '","topics":[' +
+    topics +
+    '],"data":"' +
+    bytesToHex(log.data) +
+    '","blockNumber":' +
+    str(ctx.blockNumber) +
+    ',"transactionHash":' +
+    str(ctx.txHash(log.txIndex)) +
+    ',"transactionIndex":' +
+    (ctx.pending ? 'null' : '"' + quantityToHex(log.txIndex) + '"') +
+    ',"blockHash":' +
+    str(ctx.blockHash) +
+    ',"blockTimestamp":' +
+    str(ctx.blockTimestamp) +
+    ',"logIndex":' +
+    (ctx.pending ? 'null' : '"' + quantityToHex(logIndex) + '"') +
+    ',"removed":' +
+    (ctx.removed ? 'true' : 'false') +
+    '}'
   );
 }
 
@@ -230,25 +242,50 @@ export function renderReceiptJson(view: ReceiptView, ctx: LogContext): string {
   const { tx, receipt } = view;
   const str = (v: string | null) => (v === null ? 'null' : '"' + v + '"');
   let logs = '';
-  for (let i = 0; i < view.logs.length; i++) logs += (i ? ',' : '') + renderLogJson(view.logs[i]!, view.firstLogIndex + i, ctx);
+  for (let i = 0; i < view.logs.length; i++)
+    logs += (i ? ',' : '') + renderLogJson(view.logs[i]!, view.firstLogIndex + i, ctx);
   let out = '{';
-  if (receipt.blobGasUsed !== undefined) out += '"blobGasPrice":"' + quantityToHex(receipt.blobGasPrice!) + '","blobGasUsed":"' + quantityToHex(receipt.blobGasUsed) + '",';
+  if (receipt.blobGasUsed !== undefined)
+    out +=
+      '"blobGasPrice":"' +
+      quantityToHex(receipt.blobGasPrice!) +
+      '","blobGasUsed":"' +
+      quantityToHex(receipt.blobGasUsed) +
+      '",';
   out +=
-    '"blockHash":' + str(ctx.blockHash) +
-    ',"blockNumber":' + str(ctx.blockNumber) +
-    ',"contractAddress":' + (receipt.contractAddress === null ? 'null' : '"' + bytesToHex(receipt.contractAddress) + '"') +
-    ',"cumulativeGasUsed":"' + quantityToHex(view.cumulativeGasUsed) +
-    '","effectiveGasPrice":"' + quantityToHex(receipt.effectiveGasPrice) +
-    '","from":"' + bytesToHex(tx.from) +
-    '","gasUsed":"' + quantityToHex(receipt.gasUsed) +
-    '","logs":[' + logs +
-    '],"logsBloom":"' + bytesToHex(logsBloom(view.logs)) + '",';
-  out += receipt.root !== undefined ? '"root":"' + bytesToHex(receipt.root) + '",' : '"status":"' + quantityToHex(receipt.status!) + '",';
+    '"blockHash":' +
+    str(ctx.blockHash) +
+    ',"blockNumber":' +
+    str(ctx.blockNumber) +
+    ',"contractAddress":' +
+    (receipt.contractAddress === null ? 'null' : '"' + bytesToHex(receipt.contractAddress) + '"') +
+    ',"cumulativeGasUsed":"' +
+    quantityToHex(view.cumulativeGasUsed) +
+    '","effectiveGasPrice":"' +
+    quantityToHex(receipt.effectiveGasPrice) +
+    '","from":"' +
+    bytesToHex(tx.from) +
+    '","gasUsed":"' +
+    quantityToHex(receipt.gasUsed) +
+    '","logs":[' +
+    logs +
+    '],"logsBloom":"' +
+    bytesToHex(logsBloom(view.logs)) +
+    '",';
   out +=
-    '"to":' + (tx.to === null ? 'null' : '"' + bytesToHex(tx.to) + '"') +
-    ',"transactionHash":"' + bytesToHex(tx.hash) +
-    '","transactionIndex":' + (ctx.pending ? 'null' : '"' + quantityToHex(view.index) + '"') +
-    ',"type":"' + quantityToHex(tx.type) + '"}';
+    receipt.root !== undefined
+      ? '"root":"' + bytesToHex(receipt.root) + '",'
+      : '"status":"' + quantityToHex(receipt.status!) + '",';
+  out +=
+    '"to":' +
+    (tx.to === null ? 'null' : '"' + bytesToHex(tx.to) + '"') +
+    ',"transactionHash":"' +
+    bytesToHex(tx.hash) +
+    '","transactionIndex":' +
+    (ctx.pending ? 'null' : '"' + quantityToHex(view.index) + '"') +
+    ',"type":"' +
+    quantityToHex(tx.type) +
+    '"}';
   return receipt.extra === undefined ? out : withKeptMembers(out, receipt.extra);
 }
 
@@ -270,8 +307,16 @@ export interface ReceiptBlock {
   logs: readonly Log[];
 }
 
-/** Receipts `from`..`to` (exclusive) of `block` as JSON texts, with cumulative gas and log indexes counted from the block's start. */
-export function renderBlockReceipts(block: ReceiptBlock, ctx: LogContext, from = 0, to = block.receipts.length): string[] {
+/**
+ * Receipts `from`..`to` (exclusive) of `block` as JSON texts, with cumulative gas and log indexes counted from the
+ * block's start.
+ */
+export function renderBlockReceipts(
+  block: ReceiptBlock,
+  ctx: LogContext,
+  from = 0,
+  to = block.receipts.length,
+): string[] {
   const out: string[] = [];
   let cumulative = 0n;
   let log = 0;
@@ -282,7 +327,12 @@ export function renderBlockReceipts(block: ReceiptBlock, ctx: LogContext, from =
     while (log < block.logs.length && block.logs[log]!.txIndex === i) log++;
     if (i < from) continue;
     const logs = block.logs.slice(firstLogIndex, log);
-    out.push(renderReceiptJson({ tx: block.tx(i), receipt, cumulativeGasUsed: cumulative, logs, firstLogIndex, index: i }, ctx));
+    out.push(
+      renderReceiptJson(
+        { tx: block.tx(i), receipt, cumulativeGasUsed: cumulative, logs, firstLogIndex, index: i },
+        ctx,
+      ),
+    );
   }
   return out;
 }

@@ -3,7 +3,10 @@
  * data through ProtoSink): it grows by doubling, and hands out what was written once.
  */
 
-/** Output up to this size is copied out by take() (the copy frees the unused capacity); above it the buffer itself is handed over. */
+/**
+ * Output up to this size is copied out by take() (the copy frees the unused capacity); above it the buffer itself is
+ * handed over.
+ */
 const TAKE_COPY_LIMIT = 64 * 1024;
 
 /** A byte buffer that grows by doubling as it is written. */
@@ -55,7 +58,10 @@ export class GrowableBytes {
     return Buffer.from(this.buf.buffer, this.buf.byteOffset, this.length).toString('latin1');
   }
 
-  /** The bytes written, as a view of the memory they are in (no copy), ending the buffer's use: adopt() other memory before writing again. */
+  /**
+   * The bytes written, as a view of the memory they are in (no copy), ending the buffer's use: adopt() other memory
+   * before writing again.
+   */
   view(): Uint8Array {
     return this.buf.subarray(0, this.length);
   }

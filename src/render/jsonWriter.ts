@@ -13,7 +13,6 @@ const HEX_DIGITS = Uint8Array.from('0123456789abcdef', (c) => c.charCodeAt(0));
 /** 2^32, to split integers above 32 bits into two words. */
 const TWO_32 = 0x100000000;
 
-
 /** The ASCII code of '0'. */
 const ZERO = 0x30;
 

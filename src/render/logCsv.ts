@@ -56,4 +56,3 @@ export function csvRow(entry: LogEntry): string {
     String(entry.removed),
   ].join(',');
 }
-

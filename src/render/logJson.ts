@@ -57,7 +57,10 @@ export class LogJsonBlock {
   /** Per transaction index, where its tail (block number ... the log index's `0x`) starts, and its length. */
   private txAt = new Int32Array(512);
   private txLength = new Int32Array(512);
-  /** Where the block-wide parts of a tail were first written: before its transaction hash, and after its index ([start, length]). */
+  /**
+   * Where the block-wide parts of a tail were first written: before its transaction hash, and after its index ([start,
+   * length]).
+   */
   private readonly beforeTxHash = [NONE, 0];
   private readonly afterTxIndex = [NONE, 0];
   private block: RecordBlock | undefined;

@@ -44,7 +44,17 @@ interface LogPosition {
 }
 
 function positionSize(p: LogPosition): number {
-  return 2 + varintSize(p.number) + varintSize(p.logIndex) + WORD_FIELD + 1 + varintSize(p.txIndex) + WORD_FIELD + 1 + varintSize(p.timestamp);
+  return (
+    2 +
+    varintSize(p.number) +
+    varintSize(p.logIndex) +
+    WORD_FIELD +
+    1 +
+    varintSize(p.txIndex) +
+    WORD_FIELD +
+    1 +
+    varintSize(p.timestamp)
+  );
 }
 
 function dataSize(length: number): number {
@@ -91,7 +101,14 @@ export class LogProtoWriter implements RecordRenderer {
 
   /** Writes one matched log of a raw record (a canonical block). */
   render(raw: Buffer, log: RecordLog, block: RecordBlock, blockHash: Uint8Array, timestamp: number): void {
-    const p: LogPosition = { number: block.number, logIndex: log.logIndex, txHash: block.txHash(log.txIndex), txIndex: log.txIndex, blockHash, timestamp };
+    const p: LogPosition = {
+      number: block.number,
+      logIndex: log.logIndex,
+      txHash: block.txHash(log.txIndex),
+      txIndex: log.txIndex,
+      blockHash,
+      timestamp,
+    };
     this.head(positionSize(p) + ADDRESS_FIELD + WORD_FIELD * log.topicCount + dataSize(log.dataLength), p);
     const s = this.sink;
     s.byte(TAG.address);
@@ -135,7 +152,14 @@ export class LogProtoWriter implements RecordRenderer {
       const p: LogPosition | null =
         kind === 'pending'
           ? null
-          : { number: h.number, logIndex: i, txHash: bundle.transactions[log.txIndex]!.hash, txIndex: log.txIndex, blockHash: h.hash, timestamp: h.timestamp };
+          : {
+              number: h.number,
+              logIndex: i,
+              txHash: bundle.transactions[log.txIndex]!.hash,
+              txIndex: log.txIndex,
+              blockHash: h.hash,
+              timestamp: h.timestamp,
+            };
       this.writeLog(log, p);
       this.mark(h.number, i);
     }

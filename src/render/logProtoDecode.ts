@@ -50,8 +50,7 @@ class Reader {
     else if (wireType === WIRE_LEN) {
       const length = this.varint();
       this.pos += length;
-    }
-    else throw new LogDecodeError(`unsupported wire type ${wireType}`);
+    } else throw new LogDecodeError(`unsupported wire type ${wireType}`);
     if (this.pos > this.end) throw new LogDecodeError('field runs past its message');
   }
 }

@@ -2,8 +2,9 @@
  * A growable byte buffer that protobuf wire data is written into directly (tags, varints, raw
  * bytes), so encoding thousands of log messages allocates no objects.
  */
-import { GrowableBytes } from '../render/growableBytes.js';
+
 import { writeVarint } from '../chain/varint.js';
+import { GrowableBytes } from '../render/growableBytes.js';
 
 /** Longest run copied byte by byte (addresses, hashes, topics, ABI words). */
 const SHORT_COPY = 64;
@@ -37,5 +38,4 @@ export class ProtoSink extends GrowableBytes {
     this.buf.fill(0, this.length, this.length + count);
     this.length += count;
   }
-
 }

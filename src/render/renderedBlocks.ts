@@ -33,7 +33,10 @@ export class RenderedBlocks {
     return entry?.hash.equals(hash) ? entry.text : undefined;
   }
 
-  /** Keeps `text` as the JSON of block `number` (`full` or not) with hash `hash` (copied), evicting the oldest entries past the bound. */
+  /**
+   * Keeps `text` as the JSON of block `number` (`full` or not) with hash `hash` (copied), evicting the oldest entries
+   * past the bound.
+   */
   set(number: number, full: boolean, hash: Uint8Array, text: string): void {
     if (text.length > this.maxChars) return;
     const key = slot(number, full);

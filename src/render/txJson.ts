@@ -6,11 +6,12 @@
  * stored big-endian bytes. A type not modelled (not 0-4) is its position fields and then the node's
  * members as stored (Transaction.extra).
  */
-import { TX_FROM_OFFSET, TxOffsets, readTxOffsets, type HeaderOffsets } from '../store/recordViews.js';
-import { dataField, hashList, numberField, quantityField, skipQuantity, writeQuantity } from './fields.js';
+
 import { ascii } from '../chain/asciiHex.js';
-import { JsonWriter } from './jsonWriter.js';
 import { readVarint, varintEnd } from '../chain/varint.js';
+import { type HeaderOffsets, readTxOffsets, TX_FROM_OFFSET, TxOffsets } from '../store/recordViews.js';
+import { dataField, hashList, numberField, quantityField, skipQuantity, writeQuantity } from './fields.js';
+import { JsonWriter } from './jsonWriter.js';
 
 const BLOCK_HASH = ascii('{"blockHash":"0x');
 const BLOCK_NUMBER = ascii('","blockNumber":"0x');
@@ -71,7 +72,9 @@ export class TxBlock {
   private baseFeeLength = -1;
   private readonly sum = new Uint8Array(MAX_QUANTITY_BYTES + 1);
 
-  /** Loads the fields of the header record `header`, whose offsets are `h` (nothing to do when they are those loaded). */
+  /**
+   * Loads the fields of the header record `header`, whose offsets are `h` (nothing to do when they are those loaded).
+   */
   load(header: Uint8Array, h: HeaderOffsets): this {
     if (this.holds(header, h)) return this;
     const w = this.head;
@@ -156,7 +159,14 @@ export class TxBlock {
 }
 
 /** Compares two big-endian unsigned integers held in byte ranges (leading zeros allowed). */
-function compareUnsigned(a: Uint8Array, aStart: number, aEnd: number, b: Uint8Array, bStart: number, bEnd: number): number {
+function compareUnsigned(
+  a: Uint8Array,
+  aStart: number,
+  aEnd: number,
+  b: Uint8Array,
+  bStart: number,
+  bEnd: number,
+): number {
   while (aStart < aEnd && a[aStart] === 0) aStart++;
   while (bStart < bEnd && b[bStart] === 0) bStart++;
   if (aEnd - aStart !== bEnd - bStart) return aEnd - aStart - (bEnd - bStart);

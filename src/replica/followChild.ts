@@ -9,8 +9,13 @@
  * wait that doubles up to a bound; it is never left stopped. The child stops by itself if this process
  * dies (its IPC channel closes), so a killed replica leaves no writer behind.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import { REPLICA_HEALTHY_RUN_MS, REPLICA_INGEST_STOP_MS, REPLICA_RESTART_MAX_MS, REPLICA_RESTART_MIN_MS } from '../config.js';
+import { type ChildProcess, spawn } from 'node:child_process';
+import {
+  REPLICA_HEALTHY_RUN_MS,
+  REPLICA_INGEST_STOP_MS,
+  REPLICA_RESTART_MAX_MS,
+  REPLICA_RESTART_MIN_MS,
+} from '../config.js';
 import type { Logger, LogLevel } from '../logger.js';
 
 /** The built command line's entry (dist/src/cli.js). */
@@ -46,7 +51,23 @@ export class FollowChild {
   /** Spawns the child and watches its exit. */
   private start(): void {
     const { rpc, dataDir, pollMs, storage, logLevel, logger } = this.options;
-    const args = [CLI, 'ingest', '--rpc', rpc, '--data', dataDir, '--follow', '--poll-ms', String(pollMs), '--storage', storage, '--log-level', logLevel, '--progress-seconds', '60'];
+    const args = [
+      CLI,
+      'ingest',
+      '--rpc',
+      rpc,
+      '--data',
+      dataDir,
+      '--follow',
+      '--poll-ms',
+      String(pollMs),
+      '--storage',
+      storage,
+      '--log-level',
+      logLevel,
+      '--progress-seconds',
+      '60',
+    ];
     const started = performance.now();
     const child = spawn(process.execPath, args, { stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
     this.child = child;
@@ -57,13 +78,18 @@ export class FollowChild {
       if (this.closing) return;
       const ranMs = performance.now() - started;
       if (ranMs >= REPLICA_HEALTHY_RUN_MS) this.waitMs = REPLICA_RESTART_MIN_MS;
-      logger.error(`replica: the follow-mode ingest exited (${signal ?? `code ${code}`}) after ${(ranMs / 1000).toFixed(1)} s: restarting it in ${this.waitMs} ms`);
+      logger.error(
+        `replica: the follow-mode ingest exited (${signal ?? `code ${code}`}) after ${(ranMs / 1000).toFixed(1)} s: restarting it in ${this.waitMs} ms`,
+      );
       this.restartTimer = setTimeout(() => this.start(), this.waitMs);
       this.waitMs = Math.min(this.waitMs * 2, REPLICA_RESTART_MAX_MS);
     });
   }
 
-  /** Stops the child: SIGTERM (it commits its current batch), SIGKILL past REPLICA_INGEST_STOP_MS; resolves once it has exited. */
+  /**
+   * Stops the child: SIGTERM (it commits its current batch), SIGKILL past REPLICA_INGEST_STOP_MS; resolves once it has
+   * exited.
+   */
   async close(): Promise<void> {
     this.closing = true;
     clearTimeout(this.restartTimer);
@@ -72,7 +98,9 @@ export class FollowChild {
     const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
     child.kill('SIGTERM');
     const killer = setTimeout(() => {
-      this.options.logger.warn(`replica: the follow-mode ingest did not stop within ${REPLICA_INGEST_STOP_MS} ms: killed`);
+      this.options.logger.warn(
+        `replica: the follow-mode ingest did not stop within ${REPLICA_INGEST_STOP_MS} ms: killed`,
+      );
       child.kill('SIGKILL');
     }, REPLICA_INGEST_STOP_MS);
     await exited;

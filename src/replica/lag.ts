@@ -27,6 +27,7 @@ export function lagStatus(storeHead: number | undefined, sync: ReplicaSync): Lag
   if (nodeHead === undefined) return { nodeHead, lag: null, behind: "the node's head is not known yet" };
   if (storeHead === undefined) return { nodeHead, lag: null, behind: 'the store holds no block yet' };
   const lag = Math.max(0, nodeHead - storeHead);
-  const behind = lag > sync.maxLagBlocks ? `the store is ${lag} blocks behind its node (more than ${sync.maxLagBlocks})` : undefined;
+  const behind =
+    lag > sync.maxLagBlocks ? `the store is ${lag} blocks behind its node (more than ${sync.maxLagBlocks})` : undefined;
   return { nodeHead, lag, behind };
 }

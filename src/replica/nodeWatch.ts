@@ -23,7 +23,12 @@ export class NodeWatch {
     private readonly pollMs: number,
     private readonly logger: Logger,
   ) {
-    this.client = new RpcClient(url, { timeoutMs: NODE_HEAD_TIMEOUT_MS, maxRetries: 0, maxInFlight: 1, signal: this.stop.signal });
+    this.client = new RpcClient(url, {
+      timeoutMs: NODE_HEAD_TIMEOUT_MS,
+      maxRetries: 0,
+      maxInFlight: 1,
+      signal: this.stop.signal,
+    });
     void this.poll();
   }
 
@@ -31,13 +36,17 @@ export class NodeWatch {
   private async poll(): Promise<void> {
     try {
       const value = await this.client.call('eth_blockNumber', []);
-      if (typeof value !== 'string' || !/^0x[0-9a-fA-F]{1,15}$/.test(value)) throw new Error(`eth_blockNumber answered ${JSON.stringify(value)}`);
+      if (typeof value !== 'string' || !/^0x[0-9a-fA-F]{1,15}$/.test(value))
+        throw new Error(`eth_blockNumber answered ${JSON.stringify(value)}`);
       this.gauge.setNodeHead(Number.parseInt(value, 16));
       if (this.failing) this.logger.info("replica: the node's head is known again");
       this.failing = false;
     } catch (error) {
       if (this.stop.signal.aborted) return;
-      if (!this.failing) this.logger.warn(`replica: the node's head cannot be read (the lag /ready reports stays at its last value): ${(error as Error).message}`);
+      if (!this.failing)
+        this.logger.warn(
+          `replica: the node's head cannot be read (the lag /ready reports stays at its last value): ${(error as Error).message}`,
+        );
       this.failing = true;
     }
     if (!this.stop.signal.aborted) this.timer = setTimeout(() => void this.poll(), this.pollMs);

@@ -3,8 +3,9 @@
  * the node's head the service answers /ready and eth_syncing by, the watch that fills it, and the
  * supervised follow-mode ingest that keeps the store on the node's chain.
  */
-import type { ReplicaSync } from './lag.js';
+
 import { FollowChild, type FollowChildOptions } from './followChild.js';
+import type { ReplicaSync } from './lag.js';
 import { NodeHeadGauge } from './nodeHead.js';
 import { NodeWatch } from './nodeWatch.js';
 

@@ -6,8 +6,9 @@
  * of once per request: realtime indexers ask `eth_getLogs({blockHash})` of the newest block, and load
  * tests repeat a set of calls. Bounded in bytes; the oldest answers go first.
  */
-import type { FlatBody } from './handler.js';
+
 import type { StoreReader } from '../store/reader.js';
+import type { FlatBody } from './handler.js';
 
 /**
  * The methods whose result, when it is rendered from stored records (RawJson) or is a storage word
@@ -33,7 +34,9 @@ const CACHED_METHODS: ReadonlySet<string> = new Set([
  */
 export const MAX_CACHED_ANSWER_BYTES = 64 * 1024;
 
-/** Longest params text a key is made of: a filter with hundreds of addresses is not worth a key as long as its answer. */
+/**
+ * Longest params text a key is made of: a filter with hundreds of addresses is not worth a key as long as its answer.
+ */
 const MAX_KEY_CHARS = 2048;
 
 /** Default budget of one front's cache (each HTTP thread has its own): thousands of small answers. */
@@ -84,13 +87,19 @@ export class AnswerCache {
   /** Hits and misses so far. */
   readonly counts: AnswerCacheCounts = { hits: 0, misses: 0 };
 
-  /** Keeps up to `budgetBytes` of answers read through `reader`, which must read its markers per tick (StoreReader.tickMarks). */
+  /**
+   * Keeps up to `budgetBytes` of answers read through `reader`, which must read its markers per tick
+   * (StoreReader.tickMarks).
+   */
   constructor(
     private readonly reader: StoreReader,
     private readonly budgetBytes: number = DEFAULT_ANSWER_CACHE_BYTES,
   ) {}
 
-  /** The key of a call whose answer may be kept, or undefined when it may not (another method, a pending tag, params too long). */
+  /**
+   * The key of a call whose answer may be kept, or undefined when it may not (another method, a pending tag, params too
+   * long).
+   */
   keyOf(method: string, params: unknown[] | undefined): string | undefined {
     if (!CACHED_METHODS.has(method)) return undefined;
     const text = params === undefined ? '[]' : paramsText(params);
@@ -136,7 +145,13 @@ export class AnswerCache {
    */
   put(key: string, json: FlatBody): boolean {
     const size = json.length + key.length;
-    if (this.marks === undefined || json.length > MAX_CACHED_ANSWER_BYTES || size > this.budgetBytes || this.answers.has(key)) return false;
+    if (
+      this.marks === undefined ||
+      json.length > MAX_CACHED_ANSWER_BYTES ||
+      size > this.budgetBytes ||
+      this.answers.has(key)
+    )
+      return false;
     for (const [oldKey, old] of this.answers) {
       if (this.bytes + size <= this.budgetBytes) break;
       this.answers.delete(oldKey);

@@ -6,6 +6,8 @@
 import { isAscii } from 'node:buffer';
 import { MAX_BATCH_CONCURRENCY, MAX_BATCH_ITEMS, MAX_BATCH_RESPONSE_BYTES, MAX_JSON_DEPTH } from '../config.js';
 import { DEFAULT_UPSTREAM_METHODS, SEND_METHOD } from '../upstream/methods.js';
+import type { AnswerCache } from './answerCache.js';
+import { type CanonicalCall, isCanonical, splitCanonicalCall } from './canonicalCall.js';
 import {
   CancelledError,
   FORWARD_HINT,
@@ -16,18 +18,16 @@ import {
   NOT_FORWARDED_HINT,
   ParseError,
   ResponseTooLargeError,
-  toRpcError,
-  TooManyConcurrentError,
   type RpcError,
+  TooManyConcurrentError,
+  toRpcError,
 } from './errors.js';
-import { Forwarder, type Forwarded, type ForwardOptions } from './forward.js';
-import { JsonParts, type FlatBody, type RequestControl, type RpcBody, type RpcHandler } from './handler.js';
+import { type Forwarded, Forwarder, type ForwardOptions } from './forward.js';
+import { type FlatBody, JsonParts, type RequestControl, type RpcBody, type RpcHandler } from './handler.js';
 import { nestsDeeperThan } from './jsonDepth.js';
-import { RawJson, type MethodContext, type RpcMethod } from './method.js';
+import { type MethodContext, RawJson, type RpcMethod } from './method.js';
 import { METHODS } from './methods/index.js';
-import type { AnswerCache } from './answerCache.js';
-import { isCanonical, splitCanonicalCall, type CanonicalCall } from './canonicalCall.js';
-import { CALL_OK, INVALID_REQUEST, UNKNOWN_METHOD, type CallObserver, type RequestTrace } from './observe.js';
+import { CALL_OK, type CallObserver, INVALID_REQUEST, type RequestTrace, UNKNOWN_METHOD } from './observe.js';
 
 /** A single call's whole text and that text cut at its id (canonicalCall.ts). */
 interface CanonicalText {
@@ -68,7 +68,9 @@ function errorResponse(id: string, error: RpcError): string {
  */
 export const PARTS_MIN_BYTES = 64 * 1024;
 
-/** Concatenates text, byte and JsonParts parts: text when every part is text, else UTF-8 bytes written into one buffer. */
+/**
+ * Concatenates text, byte and JsonParts parts: text when every part is text, else UTF-8 bytes written into one buffer.
+ */
 function concat(parts: RpcBody[]): FlatBody {
   let length = 0;
   for (const p of parts) if (typeof p !== 'string') length += p.length;
@@ -203,21 +205,42 @@ export function createRpcHandler(
   const ctx: MethodContext = { ...context, rawJson: true };
   const forwarder = forward && new Forwarder(forward, ctx.reader);
   /** What a client is told to do about a method neither served nor forwarded. */
-  const hintFor = (method: string): string | undefined => (forwarder !== undefined ? NOT_FORWARDED_HINT : FORWARDABLE.has(method) ? FORWARD_HINT : undefined);
+  const hintFor = (method: string): string | undefined =>
+    forwarder !== undefined ? NOT_FORWARDED_HINT : FORWARDABLE.has(method) ? FORWARD_HINT : undefined;
   /** When a call started, for the observer (no clock read without one). */
   const clock = (): number => (observer === undefined ? 0 : performance.now());
   /**
    * Reports an answered call to the observer under its label and to the trace under its name (the
    * method as the call gave it, which for an unknown method is not its label), and passes its answer through.
    */
-  const answered = <T extends RpcBody>(answer: T, method: string, code: number, started: number, trace: RequestTrace | undefined, name = method): T => {
+  const answered = <T extends RpcBody>(
+    answer: T,
+    method: string,
+    code: number,
+    started: number,
+    trace: RequestTrace | undefined,
+    name = method,
+  ): T => {
     if (observer !== undefined) observer.onCall(method, code, (performance.now() - started) / 1000);
     if (trace !== undefined) trace.note(name, code);
     return answer;
   };
-  const refuse = (id: string, error: RpcError, method: string, started: number, trace: RequestTrace | undefined, name = method): string =>
-    answered(errorResponse(id, error), method, error.code, started, trace, name);
-  const failure = (id: string, error: unknown, method: string, started: number, trace: RequestTrace | undefined, control?: RequestControl): string => {
+  const refuse = (
+    id: string,
+    error: RpcError,
+    method: string,
+    started: number,
+    trace: RequestTrace | undefined,
+    name = method,
+  ): string => answered(errorResponse(id, error), method, error.code, started, trace, name);
+  const failure = (
+    id: string,
+    error: unknown,
+    method: string,
+    started: number,
+    trace: RequestTrace | undefined,
+    control?: RequestControl,
+  ): string => {
     const rpc = toRpcError(error);
     if (rpc instanceof TooManyConcurrentError && control !== undefined) control.busy = rpc;
     if (rpc !== undefined) return refuse(id, rpc, method, started, trace);
@@ -231,7 +254,8 @@ export function createRpcHandler(
     return typeof method === 'string' ? method : undefined;
   };
   /** The label of a request answered without running: its method when known, else UNKNOWN_METHOD or INVALID_REQUEST. */
-  const labelOf = (name: string | undefined): string => (name === undefined ? INVALID_REQUEST : methods.has(name) ? name : UNKNOWN_METHOD);
+  const labelOf = (name: string | undefined): string =>
+    name === undefined ? INVALID_REQUEST : methods.has(name) ? name : UNKNOWN_METHOD;
 
   /**
    * The answer to a single call from the cache alone, when its text is that of a canonical call
@@ -242,29 +266,60 @@ export function createRpcHandler(
     if (!call) return undefined;
     const started = clock();
     const kept = cache!.get(call.key, false);
-    return kept === undefined ? undefined : answered(jsonResponse(split.id, kept), call.method, CALL_OK, started, trace);
+    return kept === undefined
+      ? undefined
+      : answered(jsonResponse(split.id, kept), call.method, CALL_OK, started, trace);
   };
   /** The answer to a forwarded call of `method` whose outcome is `outcome`, noted as forwarded. */
-  const forwardedAnswer = (idText: string, outcome: Forwarded, method: string, started: number, trace: RequestTrace | undefined): RpcBody => {
+  const forwardedAnswer = (
+    idText: string,
+    outcome: Forwarded,
+    method: string,
+    started: number,
+    trace: RequestTrace | undefined,
+  ): RpcBody => {
     if (trace !== undefined) trace.forwarded++;
     if ('result' in outcome) return answered(resultResponse(idText, outcome.result), method, CALL_OK, started, trace);
     return failure(idText, outcome.error, method, started, trace);
   };
   /** Forwards `items` for `caller` together and resolves with their answers in their order. */
-  const forwardAll = (items: ForwardItem[], trace: RequestTrace | undefined, caller: string | undefined): Promise<RpcBody[]> => {
+  const forwardAll = (
+    items: ForwardItem[],
+    trace: RequestTrace | undefined,
+    caller: string | undefined,
+  ): Promise<RpcBody[]> => {
     const started = clock();
-    return forwarder!.forward(items.map(({ method, params }) => ({ method, params })), caller).then((outcomes) => outcomes.map((outcome, k) => forwardedAnswer(items[k]!.idText, outcome, items[k]!.method, started, trace)));
+    return forwarder!
+      .forward(
+        items.map(({ method, params }) => ({ method, params })),
+        caller,
+      )
+      .then((outcomes) =>
+        outcomes.map((outcome, k) => forwardedAnswer(items[k]!.idText, outcome, items[k]!.method, started, trace)),
+      );
   };
-  /** The batch item `request` at `index` as a call to forward, or undefined when it is not one (handleOne answers it). */
+  /**
+   * The batch item `request` at `index` as a call to forward, or undefined when it is not one (handleOne answers it).
+   */
   const forwardItem = (request: unknown, index: number): ForwardItem | undefined => {
     if (request === null || typeof request !== 'object' || Array.isArray(request)) return undefined;
     const { jsonrpc, method, params, id } = request as Record<string, unknown>;
-    if (jsonrpc !== '2.0' || !isValidId(id) || typeof method !== 'string' || methods.has(method) || !forwarder!.allows(method)) return undefined;
+    if (
+      jsonrpc !== '2.0' ||
+      !isValidId(id) ||
+      typeof method !== 'string' ||
+      methods.has(method) ||
+      !forwarder!.allows(method)
+    )
+      return undefined;
     if (params !== undefined && params !== null && !Array.isArray(params)) return undefined;
     return { index, idText: idJson(id), method, params: (params as unknown[] | null | undefined) ?? [] };
   };
 
-  /** Remembers what the text of a single call (`whole`, cut at its id as `split`) names, the first time one whose answer is kept comes (keptAnswer). */
+  /**
+   * Remembers what the text of a single call (`whole`, cut at its id as `split`) names, the first time one whose answer
+   * is kept comes (keptAnswer).
+   */
   const learnCall = (whole: CanonicalText, request: unknown, method: string, key: string): void => {
     if (cache!.callOf(whole.split.rest) !== undefined) return;
     cache!.rememberCall(whole.split.rest, isCanonical(whole.text, request) ? { method, key } : null);
@@ -275,24 +330,64 @@ export function createRpcHandler(
    * canonical in form (not a batch item); `control`'s signal stops its log query when the client goes away;
    * `control`, given for a call that is the whole body, hears a refusal for concurrency.
    */
-  const handleOne = (request: unknown, trace: RequestTrace | undefined, caller: string | undefined, control: RequestControl | undefined, whole?: CanonicalText, single = false): Answer => {
+  const handleOne = (
+    request: unknown,
+    trace: RequestTrace | undefined,
+    caller: string | undefined,
+    control: RequestControl | undefined,
+    whole?: CanonicalText,
+    single = false,
+  ): Answer => {
     const busy = single ? control : undefined;
     const started = clock();
     if (request === null || typeof request !== 'object' || Array.isArray(request)) {
-      return refuse('null', new InvalidRequestError('invalid request: a request is a JSON object'), INVALID_REQUEST, started, trace);
+      return refuse(
+        'null',
+        new InvalidRequestError('invalid request: a request is a JSON object'),
+        INVALID_REQUEST,
+        started,
+        trace,
+      );
     }
     const { jsonrpc, method, params, id } = request as Record<string, unknown>;
-    if (!isValidId(id)) return refuse('null', new InvalidRequestError('invalid request: "id" must be a string, a number or null'), INVALID_REQUEST, started, trace);
+    if (!isValidId(id))
+      return refuse(
+        'null',
+        new InvalidRequestError('invalid request: "id" must be a string, a number or null'),
+        INVALID_REQUEST,
+        started,
+        trace,
+      );
     const idText = idJson(id);
-    if (jsonrpc !== '2.0') return refuse(idText, new InvalidRequestError('invalid request: "jsonrpc" must be "2.0"'), INVALID_REQUEST, started, trace);
-    if (typeof method !== 'string') return refuse(idText, new InvalidRequestError('invalid request: "method" must be a string'), INVALID_REQUEST, started, trace);
+    if (jsonrpc !== '2.0')
+      return refuse(
+        idText,
+        new InvalidRequestError('invalid request: "jsonrpc" must be "2.0"'),
+        INVALID_REQUEST,
+        started,
+        trace,
+      );
+    if (typeof method !== 'string')
+      return refuse(
+        idText,
+        new InvalidRequestError('invalid request: "method" must be a string'),
+        INVALID_REQUEST,
+        started,
+        trace,
+      );
     const fn = methods.get(method);
     const forwarded = fn === undefined && forwarder?.allows(method) === true;
-    if (!fn && !forwarded) return refuse(idText, new MethodNotFoundError(method, hintFor(method)), UNKNOWN_METHOD, started, trace, method);
+    if (!fn && !forwarded)
+      return refuse(idText, new MethodNotFoundError(method, hintFor(method)), UNKNOWN_METHOD, started, trace, method);
     if (params !== undefined && params !== null && !Array.isArray(params)) {
       return refuse(idText, new InvalidParamsError('non-array args'), method, started, trace);
     }
-    if (!fn) return forwardAll([{ index: 0, idText, method, params: (params as unknown[] | null | undefined) ?? [] }], trace, caller).then(([answer]) => answer!);
+    if (!fn)
+      return forwardAll(
+        [{ index: 0, idText, method, params: (params as unknown[] | null | undefined) ?? [] }],
+        trace,
+        caller,
+      ).then(([answer]) => answer!);
     const key = params == null ? cache?.keyOf(method, undefined) : cache?.keyOf(method, params as unknown[]);
     if (key !== undefined) {
       const kept = cache!.get(key);
@@ -305,7 +400,8 @@ export function createRpcHandler(
       const result = fn((params as unknown[] | undefined) ?? [], ctx, caller, control);
       if (key !== undefined && keepable(result)) {
         const response = resultResponse(idText, result, true) as FlatBody;
-        if (cache!.put(key, resultJson(idText, response)) && whole !== undefined) learnCall(whole, request, method, key);
+        if (cache!.put(key, resultJson(idText, response)) && whole !== undefined)
+          learnCall(whole, request, method, key);
         return answered(response, method, CALL_OK, started, trace);
       }
       if (result instanceof Promise) {
@@ -327,17 +423,33 @@ export function createRpcHandler(
    * batch's answer stays within the cap (plus the short error texts) and its memory bounded; once
    * the client is gone (`control.gone`) the items not yet started are not run either.
    */
-  const handleBatch = (requests: unknown[], trace: RequestTrace | undefined, caller: string | undefined, control: RequestControl | undefined): Answer => {
+  const handleBatch = (
+    requests: unknown[],
+    trace: RequestTrace | undefined,
+    caller: string | undefined,
+    control: RequestControl | undefined,
+  ): Answer => {
     if (trace !== undefined) trace.batch = true;
-    if (requests.length === 0) return refuse('null', new InvalidRequestError('empty batch'), INVALID_REQUEST, clock(), trace);
-    if (requests.length > MAX_BATCH_ITEMS) return refuse('null', new InvalidRequestError(`batch too large: at most ${MAX_BATCH_ITEMS} requests per batch`), INVALID_REQUEST, clock(), trace);
+    if (requests.length === 0)
+      return refuse('null', new InvalidRequestError('empty batch'), INVALID_REQUEST, clock(), trace);
+    if (requests.length > MAX_BATCH_ITEMS)
+      return refuse(
+        'null',
+        new InvalidRequestError(`batch too large: at most ${MAX_BATCH_ITEMS} requests per batch`),
+        INVALID_REQUEST,
+        clock(),
+        trace,
+      );
     const answers: RpcBody[] = new Array(requests.length);
     let bytes = 0;
     let full = false;
     let next = 0;
     let active = 0;
     let settle: ((body: RpcBody) => void) | undefined;
-    /** Keeps item `i`'s answer; once the answers kept pass the cap, the items not started yet are refused instead of run. */
+    /**
+     * Keeps item `i`'s answer; once the answers kept pass the cap, the items not started yet are refused instead of
+     * run.
+     */
     const keep = (i: number, body: RpcBody): void => {
       answers[i] = body;
       bytes += body.length;
@@ -424,7 +536,13 @@ export function createRpcHandler(
       const kept = split && keptAnswer(split, trace);
       if (kept) return kept;
       if (nestsDeeperThan(body, MAX_JSON_DEPTH)) {
-        return refuse('null', new InvalidRequestError(`invalid request: JSON nested deeper than ${MAX_JSON_DEPTH} levels`), INVALID_REQUEST, clock(), trace);
+        return refuse(
+          'null',
+          new InvalidRequestError(`invalid request: JSON nested deeper than ${MAX_JSON_DEPTH} levels`),
+          INVALID_REQUEST,
+          clock(),
+          trace,
+        );
       }
       let parsed: unknown;
       try {
@@ -432,7 +550,9 @@ export function createRpcHandler(
       } catch {
         return refuse('null', new ParseError(), INVALID_REQUEST, clock(), trace);
       }
-      return Array.isArray(parsed) ? handleBatch(parsed, trace, caller, control) : handleOne(parsed, trace, caller, control, split ? { text, split } : undefined, true);
+      return Array.isArray(parsed)
+        ? handleBatch(parsed, trace, caller, control)
+        : handleOne(parsed, trace, caller, control, split ? { text, split } : undefined, true);
     },
   };
 }

@@ -5,17 +5,17 @@
  */
 import { BlockNotFoundError } from '../chain/errors.js';
 import { quantityToHex } from '../chain/hex.js';
-import { BlockBeyondHeadError, UpstreamTimeoutError, UpstreamUnavailableError } from '../upstream/errors.js';
 import {
   DeadlineExceededError,
+  QueryCancelledError,
   RangeBeyondHeadError,
   RangeInvertedError,
   ResultCapError,
   ScanFailedError,
   TooManyParamsError,
   TooManyTopicsError,
-  QueryCancelledError,
 } from '../logs/errors.js';
+import { BlockBeyondHeadError, UpstreamTimeoutError, UpstreamUnavailableError } from '../upstream/errors.js';
 
 /** A JSON-RPC error with its code, message and optional data. */
 export class RpcError extends Error {
@@ -30,7 +30,9 @@ export class RpcError extends Error {
 
   /** The error object of a JSON-RPC response. */
   toJSON(): { code: number; message: string; data?: unknown } {
-    return this.data === undefined ? { code: this.code, message: this.message } : { code: this.code, message: this.message, data: this.data };
+    return this.data === undefined
+      ? { code: this.code, message: this.message }
+      : { code: this.code, message: this.message, data: this.data };
   }
 }
 
@@ -62,7 +64,8 @@ export class MethodNotFoundError extends RpcError {
 export const FORWARD_HINT = 'ethlogd answers it when started with --upstream URL (a node it forwards such calls to)';
 
 /** What a client is told of a method not on the forwarding list of a service that forwards. */
-export const NOT_FORWARDED_HINT = 'ethlogd does not forward it to its node (serve --upstream-methods lists what is forwarded)';
+export const NOT_FORWARDED_HINT =
+  'ethlogd does not forward it to its node (serve --upstream-methods lists what is forwarded)';
 
 /** -32011 (proxyd's "no backend"): the upstream node could not be used; never worded like a revert. */
 export const UPSTREAM_UNAVAILABLE = -32011;
@@ -94,7 +97,9 @@ export class QueryTimeoutError extends LimitExceededError {
   }
 }
 
-/** -32003: a batch's answers passed the response size limit; the remaining items did not run (geth's code and message). */
+/**
+ * -32003: a batch's answers passed the response size limit; the remaining items did not run (geth's code and message).
+ */
 export class ResponseTooLargeError extends RpcError {
   /** Builds geth's response-too-large error. */
   constructor() {
@@ -148,7 +153,10 @@ export class RateLimitedError extends LimitExceededError {
     readonly retryAfterMs: number,
     perSecond: number,
   ) {
-    super('project ID request rate exceeded', { allowed_rps: perSecond, backoff_seconds: Math.ceil(retryAfterMs) / 1000 });
+    super('project ID request rate exceeded', {
+      allowed_rps: perSecond,
+      backoff_seconds: Math.ceil(retryAfterMs) / 1000,
+    });
   }
 }
 
@@ -167,7 +175,11 @@ export class BatchOverBurstError extends LimitExceededError {
 export class TooManyConcurrentError extends LimitExceededError {
   /** Builds the refusal of a call over `limit` (`scope`: 'key' or 'process') of `what` ('log queries', 'streams'). */
   constructor(what: string, scope: string, limit: number, retryAfterMs: number) {
-    super('too many concurrent requests', { limit: `${what} per ${scope}`, max: limit, backoff_seconds: retryAfterMs / 1000 });
+    super('too many concurrent requests', {
+      limit: `${what} per ${scope}`,
+      max: limit,
+      backoff_seconds: retryAfterMs / 1000,
+    });
   }
 
   /** Milliseconds a client should wait before it tries again. */
@@ -192,11 +204,19 @@ export class ShuttingDownError extends RpcError {
   }
 }
 
-/** -32000: a replica behind the head its client has already been answered at (X-Ethlogd-Min-Head), still behind after waiting. */
+/**
+ * -32000: a replica behind the head its client has already been answered at (X-Ethlogd-Min-Head), still behind after
+ * waiting.
+ */
 export class BehindHeadError extends RpcError {
-  /** Builds the refusal of a request that needs block `floor` from a store whose head is `head` (undefined: no block). */
+  /**
+   * Builds the refusal of a request that needs block `floor` from a store whose head is `head` (undefined: no block).
+   */
   constructor(floor: number, head: number | undefined) {
-    super(-32000, `this replica's head is ${head ?? 'no block'}, behind block ${floor} that this API key has been answered at; retry (another replica)`);
+    super(
+      -32000,
+      `this replica's head is ${head ?? 'no block'}, behind block ${floor} that this API key has been answered at; retry (another replica)`,
+    );
   }
 }
 
@@ -212,11 +232,14 @@ export class FilterNotFoundError extends RpcError {
 function resultCap(error: ResultCapError): LimitExceededError {
   const from = quantityToHex(error.from);
   const to = quantityToHex(error.to);
-  return new LimitExceededError(`query returned more than ${error.limit} results. Try with this block range [${from}, ${to}].`, {
-    from,
-    to,
-    limit: error.limit,
-  });
+  return new LimitExceededError(
+    `query returned more than ${error.limit} results. Try with this block range [${from}, ${to}].`,
+    {
+      from,
+      to,
+      limit: error.limit,
+    },
+  );
 }
 
 /**
@@ -229,18 +252,26 @@ function resultCap(error: ResultCapError): LimitExceededError {
 export function toRpcError(error: unknown): RpcError | undefined {
   if (error instanceof RpcError) return error;
   if (error instanceof RangeInvertedError) return new InvalidParamsError('invalid block range params');
-  if (error instanceof RangeBeyondHeadError) return new InvalidParamsError(`block range extends beyond current head block (the head is ${quantityToHex(error.head)})`);
+  if (error instanceof RangeBeyondHeadError)
+    return new InvalidParamsError(
+      `block range extends beyond current head block (the head is ${quantityToHex(error.head)})`,
+    );
   if (error instanceof TooManyTopicsError) return new InvalidParamsError('exceed max topics');
   if (error instanceof TooManyParamsError) return new LimitExceededError(`query exceeds ${error.max} parameters`);
   if (error instanceof ResultCapError) return resultCap(error);
   if (error instanceof DeadlineExceededError) return new QueryTimeoutError();
   if (error instanceof ScanFailedError) return new InternalError();
   if (error instanceof QueryCancelledError) return new CancelledError();
-  if (error instanceof BlockNotFoundError) return new RpcError(-32000, error.byHash ? 'header for hash not found' : 'header not found');
-  if (error instanceof UpstreamUnavailableError) return new RpcError(UPSTREAM_UNAVAILABLE, `no backend available: ${error.message}; retry later`);
+  if (error instanceof BlockNotFoundError)
+    return new RpcError(-32000, error.byHash ? 'header for hash not found' : 'header not found');
+  if (error instanceof UpstreamUnavailableError)
+    return new RpcError(UPSTREAM_UNAVAILABLE, `no backend available: ${error.message}; retry later`);
   if (error instanceof UpstreamTimeoutError) return new RpcError(UPSTREAM_TIMEOUT, `gateway timeout: ${error.message}`);
   if (error instanceof BlockBeyondHeadError) {
-    return new RpcError(-32000, `header not found: block ${quantityToHex(error.block)} is beyond this store's head ${quantityToHex(error.head)}`);
+    return new RpcError(
+      -32000,
+      `header not found: block ${quantityToHex(error.block)} is beyond this store's head ${quantityToHex(error.head)}`,
+    );
   }
   return undefined;
 }

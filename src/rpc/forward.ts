@@ -42,7 +42,12 @@ function outcomeOf(answer: UpstreamAnswer): Forwarded {
   if ('result' in answer) return { result: answer.result };
   if ('error' in answer) return { error: new RpcError(answer.error.code, answer.error.message, answer.error.data) };
   const { failure } = answer;
-  return { error: failure.kind === 'timeout' ? new UpstreamTimeoutError(failure.timeoutMs ?? 0) : new UpstreamUnavailableError(failure.reason) };
+  return {
+    error:
+      failure.kind === 'timeout'
+        ? new UpstreamTimeoutError(failure.timeoutMs ?? 0)
+        : new UpstreamUnavailableError(failure.reason),
+  };
 }
 
 /** Forwards calls for one JSON-RPC handler, pinning their blocks with `reader`'s markers. */

@@ -15,7 +15,9 @@ export type FlatBody = string | Uint8Array;
 export class JsonParts {
   private released = false;
 
-  /** `parts` of `length` bytes in all; `onRelease`, when given, is called once they are written or copied (release()). */
+  /**
+   * `parts` of `length` bytes in all; `onRelease`, when given, is called once they are written or copied (release()).
+   */
   constructor(
     readonly parts: readonly Uint8Array[],
     readonly length: number,
@@ -29,7 +31,10 @@ export class JsonParts {
     this.onRelease?.();
   }
 
-  /** The parts joined into one buffer (for a front that needs the body whole: compression, WebSocket frames), then released. */
+  /**
+   * The parts joined into one buffer (for a front that needs the body whole: compression, WebSocket frames), then
+   * released.
+   */
   join(): Uint8Array {
     const whole = Buffer.concat(this.parts as Uint8Array[], this.length);
     this.release();

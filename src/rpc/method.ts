@@ -56,4 +56,9 @@ export interface MethodContext {
  * the call came with (what is kept per client, polling filters, is counted by it); `control.signal`
  * aborts when its client goes away (log queries stop; read only by the methods that use it).
  */
-export type RpcMethod = (params: unknown[], ctx: MethodContext, caller?: string, control?: { readonly signal?: AbortSignal }) => unknown;
+export type RpcMethod = (
+  params: unknown[],
+  ctx: MethodContext,
+  caller?: string,
+  control?: { readonly signal?: AbortSignal },
+) => unknown;

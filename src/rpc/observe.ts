@@ -11,7 +11,10 @@ export const CALL_OK = 0;
 /** The label of a call naming a method this service does not have. */
 export const UNKNOWN_METHOD = 'unknown';
 
-/** The label of a body or batch item that is not a valid request (bad JSON, not a request object, empty or oversized batch). */
+/**
+ * The label of a body or batch item that is not a valid request (bad JSON, not a request object, empty or oversized
+ * batch).
+ */
 export const INVALID_REQUEST = 'invalid';
 
 /** Receives every answered call (each item of a batch, and each refused body once). */
@@ -26,12 +29,18 @@ export interface CallObserver {
  */
 export const MAX_TRACED_METHODS = 16;
 
-/** Characters of a method name a log line keeps: every method served fits (the longest has 39), a made-up name is cut here. */
+/**
+ * Characters of a method name a log line keeps: every method served fits (the longest has 39), a made-up name is cut
+ * here.
+ */
 export const MAX_TRACED_METHOD_CHARS = 64;
 
 /** What one request body held, filled by the handler as its calls are answered (for the request log). */
 export class RequestTrace {
-  /** Distinct method names as the calls gave them (cut to MAX_TRACED_METHOD_CHARS; unknown ones too), in the order their calls were answered, at most MAX_TRACED_METHODS. */
+  /**
+   * Distinct method names as the calls gave them (cut to MAX_TRACED_METHOD_CHARS; unknown ones too), in the order their
+   * calls were answered, at most MAX_TRACED_METHODS.
+   */
   readonly methods: string[] = [];
   /** Distinct JSON-RPC error codes answered, in the order they first were. */
   readonly codes: number[] = [];
@@ -44,7 +53,9 @@ export class RequestTrace {
   /** Calls forwarded to the upstream node (serve --upstream). */
   forwarded = 0;
 
-  /** Notes one answered call of `method` (its name, or INVALID_REQUEST) answered with `code` (CALL_OK or an error code). */
+  /**
+   * Notes one answered call of `method` (its name, or INVALID_REQUEST) answered with `code` (CALL_OK or an error code).
+   */
   note(method: string, code: number): void {
     this.calls++;
     if (code !== CALL_OK) {

@@ -77,15 +77,18 @@ export function parseBlockNumber(value: unknown, index: number, name = 'block pa
  * hash string, `{blockHash, requireCanonical?}` or `{blockNumber}`.
  */
 export function parseBlockNumberOrHash(value: unknown, index: number, name = 'block parameter'): BlockId {
-  if (typeof value === 'string' && value.length === 66) return { hash: parseHash(value, index, name), requireCanonical: false };
+  if (typeof value === 'string' && value.length === 66)
+    return { hash: parseHash(value, index, name), requireCanonical: false };
   if (value !== null && typeof value === 'object' && !Array.isArray(value)) {
     const obj = value as Record<string, unknown>;
     const hasHash = obj.blockHash !== undefined;
     const hasNumber = obj.blockNumber !== undefined;
-    if (hasHash && hasNumber) throw argError(index, name, 'cannot specify both BlockHash and BlockNumber, choose one or the other');
+    if (hasHash && hasNumber)
+      throw argError(index, name, 'cannot specify both BlockHash and BlockNumber, choose one or the other');
     if (hasHash) {
       const rc = obj.requireCanonical;
-      if (rc !== undefined && typeof rc !== 'boolean') throw argError(index, name, 'requireCanonical must be a boolean');
+      if (rc !== undefined && typeof rc !== 'boolean')
+        throw argError(index, name, 'requireCanonical must be a boolean');
       return { hash: parseHash(obj.blockHash, index, name), requireCanonical: rc === true };
     }
     if (hasNumber) return parseBlockNumber(obj.blockNumber, index, name);
@@ -99,17 +102,20 @@ export function parseBlockNumberOrHash(value: unknown, index: number, name = 'bl
  * at most 32 bytes, left-padded to 32.
  */
 export function parseStorageKey(value: unknown, index: number, name = 'storage position'): Uint8Array {
-  if (typeof value !== 'string') throw argError(index, name, `expected a hex string, got ${value === null ? 'null' : typeof value}`);
+  if (typeof value !== 'string')
+    throw argError(index, name, `expected a hex string, got ${value === null ? 'null' : typeof value}`);
   const from = value.startsWith('0x') || value.startsWith('0X') ? 2 : 0;
   const word = hexDigitsToPadded(value, from, 32);
   if (word !== undefined) return word;
-  if (hexDigitsToPadded(value, from, value.length) === undefined) throw argError(index, name, 'unable to decode storage key: hex string invalid');
+  if (hexDigitsToPadded(value, from, value.length) === undefined)
+    throw argError(index, name, 'unable to decode storage key: hex string invalid');
   throw argError(index, name, 'unable to decode storage key: hex string too long, want at most 32 bytes');
 }
 
 /** Parses a boolean argument. */
 export function parseBool(value: unknown, index: number, name: string): boolean {
-  if (typeof value !== 'boolean') throw argError(index, name, `expected a boolean, got ${value === null ? 'null' : typeof value}`);
+  if (typeof value !== 'boolean')
+    throw argError(index, name, `expected a boolean, got ${value === null ? 'null' : typeof value}`);
   return value;
 }
 

@@ -85,7 +85,10 @@ export function revokeApiKeyById(store: Store, id: string): number {
  */
 const MEMO_MAX_KEYS = 10_000;
 
-/** What checkApiKey remembers of a stored key: its digest as bytes, and its record's bytes last seen with the status they gave. */
+/**
+ * What checkApiKey remembers of a stored key: its digest as bytes, and its record's bytes last seen with the status
+ * they gave.
+ */
 interface KeyMemo {
   digest: Buffer;
   record: Buffer;

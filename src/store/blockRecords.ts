@@ -7,7 +7,8 @@
  * cost more to clone than to build).
  *
  * Layout per block: varint number; the header record; varint transaction count and each
- * transaction record; the transactions' hashes, concatenated (the txHashes value); the receipts record; the logs record (the logAddresses value is the address
+ * transaction record; the transactions' hashes, concatenated (the txHashes value); the receipts record; the logs record
+ * (the logAddresses value is the address
  * table at its front); varint storage-write count, the address ‖ slot prefixes of the writes (the
  * storageWrites value), then each write's key and value. Records are u32-length-prefixed; an
  * absent one (no transactions, logs or storage) is empty.
@@ -24,10 +25,16 @@ import { writeReceipts } from './receiptsRecord.js';
 const STORAGE_KEY_BYTES = STORAGE_PREFIX_BYTES + 8;
 /** Bytes of an address in a logs record's address table. */
 const ADDRESS_BYTES = 20;
-/** Room a block's records take per transaction at first (the buffer grows as needed): a mainnet-density block's take 610-740 bytes a transaction. */
+/**
+ * Room a block's records take per transaction at first (the buffer grows as needed): a mainnet-density block's take
+ * 610-740 bytes a transaction.
+ */
 export const RECORD_BYTES_PER_TX_HINT = 800;
 
-/** One block's records, as the store keeps them; a record the block has none of (no transactions, logs, storage) is undefined. */
+/**
+ * One block's records, as the store keeps them; a record the block has none of (no transactions, logs, storage) is
+ * undefined.
+ */
 export interface BlockRecords {
   number: number;
   /** The header record; its hash and parent hash sit at recordViews' storedBlockHash and storedParentHash. */
@@ -48,7 +55,12 @@ export interface BlockRecords {
 
 /** The bytes of a block's records (what a batch of them holds in memory until it is written). */
 export function blockRecordsBytes(r: BlockRecords): number {
-  let bytes = r.header.length + (r.txHashes?.length ?? 0) + (r.receipts?.length ?? 0) + (r.logs?.length ?? 0) + (r.storageWrites?.length ?? 0);
+  let bytes =
+    r.header.length +
+    (r.txHashes?.length ?? 0) +
+    (r.receipts?.length ?? 0) +
+    (r.logs?.length ?? 0) +
+    (r.storageWrites?.length ?? 0);
   for (const tx of r.txs) bytes += tx.length;
   for (let i = 0; i < r.storageKeys.length; i++) bytes += r.storageKeys[i]!.length + r.storageValues[i]!.length;
   return bytes;
@@ -82,7 +94,11 @@ export function writeBlockRecords(w: ByteWriter, block: BlockBundle): void {
     for (const s of block.storage) w.fixed(s.address).fixed(s.slot);
   });
   const suffix = storageKeySuffix(n);
-  for (const s of block.storage) w.fixed(s.address).fixed(s.slot).fixed(suffix).u32Prefixed((w) => w.fixed(stripLeadingZeros(s.value)));
+  for (const s of block.storage)
+    w.fixed(s.address)
+      .fixed(s.slot)
+      .fixed(suffix)
+      .u32Prefixed((w) => w.fixed(stripLeadingZeros(s.value)));
 }
 
 /** Reads one block's records written by writeBlockRecords, as views into the reader's buffer (nothing copied). */

@@ -5,7 +5,9 @@
 import { uintBytesView } from '../chain/hex.js';
 import { readVarintWithin, varintEnd, writeVarint } from '../chain/varint.js';
 
-/** Largest bigint a double holds exactly (2^53 − 1): up to it bigint() writes from a number, without bigint arithmetic. */
+/**
+ * Largest bigint a double holds exactly (2^53 − 1): up to it bigint() writes from a number, without bigint arithmetic.
+ */
 const MAX_EXACT_BIGINT = BigInt(Number.MAX_SAFE_INTEGER);
 
 const utf8 = new TextEncoder();
@@ -86,7 +88,10 @@ export class ByteWriter {
     return this.u8(bytes.length).fixed(bytes);
   }
 
-  /** Writes a positive integer below 2^53 as bigint() writes it: its byte count, then its minimal big-endian bytes (number arithmetic, no text). */
+  /**
+   * Writes a positive integer below 2^53 as bigint() writes it: its byte count, then its minimal big-endian bytes
+   * (number arithmetic, no text).
+   */
   private safeUint(value: number): this {
     let length = 1;
     for (let v = value; v >= 256; v = Math.floor(v / 256)) length++;

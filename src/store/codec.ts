@@ -4,7 +4,14 @@
  * need the hash can slice it without decoding. Members of a node's object kept as given (`extra`:
  * other chains' fields, types not modelled) close a record as UTF-8 JSON text, length-prefixed.
  */
-import type { AccessListEntry, Authorization, BlockBundle, BlockHeader, Transaction, Withdrawal } from '../chain/types.js';
+import type {
+  AccessListEntry,
+  Authorization,
+  BlockBundle,
+  BlockHeader,
+  Transaction,
+  Withdrawal,
+} from '../chain/types.js';
 import { ByteReader, ByteWriter, extraBytes, extraText } from './bytes.js';
 import { decodeLogs, encodeLogs } from './logsRecord.js';
 import { decodeReceipts, encodeReceipts } from './receiptsRecord.js';
@@ -19,7 +26,6 @@ export const enum HeaderFlag {
   /** The node's members the header does not model (BlockHeader.extra). */
   Extra = 32,
 }
-
 
 /** Encodes a block header. */
 export function encodeHeader(h: BlockHeader): Buffer {
@@ -84,12 +90,15 @@ export function decodeHeader(bytes: Uint8Array): BlockHeader {
   if (flags & HeaderFlag.BaseFee) h.baseFeePerGas = r.bigint();
   if (flags & HeaderFlag.Withdrawals) {
     h.withdrawalsRoot = r.fixed(32);
-    h.withdrawals = Array.from({ length: r.varint() }, (): Withdrawal => ({
-      index: r.bigint(),
-      validatorIndex: r.bigint(),
-      address: r.fixed(20),
-      amount: r.bigint(),
-    }));
+    h.withdrawals = Array.from(
+      { length: r.varint() },
+      (): Withdrawal => ({
+        index: r.bigint(),
+        validatorIndex: r.bigint(),
+        address: r.fixed(20),
+        amount: r.bigint(),
+      }),
+    );
   }
   if (flags & HeaderFlag.BlobGas) {
     h.blobGasUsed = r.bigint();
@@ -161,7 +170,8 @@ export function writeTx(w: ByteWriter, tx: Transaction): void {
   }
   if (flags & TxFlag.Authorizations) {
     w.varint(tx.authorizationList!.length);
-    for (const a of tx.authorizationList!) w.bigint(a.chainId).fixed(a.address).bigint(a.nonce).u8(a.yParity).bigint(a.r).bigint(a.s);
+    for (const a of tx.authorizationList!)
+      w.bigint(a.chainId).fixed(a.address).bigint(a.nonce).u8(a.yParity).bigint(a.r).bigint(a.s);
   }
   if (flags & TxFlag.Extra) w.bytes(extraBytes(tx.extra!));
 }
@@ -199,20 +209,26 @@ export function decodeTx(bytes: Uint8Array): Transaction {
     tx.blobVersionedHashes = Array.from({ length: r.varint() }, () => r.fixed(32));
   }
   if (flags & TxFlag.Authorizations) {
-    tx.authorizationList = Array.from({ length: r.varint() }, (): Authorization => ({
-      chainId: r.bigint(),
-      address: r.fixed(20),
-      nonce: r.bigint(),
-      yParity: r.u8(),
-      r: r.bigint(),
-      s: r.bigint(),
-    }));
+    tx.authorizationList = Array.from(
+      { length: r.varint() },
+      (): Authorization => ({
+        chainId: r.bigint(),
+        address: r.fixed(20),
+        nonce: r.bigint(),
+        yParity: r.u8(),
+        r: r.bigint(),
+        s: r.bigint(),
+      }),
+    );
   }
   if (flags & TxFlag.Extra) tx.extra = extraText(r.bytes());
   return tx;
 }
 
-/** Encodes a whole block (header, transactions, receipts, logs; storage writes are not kept) for orphans and the pending block. */
+/**
+ * Encodes a whole block (header, transactions, receipts, logs; storage writes are not kept) for orphans and the pending
+ * block.
+ */
 export function encodeBundle(bundle: BlockBundle): Buffer {
   const w = new ByteWriter(64 * 1024);
   w.bytes(encodeHeader(bundle.header)).varint(bundle.transactions.length);

@@ -8,21 +8,30 @@
  * of them ruled out by their filters, and every entry is written once per level (about log8 of the
  * chain's units) instead of costing a random B-tree insert.
  */
-import { encodeBlockKey, STORAGE_PREFIX_BYTES, storageKeySuffix } from './keys.js';
+
 import { keyOrder } from './keyOrder.js';
+import { encodeBlockKey, STORAGE_PREFIX_BYTES, storageKeySuffix } from './keys.js';
 import {
   CHUNK_BYTES,
   encodeRunChunkKey,
   encodeRunFilterKey,
-  runStartKey,
   RunKind,
+  runStartKey,
   StorageChunkWriter,
   TX_ENTRY_BYTES,
   TX_PREFIX_BYTES,
   writeTxEntry,
 } from './runChunks.js';
 import { filterAdd, filterBytes, storageKeyHash, txKeyHash } from './runFilter.js';
-import { readManifest, storageKeyNumber, storageRunEntries, txRunEntries, writeManifest, type RunInfo, type RunManifest } from './runs.js';
+import {
+  type RunInfo,
+  type RunManifest,
+  readManifest,
+  storageKeyNumber,
+  storageRunEntries,
+  txRunEntries,
+  writeManifest,
+} from './runs.js';
 import type { Store } from './schema.js';
 
 /**
@@ -41,7 +50,9 @@ export const FREEZE_BLOCKS = 256;
  */
 export const FREEZE_LAG = 128;
 
-/** Runs of one level merged into one of the next: the levels (and runs a lookup may read) grow with log8 of the chain. */
+/**
+ * Runs of one level merged into one of the next: the levels (and runs a lookup may read) grow with log8 of the chain.
+ */
 export const MERGE_FAN_IN = 8;
 
 /** Transaction-run entries a chunk holds (16 bytes each, within one page). */
@@ -91,10 +102,17 @@ class RunWriter {
     this.storageFilter = new Uint8Array(filterBytes(storageKeys));
   }
 
-  /** Adds a transaction-hash entry (ascending). Entries of one prefix stay in one chunk, so the chunk a seek finds holds them all. */
+  /**
+   * Adds a transaction-hash entry (ascending). Entries of one prefix stay in one chunk, so the chunk a seek finds holds
+   * them all.
+   */
   addTx(entry: Uint8Array): void {
     const chunk = this.txChunk;
-    if (chunk.length >= TX_CHUNK_ENTRIES && Buffer.compare(chunk.at(-1)!.subarray(0, TX_PREFIX_BYTES), entry.subarray(0, TX_PREFIX_BYTES)) !== 0) this.flushTx();
+    if (
+      chunk.length >= TX_CHUNK_ENTRIES &&
+      Buffer.compare(chunk.at(-1)!.subarray(0, TX_PREFIX_BYTES), entry.subarray(0, TX_PREFIX_BYTES)) !== 0
+    )
+      this.flushTx();
     chunk.push(Buffer.from(entry));
     filterAdd(this.txFilter, txKeyHash(entry));
     this.txs++;
@@ -127,7 +145,8 @@ class RunWriter {
     this.flushTx();
     this.flushStorage();
     if (this.txs > 0) this.store.runFilters.put(encodeRunFilterKey(RunKind.Tx, this.id), Buffer.from(this.txFilter));
-    if (this.storage > 0) this.store.runFilters.put(encodeRunFilterKey(RunKind.Storage, this.id), Buffer.from(this.storageFilter));
+    if (this.storage > 0)
+      this.store.runFilters.put(encodeRunFilterKey(RunKind.Storage, this.id), Buffer.from(this.storageFilter));
   }
 }
 
@@ -213,7 +232,14 @@ export class Freezer {
   }
 
   /** Sorts a unit's entries and writes them as a level-0 run (none when the unit has no entries). */
-  private writeLevel0(manifest: RunManifest, from: number, to: number, tx: Buffer[], keys: Buffer[], values: Buffer[]): void {
+  private writeLevel0(
+    manifest: RunManifest,
+    from: number,
+    to: number,
+    tx: Buffer[],
+    keys: Buffer[],
+    values: Buffer[],
+  ): void {
     const txOrder = keyOrder(tx);
     const keyOrdering = keyOrder(keys);
     const writer = new RunWriter(this.store, manifest.nextId, tx.length, keys.length);
@@ -252,7 +278,14 @@ export class Freezer {
     );
     writer.finish();
     for (const run of inputs) this.removeRun(run.id);
-    const merged: RunInfo = { id: manifest.nextId++, level, from: inputs[0]!.from, to: inputs.at(-1)!.to, txs: writer.txs, storage: writer.storage };
+    const merged: RunInfo = {
+      id: manifest.nextId++,
+      level,
+      from: inputs[0]!.from,
+      to: inputs.at(-1)!.to,
+      txs: writer.txs,
+      storage: writer.storage,
+    };
     const first = manifest.runs.indexOf(inputs[0]!);
     manifest.runs.splice(first, inputs.length, merged);
   }
@@ -305,7 +338,8 @@ function mergeOrdered<T>(streams: Iterator<T>[], keyOf: (item: T) => Uint8Array,
     for (let i = 0; i < heads.length; i++) {
       const head = heads[i]!;
       if (head.done) continue;
-      if (best < 0 || Buffer.compare(keyOf(head.value), keyOf((heads[best] as IteratorYieldResult<T>).value)) < 0) best = i;
+      if (best < 0 || Buffer.compare(keyOf(head.value), keyOf((heads[best] as IteratorYieldResult<T>).value)) < 0)
+        best = i;
     }
     if (best < 0) return;
     out((heads[best] as IteratorYieldResult<T>).value);

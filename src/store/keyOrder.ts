@@ -25,19 +25,26 @@ const HIGH = 1 - LOW;
  * equal keys keep their order in `keys`. At most MAX_ORDERED_KEYS keys.
  */
 export function keyOrder(keys: readonly Uint8Array[]): Uint32Array {
-  if (keys.length > MAX_ORDERED_KEYS) throw new RangeError(`cannot order ${keys.length} keys, at most ${MAX_ORDERED_KEYS}`);
+  if (keys.length > MAX_ORDERED_KEYS)
+    throw new RangeError(`cannot order ${keys.length} keys, at most ${MAX_ORDERED_KEYS}`);
   const ordering = new Ordering(keys);
   ordering.orderRun(0, keys.length, 0);
   return ordering.order;
 }
 
-/** One keyOrder call: the keys side by side, the order being found, and the arrays its passes share (a run's pass uses the run's slice of them). */
+/**
+ * One keyOrder call: the keys side by side, the order being found, and the arrays its passes share (a run's pass uses
+ * the run's slice of them).
+ */
 class Ordering {
   /** The indexes of the keys, ordered run by run. */
   readonly order: Uint32Array;
   /** Every key's length. */
   private readonly width: number;
-  /** Bytes from one key to the next in `packed`: the key and BYTES_PER_PASS zero bytes, so a pass near a key's end reads zeros, not the next key. */
+  /**
+   * Bytes from one key to the next in `packed`: the key and BYTES_PER_PASS zero bytes, so a pass near a key's end reads
+   * zeros, not the next key.
+   */
   private readonly stride: number;
   /** The keys, copied side by side: a pass reads a key in one place, not through its buffer object. */
   private readonly packed: Uint8Array;
@@ -56,7 +63,8 @@ class Ordering {
     this.order = new Uint32Array(count);
     for (let i = 0; i < count; i++) {
       const key = keys[i]!;
-      if (key.length !== this.width) throw new RangeError(`keys of ${this.width} and ${key.length} bytes: keyOrder orders keys of one length`);
+      if (key.length !== this.width)
+        throw new RangeError(`keys of ${this.width} and ${key.length} bytes: keyOrder orders keys of one length`);
       this.packed.set(key, i * this.stride);
       this.order[i] = i;
     }
@@ -73,7 +81,8 @@ class Ordering {
     if (offset === width) return;
     for (let i = from; i < to; i++) {
       const at = order[i]! * stride + offset;
-      halves[2 * i + HIGH] = ((packed[at]! << 24) | (packed[at + 1]! << 16) | (packed[at + 2]! << 8) | packed[at + 3]!) >>> 0;
+      halves[2 * i + HIGH] =
+        ((packed[at]! << 24) | (packed[at + 1]! << 16) | (packed[at + 2]! << 8) | packed[at + 3]!) >>> 0;
       halves[2 * i + LOW] = ((packed[at + 4]! << PLACE_BITS) | (i - from)) >>> 0;
     }
     this.words.subarray(from, to).sort();
@@ -83,7 +92,10 @@ class Ordering {
     // A tie run's own pass rewrites only its slice of the words, which this scan has passed.
     let start = from;
     for (let i = from + 1; i <= to; i++) {
-      const tie = i < to && halves[2 * i + HIGH] === halves[2 * i - 2 + HIGH] && halves[2 * i + LOW]! >>> PLACE_BITS === halves[2 * i - 2 + LOW]! >>> PLACE_BITS;
+      const tie =
+        i < to &&
+        halves[2 * i + HIGH] === halves[2 * i - 2 + HIGH] &&
+        halves[2 * i + LOW]! >>> PLACE_BITS === halves[2 * i - 2 + LOW]! >>> PLACE_BITS;
       if (tie) continue;
       if (i - start > 1) this.orderRun(start, i, offset + BYTES_PER_PASS);
       start = i;
@@ -107,7 +119,10 @@ class Ordering {
     return shared;
   }
 
-  /** Orders order[from, to), whose keys agree on their first `offset` bytes, by the bytes after, by insertion (stable: a key moves only past greater ones). */
+  /**
+   * Orders order[from, to), whose keys agree on their first `offset` bytes, by the bytes after, by insertion (stable: a
+   * key moves only past greater ones).
+   */
   private insertionOrder(from: number, to: number, offset: number): void {
     const { order, packed, stride, width } = this;
     for (let i = from + 1; i < to; i++) {

@@ -9,7 +9,10 @@ const U64_MAX = 0xffffffffffffffffn;
 /** 2^32: a u64 is written and read as two u32 words (no BigInt on the point-lookup path). */
 const TWO_32 = 0x100000000;
 
-/** Writes an integer in [0, 2^64) as a big-endian u64 at `key[offset]`; otherwise throws RangeError, as writeBigUInt64BE(BigInt(value)) does. */
+/**
+ * Writes an integer in [0, 2^64) as a big-endian u64 at `key[offset]`; otherwise throws RangeError, as
+ * writeBigUInt64BE(BigInt(value)) does.
+ */
 function writeU64(key: Buffer, value: number, offset: number): void {
   if (!Number.isInteger(value) || value < 0 || value >= TWO_32 * TWO_32) throw new RangeError(`not a u64: ${value}`);
   key.writeUInt32BE(Math.floor(value / TWO_32), offset);

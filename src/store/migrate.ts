@@ -5,10 +5,13 @@
  * are then frozen a few units a transaction (freezer.ts). Killed at any point, the store is a whole
  * layout-4 store; running it again freezes what is left.
  */
-import { FrozenBatch, Freezer, FREEZE_BLOCKS, freezeTarget } from './freezer.js';
+import { FREEZE_BLOCKS, Freezer, FrozenBatch, freezeTarget } from './freezer.js';
 import { closeStore, MIGRATABLE_VERSION, openStore, SCHEMA_VERSION } from './schema.js';
 
-/** Units frozen per write transaction: each takes its entries out of the B-trees at random places, so a transaction stays a few hundred MB at mainnet density. */
+/**
+ * Units frozen per write transaction: each takes its entries out of the B-trees at random places, so a transaction
+ * stays a few hundred MB at mainnet density.
+ */
 const MIGRATE_UNITS_PER_TRANSACTION = 4;
 
 /** What migrateStore did. */
@@ -20,7 +23,10 @@ export interface MigrateResult {
 }
 
 /** Converts the store in `dir` to SCHEMA_VERSION, telling `onProgress` of the frozen blocks as it goes. */
-export async function migrateStore(dir: string, onProgress?: (frozenTo: number, target: number) => void): Promise<MigrateResult> {
+export async function migrateStore(
+  dir: string,
+  onProgress?: (frozenTo: number, target: number) => void,
+): Promise<MigrateResult> {
   const store = openStore(dir, { migrating: true });
   try {
     const from = store.meta.get('schemaVersion') as number;
@@ -32,7 +38,10 @@ export async function migrateStore(dir: string, onProgress?: (frozenTo: number, 
     const target = freezeTarget(head);
     let frozenTo = Math.max(freezer.frozenTo(), earliest - 1);
     while (frozenTo < target) {
-      const step = Math.min(target, (Math.floor((frozenTo + 1) / FREEZE_BLOCKS) + MIGRATE_UNITS_PER_TRANSACTION) * FREEZE_BLOCKS - 1);
+      const step = Math.min(
+        target,
+        (Math.floor((frozenTo + 1) / FREEZE_BLOCKS) + MIGRATE_UNITS_PER_TRANSACTION) * FREEZE_BLOCKS - 1,
+      );
       store.env.transactionSync(() => freezer.freeze(earliest, step, Infinity, new FrozenBatch()));
       frozenTo = step;
       onProgress?.(frozenTo, target);

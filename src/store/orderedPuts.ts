@@ -15,7 +15,10 @@ import { keyOrder, MAX_ORDERED_KEYS } from './keyOrder.js';
  */
 export const MIN_ORDERED_PUTS = 16_384;
 
-/** A queue of puts to one database, made (in key order when they are many) by flush, and whenever it holds MAX_ORDERED_KEYS. */
+/**
+ * A queue of puts to one database, made (in key order when they are many) by flush, and whenever it holds
+ * MAX_ORDERED_KEYS.
+ */
 export class OrderedPuts {
   private keys: Buffer[] = [];
   private values: Buffer[] = [];

@@ -4,7 +4,17 @@
 import type { ChainKind } from '../chain/chainKind.js';
 import type { BlockBundle, BlockHeader, ChainMeta, Log, Receipt, Transaction } from '../chain/types.js';
 import { decodeBundle, decodeHeader, decodeTx } from './codec.js';
-import { decodeBlockKey, decodeTxKey, encodeBlockKey, encodeTxKey, STORAGE_KEY_BYTES, STORAGE_PREFIX_BYTES, writeBlockKey, writeStorageKey, writeTxKey } from './keys.js';
+import {
+  decodeBlockKey,
+  decodeTxKey,
+  encodeBlockKey,
+  encodeTxKey,
+  STORAGE_KEY_BYTES,
+  STORAGE_PREFIX_BYTES,
+  writeBlockKey,
+  writeStorageKey,
+  writeTxKey,
+} from './keys.js';
 import { decodeLogs } from './logsRecord.js';
 import { decodeReceipts } from './receiptsRecord.js';
 import { FrozenRuns } from './runs.js';
@@ -102,7 +112,10 @@ export class StoreReader {
     return (this.chainIdValue ??= BigInt(this.store.meta.get('chainId') as string));
   }
 
-  /** The head block number alone (one read, where meta() reads every marker), or undefined while the store holds no block. */
+  /**
+   * The head block number alone (one read, where meta() reads every marker), or undefined while the store holds no
+   * block.
+   */
   head(): number | undefined {
     if (!this.perTick) return this.store.meta.get('head') as number | undefined;
     if (!this.tickFresh) this.readMarkers();
@@ -116,7 +129,10 @@ export class StoreReader {
     return this.tickEarliest!;
   }
 
-  /** How many times blocks were rolled back in this store (0 before the first): caches of block contents are valid while it stays. */
+  /**
+   * How many times blocks were rolled back in this store (0 before the first): caches of block contents are valid while
+   * it stays.
+   */
   rollbacks(): number {
     if (!this.perTick) return storedRollbacks(this.store);
     if (!this.tickFresh) this.readMarkers();
@@ -172,7 +188,9 @@ export class StoreReader {
     return raw === undefined ? undefined : decodeTx(raw);
   }
 
-  /** Where the canonical transaction with this hash sits: the recent blocks' B-tree, then the frozen runs, newest first. */
+  /**
+   * Where the canonical transaction with this hash sits: the recent blocks' B-tree, then the frozen runs, newest first.
+   */
   txLocation(hash: Uint8Array): TxLocation | undefined {
     const raw = this.store.txByHash.getBinaryFast(Buffer.from(hash));
     return raw === undefined ? this.runs.txLocation(hash) : decodeTxKey(raw);
@@ -232,7 +250,8 @@ export class StoreReader {
   storageAt(address: Uint8Array, slot: Uint8Array, number: number): Uint8Array {
     const start = writeStorageKey(this.storageKey, address, slot, number);
     const out = new Uint8Array(32);
-    // The recent B-tree holds the blocks after the freeze point only: a write it has at or before `number` is the newest.
+    // The recent B-tree holds the blocks after the freeze point only: a write it has at or before `number` is the
+    // newest.
     if (number > this.runs.frozenTo()) {
       // The key alone, then the value read in place: an entry read by the range would copy both.
       for (const key of this.store.storage.getKeys({ start, limit: 1 })) {
@@ -252,7 +271,10 @@ export class StoreReader {
     const prefixes = this.store.storageWrites.getBinary(encodeBlockKey(number));
     const slots: { address: Uint8Array; slot: Uint8Array }[] = [];
     for (let at = 0; prefixes && at + STORAGE_PREFIX_BYTES <= prefixes.length; at += STORAGE_PREFIX_BYTES) {
-      slots.push({ address: prefixes.subarray(at, at + 20), slot: prefixes.subarray(at + 20, at + STORAGE_PREFIX_BYTES) });
+      slots.push({
+        address: prefixes.subarray(at, at + 20),
+        slot: prefixes.subarray(at + 20, at + STORAGE_PREFIX_BYTES),
+      });
     }
     return slots;
   }

@@ -29,10 +29,18 @@ export function writeReceipts(w: ByteWriter, receipts: readonly Receipt[]): void
   w.varint(receipts.length);
   for (const r of receipts) {
     const blob = r.blobGasUsed !== undefined;
-    if ((r.root === undefined) === (r.status === undefined)) throw new RangeError('a receipt has either a status or a root');
-    if (blob !== (r.blobGasPrice !== undefined)) throw new RangeError('a blob receipt has both blobGasUsed and blobGasPrice');
+    if ((r.root === undefined) === (r.status === undefined))
+      throw new RangeError('a receipt has either a status or a root');
+    if (blob !== (r.blobGasPrice !== undefined))
+      throw new RangeError('a blob receipt has both blobGasUsed and blobGasPrice');
     const extra = r.extra !== undefined ? EXTRA : 0;
-    w.u8((r.status === 1 ? STATUS : 0) | (r.root !== undefined ? ROOT : 0) | (r.contractAddress !== null ? CONTRACT : 0) | (blob ? BLOB : 0) | extra);
+    w.u8(
+      (r.status === 1 ? STATUS : 0) |
+        (r.root !== undefined ? ROOT : 0) |
+        (r.contractAddress !== null ? CONTRACT : 0) |
+        (blob ? BLOB : 0) |
+        extra,
+    );
     w.bigint(r.gasUsed).bigint(r.effectiveGasPrice);
     if (r.root !== undefined) w.fixed(r.root);
     if (r.contractAddress !== null) w.fixed(r.contractAddress);

@@ -3,8 +3,9 @@
  * record sits (for the renderers that write JSON straight from the bytes), and the few fields
  * scans read alone (the stored block hash, logsBloom, timestamp). The layout is codec.ts's.
  */
-import { HeaderFlag, TxFlag } from './codec.js';
+
 import { readVarint, skipVarint, varintEnd } from '../chain/varint.js';
+import { HeaderFlag, TxFlag } from './codec.js';
 
 /** Offset of logsBloom in a header record: flags, varint number, 3 hashes, miner, 3 roots precede it. */
 const BLOOM_OFFSET_AFTER_NUMBER = 32 * 3 + 20 + 32 * 3;
@@ -17,7 +18,10 @@ export function headerLogsBloom(raw: Uint8Array): Uint8Array {
   return raw.subarray(start, start + 256);
 }
 
-/** Offset of difficulty (the first quantity) after the number in a header record: 3 hashes, miner, 3 roots and logsBloom precede it. */
+/**
+ * Offset of difficulty (the first quantity) after the number in a header record: 3 hashes, miner, 3 roots and logsBloom
+ * precede it.
+ */
 const DIFFICULTY_OFFSET_AFTER_NUMBER = BLOOM_OFFSET_AFTER_NUMBER + 256;
 
 /** The 32-byte block hash stored in an encoded header (a view, nothing decoded or computed). */
@@ -38,7 +42,6 @@ export function headerTimestamp(raw: Uint8Array): number {
   for (let i = 0; i < 4; i++) p += 1 + raw[p]!;
   return readVarint(raw, p);
 }
-
 
 /**
  * Where each field of an encoded header sits, filled in place by readHeaderOffsets so renderers
@@ -188,7 +191,9 @@ export class TxOffsets {
   /** Offset of the first 32-byte blob versioned hash. */
   blobHashes = -1;
   blobHashCount = 0;
-  /** Offset of the first tuple: quantity chainId, 20-byte address, quantity nonce, a yParity byte, quantities r and s. */
+  /**
+   * Offset of the first tuple: quantity chainId, 20-byte address, quantity nonce, a yParity byte, quantities r and s.
+   */
   authorizations = -1;
   authorizationCount = 0;
   /** Offset of the kept members' UTF-8 text (Transaction.extra: a type not modelled), -1 when none. */

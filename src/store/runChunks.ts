@@ -66,8 +66,10 @@ export function decodeRunFilterKey(key: Uint8Array): { kind: RunKind; id: number
 
 /** Writes a transaction-run entry (hash prefix, block number, index) at `out[offset]`. */
 export function writeTxEntry(out: Uint8Array, offset: number, hash: Uint8Array, number: number, index: number): void {
-  if (!Number.isInteger(number) || number < 0 || number > MAX_TX_NUMBER) throw new RangeError(`block number ${number} does not fit a run entry`);
-  if (!Number.isInteger(index) || index < 0 || index > MAX_TX_INDEX) throw new RangeError(`transaction index ${index} does not fit a run entry`);
+  if (!Number.isInteger(number) || number < 0 || number > MAX_TX_NUMBER)
+    throw new RangeError(`block number ${number} does not fit a run entry`);
+  if (!Number.isInteger(index) || index < 0 || index > MAX_TX_INDEX)
+    throw new RangeError(`transaction index ${index} does not fit a run entry`);
   out.set(hash.subarray(0, TX_PREFIX_BYTES), offset);
   const high = Math.floor(number / 2 ** 8);
   const at = offset + TX_PREFIX_BYTES;
@@ -103,7 +105,11 @@ export function txEntryIndex(bytes: Uint8Array, offset: number): number {
 
 /** Decodes a transaction-run entry. */
 export function decodeTxEntry(entry: Uint8Array): { prefix: Uint8Array; number: number; index: number } {
-  return { prefix: new Uint8Array(entry.subarray(0, TX_PREFIX_BYTES)), number: txEntryNumber(entry, 0), index: txEntryIndex(entry, 0) };
+  return {
+    prefix: new Uint8Array(entry.subarray(0, TX_PREFIX_BYTES)),
+    number: txEntryNumber(entry, 0),
+    index: txEntryIndex(entry, 0),
+  };
 }
 
 /**
@@ -128,7 +134,8 @@ export class StorageChunkWriter {
 
   /** Adds an entry when it fits the chunk; returns whether it did. Keys must come in ascending order. */
   add(key: Uint8Array, value: Uint8Array): boolean {
-    if (key.length !== STORAGE_KEY_BYTES || value.length > 32) throw new RangeError(`a storage entry of a ${key.length}-byte key and a ${value.length}-byte value`);
+    if (key.length !== STORAGE_KEY_BYTES || value.length > 32)
+      throw new RangeError(`a storage entry of a ${key.length}-byte key and a ${value.length}-byte value`);
     const { shared, bytes } = this.entryBytes(key, value);
     if (this.length + bytes > CHUNK_BYTES) return false;
     const out = this.bytes;
@@ -156,7 +163,10 @@ export class StorageChunkWriter {
   }
 }
 
-/** Reads a storage chunk's entries in order; `key` (a buffer it reuses) and `value` (a view into the chunk) are valid until the next call. */
+/**
+ * Reads a storage chunk's entries in order; `key` (a buffer it reuses) and `value` (a view into the chunk) are valid
+ * until the next call.
+ */
 export class StorageChunkReader {
   readonly key = Buffer.alloc(STORAGE_KEY_BYTES);
   private readonly chunk: Buffer;
@@ -179,7 +189,8 @@ export class StorageChunkReader {
     if (this.at >= c.length) return false;
     const shared = c[this.at]!;
     const rest = c[this.at + 1]!;
-    if (shared + rest !== STORAGE_KEY_BYTES || this.at + 2 + rest + 1 > c.length) throw new RangeError('malformed storage chunk');
+    if (shared + rest !== STORAGE_KEY_BYTES || this.at + 2 + rest + 1 > c.length)
+      throw new RangeError('malformed storage chunk');
     c.copy(this.key, shared, this.at + 2, this.at + 2 + rest);
     const at = this.at + 2 + rest;
     const length = c[at]!;
@@ -202,7 +213,8 @@ export function decodeStorageChunk(chunk: Uint8Array): { key: Uint8Array; value:
 /** Encodes entries (ascending keys) as one storage chunk; throws when they do not fit one. */
 export function encodeStorageChunk(entries: readonly { key: Uint8Array; value: Uint8Array }[]): Buffer {
   const writer = new StorageChunkWriter();
-  for (const { key, value } of entries) if (!writer.add(key, value)) throw new RangeError('entries do not fit one chunk');
+  for (const { key, value } of entries)
+    if (!writer.add(key, value)) throw new RangeError('entries do not fit one chunk');
   return writer.take()?.value ?? Buffer.alloc(0);
 }
 

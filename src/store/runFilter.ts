@@ -24,7 +24,10 @@ export function txKeyHash(prefix: Uint8Array): KeyHash {
   return { h1, h2: h2 | 1 };
 }
 
-/** The hashes of a storage key's first 52 bytes (address ‖ slot): two multiply-xor hashes, since slots are often small integers. */
+/**
+ * The hashes of a storage key's first 52 bytes (address ‖ slot): two multiply-xor hashes, since slots are often small
+ * integers.
+ */
 export function storageKeyHash(key: Uint8Array): KeyHash {
   let a = 0x9e3779b9;
   let b = 0x85ebca6b;

@@ -11,8 +11,8 @@ import { STORAGE_PREFIX_BYTES } from './keys.js';
 import {
   encodeRunChunkKey,
   encodeRunFilterKey,
-  runStartKey,
   RunKind,
+  runStartKey,
   STORAGE_KEY_BYTES,
   StorageChunkReader,
   TX_ENTRY_BYTES,
@@ -32,18 +32,27 @@ export const RUNS_KEY = 'runs';
  */
 export const RUNS_MARK_KEY = 'runsMark';
 
-/** One run: its id, level (0 for a freshly frozen one; a merge of level L's runs is one run of L + 1), the blocks it covers and its entry counts. */
+/**
+ * One run: its id, level (0 for a freshly frozen one; a merge of level L's runs is one run of L + 1), the blocks it
+ * covers and its entry counts.
+ */
 export interface RunInfo {
   id: number;
   level: number;
   from: number;
-  /** The last block it covers; a rollback below it lowers it, and entries of later blocks are ignored until a merge drops them. */
+  /**
+   * The last block it covers; a rollback below it lowers it, and entries of later blocks are ignored until a merge
+   * drops them.
+   */
   to: number;
   txs: number;
   storage: number;
 }
 
-/** The run manifest: the runs, oldest first (contiguous ranges ending at frozenTo), the last frozen block, the next run id. */
+/**
+ * The run manifest: the runs, oldest first (contiguous ranges ending at frozenTo), the last frozen block, the next run
+ * id.
+ */
 export interface RunManifest {
   frozenTo: number;
   nextId: number;
@@ -53,7 +62,9 @@ export interface RunManifest {
 /** The manifest of `store`, or undefined while nothing is frozen. */
 export function readManifest(store: Store): RunManifest | undefined {
   const raw = store.meta.get(RUNS_KEY) as RunManifest | undefined;
-  return raw === undefined ? undefined : { frozenTo: raw.frozenTo, nextId: raw.nextId, runs: raw.runs.map((r) => ({ ...r })) };
+  return raw === undefined
+    ? undefined
+    : { frozenTo: raw.frozenTo, nextId: raw.nextId, runs: raw.runs.map((r) => ({ ...r })) };
 }
 
 /** Within a write transaction: stores the manifest and its mark. */
@@ -65,12 +76,15 @@ export function writeManifest(store: Store, manifest: RunManifest): void {
 /** The block number of a storage key (its last 8 bytes, u64(2^64−1 − number)). */
 export function storageKeyNumber(key: Uint8Array): number {
   const at = STORAGE_PREFIX_BYTES;
-  const high = (~((key[at]! << 24) | (key[at + 1]! << 16) | (key[at + 2]! << 8) | key[at + 3]!)) >>> 0;
-  const low = (~((key[at + 4]! << 24) | (key[at + 5]! << 16) | (key[at + 6]! << 8) | key[at + 7]!)) >>> 0;
+  const high = ~((key[at]! << 24) | (key[at + 1]! << 16) | (key[at + 2]! << 8) | key[at + 3]!) >>> 0;
+  const low = ~((key[at + 4]! << 24) | (key[at + 5]! << 16) | (key[at + 6]! << 8) | key[at + 7]!) >>> 0;
   return high * 2 ** 32 + low;
 }
 
-/** A run's transaction-hash entries in key order (views into the chunk values, valid while the range's transaction lasts), those past run.to left out. */
+/**
+ * A run's transaction-hash entries in key order (views into the chunk values, valid while the range's transaction
+ * lasts), those past run.to left out.
+ */
 export function* txRunEntries(store: Store, run: RunInfo): Generator<Uint8Array> {
   for (const { value } of store.txRuns.getRange({ start: runStartKey(run.id), end: runStartKey(run.id + 1) })) {
     for (let at = 0; at + TX_ENTRY_BYTES <= value.length; at += TX_ENTRY_BYTES) {
@@ -79,7 +93,9 @@ export function* txRunEntries(store: Store, run: RunInfo): Generator<Uint8Array>
   }
 }
 
-/** A run's storage entries in key order (the reader's buffers, valid until the next step), those past run.to left out. */
+/**
+ * A run's storage entries in key order (the reader's buffers, valid until the next step), those past run.to left out.
+ */
 export function* storageRunEntries(store: Store, run: RunInfo): Generator<StorageChunkReader> {
   for (const { value } of store.storageRuns.getRange({ start: runStartKey(run.id), end: runStartKey(run.id + 1) })) {
     const reader = new StorageChunkReader(value);
@@ -143,7 +159,10 @@ function compareBytes(a: Uint8Array, aAt: number, b: Uint8Array, bAt: number, le
 /** Bytes of the run id a chunk key starts with. */
 const RUN_KEY_ID_BYTES = 4;
 
-/** Reads the frozen runs of a store: the manifest (reloaded when its epoch moves), the filters and fences (cached by run id) and the lookups. */
+/**
+ * Reads the frozen runs of a store: the manifest (reloaded when its epoch moves), the filters and fences (cached by run
+ * id) and the lookups.
+ */
 export class FrozenRuns {
   private mark: Buffer | undefined;
   private manifestValue: RunManifest | undefined;
@@ -155,7 +174,9 @@ export class FrozenRuns {
   private readonly chunkKey = Buffer.allocUnsafe(RUN_KEY_ID_BYTES + STORAGE_KEY_BYTES);
   /** A transaction key (u64 number ‖ u32 index), reused. */
   private readonly txKey = Buffer.allocUnsafe(12);
-  /** The block numbers and indexes of a chunk's entries of one hash prefix, copied out before their records are read. */
+  /**
+   * The block numbers and indexes of a chunk's entries of one hash prefix, copied out before their records are read.
+   */
   private readonly matches: number[] = [];
 
   constructor(private readonly store: Store) {}
@@ -198,7 +219,10 @@ export class FrozenRuns {
     const name = `${kind}:${id}`;
     let fence = this.fences.get(name);
     if (fence === undefined) {
-      fence = kind === RunKind.Tx ? Fence.read(this.store.txRuns, id, TX_PREFIX_BYTES) : Fence.read(this.store.storageRuns, id, STORAGE_KEY_BYTES);
+      fence =
+        kind === RunKind.Tx
+          ? Fence.read(this.store.txRuns, id, TX_PREFIX_BYTES)
+          : Fence.read(this.store.storageRuns, id, STORAGE_KEY_BYTES);
       this.fences.set(name, fence);
     }
     return fence;
@@ -304,12 +328,17 @@ export class FrozenRuns {
   }
 }
 
-/** Whether the run covering the storage key's block holds exactly that key (verify's check of a frozen block's writes). */
+/**
+ * Whether the run covering the storage key's block holds exactly that key (verify's check of a frozen block's writes).
+ */
 export function frozenStorageKeyExists(store: Store, manifest: RunManifest, key: Uint8Array): boolean {
   const number = storageKeyNumber(key);
   const run = manifest.runs.find((r) => r.from <= number && number <= r.to);
   if (!run) return false;
-  for (const { key: chunkKey, value } of store.storageRuns.getRange({ start: encodeRunChunkKey(run.id, key), limit: 1 })) {
+  for (const { key: chunkKey, value } of store.storageRuns.getRange({
+    start: encodeRunChunkKey(run.id, key),
+    limit: 1,
+  })) {
     if (chunkKey.readUInt32BE(0) !== run.id) return false;
     const reader = new StorageChunkReader(value);
     while (reader.next()) if (Buffer.compare(reader.key, key) === 0) return true;

@@ -4,7 +4,7 @@
  */
 import { statSync } from 'node:fs';
 import { join } from 'node:path';
-import { open, type Database, type RootDatabase } from 'lmdb';
+import { type Database, open, type RootDatabase } from 'lmdb';
 import { STORE_DATA_FILE } from './dataFile.js';
 
 /**
@@ -14,10 +14,15 @@ import { STORE_DATA_FILE } from './dataFile.js';
  */
 export const ROLLBACKS_KEY = 'rollbacks';
 
-/** Meta: the chain's kind (chain/chainKind.ts), as given to ingest or generate or detected from its blocks; absent for Ethereum stores written before kinds were. */
+/**
+ * Meta: the chain's kind (chain/chainKind.ts), as given to ingest or generate or detected from its blocks; absent for
+ * Ethereum stores written before kinds were.
+ */
 export const CHAIN_KIND_KEY = 'chainKind';
 
-/** Meta flag: every complete segment has its address index (stores written before it existed lack it until reindexed). */
+/**
+ * Meta flag: every complete segment has its address index (stores written before it existed lack it until reindexed).
+ */
 export const ADDRESS_INDEX_FLAG = 'addressIndex';
 
 /** The chain databases: everything but meta and the API keys (an empty store leaves them empty). */
@@ -77,7 +82,9 @@ export interface Store {
   receipts: Database<Buffer, Buffer>;
   logs: Database<Buffer, Buffer>;
   storage: Database<Buffer, Buffer>;
-  /** u64 number → the block's distinct log addresses, sorted (rejects bloom false positives without reading the logs). */
+  /**
+   * u64 number → the block's distinct log addresses, sorted (rejects bloom false positives without reading the logs).
+   */
   logAddresses: Database<Buffer, Buffer>;
   /** u64 number → the address ‖ slot prefixes that block wrote (to undo them on a reorganisation). */
   storageWrites: Database<Buffer, Buffer>;
@@ -104,7 +111,10 @@ export interface OpenStoreOptions {
   migrating?: boolean;
 }
 
-/** Opens (creating when writable) the store in directory `path` (also when its name has a dot, which lmdb would take for a file name). */
+/**
+ * Opens (creating when writable) the store in directory `path` (also when its name has a dot, which lmdb would take for
+ * a file name).
+ */
 export function openStore(path: string, options: OpenStoreOptions = {}): Store {
   const readOnly = options.readOnly ?? false;
   // A writable store maps its file writable (LMDB's MDB_WRITEMAP): a write transaction writes its
@@ -117,7 +127,14 @@ export function openStore(path: string, options: OpenStoreOptions = {}): Store {
   // to the map's size, which lmdb-js raises as the store grows. Where transactions dirty few pages
   // the list is short and the write map only costs the kernel's write-back of mapped pages as they
   // are dirtied: generate asks for none then (generateStore.ts, generateWriteMap).
-  const env = open({ path, maxDbs: MAX_DBS, readOnly, compression: false, noSubdir: false, useWritemap: !readOnly && (options.writeMap ?? true) });
+  const env = open({
+    path,
+    maxDbs: MAX_DBS,
+    readOnly,
+    compression: false,
+    noSubdir: false,
+    useWritemap: !readOnly && (options.writeMap ?? true),
+  });
   const bin = (name: string) => env.openDB<Buffer, Buffer>({ name, keyEncoding: 'binary', encoding: 'binary' });
   const store: Store = {
     env,
@@ -143,7 +160,11 @@ export function openStore(path: string, options: OpenStoreOptions = {}): Store {
   };
   const version = store.meta.get('schemaVersion');
   if (version === undefined && !readOnly) store.meta.putSync('schemaVersion', SCHEMA_VERSION);
-  else if (version !== undefined && version !== SCHEMA_VERSION && !(options.migrating === true && !readOnly && version === MIGRATABLE_VERSION)) {
+  else if (
+    version !== undefined &&
+    version !== SCHEMA_VERSION &&
+    !(options.migrating === true && !readOnly && version === MIGRATABLE_VERSION)
+  ) {
     throw new Error(staleStore(path, version));
   }
   return store;
@@ -153,15 +174,21 @@ export function openStore(path: string, options: OpenStoreOptions = {}): Store {
 function staleStore(path: string, version: unknown): string {
   const what = `store at ${path} has layout version ${String(version)}, this build reads version ${SCHEMA_VERSION}`;
   if (typeof version === 'number' && version < SCHEMA_VERSION) {
-    const missing = Object.entries(ADDED_IN).filter(([added]) => Number(added) > version).map(([, what]) => what);
+    const missing = Object.entries(ADDED_IN)
+      .filter(([added]) => Number(added) > version)
+      .map(([, what]) => what);
     const lacking = missing.length > 1 ? [missing.slice(0, -1).join(', '), missing.at(-1)!] : missing;
-    if (version === MIGRATABLE_VERSION) return `${what} (it lacks ${lacking.join(' and ')}): convert it with \`ethlogd migrate --data ${path}\``;
+    if (version === MIGRATABLE_VERSION)
+      return `${what} (it lacks ${lacking.join(' and ')}): convert it with \`ethlogd migrate --data ${path}\``;
     return `${what} (older stores lack ${lacking.join(' and ')}): build it again with \`ethlogd generate\` or \`ethlogd ingest\` into a new directory`;
   }
   return `${what}: it was written by a newer ethlogd; serve it with that version`;
 }
 
-/** Bytes of disk the store in directory `path` takes: its data file's allocated blocks (a writer maps the file larger than it fills, the rest a hole). */
+/**
+ * Bytes of disk the store in directory `path` takes: its data file's allocated blocks (a writer maps the file larger
+ * than it fills, the rest a hole).
+ */
 export function storeDiskBytes(path: string): number {
   return statSync(join(path, STORE_DATA_FILE)).blocks * 512;
 }

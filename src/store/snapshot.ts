@@ -5,10 +5,10 @@
  * a temporary directory beside the destination, flushed to disk, then renamed to it, so the
  * destination either does not exist or holds a whole store.
  */
-import { closeSync, existsSync, fsyncSync, openSync, renameSync, rmSync, mkdirSync, statSync } from 'node:fs';
+import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, renameSync, rmSync, statSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
-import { StoreReader } from './reader.js';
 import { STORE_DATA_FILE } from './dataFile.js';
+import { StoreReader } from './reader.js';
 import { closeStore, openStore } from './schema.js';
 
 /** What a snapshot holds. */
@@ -19,10 +19,15 @@ export interface SnapshotResult {
   bytes: number;
 }
 
-/** Why a snapshot cannot be written where it was asked to be (the destination exists): a usage mistake, not a failure. */
+/**
+ * Why a snapshot cannot be written where it was asked to be (the destination exists): a usage mistake, not a failure.
+ */
 export class SnapshotTargetError extends Error {}
 
-/** The temporary directory a snapshot into `out` is written to before it is renamed (beside it: the rename stays on one file system). */
+/**
+ * The temporary directory a snapshot into `out` is written to before it is renamed (beside it: the rename stays on one
+ * file system).
+ */
 export function partialPath(out: string): string {
   return join(dirname(resolve(out)), `.${basename(out)}.partial-${process.pid}`);
 }

@@ -13,7 +13,6 @@ import { BloomCache } from '../chain/bloomCache.js';
 import type { BlockHeader, Log } from '../chain/types.js';
 import { collectSegmentAddresses, encodeSegmentBlocks } from './addressIndex.js';
 import { decodeBundle, decodeHeader, decodeTx, encodeBundle, encodeHeader, encodeTx } from './codec.js';
-import { headerLogsBloom } from './recordViews.js';
 import {
   decodeAddressSegmentKey,
   decodeBlockKey,
@@ -29,10 +28,19 @@ import {
 } from './keys.js';
 import { decodeLogs, encodeLogAddresses, encodeLogs } from './logsRecord.js';
 import { decodeReceipts, encodeReceipts } from './receiptsRecord.js';
-import { storedBlockHash } from './recordViews.js';
-import { decodeRunChunkKey, decodeStorageChunk, decodeRunFilterKey, RunKind, TX_ENTRY_BYTES, TX_PREFIX_BYTES, txEntryIndex, txEntryNumber } from './runChunks.js';
+import { headerLogsBloom, storedBlockHash } from './recordViews.js';
+import {
+  decodeRunChunkKey,
+  decodeRunFilterKey,
+  decodeStorageChunk,
+  RunKind,
+  TX_ENTRY_BYTES,
+  TX_PREFIX_BYTES,
+  txEntryIndex,
+  txEntryNumber,
+} from './runChunks.js';
 import { filterMayHold, storageKeyHash, txKeyHash } from './runFilter.js';
-import { FrozenRuns, frozenStorageKeyExists, readManifest, RUNS_KEY, RUNS_MARK_KEY, type RunManifest } from './runs.js';
+import { FrozenRuns, frozenStorageKeyExists, RUNS_KEY, RUNS_MARK_KEY, type RunManifest, readManifest } from './runs.js';
 import { ADDRESS_INDEX_FLAG, CHAIN_DATABASES, SCHEMA_VERSION, type Store } from './schema.js';
 import { BLOOM_BITS, buildSegmentRows, segmentOf, segmentStart } from './segments.js';
 
@@ -44,7 +52,9 @@ export interface VerifyResult {
   problems: string[];
 }
 
-/** Problems listed in full; past it only their number is added, so a badly damaged store still gives a readable report. */
+/**
+ * Problems listed in full; past it only their number is added, so a badly damaged store still gives a readable report.
+ */
 const MAX_PROBLEMS = 1_000;
 
 /** Bytes of a block key, a transaction key, a bloom-bits key and an address-index key. */
@@ -58,11 +68,21 @@ const ADDRESS_BYTES = 20;
 const HASH_BYTES = 32;
 
 /** Meta entries the first batch writes together with the head. */
-const CHAIN_META = ['chainId', 'earliest', 'safe', 'finalized', 'pending', ADDRESS_INDEX_FLAG, RUNS_KEY, RUNS_MARK_KEY] as const;
+const CHAIN_META = [
+  'chainId',
+  'earliest',
+  'safe',
+  'finalized',
+  'pending',
+  ADDRESS_INDEX_FLAG,
+  RUNS_KEY,
+  RUNS_MARK_KEY,
+] as const;
 
 const hex = (bytes: Uint8Array) => '0x' + Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('hex');
 const same = (a: Uint8Array, b: Uint8Array) => Buffer.compare(a, b) === 0;
-const isBlockNumber = (value: unknown): value is number => typeof value === 'number' && Number.isSafeInteger(value) && value >= 0;
+const isBlockNumber = (value: unknown): value is number =>
+  typeof value === 'number' && Number.isSafeInteger(value) && value >= 0;
 const describe = (error: unknown) => (error instanceof Error ? error.message : String(error));
 
 /** What verify reads of a run. */
@@ -103,13 +123,15 @@ class Verifier {
     const version = s.meta.get('schemaVersion');
     const head = s.meta.get('head');
     // A store killed while it was first opened may lack even its version: it holds nothing yet.
-    if (version !== SCHEMA_VERSION && (version !== undefined || head !== undefined)) this.report(`meta: schema version ${String(version)}, want ${SCHEMA_VERSION}`);
+    if (version !== SCHEMA_VERSION && (version !== undefined || head !== undefined))
+      this.report(`meta: schema version ${String(version)}, want ${SCHEMA_VERSION}`);
     let blocks = 0;
     if (head === undefined) this.checkEmpty();
     else if (!isBlockNumber(head)) this.report(`meta: head ${JSON.stringify(head)} is not a block number`);
     else {
       const earliest = s.meta.get('earliest');
-      if (!isBlockNumber(earliest) || earliest > head) this.report(`meta: earliest ${JSON.stringify(earliest)} is not a block number at or below head ${head}`);
+      if (!isBlockNumber(earliest) || earliest > head)
+        this.report(`meta: earliest ${JSON.stringify(earliest)} is not a block number at or below head ${head}`);
       else {
         blocks = head - earliest + 1;
         this.checkChain(earliest, head);
@@ -121,7 +143,8 @@ class Verifier {
 
   /** A store without a head holds no chain data at all. */
   private checkEmpty(): void {
-    for (const name of CHAIN_META) if (this.store.meta.doesExist(name)) this.report(`meta: ${name} is set but the store has no head`);
+    for (const name of CHAIN_META)
+      if (this.store.meta.doesExist(name)) this.report(`meta: ${name} is set but the store has no head`);
     for (const name of CHAIN_DATABASES) {
       const count = this.store[name].getKeysCount();
       if (count > 0) this.report(`${name}: ${count} entries but the store has no head`);
@@ -148,11 +171,13 @@ class Verifier {
   private checkMeta(head: number): void {
     const meta = this.store.meta;
     const chainId = meta.get('chainId');
-    if (typeof chainId !== 'string' || !/^\d+$/.test(chainId)) this.report(`meta: chain id ${JSON.stringify(chainId)} is not a decimal number`);
+    if (typeof chainId !== 'string' || !/^\d+$/.test(chainId))
+      this.report(`meta: chain id ${JSON.stringify(chainId)} is not a decimal number`);
     for (const name of ['safe', 'finalized'] as const) {
       const value = meta.get(name);
       // Below earliest is allowed: ingest --from keeps the node's markers, which may precede the first stored block.
-      if (value !== undefined && (!isBlockNumber(value) || value > head)) this.report(`meta: ${name} ${JSON.stringify(value)} is not a block number at or below head ${head}`);
+      if (value !== undefined && (!isBlockNumber(value) || value > head))
+        this.report(`meta: ${name} ${JSON.stringify(value)} is not a block number at or below head ${head}`);
     }
     const pending = meta.get('pending');
     if (pending === undefined) return;
@@ -164,8 +189,10 @@ class Verifier {
       const bundle = decodeBundle(pending);
       if (!same(encodeBundle(bundle), pending)) this.report('meta: the pending block record does not round-trip');
       const top = this.store.headers.getBinary(encodeBlockKey(head));
-      if (bundle.header.number !== head + 1) this.report(`meta: the pending block is number ${bundle.header.number}, want head + 1 = ${head + 1}`);
-      else if (top && !same(bundle.header.parentHash, storedBlockHash(top))) this.report(`meta: the pending block's parent is not head ${head}`);
+      if (bundle.header.number !== head + 1)
+        this.report(`meta: the pending block is number ${bundle.header.number}, want head + 1 = ${head + 1}`);
+      else if (top && !same(bundle.header.parentHash, storedBlockHash(top)))
+        this.report(`meta: the pending block's parent is not head ${head}`);
     } catch (error) {
       this.report(`meta: the pending block does not decode: ${describe(error)}`);
     }
@@ -193,8 +220,10 @@ class Verifier {
     let next = runs[0]?.from ?? frozenTo + 1;
     if (next < earliest) this.report(`runs: the first run starts at block ${next}, before earliest ${earliest}`);
     runs.forEach((run, i) => {
-      if (run.from !== next || run.to < run.from) this.report(`runs: run ${run.id} covers ${run.from}..${run.to}, want it to start at ${next}`);
-      if (i > 0 && run.level > runs[i - 1]!.level) this.report(`runs: run ${run.id} of level ${run.level} is newer than one of level ${runs[i - 1]!.level}`);
+      if (run.from !== next || run.to < run.from)
+        this.report(`runs: run ${run.id} covers ${run.from}..${run.to}, want it to start at ${next}`);
+      if (i > 0 && run.level > runs[i - 1]!.level)
+        this.report(`runs: run ${run.id} of level ${run.level} is newer than one of level ${runs[i - 1]!.level}`);
       if (run.id >= stored.nextId) this.report(`runs: run ${run.id} is not below the next id ${stored.nextId}`);
       next = run.to + 1;
     });
@@ -202,7 +231,8 @@ class Verifier {
     const byId = new Map(runs.map((run) => [run.id, run]));
     for (const key of s.runFilters.getKeys()) {
       const { kind, id } = decodeRunFilterKey(key);
-      if (!byId.has(id) || (kind !== RunKind.Tx && kind !== RunKind.Storage)) this.report(`runFilters: a filter ${hex(key)} of no run`);
+      if (!byId.has(id) || (kind !== RunKind.Tx && kind !== RunKind.Storage))
+        this.report(`runFilters: a filter ${hex(key)} of no run`);
     }
     this.scanTxRuns(byId);
     this.scanStorageRuns(byId);
@@ -225,18 +255,23 @@ class Verifier {
       const filter = s.runFilters.getBinary(Buffer.from([RunKind.Tx, ...key.subarray(0, 4)]));
       for (let at = 0; at < value.length; at += TX_ENTRY_BYTES) {
         const entry = value.subarray(at, at + TX_ENTRY_BYTES);
-        if (previous && Buffer.compare(previous, entry) >= 0) this.report(`txRuns: run ${id}: entry ${hex(entry)} is not above ${hex(previous)}`);
+        if (previous && Buffer.compare(previous, entry) >= 0)
+          this.report(`txRuns: run ${id}: entry ${hex(entry)} is not above ${hex(previous)}`);
         previous = entry;
-        if (!filter || !filterMayHold(filter, txKeyHash(entry))) this.report(`txRuns: run ${id}: its filter rules out ${hex(entry)}`);
+        if (!filter || !filterMayHold(filter, txKeyHash(entry)))
+          this.report(`txRuns: run ${id}: its filter rules out ${hex(entry)}`);
         const number = txEntryNumber(entry, 0);
         if (number > run.to) continue;
         const index = txEntryIndex(entry, 0);
         const record = number >= run.from ? s.txs.getBinary(encodeTxKey(number, index)) : undefined;
         if (!record || !same(record.subarray(0, TX_PREFIX_BYTES), entry.subarray(0, TX_PREFIX_BYTES))) {
-          this.report(`txRuns: run ${id} (${run.from}..${run.to}): ${hex(entry)} is not a stored transaction with that hash prefix`);
+          this.report(
+            `txRuns: run ${id} (${run.from}..${run.to}): ${hex(entry)} is not a stored transaction with that hash prefix`,
+          );
         } else this.frozenTxs.set(number, (this.frozenTxs.get(number) ?? 0) + 1);
       }
-      if (!same(last, value.subarray(value.length - TX_ENTRY_BYTES, value.length - TX_ENTRY_BYTES + TX_PREFIX_BYTES))) this.report(`txRuns: chunk ${hex(key)} is not keyed by its last entry`);
+      if (!same(last, value.subarray(value.length - TX_ENTRY_BYTES, value.length - TX_ENTRY_BYTES + TX_PREFIX_BYTES)))
+        this.report(`txRuns: chunk ${hex(key)} is not keyed by its last entry`);
     }
   }
 
@@ -264,16 +299,21 @@ class Verifier {
       }
       for (const entry of entries) {
         const entryKey = Buffer.from(entry.key);
-        if (previous && Buffer.compare(previous, entryKey) >= 0) this.report(`storageRuns: run ${id}: key ${hex(entryKey)} is not above ${hex(previous)}`);
+        if (previous && Buffer.compare(previous, entryKey) >= 0)
+          this.report(`storageRuns: run ${id}: key ${hex(entryKey)} is not above ${hex(previous)}`);
         previous = entryKey;
-        if (!filter || !filterMayHold(filter, storageKeyHash(entryKey))) this.report(`storageRuns: run ${id}: its filter rules out ${hex(entryKey)}`);
-        if (entry.value.length > HASH_BYTES || (entry.value.length > 0 && entry.value[0] === 0)) this.report(`storageRuns: value of ${hex(entryKey)} is not a minimal word`);
+        if (!filter || !filterMayHold(filter, storageKeyHash(entryKey)))
+          this.report(`storageRuns: run ${id}: its filter rules out ${hex(entryKey)}`);
+        if (entry.value.length > HASH_BYTES || (entry.value.length > 0 && entry.value[0] === 0))
+          this.report(`storageRuns: value of ${hex(entryKey)} is not a minimal word`);
         const { number } = decodeStorageKey(entryKey);
         if (number > run.to) continue;
-        if (number < run.from) this.report(`storageRuns: run ${id} (${run.from}..${run.to}) holds key ${hex(entryKey)} of block ${number}`);
+        if (number < run.from)
+          this.report(`storageRuns: run ${id} (${run.from}..${run.to}) holds key ${hex(entryKey)} of block ${number}`);
         else this.storageKeys.set(number, (this.storageKeys.get(number) ?? 0) + 1);
       }
-      if (entries.length === 0 || !same(last, entries.at(-1)!.key)) this.report(`storageRuns: chunk ${hex(key)} is not keyed by its last entry`);
+      if (entries.length === 0 || !same(last, entries.at(-1)!.key))
+        this.report(`storageRuns: chunk ${hex(key)} is not keyed by its last entry`);
     }
   }
 
@@ -285,10 +325,13 @@ class Verifier {
         continue;
       }
       const { number } = decodeStorageKey(key);
-      if (number < earliest || number > head) this.report(`storage: key ${hex(key)} is at block ${number}, outside ${earliest}..${head}`);
-      else if (number <= this.manifest.frozenTo) this.report(`storage: key ${hex(key)} is at block ${number}, frozen (to ${this.manifest.frozenTo})`);
+      if (number < earliest || number > head)
+        this.report(`storage: key ${hex(key)} is at block ${number}, outside ${earliest}..${head}`);
+      else if (number <= this.manifest.frozenTo)
+        this.report(`storage: key ${hex(key)} is at block ${number}, frozen (to ${this.manifest.frozenTo})`);
       else this.storageKeys.set(number, (this.storageKeys.get(number) ?? 0) + 1);
-      if (value.length > HASH_BYTES || (value.length > 0 && value[0] === 0)) this.report(`storage: value of ${hex(key)} is not a minimal word (${hex(value)})`);
+      if (value.length > HASH_BYTES || (value.length > 0 && value[0] === 0))
+        this.report(`storage: value of ${hex(key)} is not a minimal word (${hex(value)})`);
     }
   }
 
@@ -309,13 +352,17 @@ class Verifier {
   private scanHashIndexes(earliest: number, head: number): void {
     for (const { key, value } of this.store.blockByHash.getRange()) {
       const number = value.length === BLOCK_KEY_BYTES ? decodeBlockKey(value) : -1;
-      const raw = number >= earliest && number <= head ? this.store.headers.getBinary(encodeBlockKey(number)) : undefined;
-      if (!raw || !same(storedBlockHash(raw), key)) this.report(`blockByHash: ${hex(key)} → ${hex(value)} is not a stored block with that hash`);
+      const raw =
+        number >= earliest && number <= head ? this.store.headers.getBinary(encodeBlockKey(number)) : undefined;
+      if (!raw || !same(storedBlockHash(raw), key))
+        this.report(`blockByHash: ${hex(key)} → ${hex(value)} is not a stored block with that hash`);
     }
     for (const { key, value } of this.store.txByHash.getRange()) {
       const raw = value.length === TX_KEY_BYTES ? this.store.txs.getBinary(value) : undefined;
-      if (!raw || !same(raw.subarray(0, HASH_BYTES), key)) this.report(`txByHash: ${hex(key)} → ${hex(value)} is not a stored transaction with that hash`);
-      else if (decodeTxKey(value).number <= this.manifest.frozenTo) this.report(`txByHash: ${hex(key)} → ${hex(value)} is a frozen block's (to ${this.manifest.frozenTo})`);
+      if (!raw || !same(raw.subarray(0, HASH_BYTES), key))
+        this.report(`txByHash: ${hex(key)} → ${hex(value)} is not a stored transaction with that hash`);
+      else if (decodeTxKey(value).number <= this.manifest.frozenTo)
+        this.report(`txByHash: ${hex(key)} → ${hex(value)} is a frozen block's (to ${this.manifest.frozenTo})`);
     }
   }
 
@@ -338,8 +385,10 @@ class Verifier {
     }
     if (header.number !== n) this.report(`block ${n}: header says number ${header.number}`);
     const byHash = s.blockByHash.getBinary(Buffer.from(header.hash));
-    if (!byHash || !same(byHash, key)) this.report(`block ${n}: blockByHash[${hex(header.hash)}] is ${byHash ? hex(byHash) : 'missing'}`);
-    if (parent && !same(header.parentHash, parent.hash)) this.report(`block ${n}: parent hash ${hex(header.parentHash)} is not block ${n - 1}'s hash`);
+    if (!byHash || !same(byHash, key))
+      this.report(`block ${n}: blockByHash[${hex(header.hash)}] is ${byHash ? hex(byHash) : 'missing'}`);
+    if (parent && !same(header.parentHash, parent.hash))
+      this.report(`block ${n}: parent hash ${hex(header.parentHash)} is not block ${n - 1}'s hash`);
     this.checkTransactions(n, header.txCount);
     this.checkReceipts(n, header.txCount);
     this.checkLogs(n, header);
@@ -356,14 +405,17 @@ class Verifier {
     }
     try {
       const receipts = decodeReceipts(raw);
-      if (receipts.length !== txCount) this.report(`block ${n}: ${receipts.length} receipts for the header's ${txCount} transactions`);
+      if (receipts.length !== txCount)
+        this.report(`block ${n}: ${receipts.length} receipts for the header's ${txCount} transactions`);
       if (!same(encodeReceipts(receipts), raw)) this.report(`block ${n}: receipts record does not round-trip`);
     } catch (error) {
       this.report(`block ${n}: receipts do not decode: ${describe(error)}`);
     }
   }
 
-  /** Transactions 0..txCount−1 present, decodable, hash-indexed, their hashes the block's txHashes value; none beyond. */
+  /**
+   * Transactions 0..txCount−1 present, decodable, hash-indexed, their hashes the block's txHashes value; none beyond.
+   */
   private checkTransactions(n: number, txCount: number): void {
     const s = this.store;
     const hashes: Buffer[] = [];
@@ -377,7 +429,8 @@ class Verifier {
       if (index !== expected) this.report(`block ${n}: transactions ${expected}..${index - 1} missing`);
       expected = index + 1;
       try {
-        if (!same(encodeTx(decodeTx(value)), value)) this.report(`block ${n}: transaction ${index} record does not round-trip`);
+        if (!same(encodeTx(decodeTx(value)), value))
+          this.report(`block ${n}: transaction ${index} record does not round-trip`);
       } catch (error) {
         this.report(`block ${n}: transaction ${index} does not decode: ${describe(error)}`);
       }
@@ -386,7 +439,8 @@ class Verifier {
       if (n <= this.manifest.frozenTo) {
         const found = this.runs.txLocation(hash);
         if (!found) this.report(`block ${n}: transaction ${index} (${hex(hash)}) is in no run`);
-        else if (found.number !== n || found.index !== index) this.report(`block ${n}: the runs place transaction ${index} at ${found.number}/${found.index}`);
+        else if (found.number !== n || found.index !== index)
+          this.report(`block ${n}: the runs place transaction ${index} at ${found.number}/${found.index}`);
         continue;
       }
       const at = s.txByHash.getBinary(Buffer.from(hash));
@@ -394,15 +448,21 @@ class Verifier {
       else if (!same(at, key)) {
         // A transaction may be included again later (after a reorganisation): the index then names the later place.
         const later = decodeTxKey(at).number > n && s.txs.getBinary(at)?.subarray(0, HASH_BYTES);
-        if (!later || !same(later, hash)) this.report(`block ${n}: txByHash of transaction ${index} points to ${hex(at)}`);
+        if (!later || !same(later, hash))
+          this.report(`block ${n}: txByHash of transaction ${index} points to ${hex(at)}`);
       }
     }
     if (expected < txCount) this.report(`block ${n}: transactions ${expected}..${txCount - 1} missing`);
     const frozen = this.frozenTxs.get(n) ?? 0;
-    if (n <= this.manifest.frozenTo ? frozen !== txCount : frozen !== 0) this.report(`block ${n}: ${frozen} frozen transaction-hash entries for ${n <= this.manifest.frozenTo ? txCount : 0}`);
+    if (n <= this.manifest.frozenTo ? frozen !== txCount : frozen !== 0)
+      this.report(
+        `block ${n}: ${frozen} frozen transaction-hash entries for ${n <= this.manifest.frozenTo ? txCount : 0}`,
+      );
     const list = s.txHashes.getBinary(encodeBlockKey(n));
     if (hashes.length === 0 ? list !== undefined : list === undefined || !same(list, Buffer.concat(hashes))) {
-      this.report(`block ${n}: the transaction hashes value is not the hashes of its ${hashes.length} transactions in order`);
+      this.report(
+        `block ${n}: the transaction hashes value is not the hashes of its ${hashes.length} transactions in order`,
+      );
     }
   }
 
@@ -423,8 +483,10 @@ class Verifier {
     }
     let previous = 0;
     logs.forEach((log, i) => {
-      if (log.txIndex >= header.txCount) this.report(`block ${n}: log ${i} names transaction ${log.txIndex} of ${header.txCount}`);
-      if (log.txIndex < previous) this.report(`block ${n}: log ${i} names transaction ${log.txIndex} after ${previous}`);
+      if (log.txIndex >= header.txCount)
+        this.report(`block ${n}: log ${i} names transaction ${log.txIndex} of ${header.txCount}`);
+      if (log.txIndex < previous)
+        this.report(`block ${n}: log ${i} names transaction ${log.txIndex} after ${previous}`);
       previous = log.txIndex;
     });
     const table = s.logAddresses.getBinary(key);
@@ -433,7 +495,8 @@ class Verifier {
     } else if (!table || !same(table, encodeLogAddresses(logs))) {
       this.report(`block ${n}: the address table is not the sorted distinct addresses of its logs`);
     }
-    if (!same(this.bloom.logsBloom(logs), header.logsBloom)) this.report(`block ${n}: logsBloom is not the OR of its ${logs.length} logs' blooms`);
+    if (!same(this.bloom.logsBloom(logs), header.logsBloom))
+      this.report(`block ${n}: logsBloom is not the OR of its ${logs.length} logs' blooms`);
   }
 
   /** The block's storage-write list names exactly the storage keys stored at the block. */
@@ -453,11 +516,16 @@ class Verifier {
       const prefix = writes.subarray(off, off + STORAGE_PREFIX_BYTES);
       distinct.add(prefix.toString('latin1'));
       const key = encodeStorageKey(prefix.subarray(0, ADDRESS_BYTES), prefix.subarray(ADDRESS_BYTES), n);
-      if (n <= this.manifest.frozenTo ? !frozenStorageKeyExists(this.store, this.manifest, key) : !this.store.storage.doesExist(key)) {
+      if (
+        n <= this.manifest.frozenTo
+          ? !frozenStorageKeyExists(this.store, this.manifest, key)
+          : !this.store.storage.doesExist(key)
+      ) {
         this.report(`block ${n}: storage write ${hex(prefix)} has no storage key`);
       }
     }
-    if (distinct.size !== stored) this.report(`block ${n}: ${distinct.size} distinct storage writes listed, ${stored} storage keys stored`);
+    if (distinct.size !== stored)
+      this.report(`block ${n}: ${distinct.size} distinct storage writes listed, ${stored} storage keys stored`);
   }
 
   /** Bloom rows and address index: exactly the complete segments', equal to what their blocks give. */
@@ -467,12 +535,14 @@ class Verifier {
     const complete = (segment: number) => segment >= first && segmentStart(segment + 1) - 1 <= head;
     for (const key of s.bloomBits.getKeys()) {
       const { bit, segment } = key.length === BLOOM_BITS_KEY_BYTES ? decodeBloomBitsKey(key) : { bit: -1, segment: -1 };
-      if (bit < 0 || bit >= BLOOM_BITS || !complete(segment)) this.report(`bloomBits: a row ${hex(key)} for bit ${bit} of segment ${segment}, not a complete segment`);
+      if (bit < 0 || bit >= BLOOM_BITS || !complete(segment))
+        this.report(`bloomBits: a row ${hex(key)} for bit ${bit} of segment ${segment}, not a complete segment`);
     }
     const indexed = s.meta.get(ADDRESS_INDEX_FLAG) === true;
     for (const key of s.addressSegments.getKeys()) {
       const segment = key.length === ADDRESS_SEGMENT_KEY_BYTES ? decodeAddressSegmentKey(key).segment : -1;
-      if (!complete(segment)) this.report(`addressSegments: an entry ${hex(key)} for segment ${segment}, not a complete segment`);
+      if (!complete(segment))
+        this.report(`addressSegments: an entry ${hex(key)} for segment ${segment}, not a complete segment`);
       else this.addressEntries.set(segment, (this.addressEntries.get(segment) ?? 0) + 1);
     }
     for (let segment = first; complete(segment); segment++) {
@@ -493,7 +563,8 @@ class Verifier {
       const stored = this.store.bloomBits.getBinary(encodeBloomBitsKey(bit, segment));
       if (!stored || !same(stored, row)) wrong++;
     });
-    if (wrong > 0) this.report(`segment ${segment}: ${wrong} of ${BLOOM_BITS} bloom rows missing or not the blocks' blooms`);
+    if (wrong > 0)
+      this.report(`segment ${segment}: ${wrong} of ${BLOOM_BITS} bloom rows missing or not the blocks' blooms`);
   }
 
   /** A complete segment's address index holds exactly the addresses of its blocks' address tables. */
@@ -502,12 +573,16 @@ class Verifier {
     const expected = collectSegmentAddresses((i) => this.store.logAddresses.getBinary(encodeBlockKey(start + i)));
     let wrong = 0;
     for (const [address, offsets] of expected) {
-      const stored = this.store.addressSegments.getBinary(encodeAddressSegmentKey(Buffer.from(address, 'latin1'), segment));
+      const stored = this.store.addressSegments.getBinary(
+        encodeAddressSegmentKey(Buffer.from(address, 'latin1'), segment),
+      );
       if (!stored || !same(stored, encodeSegmentBlocks(offsets))) wrong++;
     }
     const entries = this.addressEntries.get(segment) ?? 0;
-    if (wrong > 0) this.report(`segment ${segment}: ${wrong} of ${expected.size} address-index entries missing or wrong`);
-    if (entries !== expected.size) this.report(`segment ${segment}: ${entries} address-index entries, its blocks have ${expected.size} addresses`);
+    if (wrong > 0)
+      this.report(`segment ${segment}: ${wrong} of ${expected.size} address-index entries missing or wrong`);
+    if (entries !== expected.size)
+      this.report(`segment ${segment}: ${entries} address-index entries, its blocks have ${expected.size} addresses`);
   }
 
   /** Orphans decode to a block with their hash, and none is canonical. */
@@ -524,7 +599,10 @@ class Verifier {
   }
 }
 
-/** Checks the whole store for consistency, telling `onBlock` of its progress; returns the number of blocks and every problem found. */
+/**
+ * Checks the whole store for consistency, telling `onBlock` of its progress; returns the number of blocks and every
+ * problem found.
+ */
 export function verifyStore(store: Store, onBlock?: (checked: number, total: number) => void): VerifyResult {
   return new Verifier(store, onBlock).run();
 }

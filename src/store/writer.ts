@@ -10,15 +10,22 @@
 import type { Database, PutOptions } from 'lmdb';
 import type { ChainKind } from '../chain/chainKind.js';
 import type { BlockBundle, ChainMeta } from '../chain/types.js';
-import { encodeBlockRecords, type BlockRecords } from './blockRecords.js';
-import { encodeBundle } from './codec.js';
-import { headerLogsBloom, storedBlockHash, storedParentHash } from './recordViews.js';
 import { collectSegmentAddresses, encodeSegmentBlocks } from './addressIndex.js';
-import { encodeAddressSegmentKey, encodeBlockKey, encodeBloomBitsKey, encodeStorageKey, encodeTxKey, STORAGE_PREFIX_BYTES } from './keys.js';
-import { FrozenBatch, Freezer, freezeTarget } from './freezer.js';
+import { type BlockRecords, encodeBlockRecords } from './blockRecords.js';
+import { encodeBundle } from './codec.js';
+import { Freezer, FrozenBatch, freezeTarget } from './freezer.js';
+import {
+  encodeAddressSegmentKey,
+  encodeBlockKey,
+  encodeBloomBitsKey,
+  encodeStorageKey,
+  encodeTxKey,
+  STORAGE_PREFIX_BYTES,
+} from './keys.js';
 import { decodeLogAddresses } from './logsRecord.js';
 import { OrderedPuts } from './orderedPuts.js';
 import { StoreReader } from './reader.js';
+import { headerLogsBloom, storedBlockHash, storedParentHash } from './recordViews.js';
 import { ADDRESS_INDEX_FLAG, CHAIN_KIND_KEY, ROLLBACKS_KEY, type Store } from './schema.js';
 import { BLOOM_BITS, buildSegmentRows, SEGMENT_BLOCKS, segmentOf, segmentStart } from './segments.js';
 
@@ -30,7 +37,10 @@ export class ChainContinuityError extends Error {}
  * order, and optionally new markers and pending block.
  */
 export interface AppendBatch {
-  /** Moves the blocks above this number to `orphans` (and drops the pending block built on them) before appending: a reorganisation. */
+  /**
+   * Moves the blocks above this number to `orphans` (and drops the pending block built on them) before appending: a
+   * reorganisation.
+   */
   rollbackTo?: number;
   blocks: BlockBundle[];
   /** Needed on the first batch of an empty store. */
@@ -43,7 +53,10 @@ export interface AppendBatch {
   pending?: BlockBundle | null;
 }
 
-/** What one appendRecords commits: AppendBatch with the blocks already encoded (blockRecords.ts) and the pending block as encodeBundle wrote it. */
+/**
+ * What one appendRecords commits: AppendBatch with the blocks already encoded (blockRecords.ts) and the pending block
+ * as encodeBundle wrote it.
+ */
 export interface RecordsBatch extends Omit<AppendBatch, 'blocks' | 'pending'> {
   blocks: BlockRecords[];
   /** A new pending block, encoded by encodeBundle; `null` clears it; undefined leaves it as it is. */
@@ -71,7 +84,9 @@ export class StoreWriter {
   append(batch: AppendBatch): void {
     for (const block of batch.blocks) {
       if (block.receipts.length !== block.transactions.length) {
-        throw new ChainContinuityError(`block ${block.header.number} has ${block.receipts.length} receipts for ${block.transactions.length} transactions`);
+        throw new ChainContinuityError(
+          `block ${block.header.number} has ${block.receipts.length} receipts for ${block.transactions.length} transactions`,
+        );
       }
     }
     const pending = batch.pending === undefined || batch.pending === null ? batch.pending : encodeBundle(batch.pending);
@@ -95,7 +110,13 @@ export class StoreWriter {
       // Blocks at or below the target freeze in this transaction: a batch's own go straight into their run.
       const target = freezeTarget(last ? last.number : meta!.head);
       const frozen = new FrozenBatch();
-      const randomKeys = { blockByHash: new OrderedPuts(s.blockByHash), txByHash: new OrderedPuts(s.txByHash), storage: new OrderedPuts(s.storage), frozen, target };
+      const randomKeys = {
+        blockByHash: new OrderedPuts(s.blockByHash),
+        txByHash: new OrderedPuts(s.txByHash),
+        storage: new OrderedPuts(s.storage),
+        frozen,
+        target,
+      };
       for (const block of batch.blocks) {
         this.putBlock(block, randomKeys);
         if ((block.number + 1) % SEGMENT_BLOCKS === 0) this.putSegmentIndexes(segmentOf(block.number));
@@ -113,7 +134,9 @@ export class StoreWriter {
     });
   }
 
-  /** Throws ChainContinuityError unless the batch's blocks continue the stored chain (`meta`: its markers), or start it. */
+  /**
+   * Throws ChainContinuityError unless the batch's blocks continue the stored chain (`meta`: its markers), or start it.
+   */
   private checkContinuity(meta: ChainMeta | undefined, batch: RecordsBatch): void {
     if (!meta && batch.blocks.length === 0) throw new ChainContinuityError('the first batch must carry blocks');
     if (!meta && batch.chainId === undefined) throw new ChainContinuityError('the first batch must carry the chain id');
@@ -166,7 +189,10 @@ export class StoreWriter {
     });
     rows.forEach((row, bit) => s.bloomBits.put(encodeBloomBitsKey(bit, segment), Buffer.from(row)));
     for (const [address, offsets] of this.segmentAddresses(segment)) {
-      s.addressSegments.put(encodeAddressSegmentKey(Buffer.from(address, 'latin1'), segment), encodeSegmentBlocks(offsets));
+      s.addressSegments.put(
+        encodeAddressSegmentKey(Buffer.from(address, 'latin1'), segment),
+        encodeSegmentBlocks(offsets),
+      );
     }
   }
 
@@ -189,9 +215,11 @@ export class StoreWriter {
   private rollback(to: number): void {
     const s = this.store;
     const meta = this.reader.meta();
-    if (!meta || to < meta.earliest || to > meta.head) throw new ChainContinuityError(`cannot roll back to block ${to}`);
+    if (!meta || to < meta.earliest || to > meta.head)
+      throw new ChainContinuityError(`cannot roll back to block ${to}`);
     this.freezer.cut(to);
-    for (let segment = segmentOf(to + 1); segment < segmentOf(meta.head + 1); segment++) this.dropSegmentIndexes(segment);
+    for (let segment = segmentOf(to + 1); segment < segmentOf(meta.head + 1); segment++)
+      this.dropSegmentIndexes(segment);
     for (let n = meta.head; n > to; n--) {
       const key = encodeBlockKey(n);
       const header = this.reader.header(n)!;
@@ -272,7 +300,10 @@ interface RandomKeyPuts {
   target: number;
 }
 
-/** LMDB's MDB_APPEND: the key goes after the database's last, with no search, and a full page is left full (not split in half). */
+/**
+ * LMDB's MDB_APPEND: the key goes after the database's last, with no search, and a full page is left full (not split in
+ * half).
+ */
 const APPEND: PutOptions = { append: true };
 
 /**

@@ -11,16 +11,16 @@ import type { Log, StorageWrite } from '../chain/types.js';
 import {
   ANSWER_UPDATED_TOPIC,
   APPROVAL_TOPIC,
+  type CustomEvent,
   DEPOSIT_TOPIC,
   OWNERSHIP_TRANSFERRED_TOPIC,
   SWAP_TOPIC,
   SYNC_TOPIC,
   TRANSFER_TOPIC,
   WITHDRAWAL_TOPIC,
-  type CustomEvent,
 } from './events.js';
 import type { Random } from './random.js';
-import { SLOT, type Entity, type Universe } from './universe.js';
+import { type Entity, SLOT, type Universe } from './universe.js';
 
 /** The call a transaction makes; `plain` calls use exactly 21,000 gas and are never rescaled. */
 export interface Call {
@@ -126,7 +126,14 @@ function writeBalance(a: BlockActivity, token: Entity, holder: Entity): void {
   a.storage.write(token, (holder.id + 1) * 16 + slot, a.u.mappingSlot(holder, slot), amountWord(a.rng, 4, 12));
 }
 
-function erc20Transfer(a: BlockActivity, token: Entity, from: Entity, to: Entity, amount: Uint8Array, txIndex: number): void {
+function erc20Transfer(
+  a: BlockActivity,
+  token: Entity,
+  from: Entity,
+  to: Entity,
+  amount: Uint8Array,
+  txIndex: number,
+): void {
   emit(a, token.address, [TRANSFER_TOPIC, from.topic, to.topic], amount, txIndex);
   if (from !== a.u.zero) writeBalance(a, token, from);
   else a.storage.write(token, SLOT.totalSupply, a.u.plainSlot(SLOT.totalSupply), amountWord(a.rng, 10, 14));
@@ -146,7 +153,13 @@ export function tokenTransfer(a: BlockActivity, sender: Entity, txIndex: number)
   const amount = amountWord(a.rng);
   const from = a.rng.chance(0.02) ? a.u.zero : sender;
   erc20Transfer(a, token, from, to, amount, txIndex);
-  return { to: token.address, input: concat([SEL.transfer, to.topic, amount]), value: 0n, gasUsed: a.rng.int(30_000, 60_000), plain: false };
+  return {
+    to: token.address,
+    input: concat([SEL.transfer, to.topic, amount]),
+    value: 0n,
+    gasUsed: a.rng.int(30_000, 60_000),
+    plain: false,
+  };
 }
 
 /** An ERC-20 approval of the router or a contract: one Approval log, one nested-mapping write. */
@@ -156,7 +169,13 @@ export function tokenApprove(a: BlockActivity, sender: Entity, txIndex: number):
   const amount = a.rng.chance(0.4) ? MAX_WORD : amountWord(a.rng);
   emit(a, token.address, [APPROVAL_TOPIC, sender.topic, spender.topic], amount, txIndex);
   a.storage.writeFresh(token.address, a.u.allowanceSlot(sender, spender), amount);
-  return { to: token.address, input: concat([SEL.approve, spender.topic, amount]), value: 0n, gasUsed: a.rng.int(24_000, 46_000), plain: false };
+  return {
+    to: token.address,
+    input: concat([SEL.approve, spender.topic, amount]),
+    value: 0n,
+    gasUsed: a.rng.int(24_000, 46_000),
+    plain: false,
+  };
 }
 
 function reservesWord(a: BlockActivity, r0: Uint8Array, r1: Uint8Array): Uint8Array {
@@ -172,7 +191,14 @@ function reservesWord(a: BlockActivity, r0: Uint8Array, r1: Uint8Array): Uint8Ar
 }
 
 /** One hop through a pair: tokenIn arrives at the pair, tokenOut leaves to `to`, then Sync and Swap. */
-function hop(a: BlockActivity, pairIndex: { entity: Entity; token0: Entity; token1: Entity }, zeroForOne: boolean, to: Entity, amountIn: Uint8Array, txIndex: number): Uint8Array {
+function hop(
+  a: BlockActivity,
+  pairIndex: { entity: Entity; token0: Entity; token1: Entity },
+  zeroForOne: boolean,
+  to: Entity,
+  amountIn: Uint8Array,
+  txIndex: number,
+): Uint8Array {
   const pair = pairIndex.entity;
   const tokenOut = zeroForOne ? pairIndex.token1 : pairIndex.token0;
   const amountOut = amountWord(a.rng);
@@ -204,9 +230,19 @@ export function swap(a: BlockActivity, sender: Entity, txIndex: number): Call {
   hop(a, p, zeroForOne, sender, amountIn, txIndex);
   const deadline = amountWord(a.rng, 4, 4);
   const path = [tokenIn.topic, (zeroForOne ? p.token1 : p.token0).topic];
-  const input = value > 0n
-    ? concat([SEL.swapExactETHForTokens, amountWord(a.rng), wordOf(0x80), sender.topic, deadline, wordOf(2), ...path])
-    : concat([SEL.swapExactTokensForTokens, amountIn, amountWord(a.rng), wordOf(0xa0), sender.topic, deadline, wordOf(2), ...path]);
+  const input =
+    value > 0n
+      ? concat([SEL.swapExactETHForTokens, amountWord(a.rng), wordOf(0x80), sender.topic, deadline, wordOf(2), ...path])
+      : concat([
+          SEL.swapExactTokensForTokens,
+          amountIn,
+          amountWord(a.rng),
+          wordOf(0xa0),
+          sender.topic,
+          deadline,
+          wordOf(2),
+          ...path,
+        ]);
   return { to: a.u.router.address, input, value, gasUsed: a.rng.int(90_000, 150_000), plain: false };
 }
 
@@ -223,8 +259,24 @@ export function multiHopSwap(a: BlockActivity, sender: Entity, txIndex: number):
   const unwrap = a.rng.chance(0.3);
   const out = hop(a, p2, a.rng.chance(0.5), unwrap ? a.u.router : sender, mid, txIndex);
   if (unwrap) emit(a, a.u.weth.address, [WITHDRAWAL_TOPIC, a.u.router.topic], out, txIndex);
-  const words = [amountIn, amountWord(a.rng), wordOf(0xa0), sender.topic, amountWord(a.rng, 4, 4), wordOf(3), tokenIn.topic, p2.token0.topic, p2.token1.topic];
-  return { to: a.u.router.address, input: concat([SEL.swapExactTokensForTokens, ...words]), value: 0n, gasUsed: a.rng.int(150_000, 250_000), plain: false };
+  const words = [
+    amountIn,
+    amountWord(a.rng),
+    wordOf(0xa0),
+    sender.topic,
+    amountWord(a.rng, 4, 4),
+    wordOf(3),
+    tokenIn.topic,
+    p2.token0.topic,
+    p2.token1.topic,
+  ];
+  return {
+    to: a.u.router.address,
+    input: concat([SEL.swapExactTokensForTokens, ...words]),
+    value: 0n,
+    gasUsed: a.rng.int(150_000, 250_000),
+    plain: false,
+  };
 }
 
 /** WETH deposit or withdrawal: one log, one balance write. */
@@ -234,7 +286,13 @@ export function wrap(a: BlockActivity, sender: Entity, txIndex: number): Call {
   emit(a, a.u.weth.address, [deposit ? DEPOSIT_TOPIC : WITHDRAWAL_TOPIC, sender.topic], wad, txIndex);
   writeBalance(a, a.u.weth, sender);
   const input = deposit ? SEL.deposit : concat([SEL.withdraw, wad]);
-  return { to: a.u.weth.address, input, value: deposit ? bytesToBigInt(wad) : 0n, gasUsed: a.rng.int(27_000, 45_000), plain: false };
+  return {
+    to: a.u.weth.address,
+    input,
+    value: deposit ? bytesToBigInt(wad) : 0n,
+    gasUsed: a.rng.int(27_000, 45_000),
+    plain: false,
+  };
 }
 
 function customLog(a: BlockActivity, address: Uint8Array, ev: CustomEvent, sender: Entity, txIndex: number): void {
@@ -265,21 +323,44 @@ export function customCall(a: BlockActivity, sender: Entity, txIndex: number): C
     const slot = a.rng.int(0, 9);
     a.storage.write(c.entity, slot, a.u.plainSlot(slot), mixedWord(a.rng));
   }
-  return { to: c.entity.address, input: callInput(a, 1, 10), value: 0n, gasUsed: a.rng.int(40_000, 160_000), plain: false };
+  return {
+    to: c.entity.address,
+    input: callInput(a, 1, 10),
+    value: 0n,
+    gasUsed: a.rng.int(40_000, 160_000),
+    plain: false,
+  };
 }
 
 /** A reverted call: gas spent, no logs, no storage. */
 export function revertedCall(a: BlockActivity): Call {
-  return { to: a.u.custom(a.rng).entity.address, input: callInput(a, 1, 6), value: 0n, gasUsed: a.rng.int(22_000, 60_000), plain: false, reverted: true };
+  return {
+    to: a.u.custom(a.rng).entity.address,
+    input: callInput(a, 1, 6),
+    value: 0n,
+    gasUsed: a.rng.int(22_000, 60_000),
+    plain: false,
+    reverted: true,
+  };
 }
 
-/** A contract creation (to = null, init code as input); the new contract often logs OwnershipTransferred and stores its owner. */
+/**
+ * A contract creation (to = null, init code as input); the new contract often logs OwnershipTransferred and stores its
+ * owner.
+ */
 export function createContract(a: BlockActivity, sender: Entity, nonce: bigint, txIndex: number): Call {
   const address = keccak256(rlpEncode([sender.address, rlpUint(nonce)])).slice(12);
   if (a.rng.chance(0.6)) emit(a, address, [OWNERSHIP_TRANSFERRED_TOPIC, a.u.zero.topic, sender.topic], EMPTY, txIndex);
   a.storage.writeFresh(address, a.u.plainSlot(0), sender.topic);
   const code = a.rng.bytes(a.rng.chance(0.8) ? a.rng.int(300, 1500) : a.rng.int(1500, 6000));
-  return { to: null, input: concat([SEL.initcode, code]), value: 0n, gasUsed: a.rng.int(120_000, 900_000), plain: false, created: address };
+  return {
+    to: null,
+    input: concat([SEL.initcode, code]),
+    value: 0n,
+    gasUsed: a.rng.int(120_000, 900_000),
+    plain: false,
+    created: address,
+  };
 }
 
 /** A blob submission to a rollup inbox (type 3): empty calldata, no logs. */
@@ -293,12 +374,24 @@ export function delegatedCall(a: BlockActivity, sender: Entity, txIndex: number)
   const target = self ? sender : a.u.holder(a.rng);
   const n = a.rng.int(0, 2);
   for (let i = 0; i < n; i++) customLog(a, target.address, a.rng.pick(a.u.custom(a.rng).events), sender, txIndex);
-  return { to: target.address, input: callInput(a, 1, 8), value: 0n, gasUsed: a.rng.int(46_000, 200_000), plain: false };
+  return {
+    to: target.address,
+    input: callInput(a, 1, 8),
+    value: 0n,
+    gasUsed: a.rng.int(46_000, 200_000),
+    plain: false,
+  };
 }
 
 /** The rare contract's log: one AnswerUpdated(current, roundId, updatedAt). */
 export function rareLog(a: BlockActivity, txIndex: number): void {
-  emit(a, a.u.rare.address, [ANSWER_UPDATED_TOPIC, amountWord(a.rng, 4, 8), amountWord(a.rng, 2, 4)], wordOf(a.timestamp), txIndex);
+  emit(
+    a,
+    a.u.rare.address,
+    [ANSWER_UPDATED_TOPIC, amountWord(a.rng, 4, 8), amountWord(a.rng, 2, 4)],
+    wordOf(a.timestamp),
+    txIndex,
+  );
 }
 
 /** A 32-byte word holding a small non-negative integer. */
@@ -322,7 +415,16 @@ export const PATTERNS: readonly { weight: number; kind: PatternKind }[] = [
 ];
 
 /** The ordinary transaction patterns. */
-export type PatternKind = 'eth' | 'transfer' | 'approve' | 'swap' | 'multihop' | 'wrap' | 'custom' | 'create' | 'revert';
+export type PatternKind =
+  | 'eth'
+  | 'transfer'
+  | 'approve'
+  | 'swap'
+  | 'multihop'
+  | 'wrap'
+  | 'custom'
+  | 'create'
+  | 'revert';
 
 /** Runs pattern `kind` for `sender` at `txIndex`. */
 export function runPattern(kind: PatternKind, a: BlockActivity, sender: Entity, nonce: bigint, txIndex: number): Call {

@@ -8,7 +8,7 @@ import type { BlockRecords } from '../store/blockRecords.js';
 import { encodeBlockRecords } from '../store/blockRecords.js';
 import { encodeBundle } from '../store/codec.js';
 import { ChainGenerator, type GeneratorOptions } from './generator.js';
-import { LogTally, type BusyContract } from './logTally.js';
+import { type BusyContract, LogTally } from './logTally.js';
 
 /** Which blocks to produce: from..to, the first linked to `parentHash`, in batches of `batchBlocks`. */
 export interface SourceRange {
@@ -22,7 +22,10 @@ export interface SourceRange {
   pending: boolean;
 }
 
-/** A batch of blocks ready to append, with their log counts, and after the last block the pending one (encodeBundle's bytes) when asked for. */
+/**
+ * A batch of blocks ready to append, with their log counts, and after the last block the pending one (encodeBundle's
+ * bytes) when asked for.
+ */
 export interface SourceBatch {
   blocks: BlockRecords[];
   logCounts: number[];
@@ -49,7 +52,10 @@ export class InThreadSource implements BlockSource {
   /** The batches of `range`, each block built, linked and encoded here in turn. */
   async *batches(range: SourceRange): AsyncGenerator<SourceBatch> {
     const first = this.opts.startNumber ?? 0;
-    const generator = new ChainGenerator(this.opts, range.from > first ? { number: range.from - 1, hash: range.parentHash } : undefined);
+    const generator = new ChainGenerator(
+      this.opts,
+      range.from > first ? { number: range.from - 1, hash: range.parentHash } : undefined,
+    );
     while (generator.nextNumber <= range.to) {
       const batch: SourceBatch = { blocks: [], logCounts: [] };
       while (batch.blocks.length < range.batchBlocks && generator.nextNumber <= range.to) {

@@ -10,7 +10,7 @@ import { Worker } from 'node:worker_threads';
 import type { BlockSource, SourceBatch, SourceRange } from './blockSource.js';
 import type { FromBlockThread, ToBlockThread } from './blockThreadProtocol.js';
 import type { GeneratorOptions } from './generator.js';
-import { LogTally, type BusyContract } from './logTally.js';
+import { type BusyContract, LogTally } from './logTally.js';
 import { linkPending, linkRecords, unpackBlocks } from './recordBatch.js';
 
 /**
@@ -20,7 +20,10 @@ import { linkPending, linkRecords, unpackBlocks } from './recordBatch.js';
  */
 const MIN_CORES_FOR_THREADS = 2;
 
-/** The generating threads `generate` starts when none are asked for: one per core, or none (the writer's thread builds) on a machine of fewer than MIN_CORES_FOR_THREADS cores. */
+/**
+ * The generating threads `generate` starts when none are asked for: one per core, or none (the writer's thread builds)
+ * on a machine of fewer than MIN_CORES_FOR_THREADS cores.
+ */
 export function defaultGenerateThreads(cores: number = availableParallelism()): number {
   return cores >= MIN_CORES_FOR_THREADS ? cores : 0;
 }
@@ -34,14 +37,18 @@ type Reply<K extends FromBlockThread['kind']> = Extract<FromBlockThread, { kind:
 /** A pool of generating threads for one chain. */
 export class BlockThreads implements BlockSource {
   private readonly workers: Worker[] = [];
-  private readonly waiting = new Map<number, { resolve: (reply: FromBlockThread) => void; reject: (error: Error) => void }>();
+  private readonly waiting = new Map<
+    number,
+    { resolve: (reply: FromBlockThread) => void; reject: (error: Error) => void }
+  >();
   private nextId = 0;
   private failure: Error | undefined;
   private closing = false;
 
   /** Starts `threads` generating threads (at least one) for the chain `opts` describes. */
   constructor(opts: GeneratorOptions, threads: number) {
-    if (!Number.isInteger(threads) || threads < 1) throw new RangeError(`threads must be a positive integer, not ${threads}`);
+    if (!Number.isInteger(threads) || threads < 1)
+      throw new RangeError(`threads must be a positive integer, not ${threads}`);
     for (let i = 0; i < threads; i++) {
       const worker = new Worker(new URL('./blockWorker.js', import.meta.url), { workerData: opts });
       worker.on('message', (reply: FromBlockThread) => {
@@ -57,7 +64,10 @@ export class BlockThreads implements BlockSource {
     }
   }
 
-  /** The batches of `range` (of at most its batchBlocks): asked of the threads in turn, AHEAD_PER_THREAD per thread ahead, linked here in chain order. */
+  /**
+   * The batches of `range` (of at most its batchBlocks): asked of the threads in turn, AHEAD_PER_THREAD per thread
+   * ahead, linked here in chain order.
+   */
   async *batches(range: SourceRange): AsyncGenerator<SourceBatch> {
     const threads = this.workers.length;
     const blocks = range.to - range.from + 1;
@@ -70,8 +80,10 @@ export class BlockThreads implements BlockSource {
       const from = range.from + j * batchBlocks;
       const to = Math.min(range.to, from + batchBlocks - 1);
       asked.push(this.ask(j % threads, { kind: 'blocks', from, to, tallyFrom: range.tallyFrom }));
-      // The pending block goes to the thread after the last batch's, once every batch is asked for: no thread's planner passes a batch it still has to build.
-      if (j === count - 1 && range.pending) pending = this.ask((j + 1) % threads, { kind: 'pending', from: range.to + 1 });
+      // The pending block goes to the thread after the last batch's, once every batch is asked for: no thread's planner
+      // passes a batch it still has to build.
+      if (j === count - 1 && range.pending)
+        pending = this.ask((j + 1) % threads, { kind: 'pending', from: range.to + 1 });
     };
     let next = 0;
     while (next < count && next < AHEAD_PER_THREAD * threads) askNext(next++);

@@ -5,10 +5,10 @@
  * the logs of what it built for the busiest-contracts summary and hands the counts over when asked.
  */
 import { parentPort, workerData } from 'node:worker_threads';
+import type { FromBlockThread, ToBlockThread } from './blockThreadProtocol.js';
 import { BlockBuilder, type GeneratorOptions } from './generator.js';
 import { LogTally } from './logTally.js';
 import { BlockPacker, packPending } from './recordBatch.js';
-import type { FromBlockThread, ToBlockThread } from './blockThreadProtocol.js';
 
 const port = parentPort!;
 const builder = new BlockBuilder(workerData as GeneratorOptions);

@@ -13,7 +13,10 @@ export function eventTopic(signature: string): Uint8Array {
 export const TRANSFER_TOPIC = eventTopic('Transfer(address,address,uint256)');
 /** ERC-20 Approval(address indexed owner, address indexed spender, uint256 value). */
 export const APPROVAL_TOPIC = eventTopic('Approval(address,address,uint256)');
-/** Uniswap V2 Swap(address indexed sender, uint amount0In, uint amount1In, uint amount0Out, uint amount1Out, address indexed to). */
+/**
+ * Uniswap V2 Swap(address indexed sender, uint amount0In, uint amount1In, uint amount0Out, uint amount1Out, address
+ * indexed to).
+ */
 export const SWAP_TOPIC = eventTopic('Swap(address,uint256,uint256,uint256,uint256,address)');
 /** Uniswap V2 Sync(uint112 reserve0, uint112 reserve1). */
 export const SYNC_TOPIC = eventTopic('Sync(uint112,uint112)');
@@ -23,7 +26,10 @@ export const DEPOSIT_TOPIC = eventTopic('Deposit(address,uint256)');
 export const WITHDRAWAL_TOPIC = eventTopic('Withdrawal(address,uint256)');
 /** OpenZeppelin Ownable OwnershipTransferred(address indexed previousOwner, address indexed newOwner). */
 export const OWNERSHIP_TRANSFERRED_TOPIC = eventTopic('OwnershipTransferred(address,address)');
-/** Chainlink AnswerUpdated(int256 indexed current, uint256 indexed roundId, uint256 updatedAt): the rare contract's event. */
+/**
+ * Chainlink AnswerUpdated(int256 indexed current, uint256 indexed roundId, uint256 updatedAt): the rare contract's
+ * event.
+ */
 export const ANSWER_UPDATED_TOPIC = eventTopic('AnswerUpdated(int256,uint256,uint256)');
 
 /** How a custom contract's event is shaped: topic0 (none when anonymous), indexed topics, data words. */
@@ -40,7 +46,13 @@ export interface CustomEvent {
 }
 
 function custom(signature: string | undefined, addressTopics: boolean[], words: [number, number]): CustomEvent {
-  return { signature, topic0: signature === undefined ? undefined : eventTopic(signature), indexed: addressTopics.length, addressTopics, words };
+  return {
+    signature,
+    topic0: signature === undefined ? undefined : eventTopic(signature),
+    indexed: addressTopics.length,
+    addressTopics,
+    words,
+  };
 }
 
 /**
@@ -57,7 +69,11 @@ export const CUSTOM_EVENTS: readonly CustomEvent[] = [
   custom('Upgraded(address)', [true], [0, 0]),
   custom('Paused(address)', [], [1, 1]),
   custom('LogMessagePublished(address,uint64,uint32,bytes,uint8)', [true], [6, 12]),
-  custom('OrderFulfilled(bytes32,address,address,address,(uint8,address,uint256,uint256)[],(uint8,address,uint256,uint256,address)[])', [true, true], [14, 22]),
+  custom(
+    'OrderFulfilled(bytes32,address,address,address,(uint8,address,uint256,uint256)[],(uint8,address,uint256,uint256,address)[])',
+    [true, true],
+    [14, 22],
+  ),
   custom('Deposit(address,address,uint256,uint256)', [true, true], [2, 2]),
   custom('Mint(address,uint256,uint256)', [true], [2, 2]),
   custom('Burn(address,uint256,uint256,address)', [true, true], [2, 2]),

@@ -20,7 +20,10 @@ export const CANCUN_BLOBS: BlobParams = { target: 3, max: 6, updateFraction: 3_3
 /** Prague (EIP-7691): target 6, max 9. */
 export const PRAGUE_BLOBS: BlobParams = { target: 6, max: 9, updateFraction: 5_007_716n };
 
-/** The parent's fields the fee rules of its child read: its base fee, gas limit and gas used, and its blob gas fields from Cancun on. */
+/**
+ * The parent's fields the fee rules of its child read: its base fee, gas limit and gas used, and its blob gas fields
+ * from Cancun on.
+ */
 export type FeeParent = Pick<BlockHeader, 'baseFeePerGas' | 'gasLimit' | 'gasUsed' | 'excessBlobGas' | 'blobGasUsed'>;
 
 /** The base fee of the child of `parent` (EIP-1559, elasticity 2, max change 1/8). */

@@ -34,7 +34,9 @@ export interface ForkSchedule {
   prague: number;
 }
 
-/** Blocks in each of the three eras before Prague: enough transactions for every type an era allows (module comment). */
+/**
+ * Blocks in each of the three eras before Prague: enough transactions for every type an era allows (module comment).
+ */
 const ERA_BLOCKS = 8;
 
 /** The fixed fork schedule of every generated chain: London at 0, Shanghai at 8, Cancun at 16, Prague from 24 on. */

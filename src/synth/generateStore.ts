@@ -7,17 +7,24 @@
  * density is extended from its head; any other is refused with what to do (GenerateRefusedError).
  */
 import { bytesEqual } from '../chain/hex.js';
-import { storedBlockHash } from '../store/recordViews.js';
+import { Progress } from '../ingest/progress.js';
 import { blockRecordsBytes } from '../store/blockRecords.js';
 import { StoreReader } from '../store/reader.js';
+import { storedBlockHash } from '../store/recordViews.js';
 import { closeStore, openStore, type Store } from '../store/schema.js';
-import { StoreWriter, type RecordsBatch } from '../store/writer.js';
-import { InThreadSource, type BlockSource, type SourceBatch, type SourceRange } from './blockSource.js';
+import { type RecordsBatch, StoreWriter } from '../store/writer.js';
+import { type BlockSource, InThreadSource, type SourceBatch, type SourceRange } from './blockSource.js';
 import { BlockThreads } from './blockThreads.js';
-import { genesisParentHash, markers, type GeneratorOptions } from './generator.js';
+import { type GeneratorOptions, genesisParentHash, markers } from './generator.js';
 import type { BusyContract } from './logTally.js';
-import { checkProvenance, GenerateRefusedError, provenanceOf, provenanceOptions, recordProvenance, storedProvenance } from './provenance.js';
-import { Progress } from '../ingest/progress.js';
+import {
+  checkProvenance,
+  GenerateRefusedError,
+  provenanceOf,
+  provenanceOptions,
+  recordProvenance,
+  storedProvenance,
+} from './provenance.js';
 
 /**
  * Most blocks a write transaction holds by default. Most of the store's puts go to random keys
@@ -28,9 +35,14 @@ import { Progress } from '../ingest/progress.js';
  * loses little work and progress moves, and by DEFAULT_BATCH_BYTES at high densities.
  */
 export const DEFAULT_BATCH_BLOCKS = 1024;
-/** Bytes of records a mainnet-density block takes, about (density 1; a generated block's records grow with its density). */
+/**
+ * Bytes of records a mainnet-density block takes, about (density 1; a generated block's records grow with its density).
+ */
 const MAINNET_BLOCK_RECORD_BYTES = 160 * 1024;
-/** Most bytes of encoded records a write transaction holds by default (they stay in memory until it commits): at MAINNET_BLOCK_RECORD_BYTES a block, DEFAULT_BATCH_BLOCKS binds first up to a density of about 1.5. */
+/**
+ * Most bytes of encoded records a write transaction holds by default (they stay in memory until it commits): at
+ * MAINNET_BLOCK_RECORD_BYTES a block, DEFAULT_BATCH_BLOCKS binds first up to a density of about 1.5.
+ */
 export const DEFAULT_BATCH_BYTES = 256 * 1024 * 1024;
 /**
  * Least bytes of records a write transaction is expected to hold for generate to open the store with
@@ -44,20 +56,36 @@ export const DEFAULT_BATCH_BYTES = 256 * 1024 * 1024;
  */
 const WRITE_MAP_MIN_BATCH_BYTES = 32 * 1024 * 1024;
 
-/** Whether generate opens the store with the write map: when a write transaction of `batchBlocks` blocks at `density` (at most `batchBytes`) is expected to hold WRITE_MAP_MIN_BATCH_BYTES of records or more. */
+/**
+ * Whether generate opens the store with the write map: when a write transaction of `batchBlocks` blocks at `density`
+ * (at most `batchBytes`) is expected to hold WRITE_MAP_MIN_BATCH_BYTES of records or more.
+ */
 export function generateWriteMap(density: number, batchBlocks: number, batchBytes: number): boolean {
   return Math.min(batchBytes, batchBlocks * density * MAINNET_BLOCK_RECORD_BYTES) >= WRITE_MAP_MIN_BATCH_BYTES;
 }
 
-/** Most blocks a source builds and hands over at a time (a worker thread's task): small enough that every thread starts writing soon and few megabytes travel at once. */
+/**
+ * Most blocks a source builds and hands over at a time (a worker thread's task): small enough that every thread starts
+ * writing soon and few megabytes travel at once.
+ */
 const SOURCE_BATCH_BLOCKS = 64;
 /** Contracts the result names as the busiest (generate prints them). */
 const BUSIEST_CONTRACTS = 3;
 /** topic0s named for each of them. */
 const BUSIEST_TOPICS = 2;
 
-/** Options of generateStore: the chain, the batch size (most blocks and most bytes of records per write transaction), the generating threads (0, the default: this thread), whether progress is printed, and whether the store is opened with the write map (default: generateWriteMap). */
-export type GenerateStoreOptions = GeneratorOptions & { batchBlocks?: number; batchBytes?: number; progress?: boolean; threads?: number; writeMap?: boolean };
+/**
+ * Options of generateStore: the chain, the batch size (most blocks and most bytes of records per write transaction),
+ * the generating threads (0, the default: this thread), whether progress is printed, and whether the store is opened
+ * with the write map (default: generateWriteMap).
+ */
+export type GenerateStoreOptions = GeneratorOptions & {
+  batchBlocks?: number;
+  batchBytes?: number;
+  progress?: boolean;
+  threads?: number;
+  writeMap?: boolean;
+};
 
 /** What generateStore appended, and the stored chain after it. */
 export interface GenerateStoreResult {
@@ -69,11 +97,17 @@ export interface GenerateStoreResult {
   /** The stored chain's first and last block. */
   earliest: number;
   head: number;
-  /** The contracts that emitted the most logs in the blocks this call appended (most first), each with its commonest topic0s. */
+  /**
+   * The contracts that emitted the most logs in the blocks this call appended (most first), each with its commonest
+   * topic0s.
+   */
   busiest: BusyContract[];
 }
 
-/** Where generation starts: the first block, or the stored head of a store to extend (regenerated first, as a check), with the parent hash of that block. */
+/**
+ * Where generation starts: the first block, or the stored head of a store to extend (regenerated first, as a check),
+ * with the parent hash of that block.
+ */
 interface Start {
   from: number;
   parentHash: Uint8Array;
@@ -93,7 +127,9 @@ function start(store: Store, reader: StoreReader, opts: GeneratorOptions, dir: s
   checkProvenance(dir, storedProvenance(store), wanted, meta.earliest, meta.head);
   const chainId = opts.chainId ?? 1n;
   if (meta.earliest !== first || meta.chainId !== chainId) {
-    throw new GenerateRefusedError(`the store at ${dir} holds another chain (chain id ${meta.chainId} from block ${meta.earliest}, not chain id ${chainId} from block ${first}): choose another --out`);
+    throw new GenerateRefusedError(
+      `the store at ${dir} holds another chain (chain id ${meta.chainId} from block ${meta.earliest}, not chain id ${chainId} from block ${first}): choose another --out`,
+    );
   }
   const last = first + opts.blocks - 1;
   if (meta.head > last) {
@@ -106,7 +142,10 @@ function start(store: Store, reader: StoreReader, opts: GeneratorOptions, dir: s
   return { from: meta.head, parentHash, head: reader.header(meta.head)!.hash };
 }
 
-/** How many blocks, from the first of those whose records take `sizes` bytes, make the next write transaction: batchBlocks, or fewer when their records pass batchBytes (at least one). */
+/**
+ * How many blocks, from the first of those whose records take `sizes` bytes, make the next write transaction:
+ * batchBlocks, or fewer when their records pass batchBytes (at least one).
+ */
 function batchLength(sizes: readonly number[], batchBlocks: number, batchBytes: number): number {
   let bytes = 0;
   for (let i = 0; i < Math.min(sizes.length, batchBlocks); i++) {
@@ -116,7 +155,10 @@ function batchLength(sizes: readonly number[], batchBlocks: number, batchBytes: 
   return Math.min(sizes.length, batchBlocks);
 }
 
-/** Generates the chain `opts` describes into the store at `dir` (created if absent), extending a store of the same chain from its head. */
+/**
+ * Generates the chain `opts` describes into the store at `dir` (created if absent), extending a store of the same chain
+ * from its head.
+ */
 export async function generateStore(dir: string, opts: GenerateStoreOptions): Promise<GenerateStoreResult> {
   const batchBlocks = Math.max(1, opts.batchBlocks ?? DEFAULT_BATCH_BLOCKS);
   const batchBytes = Math.max(1, opts.batchBytes ?? DEFAULT_BATCH_BYTES);
@@ -141,7 +183,14 @@ export async function generateStore(dir: string, opts: GenerateStoreOptions): Pr
         writer.appendRecords({ ...batch, chainId: opts.chainId ?? 1n, chainKind: opts.chain });
       });
     };
-    const range: SourceRange = { from: from.from, to: last, parentHash: from.parentHash, batchBlocks: Math.min(batchBlocks, SOURCE_BATCH_BLOCKS), tallyFrom, pending: opts.pending !== false };
+    const range: SourceRange = {
+      from: from.from,
+      to: last,
+      parentHash: from.parentHash,
+      batchBlocks: Math.min(batchBlocks, SOURCE_BATCH_BLOCKS),
+      tallyFrom,
+      pending: opts.pending !== false,
+    };
     const collected: SourceBatch = { blocks: [], logCounts: [] };
     /** The bytes of each collected block's records, and their sum. */
     const sizes: number[] = [];
@@ -168,7 +217,8 @@ export async function generateStore(dir: string, opts: GenerateStoreOptions): Pr
       const finished = (blocks.length > 0 ? blocks[blocks.length - 1]!.number : from.from) === last;
       const full = () => collected.blocks.length >= batchBlocks || collectedBytes >= batchBytes;
       if (!finished && !full()) continue;
-      // Write transactions of batchBlocks blocks (fewer when they pass batchBytes), whatever the source's cut; the last one takes the rest (none when the store held the chain already).
+      // Write transactions of batchBlocks blocks (fewer when they pass batchBytes), whatever the source's cut; the last
+      // one takes the rest (none when the store held the chain already).
       do {
         const length = batchLength(sizes, batchBlocks, batchBytes);
         const chunk = collected.blocks.splice(0, length);
@@ -183,7 +233,13 @@ export async function generateStore(dir: string, opts: GenerateStoreOptions): Pr
       } while (full() || (finished && collected.blocks.length > 0));
     }
     const seconds = progress.finish();
-    return { ...counts, seconds, earliest: first, head: last, busiest: await source.busiest(BUSIEST_CONTRACTS, BUSIEST_TOPICS) };
+    return {
+      ...counts,
+      seconds,
+      earliest: first,
+      head: last,
+      busiest: await source.busiest(BUSIEST_CONTRACTS, BUSIEST_TOPICS),
+    };
   } finally {
     await source?.close();
     await closeStore(store);

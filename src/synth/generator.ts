@@ -17,28 +17,28 @@
  */
 import { BloomCache } from '../chain/bloomCache.js';
 import type { ChainKind } from '../chain/chainKind.js';
+import { effectiveGasPrice } from '../chain/gasPrice.js';
 import { blockSize, computeBlockHash, withdrawalsItem } from '../chain/headerEncoding.js';
 import { hexToBytes } from '../chain/hex.js';
 import { keccak256 } from '../chain/keccak.js';
 import { rlpEncode } from '../chain/rlp.js';
-import { effectiveGasPrice } from '../chain/gasPrice.js';
 import type { BlockBundle, BlockHeader, Log, Receipt, Transaction, TxType, Withdrawal } from '../chain/types.js';
 import {
+  type BlockActivity,
   blobSubmission,
   delegatedCall,
   PATTERNS,
   rareLog,
   runPattern,
   StorageBook,
-  type BlockActivity,
 } from './activity.js';
 import { TRANSFER_TOPIC } from './events.js';
 import { blobBaseFee, GAS_PER_BLOB } from './fees.js';
-import { Random } from './random.js';
-import { Fork, FORK_SCHEDULE } from './forks.js';
-import { ChainPlanner, INTRINSIC_GAS, TX_KIND, type BlockPlan } from './plan.js';
-import { buildTransaction, type Draft, type TxContext } from './transactions.js';
+import { FORK_SCHEDULE, Fork } from './forks.js';
 import { addL1Fee, blockDeposits, openWithDeposits } from './opStack.js';
+import { type BlockPlan, ChainPlanner, INTRINSIC_GAS, TX_KIND } from './plan.js';
+import { Random } from './random.js';
+import { buildTransaction, type Draft, type TxContext } from './transactions.js';
 import { type FeeRecipient, rareAddress, Universe } from './universe.js';
 
 export { TRANSFER_TOPIC } from './events.js';
@@ -73,7 +73,9 @@ export const CHAIN_VERSION = 3;
 export const TOTAL_DIFFICULTY = 58_750_000_000_000_000_000_000n;
 /** keccak256(rlp([])): the uncles hash of every post-merge block. */
 export const EMPTY_UNCLES_HASH = hexToBytes('0x1dcc4de8dec75d7aab85b567b6ccd41ad312451b948a7413f0a142fd40d49347')!;
-/** Root of the empty Merkle-Patricia trie (keccak256(rlp(''))): the transactions and receipts root of an empty block. */
+/**
+ * Root of the empty Merkle-Patricia trie (keccak256(rlp(''))): the transactions and receipts root of an empty block.
+ */
 export const EMPTY_TRIE_ROOT = hexToBytes('0x56e81f171bcc55a6ff8345e692c0f86e5b48e01b996cadc001622fb5e363b421')!;
 /** sha256 of nothing: EIP-7685's requestsHash of a block without execution-layer requests. */
 export const EMPTY_REQUESTS_HASH = hexToBytes('0xe3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855')!;
@@ -127,7 +129,10 @@ function universe(seed: string): Universe {
   return cachedUniverse;
 }
 
-/** The receipt of drafted transaction `tx` that used `gasUsed`: consistent with its call (reverted, created) and the block's fees. */
+/**
+ * The receipt of drafted transaction `tx` that used `gasUsed`: consistent with its call (reverted, created) and the
+ * block's fees.
+ */
 function receiptOf(d: Draft, tx: Transaction, gasUsed: number, ctx: TxContext): Receipt {
   const receipt: Receipt = {
     status: d.call.reverted ? 0 : 1,
@@ -163,7 +168,8 @@ export class BlockBuilder {
 
   /** Builds blocks of the chain `opts` describes. */
   constructor(readonly opts: GeneratorOptions) {
-    if (!(opts.density >= 0) || !Number.isFinite(opts.density)) throw new RangeError('density must be a finite number ≥ 0');
+    if (!(opts.density >= 0) || !Number.isFinite(opts.density))
+      throw new RangeError('density must be a finite number ≥ 0');
     this.u = universe(opts.seed);
     this.chainId = opts.chainId ?? 1n;
   }
@@ -368,14 +374,21 @@ export class ChainGenerator {
   private readonly planner: ChainPlanner;
   private parentHash: Uint8Array;
 
-  /** Starts at the first block, or right after `after` (a block of this same chain, e.g. the stored head: its number and hash). */
-  constructor(readonly opts: GeneratorOptions, after?: Pick<BlockHeader, 'number' | 'hash'>) {
+  /**
+   * Starts at the first block, or right after `after` (a block of this same chain, e.g. the stored head: its number and
+   * hash).
+   */
+  constructor(
+    readonly opts: GeneratorOptions,
+    after?: Pick<BlockHeader, 'number' | 'hash'>,
+  ) {
     this.builder = new BlockBuilder(opts);
     this.first = opts.startNumber ?? 0;
     this.planner = this.builder.planner();
     this.parentHash = this.builder.u.genesisParentHash;
     if (after) {
-      if (after.number < this.first) throw new RangeError(`block ${after.number} precedes the chain's first block ${this.first}`);
+      if (after.number < this.first)
+        throw new RangeError(`block ${after.number} precedes the chain's first block ${this.first}`);
       this.planner.skipTo(after.number + 1);
       this.parentHash = after.hash;
     }
@@ -405,7 +418,9 @@ export function* generateChain(opts: GeneratorOptions): Generator<BlockBundle> {
   for (let i = 0; i < opts.blocks; i++) yield generator.next();
 }
 
-/** The pending block after `head` (a block of the chain `opts` describes): number head + 1, with pending transactions. */
+/**
+ * The pending block after `head` (a block of the chain `opts` describes): number head + 1, with pending transactions.
+ */
 export function generatePending(opts: GeneratorOptions, head: BlockHeader): BlockBundle {
   return new ChainGenerator(opts, head).pending();
 }

@@ -29,7 +29,10 @@ interface Counts {
   topics: Map<Uint8Array, number>;
 }
 
-/** Log counts merged by value, as one thread hands them to another: per contract (hex) its logs and its counted topic0s (hex) with theirs. */
+/**
+ * Log counts merged by value, as one thread hands them to another: per contract (hex) its logs and its counted topic0s
+ * (hex) with theirs.
+ */
 export type TallyCounts = [address: string, logs: number, topics: [topic0: string, logs: number][]][];
 
 interface Merged {
@@ -64,7 +67,11 @@ export class LogTally {
 
   /** Everything counted, merged by value: what another thread's tally takes with addCounts. */
   counts(): TallyCounts {
-    return [...this.merged().entries()].map(([key, e]) => [key, e.logs, [...e.topics.entries()].map(([topicKey, t]) => [topicKey, t.logs])]);
+    return [...this.merged().entries()].map(([key, e]) => [
+      key,
+      e.logs,
+      [...e.topics.entries()].map(([topicKey, t]) => [topicKey, t.logs]),
+    ]);
   }
 
   /** The `contracts` contracts with the most logs (ties by address), each with its `topics` most frequent topic0s. */

@@ -7,8 +7,8 @@
  * deterministic pseudo-random words, as the state roots are.
  */
 import { hexToBytes, quantityToHex } from '../chain/hex.js';
-import { depositHash, depositMembers, encodeDeposit, type Deposit } from '../chain/opDeposit.js';
-import { OP_DEPOSIT_TX_TYPE, type Log, type Receipt, type Transaction } from '../chain/types.js';
+import { type Deposit, depositHash, depositMembers, encodeDeposit } from '../chain/opDeposit.js';
+import { type Log, OP_DEPOSIT_TX_TYPE, type Receipt, type Transaction } from '../chain/types.js';
 import type { Random } from './random.js';
 
 /** The L1 attributes depositor account (op-node's L1InfoDepositerAddress). */
@@ -35,15 +35,32 @@ export interface BlockDeposits {
   gasUsed: bigint;
 }
 
-function deposited(d: Deposit, nonce: bigint, gasUsed: bigint): { tx: Transaction; encoded: Uint8Array; receipt: Receipt } {
+function deposited(
+  d: Deposit,
+  nonce: bigint,
+  gasUsed: bigint,
+): { tx: Transaction; encoded: Uint8Array; receipt: Receipt } {
   const encoded = encodeDeposit(d);
   const hash = depositHash(d);
   const tx: Transaction = {
-    type: OP_DEPOSIT_TX_TYPE, hash, from: d.from, to: d.to, nonce, gas: d.gas, value: d.value, input: d.input, v: 0n, r: 0n, s: 0n,
+    type: OP_DEPOSIT_TX_TYPE,
+    hash,
+    from: d.from,
+    to: d.to,
+    nonce,
+    gas: d.gas,
+    value: d.value,
+    input: d.input,
+    v: 0n,
+    r: 0n,
+    s: 0n,
     extra: depositMembers(d, hash, nonce, DEPOSIT_RECEIPT_VERSION),
   };
   const receipt: Receipt = {
-    status: 1, gasUsed, effectiveGasPrice: 0n, contractAddress: null,
+    status: 1,
+    gasUsed,
+    effectiveGasPrice: 0n,
+    contractAddress: null,
     extra: `"depositNonce":"${quantityToHex(nonce)}","depositReceiptVersion":"${quantityToHex(DEPOSIT_RECEIPT_VERSION)}"`,
   };
   return { tx, encoded, receipt };
@@ -62,17 +79,40 @@ export function blockDeposits(rng: Random, number: number, recipient: Uint8Array
   const input = new Uint8Array(4 + 160);
   input.set(ECOTONE_SELECTOR);
   input.set(rng.bytes(160), 4);
-  add({ sourceHash: rng.bytes(32), from: DEPOSITOR, to: L1_BLOCK, value: 0n, gas: L1_INFO_GAS, isSystemTx: false, input }, BigInt(number), L1_INFO_GAS_USED);
+  add(
+    { sourceHash: rng.bytes(32), from: DEPOSITOR, to: L1_BLOCK, value: 0n, gas: L1_INFO_GAS, isSystemTx: false, input },
+    BigInt(number),
+    L1_INFO_GAS_USED,
+  );
   if (rng.chance(USER_DEPOSIT_SHARE)) {
     const from = rng.bytes(20);
     const mint = rng.bigint(10n ** 15n, 10n ** 19n);
-    add({ sourceHash: rng.bytes(32), from, to: recipient, mint, value: mint, gas: USER_DEPOSIT_GAS, isSystemTx: false, input: new Uint8Array(0) }, 0n, USER_DEPOSIT_GAS_USED);
+    add(
+      {
+        sourceHash: rng.bytes(32),
+        from,
+        to: recipient,
+        mint,
+        value: mint,
+        gas: USER_DEPOSIT_GAS,
+        isSystemTx: false,
+        input: new Uint8Array(0),
+      },
+      0n,
+      USER_DEPOSIT_GAS_USED,
+    );
   }
   return out;
 }
 
 /** Opens a built block's lists with `deposits`: the other transactions' logs move down by as many indexes. */
-export function openWithDeposits(deposits: BlockDeposits, transactions: Transaction[], encoded: Uint8Array[], receipts: Receipt[], logs: Log[]): void {
+export function openWithDeposits(
+  deposits: BlockDeposits,
+  transactions: Transaction[],
+  encoded: Uint8Array[],
+  receipts: Receipt[],
+  logs: Log[],
+): void {
   const n = deposits.transactions.length;
   transactions.unshift(...deposits.transactions);
   encoded.unshift(...deposits.encoded);

@@ -9,9 +9,18 @@
  * every generating thread folds them all, and a block's expensive part (its calls, logs, storage,
  * signatures, hashes and encoding) is then a pure function of (seed, number, plan).
  */
-import { Fork, forkOf } from './forks.js';
-import { CANCUN_BLOBS, GAS_PER_BLOB, nextBaseFee, nextExcessBlobGas, PRAGUE_BLOBS, type BlobParams, type FeeParent } from './fees.js';
+
 import { PATTERNS } from './activity.js';
+import {
+  type BlobParams,
+  CANCUN_BLOBS,
+  type FeeParent,
+  GAS_PER_BLOB,
+  nextBaseFee,
+  nextExcessBlobGas,
+  PRAGUE_BLOBS,
+} from './fees.js';
+import { Fork, forkOf } from './forks.js';
 import { Random } from './random.js';
 import { SENDER_COUNT, type Universe } from './universe.js';
 
@@ -26,7 +35,10 @@ export const REFERENCE_BASE_FEE = 12_000_000_000n;
 export const INTRINSIC_GAS = 21_000;
 /** Least gas a contract call spends above the intrinsic cost (a few storage reads and an event). */
 const MIN_CALL_EXTRA_GAS = 5_000;
-/** Most gas a contract call spends above the intrinsic cost on average in a block: keeps one call of a nearly empty block plausible. */
+/**
+ * Most gas a contract call spends above the intrinsic cost on average in a block: keeps one call of a nearly empty
+ * block plausible.
+ */
 const MAX_CALL_EXTRA_GAS = 1_500_000;
 /** Share of transactions that submit blobs (from Cancun on, within the block's blob budget). */
 const BLOB_SHARE = 0.015;
@@ -35,7 +47,9 @@ const SET_CODE_SHARE = 0.01;
 /** Most blobs one transaction carries. */
 const MAX_BLOBS_PER_TX = 6;
 
-/** Kind of a planned transaction: an ordinary pattern (an index into PATTERNS), a blob submission or a set-code call. */
+/**
+ * Kind of a planned transaction: an ordinary pattern (an index into PATTERNS), a blob submission or a set-code call.
+ */
 export const TX_KIND = { blob: PATTERNS.length, setCode: PATTERNS.length + 1 } as const;
 
 const PATTERN_CDF = cumulative(PATTERNS.map((p) => p.weight));
@@ -181,7 +195,9 @@ export class ChainPlanner {
   }
 }
 
-/** Blobs a block may carry: around the target, fewer while the excess blob gas is high, so the blob fee stays bounded. */
+/**
+ * Blobs a block may carry: around the target, fewer while the excess blob gas is high, so the blob fee stays bounded.
+ */
 function blobBudget(rng: Random, params: BlobParams, excessBlobGas: bigint): number {
   const excessBlobs = Number(excessBlobGas / GAS_PER_BLOB);
   const budget = Math.round(params.target + 1.5 * rng.normal() - 0.2 * excessBlobs);
@@ -196,7 +212,10 @@ function blobBudget(rng: Random, params: BlobParams, excessBlobGas: bigint): num
  */
 function blockGas(rng: Random, count: number, calls: number, gasLimit: bigint, baseFee: bigint): number {
   const target = Number(gasLimit) / 2;
-  const fullness = Math.min(1.95, Math.max(0.05, 1 + 0.3 * rng.normal() - 0.5 * Math.log(Number(baseFee) / Number(REFERENCE_BASE_FEE))));
+  const fullness = Math.min(
+    1.95,
+    Math.max(0.05, 1 + 0.3 * rng.normal() - 0.5 * Math.log(Number(baseFee) / Number(REFERENCE_BASE_FEE))),
+  );
   const desired = Math.round(Math.min(target * fullness, Number(gasLimit) * 0.999));
   const least = INTRINSIC_GAS * count + MIN_CALL_EXTRA_GAS * calls;
   const most = INTRINSIC_GAS * count + MAX_CALL_EXTRA_GAS * calls;

@@ -25,13 +25,19 @@ export class GenerateRefusedError extends Error {}
 
 /** The record of the chain this generator makes with `seed` and `density`. */
 export function provenanceOf(seed: string, density: number, chain?: 'op'): Provenance {
-  return chain === undefined ? { chainVersion: CHAIN_VERSION, seed, density } : { chainVersion: CHAIN_VERSION, seed, density, chain };
+  return chain === undefined
+    ? { chainVersion: CHAIN_VERSION, seed, density }
+    : { chainVersion: CHAIN_VERSION, seed, density, chain };
 }
 
-/** The record stored in `store`, or undefined when it has none (an empty store, one ingested, or one an older generate made). */
+/**
+ * The record stored in `store`, or undefined when it has none (an empty store, one ingested, or one an older generate
+ * made).
+ */
 export function storedProvenance(store: Store): Provenance | undefined {
   const value = store.meta.get(PROVENANCE_KEY) as Partial<Provenance> | undefined;
-  if (typeof value?.chainVersion !== 'number' || typeof value.seed !== 'string' || typeof value.density !== 'number') return undefined;
+  if (typeof value?.chainVersion !== 'number' || typeof value.seed !== 'string' || typeof value.density !== 'number')
+    return undefined;
   const p: Provenance = { chainVersion: value.chainVersion, seed: value.seed, density: value.density };
   if (value.chain === 'op') p.chain = 'op';
   return p;
@@ -51,7 +57,13 @@ export function provenanceOptions(p: Provenance): string {
  * Refuses to extend the store at `dir` (holding blocks `earliest`..`head`, recorded as `stored`) with
  * the chain `wanted`: throws GenerateRefusedError naming what the store holds and what to do.
  */
-export function checkProvenance(dir: string, stored: Provenance | undefined, wanted: Provenance, earliest: number, head: number): void {
+export function checkProvenance(
+  dir: string,
+  stored: Provenance | undefined,
+  wanted: Provenance,
+  earliest: number,
+  head: number,
+): void {
   const holds = `the store at ${dir} holds blocks ${earliest}–${head}`;
   const elsewhere = `generate into another --out, or delete ${dir} and generate it again`;
   if (!stored) {
@@ -67,7 +79,9 @@ export function checkProvenance(dir: string, stored: Provenance | undefined, wan
     );
   }
   if (stored.chainVersion > wanted.chainVersion) {
-    throw new GenerateRefusedError(`${holds} of chain version ${stored.chainVersion}, made by a newer ethlogd generate (this one makes version ${wanted.chainVersion}): extend it with that version`);
+    throw new GenerateRefusedError(
+      `${holds} of chain version ${stored.chainVersion}, made by a newer ethlogd generate (this one makes version ${wanted.chainVersion}): extend it with that version`,
+    );
   }
   if (stored.seed !== wanted.seed || stored.density !== wanted.density || stored.chain !== wanted.chain) {
     throw new GenerateRefusedError(

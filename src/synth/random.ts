@@ -123,7 +123,10 @@ export class Zipf {
   private readonly cdf: Float64Array;
 
   /** Ranks 0..n-1 with exponent `s` (s = 1: the classic Zipf law). */
-  constructor(readonly n: number, readonly s: number) {
+  constructor(
+    readonly n: number,
+    readonly s: number,
+  ) {
     this.cdf = new Float64Array(n);
     let total = 0;
     for (let k = 0; k < n; k++) {

@@ -7,16 +7,25 @@
  * header RLP with a zero parent hash and its log count; the pending block is packed as
  * encodeBundle writes it, with its header RLP.
  */
-import { keccak256 } from '../chain/keccak.js';
+
 import { encodeHeaderRlp } from '../chain/headerEncoding.js';
+import { keccak256 } from '../chain/keccak.js';
 import type { BlockBundle } from '../chain/types.js';
-import { readBlockRecords, RECORD_BYTES_PER_TX_HINT, writeBlockRecords, type BlockRecords } from '../store/blockRecords.js';
+import {
+  type BlockRecords,
+  RECORD_BYTES_PER_TX_HINT,
+  readBlockRecords,
+  writeBlockRecords,
+} from '../store/blockRecords.js';
 import { ByteReader, ByteWriter } from '../store/bytes.js';
 import { encodeBundle } from '../store/codec.js';
 import { storedBlockHash, storedParentHash } from '../store/recordViews.js';
 import { TXS_PER_BLOCK } from './plan.js';
 
-/** Room of a batch's buffer per block besides its transactions' records (its header record and RLP, receipts and logs framing): with RECORD_BYTES_PER_TX_HINT a transaction, sized so the buffer rarely grows (each growth copies it). */
+/**
+ * Room of a batch's buffer per block besides its transactions' records (its header record and RLP, receipts and logs
+ * framing): with RECORD_BYTES_PER_TX_HINT a transaction, sized so the buffer rarely grows (each growth copies it).
+ */
 const BYTES_PER_BLOCK_HINT = 8 * 1024;
 /** RLP's first byte of a string of 32 bytes: the parent hash field at the front of the header list. */
 const HASH_STRING_PREFIX = 0xa0;
@@ -37,9 +46,14 @@ export interface UnlinkedBlock {
 export class BlockPacker {
   private readonly w: ByteWriter;
 
-  /** Makes room for `blocks` blocks of a chain of `density`, of a mean number of transactions (a batch's sum strays little from it). */
+  /**
+   * Makes room for `blocks` blocks of a chain of `density`, of a mean number of transactions (a batch's sum strays
+   * little from it).
+   */
   constructor(blocks: number, density: number) {
-    this.w = new ByteWriter(Math.max(1, Math.ceil(blocks * (BYTES_PER_BLOCK_HINT + density * TXS_PER_BLOCK * RECORD_BYTES_PER_TX_HINT))));
+    this.w = new ByteWriter(
+      Math.max(1, Math.ceil(blocks * (BYTES_PER_BLOCK_HINT + density * TXS_PER_BLOCK * RECORD_BYTES_PER_TX_HINT))),
+    );
   }
 
   /** Packs the next block. */
@@ -81,7 +95,10 @@ export function linkPending(bytes: Uint8Array, parentHash: Uint8Array): Buffer {
   return bundle;
 }
 
-/** Links a block's records to its parent: writes `parentHash` into its header record and RLP, and its hash into the record; returns the hash. */
+/**
+ * Links a block's records to its parent: writes `parentHash` into its header record and RLP, and its hash into the
+ * record; returns the hash.
+ */
 export function linkRecords(block: UnlinkedBlock, parentHash: Uint8Array): Uint8Array {
   return linkHeader(block.records.header, block.headerRlp, parentHash);
 }

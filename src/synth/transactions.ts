@@ -15,7 +15,19 @@ const SECP256K1_N = 0xfffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0
 const HALF_N = SECP256K1_N / 2n;
 
 const GWEI = 1_000_000_000n;
-const PRIORITY_FEES = [0n, 1_000_000n, 10_000_000n, 50_000_000n, 100_000_000n, 100_000_000n, 500_000_000n, GWEI, GWEI, 2n * GWEI, 3n * GWEI];
+const PRIORITY_FEES = [
+  0n,
+  1_000_000n,
+  10_000_000n,
+  50_000_000n,
+  100_000_000n,
+  100_000_000n,
+  500_000_000n,
+  GWEI,
+  GWEI,
+  2n * GWEI,
+  3n * GWEI,
+];
 const MAX_FEE_MULTIPLIERS = [125n, 150n, 200n, 200n, 300n];
 
 /** A transaction before it is signed and hashed. */
@@ -54,7 +66,8 @@ function accessList(ctx: TxContext, d: Draft, often: boolean): AccessListEntry[]
     const address = i === 0 && d.call.to !== null ? d.call.to : u.token(rng).address;
     const storageKeys: Uint8Array[] = [];
     const k = rng.int(0, 3);
-    for (let j = 0; j < k; j++) storageKeys.push(rng.chance(0.5) ? u.mappingSlot(d.sender, 0) : u.plainSlot(rng.int(0, 9)));
+    for (let j = 0; j < k; j++)
+      storageKeys.push(rng.chance(0.5) ? u.mappingSlot(d.sender, 0) : u.plainSlot(rng.int(0, 9)));
     entries.push({ address, storageKeys });
   }
   return entries;
@@ -106,27 +119,114 @@ export function buildTransaction(ctx: TxContext, d: Draft, gas: bigint): { tx: T
   switch (d.type) {
     case 0:
       tx = d.protected
-        ? { type: 0, hash, from, to, nonce, gas, value, input, r, s, chainId, gasPrice: ctx.baseFee + priority, v: chainId * 2n + 35n + BigInt(parity) }
-        : { type: 0, hash, from, to, nonce, gas, value, input, r, s, gasPrice: ctx.baseFee + priority, v: 27n + BigInt(parity) };
+        ? {
+            type: 0,
+            hash,
+            from,
+            to,
+            nonce,
+            gas,
+            value,
+            input,
+            r,
+            s,
+            chainId,
+            gasPrice: ctx.baseFee + priority,
+            v: chainId * 2n + 35n + BigInt(parity),
+          }
+        : {
+            type: 0,
+            hash,
+            from,
+            to,
+            nonce,
+            gas,
+            value,
+            input,
+            r,
+            s,
+            gasPrice: ctx.baseFee + priority,
+            v: 27n + BigInt(parity),
+          };
       break;
     case 1:
-      tx = { type: 1, hash, from, to, nonce, gas, value, input, r, s, chainId, gasPrice: ctx.baseFee + priority, accessList: accessList(ctx, d, true), v: BigInt(parity) };
+      tx = {
+        type: 1,
+        hash,
+        from,
+        to,
+        nonce,
+        gas,
+        value,
+        input,
+        r,
+        s,
+        chainId,
+        gasPrice: ctx.baseFee + priority,
+        accessList: accessList(ctx, d, true),
+        v: BigInt(parity),
+      };
       break;
     case 2:
-      tx = { type: 2, hash, from, to, nonce, gas, value, input, r, s, chainId, maxFeePerGas: maxFee, maxPriorityFeePerGas: priority, accessList: accessList(ctx, d, false), v: BigInt(parity) };
+      tx = {
+        type: 2,
+        hash,
+        from,
+        to,
+        nonce,
+        gas,
+        value,
+        input,
+        r,
+        s,
+        chainId,
+        maxFeePerGas: maxFee,
+        maxPriorityFeePerGas: priority,
+        accessList: accessList(ctx, d, false),
+        v: BigInt(parity),
+      };
       break;
     case 3: {
       const maxFeePerBlobGas = ctx.blobBaseFee * 2n + BigInt(rng.int(1, 5)) * GWEI;
       tx = {
-        type: 3, hash, from, to, nonce, gas, value, input, r, s, chainId, maxFeePerGas: maxFee, maxPriorityFeePerGas: priority, accessList: accessList(ctx, d, false),
-        maxFeePerBlobGas, blobVersionedHashes: versionedHashes(rng, d.blobs), v: BigInt(parity),
+        type: 3,
+        hash,
+        from,
+        to,
+        nonce,
+        gas,
+        value,
+        input,
+        r,
+        s,
+        chainId,
+        maxFeePerGas: maxFee,
+        maxPriorityFeePerGas: priority,
+        accessList: accessList(ctx, d, false),
+        maxFeePerBlobGas,
+        blobVersionedHashes: versionedHashes(rng, d.blobs),
+        v: BigInt(parity),
       };
       break;
     }
     case 4:
       tx = {
-        type: 4, hash, from, to, nonce, gas, value, input, r, s, chainId, maxFeePerGas: maxFee, maxPriorityFeePerGas: priority, accessList: accessList(ctx, d, false),
-        authorizationList: authorizations(ctx, d), v: BigInt(parity),
+        type: 4,
+        hash,
+        from,
+        to,
+        nonce,
+        gas,
+        value,
+        input,
+        r,
+        s,
+        chainId,
+        maxFeePerGas: maxFee,
+        maxPriorityFeePerGas: priority,
+        accessList: accessList(ctx, d, false),
+        authorizationList: authorizations(ctx, d),
+        v: BigInt(parity),
       };
       break;
   }

@@ -53,9 +53,18 @@ const WITHDRAWAL_ADDRESS_COUNT = 500;
  */
 const SLAB_BYTES = 4096;
 
-const BUILDERS = ['beaverbuild.org', 'Titan (titanbuilder.xyz)', 'rsync-builder.xyz', 'Illuminate Dmocratize Dstribute', 'buildernet', 'geth go1.23.4 linux'];
+const BUILDERS = [
+  'beaverbuild.org',
+  'Titan (titanbuilder.xyz)',
+  'rsync-builder.xyz',
+  'Illuminate Dmocratize Dstribute',
+  'buildernet',
+  'geth go1.23.4 linux',
+];
 
-/** Shared ERC-20 storage slots (OpenZeppelin layout: _balances 0, _allowances 1, _totalSupply 2; WETH9: balanceOf 3). */
+/**
+ * Shared ERC-20 storage slots (OpenZeppelin layout: _balances 0, _allowances 1, _totalSupply 2; WETH9: balanceOf 3).
+ */
 export const SLOT = {
   balances: 0,
   allowances: 1,
@@ -118,7 +127,8 @@ export class Universe {
     }
     for (let i = 0; i < INBOX_COUNT; i++) this.inboxes.push(this.entity(address()));
     for (let i = 0; i < DELEGATE_COUNT; i++) this.delegates.push(this.entity(address()));
-    for (const name of BUILDERS) this.feeRecipients.push({ address: address(), extraData: new Uint8Array(Buffer.from(name, 'utf8')) });
+    for (const name of BUILDERS)
+      this.feeRecipients.push({ address: address(), extraData: new Uint8Array(Buffer.from(name, 'utf8')) });
     for (let i = 0; i < WITHDRAWAL_ADDRESS_COUNT; i++) this.withdrawalAddresses.push(address());
     this.rare = this.entity(rareAddress(seed));
     this.genesisParentHash = genesisParentHash(seed);
@@ -141,9 +151,14 @@ export class Universe {
     return { id: this.nextId++, address, topic };
   }
 
-  /** How many contracts the world has (tokens, WETH, router, pairs, long-tail contracts, inboxes, delegates, the rare one). */
+  /**
+   * How many contracts the world has (tokens, WETH, router, pairs, long-tail contracts, inboxes, delegates, the rare
+   * one).
+   */
   contractCount(): number {
-    return this.tokens.length + this.pairs.length + this.customs.length + this.inboxes.length + this.delegates.length + 3;
+    return (
+      this.tokens.length + this.pairs.length + this.customs.length + this.inboxes.length + this.delegates.length + 3
+    );
   }
 
   /** A sender account by rank. */

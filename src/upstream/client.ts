@@ -13,8 +13,8 @@
  */
 import http from 'node:http';
 import https from 'node:https';
-import { CircuitBreaker, type BreakerOptions } from './breaker.js';
-import type { UpstreamStats, UpstreamOutcome } from './stats.js';
+import { type BreakerOptions, CircuitBreaker } from './breaker.js';
+import type { UpstreamOutcome, UpstreamStats } from './stats.js';
 import type { NodeErrorObject, Upstream, UpstreamAnswer, UpstreamCall, UpstreamFailure } from './types.js';
 
 /**
@@ -73,7 +73,12 @@ type Exchange = { answers: UpstreamAnswer[] } | { failure: UpstreamFailure };
 
 /** Whether `value` is a JSON-RPC error object. */
 function isErrorObject(value: unknown): value is NodeErrorObject {
-  return typeof value === 'object' && value !== null && typeof (value as NodeErrorObject).code === 'number' && typeof (value as NodeErrorObject).message === 'string';
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    typeof (value as NodeErrorObject).code === 'number' &&
+    typeof (value as NodeErrorObject).message === 'string'
+  );
 }
 
 /** The answer in a response object `item`: its error object, or its result. */
@@ -107,8 +112,12 @@ export class UpstreamClient implements Upstream {
     private readonly options: UpstreamClientOptions = {},
   ) {
     const target = new URL(url);
-    if (target.protocol !== 'http:' && target.protocol !== 'https:') throw new RangeError('the upstream URL must be http:// or https://');
-    this.auth = target.username === '' && target.password === '' ? undefined : `${decodeURIComponent(target.username)}:${decodeURIComponent(target.password)}`;
+    if (target.protocol !== 'http:' && target.protocol !== 'https:')
+      throw new RangeError('the upstream URL must be http:// or https://');
+    this.auth =
+      target.username === '' && target.password === ''
+        ? undefined
+        : `${decodeURIComponent(target.username)}:${decodeURIComponent(target.password)}`;
     target.username = '';
     target.password = '';
     this.target = target;
@@ -130,7 +139,8 @@ export class UpstreamClient implements Upstream {
   async send(calls: UpstreamCall[]): Promise<UpstreamAnswer[]> {
     if (calls.length <= this.chunkCalls) return this.sendChunk(calls);
     const chunks: Promise<UpstreamAnswer[]>[] = [];
-    for (let i = 0; i < calls.length; i += this.chunkCalls) chunks.push(this.sendChunk(calls.slice(i, i + this.chunkCalls)));
+    for (let i = 0; i < calls.length; i += this.chunkCalls)
+      chunks.push(this.sendChunk(calls.slice(i, i + this.chunkCalls)));
     return (await Promise.all(chunks)).flat();
   }
 
@@ -164,10 +174,16 @@ export class UpstreamClient implements Upstream {
 
   /** Admits, queues, sends and reads one request, reporting its fate to the breaker. */
   private async exchange(calls: UpstreamCall[], deadline: number): Promise<Exchange> {
-    if (this.closed) return { failure: { kind: 'unavailable', reason: 'is not used any more: the service is shutting down' } };
+    if (this.closed)
+      return { failure: { kind: 'unavailable', reason: 'is not used any more: the service is shutting down' } };
     const admission = this.breaker.admit();
     if (!admission.admitted) {
-      return { failure: { kind: 'unavailable', reason: `is failing: its circuit breaker is open, next try in ${admission.retryInMs} ms` } };
+      return {
+        failure: {
+          kind: 'unavailable',
+          reason: `is failing: its circuit breaker is open, next try in ${admission.retryInMs} ms`,
+        },
+      };
     }
     const slot = await this.acquire(deadline);
     if (slot !== 'ok') {
@@ -176,7 +192,13 @@ export class UpstreamClient implements Upstream {
         failure:
           slot === 'timeout'
             ? { kind: 'timeout', reason: `did not answer within ${this.timeoutMs} ms`, timeoutMs: this.timeoutMs }
-            : { kind: 'unavailable', reason: slot === 'closed' ? 'is not used any more: the service is shutting down' : `has ${this.maxQueued} requests waiting already` },
+            : {
+                kind: 'unavailable',
+                reason:
+                  slot === 'closed'
+                    ? 'is not used any more: the service is shutting down'
+                    : `has ${this.maxQueued} requests waiting already`,
+              },
       };
     }
     let exchange: Exchange;
@@ -207,11 +229,14 @@ export class UpstreamClient implements Upstream {
           resolve('ok');
         },
       };
-      const timer = setTimeout(() => {
-        const at = this.queue.indexOf(entry);
-        if (at !== -1) this.queue.splice(at, 1);
-        resolve('timeout');
-      }, Math.max(0, deadline - performance.now()));
+      const timer = setTimeout(
+        () => {
+          const at = this.queue.indexOf(entry);
+          if (at !== -1) this.queue.splice(at, 1);
+          resolve('timeout');
+        },
+        Math.max(0, deadline - performance.now()),
+      );
       this.queue.push(entry);
     });
   }
@@ -232,7 +257,10 @@ export class UpstreamClient implements Upstream {
     const body = single
       ? JSON.stringify({ jsonrpc: '2.0', id: 0, method: calls[0]!.method, params: calls[0]!.params })
       : JSON.stringify(calls.map((call, id) => ({ jsonrpc: '2.0', id, method: call.method, params: call.params })));
-    const headers: http.OutgoingHttpHeaders = { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) };
+    const headers: http.OutgoingHttpHeaders = {
+      'content-type': 'application/json',
+      'content-length': Buffer.byteLength(body),
+    };
     return new Promise<Exchange>((resolve) => {
       let settled = false;
       const settle = (exchange: Exchange): void => {
@@ -268,10 +296,19 @@ export class UpstreamClient implements Upstream {
         res.on('error', () => fail('dropped the connection during its answer'));
         res.on('aborted', () => fail('dropped the connection during its answer'));
       });
-      const timer = setTimeout(() => {
-        req.destroy();
-        settle({ failure: { kind: 'timeout', reason: `did not answer within ${this.timeoutMs} ms`, timeoutMs: this.timeoutMs } });
-      }, Math.max(0, deadline - performance.now()));
+      const timer = setTimeout(
+        () => {
+          req.destroy();
+          settle({
+            failure: {
+              kind: 'timeout',
+              reason: `did not answer within ${this.timeoutMs} ms`,
+              timeoutMs: this.timeoutMs,
+            },
+          });
+        },
+        Math.max(0, deadline - performance.now()),
+      );
       let answered = false;
       req.on('response', () => (answered = true));
       req.on('error', (error: NodeJS.ErrnoException) => {
@@ -281,7 +318,11 @@ export class UpstreamClient implements Upstream {
           resolve(this.post(calls, deadline, false));
           return;
         }
-        fail(error.code === 'ECONNREFUSED' ? 'refused the connection' : `closed the connection (${error.code ?? 'no answer'})`);
+        fail(
+          error.code === 'ECONNREFUSED'
+            ? 'refused the connection'
+            : `closed the connection (${error.code ?? 'no answer'})`,
+        );
       });
       req.end(body);
     });
@@ -295,21 +336,32 @@ export class UpstreamClient implements Upstream {
     } catch {
       return { failure: { kind: 'unavailable', reason: 'answered with invalid JSON' } };
     }
-    if (parsed === null || typeof parsed !== 'object') return { failure: { kind: 'unavailable', reason: 'answered with something that is not JSON-RPC' } };
+    if (parsed === null || typeof parsed !== 'object')
+      return { failure: { kind: 'unavailable', reason: 'answered with something that is not JSON-RPC' } };
     if (!Array.isArray(parsed)) {
       const item = parsed as { result?: unknown; error?: unknown };
       // A batch refused whole (too large, rate limited) is answered with one error: it is each call's.
-      if (!single && !isErrorObject(item.error)) return { failure: { kind: 'unavailable', reason: 'answered a batch with a single object' } };
-      if (!('result' in item) && !isErrorObject(item.error)) return { failure: { kind: 'unavailable', reason: 'answered with something that is not JSON-RPC' } };
+      if (!single && !isErrorObject(item.error))
+        return { failure: { kind: 'unavailable', reason: 'answered a batch with a single object' } };
+      if (!('result' in item) && !isErrorObject(item.error))
+        return { failure: { kind: 'unavailable', reason: 'answered with something that is not JSON-RPC' } };
       const answer = answerOf(item);
       return { answers: calls.map(() => answer) };
     }
     const answers = new Array<UpstreamAnswer | undefined>(calls.length);
     for (const item of parsed as { id?: unknown; result?: unknown; error?: unknown }[]) {
-      if (item === null || typeof item !== 'object' || typeof item.id !== 'number' || item.id < 0 || item.id >= calls.length) continue;
+      if (
+        item === null ||
+        typeof item !== 'object' ||
+        typeof item.id !== 'number' ||
+        item.id < 0 ||
+        item.id >= calls.length
+      )
+        continue;
       answers[item.id] = answerOf(item);
     }
-    if (answers.some((answer) => answer === undefined)) return { failure: { kind: 'unavailable', reason: 'left calls of a batch unanswered' } };
+    if (answers.some((answer) => answer === undefined))
+      return { failure: { kind: 'unavailable', reason: 'left calls of a batch unanswered' } };
     return { answers: answers as UpstreamAnswer[] };
   }
 }

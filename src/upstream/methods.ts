@@ -41,14 +41,32 @@ export const SEND_METHOD = 'eth_sendRawTransaction';
  * Methods never forwarded whatever the list says: they administer the node, use its keys (its
  * unlocked accounts sign eth_sendTransaction), mine, or change its tracing or test state.
  */
-const NEVER_PREFIXES: readonly string[] = ['admin_', 'personal_', 'miner_', 'debug_set', 'engine_', 'anvil_', 'hardhat_', 'evm_', 'clique_', 'eth_sign'];
+const NEVER_PREFIXES: readonly string[] = [
+  'admin_',
+  'personal_',
+  'miner_',
+  'debug_set',
+  'engine_',
+  'anvil_',
+  'hardhat_',
+  'evm_',
+  'clique_',
+  'eth_sign',
+];
 
 /** The wallet methods of a node, by exact name. */
-const NEVER_METHODS: ReadonlySet<string> = new Set(['eth_sendTransaction', 'eth_accounts', 'eth_coinbase', 'eth_submitWork', 'eth_submitHashrate']);
+const NEVER_METHODS: ReadonlySet<string> = new Set([
+  'eth_sendTransaction',
+  'eth_accounts',
+  'eth_coinbase',
+  'eth_submitWork',
+  'eth_submitHashrate',
+]);
 
 /** Why `method` is never forwarded, or undefined when it may be. */
 export function neverForwarded(method: string): string | undefined {
-  if (NEVER_METHODS.has(method) || NEVER_PREFIXES.some((prefix) => method.startsWith(prefix))) return `${method} is never forwarded (it administers the node or uses its keys)`;
+  if (NEVER_METHODS.has(method) || NEVER_PREFIXES.some((prefix) => method.startsWith(prefix)))
+    return `${method} is never forwarded (it administers the node or uses its keys)`;
   return undefined;
 }
 
@@ -60,14 +78,19 @@ export class ForwardListError extends Error {}
  * with `send`; `served` are the methods the store answers itself, never forwarded. Throws a
  * ForwardListError naming a method that may not be in the list.
  */
-export function forwardedMethods(listed: readonly string[] | undefined, send: boolean, served: ReadonlySet<string>): ReadonlySet<string> {
+export function forwardedMethods(
+  listed: readonly string[] | undefined,
+  send: boolean,
+  served: ReadonlySet<string>,
+): ReadonlySet<string> {
   const methods = new Set<string>();
   for (const method of listed ?? DEFAULT_UPSTREAM_METHODS) {
     if (!/^[a-zA-Z][a-zA-Z0-9_]*$/.test(method)) throw new ForwardListError(`"${method}" is not a method name`);
     const never = neverForwarded(method);
     if (never !== undefined) throw new ForwardListError(never);
     if (served.has(method)) throw new ForwardListError(`${method} is answered by the store, not forwarded`);
-    if (method === SEND_METHOD && !send) throw new ForwardListError(`${SEND_METHOD} is forwarded only with --upstream-send`);
+    if (method === SEND_METHOD && !send)
+      throw new ForwardListError(`${SEND_METHOD} is forwarded only with --upstream-send`);
     methods.add(method);
   }
   if (send) methods.add(SEND_METHOD);

@@ -118,7 +118,13 @@ export async function runLoad(options: LoadOptions): Promise<LoadSummary> {
   // Known shapes in their listed order, then any other name the corpus uses.
   for (const r of [...SHAPES.map((s) => ({ shape: s.name })), ...options.requests]) {
     if (byShape.has(r.shape)) continue;
-    byShape.set(r.shape, { requests: 0, rpcErrors: 0, httpErrors: 0, socketErrors: 0, latency: new LatencyHistogram() });
+    byShape.set(r.shape, {
+      requests: 0,
+      rpcErrors: 0,
+      httpErrors: 0,
+      socketErrors: 0,
+      latency: new LatencyHistogram(),
+    });
   }
   const latency = new LatencyHistogram();
   const started = performance.now();
@@ -189,7 +195,9 @@ export function formatSummary(s: LoadSummary, connections: number): string {
         `${c.rpcErrors} | ${c.httpErrors} | ${c.socketErrors} |`,
     );
   }
-  const examples = [...s.byShape].flatMap(([shape, c]) => (c.example === undefined ? [] : [`  ${shape}: ${c.example}`]));
+  const examples = [...s.byShape].flatMap(([shape, c]) =>
+    c.example === undefined ? [] : [`  ${shape}: ${c.example}`],
+  );
   if (examples.length > 0) lines.push('', 'First error of each shape that had one:', ...examples);
   return lines.join('\n');
 }

@@ -6,7 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { Random } from '../synth/random.js';
 import type { StoreSample } from './corpus.js';
-import { rpcBody, SHAPES, type Call } from './shapes.js';
+import { type Call, rpcBody, SHAPES } from './shapes.js';
 
 /** Weights by shape name. */
 export type Mix = Record<string, number>;
@@ -149,8 +149,11 @@ export function parseCorpus(text: string, where: string): WorkloadRequest[] {
     }
     const r = value as Partial<WorkloadRequest>;
     if (
-      typeof r !== 'object' || r === null || typeof r.shape !== 'string' ||
-      typeof r.body !== 'object' || r.body === null
+      typeof r !== 'object' ||
+      r === null ||
+      typeof r.shape !== 'string' ||
+      typeof r.body !== 'object' ||
+      r.body === null
     ) {
       throw new MixError(`${where}:${i + 1}: each line must be {"shape": NAME, "body": JSON-RPC request or batch}`);
     }

@@ -7,7 +7,7 @@
  */
 import { MAX_LOG_RESULTS } from '../config.js';
 import type { Random } from '../synth/random.js';
-import { RECENT_BLOCKS, type Emitter, type SampledBlock, type StoreSample } from './corpus.js';
+import { type Emitter, RECENT_BLOCKS, type SampledBlock, type StoreSample } from './corpus.js';
 
 /** A JSON-RPC call without its envelope. */
 export interface Call {
@@ -37,7 +37,11 @@ const hex = (n: number) => `0x${n.toString(16)}`;
 const pick = <T>(random: Random, items: readonly T[]): T | undefined =>
   items.length === 0 ? undefined : items[random.int(0, items.length - 1)];
 const call = (method: string, ...params: unknown[]): Call => ({ method, params });
-const txOf = (random: Random, blocks: SampledBlock[]) => pick(random, blocks.filter((b) => b.txHashes.length > 0));
+const txOf = (random: Random, blocks: SampledBlock[]) =>
+  pick(
+    random,
+    blocks.filter((b) => b.txHashes.length > 0),
+  );
 const busy = (emitters: Emitter[]) => emitters.slice(0, EMITTERS);
 const rare = (emitters: Emitter[]) => emitters.slice(-EMITTERS).reverse();
 
@@ -85,7 +89,11 @@ const BATCHED = ['block_by_number', 'tx_by_hash', 'receipt', 'storage', 'logs_bl
 
 /** Every shape, in the order reports list them. */
 export const SHAPES: readonly Shape[] = [
-  { name: 'eth_blockNumber', description: "eth_blockNumber, a realtime loop's poll", draw: () => call('eth_blockNumber') },
+  {
+    name: 'eth_blockNumber',
+    description: "eth_blockNumber, a realtime loop's poll",
+    draw: () => call('eth_blockNumber'),
+  },
   {
     name: 'block_latest',
     description: 'eth_getBlockByNumber("latest", false)',

@@ -6,8 +6,8 @@
  * reorganisation is found by walking down until the stored hash equals the remembered one.
  */
 import type { BlockBundle } from '../chain/types.js';
-import { storedBlockHash } from '../store/recordViews.js';
 import type { StoreReader } from '../store/reader.js';
+import { storedBlockHash } from '../store/recordViews.js';
 
 /** How often the store's head is read while anyone listens: a tenth of a second is far below any block time. */
 export const HEAD_POLL_MS = 100;
@@ -15,7 +15,10 @@ export const HEAD_POLL_MS = 100;
 /** Blocks whose hashes the feed remembers: deeper than any reorganisation an Ethereum chain has had since the merge. */
 export const REORG_WINDOW = 256;
 
-/** One move of the head: the blocks dropped (newest first, as stored orphans) and the numbers of the new ones (ascending). */
+/**
+ * One move of the head: the blocks dropped (newest first, as stored orphans) and the numbers of the new ones
+ * (ascending).
+ */
 export interface HeadChange {
   removed: BlockBundle[];
   added: number[];
@@ -54,7 +57,10 @@ export class HeadFeed {
     this.stop();
   }
 
-  /** Reads the head now and reports a move to the listeners; returns the change, or undefined when the head did not move. */
+  /**
+   * Reads the head now and reports a move to the listeners; returns the change, or undefined when the head did not
+   * move.
+   */
   poll(): HeadChange | undefined {
     const change = this.changeSince();
     if (change === undefined) return undefined;
@@ -91,7 +97,9 @@ export class HeadFeed {
     return header === undefined ? undefined : Buffer.from(storedBlockHash(header)).toString('hex');
   }
 
-  /** Compares the store's head with what was reported last and remembers the new head; the first call only remembers. */
+  /**
+   * Compares the store's head with what was reported last and remembers the new head; the first call only remembers.
+   */
   private changeSince(): HeadChange | undefined {
     const head = this.reader.head();
     if (head === undefined) return undefined;
@@ -101,7 +109,8 @@ export class HeadFeed {
       return undefined;
     }
     let ancestor = Math.min(last, head);
-    while (ancestor >= 0 && this.hashes.has(ancestor) && this.storedHash(ancestor) !== this.hashes.get(ancestor)) ancestor--;
+    while (ancestor >= 0 && this.hashes.has(ancestor) && this.storedHash(ancestor) !== this.hashes.get(ancestor))
+      ancestor--;
     if (ancestor === last && head === last) return undefined;
     const removed: BlockBundle[] = [];
     for (let n = last; n > ancestor; n--) {

@@ -7,18 +7,21 @@
  * text), on every connection of the thread.
  */
 import { randomBytes } from 'node:crypto';
-import { renderBundleMatches, renderCanonicalMatches } from '../logs/blockLogs.js';
 import { SUBSCRIPTION_OVERHEAD_BYTES } from '../config.js';
 import type { ByteBudget } from '../limits/byteBudget.js';
 import type { LimitRefusals } from '../limits/refusals.js';
-import { compileFilter, compiledBytes, filterDigest, type CompiledFilter } from '../logs/filter.js';
-import { parseFilter } from '../rpc/filterParams.js';
-import { InvalidParamsError, LimitExceededError, RpcError } from '../rpc/errors.js';
+import { renderBundleMatches, renderCanonicalMatches } from '../logs/blockLogs.js';
+import { type CompiledFilter, compiledBytes, compileFilter, filterDigest } from '../logs/filter.js';
 import { formatBlock } from '../render/format.js';
+import { InvalidParamsError, LimitExceededError, RpcError } from '../rpc/errors.js';
+import { parseFilter } from '../rpc/filterParams.js';
 import type { StoreReader } from '../store/reader.js';
 import type { HeadChange } from './headFeed.js';
 
-/** Subscriptions one connection may hold: enough for an indexer's contracts, few enough that one socket cannot make every head change costly. */
+/**
+ * Subscriptions one connection may hold: enough for an indexer's contracts, few enough that one socket cannot make
+ * every head change costly.
+ */
 export const MAX_SUBSCRIPTIONS_PER_CONNECTION = 128;
 
 /** -32000 geth's answer to eth_unsubscribe of an id the connection does not hold. */
@@ -38,7 +41,9 @@ class UnknownSubscriptionError extends RpcError {
 }
 
 /** What a subscription asked for. */
-type Subscription = { kind: 'newHeads'; bytes: number } | { kind: 'logs'; filter: CompiledFilter; key: string; bytes: number };
+type Subscription =
+  | { kind: 'newHeads'; bytes: number }
+  | { kind: 'logs'; filter: CompiledFilter; key: string; bytes: number };
 
 /** What a connection's subscriptions are charged to: a byte budget shared by every thread, under its API key. */
 export interface SubscriptionCharge {
@@ -50,7 +55,10 @@ export interface SubscriptionCharge {
 /** A range over every block number. */
 const EVERY_BLOCK = [0, Number.MAX_SAFE_INTEGER] as const;
 
-/** The header fields geth's newHeads carries: a block's without its body (transactions, uncles, withdrawals), size and total difficulty. */
+/**
+ * The header fields geth's newHeads carries: a block's without its body (transactions, uncles, withdrawals), size and
+ * total difficulty.
+ */
 const NOT_IN_HEADS = ['transactions', 'uncles', 'withdrawals', 'size', 'totalDifficulty'];
 
 /**
@@ -98,9 +106,11 @@ export class ChangeRendering {
     if (out === undefined) {
       out = [];
       for (const bundle of this.change.removed) {
-        if (bundle.header.number >= from && bundle.header.number <= to) out.push(...renderBundleMatches(bundle, filter, 'orphan'));
+        if (bundle.header.number >= from && bundle.header.number <= to)
+          out.push(...renderBundleMatches(bundle, filter, 'orphan'));
       }
-      for (const n of this.change.added) if (n >= from && n <= to) out.push(...renderCanonicalMatches(this.reader, n, this.reader.logs(n), filter));
+      for (const n of this.change.added)
+        if (n >= from && n <= to) out.push(...renderCanonicalMatches(this.reader, n, this.reader.logs(n), filter));
       this.logs.set(key, out);
     }
     return out;
@@ -131,18 +141,28 @@ function parseSubscription(params: unknown[], maxParams: number): Subscription {
   if (raw !== null && typeof raw === 'object' && !Array.isArray(raw)) {
     const fields = Object.keys(raw).map((k) => k.toLowerCase());
     if (fields.some((f) => f === 'fromblock' || f === 'toblock' || f === 'blockhash')) {
-      throw new InvalidParamsError('invalid argument 1: a logs subscription takes address and topics only (it follows the head)');
+      throw new InvalidParamsError(
+        'invalid argument 1: a logs subscription takes address and topics only (it follows the head)',
+      );
     }
   }
   const filter = compileFilter(parseFilter(raw, maxParams));
-  return { kind: 'logs', filter, key: filterDigest(filter), bytes: compiledBytes(filter) + SUBSCRIPTION_OVERHEAD_BYTES };
+  return {
+    kind: 'logs',
+    filter,
+    key: filterDigest(filter),
+    bytes: compiledBytes(filter) + SUBSCRIPTION_OVERHEAD_BYTES,
+  };
 }
 
 /** The subscriptions of one connection. */
 export class ConnectionSubscriptions {
   private readonly subs = new Map<string, Subscription>();
 
-  /** Holds no subscription yet; a logs filter may give at most `maxParams` addresses and topics; each is charged to `charge` when given. */
+  /**
+   * Holds no subscription yet; a logs filter may give at most `maxParams` addresses and topics; each is charged to
+   * `charge` when given.
+   */
   constructor(
     private readonly maxParams: number,
     private readonly charge?: SubscriptionCharge,
@@ -153,18 +173,27 @@ export class ConnectionSubscriptions {
     return this.subs.size;
   }
 
-  /** Answers eth_subscribe(params): the new subscription's id; throws an RpcError for bad parameters or past the limit. */
+  /**
+   * Answers eth_subscribe(params): the new subscription's id; throws an RpcError for bad parameters or past the limit.
+   */
   subscribe(params: unknown[]): string {
     const sub = parseSubscription(params, this.maxParams);
     if (this.subs.size >= MAX_SUBSCRIPTIONS_PER_CONNECTION) {
-      throw new LimitExceededError(`too many subscriptions on this connection (at most ${MAX_SUBSCRIPTIONS_PER_CONNECTION})`);
+      throw new LimitExceededError(
+        `too many subscriptions on this connection (at most ${MAX_SUBSCRIPTIONS_PER_CONNECTION})`,
+      );
     }
     const over = this.charge?.budget.take(this.charge.owner, sub.bytes) ?? null;
     if (over !== null) {
       this.charge!.refusals?.add('subscription_bytes');
       const { limits } = this.charge!.budget;
-      const scope = over === 'key' ? `this API key's subscriptions may hold ${limits.perKey}` : `this server's subscriptions may hold ${limits.total}`;
-      throw new LimitExceededError(`subscription over the byte budget: its filter takes ${sub.bytes} bytes and ${scope}; unsubscribe some, or use fewer addresses and topics`);
+      const scope =
+        over === 'key'
+          ? `this API key's subscriptions may hold ${limits.perKey}`
+          : `this server's subscriptions may hold ${limits.total}`;
+      throw new LimitExceededError(
+        `subscription over the byte budget: its filter takes ${sub.bytes} bytes and ${scope}; unsubscribe some, or use fewer addresses and topics`,
+      );
     }
     const id = newId();
     this.subs.set(id, sub);

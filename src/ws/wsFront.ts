@@ -25,18 +25,24 @@ import type { KeyBudget, RateLimiter } from '../limits/rateLimiter.js';
 import type { LimitRefusals } from '../limits/refusals.js';
 import type { Logger } from '../logger.js';
 import type { RefusalReason } from '../metrics/callStats.js';
-import { nestsDeeperThan } from '../rpc/jsonDepth.js';
 import { LimitExceededError, ShuttingDownError, toRpcError } from '../rpc/errors.js';
 import { flatBody, type RequestControl, type RpcBody, type RpcHandler } from '../rpc/handler.js';
+import { nestsDeeperThan } from '../rpc/jsonDepth.js';
 import type { ApiKeyStatus as AuthStatus } from '../store/apiKeys.js';
 import type { StoreReader } from '../store/reader.js';
-import { HeadFeed, HEAD_POLL_MS, type HeadChange } from './headFeed.js';
+import { HEAD_POLL_MS, type HeadChange, HeadFeed } from './headFeed.js';
 import { ChangeRendering, ConnectionSubscriptions, notification } from './subscriptions.js';
 
-/** Open WebSockets one key may hold: a thousand subscribers of a load test fit; a leak of sockets from one client stops well before the process's file limit. */
+/**
+ * Open WebSockets one key may hold: a thousand subscribers of a load test fit; a leak of sockets from one client stops
+ * well before the process's file limit.
+ */
 export const MAX_WS_CONNECTIONS_PER_KEY = 2_048;
 
-/** Bytes waiting to be sent to one client before it is closed as not reading: room for the largest eth_getLogs answer (~7 MB) twice over. */
+/**
+ * Bytes waiting to be sent to one client before it is closed as not reading: room for the largest eth_getLogs answer
+ * (~7 MB) twice over.
+ */
 export const WS_SEND_BUFFER_BYTES = 16 * 1024 * 1024;
 
 /**
@@ -97,7 +103,10 @@ export interface WsFrontOptions {
   reader: StoreReader;
   /** Largest filter (addresses plus topics) a logs subscription may give, as eth_getLogs. */
   maxParams: number;
-  /** Largest message in bytes; a larger one closes the socket with 1009 (up to WS_HARD_LIMIT_FACTOR times it; past that uWS drops it). */
+  /**
+   * Largest message in bytes; a larger one closes the socket with 1009 (up to WS_HARD_LIMIT_FACTOR times it; past that
+   * uWS drops it).
+   */
   maxPayloadBytes: number;
   /** The HTTP front's count of requests in flight: a drain waits for WebSocket calls too. */
   inFlight?: InFlight;
@@ -149,7 +158,11 @@ interface Call {
 function isSubscriptionCall(value: unknown): value is Call {
   if (value === null || typeof value !== 'object' || Array.isArray(value)) return false;
   const call = value as Call;
-  return call.jsonrpc === '2.0' && (call.method === 'eth_subscribe' || call.method === 'eth_unsubscribe') && (call.params === undefined || Array.isArray(call.params));
+  return (
+    call.jsonrpc === '2.0' &&
+    (call.method === 'eth_subscribe' || call.method === 'eth_unsubscribe') &&
+    (call.params === undefined || Array.isArray(call.params))
+  );
 }
 
 /** The text of an RpcBody. */
@@ -178,7 +191,9 @@ export class WsFront {
 
   /** Prepares the front; nothing is served before register(). */
   constructor(private readonly opts: WsFrontOptions) {
-    this.feed = new HeadFeed(opts.reader, opts.pollMs ?? HEAD_POLL_MS, (error) => opts.logger.error('ws: following the head failed', error));
+    this.feed = new HeadFeed(opts.reader, opts.pollMs ?? HEAD_POLL_MS, (error) =>
+      opts.logger.error('ws: following the head failed', error),
+    );
     this.sendBuffer = opts.sendBufferBytes ?? WS_SEND_BUFFER_BYTES;
     // Under uWS's limit (maxBackpressure, twice the send buffer), past which it drops messages.
     this.notifyBuffer = Math.min(WS_NOTIFY_BUFFER_BYTES, Math.floor(this.sendBuffer / 2));
@@ -212,7 +227,9 @@ export class WsFront {
     for (const ws of [...this.sockets]) if (ws.getUserData().pending === 0) this.goAway(ws);
   }
 
-  /** Closes every socket left with 1001, stops the head feed and the key checks (after the drain, once the app closes). */
+  /**
+   * Closes every socket left with 1001, stops the head feed and the key checks (after the drain, once the app closes).
+   */
   close(): void {
     this.closing = true;
     for (const ws of [...this.sockets]) this.goAway(ws);
@@ -236,7 +253,11 @@ export class WsFront {
     res.writeHeader('Content-Type', 'application/json');
     for (const [name, value] of reply.headers) res.writeHeader(name, value);
     res.end(reply.body);
-    this.opts.accessLog.end(entry, { status: Number.parseInt(reply.status, 10), bytes: Buffer.byteLength(reply.body), coding: null });
+    this.opts.accessLog.end(entry, {
+      status: Number.parseInt(reply.status, 10),
+      bytes: Buffer.byteLength(reply.body),
+      coding: null,
+    });
   }
 
   private upgrade(res: HttpResponse, req: HttpRequest, context: unknown): void {
@@ -245,7 +266,12 @@ export class WsFront {
     const secKey = req.getHeader('sec-websocket-key');
     const protocol = req.getHeader('sec-websocket-protocol');
     const extensions = req.getHeader('sec-websocket-extensions');
-    if (this.closing) return this.reply(res, { status: '503 Service Unavailable', body: errorBody(new ShuttingDownError()), headers: [] }, entry);
+    if (this.closing)
+      return this.reply(
+        res,
+        { status: '503 Service Unavailable', body: errorBody(new ShuttingDownError()), headers: [] },
+        entry,
+      );
     if (key === '') return this.reply(res, MISSING_KEY, entry);
     let status: AuthStatus;
     try {
@@ -257,12 +283,34 @@ export class WsFront {
     if (status !== 'valid') return this.reply(res, status === 'revoked' ? REVOKED_KEY : INVALID_KEY, entry);
     const limit = this.opts.connectionsPerKey ?? MAX_WS_CONNECTIONS_PER_KEY;
     if ((this.perKey.get(key) ?? 0) >= limit) {
-      return this.reply(res, { status: '429 Too Many Requests', body: errorBody(new LimitExceededError(`too many WebSocket connections for this key (at most ${limit})`)), headers: [] }, entry);
+      return this.reply(
+        res,
+        {
+          status: '429 Too Many Requests',
+          body: errorBody(new LimitExceededError(`too many WebSocket connections for this key (at most ${limit})`)),
+          headers: [],
+        },
+        entry,
+      );
     }
     const { subscriptionBudget: budget, limitRefusals: refusals } = this.opts;
     const abort = new AbortController();
     const subs = new ConnectionSubscriptions(this.opts.maxParams, budget && { budget, owner: key, refusals });
-    const connection: Connection = { key, subs, budget: this.opts.rateLimit?.budget(key), closed: false, pending: 0, abort, outbox: [], control: { signal: abort.signal, get gone() { return connection.closed; } } };
+    const connection: Connection = {
+      key,
+      subs,
+      budget: this.opts.rateLimit?.budget(key),
+      closed: false,
+      pending: 0,
+      abort,
+      outbox: [],
+      control: {
+        signal: abort.signal,
+        get gone() {
+          return connection.closed;
+        },
+      },
+    };
     res.upgrade(connection, secKey, protocol, extensions, context as never);
     this.opts.accessLog.end(entry, { status: 101, bytes: 0, coding: null });
   }
@@ -293,7 +341,8 @@ export class WsFront {
   private send(ws: WebSocket<Connection>, message: string): void {
     if (ws.getUserData().closed) return;
     ws.send(message, false);
-    if (ws.getBufferedAmount() > this.sendBuffer) ws.end(POLICY_VIOLATION, `send buffer over ${this.sendBuffer} bytes: the client is not reading`);
+    if (ws.getBufferedAmount() > this.sendBuffer)
+      ws.end(POLICY_VIOLATION, `send buffer over ${this.sendBuffer} bytes: the client is not reading`);
   }
 
   private message(ws: WebSocket<Connection>, message: ArrayBuffer): void {
@@ -333,7 +382,8 @@ export class WsFront {
   private answer(connection: Connection, bytes: Uint8Array): string | Promise<string> {
     const raw = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8');
     // The handler refuses a body nested too deep before parsing it; this parse must not run first.
-    if ((!raw.includes('eth_subscribe') && !raw.includes('eth_unsubscribe')) || nestsDeeperThan(bytes, MAX_JSON_DEPTH)) return this.delegate(connection, bytes);
+    if ((!raw.includes('eth_subscribe') && !raw.includes('eth_unsubscribe')) || nestsDeeperThan(bytes, MAX_JSON_DEPTH))
+      return this.delegate(connection, bytes);
     let parsed: unknown;
     try {
       parsed = JSON.parse(raw);
@@ -342,7 +392,11 @@ export class WsFront {
     }
     if (isSubscriptionCall(parsed)) return this.local(connection, parsed);
     if (!Array.isArray(parsed) || !parsed.some(isSubscriptionCall)) return this.delegate(connection, bytes);
-    const parts = parsed.map((item: unknown) => (isSubscriptionCall(item) ? this.local(connection, item) : this.delegate(connection, Buffer.from(JSON.stringify(item)))));
+    const parts = parsed.map((item: unknown) =>
+      isSubscriptionCall(item)
+        ? this.local(connection, item)
+        : this.delegate(connection, Buffer.from(JSON.stringify(item))),
+    );
     return Promise.all(parts).then((answers) => {
       const nonEmpty = answers.filter((a) => a !== '');
       return nonEmpty.length === 0 ? '' : `[${nonEmpty.join(',')}]`;
@@ -355,14 +409,17 @@ export class WsFront {
     return out instanceof Promise ? out.then(text) : text(out);
   }
 
-  /** Answers eth_subscribe or eth_unsubscribe on `connection`; a call without id is a notification and gets no answer. */
+  /**
+   * Answers eth_subscribe or eth_unsubscribe on `connection`; a call without id is a notification and gets no answer.
+   */
   private local(connection: Connection, call: Call): string {
     const params = (call.params ?? []) as unknown[];
     let body: string;
     // The head's moves before a new subscription go to the subscriptions made before it, not to it.
     if (call.method === 'eth_subscribe' && this.unlisten !== undefined) this.feed.poll();
     try {
-      const result = call.method === 'eth_subscribe' ? connection.subs.subscribe(params) : connection.subs.unsubscribe(params);
+      const result =
+        call.method === 'eth_subscribe' ? connection.subs.subscribe(params) : connection.subs.unsubscribe(params);
       body = JSON.stringify({ jsonrpc: '2.0', id: call.id ?? null, result });
     } catch (error) {
       const rpc = toRpcError(error);
@@ -399,7 +456,10 @@ export class WsFront {
         this.opts.limitRefusals?.add('slow_subscriber');
         connection.outbox = [];
         this.sending.delete(ws);
-        ws.end(POLICY_VIOLATION, `subscriber fell behind: notifications of ${WS_MAX_CHANGES_BEHIND} head changes unread`);
+        ws.end(
+          POLICY_VIOLATION,
+          `subscriber fell behind: notifications of ${WS_MAX_CHANGES_BEHIND} head changes unread`,
+        );
         continue;
       }
       let outgoing: { id: string; results: readonly string[] }[];

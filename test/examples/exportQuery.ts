@@ -13,8 +13,15 @@ import { EthLogStore } from 'ethlogd';
 /** keccak256("Transfer(address,address,uint256)"): topic0 of ERC-20 and ERC-721 transfers. */
 const TRANSFER = 'ddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef';
 
-/** Exports the logs of the store in `dir` into `out` and prints the three contracts with the most transfers; resolves with their rows. */
-export async function main(dir: string, out: string, print: (line: string) => void = console.log): Promise<[string, bigint][]> {
+/**
+ * Exports the logs of the store in `dir` into `out` and prints the three contracts with the most transfers; resolves
+ * with their rows.
+ */
+export async function main(
+  dir: string,
+  out: string,
+  print: (line: string) => void = console.log,
+): Promise<[string, bigint][]> {
   const store = EthLogStore.open(dir);
   // Files of 100 blocks; a second run skips the files already there.
   const summary = await store.export('logs', { out, chunkBlocks: 100, compression: 'zstd' });
@@ -33,4 +40,5 @@ export async function main(dir: string, out: string, print: (line: string) => vo
   return rows;
 }
 
-if (process.argv[1] === fileURLToPath(import.meta.url)) await main(process.argv[2] ?? 'data/default', process.argv[3] ?? 'parquet');
+if (process.argv[1] === fileURLToPath(import.meta.url))
+  await main(process.argv[2] ?? 'data/default', process.argv[3] ?? 'parquet');

@@ -7,7 +7,7 @@
 import fc from 'fast-check';
 import { MAX_BODY_BYTES } from '#src/config.js';
 import { FuzzClient, sendRaw } from './client.js';
-import { exchangeArb, rawRequestArb, type FuzzExchange, type FuzzKeys } from './exchanges.js';
+import { exchangeArb, type FuzzExchange, type FuzzKeys, rawRequestArb } from './exchanges.js';
 import { answerProblems, rawAnswerProblems } from './oracle.js';
 import type { FuzzCorpus } from './requests.js';
 import type { ServerProcess } from './serverProcess.js';
@@ -38,7 +38,10 @@ export interface CampaignReport {
   byKind: Record<string, number>;
   byStatus: Record<string, number>;
   rssMiB: { baseline: number; peak: number; after: number };
-  /** RSS samples (MiB) at each quarter of the measured run: growth that levels off is the heap's high-water mark, growth that keeps on is a leak. */
+  /**
+   * RSS samples (MiB) at each quarter of the measured run: growth that levels off is the heap's high-water mark, growth
+   * that keeps on is a leak.
+   */
   rssQuartersMiB: number[];
   seconds: number;
 }
@@ -52,10 +55,26 @@ const RSS_SAMPLE_EVERY = 200;
 const KIB_PER_MIB = 1024;
 
 /** Runs a campaign against `server`; fails (after stopping every lane) on the first wrong answer or a dead server. */
-export async function runCampaign(server: ServerProcess, corpus: FuzzCorpus, keys: FuzzKeys, options: CampaignOptions): Promise<CampaignReport> {
+export async function runCampaign(
+  server: ServerProcess,
+  corpus: FuzzCorpus,
+  keys: FuzzKeys,
+  options: CampaignOptions,
+): Promise<CampaignReport> {
   const started = performance.now();
   const client = new FuzzClient(server.host, server.port, options.lanes);
-  const report: CampaignReport = { exchanges: 0, calls: 0, raw: 0, rawHeld: 0, closedWhileSending: 0, byKind: {}, byStatus: {}, rssMiB: { baseline: 0, peak: 0, after: 0 }, rssQuartersMiB: [], seconds: 0 };
+  const report: CampaignReport = {
+    exchanges: 0,
+    calls: 0,
+    raw: 0,
+    rawHeld: 0,
+    closedWhileSending: 0,
+    byKind: {},
+    byStatus: {},
+    rssMiB: { baseline: 0, peak: 0, after: 0 },
+    rssQuartersMiB: [],
+    seconds: 0,
+  };
   let peakKiB = 0;
   const samplesKiB: number[] = [];
   let firstFailure: string | undefined;
@@ -78,7 +97,8 @@ export async function runCampaign(server: ServerProcess, corpus: FuzzCorpus, key
 
   const exchange = fc.asyncProperty(exchangeArb(corpus, keys), async (ex: FuzzExchange) => {
     checkAlive();
-    // The server refuses a body over the limit before reading it and closes the connection (a 413 or a reset, whichever the client sees first).
+    // The server refuses a body over the limit before reading it and closes the connection (a 413 or a reset, whichever
+    // the client sees first).
     const outcome = await client.send(ex, ex.body.length > MAX_BODY_BYTES).catch((error: Error): never => {
       checkAlive();
       return fail(`${ex.method} ${ex.path}, ${ex.kind} body of ${ex.body.length} bytes`, [error.message]);
@@ -93,7 +113,11 @@ export async function runCampaign(server: ServerProcess, corpus: FuzzCorpus, key
     }
     report.byStatus[outcome.answer.status] = (report.byStatus[outcome.answer.status] ?? 0) + 1;
     const problems = answerProblems(ex, keys, outcome.answer);
-    if (problems.length > 0) fail(`${ex.method} ${ex.path} (${ex.contentType ?? 'no Content-Type'}), ${ex.kind} body ${Buffer.from(ex.body).toString('utf8').slice(0, 300)}`, problems);
+    if (problems.length > 0)
+      fail(
+        `${ex.method} ${ex.path} (${ex.contentType ?? 'no Content-Type'}), ${ex.kind} body ${Buffer.from(ex.body).toString('utf8').slice(0, 300)}`,
+        problems,
+      );
   });
   const raw = fc.asyncProperty(rawRequestArb(keys), async (bytes: Uint8Array) => {
     checkAlive();
@@ -101,7 +125,8 @@ export async function runCampaign(server: ServerProcess, corpus: FuzzCorpus, key
     report.raw++;
     if (held) report.rawHeld++;
     const problems = rawAnswerProblems(received);
-    if (problems.length > 0) fail(`raw bytes ${JSON.stringify(Buffer.from(bytes).toString('latin1').slice(0, 300))}`, problems);
+    if (problems.length > 0)
+      fail(`raw bytes ${JSON.stringify(Buffer.from(bytes).toString('latin1').slice(0, 300))}`, problems);
   });
 
   try {
@@ -110,8 +135,13 @@ export async function runCampaign(server: ServerProcess, corpus: FuzzCorpus, key
     peakKiB = baselineKiB;
     samplesKiB.length = 0;
     const perLane = Math.ceil(options.runs / options.lanes);
-    const lanes = Array.from({ length: options.lanes }, (_, i) => fc.assert(exchange, { seed: options.seed + i, numRuns: perLane }));
-    const rawLane = options.rawRuns > 0 ? fc.assert(raw, { seed: options.seed + options.lanes, numRuns: options.rawRuns }) : Promise.resolve();
+    const lanes = Array.from({ length: options.lanes }, (_, i) =>
+      fc.assert(exchange, { seed: options.seed + i, numRuns: perLane }),
+    );
+    const rawLane =
+      options.rawRuns > 0
+        ? fc.assert(raw, { seed: options.seed + options.lanes, numRuns: options.rawRuns })
+        : Promise.resolve();
     const settled = await Promise.allSettled([...lanes, rawLane]);
     const rejected = settled.find((s): s is PromiseRejectedResult => s.status === 'rejected');
     if (rejected) {
@@ -121,7 +151,9 @@ export async function runCampaign(server: ServerProcess, corpus: FuzzCorpus, key
     checkAlive();
     const afterKiB = sampleRss();
     report.rssMiB = { baseline: baselineKiB / KIB_PER_MIB, peak: peakKiB / KIB_PER_MIB, after: afterKiB / KIB_PER_MIB };
-    report.rssQuartersMiB = [1, 2, 3, 4].map((q) => samplesKiB[Math.ceil((q * samplesKiB.length) / 4) - 1]! / KIB_PER_MIB);
+    report.rssQuartersMiB = [1, 2, 3, 4].map(
+      (q) => samplesKiB[Math.ceil((q * samplesKiB.length) / 4) - 1]! / KIB_PER_MIB,
+    );
     report.seconds = (performance.now() - started) / 1000;
     return report;
   } finally {

@@ -46,12 +46,34 @@ export const SERVED_METHODS = [
 /** Weight of a plausible value against a wrong one in a parameter position. */
 const PLAUSIBLE_WEIGHT = 3;
 
-const hexDigits = (min: number, max: number) => fc.string({ unit: fc.constantFrom(...'0123456789abcdefABCDEF'), minLength: min, maxLength: max });
-const hexBytes = (length: number) => fc.uint8Array({ minLength: length, maxLength: length }).map((b) => '0x' + Buffer.from(b).toString('hex'));
+const hexDigits = (min: number, max: number) =>
+  fc.string({ unit: fc.constantFrom(...'0123456789abcdefABCDEF'), minLength: min, maxLength: max });
+const hexBytes = (length: number) =>
+  fc.uint8Array({ minLength: length, maxLength: length }).map((b) => '0x' + Buffer.from(b).toString('hex'));
 
 /** Wrong values of any position: other JSON types, extreme numbers, strings of every kind. */
 const wrongValue: fc.Arbitrary<unknown> = fc.oneof(
-  fc.constantFrom(null, true, false, 0, -1, 1e308, -1e308, 2 ** 53, 2 ** 64, 0.5, '', ' ', '0x', '0X', '-0x1', '0x-1', 'null', 'latest ', 'LATEST'),
+  fc.constantFrom(
+    null,
+    true,
+    false,
+    0,
+    -1,
+    1e308,
+    -1e308,
+    2 ** 53,
+    2 ** 64,
+    0.5,
+    '',
+    ' ',
+    '0x',
+    '0X',
+    '-0x1',
+    '0x-1',
+    'null',
+    'latest ',
+    'LATEST',
+  ),
   fc.integer(),
   fc.double({ noNaN: true, noDefaultInfinity: true }),
   fc.string({ maxLength: 40 }),
@@ -64,7 +86,10 @@ const wrongValue: fc.Arbitrary<unknown> = fc.oneof(
 /** Hex quantities: valid and small, near the head, and malformed (leading zeros, overlong, above int64, no prefix). */
 function quantity(corpus: FuzzCorpus): fc.Arbitrary<unknown> {
   return fc.oneof(
-    { weight: PLAUSIBLE_WEIGHT, arbitrary: fc.integer({ min: 0, max: corpus.head + 3 }).map((n) => '0x' + n.toString(16)) },
+    {
+      weight: PLAUSIBLE_WEIGHT,
+      arbitrary: fc.integer({ min: 0, max: corpus.head + 3 }).map((n) => '0x' + n.toString(16)),
+    },
     fc.bigInt({ min: 0n, max: (1n << 70n) - 1n }).map((n) => '0x' + n.toString(16)),
     hexDigits(17, 200).map((d) => '0x' + d),
     hexDigits(1, 8).map((d) => '0x0' + d),
@@ -75,7 +100,10 @@ function quantity(corpus: FuzzCorpus): fc.Arbitrary<unknown> {
 
 /** A block parameter: a tag or a quantity. */
 function blockNumber(corpus: FuzzCorpus): fc.Arbitrary<unknown> {
-  return fc.oneof({ weight: 2, arbitrary: fc.constantFrom('latest', 'earliest', 'pending', 'safe', 'finalized') }, quantity(corpus));
+  return fc.oneof(
+    { weight: 2, arbitrary: fc.constantFrom('latest', 'earliest', 'pending', 'safe', 'finalized') },
+    quantity(corpus),
+  );
 }
 
 /** A 32-byte hash: the dataset's, random, or of a wrong length. */
@@ -105,7 +133,10 @@ function blockNumberOrHash(corpus: FuzzCorpus): fc.Arbitrary<unknown> {
   return fc.oneof(
     { weight: 2, arbitrary: blockNumber(corpus) },
     hash(corpus.blockHashes),
-    fc.record({ blockHash: hash(corpus.blockHashes), requireCanonical: fc.oneof(fc.boolean(), wrongValue) }, { requiredKeys: ['blockHash'] }),
+    fc.record(
+      { blockHash: hash(corpus.blockHashes), requireCanonical: fc.oneof(fc.boolean(), wrongValue) },
+      { requiredKeys: ['blockHash'] },
+    ),
     fc.record({ blockNumber: blockNumber(corpus) }),
     fc.record({ blockHash: hash(corpus.blockHashes), blockNumber: blockNumber(corpus) }),
     fc.constant({}),
@@ -134,12 +165,17 @@ function topicPosition(corpus: FuzzCorpus): fc.Arbitrary<unknown> {
 /** A filter field name as sent: usually as documented, sometimes in another case (geth matches case-insensitively). */
 const fieldName = (name: string) => fc.constantFrom(name, name.toLowerCase(), name.toUpperCase());
 
-/** An eth_getLogs filter: every field optional, each well or badly formed, sometimes with many addresses or unknown fields. */
+/**
+ * An eth_getLogs filter: every field optional, each well or badly formed, sometimes with many addresses or unknown
+ * fields.
+ */
 function filter(corpus: FuzzCorpus): fc.Arbitrary<unknown> {
   const addresses = fc.oneof(
     { weight: PLAUSIBLE_WEIGHT, arbitrary: address(corpus) },
     fc.array(address(corpus), { maxLength: 12 }),
-    fc.integer({ min: 0, max: 6000 }).map((n) => Array.from({ length: n }, (_, i) => corpus.addresses[i % corpus.addresses.length])),
+    fc
+      .integer({ min: 0, max: 6000 })
+      .map((n) => Array.from({ length: n }, (_, i) => corpus.addresses[i % corpus.addresses.length])),
   );
   const fields = fc.record(
     {
@@ -152,10 +188,7 @@ function filter(corpus: FuzzCorpus): fc.Arbitrary<unknown> {
     },
     { requiredKeys: [] },
   );
-  return fc.oneof(
-    { weight: 4, arbitrary: fields.map((f) => Object.fromEntries(Object.values(f))) },
-    wrongValue,
-  );
+  return fc.oneof({ weight: 4, arbitrary: fields.map((f) => Object.fromEntries(Object.values(f))) }, wrongValue);
 }
 
 /** The parameter positions of each method. */
@@ -192,7 +225,9 @@ function positions(corpus: FuzzCorpus): Record<(typeof SERVED_METHODS)[number], 
 function paramsOf(slots: fc.Arbitrary<unknown>[]): fc.Arbitrary<unknown[]> {
   return fc
     .tuple(fc.tuple(...slots), fc.nat(slots.length), fc.array(wrongValue, { maxLength: 3 }), fc.nat(9))
-    .map(([values, keep, extra, shape]) => (shape === 0 ? values.slice(0, keep) : shape === 1 ? [...values, ...extra] : values));
+    .map(([values, keep, extra, shape]) =>
+      shape === 0 ? values.slice(0, keep) : shape === 1 ? [...values, ...extra] : values,
+    );
 }
 
 /** A JSON-RPC id of any JSON type (only numbers, strings and null are valid). */
@@ -209,12 +244,29 @@ export function requestArb(corpus: FuzzCorpus): fc.Arbitrary<Record<string, unkn
   const slots = positions(corpus);
   const wellFormed = fc
     .constantFrom(...SERVED_METHODS)
-    .chain((method) => fc.record({ jsonrpc: fc.constant('2.0'), id, method: fc.constant(method), params: paramsOf(slots[method]) }, { requiredKeys: ['jsonrpc', 'method'] }));
+    .chain((method) =>
+      fc.record(
+        { jsonrpc: fc.constant('2.0'), id, method: fc.constant(method), params: paramsOf(slots[method]) },
+        { requiredKeys: ['jsonrpc', 'method'] },
+      ),
+    );
   const envelope = fc.record(
     {
       jsonrpc: fc.oneof(fc.constant('2.0'), wrongValue),
       id,
-      method: fc.oneof(fc.constantFrom(...SERVED_METHODS, 'eth_getlogs', 'eth_getLogs ', 'eth_call', 'rpc_modules', '__proto__', 'constructor', 'toString'), wrongValue),
+      method: fc.oneof(
+        fc.constantFrom(
+          ...SERVED_METHODS,
+          'eth_getlogs',
+          'eth_getLogs ',
+          'eth_call',
+          'rpc_modules',
+          '__proto__',
+          'constructor',
+          'toString',
+        ),
+        wrongValue,
+      ),
       params: fc.oneof(fc.array(wrongValue, { maxLength: 4 }), wrongValue),
     },
     { requiredKeys: [] },

@@ -4,7 +4,7 @@
  * the test runner down, the client's work does not share the server's main thread, and its memory
  * can be read from /proc (VmRSS) while it runs.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 
@@ -32,7 +32,9 @@ export interface ServerProcess {
 
 /** Starts `ethlogd serve --data dir --port 0 ...args` and resolves once it listens. */
 export async function startServerProcess(dir: string, args: string[] = []): Promise<ServerProcess> {
-  const child: ChildProcess = spawn(process.execPath, [CLI, 'serve', '--data', dir, '--port', '0', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child: ChildProcess = spawn(process.execPath, [CLI, 'serve', '--data', dir, '--port', '0', ...args], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let stderr = '';
   let exit: number | string | undefined;
   child.stderr!.setEncoding('utf8').on('data', (chunk: string) => {

@@ -17,10 +17,10 @@ import WebSocket from 'ws';
 import { MAX_BODY_BYTES } from '#src/config.js';
 import type { AccessLogMode } from '#src/http/accessLog.js';
 import { MAX_TRACED_METHOD_CHARS } from '#src/rpc/observe.js';
-import { startService, type RunningService } from '#src/service.js';
+import { type RunningService, startService } from '#src/service.js';
 import { startCli } from '../support/child.js';
 import { exchange, makeDataset, type TestDataset } from '../support/harness.js';
-import { captureLogger, type CapturedLogger, type LogRecord } from '../support/logCapture.js';
+import { type CapturedLogger, captureLogger, type LogRecord } from '../support/logCapture.js';
 
 let dataset: TestDataset;
 
@@ -30,9 +30,20 @@ before(async () => {
 
 after(() => dataset.remove());
 
-/** A service over the dataset with one HTTP thread (its lines are written before its answers go out) logging into `captured`. */
+/**
+ * A service over the dataset with one HTTP thread (its lines are written before its answers go out) logging into
+ * `captured`.
+ */
 function serve(captured: CapturedLogger, accessLog?: AccessLogMode): Promise<RunningService> {
-  return startService({ dataDir: dataset.dir, host: '127.0.0.1', port: 0, logger: captured.logger, threads: 1, httpThreads: 1, accessLog });
+  return startService({
+    dataDir: dataset.dir,
+    host: '127.0.0.1',
+    port: 0,
+    logger: captured.logger,
+    threads: 1,
+    httpThreads: 1,
+    accessLog,
+  });
 }
 
 const call = (method: string, params: unknown[] = [], id = 1) => ({ jsonrpc: '2.0', id, method, params });
@@ -48,7 +59,10 @@ const idOf = (key: string) => createHash('sha256').update(key).digest('hex').sli
 /** Whether `record` is an access log line. */
 const isRequest = (record: LogRecord) => record.msg === 'request';
 
-/** Opens a WebSocket to `url` and resolves with the upgrade's status: 101 when it opened (then closes it), else the refusal's. */
+/**
+ * Opens a WebSocket to `url` and resolves with the upgrade's status: 101 when it opened (then closes it), else the
+ * refusal's.
+ */
 function upgrade(url: string): Promise<number> {
   return new Promise((resolve, reject) => {
     const socket = new WebSocket(url);
@@ -82,7 +96,15 @@ describe('one line per request', () => {
     const logsBody = JSON.stringify(call('eth_getLogs', [{ fromBlock: '0x0', toBlock: 'latest' }]));
 
     assert.equal(await post(service, dataset.key, call('eth_chainId')), 200);
-    assert.equal(await post(service, dataset.key, [call('eth_blockNumber', [], 1), call('eth_chainId', [], 2), call('eth_blockNumber', [], 3), call(unknown, [], 4)]), 200);
+    assert.equal(
+      await post(service, dataset.key, [
+        call('eth_blockNumber', [], 1),
+        call('eth_chainId', [], 2),
+        call('eth_blockNumber', [], 3),
+        call(unknown, [], 4),
+      ]),
+      200,
+    );
     assert.equal(await post(service, dataset.key, call('eth_getLogs', [{ fromBlock: '0x2', toBlock: '0x1' }])), 200);
     const logs = await exchange(rpc, { body: logsBody, headers: { 'accept-encoding': 'gzip' } });
     assert.equal(logs.headers['content-encoding'], 'gzip');
@@ -109,9 +131,37 @@ describe('one line per request', () => {
       assert.ok(typeof line.ms === 'number' && line.ms >= 0, `ms ${String(line.ms)}`);
       assert.ok(typeof line.bytesIn === 'number' && typeof line.bytesOut === 'number');
     }
-    const [single, batch, invalid, getLogs, revoked, missing, unsupported, large, health, ready, metrics, nowhere, preflight, get, ws, wsRevoked] = lines as LogRecord[];
+    const [
+      single,
+      batch,
+      invalid,
+      getLogs,
+      revoked,
+      missing,
+      unsupported,
+      large,
+      health,
+      ready,
+      metrics,
+      nowhere,
+      preflight,
+      get,
+      ws,
+      wsRevoked,
+    ] = lines as LogRecord[];
     const rpcFields = ['path', 'http', 'status', 'methods', 'calls', 'errors', 'codes', 'batch', 'key', 'encoding'];
-    assert.deepEqual(pick(single!, rpcFields), { path: 'rpc', http: 'POST', status: 200, methods: ['eth_chainId'], calls: 1, errors: 0, codes: [], batch: false, key: idOf(dataset.key), encoding: undefined });
+    assert.deepEqual(pick(single!, rpcFields), {
+      path: 'rpc',
+      http: 'POST',
+      status: 200,
+      methods: ['eth_chainId'],
+      calls: 1,
+      errors: 0,
+      codes: [],
+      batch: false,
+      key: idOf(dataset.key),
+      encoding: undefined,
+    });
     assert.deepEqual(single!.bytesIn, JSON.stringify(call('eth_chainId')).length);
     assert.deepEqual(single!.bytesOut, '{"jsonrpc":"2.0","id":1,"result":"0x1"}'.length);
     assert.deepEqual(pick(batch!, ['methods', 'calls', 'errors', 'codes', 'batch']), {
@@ -121,24 +171,72 @@ describe('one line per request', () => {
       codes: [-32601],
       batch: true,
     });
-    assert.deepEqual(pick(invalid!, ['status', 'methods', 'errors', 'codes']), { status: 200, methods: ['eth_getLogs'], errors: 1, codes: [-32602] });
-    assert.deepEqual(pick(getLogs!, ['status', 'methods', 'encoding', 'bytesIn', 'bytesOut']), { status: 200, methods: ['eth_getLogs'], encoding: 'gzip', bytesIn: logsBody.length, bytesOut: logs.body.length });
-    assert.deepEqual(pick(revoked!, ['path', 'status', 'calls', 'key']), { path: 'rpc', status: 401, calls: 0, key: idOf(dataset.revokedKey) });
+    assert.deepEqual(pick(invalid!, ['status', 'methods', 'errors', 'codes']), {
+      status: 200,
+      methods: ['eth_getLogs'],
+      errors: 1,
+      codes: [-32602],
+    });
+    assert.deepEqual(pick(getLogs!, ['status', 'methods', 'encoding', 'bytesIn', 'bytesOut']), {
+      status: 200,
+      methods: ['eth_getLogs'],
+      encoding: 'gzip',
+      bytesIn: logsBody.length,
+      bytesOut: logs.body.length,
+    });
+    assert.deepEqual(pick(revoked!, ['path', 'status', 'calls', 'key']), {
+      path: 'rpc',
+      status: 401,
+      calls: 0,
+      key: idOf(dataset.revokedKey),
+    });
     assert.deepEqual(pick(missing!, ['path', 'status', 'key']), { path: 'rpc', status: 401, key: undefined });
     assert.equal(unsupported!.status, 415);
     // Refused by its Content-Length before any of the body is read.
-    assert.deepEqual(pick(large!, ['path', 'status', 'bytesIn', 'key']), { path: 'rpc', status: 413, bytesIn: 0, key: idOf(dataset.key) });
-    assert.deepEqual(pick(health!, ['path', 'http', 'status', 'bytesOut', 'key', 'methods']), { path: 'health', http: 'GET', status: 200, bytesOut: '{"status":"ok"}'.length, key: undefined, methods: undefined });
-    assert.deepEqual(pick(ready!, ['path', 'http', 'status', 'bytesOut']), { path: 'ready', http: 'HEAD', status: 200, bytesOut: 0 });
+    assert.deepEqual(pick(large!, ['path', 'status', 'bytesIn', 'key']), {
+      path: 'rpc',
+      status: 413,
+      bytesIn: 0,
+      key: idOf(dataset.key),
+    });
+    assert.deepEqual(pick(health!, ['path', 'http', 'status', 'bytesOut', 'key', 'methods']), {
+      path: 'health',
+      http: 'GET',
+      status: 200,
+      bytesOut: '{"status":"ok"}'.length,
+      key: undefined,
+      methods: undefined,
+    });
+    assert.deepEqual(pick(ready!, ['path', 'http', 'status', 'bytesOut']), {
+      path: 'ready',
+      http: 'HEAD',
+      status: 200,
+      bytesOut: 0,
+    });
     assert.deepEqual(pick(metrics!, ['path', 'status']), { path: 'metrics', status: 200 });
-    assert.deepEqual(pick(nowhere!, ['path', 'http', 'status', 'key']), { path: 'not-found', http: 'GET', status: 404, key: undefined });
+    assert.deepEqual(pick(nowhere!, ['path', 'http', 'status', 'key']), {
+      path: 'not-found',
+      http: 'GET',
+      status: 404,
+      key: undefined,
+    });
     assert.deepEqual(pick(preflight!, ['path', 'http', 'status']), { path: 'rpc', http: 'OPTIONS', status: 204 });
     assert.deepEqual(pick(get!, ['path', 'http', 'status']), { path: 'rpc', http: 'GET', status: 405 });
-    assert.deepEqual(pick(ws!, ['path', 'http', 'status', 'key']), { path: 'ws-upgrade', http: 'GET', status: 101, key: idOf(dataset.key) });
-    assert.deepEqual(pick(wsRevoked!, ['path', 'status', 'key']), { path: 'ws-upgrade', status: 401, key: idOf(dataset.revokedKey) });
+    assert.deepEqual(pick(ws!, ['path', 'http', 'status', 'key']), {
+      path: 'ws-upgrade',
+      http: 'GET',
+      status: 101,
+      key: idOf(dataset.key),
+    });
+    assert.deepEqual(pick(wsRevoked!, ['path', 'status', 'key']), {
+      path: 'ws-upgrade',
+      status: 401,
+      key: idOf(dataset.revokedKey),
+    });
 
     const output = captured.lines.join('\n');
-    for (const secret of [dataset.key, dataset.revokedKey]) assert.ok(!output.includes(secret), 'no API key in the log');
+    for (const secret of [dataset.key, dataset.revokedKey])
+      assert.ok(!output.includes(secret), 'no API key in the log');
     assert.ok(!output.includes('/v3/'), 'no API path in the log');
   });
 
@@ -146,7 +244,9 @@ describe('one line per request', () => {
     const from = captured.lines.length;
     const socket = net.connect(service.port, '127.0.0.1');
     await once(socket, 'connect');
-    socket.write(`POST /v3/${dataset.key} HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{"jsonrpc":`);
+    socket.write(
+      `POST /v3/${dataset.key} HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{"jsonrpc":`,
+    );
     socket.end();
     const [line] = await captured.waitFor(isRequest, 1, from);
     assert.deepEqual({ status: line!.status, key: line!.key }, { status: 499, key: idOf(dataset.key) });
@@ -160,7 +260,10 @@ describe('sampling and off', () => {
     try {
       for (let i = 1; i <= 7; i++) assert.equal(await post(service, dataset.key, call('eth_chainId', [], i)), 200);
       assert.equal(await post(service, dataset.revokedKey, call('eth_chainId', [], 8)), 401);
-      assert.equal((await exchange(`${service.url}/v3/${dataset.key}`, { body: Buffer.alloc(MAX_BODY_BYTES + 1, 0x20) })).status, 413);
+      assert.equal(
+        (await exchange(`${service.url}/v3/${dataset.key}`, { body: Buffer.alloc(MAX_BODY_BYTES + 1, 0x20) })).status,
+        413,
+      );
       for (let i = 10; i <= 12; i++) assert.equal(await post(service, dataset.key, call('eth_chainId', [], i)), 200);
       const lines = await captured.waitFor(isRequest, 5);
       assert.deepEqual(
@@ -190,7 +293,10 @@ describe('sampling and off', () => {
     const quiet = captureLogger('info');
     const service = await serve(quiet, 'off');
     await service.close();
-    assert.ok(quiet.records().some((r) => r.level === 'info' && String(r.msg).startsWith('listening on http://')), 'info lines still are');
+    assert.ok(
+      quiet.records().some((r) => r.level === 'info' && String(r.msg).startsWith('listening on http://')),
+      'info lines still are',
+    );
   });
 
   test('a bad sample is refused before anything opens', async () => {
@@ -199,7 +305,7 @@ describe('sampling and off', () => {
 });
 
 describe('serve --http-threads 2 in a child process', () => {
-  test('every stderr line is one whole JSON line; each request has its line, the worker thread\'s among them', async () => {
+  test("every stderr line is one whole JSON line; each request has its line, the worker thread's among them", async () => {
     const cli = startCli(['serve', '--data', dataset.dir, '--port', '0', '--threads', '1', '--http-threads', '2']);
     try {
       const [first] = (await once(createInterface({ input: cli.child.stdout! }), 'line')) as [string];
@@ -208,17 +314,30 @@ describe('serve --http-threads 2 in a child process', () => {
       // Each on a connection of its own, so the kernel spreads them over both threads.
       await Promise.all(
         Array.from({ length: REQUESTS }, async (_, i) => {
-          const res = await exchange(`${url}/v3/${dataset.key}`, { body: JSON.stringify(call('eth_chainId', [], i)), headers: { connection: 'close' } });
+          const res = await exchange(`${url}/v3/${dataset.key}`, {
+            body: JSON.stringify(call('eth_chainId', [], i)),
+            headers: { connection: 'close' },
+          });
           assert.equal(res.status, 200);
         }),
       );
       const logged = () => (cli.stderr().match(/"msg":"request"/g) ?? []).length;
-      while (logged() < REQUESTS) await Promise.race([once(cli.child.stderr!, 'data'), cli.exited.then((code) => Promise.reject(new Error(`serve exited (${code}):\n${cli.stderr()}`)))]);
-      const lines = cli.stderr().split('\n').filter((line) => line !== '');
+      while (logged() < REQUESTS)
+        await Promise.race([
+          once(cli.child.stderr!, 'data'),
+          cli.exited.then((code) => Promise.reject(new Error(`serve exited (${code}):\n${cli.stderr()}`))),
+        ]);
+      const lines = cli
+        .stderr()
+        .split('\n')
+        .filter((line) => line !== '');
       const records = lines.map((line) => JSON.parse(line) as LogRecord);
       const requests = records.filter(isRequest);
       assert.equal(requests.length, REQUESTS);
-      assert.ok(requests.some((r) => r.thread === 1), 'the worker thread\'s lines reach stderr');
+      assert.ok(
+        requests.some((r) => r.thread === 1),
+        "the worker thread's lines reach stderr",
+      );
       assert.ok(!cli.stderr().includes(dataset.key));
     } finally {
       cli.child.kill('SIGTERM');

@@ -11,13 +11,13 @@ import { after, before, describe, test } from 'node:test';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import WebSocket from 'ws';
-import { createLogger } from '#src/logger.js';
-import { startService, type RunningService } from '#src/service.js';
-import { createApiKey } from '#src/store/apiKeys.js';
-import { closeStore, openStore } from '#src/store/schema.js';
 import { FilterRegistry } from '#src/filters/registry.js';
+import { createLogger } from '#src/logger.js';
 import { parseFilter } from '#src/rpc/filterParams.js';
+import { type RunningService, startService } from '#src/service.js';
+import { createApiKey } from '#src/store/apiKeys.js';
 import { StoreReader } from '#src/store/reader.js';
+import { closeStore, openStore } from '#src/store/schema.js';
 import { makeDataset, type RpcResponse, type TestDataset } from '../support/harness.js';
 
 setFlagsFromString('--expose_gc');
@@ -35,11 +35,19 @@ let svc: RunningService;
 /** A filter of 2,500 addresses and 2,500 topic values (the most parameters a filter may have). */
 function largeFilter(): Record<string, unknown> {
   const hex = (bytes: number) => '0x' + randomBytes(bytes).toString('hex');
-  return { fromBlock: '0x0', address: Array.from({ length: 2_500 }, () => hex(20)), topics: [Array.from({ length: 2_500 }, () => hex(32))] };
+  return {
+    fromBlock: '0x0',
+    address: Array.from({ length: 2_500 }, () => hex(20)),
+    topics: [Array.from({ length: 2_500 }, () => hex(32))],
+  };
 }
 
 async function call(key: string, method: string, params: unknown[]): Promise<RpcResponse> {
-  const res = await fetch(`${svc.url}/v3/${key}`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }) });
+  const res = await fetch(`${svc.url}/v3/${key}`, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json' },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
+  });
   return (await res.json()) as RpcResponse;
 }
 
@@ -99,9 +107,17 @@ describe('byte budgets', () => {
   });
 
   test('a filter read back from its packed criteria answers eth_getFilterLogs as eth_getLogs does', async () => {
-    const logs = (await call(other, 'eth_getLogs', [{ fromBlock: '0x5', toBlock: '0x6' }])).result as { address: string; topics: string[] }[];
+    const logs = (await call(other, 'eth_getLogs', [{ fromBlock: '0x5', toBlock: '0x6' }])).result as {
+      address: string;
+      topics: string[];
+    }[];
     // Repeated and unsorted values: the packed criteria keep each once, sorted, and match the same logs.
-    const filter = { fromBlock: '0x0', toBlock: '0x1d', address: [logs[1]!.address, logs[0]!.address, logs[1]!.address], topics: [[logs[1]!.topics[0]!, logs[0]!.topics[0]!]] };
+    const filter = {
+      fromBlock: '0x0',
+      toBlock: '0x1d',
+      address: [logs[1]!.address, logs[0]!.address, logs[1]!.address],
+      topics: [[logs[1]!.topics[0]!, logs[0]!.topics[0]!]],
+    };
     const expected = (await call(other, 'eth_getLogs', [filter])).result as unknown[];
     assert.ok(expected.length > 0);
     const id = (await call(dataset.key, 'eth_newFilter', [filter])).result as string;
@@ -153,7 +169,9 @@ describe('byte budgets', () => {
       new Promise<RpcResponse>((resolve) => {
         ws.once('message', (data) => resolve(JSON.parse(String(data)) as RpcResponse));
         const { address, topics } = largeFilter();
-        ws.send(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_subscribe', params: ['logs', { address, topics }] }));
+        ws.send(
+          JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_subscribe', params: ['logs', { address, topics }] }),
+        );
       });
     try {
       let accepted = 0;

@@ -4,19 +4,19 @@
  * reindex, --help everywhere, and usage errors.
  */
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { createServer, type AddressInfo } from 'node:net';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { type AddressInfo, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
-import { fileURLToPath } from 'node:url';
 import { after, before, describe, test } from 'node:test';
+import { fileURLToPath } from 'node:url';
 import { bytesToHex } from '#src/chain/hex.js';
-import { generateChain } from '#src/synth/generator.js';
-import { closeStore, openStore, type Store } from '#src/store/schema.js';
 import { REVOKED_KEY_MESSAGE, UNAUTHORIZED } from '#src/rpc/errors.js';
+import { closeStore, openStore, type Store } from '#src/store/schema.js';
+import { generateChain } from '#src/synth/generator.js';
 
 const CLI = fileURLToPath(new URL(import.meta.resolve('#src/cli.js')));
 const BLOCKS = 50;
@@ -65,7 +65,10 @@ interface Served {
 
 /** Starts `ethlogd serve` with `args` (and `env` over this process's) and waits for its "listening on" line. */
 async function serve(args: string[], env: NodeJS.ProcessEnv = {}): Promise<Served> {
-  const child = spawn(process.execPath, [CLI, 'serve', ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env } });
+  const child = spawn(process.execPath, [CLI, 'serve', ...args], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, ...env },
+  });
   let stderr = '';
   child.stderr.setEncoding('utf8').on('data', (c: string) => (stderr += c));
   const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
@@ -115,7 +118,17 @@ describe('a store made, keyed and served from the command line', () => {
 
   before(async () => {
     data = join(dir, 'store');
-    const gen = await cli(['generate', '--out', data, '--blocks', String(BLOCKS), '--seed', SEED, '--density', String(DENSITY)]);
+    const gen = await cli([
+      'generate',
+      '--out',
+      data,
+      '--blocks',
+      String(BLOCKS),
+      '--seed',
+      SEED,
+      '--density',
+      String(DENSITY),
+    ]);
     assert.equal(gen.code, 0, gen.stderr);
     assert.match(gen.stdout, new RegExp(`generated ${BLOCKS} blocks, \\d+ transactions, \\d+ logs`));
   });
@@ -135,11 +148,17 @@ describe('a store made, keyed and served from the command line', () => {
     assert.ok(!listed.stdout.includes(key), 'the key itself is never listed');
   });
 
-  test('serve: listens, answers with the key, sees a revocation without a restart, exits 0 on SIGTERM', { timeout: 60_000 }, async () => {
+  test('serve: listens, answers with the key, sees a revocation without a restart, exits 0 on SIGTERM', {
+    timeout: 60_000,
+  }, async () => {
     assert.ok(key, 'a key was created');
-    const child: ChildProcess = spawn(process.execPath, [CLI, 'serve', '--data', data, '--port', '0', '--threads', '1'], {
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const child: ChildProcess = spawn(
+      process.execPath,
+      [CLI, 'serve', '--data', data, '--port', '0', '--threads', '1'],
+      {
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
     let stderr = '';
     child.stderr!.setEncoding('utf8').on('data', (c: string) => (stderr += c));
     const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
@@ -163,7 +182,10 @@ describe('a store made, keyed and served from the command line', () => {
           headers: { 'Content-Type': 'application/json' },
           body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
         });
-        return { status: res.status, body: (await res.json()) as { result?: Record<string, unknown> | string; error?: unknown } };
+        return {
+          status: res.status,
+          body: (await res.json()) as { result?: Record<string, unknown> | string; error?: unknown },
+        };
       };
 
       const chain = [...generateChain({ blocks: BLOCKS, seed: SEED, density: DENSITY })];
@@ -180,7 +202,11 @@ describe('a store made, keyed and served from the command line', () => {
       assert.match(revoked.stdout, /revoked/);
       const refused = await call('eth_blockNumber', []);
       assert.equal(refused.status, 401);
-      assert.deepEqual(refused.body, { jsonrpc: '2.0', id: null, error: { code: UNAUTHORIZED, message: REVOKED_KEY_MESSAGE } });
+      assert.deepEqual(refused.body, {
+        jsonrpc: '2.0',
+        id: null,
+        error: { code: UNAUTHORIZED, message: REVOKED_KEY_MESSAGE },
+      });
       const listed = await cli(['keys', 'list', '--data', data]);
       assert.match(listed.stdout, /\srevoked \d{4}-\d\d-\d\dT[\d:.]+Z\s+cli-test$/m);
 
@@ -204,7 +230,9 @@ describe('a store made, keyed and served from the command line', () => {
     assert.equal(ok.code, 0, ok.stdout + ok.stderr);
     assert.match(ok.stdout, new RegExp(`^verified ${BLOCKS} blocks in [\\d.]+ s: no problems$`, 'm'));
     assert.match(ok.stderr, new RegExp(`^verify: 1/${BLOCKS} blocks `, 'm'), 'progress on stderr from the first block');
-    const block = [...generateChain({ blocks: BLOCKS, seed: SEED, density: DENSITY })].find((b) => b.transactions.length > 0)!;
+    const block = [...generateChain({ blocks: BLOCKS, seed: SEED, density: DENSITY })].find(
+      (b) => b.transactions.length > 0,
+    )!;
     const hash = Buffer.from(block.transactions[0]!.hash);
     /** Runs `change` on the store opened for writing, and returns what it returns. */
     const withStore = async <T>(change: (store: Store) => T): Promise<T> => {
@@ -223,14 +251,19 @@ describe('a store made, keyed and served from the command line', () => {
     try {
       const bad = await cli(['verify', '--data', data]);
       assert.equal(bad.code, 1, bad.stdout + bad.stderr);
-      assert.match(bad.stdout, new RegExp(`^block ${block.header.number}: transaction 0 \\(${bytesToHex(hash)}\\) is not in txByHash$`, 'm'));
+      assert.match(
+        bad.stdout,
+        new RegExp(`^block ${block.header.number}: transaction 0 \\(${bytesToHex(hash)}\\) is not in txByHash$`, 'm'),
+      );
       assert.match(bad.stdout, new RegExp(`^verified ${BLOCKS} blocks in [\\d.]+ s: 1 problem$`, 'm'));
     } finally {
       await withStore((store) => store.txByHash.putSync(hash, location));
     }
   });
 
-  test('serve takes each option from its flag, else the environment, else the config file', { timeout: 60_000 }, async () => {
+  test('serve takes each option from its flag, else the environment, else the config file', {
+    timeout: 60_000,
+  }, async () => {
     const created = await cli(['keys', 'create', '--data', data, '--label', 'options']);
     const optionsKey = lines(created.stdout).at(-1)!;
     const config = join(dir, 'serve.json');
@@ -242,7 +275,12 @@ describe('a store made, keyed and served from the command line', () => {
         const res = await fetch(`${served.url}/v3/${optionsKey}`, {
           method: 'POST',
           headers: { 'Content-Type': 'application/json' },
-          body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_getLogs', params: [{ fromBlock: '0x0', toBlock: 'latest' }] }),
+          body: JSON.stringify({
+            jsonrpc: '2.0',
+            id: 1,
+            method: 'eth_getLogs',
+            params: [{ fromBlock: '0x0', toBlock: 'latest' }],
+          }),
         });
         const { error } = (await res.json()) as { error: { code: number; message: string } };
         assert.equal(error.code, -32005);
@@ -266,7 +304,9 @@ describe('a store made, keyed and served from the command line', () => {
     assert.match(bad.stderr, /^ethlogd serve: --port must be an integer from 0 to 65535/m);
   });
 
-  test('a busy port: serve names the front, the port and the reason, says nothing of listening and exits 2; --grpc-port off overrides the config file', { timeout: 60_000 }, async () => {
+  test('a busy port: serve names the front, the port and the reason, says nothing of listening and exits 2; --grpc-port off overrides the config file', {
+    timeout: 60_000,
+  }, async () => {
     const holder = createServer();
     await new Promise<void>((resolve) => holder.listen(0, '127.0.0.1', resolve));
     const busy = (holder.address() as AddressInfo).port;
@@ -279,14 +319,23 @@ describe('a store made, keyed and served from the command line', () => {
         const ran = await cli(['serve', '--data', data, '--threads', '1', ...args]);
         assert.equal(ran.code, 2, ran.stderr);
         assert.equal(ran.stdout, '', 'nothing says it listens');
-        assert.equal(ran.stderr, `ethlogd serve: ${front}: cannot listen on 127.0.0.1:${busy}: the port is in use by another process (choose another ${option})\n`);
+        assert.equal(
+          ran.stderr,
+          `ethlogd serve: ${front}: cannot listen on 127.0.0.1:${busy}: the port is in use by another process (choose another ${option})\n`,
+        );
       }
     } finally {
       holder.close();
     }
     const config = join(dir, 'grpc.json');
-    writeFileSync(config, JSON.stringify({ data, port: 0, threads: 1, 'http-threads': 1, 'grpc-port': 0, 'log-level': 'warn' }));
-    for (const [args, grpc] of [[[], true], [['--grpc-port', 'off'], false]] as const) {
+    writeFileSync(
+      config,
+      JSON.stringify({ data, port: 0, threads: 1, 'http-threads': 1, 'grpc-port': 0, 'log-level': 'warn' }),
+    );
+    for (const [args, grpc] of [
+      [[], true],
+      [['--grpc-port', 'off'], false],
+    ] as const) {
       const served = await serve(['--config', config, ...args], {});
       try {
         assert.equal(await served.stop(), 0, served.stderr());
@@ -297,13 +346,20 @@ describe('a store made, keyed and served from the command line', () => {
     }
   });
 
-  test('serve --rate-limit: calls past a key\'s burst answer 429 with -32005', { timeout: 60_000 }, async () => {
+  test("serve --rate-limit: calls past a key's burst answer 429 with -32005", { timeout: 60_000 }, async () => {
     const created = await cli(['keys', 'create', '--data', data, '--label', 'limited']);
     const limitedKey = lines(created.stdout).at(-1)!;
-    const served = await serve(['--data', data, '--port', '0', '--threads', '1', '--rate-limit', '1'], { ETHLOGD_RATE_BURST: '2' });
+    const served = await serve(['--data', data, '--port', '0', '--threads', '1', '--rate-limit', '1'], {
+      ETHLOGD_RATE_BURST: '2',
+    });
     try {
       const url = `${served.url}/v3/${limitedKey}`;
-      const call = () => fetch(url, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: '{"jsonrpc":"2.0","id":1,"method":"eth_chainId","params":[]}' });
+      const call = () =>
+        fetch(url, {
+          method: 'POST',
+          headers: { 'Content-Type': 'application/json' },
+          body: '{"jsonrpc":"2.0","id":1,"method":"eth_chainId","params":[]}',
+        });
       assert.equal((await call()).status, 200);
       assert.equal((await call()).status, 200);
       const refused = await call();
@@ -318,22 +374,42 @@ describe('a store made, keyed and served from the command line', () => {
   });
 
   test('a store of another chain is refused by generate (exit 2, the stored options on stderr)', async () => {
-    const ran = await cli(['generate', '--out', data, '--blocks', String(BLOCKS + 1), '--seed', 'other', '--density', String(DENSITY)]);
+    const ran = await cli([
+      'generate',
+      '--out',
+      data,
+      '--blocks',
+      String(BLOCKS + 1),
+      '--seed',
+      'other',
+      '--density',
+      String(DENSITY),
+    ]);
     assert.equal(ran.code, 2);
-    assert.match(ran.stderr, /^ethlogd generate: the store at .* of another chain \(--seed "cli" --density 0\.05, not --seed "other" --density 0\.05\)/m);
+    assert.match(
+      ran.stderr,
+      /^ethlogd generate: the store at .* of another chain \(--seed "cli" --density 0\.05, not --seed "other" --density 0\.05\)/m,
+    );
   });
 });
 
 describe('a lost key is revoked by its id', () => {
   test('keys revoke takes the id keys list shows, or its first 8+ digits; an unknown or ambiguous id revokes nothing', async () => {
     const data = join(dir, 'revoke-by-id');
-    assert.equal((await cli(['generate', '--out', data, '--blocks', '3', '--seed', SEED, '--density', String(DENSITY)])).code, 0);
+    assert.equal(
+      (await cli(['generate', '--out', data, '--blocks', '3', '--seed', SEED, '--density', String(DENSITY)])).code,
+      0,
+    );
     const keys: string[] = [];
-    for (const label of ['one', 'two']) keys.push(lines((await cli(['keys', 'create', '--data', data, '--label', label])).stdout).at(-1)!);
+    for (const label of ['one', 'two'])
+      keys.push(lines((await cli(['keys', 'create', '--data', data, '--label', label])).stdout).at(-1)!);
     const ids = keys.map((k) => createHash('sha256').update(k).digest('hex'));
     const unknown = await cli(['keys', 'revoke', '--data', data, 'ffffffff' + ids[0]!.slice(8)]);
     assert.equal(unknown.code, 1);
-    assert.match(unknown.stderr, /no key is f+[0-9a-f]+, nor has an id starting with it \(ethlogd keys list shows the ids\)/);
+    assert.match(
+      unknown.stderr,
+      /no key is f+[0-9a-f]+, nor has an id starting with it \(ethlogd keys list shows the ids\)/,
+    );
     const short = await cli(['keys', 'revoke', '--data', data, ids[0]!.slice(0, 5)]);
     assert.equal(short.code, 1, 'fewer than 8 digits name nothing');
     const byPrefix = await cli(['keys', 'revoke', '--data', data, ids[0]!.slice(0, 12)]);
@@ -363,7 +439,10 @@ describe('help and usage errors', () => {
     // Every command on the missing directory: one that created anything before its check would
     // create it. They all check with args.ts's existingStore, which looks for the store's file, not
     // the directory: the empty directory is refused too (a writer and serve show it).
-    const commands = [...every(typo), ...every(empty).filter(([name, action]) => action === 'create' || name === 'serve')];
+    const commands = [
+      ...every(typo),
+      ...every(empty).filter(([name, action]) => action === 'create' || name === 'serve'),
+    ];
     // Independent commands, none of which may write: run side by side.
     for (const [args, ran] of await Promise.all(commands.map(async (args) => [args, await cli(args)] as const))) {
       assert.equal(ran.code, 2, `${args.join(' ')}: ${ran.stderr}`);
@@ -379,8 +458,14 @@ describe('help and usage errors', () => {
     const cases: [string[], RegExp][] = [
       [['--upstream-timeout-ms', '5'], /--upstream-timeout-ms needs --upstream URL \(or --follow-rpc URL\)/],
       [['--upstream-send'], /--upstream-send needs --upstream URL/],
-      [['--upstream', `http://u:${secret}@127.0.0.1:1/${secret}`, '--upstream-methods', 'eth_call,admin_peers'], /--upstream-methods: admin_peers is never forwarded/],
-      [['--upstream', `http://127.0.0.1:1/${secret}`, '--upstream-methods', 'eth_sendRawTransaction'], /--upstream-methods: eth_sendRawTransaction is forwarded only with --upstream-send/],
+      [
+        ['--upstream', `http://u:${secret}@127.0.0.1:1/${secret}`, '--upstream-methods', 'eth_call,admin_peers'],
+        /--upstream-methods: admin_peers is never forwarded/,
+      ],
+      [
+        ['--upstream', `http://127.0.0.1:1/${secret}`, '--upstream-methods', 'eth_sendRawTransaction'],
+        /--upstream-methods: eth_sendRawTransaction is forwarded only with --upstream-send/,
+      ],
       [['--upstream', `ftp://127.0.0.1/${secret}`], /--upstream must be an http:\/\/ or https:\/\/ URL/],
     ];
     for (const [args, message] of cases) {
@@ -394,7 +479,9 @@ describe('help and usage errors', () => {
   const commands = ['serve', 'generate', 'keys', 'reindex', 'verify', 'snapshot', 'workload', 'loadtest'];
 
   test('--version prints the version package.json declares', async () => {
-    const { version } = JSON.parse(readFileSync(fileURLToPath(new URL('../../../package.json', import.meta.url)), 'utf8')) as { version: string };
+    const { version } = JSON.parse(
+      readFileSync(fileURLToPath(new URL('../../../package.json', import.meta.url)), 'utf8'),
+    ) as { version: string };
     for (const flag of ['--version', '-V']) {
       const ran = await cli([flag]);
       assert.equal(ran.code, 0);
@@ -408,7 +495,9 @@ describe('help and usage errors', () => {
     assert.match(top.stdout, /^Usage: ethlogd <command>/);
     for (const name of commands) assert.match(top.stdout, new RegExp(`^  ${name}\\s`, 'm'), `${name} is listed`);
     const asked = commands.flatMap((name) => ['--help', '-h'].map((flag) => [name, flag] as const));
-    for (const [[name, flag], ran] of await Promise.all(asked.map(async (pair) => [pair, await cli([...pair])] as const))) {
+    for (const [[name, flag], ran] of await Promise.all(
+      asked.map(async (pair) => [pair, await cli([...pair])] as const),
+    )) {
       assert.equal(ran.code, 0, `${name} ${flag}: ${ran.stderr}`);
       assert.match(ran.stdout, new RegExp(`^Usage:(\\n  | )ethlogd ${name}`), `${name} ${flag}`);
       assert.equal(ran.stderr, '');
@@ -423,18 +512,28 @@ describe('help and usage errors', () => {
       [['reindex', '--frobnicate'], /ethlogd reindex: .*--frobnicate/],
       [['generate', '--blocks', '5'], /ethlogd generate: --out is required/],
       [['generate', '--out', join(dir, 'x'), '--blocks', 'many'], /ethlogd generate: --blocks must be an integer/],
-      [['generate', '--out', join(dir, 'x'), '--blocks', '5', '--batch-blocks', '0'], /ethlogd generate: --batch-blocks must be an integer from 1 to 1000000/],
+      [
+        ['generate', '--out', join(dir, 'x'), '--blocks', '5', '--batch-blocks', '0'],
+        /ethlogd generate: --batch-blocks must be an integer from 1 to 1000000/,
+      ],
       [['serve', '--data', dir, '--port', '70000'], /ethlogd serve: --port must be an integer from 0 to 65535/],
       [['keys', 'explode', '--data', dir], /ethlogd keys: unknown keys action "explode"/],
     ];
     for (const [[args, message], ran] of await Promise.all(cases.map(async (c) => [c, await cli(c[0])] as const))) {
       assert.equal(ran.code, 2, `${args.join(' ')}: ${ran.stderr}`);
       assert.match(ran.stderr, message, args.join(' '));
-      assert.match(ran.stderr, new RegExp(`^ethlogd ${args[0]}: [^\\n]+\\nRun "ethlogd ${args[0]} --help" for its options\\.\\n$`), args.join(' '));
+      assert.match(
+        ran.stderr,
+        new RegExp(`^ethlogd ${args[0]}: [^\\n]+\\nRun "ethlogd ${args[0]} --help" for its options\\.\\n$`),
+        args.join(' '),
+      );
     }
     const unknown = await cli(['frobnicate']);
     assert.equal(unknown.code, 2);
-    assert.match(unknown.stderr, /^unknown command "frobnicate" \(commands: serve, generate, [^\n]*\)\nRun "ethlogd --help" for what each does\.\n$/);
+    assert.match(
+      unknown.stderr,
+      /^unknown command "frobnicate" \(commands: serve, generate, [^\n]*\)\nRun "ethlogd --help" for what each does\.\n$/,
+    );
     const none = await cli([]);
     assert.equal(none.code, 2);
     assert.match(none.stdout, /^Usage: ethlogd <command>/);

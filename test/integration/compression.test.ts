@@ -14,17 +14,26 @@ import { after, before, describe, test } from 'node:test';
 import { brotliCompressSync, brotliDecompressSync, constants, gunzipSync, gzipSync } from 'node:zlib';
 import { DEFAULT_BROTLI_QUALITY, DEFAULT_GZIP_LEVEL } from '#src/config.js';
 import { createLogger } from '#src/logger.js';
-import { startService, type RunningService, type ServiceOptions } from '#src/service.js';
+import { type RunningService, type ServiceOptions, startService } from '#src/service.js';
 import { exchange, makeDataset, type RawAnswer, type TestDataset } from '../support/harness.js';
-import { captureLogger, type CapturedLogger } from '../support/logCapture.js';
+import { type CapturedLogger, captureLogger } from '../support/logCapture.js';
 
-/** Blocks of the dataset at mainnet density: about 500 logs a block, so the whole range answers ~60 MB of logs, ~9 MB gzipped. */
+/**
+ * Blocks of the dataset at mainnet density: about 500 logs a block, so the whole range answers ~60 MB of logs, ~9 MB
+ * gzipped.
+ */
 const BLOCKS = 120;
 
-/** A result cap above the dataset's logs, so one eth_getLogs answer is large enough to meet the socket's backpressure compressed. */
+/**
+ * A result cap above the dataset's logs, so one eth_getLogs answer is large enough to meet the socket's backpressure
+ * compressed.
+ */
 const MAX_RESULTS = 1_000_000;
 
-/** A query deadline the whole range never meets, however loaded the machine (the default 10 s did at load 12: a short -32005 answer, not compressed). */
+/**
+ * A query deadline the whole range never meets, however loaded the machine (the default 10 s did at load 12: a short
+ * -32005 answer, not compressed).
+ */
 const TIMEOUT_MS = 600_000;
 
 /** The last chunk of a chunked answer: a chunk of size 0 and the empty trailer. */
@@ -57,17 +66,47 @@ function decoded(raw: RawAnswer): Buffer {
 const call = (method: string, params: unknown[] = [], id: unknown = 1) => ({ jsonrpc: '2.0', id, method, params });
 const hex = (n: number) => `0x${n.toString(16)}`;
 
-/** The request bodies of every answer shape, with whether each is small (under the threshold) or streamed (over 64 KiB). */
+/**
+ * The request bodies of every answer shape, with whether each is small (under the threshold) or streamed (over 64 KiB).
+ */
 const BODIES: { label: string; body: string; size: 'small' | 'whole' | 'streamed' }[] = [
   { label: 'eth_chainId', body: JSON.stringify(call('eth_chainId')), size: 'small' },
   { label: 'an error (-32602)', body: JSON.stringify(call('eth_getBlockByNumber', ['0x01', false])), size: 'small' },
-  { label: 'a block with hashes', body: JSON.stringify(call('eth_getBlockByNumber', [hex(BLOCKS - 2), false])), size: 'whole' },
-  { label: 'a batch of errors', body: JSON.stringify(Array.from({ length: 40 }, (_, i) => call('eth_nothing', [], i))), size: 'whole' },
-  { label: 'a batch of blocks and an error', body: JSON.stringify([call('eth_getBlockByNumber', [hex(3), false], 1), call('eth_getLogs', [{ fromBlock: '0x2', toBlock: '0x1' }], 2), call('eth_getBlockByNumber', [hex(4), false], 3)]), size: 'whole' },
-  { label: 'eth_getLogs of one block', body: JSON.stringify(call('eth_getLogs', [{ fromBlock: hex(7), toBlock: hex(7) }])), size: 'streamed' },
-  { label: 'eth_getLogs of 8 blocks', body: JSON.stringify(call('eth_getLogs', [{ fromBlock: hex(10), toBlock: hex(17) }])), size: 'streamed' },
+  {
+    label: 'a block with hashes',
+    body: JSON.stringify(call('eth_getBlockByNumber', [hex(BLOCKS - 2), false])),
+    size: 'whole',
+  },
+  {
+    label: 'a batch of errors',
+    body: JSON.stringify(Array.from({ length: 40 }, (_, i) => call('eth_nothing', [], i))),
+    size: 'whole',
+  },
+  {
+    label: 'a batch of blocks and an error',
+    body: JSON.stringify([
+      call('eth_getBlockByNumber', [hex(3), false], 1),
+      call('eth_getLogs', [{ fromBlock: '0x2', toBlock: '0x1' }], 2),
+      call('eth_getBlockByNumber', [hex(4), false], 3),
+    ]),
+    size: 'whole',
+  },
+  {
+    label: 'eth_getLogs of one block',
+    body: JSON.stringify(call('eth_getLogs', [{ fromBlock: hex(7), toBlock: hex(7) }])),
+    size: 'streamed',
+  },
+  {
+    label: 'eth_getLogs of 8 blocks',
+    body: JSON.stringify(call('eth_getLogs', [{ fromBlock: hex(10), toBlock: hex(17) }])),
+    size: 'streamed',
+  },
   { label: 'a full block', body: JSON.stringify(call('eth_getBlockByNumber', [hex(9), true])), size: 'streamed' },
-  { label: 'a batch of receipts', body: JSON.stringify([call('eth_getBlockReceipts', [hex(5)], 1), call('eth_getBlockReceipts', [hex(6)], 2)]), size: 'streamed' },
+  {
+    label: 'a batch of receipts',
+    body: JSON.stringify([call('eth_getBlockReceipts', [hex(5)], 1), call('eth_getBlockReceipts', [hex(6)], 2)]),
+    size: 'streamed',
+  },
 ];
 
 /** The whole chain's logs: the largest answer. */
@@ -84,7 +123,16 @@ const reference = new Map<string, RawAnswer>();
 
 /** Starts a service over the dataset with `options`. */
 function serve(options: Partial<ServiceOptions>): Promise<RunningService> {
-  return startService({ dataDir: dataset.dir, host: '127.0.0.1', port: 0, logger: createLogger('warn'), threads: 1, httpThreads: 1, limits: { maxResults: MAX_RESULTS, timeoutMs: TIMEOUT_MS }, ...options });
+  return startService({
+    dataDir: dataset.dir,
+    host: '127.0.0.1',
+    port: 0,
+    logger: createLogger('warn'),
+    threads: 1,
+    httpThreads: 1,
+    limits: { maxResults: MAX_RESULTS, timeoutMs: TIMEOUT_MS },
+    ...options,
+  });
 }
 
 const rpcUrl = (service: RunningService, key = dataset.key) => `${service.url}/v3/${key}`;
@@ -108,7 +156,14 @@ describe('compressed answers', () => {
     for (const { label, body, size } of BODIES) {
       const { status, body: bytes } = reference.get(body)!;
       assert.equal(status, 200, label);
-      assert.ok(size === 'small' ? bytes.length < 1024 : size === 'whole' ? bytes.length >= 1024 && bytes.length <= 64 * 1024 : bytes.length > 64 * 1024, `${label}: ${bytes.length} bytes`);
+      assert.ok(
+        size === 'small'
+          ? bytes.length < 1024
+          : size === 'whole'
+            ? bytes.length >= 1024 && bytes.length <= 64 * 1024
+            : bytes.length > 64 * 1024,
+        `${label}: ${bytes.length} bytes`,
+      );
     }
     assert.ok(reference.get(ALL_LOGS)!.body.length > 30_000_000);
   });
@@ -146,7 +201,8 @@ describe('compressed answers', () => {
           assert.equal(res.headers['transfer-encoding'], 'chunked', what);
           assert.equal(res.headers['content-length'], undefined, what);
         } else assert.equal(res.headers['content-length'], String(res.body.length), what);
-        if (size !== 'small') assert.ok(res.body.length < ref.body.length / 1.5, `${what}: ${res.body.length} of ${ref.body.length} bytes`);
+        if (size !== 'small')
+          assert.ok(res.body.length < ref.body.length / 1.5, `${what}: ${res.body.length} of ${ref.body.length} bytes`);
       }
     }
   });
@@ -170,7 +226,10 @@ describe('compressed answers', () => {
     assert.ok(nothing.body.equals(reference.get(small)!.body));
 
     const plain401 = await exchange(rpcUrl(off, dataset.revokedKey), { body: small });
-    const coded401 = await exchange(rpcUrl(on, dataset.revokedKey), { body: small, headers: { 'accept-encoding': 'gzip, identity;q=0' } });
+    const coded401 = await exchange(rpcUrl(on, dataset.revokedKey), {
+      body: small,
+      headers: { 'accept-encoding': 'gzip, identity;q=0' },
+    });
     assert.deepEqual([plain401.status, coded401.status], [401, 401]);
     assert.equal(coded401.headers['content-encoding'], 'gzip');
     assert.ok(decoded(coded401).equals(plain401.body));
@@ -205,9 +264,14 @@ describe('compressed answers', () => {
     const socket = net.connect(on.port, '127.0.0.1');
     socket.pause();
     await once(socket, 'connect');
-    socket.write(`POST /v3/${dataset.key} HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nAccept-Encoding: gzip\r\nContent-Length: ${Buffer.byteLength(ALL_LOGS)}\r\n\r\n${ALL_LOGS}`);
+    socket.write(
+      `POST /v3/${dataset.key} HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nAccept-Encoding: gzip\r\nContent-Length: ${Buffer.byteLength(ALL_LOGS)}\r\n\r\n${ALL_LOGS}`,
+    );
     const other = await exchange(rpcUrl(on), { body: BODIES[2]!.body, headers: { 'accept-encoding': 'gzip' } });
-    assert.ok(decoded(other).equals(reference.get(BODIES[2]!.body)!.body), 'answered while the other client does not read');
+    assert.ok(
+      decoded(other).equals(reference.get(BODIES[2]!.body)!.body),
+      'answered while the other client does not read',
+    );
     const raw = await new Promise<Buffer>((resolve, reject) => {
       const chunks: Buffer[] = [];
       socket.on('data', (c: Buffer) => {
@@ -279,13 +343,17 @@ describe('a client that leaves mid-stream', () => {
       for (const accept of ['gzip', 'br']) {
         const from = log.lines.length;
         await new Promise<void>((resolve, reject) => {
-          const req = http.request(rpcUrl(service), { method: 'POST', headers: { 'content-type': 'application/json', 'accept-encoding': accept } }, (res) => {
-            assert.equal(res.headers['content-encoding'], accept);
-            res.once('data', () => {
-              req.destroy();
-              resolve();
-            });
-          });
+          const req = http.request(
+            rpcUrl(service),
+            { method: 'POST', headers: { 'content-type': 'application/json', 'accept-encoding': accept } },
+            (res) => {
+              assert.equal(res.headers['content-encoding'], accept);
+              res.once('data', () => {
+                req.destroy();
+                resolve();
+              });
+            },
+          );
           req.on('error', (err: NodeJS.ErrnoException) => {
             if (err.code !== 'ECONNRESET') reject(err);
           });
@@ -295,15 +363,29 @@ describe('a client that leaves mid-stream', () => {
         assert.equal(line!.aborted, true, accept);
         assert.equal(line!.status, 200);
         assert.equal(line!.encoding, accept);
-        const whole = accept === 'gzip' ? gzipSync(reference.get(ALL_LOGS)!.body, { level: DEFAULT_GZIP_LEVEL }).length : brotliCompressSync(reference.get(ALL_LOGS)!.body, { params: { [constants.BROTLI_PARAM_QUALITY]: DEFAULT_BROTLI_QUALITY } }).length;
-        t.diagnostic(`${accept}: ${String(line!.bytesOut)} of about ${whole} compressed bytes sent before the client left`);
-        assert.ok(typeof line!.bytesOut === 'number' && line!.bytesOut > 0 && line!.bytesOut < whole, `${accept}: ${String(line!.bytesOut)} of ${whole} bytes sent`);
+        const whole =
+          accept === 'gzip'
+            ? gzipSync(reference.get(ALL_LOGS)!.body, { level: DEFAULT_GZIP_LEVEL }).length
+            : brotliCompressSync(reference.get(ALL_LOGS)!.body, {
+                params: { [constants.BROTLI_PARAM_QUALITY]: DEFAULT_BROTLI_QUALITY },
+              }).length;
+        t.diagnostic(
+          `${accept}: ${String(line!.bytesOut)} of about ${whole} compressed bytes sent before the client left`,
+        );
+        assert.ok(
+          typeof line!.bytesOut === 'number' && line!.bytesOut > 0 && line!.bytesOut < whole,
+          `${accept}: ${String(line!.bytesOut)} of ${whole} bytes sent`,
+        );
       }
       const after = await exchange(rpcUrl(service), { body: BODIES[2]!.body, headers: { 'accept-encoding': 'gzip' } });
       assert.ok(decoded(after).equals(reference.get(BODIES[2]!.body)!.body), 'the server answers on');
       const outcome = await service.close();
       closed = true;
-      assert.deepEqual({ clean: outcome.clean, cut: outcome.httpRequestsCut }, { clean: true, cut: 0 }, 'no request left in flight');
+      assert.deepEqual(
+        { clean: outcome.clean, cut: outcome.httpRequestsCut },
+        { clean: true, cut: 0 },
+        'no request left in flight',
+      );
     } finally {
       if (!closed) await service.close();
     }

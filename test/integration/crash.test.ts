@@ -20,17 +20,17 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { after, before, describe, type TestContext, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { after, before, describe, test, type TestContext } from 'node:test';
-import { generateStore } from '#src/synth/generateStore.js';
 import { closeStore, openStore, type Store } from '#src/store/schema.js';
 import { SEGMENT_BLOCKS } from '#src/store/segments.js';
 import { verifyStore } from '#src/store/verify.js';
-import { Rng } from '../unit/store/fixtures.js';
-import { ANVIL_MISSING, Anvil, startProxy, type NodeProxy } from '../support/anvil.js';
-import { runCli, startCli, type CliProcess } from '../support/child.js';
+import { generateStore } from '#src/synth/generateStore.js';
+import { ANVIL_MISSING, Anvil, type NodeProxy, startProxy } from '../support/anvil.js';
+import { type CliProcess, runCli, startCli } from '../support/child.js';
 import { diffStores } from '../support/storeDiff.js';
 import { Workload } from '../support/workload.js';
+import { Rng } from '../unit/store/fixtures.js';
 
 /** Reads a positive integer from the environment, or `fallback`. */
 function envInt(name: string, fallback: number): number {
@@ -46,19 +46,32 @@ const INGEST_KILLS = envInt('CRASH_INGEST_KILLS', 3);
 /** Generated blocks: past one segment boundary with room after it. */
 const BLOCKS = envInt('CRASH_BLOCKS', SEGMENT_BLOCKS + 904);
 const SEED = process.env.CRASH_SEED ?? 'crash';
-/** Blocks per write transaction of the killed generator: a quarter of generate's default, so that a run at this density makes many commits to kill between. */
+/**
+ * Blocks per write transaction of the killed generator: a quarter of generate's default, so that a run at this density
+ * makes many commits to kill between.
+ */
 const GENERATE_BATCH_BLOCKS = 256;
-/** A low density keeps the generator fast (thousands of blocks per second) while blocks still have logs, transactions and storage writes. */
+/**
+ * A low density keeps the generator fast (thousands of blocks per second) while blocks still have logs, transactions
+ * and storage writes.
+ */
 const DENSITY = 0.003;
-/** Share of generate kills taken at a delay after the start (store opening, chain resume) rather than mid-generation. */
+/**
+ * Share of generate kills taken at a delay after the start (store opening, chain resume) rather than mid-generation.
+ */
 const STARTUP_KILL_SHARE = 0.25;
 /** Window of a startup kill after the spawn, in ms: node's start and the store's opening take about this long. */
 const STARTUP_KILL_WINDOW_MS = 400;
 /** Blocks that must be left for a startup kill: more than an idle machine generates within the window. */
 const STARTUP_MARGIN_BLOCKS = 2048;
-/** Blocks before the end no kill waits for: the kill lands before the final batch even when this process is slow to notice the head. */
+/**
+ * Blocks before the end no kill waits for: the kill lands before the final batch even when this process is slow to
+ * notice the head.
+ */
 const FINAL_MARGIN_BLOCKS = 512;
-/** Interval of the stored-head poll that times a mid-generation kill, in ms (a batch of 64 blocks takes about 15 ms). */
+/**
+ * Interval of the stored-head poll that times a mid-generation kill, in ms (a batch of 64 blocks takes about 15 ms).
+ */
 const HEAD_POLL_MS = 2;
 /** Random delay after the head passes its target, in ms: moves the kill into the middle of a later batch. */
 const KILL_JITTER_MS = 25;
@@ -66,7 +79,10 @@ const KILL_JITTER_MS = 25;
 const INGEST_COMMIT_BLOCKS = 4;
 /** Anvil blocks ingested: two commits per kill at least, and never fewer than 80. */
 const INGEST_BLOCKS = Math.max(80, 2 * INGEST_COMMIT_BLOCKS * INGEST_KILLS);
-/** Blocks before the end no ingest kill waits for (ingest through the slowing proxy copies a few blocks in the poll and jitter delays). */
+/**
+ * Blocks before the end no ingest kill waits for (ingest through the slowing proxy copies a few blocks in the poll and
+ * jitter delays).
+ */
 const INGEST_FINAL_MARGIN_BLOCKS = 8;
 
 const rng = new Rng([...SEED].reduce((h, c) => Math.imul(h ^ c.charCodeAt(0), 0x01000193), 0x811c9dc5));
@@ -98,7 +114,10 @@ async function kill(p: CliProcess): Promise<number | string> {
   return p.exited;
 }
 
-/** Resolves once `p` has written its first stderr line (the first progress line of generate and ingest follows their first commit). */
+/**
+ * Resolves once `p` has written its first stderr line (the first progress line of generate and ingest follows their
+ * first commit).
+ */
 async function firstProgress(p: CliProcess): Promise<void> {
   await p.waitForStderr(/\n/);
 }
@@ -119,10 +138,27 @@ function checkAfterKill(store: Store, previous: number, what: string): number {
 
 describe('generate killed at random moments', () => {
   const opts = { blocks: BLOCKS, seed: SEED, density: DENSITY };
-  // Killed while worker threads build and hand over batches: the path with the most in flight; small write transactions, so the head moves often enough to kill between them.
-  const args = (dir: string) => ['generate', '--out', dir, '--blocks', String(BLOCKS), '--seed', SEED, '--density', String(DENSITY), '--threads', '2', '--batch-blocks', String(GENERATE_BATCH_BLOCKS)];
+  // Killed while worker threads build and hand over batches: the path with the most in flight; small write
+  // transactions, so the head moves often enough to kill between them.
+  const args = (dir: string) => [
+    'generate',
+    '--out',
+    dir,
+    '--blocks',
+    String(BLOCKS),
+    '--seed',
+    SEED,
+    '--density',
+    String(DENSITY),
+    '--threads',
+    '2',
+    '--batch-blocks',
+    String(GENERATE_BATCH_BLOCKS),
+  ];
 
-  test(`${GENERATE_KILLS} kills, each verified, then the finished store equals an uninterrupted one`, { timeout: 600_000 }, async (t: TestContext) => {
+  test(`${GENERATE_KILLS} kills, each verified, then the finished store equals an uninterrupted one`, {
+    timeout: 600_000,
+  }, async (t: TestContext) => {
     const dir = tempDir('generate');
     const last = BLOCKS - 1;
     let store: Store | undefined;
@@ -142,7 +178,8 @@ describe('generate killed at random moments', () => {
           modes.progress++;
           await firstProgress(p);
           store ??= openStore(dir, { readOnly: true });
-          // Stratified: kill k waits for a random block of the k-th of GENERATE_KILLS equal stretches, so the kills spread over the whole chain.
+          // Stratified: kill k waits for a random block of the k-th of GENERATE_KILLS equal stretches, so the kills
+          // spread over the whole chain.
           const stretch = (last - FINAL_MARGIN_BLOCKS) / GENERATE_KILLS;
           const target = Math.max(head + 1, Math.floor(k * stretch + rng.int(Math.max(1, Math.floor(stretch)))));
           while (!ended(p) && storedHead(store) < target) await sleep(HEAD_POLL_MS);
@@ -154,7 +191,10 @@ describe('generate killed at random moments', () => {
         head = checkAfterKill(store, head, `after kill ${k + 1}`);
         heads.push(head);
       }
-      assert.ok(heads.some((h) => h < SEGMENT_BLOCKS - 1) && heads.some((h) => h >= SEGMENT_BLOCKS - 1), `kills before and after the segment boundary: ${heads.join(', ')}`);
+      assert.ok(
+        heads.some((h) => h < SEGMENT_BLOCKS - 1) && heads.some((h) => h >= SEGMENT_BLOCKS - 1),
+        `kills before and after the segment boundary: ${heads.join(', ')}`,
+      );
 
       const finished = await runCli(args(dir));
       assert.equal(finished.code, 0, finished.stderr);
@@ -169,7 +209,9 @@ describe('generate killed at random moments', () => {
       } finally {
         await closeStore(expected);
       }
-      t.diagnostic(`generate: ${GENERATE_KILLS} SIGKILLs (${modes.startup} while starting, ${modes.progress} mid-generation), each verified (${Math.round(verifyMs)} ms verifying); heads after the kills: ${heads.join(', ')}`);
+      t.diagnostic(
+        `generate: ${GENERATE_KILLS} SIGKILLs (${modes.startup} while starting, ${modes.progress} mid-generation), each verified (${Math.round(verifyMs)} ms verifying); heads after the kills: ${heads.join(', ')}`,
+      );
     } finally {
       if (store) await closeStore(store);
     }
@@ -194,16 +236,28 @@ describe('ingest killed at random moments', { skip: ANVIL_MISSING }, () => {
     await anvil?.stop();
   });
 
-  test(`${INGEST_KILLS} kills, each verified, then the finished store equals an uninterrupted ingest`, { timeout: 600_000 }, async (t: TestContext) => {
+  test(`${INGEST_KILLS} kills, each verified, then the finished store equals an uninterrupted ingest`, {
+    timeout: 600_000,
+  }, async (t: TestContext) => {
     const dir = tempDir('ingest');
-    const tuning = ['--blocks-per-request', '2', '--in-flight', '2', '--commit-blocks', String(INGEST_COMMIT_BLOCKS), '--progress-seconds', '0.05'];
+    const tuning = [
+      '--blocks-per-request',
+      '2',
+      '--in-flight',
+      '2',
+      '--commit-blocks',
+      String(INGEST_COMMIT_BLOCKS),
+      '--progress-seconds',
+      '0.05',
+    ];
     let store: Store | undefined;
     let stored = -1;
     const heads: number[] = [];
     try {
       for (let k = 0; k < INGEST_KILLS; k++) {
         const p = startCli(['ingest', '--rpc', proxy.url, '--data', dir, ...tuning]);
-        // Its first progress line follows its first commit; then, as for generate, kill k waits for a random block of the k-th stretch.
+        // Its first progress line follows its first commit; then, as for generate, kill k waits for a random block of
+        // the k-th stretch.
         await firstProgress(p);
         store ??= openStore(dir, { readOnly: true });
         const stretch = (head - INGEST_FINAL_MARGIN_BLOCKS) / INGEST_KILLS;
@@ -231,7 +285,9 @@ describe('ingest killed at random moments', { skip: ANVIL_MISSING }, () => {
       } finally {
         await closeStore(expected);
       }
-      t.diagnostic(`ingest: ${INGEST_KILLS} SIGKILLs, each verified; stored heads after the kills: ${heads.join(', ')} of ${head}`);
+      t.diagnostic(
+        `ingest: ${INGEST_KILLS} SIGKILLs, each verified; stored heads after the kills: ${heads.join(', ')} of ${head}`,
+      );
     } finally {
       if (store) await closeStore(store);
     }

@@ -10,12 +10,12 @@
 import assert from 'node:assert/strict';
 import { execFile, spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
+import { after, before, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { after, before, test } from 'node:test';
 import { createLogger } from '#src/logger.js';
 import { NodeHeadGauge } from '#src/replica/nodeHead.js';
-import { startService, type RunningService } from '#src/service.js';
+import { type RunningService, startService } from '#src/service.js';
 import { makeDataset, type TestDataset } from '../support/harness.js';
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
@@ -34,7 +34,9 @@ export function metricNames(expr: string): string[] {
     .replace(/\b(by|without|on|ignoring|group_left|group_right)\s*\([^)]*\)/g, ' ')
     .replace(/\$\w+/g, ' ');
   const keywords = new Set(['and', 'or', 'unless', 'bool', 'offset', 'inf', 'nan']);
-  return [...new Set(stripped.match(/\b[a-zA-Z_:][a-zA-Z0-9_:]*\b(?!\s*\()/g) ?? [])].filter((w) => !keywords.has(w.toLowerCase()));
+  return [...new Set(stripped.match(/\b[a-zA-Z_:][a-zA-Z0-9_:]*\b(?!\s*\()/g) ?? [])].filter(
+    (w) => !keywords.has(w.toLowerCase()),
+  );
 }
 
 /** Metrics an alert may use that ethlogd does not export: Prometheus' own `up`, node_exporter's filesystem gauges. */
@@ -50,12 +52,29 @@ before(async () => {
   gauge.setNodeHead(40);
   // As `serve` runs it (a read-only process: its answer cache on), a replica that has answered a call.
   const replica = { gauge, maxLagBlocks: 5 };
-  service = await startService({ dataDir: dataset.dir, host: '127.0.0.1', port: 0, logger: createLogger('warn'), threads: 1, readOnlyProcess: true, replica });
+  service = await startService({
+    dataDir: dataset.dir,
+    host: '127.0.0.1',
+    port: 0,
+    logger: createLogger('warn'),
+    threads: 1,
+    readOnlyProcess: true,
+    replica,
+  });
   const call = { jsonrpc: '2.0', id: 1, method: 'eth_blockNumber', params: [] };
-  await fetch(`${service.url}/v3/${dataset.key}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(call) });
+  await fetch(`${service.url}/v3/${dataset.key}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(call),
+  });
   const text = await (await fetch(`${service.url}/metrics`)).text();
   assert.match(text, /^ethlogd_node_head_block 40$/m, "the replica's node head as polled");
-  exported = new Set(text.split('\n').filter((l) => l !== '' && !l.startsWith('#')).map((l) => /^[a-zA-Z_:][a-zA-Z0-9_:]*/.exec(l)![0]));
+  exported = new Set(
+    text
+      .split('\n')
+      .filter((l) => l !== '' && !l.startsWith('#'))
+      .map((l) => /^[a-zA-Z_:][a-zA-Z0-9_:]*/.exec(l)![0]),
+  );
 });
 
 after(async () => {
@@ -64,19 +83,34 @@ after(async () => {
 });
 
 test('metricNames finds the metrics of an expression and nothing else', () => {
-  assert.deepEqual(metricNames('histogram_quantile(0.99, sum by (method, le) (rate(a_bucket{method!~"x|y"}[5m]))) > 2'), ['a_bucket']);
+  assert.deepEqual(
+    metricNames('histogram_quantile(0.99, sum by (method, le) (rate(a_bucket{method!~"x|y"}[5m]))) > 2'),
+    ['a_bucket'],
+  );
   assert.deepEqual(metricNames('b - c > 5 and on (instance) d{x="1"} offset 5m'), ['b', 'c', 'd']);
   assert.deepEqual(metricNames('sum(rate(e[$__rate_interval])) / 24 * 3600'), ['e']);
 });
 
 test('every expression of the Grafana dashboard names metrics a real ethlogd exports', () => {
-  const dashboard = JSON.parse(readFileSync(`${DEPLOY}grafana/ethlogd-dashboard.json`, 'utf8')) as { panels: { id: number; type: string; targets?: { expr: string }[] }[] };
+  const dashboard = JSON.parse(readFileSync(`${DEPLOY}grafana/ethlogd-dashboard.json`, 'utf8')) as {
+    panels: { id: number; type: string; targets?: { expr: string }[] }[];
+  };
   const exprs = dashboard.panels.flatMap((p) => p.targets?.map((t) => t.expr) ?? []);
   assert.ok(exprs.length >= 20, `${exprs.length} expressions`);
   assert.equal(new Set(dashboard.panels.map((p) => p.id)).size, dashboard.panels.length, 'panel ids are unique');
   const used = new Set(exprs.flatMap(metricNames));
-  assert.deepEqual([...used].filter((name) => !exported.has(name)), [], 'metrics the dashboard names that /metrics does not export');
-  for (const name of ['ethlogd_rpc_requests_total', 'ethlogd_rpc_request_duration_seconds_bucket', 'ethlogd_head_block', 'ethlogd_node_head_block', 'ethlogd_store_size_bytes']) {
+  assert.deepEqual(
+    [...used].filter((name) => !exported.has(name)),
+    [],
+    'metrics the dashboard names that /metrics does not export',
+  );
+  for (const name of [
+    'ethlogd_rpc_requests_total',
+    'ethlogd_rpc_request_duration_seconds_bucket',
+    'ethlogd_head_block',
+    'ethlogd_node_head_block',
+    'ethlogd_store_size_bytes',
+  ]) {
     assert.ok(used.has(name), `the dashboard shows ${name}`);
   }
 });
@@ -88,23 +122,39 @@ test('the alert rules cover lag, errors, latency, refusals and disk over metrics
   assert.equal(exprs.length, alerts.length, 'one single-line expr per alert');
   const unknown = exprs.flatMap(metricNames).filter((name) => !exported.has(name) && !OUTSIDE.has(name));
   assert.deepEqual(unknown, [], 'metrics the rules name that /metrics does not export');
-  for (const alert of ['EthlogdReplicaLagging', 'EthlogdErrorRate', 'EthlogdInternalErrors', 'EthlogdPointLookupLatency', 'EthlogdGetLogsLatency', 'EthlogdRateLimited', 'EthlogdRefusals', 'EthlogdDiskFillsWithin24h']) {
+  for (const alert of [
+    'EthlogdReplicaLagging',
+    'EthlogdErrorRate',
+    'EthlogdInternalErrors',
+    'EthlogdPointLookupLatency',
+    'EthlogdGetLogsLatency',
+    'EthlogdRateLimited',
+    'EthlogdRefusals',
+    'EthlogdDiskFillsWithin24h',
+  ]) {
     assert.ok(alerts.includes(alert), alert);
   }
 });
 
-test('promtool check rules passes, and promtool test rules fires the alerts as expected', { skip: missing('promtool', "apt-get install -y prometheus") }, async () => {
+test('promtool check rules passes, and promtool test rules fires the alerts as expected', {
+  skip: missing('promtool', 'apt-get install -y prometheus'),
+}, async () => {
   const checked = await run('promtool', ['check', 'rules', 'ethlogd-alerts.yml'], { cwd: `${DEPLOY}prometheus` });
   assert.match(checked.stdout, /SUCCESS: \d+ rules found/);
   const tested = await run('promtool', ['test', 'rules', 'ethlogd-alerts.test.yml'], { cwd: `${DEPLOY}prometheus` });
   assert.match(tested.stdout, /SUCCESS/);
 });
 
-test('systemd-analyze verify passes the unit without a warning about it', { skip: missing('systemd-analyze', 'systemd') }, () => {
+test('systemd-analyze verify passes the unit without a warning about it', {
+  skip: missing('systemd-analyze', 'systemd'),
+}, () => {
   const unit = `${DEPLOY}systemd/ethlogd.service`;
   const ran = spawnSync('systemd-analyze', ['verify', unit], { encoding: 'utf8' });
   assert.equal(ran.status, 0, ran.stderr);
-  assert.deepEqual(ran.stderr.split('\n').filter((l) => l.includes('ethlogd.service')), []);
+  assert.deepEqual(
+    ran.stderr.split('\n').filter((l) => l.includes('ethlogd.service')),
+    [],
+  );
   assert.match(readFileSync(unit, 'utf8'), /^User=ethlogd$/m, 'not root');
 });
 
@@ -129,8 +179,14 @@ test('the Dockerfile builds in stages, runs as a user, checks /ready, and copies
   const user = final.filter(([i]) => i === 'USER').at(-1)?.[1];
   assert.ok(user !== undefined && !/^(root|0)(:|$)/.test(user), `the final stage runs as a user: ${user}`);
   assert.match(final.find(([i]) => i === 'HEALTHCHECK')?.[1] ?? '', /\/ready/, 'HEALTHCHECK on /ready');
-  assert.ok(final.some(([i, a]) => i === 'COPY' && a.startsWith('--from=build ')), 'the runtime copies the build stage output');
-  assert.ok(!final.some(([i, a]) => i === 'RUN' && /\b(npm ci|tsc)\b/.test(a)), 'no install or build in the runtime stage');
+  assert.ok(
+    final.some(([i, a]) => i === 'COPY' && a.startsWith('--from=build ')),
+    'the runtime copies the build stage output',
+  );
+  assert.ok(
+    !final.some(([i, a]) => i === 'RUN' && /\b(npm ci|tsc)\b/.test(a)),
+    'no install or build in the runtime stage',
+  );
   assert.match(final.find(([i]) => i === 'ENTRYPOINT')?.[1] ?? '', /"dist\/src\/cli\.js"/);
   for (const [, args] of steps.filter(([i, a]) => i === 'COPY' && !a.startsWith('--from'))) {
     const sources = args.split(/\s+/).slice(0, -1);
@@ -140,12 +196,19 @@ test('the Dockerfile builds in stages, runs as a user, checks /ready, and copies
   assert.match(ignore, /^\*\*$/m, 'the context excludes everything not copied (node_modules, dist, stores)');
 });
 
-test('hadolint lints the Dockerfile', { skip: missing('hadolint', 'not packaged for Debian: its release binary') }, async () => {
+test('hadolint lints the Dockerfile', {
+  skip: missing('hadolint', 'not packaged for Debian: its release binary'),
+}, async () => {
   await run('hadolint', [`${DEPLOY}Dockerfile`]);
 });
 
-test('docker builds the image, and the image runs the CLI', { skip: dockerDaemon ? false : 'no Docker daemon answers `docker info`' }, async () => {
-  await run('docker', ['build', '-f', 'deploy/Dockerfile', '-t', 'ethlogd:test', '.'], { cwd: ROOT, maxBuffer: 64 * 1024 * 1024 });
+test('docker builds the image, and the image runs the CLI', {
+  skip: dockerDaemon ? false : 'no Docker daemon answers `docker info`',
+}, async () => {
+  await run('docker', ['build', '-f', 'deploy/Dockerfile', '-t', 'ethlogd:test', '.'], {
+    cwd: ROOT,
+    maxBuffer: 64 * 1024 * 1024,
+  });
   const { stdout } = await run('docker', ['run', '--rm', 'ethlogd:test', '--version']);
   assert.match(stdout, /^ethlogd \d+\.\d+\.\d+/);
 });

@@ -26,17 +26,28 @@ async function runOnce(mode: 'startup' | 'scanning'): Promise<void> {
   let out = '';
   child.stdout.setEncoding('utf8').on('data', (c: string) => (out += c));
   child.stderr.setEncoding('utf8').on('data', (c: string) => (out += c));
-  const [code, signal] = await new Promise<[number | null, NodeJS.Signals | null]>((resolve) => child.on('close', (c, s) => resolve([c, s])));
+  const [code, signal] = await new Promise<[number | null, NodeJS.Signals | null]>((resolve) =>
+    child.on('close', (c, s) => resolve([c, s])),
+  );
   assert.deepEqual({ code, signal }, { code: 0, signal: null }, out);
   assert.match(out, mode === 'scanning' ? /^closed 10$/m : /^closed 16$/m);
   assert.doesNotMatch(out, /FATAL/);
 }
 
-/** Runs the program in `mode` twice at once (two processes, one per core: the same moments twice in the time of one run) and checks both. */
+/**
+ * Runs the program in `mode` twice at once (two processes, one per core: the same moments twice in the time of one run)
+ * and checks both.
+ */
 async function closesCleanly(mode: 'startup' | 'scanning'): Promise<void> {
   await Promise.all([runOnce(mode), runOnce(mode)]);
 }
 
-test('engines closed at every moment of their start-up never abort the process', { timeout: 120_000 }, () => closesCleanly('startup'));
+test('engines closed at every moment of their start-up never abort the process', { timeout: 120_000 }, () =>
+  closesCleanly('startup'),
+);
 
-test('engines closed at every moment of a query (threads opening the store, scanning) never abort the process', { timeout: 120_000 }, () => closesCleanly('scanning'));
+test(
+  'engines closed at every moment of a query (threads opening the store, scanning) never abort the process',
+  { timeout: 120_000 },
+  () => closesCleanly('scanning'),
+);

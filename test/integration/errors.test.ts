@@ -11,10 +11,16 @@ import { after, before, describe, test } from 'node:test';
 import { bytesToHex, quantityToHex } from '#src/chain/hex.js';
 import type { BlockBundle } from '#src/chain/types.js';
 import { MAX_BATCH_ITEMS, MAX_BODY_BYTES } from '#src/config.js';
-import { generateChain } from '#src/synth/generator.js';
 import type { Logger } from '#src/logger.js';
 import { startService } from '#src/service.js';
-import { makeDataset, startTestService, type RpcResponse, type TestDataset, type TestService } from '../support/harness.js';
+import { generateChain } from '#src/synth/generator.js';
+import {
+  makeDataset,
+  type RpcResponse,
+  startTestService,
+  type TestDataset,
+  type TestService,
+} from '../support/harness.js';
 
 const SMALL = { blocks: 40, density: 0.05, seed: 'errors' };
 /** More than 10,000 logs over its whole range (about 14,000), for the default result cap. */
@@ -46,12 +52,18 @@ async function raw(path: string, init: RequestInit = {}): Promise<{ status: numb
 }
 
 const keyPath = () => `/v3/${dataset.key}`;
-const jsonPost = (body: string | Uint8Array): RequestInit => ({ method: 'POST', headers: { 'Content-Type': 'application/json' }, body });
+const jsonPost = (body: string | Uint8Array): RequestInit => ({
+  method: 'POST',
+  headers: { 'Content-Type': 'application/json' },
+  body,
+});
 
 /** The JSON-RPC error body of a refusal (id null), as text in the order the service writes it. */
-const errorText = (code: number, message: string) => JSON.stringify({ jsonrpc: '2.0', id: null, error: { code, message } });
+const errorText = (code: number, message: string) =>
+  JSON.stringify({ jsonrpc: '2.0', id: null, error: { code, message } });
 
-const rpcBody = (method: string, params: unknown[] = [], id: unknown = 1) => JSON.stringify({ jsonrpc: '2.0', id, method, params });
+const rpcBody = (method: string, params: unknown[] = [], id: unknown = 1) =>
+  JSON.stringify({ jsonrpc: '2.0', id, method, params });
 
 // ---------------------------------------------------------------------------------------------
 // docs/api.md §8, row by row.
@@ -60,10 +72,22 @@ const rpcBody = (method: string, params: unknown[] = [], id: unknown = 1) => JSO
 describe('HTTP status rows (docs/api.md §8)', () => {
   test('401 for a missing, an unknown and a revoked key, with the exact JSON-RPC bodies', async () => {
     const rows: [string, string][] = [
-      ['/v3/', 'missing API key: send it in the path, POST /v3/<API_KEY> (create a key with `ethlogd keys create --data DIR`)'],
-      ['/v3', 'missing API key: send it in the path, POST /v3/<API_KEY> (create a key with `ethlogd keys create --data DIR`)'],
-      ['/v3/' + 'f'.repeat(64), 'invalid API key: this store has no such key (create a key with `ethlogd keys create --data DIR`)'],
-      ['/v3/' + dataset.revokedKey, 'API key revoked: use another key (create a key with `ethlogd keys create --data DIR`)'],
+      [
+        '/v3/',
+        'missing API key: send it in the path, POST /v3/<API_KEY> (create a key with `ethlogd keys create --data DIR`)',
+      ],
+      [
+        '/v3',
+        'missing API key: send it in the path, POST /v3/<API_KEY> (create a key with `ethlogd keys create --data DIR`)',
+      ],
+      [
+        '/v3/' + 'f'.repeat(64),
+        'invalid API key: this store has no such key (create a key with `ethlogd keys create --data DIR`)',
+      ],
+      [
+        '/v3/' + dataset.revokedKey,
+        'API key revoked: use another key (create a key with `ethlogd keys create --data DIR`)',
+      ],
     ];
     for (const [path, message] of rows) {
       const res = await raw(path, jsonPost(rpcBody('eth_chainId')));
@@ -85,11 +109,19 @@ describe('HTTP status rows (docs/api.md §8)', () => {
 
   test('415 for a Content-Type other than application/json', async () => {
     for (const type of ['text/plain', 'application/jsonx', 'application/x-www-form-urlencoded']) {
-      const res = await raw(keyPath(), { method: 'POST', headers: { 'Content-Type': type }, body: rpcBody('eth_chainId') });
+      const res = await raw(keyPath(), {
+        method: 'POST',
+        headers: { 'Content-Type': type },
+        body: rpcBody('eth_chainId'),
+      });
       assert.equal(res.status, 415, type);
       assert.equal(res.text, errorText(-32600, 'unsupported content type, use application/json'), type);
     }
-    const withCharset = await raw(keyPath(), { method: 'POST', headers: { 'Content-Type': 'application/json; charset=utf-8' }, body: rpcBody('eth_chainId') });
+    const withCharset = await raw(keyPath(), {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json; charset=utf-8' },
+      body: rpcBody('eth_chainId'),
+    });
     assert.equal(withCharset.status, 200);
     assert.equal(withCharset.text, '{"jsonrpc":"2.0","id":1,"result":"0x1"}');
   });
@@ -111,7 +143,11 @@ describe('HTTP status rows (docs/api.md §8)', () => {
     for (const path of ['/', '/v2/' + dataset.key, '/v3x', '/v3/' + dataset.key + '/more', '/rpc']) {
       const res = await raw(path, jsonPost(rpcBody('eth_chainId')));
       assert.equal(res.status, 404, path);
-      assert.equal(res.text, errorText(-32600, 'not found: JSON-RPC is served at POST /v3/<API_KEY> and WebSocket /ws/v3/<API_KEY>'), path);
+      assert.equal(
+        res.text,
+        errorText(-32600, 'not found: JSON-RPC is served at POST /v3/<API_KEY> and WebSocket /ws/v3/<API_KEY>'),
+        path,
+      );
     }
   });
 });
@@ -123,8 +159,22 @@ describe('-32700 parse error (id null)', () => {
     ['trailing garbage', '{"jsonrpc":"2.0","id":1,"method":"eth_chainId","params":[]} x'],
     ['single quotes', "{'jsonrpc':'2.0'}"],
     ['invalid UTF-8 bytes', Uint8Array.of(0x7b, 0xff, 0xfe, 0x7d)],
-    ['invalid UTF-8 inside a string', Buffer.concat([Buffer.from('{"jsonrpc":"2.0","id":1,"method":"eth_chainId","params":["'), Buffer.of(0xc3, 0x28), Buffer.from('"]}')])],
-    ['a truncated UTF-8 sequence', Buffer.concat([Buffer.from('{"jsonrpc":"2.0","id":1,"method":"eth_chain'), Buffer.of(0xe2, 0x82), Buffer.from('"}')])],
+    [
+      'invalid UTF-8 inside a string',
+      Buffer.concat([
+        Buffer.from('{"jsonrpc":"2.0","id":1,"method":"eth_chainId","params":["'),
+        Buffer.of(0xc3, 0x28),
+        Buffer.from('"]}'),
+      ]),
+    ],
+    [
+      'a truncated UTF-8 sequence',
+      Buffer.concat([
+        Buffer.from('{"jsonrpc":"2.0","id":1,"method":"eth_chain'),
+        Buffer.of(0xe2, 0x82),
+        Buffer.from('"}'),
+      ]),
+    ],
   ];
   for (const [name, body] of bodies) {
     test(name, async () => {
@@ -167,9 +217,17 @@ describe('-32600 invalid request', () => {
 
   test('valid ids are echoed: number, string, null, and absent as null', async () => {
     for (const id of [0, 1.5, -3, 'abc', '', null]) {
-      assert.deepEqual((await svc.post({ jsonrpc: '2.0', id, method: 'eth_chainId', params: [] })).json, { jsonrpc: '2.0', id, result: '0x1' });
+      assert.deepEqual((await svc.post({ jsonrpc: '2.0', id, method: 'eth_chainId', params: [] })).json, {
+        jsonrpc: '2.0',
+        id,
+        result: '0x1',
+      });
     }
-    assert.deepEqual((await svc.post({ jsonrpc: '2.0', method: 'eth_chainId', params: [] })).json, { jsonrpc: '2.0', id: null, result: '0x1' });
+    assert.deepEqual((await svc.post({ jsonrpc: '2.0', method: 'eth_chainId', params: [] })).json, {
+      jsonrpc: '2.0',
+      id: null,
+      result: '0x1',
+    });
   });
 
   test('an empty batch: one -32600 "empty batch" object, not an array', async () => {
@@ -178,7 +236,8 @@ describe('-32600 invalid request', () => {
   });
 
   test('a batch of 1,001: one -32600 "batch too large" object; 1,000 are answered in order', async () => {
-    const items = (n: number) => Array.from({ length: n }, (_, id) => ({ jsonrpc: '2.0', id, method: 'eth_chainId', params: [] }));
+    const items = (n: number) =>
+      Array.from({ length: n }, (_, id) => ({ jsonrpc: '2.0', id, method: 'eth_chainId', params: [] }));
     const over = await raw(keyPath(), jsonPost(JSON.stringify(items(MAX_BATCH_ITEMS + 1))));
     assert.equal(MAX_BATCH_ITEMS + 1, 1001);
     assert.equal(over.text, errorText(-32600, 'batch too large: at most 1000 requests per batch'));
@@ -190,7 +249,11 @@ describe('-32600 invalid request', () => {
   test('params that are not an array: -32602 "non-array args" (geth)', async () => {
     for (const params of [{ a: 1 }, 'x', 5, true]) {
       const { json } = await svc.post({ jsonrpc: '2.0', id: 3, method: 'eth_blockNumber', params });
-      assert.deepEqual(json, { jsonrpc: '2.0', id: 3, error: { code: -32602, message: 'non-array args' } }, JSON.stringify(params));
+      assert.deepEqual(
+        json,
+        { jsonrpc: '2.0', id: 3, error: { code: -32602, message: 'non-array args' } },
+        JSON.stringify(params),
+      );
     }
   });
 });
@@ -199,12 +262,22 @@ describe('-32601 method not found', () => {
   test('the exact message, id echoed, names matched case-sensitively', async () => {
     for (const method of ['admin_nodeInfo', 'ETH_CHAINID', 'eth_chainid', '', 'eth_getLogs ']) {
       const res = await svc.call(method, []);
-      assert.deepEqual(res.error, { code: -32601, message: `the method ${method} does not exist/is not available` }, method);
+      assert.deepEqual(
+        res.error,
+        { code: -32601, message: `the method ${method} does not exist/is not available` },
+        method,
+      );
     }
   });
 
   test('a method a node answers says how to have it forwarded (serve --upstream)', async () => {
-    for (const method of ['eth_call', 'eth_getBalance', 'debug_traceBlockByNumber', 'trace_filter', 'eth_sendRawTransaction']) {
+    for (const method of [
+      'eth_call',
+      'eth_getBalance',
+      'debug_traceBlockByNumber',
+      'trace_filter',
+      'eth_sendRawTransaction',
+    ]) {
       const res = await svc.call(method, []);
       const message = `the method ${method} does not exist/is not available; ethlogd answers it when started with --upstream URL (a node it forwards such calls to)`;
       assert.deepEqual(res.error, { code: -32601, message }, method);
@@ -214,25 +287,43 @@ describe('-32601 method not found', () => {
 
 describe('-32602 rows of eth_getLogs (docs/api.md §8)', () => {
   test('fromBlock > toBlock: invalid block range params', async () => {
-    for (const [fromBlock, toBlock] of [['0x5', '0x4'], ['latest', '0x0'], [hex(head()), 'earliest']]) {
+    for (const [fromBlock, toBlock] of [
+      ['0x5', '0x4'],
+      ['latest', '0x0'],
+      [hex(head()), 'earliest'],
+    ]) {
       const res = await svc.call('eth_getLogs', [{ fromBlock, toBlock }]);
       assert.deepEqual(res.error, { code: -32602, message: 'invalid block range params' }, `${fromBlock}..${toBlock}`);
     }
-    assert.ok(Array.isArray(await svc.result('eth_getLogs', [{ fromBlock: '0x5', toBlock: '0x5' }])), 'from = to is a range');
+    assert.ok(
+      Array.isArray(await svc.result('eth_getLogs', [{ fromBlock: '0x5', toBlock: '0x5' }])),
+      'from = to is a range',
+    );
   });
 
   test('a numeric toBlock beyond the head: block range extends beyond current head block (geth), naming the head', async () => {
     const res = await svc.call('eth_getLogs', [{ fromBlock: '0x0', toBlock: hex(head() + 1) }]);
-    assert.deepEqual(res.error, { code: -32602, message: `block range extends beyond current head block (the head is ${hex(head())})` });
+    assert.deepEqual(res.error, {
+      code: -32602,
+      message: `block range extends beyond current head block (the head is ${hex(head())})`,
+    });
   });
 
   test('blockHash with fromBlock and/or toBlock', async () => {
     const blockHash = bytesToHex(chain[3]!.header.hash);
-    for (const extra of [{ fromBlock: '0x1' }, { toBlock: 'latest' }, { fromBlock: '0x1', toBlock: '0x2' }, { fromBlock: 'earliest' }]) {
+    for (const extra of [
+      { fromBlock: '0x1' },
+      { toBlock: 'latest' },
+      { fromBlock: '0x1', toBlock: '0x2' },
+      { fromBlock: 'earliest' },
+    ]) {
       const res = await svc.call('eth_getLogs', [{ blockHash, ...extra }]);
       assert.deepEqual(
         res.error,
-        { code: -32602, message: 'invalid argument 0: cannot specify both BlockHash and FromBlock/ToBlock, choose one or the other' },
+        {
+          code: -32602,
+          message: 'invalid argument 0: cannot specify both BlockHash and FromBlock/ToBlock, choose one or the other',
+        },
         JSON.stringify(extra),
       );
     }
@@ -242,7 +333,11 @@ describe('-32602 rows of eth_getLogs (docs/api.md §8)', () => {
 
   test('more than 4 topic positions: exceed max topics', async () => {
     const t = '0x' + '00'.repeat(32);
-    for (const topics of [[null, null, null, null, null], [t, t, t, t, t], [[t], null, null, null, [t, t]]]) {
+    for (const topics of [
+      [null, null, null, null, null],
+      [t, t, t, t, t],
+      [[t], null, null, null, [t, t]],
+    ]) {
       const res = await svc.call('eth_getLogs', [{ topics }]);
       assert.deepEqual(res.error, { code: -32602, message: 'exceed max topics' });
     }
@@ -260,7 +355,13 @@ describe('-32005 more than 5,000 filter parameters (addresses + topic values)', 
   const shapes = (n: number): [string, Obj][] => [
     ['addresses only', { address: list(n, address) }],
     ['one topic OR list', { topics: [list(n, topic)] }],
-    ['addresses and nested topic OR lists', { address: list(n - 3000, address), topics: [list(1000, topic), null, list(1500, topic, 1000), [topic(2500), ...list(499, topic, 2501)]] }],
+    [
+      'addresses and nested topic OR lists',
+      {
+        address: list(n - 3000, address),
+        topics: [list(1000, topic), null, list(1500, topic, 1000), [topic(2500), ...list(499, topic, 2501)]],
+      },
+    ],
     ['single topics and OR lists, no addresses', { topics: [topic(0), list(n - 3, topic, 1), topic(n), topic(n + 1)] }],
     ['one address string and OR lists', { address: address(0), topics: [list(n - 2, topic), topic(n)] }],
   ];
@@ -279,7 +380,9 @@ describe('-32005 more than 5,000 filter parameters (addresses + topic values)', 
     });
   }
   test('the limit applies with blockHash too', async () => {
-    const res = await svc.call('eth_getLogs', [{ blockHash: bytesToHex(chain[2]!.header.hash), address: list(5001, address) }]);
+    const res = await svc.call('eth_getLogs', [
+      { blockHash: bytesToHex(chain[2]!.header.hash), address: list(5001, address) },
+    ]);
     assert.deepEqual(res.error, exceeds);
   });
 });
@@ -299,24 +402,42 @@ describe('-32603 unexpected failure', () => {
       error: (m, e) => logged.push(`${m}: ${e instanceof Error ? e.message : String(e)}`),
       isLevelEnabled: () => false,
     };
-    const service = await startService({ dataDir: dataset.dir, host: '127.0.0.1', port: 0, logger, inlineBudgetUs: -1 });
+    const service = await startService({
+      dataDir: dataset.dir,
+      host: '127.0.0.1',
+      port: 0,
+      logger,
+      inlineBudgetUs: -1,
+    });
     const away = dataset.dir + '-away';
     try {
       renameSync(dataset.dir, away);
       let text: string;
       try {
-        const res = await fetch(`${service.url}/v3/${dataset.key}`, jsonPost(rpcBody('eth_getLogs', [{ fromBlock: '0x0', toBlock: 'latest' }], 9)));
+        const res = await fetch(
+          `${service.url}/v3/${dataset.key}`,
+          jsonPost(rpcBody('eth_getLogs', [{ fromBlock: '0x0', toBlock: 'latest' }], 9)),
+        );
         assert.equal(res.status, 200);
         text = await res.text();
       } finally {
         renameSync(away, dataset.dir);
       }
       assert.equal(text, '{"jsonrpc":"2.0","id":9,"error":{"code":-32603,"message":"internal error"}}');
-      assert.ok(logged.some((line) => /no such file|ENOENT/i.test(line)), `the cause is logged: ${JSON.stringify(logged)}`);
+      assert.ok(
+        logged.some((line) => /no such file|ENOENT/i.test(line)),
+        `the cause is logged: ${JSON.stringify(logged)}`,
+      );
       // The same query succeeds once the store is back.
-      const again = await fetch(`${service.url}/v3/${dataset.key}`, jsonPost(rpcBody('eth_getLogs', [{ fromBlock: '0x0', toBlock: 'latest' }], 10)));
+      const again = await fetch(
+        `${service.url}/v3/${dataset.key}`,
+        jsonPost(rpcBody('eth_getLogs', [{ fromBlock: '0x0', toBlock: 'latest' }], 10)),
+      );
       const body = (await again.json()) as RpcResponse;
-      assert.equal((body.result as unknown[]).length, chain.reduce((n, b) => n + b.logs.length, 0));
+      assert.equal(
+        (body.result as unknown[]).length,
+        chain.reduce((n, b) => n + b.logs.length, 0),
+      );
     } finally {
       await service.close();
     }
@@ -358,7 +479,10 @@ describe('-32005 result cap and deadline, on a dataset with more than 10,000 log
       const logs = retry.result as Obj[];
       assert.equal(logs.length, running);
       assert.ok(logs.length <= 10_000);
-      const lastWithLogs = bigChain.slice(0, to + 1).filter((b) => b.logs.length > 0).at(-1)!;
+      const lastWithLogs = bigChain
+        .slice(0, to + 1)
+        .filter((b) => b.logs.length > 0)
+        .at(-1)!;
       assert.equal(logs.at(-1)!.blockNumber, hex(lastWithLogs.header.number));
       const beyond = await capped.call('eth_getLogs', [{ fromBlock: data.from, toBlock: hex(to + 1) }]);
       assert.equal(beyond.error?.code, -32005, 'one block more does not fit');
@@ -413,7 +537,9 @@ const SIGNATURES: Record<string, Arg[]> = {
     { name: 'block parameter', kind: 'block', valid: () => '0x1' },
     { name: 'show transaction details flag', kind: 'bool', valid: () => false },
   ],
-  eth_getTransactionByHash: [{ name: 'transaction hash', kind: 'hash', valid: () => bytesToHex(chain[1]!.transactions[0]!.hash) }],
+  eth_getTransactionByHash: [
+    { name: 'transaction hash', kind: 'hash', valid: () => bytesToHex(chain[1]!.transactions[0]!.hash) },
+  ],
   eth_getBlockByHash: [
     { name: 'block hash', kind: 'hash', valid: () => blockHashOf(1) },
     { name: 'show transaction details flag', kind: 'bool', valid: () => false },
@@ -488,7 +614,11 @@ function badValues(kind: Kind): [unknown, string][] {
       return BAD_QUANTITIES;
     case 'block':
       // EIP-1898 objects are for the methods that take a block number or hash, not these (geth).
-      return [...BAD_BLOCKS, [{ blockHash: blockHashOf(1) }, 'expected a hex string, got object'], [{ blockNumber: '0x1' }, 'expected a hex string, got object']];
+      return [
+        ...BAD_BLOCKS,
+        [{ blockHash: blockHashOf(1) }, 'expected a hex string, got object'],
+        [{ blockNumber: '0x1' }, 'expected a hex string, got object'],
+      ];
     case 'blockOrHash':
       return [
         ...BAD_BLOCKS.filter(([v]) => !(typeof v === 'object' && v !== null && !Array.isArray(v))),
@@ -499,7 +629,10 @@ function badValues(kind: Kind): [unknown, string][] {
         ['0x' + '11'.repeat(31), 'hex number > 64 bits'],
         ['0x' + '11'.repeat(33), 'hex number > 64 bits'],
         // EIP-1898 objects: both fields, neither, bad types.
-        [{ blockHash: blockHashOf(1), blockNumber: '0x1' }, 'cannot specify both BlockHash and BlockNumber, choose one or the other'],
+        [
+          { blockHash: blockHashOf(1), blockNumber: '0x1' },
+          'cannot specify both BlockHash and BlockNumber, choose one or the other',
+        ],
         [{}, 'block object needs blockHash or blockNumber'],
         [{ requireCanonical: true }, 'block object needs blockHash or blockNumber'],
         [{ blockHash: 1 }, 'expected a hex string, got number'],
@@ -562,14 +695,24 @@ function rejections(method: string, args: Arg[]): RejectionCase[] {
   }
   // Extra arguments.
   for (const extra of [[null], ['0x1'], ['0x1', true]]) {
-    cases.push({ title: `${extra.length} extra`, method, params: [...valid, ...extra], message: `too many arguments, want at most ${args.length}` });
+    cases.push({
+      title: `${extra.length} extra`,
+      method,
+      params: [...valid, ...extra],
+      message: `too many arguments, want at most ${args.length}`,
+    });
   }
   // Every bad value in every position, the other positions valid.
   args.forEach((arg, i) => {
     for (const [value, reason] of badValues(arg.kind)) {
       const params = [...valid];
       params[i] = value;
-      cases.push({ title: `argument ${i} = ${JSON.stringify(value)}`, method, params, message: `invalid argument ${i} (${arg.name}): ${reason}` });
+      cases.push({
+        title: `argument ${i} = ${JSON.stringify(value)}`,
+        method,
+        params,
+        message: `invalid argument ${i} (${arg.name}): ${reason}`,
+      });
     }
   });
   return cases;
@@ -589,13 +732,28 @@ function filterRejections(): RejectionCase[] {
     // address
     [{ address: '11'.repeat(20) }, 'invalid argument 0: invalid address: hex string without 0x prefix'],
     [{ address: '' }, 'invalid argument 0: invalid address: empty hex string'],
-    [{ address: '0x' }, 'invalid argument 0: invalid address: hex has invalid length 0 after decoding; expected 20 for address'],
+    [
+      { address: '0x' },
+      'invalid argument 0: invalid address: hex has invalid length 0 after decoding; expected 20 for address',
+    ],
     [{ address: '0x' + '1'.repeat(39) }, 'invalid argument 0: invalid address: hex string of odd length'],
     [{ address: '0x' + 'zz'.repeat(20) }, 'invalid argument 0: invalid address: invalid hex string'],
-    [{ address: '0x' + '11'.repeat(19) }, 'invalid argument 0: invalid address: hex has invalid length 19 after decoding; expected 20 for address'],
-    [{ address: '0x' + '11'.repeat(21) }, 'invalid argument 0: invalid address: hex has invalid length 21 after decoding; expected 20 for address'],
-    [{ address: [a, '0x' + '11'.repeat(19)] }, 'invalid argument 0: invalid address at index 1: hex has invalid length 19 after decoding; expected 20 for address'],
-    [{ address: [a, a, '0x' + '11'.repeat(21)] }, 'invalid argument 0: invalid address at index 2: hex has invalid length 21 after decoding; expected 20 for address'],
+    [
+      { address: '0x' + '11'.repeat(19) },
+      'invalid argument 0: invalid address: hex has invalid length 19 after decoding; expected 20 for address',
+    ],
+    [
+      { address: '0x' + '11'.repeat(21) },
+      'invalid argument 0: invalid address: hex has invalid length 21 after decoding; expected 20 for address',
+    ],
+    [
+      { address: [a, '0x' + '11'.repeat(19)] },
+      'invalid argument 0: invalid address at index 1: hex has invalid length 19 after decoding; expected 20 for address',
+    ],
+    [
+      { address: [a, a, '0x' + '11'.repeat(21)] },
+      'invalid argument 0: invalid address at index 2: hex has invalid length 21 after decoding; expected 20 for address',
+    ],
     [{ address: ['11'.repeat(20)] }, 'invalid argument 0: invalid address at index 0: hex string without 0x prefix'],
     [{ address: [a, 5] }, 'invalid argument 0: non-string address at index 1'],
     [{ address: [null] }, 'invalid argument 0: non-string address at index 0'],
@@ -604,8 +762,14 @@ function filterRejections(): RejectionCase[] {
     [{ address: true }, 'invalid argument 0: invalid addresses in query'],
     [{ address: { a } }, 'invalid argument 0: invalid addresses in query'],
     // topics
-    [{ topics: ['0x' + '22'.repeat(31)] }, 'invalid argument 0: hex has invalid length 31 after decoding; expected 32 for topic'],
-    [{ topics: [null, ['0x' + '22'.repeat(33)]] }, 'invalid argument 0: hex has invalid length 33 after decoding; expected 32 for topic'],
+    [
+      { topics: ['0x' + '22'.repeat(31)] },
+      'invalid argument 0: hex has invalid length 31 after decoding; expected 32 for topic',
+    ],
+    [
+      { topics: [null, ['0x' + '22'.repeat(33)]] },
+      'invalid argument 0: hex has invalid length 33 after decoding; expected 32 for topic',
+    ],
     [{ topics: [[t, '0x']] }, 'invalid argument 0: hex has invalid length 0 after decoding; expected 32 for topic'],
     [{ topics: ['22'.repeat(32)] }, 'invalid argument 0: invalid topic(s): hex string without 0x prefix'],
     [{ topics: ['0x' + '2'.repeat(63)] }, 'invalid argument 0: invalid topic(s): hex string of odd length'],
@@ -620,25 +784,41 @@ function filterRejections(): RejectionCase[] {
     [{ topics: 5 }, 'invalid argument 0: invalid topic(s)'],
     [{ topics: { 0: t } }, 'invalid argument 0: invalid topic(s)'],
     // blockHash
-    ...fixedBytes(32).map(([v, reason]): [unknown, string] => [{ blockHash: v }, `invalid argument 0 (blockHash): ${reason}`]),
+    ...fixedBytes(32).map(([v, reason]): [unknown, string] => [
+      { blockHash: v },
+      `invalid argument 0 (blockHash): ${reason}`,
+    ]),
     [{ blockhash: '0x12' }, 'invalid argument 0 (blockHash): hex string has length 2, want 64'],
     // fromBlock / toBlock
-    ...BAD_BLOCKS.map(([v, reason]): [unknown, string] => [{ fromBlock: v }, `invalid argument 0 (fromBlock): ${reason}`]),
+    ...BAD_BLOCKS.map(([v, reason]): [unknown, string] => [
+      { fromBlock: v },
+      `invalid argument 0 (fromBlock): ${reason}`,
+    ]),
     ...BAD_BLOCKS.map(([v, reason]): [unknown, string] => [{ toBlock: v }, `invalid argument 0 (toBlock): ${reason}`]),
     [{ fromBlock: { blockHash: blockHashOf(1) } }, 'invalid argument 0 (fromBlock): expected a hex string, got object'],
     [{ toBlock: { blockNumber: '0x1' } }, 'invalid argument 0 (toBlock): expected a hex string, got object'],
   ];
-  return rows.map(([filter, message]) => ({ title: `filter ${JSON.stringify(filter).slice(0, 90)}`, method: 'eth_getLogs', params: [filter], message }));
+  return rows.map(([filter, message]) => ({
+    title: `filter ${JSON.stringify(filter).slice(0, 90)}`,
+    method: 'eth_getLogs',
+    params: [filter],
+    message,
+  }));
 }
 
 describe('every parameter rejection of every method: -32602 naming the argument', () => {
   // The cases use the chain's hashes, so they are built when the tests run.
-  const casesOf = (method: string): RejectionCase[] => [...rejections(method, SIGNATURES[method]!), ...(method === 'eth_getLogs' ? filterRejections() : [])];
+  const casesOf = (method: string): RejectionCase[] => [
+    ...rejections(method, SIGNATURES[method]!),
+    ...(method === 'eth_getLogs' ? filterRejections() : []),
+  ];
 
   for (const method of Object.keys(SIGNATURES)) {
     test(`${method}: every rejection, in one batch`, async () => {
       const cases = casesOf(method);
-      const { json } = await svc.post(cases.map((c, id) => ({ jsonrpc: '2.0', id, method: c.method, params: c.params })));
+      const { json } = await svc.post(
+        cases.map((c, id) => ({ jsonrpc: '2.0', id, method: c.method, params: c.params })),
+      );
       const answers = json as RpcResponse[];
       assert.equal(answers.length, cases.length);
       cases.forEach((c, i) => {
@@ -676,7 +856,11 @@ describe('every parameter rejection of every method: -32602 naming the argument'
     for (const method of ['eth_chainId', 'eth_blockNumber', 'net_version', 'web3_clientVersion']) {
       for (const params of [[null], [1], ['latest'], [{}], [[]]]) {
         const res = await svc.call(method, params);
-        assert.deepEqual(res.error, { code: -32602, message: 'too many arguments, want at most 0' }, `${method} ${JSON.stringify(params)}`);
+        assert.deepEqual(
+          res.error,
+          { code: -32602, message: 'too many arguments, want at most 0' },
+          `${method} ${JSON.stringify(params)}`,
+        );
       }
     }
   });
@@ -706,12 +890,18 @@ describe('accepted edge forms', () => {
     assert.deepEqual(await svc.result('eth_getBlockByHash', ['0X' + blockHashOf(n).slice(2), false]), block);
     assert.deepEqual(await svc.result('eth_getBlockByNumber', ['0X7', false]), block);
     const big = 26;
-    assert.deepEqual(await svc.result('eth_getBlockByNumber', ['0x1A', false]), await svc.result('eth_getBlockByNumber', [hex(big), false]));
+    assert.deepEqual(
+      await svc.result('eth_getBlockByNumber', ['0x1A', false]),
+      await svc.result('eth_getBlockByNumber', [hex(big), false]),
+    );
     const t = chain[n]!.transactions[1]!;
     const tx = (await svc.result('eth_getTransactionByHash', [upperDigits(bytesToHex(t.hash))])) as Obj;
     assert.equal(tx.hash, bytesToHex(t.hash));
     assert.equal(tx.transactionIndex, '0x1');
-    assert.deepEqual(await svc.result('eth_getTransactionByBlockHashAndIndex', [upperDigits(blockHashOf(n)), '0X1']), tx);
+    assert.deepEqual(
+      await svc.result('eth_getTransactionByBlockHashAndIndex', [upperDigits(blockHashOf(n)), '0X1']),
+      tx,
+    );
   });
 
   test('eth_getStorageAt: storage keys without 0x, of odd length, padded, upper-case; the block optional or null', async () => {
@@ -726,10 +916,14 @@ describe('accepted edge forms', () => {
         const isSmall = w.slot.subarray(0, 31).every((x) => x === 0);
         if (!small && isSmall && b.header.number > 0 && !written.has(address + bytesToHex(w.slot))) {
           // The slot's last write in this block is its value after the block.
-          const last = b.storage.filter((x) => bytesToHex(x.address) === address && bytesToHex(x.slot) === bytesToHex(w.slot)).at(-1)!;
-          if (last.value.some((x) => x !== 0)) small = { address, slot: w.slot[31]!, block: b.header.number, value: bytesToHex(last.value) };
+          const last = b.storage
+            .filter((x) => bytesToHex(x.address) === address && bytesToHex(x.slot) === bytesToHex(w.slot))
+            .at(-1)!;
+          if (last.value.some((x) => x !== 0))
+            small = { address, slot: w.slot[31]!, block: b.header.number, value: bytesToHex(last.value) };
         }
-        if (!mapped && !isSmall && /[a-f]/.test(bytesToHex(w.slot).slice(2))) mapped = { address, slot: bytesToHex(w.slot) };
+        if (!mapped && !isSmall && /[a-f]/.test(bytesToHex(w.slot).slice(2)))
+          mapped = { address, slot: bytesToHex(w.slot) };
       }
       for (const w of b.storage) written.add(bytesToHex(w.address) + bytesToHex(w.slot));
     }
@@ -739,7 +933,8 @@ describe('accepted edge forms', () => {
     assert.notEqual(small.value, zero);
     const s = small.slot.toString(16);
     const canonical = '0x' + s.padStart(64, '0');
-    const at = (key: unknown, block: unknown, address = small!.address) => svc.result('eth_getStorageAt', [address, key, block]);
+    const at = (key: unknown, block: unknown, address = small!.address) =>
+      svc.result('eth_getStorageAt', [address, key, block]);
     const writtenAt = hex(small.block);
     for (const key of [s, '0x' + s, '0' + s, '0x0' + s, '0X' + s, '0'.repeat(63) + s, canonical]) {
       assert.equal(await at(key, writtenAt), small.value, key);
@@ -751,14 +946,18 @@ describe('accepted edge forms', () => {
     assert.equal(await at(canonical, null), latest);
     // Empty keys are slot 0 (geth's decodeHash).
     const slot0 = await at('0x0', 'latest');
-    for (const key of ['', '0x', '0', '00', '0x' + '0'.repeat(64)]) assert.equal(await at(key, 'latest'), slot0, JSON.stringify(key));
+    for (const key of ['', '0x', '0', '00', '0x' + '0'.repeat(64)])
+      assert.equal(await at(key, 'latest'), slot0, JSON.stringify(key));
     // Upper-case digits in a mapping slot, with and without 0x.
     const mappedValue = await at(mapped.slot, 'latest', mapped.address);
     assert.equal(await at(upperDigits(mapped.slot), 'latest', mapped.address), mappedValue);
     assert.equal(await at(mapped.slot.slice(2).toUpperCase(), 'latest', mapped.address), mappedValue);
     // EIP-1898 objects and a bare hash select the block: zero before the first write, the value at it.
     const before = small.block - 1;
-    for (const [n, value] of [[before, zero], [small.block, small.value]] as const) {
+    for (const [n, value] of [
+      [before, zero],
+      [small.block, small.value],
+    ] as const) {
       const forms: unknown[] = [
         hex(n),
         { blockNumber: hex(n) },
@@ -768,18 +967,33 @@ describe('accepted edge forms', () => {
         blockHashOf(n),
         upperDigits(blockHashOf(n)),
       ];
-      for (const block of forms) assert.equal(await at(canonical, block), value, `${JSON.stringify(block)} (block ${n})`);
+      for (const block of forms)
+        assert.equal(await at(canonical, block), value, `${JSON.stringify(block)} (block ${n})`);
     }
-    for (const block of [{ blockNumber: 'latest' }, { blockHash: blockHashOf(head()) }, { blockNumber: hex(head()) }, blockHashOf(head())]) {
+    for (const block of [
+      { blockNumber: 'latest' },
+      { blockHash: blockHashOf(head()) },
+      { blockNumber: hex(head()) },
+      blockHashOf(head()),
+    ]) {
       assert.equal(await at(canonical, block), latest, JSON.stringify(block));
     }
     assert.equal(await at(canonical, '0x0'), await at(canonical, { blockNumber: '0x0' }));
   });
 
   test('zero-argument methods: params absent, null or empty', async () => {
-    const expected: Record<string, unknown> = { eth_chainId: '0x1', net_version: '1', eth_blockNumber: hex(head()), web3_clientVersion: await svc.result('web3_clientVersion', []) };
+    const expected: Record<string, unknown> = {
+      eth_chainId: '0x1',
+      net_version: '1',
+      eth_blockNumber: hex(head()),
+      web3_clientVersion: await svc.result('web3_clientVersion', []),
+    };
     for (const [method, result] of Object.entries(expected)) {
-      for (const request of [{ jsonrpc: '2.0', id: 1, method }, { jsonrpc: '2.0', id: 1, method, params: null }, { jsonrpc: '2.0', id: 1, method, params: [] }]) {
+      for (const request of [
+        { jsonrpc: '2.0', id: 1, method },
+        { jsonrpc: '2.0', id: 1, method, params: null },
+        { jsonrpc: '2.0', id: 1, method, params: [] },
+      ]) {
         assert.deepEqual((await svc.post(request)).json, { jsonrpc: '2.0', id: 1, result }, JSON.stringify(request));
       }
     }
@@ -794,8 +1008,12 @@ describe('accepted edge forms', () => {
     const range = { fromBlock: '0x14', toBlock: '0x14' };
     const base = (await svc.result('eth_getLogs', [{ ...range, address, topics: [t0, t1] }])) as Obj[];
     assert.ok(base.length > 0);
-    const same = async (filter: Obj, what: string) => assert.deepEqual(await svc.result('eth_getLogs', [filter]), base, what);
-    await same({ ...range, address: upperDigits(address), topics: [upperDigits(t0), [upperDigits(t1)]] }, 'upper-case digits');
+    const same = async (filter: Obj, what: string) =>
+      assert.deepEqual(await svc.result('eth_getLogs', [filter]), base, what);
+    await same(
+      { ...range, address: upperDigits(address), topics: [upperDigits(t0), [upperDigits(t1)]] },
+      'upper-case digits',
+    );
     await same({ ...range, address: '0X' + address.slice(2), topics: ['0X' + t0.slice(2), t1] }, '0X prefix');
     await same({ fromblock: '0x14', TOBLOCK: '0x14', Address: [address], topics: [t0, t1] }, 'field names in any case');
     await same({ blockhash: bytesToHex(b.header.hash), address, topics: [t0, t1] }, 'blockhash spelled in lower case');
@@ -803,9 +1021,17 @@ describe('accepted edge forms', () => {
     // A wildcard position still needs the log to have a topic there (geth's filterLogs).
     for (const topics of [[], [null], [[]], [[t0, null]], [null, null], [[null]], [[], [null]]]) {
       const expected = wild.filter((l) => (l.topics as string[]).length >= topics.length);
-      assert.deepEqual(await svc.result('eth_getLogs', [{ ...range, address, topics }]), expected, JSON.stringify(topics));
+      assert.deepEqual(
+        await svc.result('eth_getLogs', [{ ...range, address, topics }]),
+        expected,
+        JSON.stringify(topics),
+      );
     }
     assert.deepEqual(await svc.result('eth_getLogs', [{ ...range, address, topics: null }]), wild);
-    assert.deepEqual(await svc.result('eth_getLogs', [{ ...range, address: [] }]), await svc.result('eth_getLogs', [range]), 'an empty address list is any address');
+    assert.deepEqual(
+      await svc.result('eth_getLogs', [{ ...range, address: [] }]),
+      await svc.result('eth_getLogs', [range]),
+      'an empty address list is any address',
+    );
   });
 });

@@ -14,22 +14,22 @@ import assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { after, before, describe, test } from 'node:test';
-import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { type DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
 import { bytesToHex } from '#src/chain/hex.js';
+import { runExport } from '#src/export/exporter.js';
+import { type ExportKind, SCHEMAS, type SchemaType } from '#src/export/schemas.js';
 import { runIngest } from '#src/ingest/ingest.js';
 import { createLogger } from '#src/logger.js';
 import { createApiKey } from '#src/store/apiKeys.js';
 import { StoreReader } from '#src/store/reader.js';
 import { closeStore, openStore } from '#src/store/schema.js';
-import { runExport } from '#src/export/exporter.js';
-import { SCHEMAS, type ExportKind, type SchemaType } from '#src/export/schemas.js';
-import { Rng } from '../unit/store/fixtures.js';
-import { Anvil, ANVIL_MISSING } from '../support/anvil.js';
+import { ANVIL_MISSING, Anvil } from '../support/anvil.js';
 import { runCli, startCli } from '../support/child.js';
 import { makeDataset, startTestService, type TestDataset, type TestService } from '../support/harness.js';
 import { Workload } from '../support/workload.js';
+import { Rng } from '../unit/store/fixtures.js';
 
 type Obj = Record<string, unknown>;
 
@@ -91,13 +91,26 @@ async function rows(path: string): Promise<Obj[]> {
 
 /** DuckDB's type of each documented column type. */
 function duckType(type: SchemaType, hex: boolean): string {
-  return { u32: 'UINTEGER', u64: 'UBIGINT', f64: 'DOUBLE', bool: 'BOOLEAN', bytes: hex ? 'VARCHAR' : 'BLOB', string: 'VARCHAR' }[type];
+  return {
+    u32: 'UINTEGER',
+    u64: 'UBIGINT',
+    f64: 'DOUBLE',
+    bool: 'BOOLEAN',
+    bytes: hex ? 'VARCHAR' : 'BLOB',
+    string: 'VARCHAR',
+  }[type];
 }
 
 /** Asserts `path` has exactly the columns of `kind`, in order, with their documented types. */
 async function assertSchema(path: string, kind: ExportKind, hex: boolean): Promise<void> {
-  const described = (await db.runAndReadAll(`DESCRIBE SELECT * FROM read_parquet('${path}')`)).getRows().map((r) => `${String(r[0])} ${String(r[1])}`);
-  assert.deepEqual(described, SCHEMAS[kind].map((c) => `${c.name} ${duckType(c.type, hex)}`), `${path}: columns and types`);
+  const described = (await db.runAndReadAll(`DESCRIBE SELECT * FROM read_parquet('${path}')`))
+    .getRows()
+    .map((r) => `${String(r[0])} ${String(r[1])}`);
+  assert.deepEqual(
+    described,
+    SCHEMAS[kind].map((c) => `${c.name} ${duckType(c.type, hex)}`),
+    `${path}: columns and types`,
+  );
 }
 
 /** A JSON-RPC quantity as a bigint (null stays null). */
@@ -107,12 +120,19 @@ function q(value: unknown): bigint | null {
 
 /** A 256-bit quantity as the 32-byte hex word. */
 function word(value: unknown): string {
-  return '0x' + BigInt(value as string).toString(16).padStart(64, '0');
+  return (
+    '0x' +
+    BigInt(value as string)
+      .toString(16)
+      .padStart(64, '0')
+  );
 }
 
 /** The files of `dir`, sorted. */
 function files(dir: string): string[] {
-  return readdirSync(dir).filter((name) => !name.startsWith('.ethlogd-export-')).sort();
+  return readdirSync(dir)
+    .filter((name) => !name.startsWith('.ethlogd-export-'))
+    .sort();
 }
 
 /** The chunks of an export of `blocks` blocks from 0 in files of `size`: [from, to] per file. */
@@ -146,17 +166,31 @@ function logFromRow(r: Obj): Obj {
 
 /** The same fields of an eth_getLogs log, quantities as bigints. */
 function logFromRpc(l: Obj): Obj {
-  return { ...l, blockNumber: q(l.blockNumber), transactionIndex: q(l.transactionIndex), blockTimestamp: q(l.blockTimestamp), logIndex: q(l.logIndex) };
+  return {
+    ...l,
+    blockNumber: q(l.blockNumber),
+    transactionIndex: q(l.transactionIndex),
+    blockTimestamp: q(l.blockTimestamp),
+    logIndex: q(l.logIndex),
+  };
 }
 
 /** Compares every logs file of `out` with `served`'s eth_getLogs over its chunk; returns the logs compared. */
-async function compareLogs(served: TestService, out: string, network: string, chunkList: [number, number][], chainId: bigint): Promise<number> {
+async function compareLogs(
+  served: TestService,
+  out: string,
+  network: string,
+  chunkList: [number, number][],
+  chainId: bigint,
+): Promise<number> {
   let total = 0;
   for (const [from, to] of chunkList) {
     const path = join(out, fileName('logs', from, to, network));
     await assertSchema(path, 'logs', false);
     const got = await rows(path);
-    const want = (await served.result('eth_getLogs', [{ fromBlock: `0x${from.toString(16)}`, toBlock: `0x${to.toString(16)}` }])) as Obj[];
+    const want = (await served.result('eth_getLogs', [
+      { fromBlock: `0x${from.toString(16)}`, toBlock: `0x${to.toString(16)}` },
+    ])) as Obj[];
     assert.equal(got.length, want.length, `blocks ${from}-${to}: rows`);
     assert.deepEqual(got.map(logFromRow), want.map(logFromRpc), `blocks ${from}-${to}`);
     for (const r of got) {
@@ -169,7 +203,13 @@ async function compareLogs(served: TestService, out: string, network: string, ch
 }
 
 /** Compares every blocks file of `out` with `served`'s eth_getBlockByNumber. */
-async function compareBlocks(served: TestService, out: string, network: string, chunkList: [number, number][], chainId: bigint): Promise<void> {
+async function compareBlocks(
+  served: TestService,
+  out: string,
+  network: string,
+  chunkList: [number, number][],
+  chainId: bigint,
+): Promise<void> {
   for (const [from, to] of chunkList) {
     const path = join(out, fileName('blocks', from, to, network));
     await assertSchema(path, 'blocks', false);
@@ -179,14 +219,34 @@ async function compareBlocks(served: TestService, out: string, network: string, 
       const b = (await served.result('eth_getBlockByNumber', [`0x${n.toString(16)}`, false])) as Obj;
       const td = BigInt(b.totalDifficulty as string);
       want.push({
-        block_hash: b.hash, parent_hash: b.parentHash, uncles_hash: b.sha3Uncles, author: b.miner, state_root: b.stateRoot,
-        transactions_root: b.transactionsRoot, receipts_root: b.receiptsRoot, block_number: q(b.number), gas_used: q(b.gasUsed),
-        gas_limit: q(b.gasLimit), extra_data: b.extraData, logs_bloom: b.logsBloom, timestamp: q(b.timestamp), difficulty: q(b.difficulty),
-        total_difficulty_binary: word(b.totalDifficulty), total_difficulty_string: td.toString(), total_difficulty_f64: Number(td),
-        size: q(b.size), mix_hash: b.mixHash, nonce: b.nonce, base_fee_per_gas: q(b.baseFeePerGas), withdrawals_root: b.withdrawalsRoot ?? null,
-        chain_id: chainId, transaction_count: BigInt((b.transactions as unknown[]).length),
+        block_hash: b.hash,
+        parent_hash: b.parentHash,
+        uncles_hash: b.sha3Uncles,
+        author: b.miner,
+        state_root: b.stateRoot,
+        transactions_root: b.transactionsRoot,
+        receipts_root: b.receiptsRoot,
+        block_number: q(b.number),
+        gas_used: q(b.gasUsed),
+        gas_limit: q(b.gasLimit),
+        extra_data: b.extraData,
+        logs_bloom: b.logsBloom,
+        timestamp: q(b.timestamp),
+        difficulty: q(b.difficulty),
+        total_difficulty_binary: word(b.totalDifficulty),
+        total_difficulty_string: td.toString(),
+        total_difficulty_f64: Number(td),
+        size: q(b.size),
+        mix_hash: b.mixHash,
+        nonce: b.nonce,
+        base_fee_per_gas: q(b.baseFeePerGas),
+        withdrawals_root: b.withdrawalsRoot ?? null,
+        chain_id: chainId,
+        transaction_count: BigInt((b.transactions as unknown[]).length),
         n_withdrawals: b.withdrawals === undefined ? null : BigInt((b.withdrawals as unknown[]).length),
-        blob_gas_used: q(b.blobGasUsed), excess_blob_gas: q(b.excessBlobGas), parent_beacon_block_root: b.parentBeaconBlockRoot ?? null,
+        blob_gas_used: q(b.blobGasUsed),
+        excess_blob_gas: q(b.excessBlobGas),
+        parent_beacon_block_root: b.parentBeaconBlockRoot ?? null,
         requests_hash: b.requestsHash ?? null,
       });
     }
@@ -194,8 +254,17 @@ async function compareBlocks(served: TestService, out: string, network: string, 
   }
 }
 
-/** Compares every transactions and receipts file of `out` with `served`'s eth_getBlockByNumber (full) and eth_getBlockReceipts; returns the transaction types seen. */
-async function compareTransactions(served: TestService, out: string, network: string, chunkList: [number, number][], chainId: bigint): Promise<bigint[]> {
+/**
+ * Compares every transactions and receipts file of `out` with `served`'s eth_getBlockByNumber (full) and
+ * eth_getBlockReceipts; returns the transaction types seen.
+ */
+async function compareTransactions(
+  served: TestService,
+  out: string,
+  network: string,
+  chunkList: [number, number][],
+  chainId: bigint,
+): Promise<bigint[]> {
   const types = new Set<bigint>();
   for (const [from, to] of chunkList) {
     const txPath = join(out, fileName('transactions', from, to, network));
@@ -214,32 +283,81 @@ async function compareTransactions(served: TestService, out: string, network: st
         const input = Buffer.from((t.input as string).slice(2), 'hex');
         const zeros = input.filter((x) => x === 0).length;
         const value = BigInt(t.value as string);
-        const parity = t.yParity !== undefined ? BigInt(t.yParity as string) : BigInt(t.v as string) <= 28n ? BigInt(t.v as string) - 27n : (BigInt(t.v as string) - 35n) % 2n;
+        const parity =
+          t.yParity !== undefined
+            ? BigInt(t.yParity as string)
+            : BigInt(t.v as string) <= 28n
+              ? BigInt(t.v as string) - 27n
+              : (BigInt(t.v as string) - 35n) % 2n;
         wantTxs.push({
-          block_number: q(b.number), transaction_index: BigInt(i), transaction_hash: t.hash, nonce: q(t.nonce), from_address: t.from, to_address: t.to,
-          value_binary: word(t.value), value_string: value.toString(), value_f64: Number(value), input: t.input, gas_limit: q(t.gas),
-          gas_used: q(r.gasUsed), gas_price: q(t.gasPrice), transaction_type: q(t.type), max_priority_fee_per_gas: q(t.maxPriorityFeePerGas),
-          max_fee_per_gas: q(t.maxFeePerGas), success: r.status === undefined ? null : r.status === '0x1', n_input_bytes: BigInt(input.length),
-          n_input_zero_bytes: BigInt(zeros), n_input_nonzero_bytes: BigInt(input.length - zeros), block_hash: b.hash, chain_id: chainId,
-          timestamp: q(b.timestamp), r: word(t.r), s: word(t.s), v: parity === 1n, max_fee_per_blob_gas: q(t.maxFeePerBlobGas),
-          blob_versioned_hashes: t.blobVersionedHashes === undefined ? null : '0x' + (t.blobVersionedHashes as string[]).map((h) => h.slice(2)).join(''),
-          n_authorizations: t.authorizationList === undefined ? null : BigInt((t.authorizationList as unknown[]).length),
+          block_number: q(b.number),
+          transaction_index: BigInt(i),
+          transaction_hash: t.hash,
+          nonce: q(t.nonce),
+          from_address: t.from,
+          to_address: t.to,
+          value_binary: word(t.value),
+          value_string: value.toString(),
+          value_f64: Number(value),
+          input: t.input,
+          gas_limit: q(t.gas),
+          gas_used: q(r.gasUsed),
+          gas_price: q(t.gasPrice),
+          transaction_type: q(t.type),
+          max_priority_fee_per_gas: q(t.maxPriorityFeePerGas),
+          max_fee_per_gas: q(t.maxFeePerGas),
+          success: r.status === undefined ? null : r.status === '0x1',
+          n_input_bytes: BigInt(input.length),
+          n_input_zero_bytes: BigInt(zeros),
+          n_input_nonzero_bytes: BigInt(input.length - zeros),
+          block_hash: b.hash,
+          chain_id: chainId,
+          timestamp: q(b.timestamp),
+          r: word(t.r),
+          s: word(t.s),
+          v: parity === 1n,
+          max_fee_per_blob_gas: q(t.maxFeePerBlobGas),
+          blob_versioned_hashes:
+            t.blobVersionedHashes === undefined
+              ? null
+              : '0x' + (t.blobVersionedHashes as string[]).map((h) => h.slice(2)).join(''),
+          n_authorizations:
+            t.authorizationList === undefined ? null : BigInt((t.authorizationList as unknown[]).length),
           extra_fields: null,
         });
         types.add(BigInt(t.type as string));
         wantReceipts.push({
-          block_number: q(r.blockNumber), block_hash: r.blockHash, transaction_index: q(r.transactionIndex), transaction_hash: r.transactionHash,
-          transaction_type: q(r.type), from_address: r.from, to_address: r.to, contract_address: r.contractAddress,
-          success: r.status === undefined ? null : r.status === '0x1', root: r.root ?? null, gas_used: q(r.gasUsed),
-          cumulative_gas_used: q(r.cumulativeGasUsed), effective_gas_price: q(r.effectiveGasPrice), blob_gas_used: q(r.blobGasUsed),
-          blob_gas_price: q(r.blobGasPrice), n_logs: BigInt((r.logs as unknown[]).length), logs_bloom: r.logsBloom, chain_id: chainId,
-          block_timestamp: q(b.timestamp), extra_fields: null,
+          block_number: q(r.blockNumber),
+          block_hash: r.blockHash,
+          transaction_index: q(r.transactionIndex),
+          transaction_hash: r.transactionHash,
+          transaction_type: q(r.type),
+          from_address: r.from,
+          to_address: r.to,
+          contract_address: r.contractAddress,
+          success: r.status === undefined ? null : r.status === '0x1',
+          root: r.root ?? null,
+          gas_used: q(r.gasUsed),
+          cumulative_gas_used: q(r.cumulativeGasUsed),
+          effective_gas_price: q(r.effectiveGasPrice),
+          blob_gas_used: q(r.blobGasUsed),
+          blob_gas_price: q(r.blobGasPrice),
+          n_logs: BigInt((r.logs as unknown[]).length),
+          logs_bloom: r.logsBloom,
+          chain_id: chainId,
+          block_timestamp: q(b.timestamp),
+          extra_fields: null,
         });
       });
     }
     // The encoding's length is checked against the input it must contain; the rest field by field.
-    for (const row of txRows) assert.ok((row.n_rlp_bytes as bigint) > (row.n_input_bytes as bigint), 'the encoding holds the input');
-    assert.deepEqual(txRows.map(({ n_rlp_bytes: _, ...rest }) => rest), wantTxs, `transactions of blocks ${from}-${to}`);
+    for (const row of txRows)
+      assert.ok((row.n_rlp_bytes as bigint) > (row.n_input_bytes as bigint), 'the encoding holds the input');
+    assert.deepEqual(
+      txRows.map(({ n_rlp_bytes: _, ...rest }) => rest),
+      wantTxs,
+      `transactions of blocks ${from}-${to}`,
+    );
     assert.deepEqual(receiptRows, wantReceipts, `receipts of blocks ${from}-${to}`);
   }
   return [...types].sort();
@@ -256,7 +374,12 @@ describe('a generated chain, against the served JSON-RPC answers', () => {
     out = join(work, 'all');
     chainId = BigInt((await svc.result('eth_chainId', [])) as string);
     const logs = (await svc.result('eth_getLogs', [{ fromBlock: '0x0', toBlock: '0x0' }])) as Obj[];
-    filter = { fromBlock: '0x0', toBlock: 'latest', address: logs[0]!.address, topics: [(logs[0]!.topics as string[])[0]] };
+    filter = {
+      fromBlock: '0x0',
+      toBlock: 'latest',
+      address: logs[0]!.address,
+      topics: [(logs[0]!.topics as string[])[0]],
+    };
     // One worker thread each (the machine's cores are shared by the thirteen processes), but the logs export's two.
     const chunk = ['--data', dataset.dir, '--chunk-blocks', String(CHUNK), '--threads', '1'];
     const firstChunk = [...chunk, '--to', String(CHUNK - 1)];
@@ -265,15 +388,21 @@ describe('a generated chain, against the served JSON-RPC answers', () => {
       ...['blocks', 'transactions', 'receipts'].map((kind) => exportOk([kind, ...chunk, '--out', out])),
       exportOk(['logs', ...chunk, '--out', join(work, 'filtered'), '--filter', JSON.stringify(filter)]),
       exportOk(['logs', ...chunk, '--out', join(work, 'hex'), '--hex', '--compression', 'snappy']),
-      ...['lz4', 'none'].map((compression) => exportOk(['transactions', ...firstChunk, '--out', join(work, compression), '--compression', compression])),
-      ...OTHER_CODECS.map((compression) => exportOk(['logs', ...chunk, '--out', join(work, `logs-${compression}`), '--compression', compression])),
+      ...['lz4', 'none'].map((compression) =>
+        exportOk(['transactions', ...firstChunk, '--out', join(work, compression), '--compression', compression]),
+      ),
+      ...OTHER_CODECS.map((compression) =>
+        exportOk(['logs', ...chunk, '--out', join(work, `logs-${compression}`), '--compression', compression]),
+      ),
       exportOk(['logs', ...chunk, '--out', join(work, 'again')]),
       exportOk(['blocks', ...chunk, '--out', join(work, 'rerun'), '--to', '59']),
     ]);
   });
 
   test('files are named as cryo names them, one per chunk, with no temporary left', () => {
-    const expected = ['blocks', 'logs', 'receipts', 'transactions'].flatMap((kind) => chunks().map(([from, to]) => fileName(kind as ExportKind, from, to)));
+    const expected = ['blocks', 'logs', 'receipts', 'transactions'].flatMap((kind) =>
+      chunks().map(([from, to]) => fileName(kind as ExportKind, from, to)),
+    );
     assert.deepEqual(files(out), expected.sort());
   });
 
@@ -286,7 +415,11 @@ describe('a generated chain, against the served JSON-RPC answers', () => {
   });
 
   test('transactions and receipts: every row equals eth_getBlockByNumber (full) and eth_getBlockReceipts', async () => {
-    assert.deepEqual(await compareTransactions(svc, out, 'ethereum', chunks(), chainId), [0n, 1n, 2n, 3n, 4n], 'every transaction type was compared');
+    assert.deepEqual(
+      await compareTransactions(svc, out, 'ethereum', chunks(), chainId),
+      [0n, 1n, 2n, 3n, 4n],
+      'every transaction type was compared',
+    );
   });
 
   test('a filtered logs export (address and topic0, --filter JSON) has the rows of the same eth_getLogs filter', async () => {
@@ -308,15 +441,21 @@ describe('a generated chain, against the served JSON-RPC answers', () => {
 
   test('snappy, lz4 and none read back the same rows as zstd (logs, and transactions in lz4 and none); the same export twice gives the same bytes', async () => {
     const path = fileName('transactions', 0, CHUNK - 1);
-    for (const compression of ['lz4', 'none']) assert.deepEqual(await rows(join(work, compression, path)), await rows(join(out, path)), compression);
+    for (const compression of ['lz4', 'none'])
+      assert.deepEqual(await rows(join(work, compression, path)), await rows(join(out, path)), compression);
     for (const compression of OTHER_CODECS) {
       for (const [from, to] of chunks()) {
         const name = fileName('logs', from, to);
-        assert.deepEqual(await rows(join(work, `logs-${compression}`, name)), await rows(join(out, name)), `${compression}: ${name}`);
+        assert.deepEqual(
+          await rows(join(work, `logs-${compression}`, name)),
+          await rows(join(out, name)),
+          `${compression}: ${name}`,
+        );
       }
     }
     const again = join(work, 'again');
-    for (const name of files(again)) assert.ok(readFileSync(join(again, name)).equals(readFileSync(join(out, name))), name);
+    for (const name of files(again))
+      assert.ok(readFileSync(join(again, name)).equals(readFileSync(join(out, name))), name);
   });
 
   test('a rerun skips complete files, removes temporaries and replaces a shorter chunk at the head', async () => {
@@ -325,27 +464,70 @@ describe('a generated chain, against the served JSON-RPC answers', () => {
     writeFileSync(join(dir, `.${fileName('blocks', 75, 89)}.tmp`), 'partial');
     const stdout = await exportOk(['blocks', '--data', dataset.dir, '--out', dir, '--chunk-blocks', String(CHUNK)]);
     assert.match(stdout, /2 files written, 2 skipped, 2 removed/);
-    assert.deepEqual(files(dir), chunks().map(([from, to]) => fileName('blocks', from, to)));
+    assert.deepEqual(
+      files(dir),
+      chunks().map(([from, to]) => fileName('blocks', from, to)),
+    );
     for (const name of files(dir)) assert.ok(readFileSync(join(dir, name)).equals(readFileSync(join(out, name))), name);
   });
 
   test('a rerun with other options is refused, changing nothing; --overwrite replaces the files', async () => {
     const dir = join(work, 'rerun');
     const before = files(dir).map((name) => readFileSync(join(dir, name)));
-    const refused = await runCli(['export', 'blocks', '--data', dataset.dir, '--out', dir, '--chunk-blocks', String(CHUNK), '--hex']);
+    const refused = await runCli([
+      'export',
+      'blocks',
+      '--data',
+      dataset.dir,
+      '--out',
+      dir,
+      '--chunk-blocks',
+      String(CHUNK),
+      '--hex',
+    ]);
     assert.equal(refused.code, 2, refused.stderr);
-    assert.match(refused.stderr, /holds 4 blocks files written with other options \(no --hex\): export into another directory, run again with those options to resume, or pass --overwrite/);
-    assert.deepEqual(files(dir).map((name) => readFileSync(join(dir, name))), before, 'nothing changed');
-    assert.deepEqual(JSON.parse(readFileSync(join(dir, '.ethlogd-export-ethereum__blocks.json'), 'utf8')), { chunkBlocks: CHUNK, compression: 'zstd', hex: false, addresses: [], topics: [] });
-    const replaced = await exportOk(['blocks', '--data', dataset.dir, '--out', dir, '--chunk-blocks', String(CHUNK), '--hex', '--overwrite']);
+    assert.match(
+      refused.stderr,
+      /holds 4 blocks files written with other options \(no --hex\): export into another directory, run again with those options to resume, or pass --overwrite/,
+    );
+    assert.deepEqual(
+      files(dir).map((name) => readFileSync(join(dir, name))),
+      before,
+      'nothing changed',
+    );
+    assert.deepEqual(JSON.parse(readFileSync(join(dir, '.ethlogd-export-ethereum__blocks.json'), 'utf8')), {
+      chunkBlocks: CHUNK,
+      compression: 'zstd',
+      hex: false,
+      addresses: [],
+      topics: [],
+    });
+    const replaced = await exportOk([
+      'blocks',
+      '--data',
+      dataset.dir,
+      '--out',
+      dir,
+      '--chunk-blocks',
+      String(CHUNK),
+      '--hex',
+      '--overwrite',
+    ]);
     assert.match(replaced, /4 files written, 0 skipped, 4 removed/);
     for (const [from, to] of chunks()) await assertSchema(join(dir, fileName('blocks', from, to)), 'blocks', true);
-    assert.match(await exportOk(['blocks', '--data', dataset.dir, '--out', dir, '--chunk-blocks', String(CHUNK), '--hex']), /0 files written, 4 skipped/, 'the same options resume');
+    assert.match(
+      await exportOk(['blocks', '--data', dataset.dir, '--out', dir, '--chunk-blocks', String(CHUNK), '--hex']),
+      /0 files written, 4 skipped/,
+      'the same options resume',
+    );
   });
 });
 
 describe('an anvil chain ingested into a store', { skip: ANVIL_MISSING }, () => {
-  /** Blocks the workload mines after deploying its contracts: a few chunks of every transaction type anvil's Prague chain takes. */
+  /**
+   * Blocks the workload mines after deploying its contracts: a few chunks of every transaction type anvil's Prague
+   * chain takes.
+   */
   const MINED = 12;
   /** Blocks per file: four or five chunks, the last shorter. */
   const ANVIL_CHUNK = 4;
@@ -376,12 +558,19 @@ describe('an anvil chain ingested into a store', { skip: ANVIL_MISSING }, () => 
     const out = join(work, 'anvil');
     const head = Number(await served.result('eth_blockNumber', []));
     const chainId = BigInt((await served.result('eth_chainId', [])) as string);
-    await Promise.all(['logs', 'blocks', 'transactions', 'receipts'].map((kind) => exportOk([kind, '--data', ingested.dir, '--out', out, '--chunk-blocks', String(ANVIL_CHUNK), '--threads', '1'])));
+    await Promise.all(
+      ['logs', 'blocks', 'transactions', 'receipts'].map((kind) =>
+        exportOk([kind, '--data', ingested.dir, '--out', out, '--chunk-blocks', String(ANVIL_CHUNK), '--threads', '1']),
+      ),
+    );
     const list = chunks(head + 1, ANVIL_CHUNK);
     assert.equal(files(out).length, 4 * list.length);
     assert.ok((await compareLogs(served, out, 'network_31337', list, chainId)) > 0, 'the workload logged');
     await compareBlocks(served, out, 'network_31337', list, chainId);
-    assert.ok((await compareTransactions(served, out, 'network_31337', list, chainId)).length >= 3, 'several transaction types');
+    assert.ok(
+      (await compareTransactions(served, out, 'network_31337', list, chainId)).length >= 3,
+      'several transaction types',
+    );
   });
 });
 
@@ -416,7 +605,10 @@ describe('interrupted exports', () => {
     for (let kill = 0; kill < KILLS; kill++) {
       const before = existsCount(dir);
       // Kill k waits for a file of the k-th share of the remaining ones, then a random delay (a kill mid-write).
-      const target = Math.min(total - 1, before + 1 + rng.int(Math.max(1, Math.floor((total - before) / (KILLS - kill + 1)))));
+      const target = Math.min(
+        total - 1,
+        before + 1 + rng.int(Math.max(1, Math.floor((total - before) / (KILLS - kill + 1)))),
+      );
       const p = startCli(args);
       while (existsCount(dir) < target) {
         if (p.child.exitCode !== null) break;
@@ -440,7 +632,10 @@ describe('interrupted exports', () => {
     p.child.kill('SIGINT');
     assert.equal(await p.exited, 130, p.stderr());
     assert.match(p.stderr(), /interrupted; run the same command again/);
-    assert.ok(files(dir).every((name) => !name.startsWith('.')), 'no temporary left');
+    assert.ok(
+      files(dir).every((name) => !name.startsWith('.')),
+      'no temporary left',
+    );
     const complete = assertComplete(dir);
     assert.ok(complete > 0 && complete < files(reference).length, `stopped part-way (${complete} files)`);
   });
@@ -456,19 +651,53 @@ describe('interrupted exports', () => {
 });
 
 describe('a failed chunk', () => {
-  test('a worker failure (a chunk past the store\'s head, as a store fault) rejects with its reason; every other chunk is complete or absent, no temporary left', async () => {
+  test("a worker failure (a chunk past the store's head, as a store fault) rejects with its reason; every other chunk is complete or absent, no temporary left", async () => {
     const reference = join(work, 'failed-reference');
-    await exportOk(['blocks', '--data', dataset.dir, '--out', reference, '--chunk-blocks', String(CHUNK), '--to', String(3 * CHUNK - 1)]);
+    await exportOk([
+      'blocks',
+      '--data',
+      dataset.dir,
+      '--out',
+      reference,
+      '--chunk-blocks',
+      String(CHUNK),
+      '--to',
+      String(3 * CHUNK - 1),
+    ]);
     const dir = join(work, 'failed');
     mkdirSync(dir);
     const store = openStore(dataset.dir, { readOnly: true });
     const chainId = new StoreReader(store).chainId();
     await closeStore(store);
     // Chunks 75–99 and 100–124 reach past the head (89): their workers fail, whichever first.
-    const job = { dataDir: dataset.dir, out: dir, kind: 'blocks' as const, from: 0, to: 5 * CHUNK - 1, addresses: [], topics: [], chainId, chunkBlocks: CHUNK, compression: 'zstd' as const, hex: false, threads: 2 };
-    await assert.rejects(runExport(job), /export of blocks (75–99|100–124) failed: Error: block (90|100) is not in the store/);
-    assert.deepEqual(files(dir).filter((name) => name.startsWith('.')), [], 'no temporary left');
-    for (const name of files(dir)) assert.ok(files(reference).includes(name) && readFileSync(join(dir, name)).equals(readFileSync(join(reference, name))), `${name} is complete`);
+    const job = {
+      dataDir: dataset.dir,
+      out: dir,
+      kind: 'blocks' as const,
+      from: 0,
+      to: 5 * CHUNK - 1,
+      addresses: [],
+      topics: [],
+      chainId,
+      chunkBlocks: CHUNK,
+      compression: 'zstd' as const,
+      hex: false,
+      threads: 2,
+    };
+    await assert.rejects(
+      runExport(job),
+      /export of blocks (75–99|100–124) failed: Error: block (90|100) is not in the store/,
+    );
+    assert.deepEqual(
+      files(dir).filter((name) => name.startsWith('.')),
+      [],
+      'no temporary left',
+    );
+    for (const name of files(dir))
+      assert.ok(
+        files(reference).includes(name) && readFileSync(join(dir, name)).equals(readFileSync(join(reference, name))),
+        `${name} is complete`,
+      );
   });
 });
 
@@ -476,15 +705,29 @@ describe('usage errors exit 2 with a clear message', () => {
   const cases: [string, string[], RegExp][] = [
     ['an unknown datatype', ['traces'], /unknown datatype "traces" \(logs, blocks, transactions, receipts\)/],
     ['--from after --to', ['logs', '--from', '10', '--to', '5'], /--from 10 is after --to 5/],
-    ['a tag range that ends before it starts', ['logs', '--from', 'latest', '--to', '5'], /fromBlock 89 is after toBlock 5/],
+    [
+      'a tag range that ends before it starts',
+      ['logs', '--from', 'latest', '--to', '5'],
+      /fromBlock 89 is after toBlock 5/,
+    ],
     ['--chunk-blocks 0', ['logs', '--chunk-blocks', '0'], /--chunk-blocks must be an integer from 1 to/],
-    ['--chunk-blocks not a number', ['blocks', '--chunk-blocks', 'many'], /--chunk-blocks must be an integer from 1 to/],
-    ['an unknown compression', ['blocks', '--compression', 'gzip'], /--compression must be one of zstd, snappy, lz4, none/],
+    [
+      '--chunk-blocks not a number',
+      ['blocks', '--chunk-blocks', 'many'],
+      /--chunk-blocks must be an integer from 1 to/,
+    ],
+    [
+      'an unknown compression',
+      ['blocks', '--compression', 'gzip'],
+      /--compression must be one of zstd, snappy, lz4, none/,
+    ],
     ['a topic filter on blocks', ['blocks', '--topic0', '0x01'], /--topic0 filters logs, not blocks/],
     ['--to past the head', ['receipts', '--to', '1000'], /beyond current head block/],
   ];
   test('each case, run concurrently', async () => {
-    const results = await Promise.all(cases.map(([, args]) => runCli(['export', ...args, '--data', dataset.dir, '--out', join(work, 'usage')])));
+    const results = await Promise.all(
+      cases.map(([, args]) => runCli(['export', ...args, '--data', dataset.dir, '--out', join(work, 'usage')])),
+    );
     cases.forEach(([what, , message], i) => {
       assert.equal(results[i]!.code, 2, `${what}: ${results[i]!.stderr}`);
       assert.match(results[i]!.stderr, message, what);

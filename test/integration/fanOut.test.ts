@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import WebSocket from 'ws';
 import { createLogger } from '#src/logger.js';
-import { startService, type RunningService } from '#src/service.js';
+import { type RunningService, startService } from '#src/service.js';
 import { StoreReader } from '#src/store/reader.js';
 import { closeStore, openStore, type Store } from '#src/store/schema.js';
 import { StoreWriter } from '#src/store/writer.js';
@@ -37,7 +37,11 @@ interface Subscriber {
 async function subscriber(): Promise<Subscriber> {
   const socket = new WebSocket(`${svc.url.replace('http://', 'ws://')}/ws/v3/${dataset.key}`);
   await new Promise((resolve, reject) => socket.once('open', resolve).once('error', reject));
-  const sub: Subscriber = { socket, received: 0, closed: new Promise((resolve) => socket.once('close', (code, reason) => resolve({ code, reason: String(reason) }))) };
+  const sub: Subscriber = {
+    socket,
+    received: 0,
+    closed: new Promise((resolve) => socket.once('close', (code, reason) => resolve({ code, reason: String(reason) }))),
+  };
   let confirmed = 0;
   const ready = new Promise<void>((resolve) => {
     socket.on('message', (data) => {
@@ -46,7 +50,8 @@ async function subscriber(): Promise<Subscriber> {
       else if (++confirmed === MAX_SUBSCRIPTIONS_PER_CONNECTION) resolve();
     });
   });
-  for (let i = 0; i < MAX_SUBSCRIPTIONS_PER_CONNECTION; i++) socket.send(JSON.stringify({ jsonrpc: '2.0', id: i, method: 'eth_subscribe', params: ['logs', {}] }));
+  for (let i = 0; i < MAX_SUBSCRIPTIONS_PER_CONNECTION; i++)
+    socket.send(JSON.stringify({ jsonrpc: '2.0', id: i, method: 'eth_subscribe', params: ['logs', {}] }));
   await ready;
   return sub;
 }
@@ -56,7 +61,14 @@ before(async () => {
   store = openStore(dataset.dir);
   reader = new StoreReader(store);
   writer = new StoreWriter(store);
-  svc = await startService({ dataDir: dataset.dir, host: '127.0.0.1', port: 0, threads: 1, httpThreads: 1, logger: createLogger('warn') });
+  svc = await startService({
+    dataDir: dataset.dir,
+    host: '127.0.0.1',
+    port: 0,
+    threads: 1,
+    httpThreads: 1,
+    logger: createLogger('warn'),
+  });
 });
 
 after(async () => {
@@ -71,7 +83,9 @@ async function metric(name: string, labels = ''): Promise<number> {
   return line === undefined ? Number.NaN : Number(line.slice(line.lastIndexOf(' ') + 1));
 }
 
-test(`${SOCKETS} sockets × ${MAX_SUBSCRIPTIONS_PER_CONNECTION} logs subscriptions: calls answered during the fan-out, every log delivered, a stalled subscriber dropped`, { timeout: 180_000 }, async () => {
+test(`${SOCKETS} sockets × ${MAX_SUBSCRIPTIONS_PER_CONNECTION} logs subscriptions: calls answered during the fan-out, every log delivered, a stalled subscriber dropped`, {
+  timeout: 180_000,
+}, async () => {
   const subscribers = await Promise.all(Array.from({ length: SOCKETS }, () => subscriber()));
   const stalled = await subscriber();
   // Its socket is no longer read: the kernel's buffers fill, then uWS's, then its notifications wait.
@@ -83,12 +97,23 @@ test(`${SOCKETS} sockets × ${MAX_SUBSCRIPTIONS_PER_CONNECTION} logs subscriptio
     writer.append({ blocks });
     await until(async () => subscribers.some((s) => s.received > 0), 'the notifications begin');
 
-    const res = await fetch(`${svc.url}/v3/${dataset.key}`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_blockNumber', params: [] }) });
+    const res = await fetch(`${svc.url}/v3/${dataset.key}`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_blockNumber', params: [] }),
+    });
     const delivered = subscribers.reduce((n, s) => n + s.received, 0);
     assert.equal(((await res.json()) as { result: string }).result, `0x${reader.head()!.toString(16)}`);
-    assert.ok(delivered < expected * SOCKETS, `answered with ${delivered} of ${expected * SOCKETS} notifications delivered`);
+    assert.ok(
+      delivered < expected * SOCKETS,
+      `answered with ${delivered} of ${expected * SOCKETS} notifications delivered`,
+    );
 
-    await until(async () => subscribers.every((s) => s.received >= expected), `every subscriber receives ${expected} notifications`, 120_000);
+    await until(
+      async () => subscribers.every((s) => s.received >= expected),
+      `every subscriber receives ${expected} notifications`,
+      120_000,
+    );
     for (const s of subscribers) assert.equal(s.received, expected, 'each log once per subscription');
 
     // Further head changes: the stalled subscriber falls behind and is closed; the others keep up.

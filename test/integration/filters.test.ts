@@ -10,10 +10,10 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { bytesToHex, quantityToHex } from '#src/chain/hex.js';
 import { FILTER_IDLE_MS, FilterRegistry, MAX_FILTERS_PER_KEY } from '#src/filters/registry.js';
-import { createApiKey } from '#src/store/apiKeys.js';
 import { createLogger } from '#src/logger.js';
 import { FilterNotFoundError } from '#src/rpc/errors.js';
-import { startService, type RunningService } from '#src/service.js';
+import { type RunningService, startService } from '#src/service.js';
+import { createApiKey } from '#src/store/apiKeys.js';
 import { StoreReader } from '#src/store/reader.js';
 import { closeStore, openStore, type Store } from '#src/store/schema.js';
 import { StoreWriter } from '#src/store/writer.js';
@@ -31,7 +31,14 @@ before(async () => {
   store = openStore(dataset.dir);
   reader = new StoreReader(store);
   writer = new StoreWriter(store);
-  service = await startService({ dataDir: dataset.dir, host: '127.0.0.1', port: 0, httpThreads: 2, threads: 1, logger: createLogger('warn') });
+  service = await startService({
+    dataDir: dataset.dir,
+    host: '127.0.0.1',
+    port: 0,
+    httpThreads: 2,
+    threads: 1,
+    logger: createLogger('warn'),
+  });
 });
 
 after(async () => {
@@ -92,14 +99,19 @@ test('a block filter reports the new blocks in order, polled on any thread', { t
   assert.deepEqual((await call('eth_getFilterChanges', [id])).error, { code: -32000, message: 'filter not found' });
 });
 
-test('a log filter reports new matching logs, then after a reorganisation the dropped ones removed and the new branch; getFilterLogs is eth_getLogs of its range', { timeout: 60_000 }, async () => {
+test('a log filter reports new matching logs, then after a reorganisation the dropped ones removed and the new branch; getFilterLogs is eth_getLogs of its range', {
+  timeout: 60_000,
+}, async () => {
   const blocks = nextBlocks(reader, 3);
   const address = bytesToHex(blocks[0]!.logs[0]!.address);
   const start = quantityToHex(blocks[0]!.header.number);
   const id = (await result('eth_newFilter', [{ address, fromBlock: start }])) as string;
   writer.append({ blocks });
   const end = quantityToHex(blocks[2]!.header.number);
-  const expected = (await result('eth_getLogs', [{ address, fromBlock: start, toBlock: end }])) as Record<string, unknown>[];
+  const expected = (await result('eth_getLogs', [{ address, fromBlock: start, toBlock: end }])) as Record<
+    string,
+    unknown
+  >[];
   assert.ok(expected.length > 0);
   assert.deepEqual(await changes(id, expected.length), expected);
 
@@ -109,19 +121,29 @@ test('a log filter reports new matching logs, then after a reorganisation the dr
     .filter((l) => l.blockNumber !== start)
     .sort((a, b) => Number(b.blockNumber) - Number(a.blockNumber) || Number(a.logIndex) - Number(b.logIndex))
     .map((l) => ({ ...l, removed: true }));
-  const branchLogs = (await result('eth_getLogs', [{ address, fromBlock: quantityToHex(branch[0]!.header.number), toBlock: quantityToHex(branch[1]!.header.number) }])) as unknown[];
+  const branchLogs = (await result('eth_getLogs', [
+    { address, fromBlock: quantityToHex(branch[0]!.header.number), toBlock: quantityToHex(branch[1]!.header.number) },
+  ])) as unknown[];
   assert.deepEqual(await changes(id, removed.length + branchLogs.length), [...removed, ...branchLogs]);
 
-  assert.deepEqual(await result('eth_getFilterLogs', [id]), await result('eth_getLogs', [{ address, fromBlock: start }]));
+  assert.deepEqual(
+    await result('eth_getFilterLogs', [id]),
+    await result('eth_getLogs', [{ address, fromBlock: start }]),
+  );
   assert.equal(await result('eth_uninstallFilter', [id]), true);
 });
 
 test('filter errors: unknown id, a block filter has no logs, a block hash is no range, bad parameters', async () => {
   const unknown = '0x' + 'ab'.repeat(16);
-  for (const method of ['eth_getFilterChanges', 'eth_getFilterLogs']) assert.deepEqual((await call(method, [unknown])).error, { code: -32000, message: 'filter not found' }, method);
+  for (const method of ['eth_getFilterChanges', 'eth_getFilterLogs'])
+    assert.deepEqual((await call(method, [unknown])).error, { code: -32000, message: 'filter not found' }, method);
   assert.equal(await result('eth_uninstallFilter', [unknown]), false);
   const blocks = (await result('eth_newBlockFilter', [])) as string;
-  assert.deepEqual((await call('eth_getFilterLogs', [blocks])).error, { code: -32000, message: 'filter not found' }, 'geth: a block filter has no logs');
+  assert.deepEqual(
+    (await call('eth_getFilterLogs', [blocks])).error,
+    { code: -32000, message: 'filter not found' },
+    'geth: a block filter has no logs',
+  );
   assert.equal((await call('eth_newFilter', [{ blockHash: '0x' + '11'.repeat(32) }])).error?.code, -32602);
   assert.equal((await call('eth_newFilter', [{ address: '0x12' }])).error?.code, -32602);
   assert.equal((await call('eth_getFilterChanges', [12])).error?.code, -32602);
@@ -141,17 +163,32 @@ async function batchAs(key: string, calls: [string, unknown[]][]): Promise<RpcRe
 
 test(`one API key holds at most ${MAX_FILTERS_PER_KEY} filters; another key still installs, and uninstalling frees room`, async () => {
   const other = createApiKey(store, 'second client');
-  const installed = await batchAs(dataset.key, Array.from({ length: MAX_FILTERS_PER_KEY }, () => ['eth_newBlockFilter', []] as [string, unknown[]]));
-  assert.ok(installed.every((r) => typeof r.result === 'string'), 'the first key fills its share');
+  const installed = await batchAs(
+    dataset.key,
+    Array.from({ length: MAX_FILTERS_PER_KEY }, () => ['eth_newBlockFilter', []] as [string, unknown[]]),
+  );
+  assert.ok(
+    installed.every((r) => typeof r.result === 'string'),
+    'the first key fills its share',
+  );
   const [over] = await batchAs(dataset.key, [['eth_newFilter', [{}]]]);
-  assert.deepEqual(over!.error, { code: -32005, message: `too many filters installed for this API key (at most ${MAX_FILTERS_PER_KEY}): uninstall some, or let them expire` });
+  assert.deepEqual(over!.error, {
+    code: -32005,
+    message: `too many filters installed for this API key (at most ${MAX_FILTERS_PER_KEY}): uninstall some, or let them expire`,
+  });
   const [theirs] = await batchAs(other, [['eth_newBlockFilter', []]]);
   assert.equal(typeof theirs!.result, 'string', 'another key is not held back');
-  await batchAs(dataset.key, installed.slice(0, 1).map((r) => ['eth_uninstallFilter', [r.result]]));
+  await batchAs(
+    dataset.key,
+    installed.slice(0, 1).map((r) => ['eth_uninstallFilter', [r.result]]),
+  );
   const [again] = await batchAs(dataset.key, [['eth_newBlockFilter', []]]);
   assert.equal(typeof again!.result, 'string', 'room again after an uninstall');
   const ids = [...installed.slice(1).map((r) => r.result), again!.result];
-  const removed = await batchAs(dataset.key, ids.map((id) => ['eth_uninstallFilter', [id]]));
+  const removed = await batchAs(
+    dataset.key,
+    ids.map((id) => ['eth_uninstallFilter', [id]]),
+  );
   assert.ok(removed.every((r) => r.result === true));
   assert.equal((await batchAs(other, [['eth_uninstallFilter', [theirs!.result]]]))[0]!.result, true);
 });

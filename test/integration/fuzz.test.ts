@@ -13,12 +13,12 @@
  * over this 40-block dataset answer 644 MB), which is reported, not fuzzed here.
  */
 import assert from 'node:assert/strict';
-import { after, before, test, type TestContext } from 'node:test';
+import { after, before, type TestContext, test } from 'node:test';
 import { bytesToHex } from '#src/chain/hex.js';
 import { generateChain } from '#src/synth/generator.js';
 import { runCampaign } from '../fuzz/campaign.js';
 import type { FuzzCorpus } from '../fuzz/requests.js';
-import { startServerProcess, type ServerProcess } from '../fuzz/serverProcess.js';
+import { type ServerProcess, startServerProcess } from '../fuzz/serverProcess.js';
 import { makeDataset, type TestDataset } from '../support/harness.js';
 
 /** Reads a non-negative integer from the environment, or `fallback`. */
@@ -39,7 +39,10 @@ const LANES = 6;
 const DATASET = { blocks: 40, density: 0.05, seed: 'fuzz' };
 /** Corpus entries per kind: enough variety for the plausible parameters. */
 const CORPUS_ENTRIES = 64;
-/** Growth of the server's RSS over the campaign that still counts as bounded: giant batches and 5 MiB bodies leave V8's heap larger for a while, a leak keeps growing past this. */
+/**
+ * Growth of the server's RSS over the campaign that still counts as bounded: giant batches and 5 MiB bodies leave V8's
+ * heap larger for a while, a leak keeps growing past this.
+ */
 const RSS_GROWTH_LIMIT_MIB = 384;
 
 let dataset: TestDataset;
@@ -65,18 +68,30 @@ after(async () => {
   dataset?.remove();
 });
 
-test(`fuzz: ${RUNS} HTTP exchanges and ${RAW_RUNS} raw socket exchanges, every answer well-formed, the server up, its memory bounded`, { timeout: 24 * 3600_000 }, async (t: TestContext) => {
-  const report = await runCampaign(server, corpus, { key: dataset.key, revokedKey: dataset.revokedKey }, { runs: RUNS, rawRuns: RAW_RUNS, seed: SEED, lanes: LANES });
+test(`fuzz: ${RUNS} HTTP exchanges and ${RAW_RUNS} raw socket exchanges, every answer well-formed, the server up, its memory bounded`, {
+  timeout: 24 * 3600_000,
+}, async (t: TestContext) => {
+  const report = await runCampaign(
+    server,
+    corpus,
+    { key: dataset.key, revokedKey: dataset.revokedKey },
+    { runs: RUNS, rawRuns: RAW_RUNS, seed: SEED, lanes: LANES },
+  );
   const growth = report.rssMiB.after - report.rssMiB.baseline;
   t.diagnostic(
     `fuzzed ${report.exchanges} HTTP requests (${report.calls} JSON-RPC calls in them) and ${report.raw} raw socket exchanges ` +
       `(${report.rawHeld} held open by the server until the client gave up) in ${report.seconds.toFixed(1)} s; seed ${SEED}`,
   );
-  t.diagnostic(`bodies: ${JSON.stringify(report.byKind)}; statuses: ${JSON.stringify(report.byStatus)}; ${report.closedWhileSending} closed while sending`);
+  t.diagnostic(
+    `bodies: ${JSON.stringify(report.byKind)}; statuses: ${JSON.stringify(report.byStatus)}; ${report.closedWhileSending} closed while sending`,
+  );
   t.diagnostic(
     `server RSS: ${report.rssMiB.baseline.toFixed(0)} MiB after warm-up, ${report.rssQuartersMiB.map((m) => m.toFixed(0)).join(' / ')} MiB at each quarter of the run, ` +
       `peak ${report.rssMiB.peak.toFixed(0)} MiB`,
   );
-  assert.ok(growth <= RSS_GROWTH_LIMIT_MIB, `the server's RSS grew by ${growth.toFixed(0)} MiB (limit ${RSS_GROWTH_LIMIT_MIB})`);
+  assert.ok(
+    growth <= RSS_GROWTH_LIMIT_MIB,
+    `the server's RSS grew by ${growth.toFixed(0)} MiB (limit ${RSS_GROWTH_LIMIT_MIB})`,
+  );
   assert.equal(await server.stop(), 0, `the server stops cleanly on SIGTERM:\n${server.stderr()}`);
 });

@@ -60,7 +60,11 @@ before(async () => {
   dir = mkdtempSync(join(tmpdir(), 'ethlogd-generate-'));
   extended = join(dir, 'extended');
   atOnce = join(dir, 'at-once');
-  runs = { first: await generate(extended, HALF), extension: await generate(extended, 2 * HALF), atOnce: await generate(atOnce, 2 * HALF) };
+  runs = {
+    first: await generate(extended, HALF),
+    extension: await generate(extended, 2 * HALF),
+    atOnce: await generate(atOnce, 2 * HALF),
+  };
   for (const [name, run] of Object.entries(runs)) assert.equal(run.code, 0, `${name}: ${run.stderr}`);
 });
 
@@ -77,7 +81,13 @@ describe('extending a store', () => {
     } finally {
       await closeStore(store);
     }
-    assert.match(runs.extension.stdout, new RegExp(`^generated ${HALF} blocks, \\d+ transactions, \\d+ logs in .* into ${extended} \\(blocks ${HALF}–${2 * HALF - 1}\\)$`, 'm'));
+    assert.match(
+      runs.extension.stdout,
+      new RegExp(
+        `^generated ${HALF} blocks, \\d+ transactions, \\d+ logs in .* into ${extended} \\(blocks ${HALF}–${2 * HALF - 1}\\)$`,
+        'm',
+      ),
+    );
   });
 
   test('the summary is printed once, on stdout; stderr has no second one', () => {
@@ -90,7 +100,10 @@ describe('extending a store', () => {
   test('the same --blocks again: nothing to add, exit 0, nothing changed', async () => {
     const ran = await generate(extended, 2 * HALF);
     assert.equal(ran.code, 0, ran.stderr);
-    assert.equal(ran.stdout, `the store at ${extended} already holds blocks 0–${2 * HALF - 1} of this chain (--seed "${SEED}" --density ${DENSITY}): nothing to add\n`);
+    assert.equal(
+      ran.stdout,
+      `the store at ${extended} already holds blocks 0–${2 * HALF - 1} of this chain (--seed "${SEED}" --density ${DENSITY}): nothing to add\n`,
+    );
     assert.deepEqual(await diffDirs(extended, atOnce), []);
   });
 });
@@ -98,17 +111,27 @@ describe('extending a store', () => {
 describe('refusals: exit 2, what to do on stderr, the store unchanged', () => {
   test('another seed, another density, fewer blocks than stored', async () => {
     const cases: [string[], RegExp][] = [
-      [['generate', '--out', extended, '--blocks', String(3 * HALF), '--seed', 'other', '--density', DENSITY],
-        /holds blocks 0–119 of another chain \(--seed "extend" --density 0\.05, not --seed "other" --density 0\.05\): to extend it, run generate with --seed "extend" --density 0\.05; for this chain, choose another --out/],
-      [['generate', '--out', extended, '--blocks', String(3 * HALF), '--seed', SEED, '--density', '0.5'],
-        /holds blocks 0–119 of another chain \(--seed "extend" --density 0\.05, not --seed "extend" --density 0\.5\): to extend it, run generate with --seed "extend" --density 0\.05/],
-      [['generate', '--out', extended, '--blocks', String(HALF), '--seed', SEED, '--density', DENSITY],
-        /already holds blocks 0–119 of this chain, more than the 60 asked for, and keeps them: ask for --blocks 120 or more to extend it, or choose another --out for a 60-block chain/],
+      [
+        ['generate', '--out', extended, '--blocks', String(3 * HALF), '--seed', 'other', '--density', DENSITY],
+        /holds blocks 0–119 of another chain \(--seed "extend" --density 0\.05, not --seed "other" --density 0\.05\): to extend it, run generate with --seed "extend" --density 0\.05; for this chain, choose another --out/,
+      ],
+      [
+        ['generate', '--out', extended, '--blocks', String(3 * HALF), '--seed', SEED, '--density', '0.5'],
+        /holds blocks 0–119 of another chain \(--seed "extend" --density 0\.05, not --seed "extend" --density 0\.5\): to extend it, run generate with --seed "extend" --density 0\.05/,
+      ],
+      [
+        ['generate', '--out', extended, '--blocks', String(HALF), '--seed', SEED, '--density', DENSITY],
+        /already holds blocks 0–119 of this chain, more than the 60 asked for, and keeps them: ask for --blocks 120 or more to extend it, or choose another --out for a 60-block chain/,
+      ],
     ];
     for (const [args, message] of cases) {
       const ran = await runCli(args);
       assert.equal(ran.code, 2, `${args.join(' ')}: ${ran.stderr}`);
-      assert.match(ran.stderr, new RegExp(`^ethlogd generate: the store at ${extended} ${message.source}`), args.join(' '));
+      assert.match(
+        ran.stderr,
+        new RegExp(`^ethlogd generate: the store at ${extended} ${message.source}`),
+        args.join(' '),
+      );
       assert.equal(ran.stdout, '');
     }
     assert.deepEqual(await diffDirs(extended, atOnce), []);
@@ -118,7 +141,11 @@ describe('refusals: exit 2, what to do on stderr, the store unchanged', () => {
     const older = copyOf(atOnce, 'older');
     const unrecorded = copyOf(atOnce, 'unrecorded');
     for (const [path, edit] of [
-      [older, (s: ReturnType<typeof openStore>) => s.meta.putSync(PROVENANCE_KEY, { chainVersion: 1, seed: SEED, density: Number(DENSITY) })],
+      [
+        older,
+        (s: ReturnType<typeof openStore>) =>
+          s.meta.putSync(PROVENANCE_KEY, { chainVersion: 1, seed: SEED, density: Number(DENSITY) }),
+      ],
       [unrecorded, (s: ReturnType<typeof openStore>) => s.meta.removeSync(PROVENANCE_KEY)],
     ] as const) {
       const store = openStore(path);
@@ -129,12 +156,22 @@ describe('refusals: exit 2, what to do on stderr, the store unchanged', () => {
 
     const fromOlder = await generate(older, 3 * HALF);
     assert.equal(fromOlder.code, 2, fromOlder.stderr);
-    assert.match(fromOlder.stderr, new RegExp(`^ethlogd generate: the store at \\S+ holds blocks 0–119 of chain version 1, made by an older ethlogd generate; this one makes version ${CHAIN_VERSION}, whose blocks differ\\. It cannot be extended: generate into another --out, or delete \\S+ and generate it again\\n$`));
+    assert.match(
+      fromOlder.stderr,
+      new RegExp(
+        `^ethlogd generate: the store at \\S+ holds blocks 0–119 of chain version 1, made by an older ethlogd generate; this one makes version ${CHAIN_VERSION}, whose blocks differ\\. It cannot be extended: generate into another --out, or delete \\S+ and generate it again\\n$`,
+      ),
+    );
     assert.deepEqual(await diffDirs(older, before.older), []);
 
     const fromUnrecorded = await generate(unrecorded, 3 * HALF);
     assert.equal(fromUnrecorded.code, 2, fromUnrecorded.stderr);
-    assert.match(fromUnrecorded.stderr, new RegExp(`^ethlogd generate: the store at \\S+ holds blocks 0–119 with no record of generating them: ethlogd ingest made it, or an ethlogd generate older than chain version ${CHAIN_VERSION}`));
+    assert.match(
+      fromUnrecorded.stderr,
+      new RegExp(
+        `^ethlogd generate: the store at \\S+ holds blocks 0–119 with no record of generating them: ethlogd ingest made it, or an ethlogd generate older than chain version ${CHAIN_VERSION}`,
+      ),
+    );
     assert.deepEqual(await diffDirs(unrecorded, before.unrecorded), []);
   });
 });
@@ -166,7 +203,10 @@ describe('the busiest contracts', () => {
     assert.match(out[1]!, /^busiest contracts, by logs in blocks 0–119:$/);
     const [, address, count] = /^ {2}(0x[0-9a-f]{40}) {2}(\d+), topic0 0x[0-9a-f]{64} \d+/.exec(out[2]!)!;
     const curl = out.find((l) => l.startsWith('  curl '))!;
-    const body = JSON.parse(/-d '([^']+)'/.exec(curl)![1]!) as { method: string; params: [{ fromBlock: string; toBlock: string; address: string; topics: string[] }] };
+    const body = JSON.parse(/-d '([^']+)'/.exec(curl)![1]!) as {
+      method: string;
+      params: [{ fromBlock: string; toBlock: string; address: string; topics: string[] }];
+    };
     assert.equal(body.method, 'eth_getLogs');
     const [filter] = body.params;
     assert.equal(filter.address, address);

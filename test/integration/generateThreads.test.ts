@@ -13,11 +13,14 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { closeStore, openStore } from '#src/store/schema.js';
 import { verifyStore } from '#src/store/verify.js';
-import { generateStore, type GenerateStoreOptions } from '#src/synth/generateStore.js';
+import { type GenerateStoreOptions, generateStore } from '#src/synth/generateStore.js';
 import { runCli } from '../support/child.js';
 import { diffStores } from '../support/storeDiff.js';
 
-/** Blocks of each chain: through every fork era (Prague from block 24) and well into Prague; the equality, not the size, is the point. */
+/**
+ * Blocks of each chain: through every fork era (Prague from block 24) and well into Prague; the equality, not the size,
+ * is the point.
+ */
 const BLOCKS = 150;
 /** Blocks per write transaction: small, so the threads take turns many times (19 batches). */
 const BATCH_BLOCKS = 8;
@@ -38,7 +41,14 @@ after(() => {
 /** Generates into a new directory `name` and returns it. */
 async function generate(name: string, opts: Partial<GenerateStoreOptions>): Promise<string> {
   const out = join(dir, name);
-  await generateStore(out, { blocks: BLOCKS, seed: SEED, density: DENSITIES[0]!, batchBlocks: BATCH_BLOCKS, progress: false, ...opts });
+  await generateStore(out, {
+    blocks: BLOCKS,
+    seed: SEED,
+    density: DENSITIES[0]!,
+    batchBlocks: BATCH_BLOCKS,
+    progress: false,
+    ...opts,
+  });
   return out;
 }
 
@@ -61,7 +71,11 @@ describe('worker threads give the same store as the writer thread', () => {
       const reference = await generate(`sequential-${density}`, { density, threads: 0 });
       for (const threads of [1, 2]) {
         const parallel = await generate(`threads-${threads}-${density}`, { density, threads });
-        assert.deepEqual(await compare(reference, parallel), { differences: [], problems: [], blocks: BLOCKS }, `${threads} threads`);
+        assert.deepEqual(
+          await compare(reference, parallel),
+          { differences: [], problems: [], blocks: BLOCKS },
+          `${threads} threads`,
+        );
       }
     });
   }
@@ -69,7 +83,14 @@ describe('worker threads give the same store as the writer thread', () => {
   test('N blocks in the writer thread, then 2N in two threads: the store of 2N at once', async () => {
     const half = BLOCKS / 2;
     const extended = await generate('extended', { blocks: half, threads: 0 });
-    const result = await generateStore(extended, { blocks: BLOCKS, seed: SEED, density: DENSITIES[0]!, batchBlocks: BATCH_BLOCKS, progress: false, threads: 2 });
+    const result = await generateStore(extended, {
+      blocks: BLOCKS,
+      seed: SEED,
+      density: DENSITIES[0]!,
+      batchBlocks: BATCH_BLOCKS,
+      progress: false,
+      threads: 2,
+    });
     assert.deepEqual([result.blocks, result.head], [half, BLOCKS - 1]);
     const atOnce = join(dir, `sequential-${DENSITIES[0]}`);
     assert.deepEqual(await compare(atOnce, extended), { differences: [], problems: [], blocks: BLOCKS });
@@ -79,7 +100,19 @@ describe('worker threads give the same store as the writer thread', () => {
 describe('generate --threads', () => {
   test('0 builds in the writer thread; the store equals the one of worker threads', async () => {
     const out = join(dir, 'cli-0');
-    const ran = await runCli(['generate', '--out', out, '--blocks', String(BLOCKS), '--seed', SEED, '--density', String(DENSITIES[0]), '--threads', '0']);
+    const ran = await runCli([
+      'generate',
+      '--out',
+      out,
+      '--blocks',
+      String(BLOCKS),
+      '--seed',
+      SEED,
+      '--density',
+      String(DENSITIES[0]),
+      '--threads',
+      '0',
+    ]);
     assert.equal(ran.code, 0, ran.stderr);
     assert.match(ran.stdout, new RegExp(`^generated ${BLOCKS} blocks`));
     assert.deepEqual((await compare(join(dir, `threads-2-${DENSITIES[0]}`), out)).differences, []);

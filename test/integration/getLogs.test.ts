@@ -5,30 +5,38 @@
  * reorganised-out blocks selected by hash.
  */
 import assert from 'node:assert/strict';
-import { request } from 'node:http';
-import { availableParallelism } from 'node:os';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { request } from 'node:http';
+import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { bloomBits } from '#src/chain/bloom.js';
 import { bytesToHex, quantityToHex } from '#src/chain/hex.js';
 import type { BlockBundle } from '#src/chain/types.js';
 import { DEFAULT_LOG_LIMITS, type LogLimits } from '#src/config.js';
+import type { LogChunks } from '#src/logs/answer.js';
 import { LogEngine } from '#src/logs/engine.js';
-import { parseFilter } from '#src/rpc/filterParams.js';
+import { ResultCapError, ScanFailedError } from '#src/logs/errors.js';
 import { oracleGetLogs } from '#src/logs/oracle.js';
 import { DENSE_TASKS, planTasks, TASKS_PER_THREAD } from '#src/logs/planner.js';
 import type { ScanResult, ScanTask } from '#src/logs/task.js';
 import { toRpcError } from '#src/rpc/errors.js';
-import { ResultCapError, ScanFailedError } from '#src/logs/errors.js';
-import type { LogChunks } from '#src/logs/answer.js';
+import { parseFilter } from '#src/rpc/filterParams.js';
 import { StoreReader } from '#src/store/reader.js';
 import { closeStore, openStore, type Store } from '#src/store/schema.js';
 import { StoreWriter } from '#src/store/writer.js';
-import { makeDataset, startTestService, type RpcResponse, type TestDataset, type TestService } from '../support/harness.js';
+import {
+  makeDataset,
+  type RpcResponse,
+  startTestService,
+  type TestDataset,
+  type TestService,
+} from '../support/harness.js';
 
-/** Large enough that an unfiltered scan of the whole range takes hundreds of ms (2 threads, this machine) and answers ~20 MB. */
+/**
+ * Large enough that an unfiltered scan of the whole range takes hundreds of ms (2 threads, this machine) and answers
+ * ~20 MB.
+ */
 const BLOCKS = 1200;
 const DENSITY = 0.05;
 const SEED = 'getlogs';
@@ -54,7 +62,9 @@ after(async () => {
 
 /** The engine's chunks (text or UTF-8 bytes) as one comma-separated string, like the oracle's fragments joined. */
 function text(chunks: readonly (string | Uint8Array)[]): string {
-  return chunks.map((c) => (typeof c === 'string' ? c : Buffer.from(c.buffer, c.byteOffset, c.byteLength).toString('utf8'))).join(',');
+  return chunks
+    .map((c) => (typeof c === 'string' ? c : Buffer.from(c.buffer, c.byteOffset, c.byteLength).toString('utf8')))
+    .join(',');
 }
 
 /** The oracle's outcome for a raw filter: the logs (parsed) or the RpcError's JSON. */
@@ -75,7 +85,11 @@ function oracle(raw: Obj, limits: Partial<LogLimits>): { logs: Obj[] } | { error
  * with the whole parsed body. With `hold`, the client stops reading at the first bytes of the body
  * until `hold` settles (a slow reader: the server keeps the rest).
  */
-function postOwnConnection(svc: TestService, body: unknown, hold?: Promise<void>): { sent: Promise<void>; started: Promise<void>; response: Promise<RpcResponse> } {
+function postOwnConnection(
+  svc: TestService,
+  body: unknown,
+  hold?: Promise<void>,
+): { sent: Promise<void>; started: Promise<void>; response: Promise<RpcResponse> } {
   const url = new URL(svc.endpoint);
   let sentResolve!: () => void;
   let startedResolve!: () => void;
@@ -83,7 +97,14 @@ function postOwnConnection(svc: TestService, body: unknown, hold?: Promise<void>
   const started = new Promise<void>((resolve) => (startedResolve = resolve));
   const response = new Promise<RpcResponse>((resolve, reject) => {
     const req = request(
-      { host: url.hostname, port: url.port, path: url.pathname, method: 'POST', agent: false, headers: { 'Content-Type': 'application/json' } },
+      {
+        host: url.hostname,
+        port: url.port,
+        path: url.pathname,
+        method: 'POST',
+        agent: false,
+        headers: { 'Content-Type': 'application/json' },
+      },
       (res) => {
         startedResolve();
         const parts: Buffer[] = [];
@@ -133,11 +154,18 @@ describe('result cap through HTTP', () => {
       assert.ok(res.error, `capped: ${JSON.stringify(filter)}`);
       const data = res.error.data as { from: string; to: string; limit: number };
       assert.equal(res.error.code, -32005);
-      assert.equal(res.error.message, `query returned more than ${CAP} results. Try with this block range [${data.from}, ${data.to}].`);
+      assert.equal(
+        res.error.message,
+        `query returned more than ${CAP} results. Try with this block range [${data.from}, ${data.to}].`,
+      );
       assert.deepEqual(Object.keys(data).sort(), ['from', 'limit', 'to']);
       assert.equal(data.limit, CAP);
       assert.equal(data.from, filter.fromBlock);
-      assert.deepEqual(res.error, (oracle(filter, { maxResults: CAP }) as { error?: unknown }).error, 'the same answer as the oracle');
+      assert.deepEqual(
+        res.error,
+        (oracle(filter, { maxResults: CAP }) as { error?: unknown }).error,
+        'the same answer as the oracle',
+      );
       const to = Number(data.to);
       assert.ok(to < HEAD);
 
@@ -162,7 +190,10 @@ describe('result cap through HTTP', () => {
     for (let end = first; end <= Number(to); end++) {
       const ok = await svc.call('eth_getLogs', [{ fromBlock: '0x0', toBlock: hex(end) }]);
       assert.ok(Array.isArray(ok.result), `[0, ${end}]`);
-      assert.deepEqual(ok.result, (oracle({ fromBlock: '0x0', toBlock: hex(end) }, { maxResults: CAP }) as { logs: Obj[] }).logs);
+      assert.deepEqual(
+        ok.result,
+        (oracle({ fromBlock: '0x0', toBlock: hex(end) }, { maxResults: CAP }) as { logs: Obj[] }).logs,
+      );
     }
   });
 });
@@ -195,7 +226,12 @@ describe('concurrency and batches', () => {
 
   test('a point lookup is answered while a long scan runs', async () => {
     const order: string[] = [];
-    const heavy = postOwnConnection(svc, { jsonrpc: '2.0', id: 'logs', method: 'eth_getLogs', params: [{ fromBlock: '0x0', toBlock: 'latest' }] });
+    const heavy = postOwnConnection(svc, {
+      jsonrpc: '2.0',
+      id: 'logs',
+      method: 'eth_getLogs',
+      params: [{ fromBlock: '0x0', toBlock: 'latest' }],
+    });
     // The order of the server's answers: the scan's first response bytes against the whole lookup
     // (a big body takes long to arrive, so its end would prove nothing).
     void heavy.started.then(() => order.push('getLogs'));
@@ -212,13 +248,17 @@ describe('concurrency and batches', () => {
     assert.deepEqual(order, ['blockNumber', 'getLogs']);
   });
 
-  test('answers rendered into memory used again and again stay intact: a slow reader\'s, and concurrent ranges of every size', async () => {
+  test("answers rendered into memory used again and again stay intact: a slow reader's, and concurrent ranges of every size", async () => {
     // A whole-range answer (about 20 MB, more than the socket takes) read slowly: its memory stays
     // its own while ranges from one block (inline, a few KB) to 200 (the pool, about 1 MB) are
     // answered in three rounds, each rendering into the answer buffers the rounds before gave back.
     let release!: () => void;
     const whole = { fromBlock: '0x0', toBlock: hex(HEAD) };
-    const slow = postOwnConnection(svc, { jsonrpc: '2.0', id: 'slow', method: 'eth_getLogs', params: [whole] }, new Promise<void>((resolve) => (release = resolve)));
+    const slow = postOwnConnection(
+      svc,
+      { jsonrpc: '2.0', id: 'slow', method: 'eth_getLogs', params: [whole] },
+      new Promise<void>((resolve) => (release = resolve)),
+    );
     await slow.started;
     const ranges = Array.from({ length: 24 }, (_, i) => {
       const length = [1, 3, 12, 40, 90, 200][i % 6]!;
@@ -226,10 +266,16 @@ describe('concurrency and batches', () => {
       return { fromBlock: hex(from), toBlock: hex(from + length - 1) };
     });
     for (let round = 0; round < 3; round++) {
-      const answers = await Promise.all(ranges.map((filter, i) => svc.post({ jsonrpc: '2.0', id: i, method: 'eth_getLogs', params: [filter] })));
+      const answers = await Promise.all(
+        ranges.map((filter, i) => svc.post({ jsonrpc: '2.0', id: i, method: 'eth_getLogs', params: [filter] })),
+      );
       answers.forEach(({ status, json }, i) => {
         assert.equal(status, 200);
-        assert.deepEqual((json as RpcResponse).result, (oracle(ranges[i]!, { maxResults: 1e9 }) as { logs: Obj[] }).logs, `round ${round}, range ${i}`);
+        assert.deepEqual(
+          (json as RpcResponse).result,
+          (oracle(ranges[i]!, { maxResults: 1e9 }) as { logs: Obj[] }).logs,
+          `round ${round}, range ${i}`,
+        );
       });
     }
     release();
@@ -248,12 +294,20 @@ describe('concurrency and batches', () => {
       { jsonrpc: '2.0', id: 4, method: 'eth_getLogs', params: [{ fromBlock: '0x5', toBlock: '0x4' }] },
       { jsonrpc: '2.0', id: 5, method: 'eth_getLogs', params: [c] },
       { jsonrpc: '2.0', id: 6, method: 'eth_chainId', params: [] },
-      { jsonrpc: '2.0', id: 7, method: 'eth_getLogs', params: [{ fromBlock: '0x0', toBlock: 'latest', address: '0x' + '99'.repeat(20) }] },
+      {
+        jsonrpc: '2.0',
+        id: 7,
+        method: 'eth_getLogs',
+        params: [{ fromBlock: '0x0', toBlock: 'latest', address: '0x' + '99'.repeat(20) }],
+      },
     ];
     const { status, json } = await svc.post(items);
     assert.equal(status, 200);
     const out = json as RpcResponse[];
-    assert.deepEqual(out.map((r) => r.id), [0, 1, 2, 3, 4, 5, 6, 7]);
+    assert.deepEqual(
+      out.map((r) => r.id),
+      [0, 1, 2, 3, 4, 5, 6, 7],
+    );
     const expectLogs = (raw: Obj) => (oracle(raw, { maxResults: 1e9 }) as { logs: Obj[] }).logs;
     assert.deepEqual(out[0]!.result, expectLogs(a));
     assert.ok((out[0]!.result as Obj[]).length > 0);
@@ -280,7 +334,9 @@ describe('the engine and its pool', () => {
   const wholeRange = () => parseFilter({ fromBlock: '0x0', toBlock: 'latest' }, DEFAULT_LOG_LIMITS.maxParams);
   const noErrors = (message: string, error: unknown) => assert.fail(`${message}: ${String(error)}`);
 
-  test('a thread kept busy by inline scans sends the next such query to the pool, which answers it alike', { skip: availableParallelism() < 2 && 'one core: the budget stays whole' }, async () => {
+  test('a thread kept busy by inline scans sends the next such query to the pool, which answers it alike', {
+    skip: availableParallelism() < 2 && 'one core: the budget stays whole',
+  }, async () => {
     const engine = new LogEngine({ dataDir: dataset.dir, limits: DEFAULT_LOG_LIMITS, threads: 2, onError: noErrors });
     try {
       await engine.ready;
@@ -306,7 +362,13 @@ describe('the engine and its pool', () => {
 
   test('closing the engine mid-query aborts its tasks without reporting worker failures', async () => {
     const errors: string[] = [];
-    const engine = new LogEngine({ dataDir: dataset.dir, limits: { ...DEFAULT_LOG_LIMITS, maxResults: 1e9 }, threads: 2, inlineBudgetUs: POOL_ONLY, onError: (m) => errors.push(m) });
+    const engine = new LogEngine({
+      dataDir: dataset.dir,
+      limits: { ...DEFAULT_LOG_LIMITS, maxResults: 1e9 },
+      threads: 2,
+      inlineBudgetUs: POOL_ONLY,
+      onError: (m) => errors.push(m),
+    });
     const running = onPool(engine.query(wholeRange(), reader));
     const settled = running.then(
       () => 'answered',
@@ -319,7 +381,12 @@ describe('the engine and its pool', () => {
 
   test('closing the engine mid-stream fails the stream rather than ending it as if it were whole', async () => {
     const errors: string[] = [];
-    const engine = new LogEngine({ dataDir: dataset.dir, limits: DEFAULT_LOG_LIMITS, threads: 2, onError: (m) => errors.push(m) });
+    const engine = new LogEngine({
+      dataDir: dataset.dir,
+      limits: DEFAULT_LOG_LIMITS,
+      threads: 2,
+      onError: (m) => errors.push(m),
+    });
     const stream = engine.stream(wholeRange(), reader);
     const first = await stream.next();
     assert.equal(first.done, false, 'the stream yields before the engine closes');
@@ -335,7 +402,13 @@ describe('the engine and its pool', () => {
 
   test('the pool size is the threads option', async () => {
     for (const threads of [1, 2]) {
-      const engine = new LogEngine({ dataDir: dataset.dir, limits: DEFAULT_LOG_LIMITS, threads, inlineBudgetUs: POOL_ONLY, onError: noErrors });
+      const engine = new LogEngine({
+        dataDir: dataset.dir,
+        limits: DEFAULT_LOG_LIMITS,
+        threads,
+        inlineBudgetUs: POOL_ONLY,
+        onError: noErrors,
+      });
       try {
         assert.equal(engine.threads, threads);
         assert.equal(engine.pool.threads.length, threads);
@@ -353,7 +426,13 @@ describe('the engine and its pool', () => {
   test('a worker killed mid-query fails that query with -32603; the pool recovers', async () => {
     const errors: string[] = [];
     const limits = { ...DEFAULT_LOG_LIMITS, maxResults: 1e9 };
-    const engine = new LogEngine({ dataDir: dataset.dir, limits, threads: 2, inlineBudgetUs: POOL_ONLY, onError: (m) => errors.push(m) });
+    const engine = new LogEngine({
+      dataDir: dataset.dir,
+      limits,
+      threads: 2,
+      inlineBudgetUs: POOL_ONLY,
+      onError: (m) => errors.push(m),
+    });
     try {
       const small = parseFilter({ fromBlock: hex(100), toBlock: hex(110) }, 5000);
       const expectedSmall = oracleGetLogs(reader, small, limits).join(',');
@@ -427,7 +506,13 @@ describe('the engine and its pool', () => {
 
   test('after a capped answer no task keeps scanning for that query', async () => {
     const limits = { ...DEFAULT_LOG_LIMITS, maxResults: 10 };
-    const engine = new LogEngine({ dataDir: dataset.dir, limits, threads: 1, inlineBudgetUs: POOL_ONLY, onError: noErrors });
+    const engine = new LogEngine({
+      dataDir: dataset.dir,
+      limits,
+      threads: 1,
+      inlineBudgetUs: POOL_ONLY,
+      onError: noErrors,
+    });
     try {
       await engine.ready;
       const started = engine.pool.completed;
@@ -439,7 +524,9 @@ describe('the engine and its pool', () => {
       const answered = new Promise<void>((resolve) => (release = resolve));
       const run = engine.pool.run.bind(engine.pool);
       engine.pool.run = ((task: ScanTask, options?: Parameters<typeof run>[1]) => {
-        const result = (runs.length === 0 ? run(task, options) : answered.then(() => run(task, options))) as Promise<ScanResult>;
+        const result = (
+          runs.length === 0 ? run(task, options) : answered.then(() => run(task, options))
+        ) as Promise<ScanResult>;
         runs.push({ task, result });
         return result;
       }) as typeof engine.pool.run;
@@ -477,7 +564,13 @@ describe('the engine and its pool', () => {
 
   test('the tasks of a capped query all stop early, none scans its whole range', async () => {
     const limits = { ...DEFAULT_LOG_LIMITS, maxResults: 10 };
-    const engine = new LogEngine({ dataDir: dataset.dir, limits, threads: 2, inlineBudgetUs: POOL_ONLY, onError: noErrors });
+    const engine = new LogEngine({
+      dataDir: dataset.dir,
+      limits,
+      threads: 2,
+      inlineBudgetUs: POOL_ONLY,
+      onError: noErrors,
+    });
     try {
       await engine.ready;
       const started = engine.pool.completed;
@@ -510,7 +603,14 @@ test('eth_getLogs by the hash of a reorganised-out block: its logs with removed:
     const head = r.meta()!.head;
     const ROLLBACK = head - 3;
     const old: BlockBundle[] = [];
-    for (let n = ROLLBACK + 1; n <= head; n++) old.push({ header: r.header(n)!, transactions: r.transactions(n), receipts: r.receipts(n), logs: r.logs(n), storage: [] });
+    for (let n = ROLLBACK + 1; n <= head; n++)
+      old.push({
+        header: r.header(n)!,
+        transactions: r.transactions(n),
+        receipts: r.receipts(n),
+        logs: r.logs(n),
+        storage: [],
+      });
     new StoreWriter(writable).append({ rollbackTo: ROLLBACK, blocks: [] });
     await closeStore(writable);
 
@@ -543,8 +643,12 @@ test('eth_getLogs by the hash of a reorganised-out block: its logs with removed:
         const block = (await svc.result('eth_getBlockByHash', [hash, false])) as Obj;
         assert.equal(block.hash, hash);
         assert.equal(block.number, hex(b.header.number));
-        assert.deepEqual(block.transactions, b.transactions.map((t) => bytesToHex(t.hash)));
-        for (const tx of b.transactions) assert.equal(await svc.result('eth_getTransactionByHash', [bytesToHex(tx.hash)]), null);
+        assert.deepEqual(
+          block.transactions,
+          b.transactions.map((t) => bytesToHex(t.hash)),
+        );
+        for (const tx of b.transactions)
+          assert.equal(await svc.result('eth_getTransactionByHash', [bytesToHex(tx.hash)]), null);
       }
       // A range that used to hold the orphans no longer returns their logs.
       const orphanHashes = new Set(old.map((b) => bytesToHex(b.header.hash)));
@@ -556,7 +660,10 @@ test('eth_getLogs by the hash of a reorganised-out block: its logs with removed:
         assert.ok(Number(log.blockNumber) <= ROLLBACK);
       }
       const beyond = await svc.call('eth_getLogs', [{ fromBlock: hex(ROLLBACK - 5), toBlock: hex(head) }]);
-      assert.deepEqual(beyond.error, { code: -32602, message: `block range extends beyond current head block (the head is ${hex(ROLLBACK)})` });
+      assert.deepEqual(beyond.error, {
+        code: -32602,
+        message: `block range extends beyond current head block (the head is ${hex(ROLLBACK)})`,
+      });
     } finally {
       await svc.close();
     }
@@ -588,7 +695,18 @@ test('a block replaced by a reorganisation is filtered by its new bloom and rend
       const old = r.header(head)!;
       const from = r.header(donor)!;
       const header = { ...old, hash: Buffer.from(old.hash).fill(0xab, 0, 4), logsBloom: from.logsBloom };
-      new StoreWriter(writable).append({ rollbackTo: head - 1, blocks: [{ header, transactions: r.transactions(donor), receipts: r.receipts(donor), logs: r.logs(donor), storage: [] }] });
+      new StoreWriter(writable).append({
+        rollbackTo: head - 1,
+        blocks: [
+          {
+            header,
+            transactions: r.transactions(donor),
+            receipts: r.receipts(donor),
+            logs: r.logs(donor),
+            storage: [],
+          },
+        ],
+      });
 
       const logs = (await svc.result('eth_getLogs', [filter])) as Obj[];
       assert.equal(logs.length, r.logs(head).filter((l) => bytesToHex(l.address) === address).length);

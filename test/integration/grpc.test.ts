@@ -11,22 +11,22 @@ import { execFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
-import { promisify } from 'node:util';
 import { after, before, describe, test } from 'node:test';
+import { promisify } from 'node:util';
 import * as grpc from '@grpc/grpc-js';
 import { loadSync } from '@grpc/proto-loader';
 import { bytesToHex, quantityToHex } from '#src/chain/hex.js';
 import type { BlockBundle, StorageWrite } from '#src/chain/types.js';
-import { CODE_TRAILER, DATA_TRAILER, MESSAGE_TRAILER } from '#src/grpc/errors.js';
 import { loadDefinition } from '#src/grpc/definition.js';
+import { CODE_TRAILER, DATA_TRAILER, MESSAGE_TRAILER } from '#src/grpc/errors.js';
 import type { StreamProgress } from '#src/grpc/streamLogs.js';
-import { generateChain } from '#src/synth/generator.js';
 import { createLogger } from '#src/logger.js';
 import { TASKS_PER_THREAD } from '#src/logs/planner.js';
-import { startService, type RunningService, type ServiceOptions } from '#src/service.js';
-import { wireBlock, wireLog, wireReceipt, wireTransaction, type Obj } from '../grpcWire.js';
-import { makeDataset, type RpcResponse, type TestDataset } from '../support/harness.js';
 import { INVALID_KEY_MESSAGE, missingKeyMessage, REVOKED_KEY_MESSAGE, UNAUTHORIZED } from '#src/rpc/errors.js';
+import { type RunningService, type ServiceOptions, startService } from '#src/service.js';
+import { generateChain } from '#src/synth/generator.js';
+import { type Obj, wireBlock, wireLog, wireReceipt, wireTransaction } from '../grpcWire.js';
+import { makeDataset, type RpcResponse, type TestDataset } from '../support/harness.js';
 
 const BLOCKS = 600;
 const DENSITY = 0.05;
@@ -63,7 +63,11 @@ let svc: RunningService;
 let conn: Connection;
 let chain: BlockBundle[];
 
-const EthLogs = (grpc.loadPackageDefinition(loadDefinition()) as unknown as { ethlogd: { v1: { EthLogs: grpc.ServiceClientConstructor } } }).ethlogd.v1.EthLogs;
+const EthLogs = (
+  grpc.loadPackageDefinition(loadDefinition()) as unknown as {
+    ethlogd: { v1: { EthLogs: grpc.ServiceClientConstructor } };
+  }
+).ethlogd.v1.EthLogs;
 
 function connect(port: number): Connection {
   const client = new EthLogs(`127.0.0.1:${port}`, grpc.credentials.createInsecure());
@@ -77,13 +81,17 @@ function metadata(key: string | null): grpc.Metadata {
 }
 
 function method(client: grpc.Client, name: string): (...args: unknown[]) => grpc.ClientReadableStream<Obj> {
-  return (client as unknown as Record<string, (...args: unknown[]) => grpc.ClientReadableStream<Obj>>)[name]!.bind(client);
+  return (client as unknown as Record<string, (...args: unknown[]) => grpc.ClientReadableStream<Obj>>)[name]!.bind(
+    client,
+  );
 }
 
 /** Calls a unary RPC; rejects with the ServiceError. */
 function call(name: string, request: object, key: string | null = dataset.key, client = conn.client): Promise<Obj> {
   return new Promise((resolve, reject) => {
-    method(client, name)(request, metadata(key), (error: grpc.ServiceError | null, response: Obj) => (error ? reject(error) : resolve(response)));
+    method(client, name)(request, metadata(key), (error: grpc.ServiceError | null, response: Obj) =>
+      error ? reject(error) : resolve(response),
+    );
   });
 }
 
@@ -91,13 +99,21 @@ function failureOf(error: unknown): Failure {
   const e = error as grpc.ServiceError;
   assert.ok(e.metadata, `a gRPC error: ${String(error)}`);
   const data = e.metadata.get(DATA_TRAILER)[0];
-  const jsonrpc: Failure['jsonrpc'] = { code: Number(e.metadata.get(CODE_TRAILER)[0]), message: String(e.metadata.get(MESSAGE_TRAILER)[0]) };
+  const jsonrpc: Failure['jsonrpc'] = {
+    code: Number(e.metadata.get(CODE_TRAILER)[0]),
+    message: String(e.metadata.get(MESSAGE_TRAILER)[0]),
+  };
   if (data !== undefined) jsonrpc.data = JSON.parse(String(data));
   return { code: e.code, details: e.details, jsonrpc };
 }
 
 /** The failure of a unary RPC that must fail. */
-async function failure(name: string, request: object, key: string | null = dataset.key, client = conn.client): Promise<Failure> {
+async function failure(
+  name: string,
+  request: object,
+  key: string | null = dataset.key,
+  client = conn.client,
+): Promise<Failure> {
   try {
     await call(name, request, key, client);
   } catch (error) {
@@ -107,7 +123,12 @@ async function failure(name: string, request: object, key: string | null = datas
 }
 
 /** Opens a StreamLogs call. */
-function stream(request: object, key: string | null = dataset.key, options: grpc.CallOptions = {}, client = conn.client): grpc.ClientReadableStream<Obj> {
+function stream(
+  request: object,
+  key: string | null = dataset.key,
+  options: grpc.CallOptions = {},
+  client = conn.client,
+): grpc.ClientReadableStream<Obj> {
   return method(client, 'StreamLogs')(request, metadata(key), options);
 }
 
@@ -146,17 +167,34 @@ async function httpResult(name: string, params: unknown[]): Promise<any> {
 /** eth_getLogs over [from, to] in pieces of `step` blocks (each under the result cap), concatenated. */
 async function httpLogs(filter: Obj, from: number, to: number, step = 200): Promise<Obj[]> {
   const out: Obj[] = [];
-  for (let a = from; a <= to; a += step) out.push(...((await httpResult('eth_getLogs', [{ ...filter, fromBlock: hex(a), toBlock: hex(Math.min(to, a + step - 1)) }])) as Obj[]));
+  for (let a = from; a <= to; a += step)
+    out.push(
+      ...((await httpResult('eth_getLogs', [
+        { ...filter, fromBlock: hex(a), toBlock: hex(Math.min(to, a + step - 1)) },
+      ])) as Obj[]),
+    );
   return out;
 }
 
 const bytes = (hexText: string) => Buffer.from(hexText.slice(2), 'hex');
 const number = (n: number) => ({ number: String(n) });
 const tag = (name: string) => ({ tag: `BLOCK_TAG_${name.toUpperCase()}` });
-const cursorOf = (log: Obj) => ({ blockNumber: BigInt(log.blockNumber).toString(), logIndex: BigInt(log.logIndex).toString() });
+const cursorOf = (log: Obj) => ({
+  blockNumber: BigInt(log.blockNumber).toString(),
+  logIndex: BigInt(log.logIndex).toString(),
+});
 
 async function start(extra: Partial<ServiceOptions> = {}): Promise<RunningService> {
-  return startService({ dataDir: dataset.dir, host: '127.0.0.1', port: 0, grpcPort: 0, logger: createLogger('warn'), threads: THREADS, grpcStream: STREAM, ...extra });
+  return startService({
+    dataDir: dataset.dir,
+    host: '127.0.0.1',
+    port: 0,
+    grpcPort: 0,
+    logger: createLogger('warn'),
+    threads: THREADS,
+    grpcStream: STREAM,
+    ...extra,
+  });
 }
 
 before(async () => {
@@ -179,9 +217,15 @@ after(async () => {
 describe('the service', () => {
   test('serves gRPC beside HTTP, and server reflection lists it', async () => {
     assert.ok(svc.grpcPort! > 0 && svc.grpcPort !== svc.port);
-    const reflectionProto = join(dirname(createRequire(import.meta.url).resolve('@grpc/reflection/package.json')), 'build/proto/grpc/reflection/v1/reflection.proto');
+    const reflectionProto = join(
+      dirname(createRequire(import.meta.url).resolve('@grpc/reflection/package.json')),
+      'build/proto/grpc/reflection/v1/reflection.proto',
+    );
     const pkg = grpc.loadPackageDefinition(loadSync(reflectionProto, { oneofs: true })) as any;
-    const client = new pkg.grpc.reflection.v1.ServerReflection(`127.0.0.1:${svc.grpcPort}`, grpc.credentials.createInsecure());
+    const client = new pkg.grpc.reflection.v1.ServerReflection(
+      `127.0.0.1:${svc.grpcPort}`,
+      grpc.credentials.createInsecure(),
+    );
     try {
       const ask = (request: object) =>
         new Promise<Obj>((resolve, reject) => {
@@ -198,7 +242,8 @@ describe('the service', () => {
       assert.ok(names.includes('ethlogd.v1.EthLogs'), names.join(', '));
       const file = await ask({ fileContainingSymbol: 'ethlogd.v1.EthLogs' });
       const descriptors = Buffer.concat(file.fileDescriptorResponse.fileDescriptorProto as Buffer[]).toString('latin1');
-      for (const name of ['ethlogd.v1', 'StreamLogs', 'GetStorageAt', 'LogBatch', 'resume_from', 'block_number']) assert.ok(descriptors.includes(name), name);
+      for (const name of ['ethlogd.v1', 'StreamLogs', 'GetStorageAt', 'LogBatch', 'resume_from', 'block_number'])
+        assert.ok(descriptors.includes(name), name);
     } finally {
       client.close();
     }
@@ -279,16 +324,36 @@ describe('unary RPCs answer what the HTTP front answers', () => {
     assert.deepEqual([...types].sort(), ['0x0', '0x1', '0x2', '0x3', '0x4'], 'every transaction type');
     const latest = (await httpResult('eth_getBlockReceipts', ['latest'])) as Obj[];
     const latestBlock = (await httpResult('eth_getBlockByNumber', ['latest', false])) as Obj;
-    assert.deepEqual(((await call('GetBlockReceipts', {})).block.receipts ?? []).map(wireReceipt), latest, 'unset block: latest');
-    assert.deepEqual(((await call('GetBlockReceipts', { block: { hash: bytes(latestBlock.hash) } })).block.receipts ?? []).map(wireReceipt), latest, 'by hash');
+    assert.deepEqual(
+      ((await call('GetBlockReceipts', {})).block.receipts ?? []).map(wireReceipt),
+      latest,
+      'unset block: latest',
+    );
+    assert.deepEqual(
+      ((await call('GetBlockReceipts', { block: { hash: bytes(latestBlock.hash) } })).block.receipts ?? []).map(
+        wireReceipt,
+      ),
+      latest,
+      'by hash',
+    );
     const pending = (await httpResult('eth_getBlockReceipts', ['pending'])) as Obj[];
-    assert.deepEqual(((await call('GetBlockReceipts', { block: tag('pending') })).block.receipts ?? []).map(wireReceipt), pending, 'pending: unset positions');
+    assert.deepEqual(
+      ((await call('GetBlockReceipts', { block: tag('pending') })).block.receipts ?? []).map(wireReceipt),
+      pending,
+      'pending: unset positions',
+    );
     assert.deepEqual(await call('GetBlockReceipts', { block: number(HEAD + 5) }), {}, 'absent block: unset');
-    assert.deepEqual(await call('GetTransactionReceipt', { hash: bytes('0x' + 'ab'.repeat(32)) }), {}, 'unknown transaction: unset');
+    assert.deepEqual(
+      await call('GetTransactionReceipt', { hash: bytes('0x' + 'ab'.repeat(32)) }),
+      {},
+      'unknown transaction: unset',
+    );
   });
 
   test('GetStorageAt: written slots at blocks, tags and hashes; the block defaults to latest', async () => {
-    const writes: (StorageWrite & { block: number })[] = chain.flatMap((b) => b.storage.map((w) => ({ ...w, block: b.header.number })));
+    const writes: (StorageWrite & { block: number })[] = chain.flatMap((b) =>
+      b.storage.map((w) => ({ ...w, block: b.header.number })),
+    );
     assert.ok(writes.length > 10);
     for (const w of writes.filter((_, i) => i % Math.ceil(writes.length / 12) === 0)) {
       const params = [bytesToHex(w.address), bytesToHex(w.slot)];
@@ -297,12 +362,18 @@ describe('unary RPCs answer what the HTTP front answers', () => {
         [number(w.block), hex(w.block)],
         [number(Math.max(0, w.block - 1)), hex(Math.max(0, w.block - 1))],
         [tag('latest'), 'latest'],
-        [{ hash: Buffer.from(chain[40]!.header.hash) }, { blockHash: bytesToHex(chain[40]!.header.hash), requireCanonical: false }],
+        [
+          { hash: Buffer.from(chain[40]!.header.hash) },
+          { blockHash: bytesToHex(chain[40]!.header.hash), requireCanonical: false },
+        ],
       ] as const) {
         const expected = await httpResult('eth_getStorageAt', [...params, param]);
         assert.equal(bytesToHex((await call('GetStorageAt', { ...request, block })).value), expected);
       }
-      assert.equal(bytesToHex((await call('GetStorageAt', request)).value), await httpResult('eth_getStorageAt', params));
+      assert.equal(
+        bytesToHex((await call('GetStorageAt', request)).value),
+        await httpResult('eth_getStorageAt', params),
+      );
     }
   });
 
@@ -311,12 +382,31 @@ describe('unary RPCs answer what the HTTP front answers', () => {
     const address = bytesToHex(sample.address);
     const [t0, t1, t2] = sample.topics.map(bytesToHex) as [string, string, string];
     const cases: [Obj, Obj][] = [
-      [{ fromBlock: number(0), toBlock: number(HEAD), addresses: [bytes(address)] }, { fromBlock: '0x0', toBlock: hex(HEAD), address }],
-      [{ fromBlock: number(10), toBlock: tag('latest'), topics: [{ anyOf: [bytes(t0)] }, {}, { anyOf: [bytes(t2), bytes('0x' + '11'.repeat(32))] }] }, { fromBlock: '0xa', toBlock: 'latest', topics: [t0, null, [t2, '0x' + '11'.repeat(32)]] }],
+      [
+        { fromBlock: number(0), toBlock: number(HEAD), addresses: [bytes(address)] },
+        { fromBlock: '0x0', toBlock: hex(HEAD), address },
+      ],
+      [
+        {
+          fromBlock: number(10),
+          toBlock: tag('latest'),
+          topics: [{ anyOf: [bytes(t0)] }, {}, { anyOf: [bytes(t2), bytes('0x' + '11'.repeat(32))] }],
+        },
+        { fromBlock: '0xa', toBlock: 'latest', topics: [t0, null, [t2, '0x' + '11'.repeat(32)]] },
+      ],
       [{ blockHash: Buffer.from(chain[50]!.header.hash) }, { blockHash: bytesToHex(chain[50]!.header.hash) }],
-      [{ fromBlock: number(HEAD - 3), toBlock: tag('pending') }, { fromBlock: hex(HEAD - 3), toBlock: 'pending' }],
-      [{ fromBlock: number(40), toBlock: number(60), topics: [{}, { anyOf: [bytes(t1)] }] }, { fromBlock: hex(40), toBlock: hex(60), topics: [null, t1] }],
-      [{ fromBlock: number(0), toBlock: number(HEAD), addresses: [bytes('0x' + 'de'.repeat(20))] }, { fromBlock: '0x0', toBlock: hex(HEAD), address: '0x' + 'de'.repeat(20) }],
+      [
+        { fromBlock: number(HEAD - 3), toBlock: tag('pending') },
+        { fromBlock: hex(HEAD - 3), toBlock: 'pending' },
+      ],
+      [
+        { fromBlock: number(40), toBlock: number(60), topics: [{}, { anyOf: [bytes(t1)] }] },
+        { fromBlock: hex(40), toBlock: hex(60), topics: [null, t1] },
+      ],
+      [
+        { fromBlock: number(0), toBlock: number(HEAD), addresses: [bytes('0x' + 'de'.repeat(20))] },
+        { fromBlock: '0x0', toBlock: hex(HEAD), address: '0x' + 'de'.repeat(20) },
+      ],
     ];
     let nonEmpty = 0;
     for (const [filter, json] of cases) {
@@ -333,10 +423,38 @@ describe('errors map to gRPC statuses, with the JSON-RPC answer in the trailers'
   /** A gRPC request and the JSON-RPC request it stands for, and the status expected. */
   const cases: [string, string, object, string, unknown[], grpc.status][] = [
     ['block unset', 'GetBlockByNumber', {}, 'eth_getBlockByNumber', [null, false], grpc.status.INVALID_ARGUMENT],
-    ['short hash', 'GetTransactionByHash', { hash: Buffer.alloc(31) }, 'eth_getTransactionByHash', ['0x' + '00'.repeat(31)], grpc.status.INVALID_ARGUMENT],
-    ['short address', 'GetStorageAt', { address: Buffer.alloc(19), position: Buffer.from([1]) }, 'eth_getStorageAt', ['0x' + '00'.repeat(19), '0x01'], grpc.status.INVALID_ARGUMENT],
-    ['from > to', 'GetLogs', { filter: { fromBlock: number(16), toBlock: number(5) } }, 'eth_getLogs', [{ fromBlock: '0x10', toBlock: '0x5' }], grpc.status.INVALID_ARGUMENT],
-    ['to beyond the head', 'GetLogs', { filter: { fromBlock: number(1), toBlock: number(HEAD + 1) } }, 'eth_getLogs', [{ fromBlock: '0x1', toBlock: hex(HEAD + 1) }], grpc.status.INVALID_ARGUMENT],
+    [
+      'short hash',
+      'GetTransactionByHash',
+      { hash: Buffer.alloc(31) },
+      'eth_getTransactionByHash',
+      ['0x' + '00'.repeat(31)],
+      grpc.status.INVALID_ARGUMENT,
+    ],
+    [
+      'short address',
+      'GetStorageAt',
+      { address: Buffer.alloc(19), position: Buffer.from([1]) },
+      'eth_getStorageAt',
+      ['0x' + '00'.repeat(19), '0x01'],
+      grpc.status.INVALID_ARGUMENT,
+    ],
+    [
+      'from > to',
+      'GetLogs',
+      { filter: { fromBlock: number(16), toBlock: number(5) } },
+      'eth_getLogs',
+      [{ fromBlock: '0x10', toBlock: '0x5' }],
+      grpc.status.INVALID_ARGUMENT,
+    ],
+    [
+      'to beyond the head',
+      'GetLogs',
+      { filter: { fromBlock: number(1), toBlock: number(HEAD + 1) } },
+      'eth_getLogs',
+      [{ fromBlock: '0x1', toBlock: hex(HEAD + 1) }],
+      grpc.status.INVALID_ARGUMENT,
+    ],
     [
       'block hash with a range',
       'GetLogs',
@@ -345,7 +463,14 @@ describe('errors map to gRPC statuses, with the JSON-RPC answer in the trailers'
       [{ blockHash: '0x' + '01'.repeat(32), fromBlock: '0x1' }],
       grpc.status.INVALID_ARGUMENT,
     ],
-    ['five topic positions', 'GetLogs', { filter: { topics: [{}, {}, {}, {}, {}] } }, 'eth_getLogs', [{ topics: [null, null, null, null, null] }], grpc.status.INVALID_ARGUMENT],
+    [
+      'five topic positions',
+      'GetLogs',
+      { filter: { topics: [{}, {}, {}, {}, {}] } },
+      'eth_getLogs',
+      [{ topics: [null, null, null, null, null] }],
+      grpc.status.INVALID_ARGUMENT,
+    ],
     [
       'more than 5,000 parameters',
       'GetLogs',
@@ -354,8 +479,22 @@ describe('errors map to gRPC statuses, with the JSON-RPC answer in the trailers'
       [{ address: Array.from({ length: 5001 }, () => '0x' + '02'.repeat(20)) }],
       grpc.status.RESOURCE_EXHAUSTED,
     ],
-    ['more than 10,000 results', 'GetLogs', { filter: { fromBlock: number(0), toBlock: number(HEAD) } }, 'eth_getLogs', [{ fromBlock: '0x0', toBlock: hex(HEAD) }], grpc.status.RESOURCE_EXHAUSTED],
-    ['storage beyond the head', 'GetStorageAt', { address: Buffer.alloc(20), position: Buffer.from([0]), block: number(HEAD + 1) }, 'eth_getStorageAt', ['0x' + '00'.repeat(20), '0x00', hex(HEAD + 1)], grpc.status.NOT_FOUND],
+    [
+      'more than 10,000 results',
+      'GetLogs',
+      { filter: { fromBlock: number(0), toBlock: number(HEAD) } },
+      'eth_getLogs',
+      [{ fromBlock: '0x0', toBlock: hex(HEAD) }],
+      grpc.status.RESOURCE_EXHAUSTED,
+    ],
+    [
+      'storage beyond the head',
+      'GetStorageAt',
+      { address: Buffer.alloc(20), position: Buffer.from([0]), block: number(HEAD + 1) },
+      'eth_getStorageAt',
+      ['0x' + '00'.repeat(20), '0x00', hex(HEAD + 1)],
+      grpc.status.NOT_FOUND,
+    ],
     [
       'storage at an unknown hash',
       'GetStorageAt',
@@ -379,14 +518,19 @@ describe('errors map to gRPC statuses, with the JSON-RPC answer in the trailers'
   test('the result cap suggests a range that GetLogs then answers', async () => {
     const got = await failure('GetLogs', { filter: { fromBlock: number(0), toBlock: number(HEAD) } });
     const { from, to } = got.jsonrpc.data as { from: string; to: string };
-    const { logs } = await call('GetLogs', { filter: { fromBlock: number(Number(from)), toBlock: number(Number(to)) } });
+    const { logs } = await call('GetLogs', {
+      filter: { fromBlock: number(Number(from)), toBlock: number(Number(to)) },
+    });
     assert.ok(logs.length > 5_000 && logs.length <= 10_000, `${logs.length} logs`);
   });
 
   test('an unknown block tag: INVALID_ARGUMENT naming the parameter', async () => {
     const got = await failure('GetBlockByNumber', { block: { tag: 9 } });
     assert.equal(got.code, grpc.status.INVALID_ARGUMENT);
-    assert.deepEqual(got.jsonrpc, { code: -32602, message: 'invalid argument 0 (block parameter): unknown block tag 9' });
+    assert.deepEqual(got.jsonrpc, {
+      code: -32602,
+      message: 'invalid argument 0 (block parameter): unknown block tag 9',
+    });
   });
 
   test('past the query deadline: DEADLINE_EXCEEDED, for GetLogs and for StreamLogs', async () => {
@@ -409,8 +553,12 @@ describe('errors map to gRPC statuses, with the JSON-RPC answer in the trailers'
   });
 
   test("the call's own gRPC deadline ends a stream the client does not read, and the server stops", async () => {
-    const finished = new Promise<StreamProgress & { outcome: string }>((resolve) => svc.grpcEvents!.once('stream-finished', resolve));
-    const s = stream({ filter: { fromBlock: number(0), toBlock: number(HEAD) } }, dataset.key, { deadline: Date.now() + 300 });
+    const finished = new Promise<StreamProgress & { outcome: string }>((resolve) =>
+      svc.grpcEvents!.once('stream-finished', resolve),
+    );
+    const s = stream({ filter: { fromBlock: number(0), toBlock: number(HEAD) } }, dataset.key, {
+      deadline: Date.now() + 300,
+    });
     const error = await new Promise<grpc.ServiceError>((resolve) => {
       s.once('data', () => s.pause());
       s.on('error', resolve);
@@ -430,7 +578,11 @@ describe('errors map to gRPC statuses, with the JSON-RPC answer in the trailers'
 });
 
 describe('API keys', () => {
-  const unauthenticated = (message: string) => ({ code: grpc.status.UNAUTHENTICATED, details: message, jsonrpc: { code: UNAUTHORIZED, message } });
+  const unauthenticated = (message: string) => ({
+    code: grpc.status.UNAUTHENTICATED,
+    details: message,
+    jsonrpc: { code: UNAUTHORIZED, message },
+  });
 
   test('missing, unknown and revoked keys: UNAUTHENTICATED on unary calls and streams', async () => {
     const request = { block: tag('latest') };
@@ -453,7 +605,10 @@ describe('API keys', () => {
     const key = created.stdout.trim().split('\n').at(-1)!;
     assert.ok((await call('GetBlockByNumber', { block: tag('latest') }, key)).block);
     await run(process.execPath, [CLI, 'keys', 'revoke', '--data', dataset.dir, key]);
-    assert.deepEqual(await failure('GetBlockByNumber', { block: tag('latest') }, key), unauthenticated(REVOKED_KEY_MESSAGE));
+    assert.deepEqual(
+      await failure('GetBlockByNumber', { block: tag('latest') }, key),
+      unauthenticated(REVOKED_KEY_MESSAGE),
+    );
     assert.deepEqual(await streamFailure(stream({ filter: {} }, key)), unauthenticated(REVOKED_KEY_MESSAGE));
   });
 });
@@ -478,7 +633,9 @@ describe('StreamLogs', () => {
     const onDrained = () => (waiting = undefined);
     events.on('stream-waiting', onWaiting);
     events.on('stream-drained', onDrained);
-    const finished = new Promise<StreamProgress & { outcome: string }>((resolve) => events.once('stream-finished', resolve));
+    const finished = new Promise<StreamProgress & { outcome: string }>((resolve) =>
+      events.once('stream-finished', resolve),
+    );
     const received: Obj[] = [];
     const stalls: (StreamProgress & { received: number })[] = [];
     let cursor: Obj | undefined;
@@ -517,8 +674,14 @@ describe('StreamLogs', () => {
     }
     assert.ok(stalls.length >= 3, `${stalls.length} stalls`);
     for (const stall of stalls) {
-      assert.ok(stall.logs - stall.received <= IN_TRANSIT_LOGS, `the server ran ${stall.logs - stall.received} logs ahead of a paused client`);
-      assert.ok(stall.dispatched <= stall.chunks + WINDOW, `${stall.dispatched} tasks dispatched for ${stall.chunks} chunks written`);
+      assert.ok(
+        stall.logs - stall.received <= IN_TRANSIT_LOGS,
+        `the server ran ${stall.logs - stall.received} logs ahead of a paused client`,
+      );
+      assert.ok(
+        stall.dispatched <= stall.chunks + WINDOW,
+        `${stall.dispatched} tasks dispatched for ${stall.chunks} chunks written`,
+      );
     }
     const end = await finished;
     assert.equal(end.outcome, 'cancelled');
@@ -532,7 +695,9 @@ describe('StreamLogs', () => {
 
   test('a stream resumed from any log position starts exactly there', async () => {
     for (const k of [0, 1, 137, 2_500, 7_777, expected.length - 1]) {
-      const got = await collect(stream({ filter: { fromBlock: number(0), toBlock: number(HEAD) }, resumeFrom: cursorOf(expected[k]!) }));
+      const got = await collect(
+        stream({ filter: { fromBlock: number(0), toBlock: number(HEAD) }, resumeFrom: cursorOf(expected[k]!) }),
+      );
       assert.equal(got.logs.length, expected.length - k, `from log ${k}`);
       assert.deepEqual(got.logs[0], expected[k]);
       assert.deepEqual(got.logs.at(-1), expected.at(-1));
@@ -580,7 +745,9 @@ describe('StreamLogs', () => {
     const address = bytesToHex(sample.address);
     const lines: string[] = [];
     const { main: exampleClient } = await import('../examples/grpcClient.js');
-    const result = await exampleClient(`127.0.0.1:${svc.grpcPort}`, dataset.key, address, 0n, (line) => lines.push(line));
+    const result = await exampleClient(`127.0.0.1:${svc.grpcPort}`, dataset.key, address, 0n, (line) =>
+      lines.push(line),
+    );
     const logs = await httpLogs({ address }, 0, HEAD, BLOCKS);
     assert.equal(result.head, String(HEAD));
     assert.equal(result.logs, logs.length);

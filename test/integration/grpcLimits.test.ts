@@ -12,7 +12,7 @@ import * as grpc from '@grpc/grpc-js';
 import { loadDefinition } from '#src/grpc/definition.js';
 import type { StreamProgress } from '#src/grpc/streamLogs.js';
 import { createLogger } from '#src/logger.js';
-import { startService, type RunningService } from '#src/service.js';
+import { type RunningService, startService } from '#src/service.js';
 import { makeDataset, type TestDataset } from '../support/harness.js';
 import { until } from '../support/poll.js';
 
@@ -22,7 +22,11 @@ const MAX_CONNECTIONS = 3;
 const IDLE_MS = 300;
 const STALL_MS = 300;
 
-const EthLogs = (grpc.loadPackageDefinition(loadDefinition()) as unknown as { ethlogd: { v1: { EthLogs: grpc.ServiceClientConstructor } } }).ethlogd.v1.EthLogs;
+const EthLogs = (
+  grpc.loadPackageDefinition(loadDefinition()) as unknown as {
+    ethlogd: { v1: { EthLogs: grpc.ServiceClientConstructor } };
+  }
+).ethlogd.v1.EthLogs;
 
 let dataset: TestDataset;
 let svc: RunningService;
@@ -52,7 +56,9 @@ function smallCall(): Promise<grpc.status> {
   metadata.set('x-api-key', dataset.key);
   return new Promise<grpc.status>((resolve) => {
     const call = (client as unknown as Record<string, (...args: unknown[]) => void>).GetBlockByNumber!.bind(client);
-    call({ block: { number: 1 } }, metadata, { deadline: Date.now() + 10_000 }, (error: grpc.ServiceError | null) => resolve(error ? error.code : grpc.status.OK));
+    call({ block: { number: 1 } }, metadata, { deadline: Date.now() + 10_000 }, (error: grpc.ServiceError | null) =>
+      resolve(error ? error.code : grpc.status.OK),
+    );
   }).finally(() => client.close());
 }
 
@@ -70,7 +76,9 @@ async function refusals(reason: string): Promise<number> {
   return Number(new RegExp(`^ethlogd_refusals_total\\{reason="${reason}"\\} (\\d+)$`, 'm').exec(text)?.[1]);
 }
 
-test('a connection that sends nothing is closed after the preface timeout, one without a call after the idle timeout; calls answer', { timeout: 15_000 }, async () => {
+test('a connection that sends nothing is closed after the preface timeout, one without a call after the idle timeout; calls answer', {
+  timeout: 15_000,
+}, async () => {
   const before = await refusals('grpc_preface_timeout');
   const socket = await silent();
   await new Promise<void>((resolve) => socket.once('close', () => resolve()));
@@ -84,10 +92,14 @@ test('a connection that sends nothing is closed after the preface timeout, one w
   assert.equal(await smallCall(), grpc.status.OK);
 });
 
-test(`over ${MAX_CONNECTIONS} connections, a new one is closed as it connects (UNAVAILABLE) and counted; one freed is taken again`, { timeout: 30_000 }, async () => {
+test(`over ${MAX_CONNECTIONS} connections, a new one is closed as it connects (UNAVAILABLE) and counted; one freed is taken again`, {
+  timeout: 30_000,
+}, async () => {
   const before = await refusals('grpc_connections');
   const held = await Promise.all(Array.from({ length: MAX_CONNECTIONS }, silent));
-  const released = Promise.all(held.map((socket) => new Promise<void>((resolve) => socket.once('close', () => resolve()))));
+  const released = Promise.all(
+    held.map((socket) => new Promise<void>((resolve) => socket.once('close', () => resolve()))),
+  );
   assert.equal(await smallCall(), grpc.status.UNAVAILABLE);
   assert.ok((await refusals('grpc_connections')) > before);
   // The held connections send nothing: the preface timeout closes them, and the cap has room again.
@@ -95,16 +107,28 @@ test(`over ${MAX_CONNECTIONS} connections, a new one is closed as it connects (U
   await until(async () => (await smallCall()) === grpc.status.OK, 'a call is answered once the cap has room');
 });
 
-test('a StreamLogs whose client reads nothing is ended after the stall timeout; others are answered meanwhile', { timeout: 15_000 }, async () => {
-  const finished = new Promise<StreamProgress & { outcome: string }>((resolve) => svc.grpcEvents!.once('stream-finished', resolve));
+test('a StreamLogs whose client reads nothing is ended after the stall timeout; others are answered meanwhile', {
+  timeout: 15_000,
+}, async () => {
+  const finished = new Promise<StreamProgress & { outcome: string }>((resolve) =>
+    svc.grpcEvents!.once('stream-finished', resolve),
+  );
   const waiting = new Promise<void>((resolve) => svc.grpcEvents!.once('stream-waiting', () => resolve()));
   const session = http2.connect(`http://${HOST}:${svc.grpcPort}`);
   try {
-    const message = EthLogs.service.StreamLogs!.requestSerialize({ filter: { fromBlock: { number: 0 }, toBlock: { number: BLOCKS - 1 } } });
+    const message = EthLogs.service.StreamLogs!.requestSerialize({
+      filter: { fromBlock: { number: 0 }, toBlock: { number: BLOCKS - 1 } },
+    });
     const frame = Buffer.alloc(5 + message.length);
     frame.writeUInt32BE(message.length, 1);
     message.copy(frame, 5);
-    const stream = session.request({ ':method': 'POST', ':path': '/ethlogd.v1.EthLogs/StreamLogs', 'content-type': 'application/grpc', te: 'trailers', 'x-api-key': dataset.key });
+    const stream = session.request({
+      ':method': 'POST',
+      ':path': '/ethlogd.v1.EthLogs/StreamLogs',
+      'content-type': 'application/grpc',
+      te: 'trailers',
+      'x-api-key': dataset.key,
+    });
     stream.end(frame);
     stream.pause();
     await waiting;

@@ -2,7 +2,7 @@
  * The HTTP front over real sockets: a real server on an ephemeral port, a real key store, and a small
  * JSON handler written here (this tests the transport, not the JSON-RPC methods).
  */
-import { after, before, describe, test } from 'node:test';
+
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { once } from 'node:events';
@@ -11,17 +11,18 @@ import http from 'node:http';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import { after, before, describe, test } from 'node:test';
 import { Worker } from 'node:worker_threads';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { DISCARD_MAX_BYTES } from '#src/http/body.js';
-import { startHttpServer, type HttpServer } from '#src/http/server.js';
+import { type HttpServer, startHttpServer } from '#src/http/server.js';
 import { uwsImplementation } from '#src/http/uws.js';
 import { createLogger } from '#src/logger.js';
+import { INVALID_KEY_MESSAGE, missingKeyMessage, REVOKED_KEY_MESSAGE, UNAUTHORIZED } from '#src/rpc/errors.js';
 import { JsonParts, type RpcHandler } from '#src/rpc/handler.js';
 import { checkApiKey, createApiKey, revokeApiKey } from '#src/store/apiKeys.js';
 import { closeStore, openStore, type Store } from '#src/store/schema.js';
 import { captureLogger } from '../support/logCapture.js';
-import { INVALID_KEY_MESSAGE, missingKeyMessage, REVOKED_KEY_MESSAGE, UNAUTHORIZED } from '#src/rpc/errors.js';
 
 const HOST = '127.0.0.1';
 
@@ -34,7 +35,10 @@ const BIG_BODY = (() => {
 const BIG_BYTES = Buffer.byteLength(BIG_BODY);
 const BIG_SHA = createHash('sha256').update(BIG_BODY).digest('hex');
 
-/** BIG_BODY's bytes cut into parts of uneven sizes (one of a single byte), as a log answer is made of a head, chunks and a tail. */
+/**
+ * BIG_BODY's bytes cut into parts of uneven sizes (one of a single byte), as a log answer is made of a head, chunks and
+ * a tail.
+ */
 const BIG_PARTS = (() => {
   const bytes = Buffer.from(BIG_BODY);
   const cuts = [0, 31, 32, 65_536, 3_000_001, 3_000_002, 11_111_111, bytes.length];
@@ -92,16 +96,34 @@ interface Answer {
 /** Sends one request with node:http and reads the whole answer. */
 function request(
   port: number,
-  options: { method?: string; path: string; headers?: http.OutgoingHttpHeaders; body?: string | Buffer; agent?: http.Agent },
+  options: {
+    method?: string;
+    path: string;
+    headers?: http.OutgoingHttpHeaders;
+    body?: string | Buffer;
+    agent?: http.Agent;
+  },
 ): Promise<Answer & { reusedSocket: boolean }> {
   return new Promise((resolve, reject) => {
     const req = http.request(
-      { host: HOST, port, method: options.method ?? 'POST', path: options.path, headers: options.headers, agent: options.agent },
+      {
+        host: HOST,
+        port,
+        method: options.method ?? 'POST',
+        path: options.path,
+        headers: options.headers,
+        agent: options.agent,
+      },
       (res) => {
         const chunks: Buffer[] = [];
         res.on('data', (c: Buffer) => chunks.push(c));
         res.on('end', () =>
-          resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks).toString('utf8'), reusedSocket: req.reusedSocket }),
+          resolve({
+            status: res.statusCode ?? 0,
+            headers: res.headers,
+            body: Buffer.concat(chunks).toString('utf8'),
+            reusedSocket: req.reusedSocket,
+          }),
         );
         res.on('error', reject);
       },
@@ -142,7 +164,11 @@ function readRawResponses(socket: net.Socket, count: number): Promise<RawRespons
         const head = buffered.subarray(0, end).toString('latin1');
         const length = Number(/content-length: *(\d+)/i.exec(head)?.[1] ?? 0);
         if (buffered.length < end + 4 + length) return;
-        out.push({ status: Number(head.split(' ')[1]), head, body: buffered.subarray(end + 4, end + 4 + length).toString('utf8') });
+        out.push({
+          status: Number(head.split(' ')[1]),
+          head,
+          body: buffered.subarray(end + 4, end + 4 + length).toString('utf8'),
+        });
         buffered = buffered.subarray(end + 4 + length);
         if (out.length === count) {
           socket.off('data', onData);
@@ -202,19 +228,39 @@ describe('HTTP front', () => {
   test('listens on an ephemeral port and logs (at debug) which uWebSockets.js build runs', () => {
     assert.ok(server.port > 0 && server.port !== small.port);
     assert.equal(server.host, HOST);
-    assert.ok(logs.some((l) => l.includes(`:${server.port}`) && l.includes(`uWebSockets.js ${uwsImplementation}`)), logs.join('\n'));
+    assert.ok(
+      logs.some((l) => l.includes(`:${server.port}`) && l.includes(`uWebSockets.js ${uwsImplementation}`)),
+      logs.join('\n'),
+    );
   });
 
   test('refuses a port that is already taken', async () => {
-    await assert.rejects(startHttpServer({ host: HOST, port: server.port, handler: echoHandler, auth: () => 'valid', logger: createLogger('silent') }), /cannot listen/);
+    await assert.rejects(
+      startHttpServer({
+        host: HOST,
+        port: server.port,
+        handler: echoHandler,
+        auth: () => 'valid',
+        logger: createLogger('silent'),
+      }),
+      /cannot listen/,
+    );
   });
 
   test('a good POST is answered 200 with the handler output, as JSON, with CORS', async () => {
-    const res = await fetch(`${base()}/v3/${key}`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: rpc('echo', 7, ['a']) });
+    const res = await fetch(`${base()}/v3/${key}`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: rpc('echo', 7, ['a']),
+    });
     assert.equal(res.status, 200);
     assert.equal(res.headers.get('content-type'), 'application/json');
     assert.equal(res.headers.get('access-control-allow-origin'), '*');
-    assert.deepEqual(await res.json(), { jsonrpc: '2.0', id: 7, result: { jsonrpc: '2.0', id: 7, method: 'echo', params: ['a'] } });
+    assert.deepEqual(await res.json(), {
+      jsonrpc: '2.0',
+      id: 7,
+      result: { jsonrpc: '2.0', id: 7, method: 'echo', params: ['a'] },
+    });
   });
 
   test('Content-Type parameters are accepted, and a query string is ignored', async () => {
@@ -228,7 +274,11 @@ describe('HTTP front', () => {
   });
 
   test('an async answer (a promise) is sent when it resolves', async () => {
-    const res = await request(server.port, { path: `/v3/${key}`, headers: { 'content-type': 'application/json' }, body: rpc('async', 3) });
+    const res = await request(server.port, {
+      path: `/v3/${key}`,
+      headers: { 'content-type': 'application/json' },
+      body: rpc('async', 3),
+    });
     assert.equal(res.status, 200);
     assert.equal((JSON.parse(res.body) as { id: number }).id, 3);
   });
@@ -241,7 +291,11 @@ describe('HTTP front', () => {
       [`/v3/${revoked}`, REVOKED_KEY_MESSAGE],
     ];
     for (const [p, message] of cases) {
-      const res = await request(server.port, { path: p, headers: { 'content-type': 'application/json' }, body: rpc('echo') });
+      const res = await request(server.port, {
+        path: p,
+        headers: { 'content-type': 'application/json' },
+        body: rpc('echo'),
+      });
       assert.equal(res.status, 401, p);
       assert.equal(res.headers['content-type'], 'application/json');
       assert.equal(res.headers['access-control-allow-origin'], '*');
@@ -258,7 +312,12 @@ describe('HTTP front', () => {
       ['POST', `/v3/${key}/extra`],
       ['OPTIONS', '/other'],
     ] as const) {
-      const res = await request(server.port, { method, path: p, headers: { 'content-type': 'application/json' }, body: method === 'POST' ? '{}' : undefined });
+      const res = await request(server.port, {
+        method,
+        path: p,
+        headers: { 'content-type': 'application/json' },
+        body: method === 'POST' ? '{}' : undefined,
+      });
       assert.equal(res.status, 404, `${method} ${p}`);
       assert.equal(res.headers['content-type'], 'application/json');
       assert.equal(res.headers['access-control-allow-origin'], '*');
@@ -279,7 +338,12 @@ describe('HTTP front', () => {
     const head = await request(server.port, { method: 'HEAD', path: '/v3', agent });
     assert.equal(head.status, 405);
     assert.equal(head.body, '');
-    const next = await request(server.port, { path: `/v3/${key}`, headers: { 'content-type': 'application/json' }, body: rpc('echo', 2), agent });
+    const next = await request(server.port, {
+      path: `/v3/${key}`,
+      headers: { 'content-type': 'application/json' },
+      body: rpc('echo', 2),
+      agent,
+    });
     assert.equal(next.status, 200);
     assert.equal(next.reusedSocket, true);
     agent.destroy();
@@ -296,7 +360,11 @@ describe('HTTP front', () => {
   });
 
   test('auth is checked before the Content-Type', async () => {
-    const res = await request(server.port, { path: `/v3/${revoked}`, headers: { 'content-type': 'text/plain' }, body: 'x' });
+    const res = await request(server.port, {
+      path: `/v3/${revoked}`,
+      headers: { 'content-type': 'text/plain' },
+      body: 'x',
+    });
     assert.equal(res.status, 401);
   });
 
@@ -304,7 +372,11 @@ describe('HTTP front', () => {
     const res = await request(server.port, {
       method: 'OPTIONS',
       path: `/v3/${key}`,
-      headers: { Origin: 'https://app.example', 'Access-Control-Request-Method': 'POST', 'Access-Control-Request-Headers': 'content-type, x-trace' },
+      headers: {
+        Origin: 'https://app.example',
+        'Access-Control-Request-Method': 'POST',
+        'Access-Control-Request-Headers': 'content-type, x-trace',
+      },
     });
     assert.equal(res.status, 204);
     assert.equal(res.body, '');
@@ -321,10 +393,18 @@ describe('HTTP front', () => {
     const fits = JSON.stringify({ method: 'length', pad: '' });
     const atLimit = JSON.stringify({ method: 'length', pad: 'p'.repeat(1000 - Buffer.byteLength(fits)) });
     assert.equal(Buffer.byteLength(atLimit), 1000);
-    const ok = await request(small.port, { path: `/v3/${key}`, headers: { 'content-type': 'application/json' }, body: atLimit });
+    const ok = await request(small.port, {
+      path: `/v3/${key}`,
+      headers: { 'content-type': 'application/json' },
+      body: atLimit,
+    });
     assert.equal(ok.status, 200);
     assert.equal((JSON.parse(ok.body) as { result: number }).result, 1000);
-    const over = await request(small.port, { path: `/v3/${key}`, headers: { 'content-type': 'application/json' }, body: atLimit + ' ' });
+    const over = await request(small.port, {
+      path: `/v3/${key}`,
+      headers: { 'content-type': 'application/json' },
+      body: atLimit + ' ',
+    });
     assert.equal(over.status, 413);
     assert.equal(over.headers['content-type'], 'application/json');
     assert.deepEqual(JSON.parse(over.body), errorOf(-32600, 'request body too large, limit 1000 bytes'));
@@ -334,7 +414,9 @@ describe('HTTP front', () => {
     const socket = await connect(server.port);
     const length = 5 * 1024 * 1024 + 1;
     const first = readRawResponses(socket, 1);
-    socket.write(`POST /v3/${key} HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${length}\r\n\r\n`);
+    socket.write(
+      `POST /v3/${key} HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${length}\r\n\r\n`,
+    );
     const [res] = (await first) as [RawResponse];
     assert.equal(res.status, 413);
     assert.doesNotMatch(res.head, /connection: close/i);
@@ -342,7 +424,9 @@ describe('HTTP front', () => {
     const next = readRawResponses(socket, 1);
     const body = JSON.stringify({ method: 'length' });
     socket.write(' '.repeat(length));
-    socket.write(`POST /v3/${key} HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body}`);
+    socket.write(
+      `POST /v3/${key} HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body}`,
+    );
     const [answer] = (await next) as [RawResponse];
     assert.equal(answer.status, 200);
     assert.equal((JSON.parse(answer.body) as { result: number }).result, body.length);
@@ -352,7 +436,9 @@ describe('HTTP front', () => {
   test('a body announced over DISCARD_MAX_BYTES gets 413 before any body is sent', async () => {
     const socket = await connect(server.port);
     const answers = readRawResponses(socket, 1);
-    socket.write(`POST /v3/${key} HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${DISCARD_MAX_BYTES + 1}\r\n\r\n`);
+    socket.write(
+      `POST /v3/${key} HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${DISCARD_MAX_BYTES + 1}\r\n\r\n`,
+    );
     const [res] = (await answers) as [RawResponse];
     assert.equal(res.status, 413);
     socket.destroy();
@@ -361,7 +447,13 @@ describe('HTTP front', () => {
   test('a chunked body over the limit is dropped to its end and answered 413', async () => {
     const answer = await new Promise<{ status: number; body: string; closed: Promise<void> }>((resolve, reject) => {
       const req = http.request(
-        { host: HOST, port: small.port, method: 'POST', path: `/v3/${key}`, headers: { 'content-type': 'application/json', 'transfer-encoding': 'chunked' } },
+        {
+          host: HOST,
+          port: small.port,
+          method: 'POST',
+          path: `/v3/${key}`,
+          headers: { 'content-type': 'application/json', 'transfer-encoding': 'chunked' },
+        },
         (res) => {
           const chunks: Buffer[] = [];
           res.on('data', (c: Buffer) => chunks.push(c));
@@ -404,16 +496,28 @@ describe('HTTP front', () => {
   test('a multi-chunk body is reassembled exactly', async () => {
     const pad = 'ü'.repeat(1_500_000);
     const body = JSON.stringify({ method: 'echo', id: 9, pad });
-    const res = await request(server.port, { path: `/v3/${key}`, headers: { 'content-type': 'application/json' }, body });
+    const res = await request(server.port, {
+      path: `/v3/${key}`,
+      headers: { 'content-type': 'application/json' },
+      body,
+    });
     assert.equal(res.status, 200);
     assert.equal((JSON.parse(res.body) as { result: { pad: string } }).result.pad, pad);
     const chunked = await new Promise<Answer>((resolve, reject) => {
       const req = http.request(
-        { host: HOST, port: server.port, method: 'POST', path: `/v3/${key}`, headers: { 'content-type': 'application/json', 'transfer-encoding': 'chunked' } },
+        {
+          host: HOST,
+          port: server.port,
+          method: 'POST',
+          path: `/v3/${key}`,
+          headers: { 'content-type': 'application/json', 'transfer-encoding': 'chunked' },
+        },
         (r) => {
           const chunks: Buffer[] = [];
           r.on('data', (c: Buffer) => chunks.push(c));
-          r.on('end', () => resolve({ status: r.statusCode ?? 0, headers: r.headers, body: Buffer.concat(chunks).toString('utf8') }));
+          r.on('end', () =>
+            resolve({ status: r.statusCode ?? 0, headers: r.headers, body: Buffer.concat(chunks).toString('utf8') }),
+          );
         },
       );
       req.on('error', reject);
@@ -426,7 +530,11 @@ describe('HTTP front', () => {
   });
 
   test('a 20 MB answer arrives intact', async () => {
-    const res = await fetch(`${base()}/v3/${key}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: rpc('big') });
+    const res = await fetch(`${base()}/v3/${key}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: rpc('big'),
+    });
     assert.equal(res.status, 200);
     assert.equal(res.headers.get('content-length'), String(BIG_BYTES));
     const bytes = Buffer.from(await res.arrayBuffer());
@@ -437,7 +545,13 @@ describe('HTTP front', () => {
   test('a 20 MB answer to a paused reader waits for it, while the server keeps answering others', async () => {
     const result = await new Promise<{ bytes: Buffer; readWhilePaused: number }>((resolve, reject) => {
       const req = http.request(
-        { host: HOST, port: server.port, method: 'POST', path: `/v3/${key}`, headers: { 'content-type': 'application/json' } },
+        {
+          host: HOST,
+          port: server.port,
+          method: 'POST',
+          path: `/v3/${key}`,
+          headers: { 'content-type': 'application/json' },
+        },
         (res) => {
           const chunks: Buffer[] = [];
           let paused = false;
@@ -446,7 +560,11 @@ describe('HTTP front', () => {
             if (paused) return;
             paused = true;
             res.pause();
-            request(server.port, { path: `/v3/${key}`, headers: { 'content-type': 'application/json' }, body: rpc('echo', 'other') }).then((other) => {
+            request(server.port, {
+              path: `/v3/${key}`,
+              headers: { 'content-type': 'application/json' },
+              body: rpc('echo', 'other'),
+            }).then((other) => {
               assert.equal(other.status, 200);
               const readWhilePaused = req.socket?.bytesRead ?? 0;
               res.on('end', () => resolve({ bytes: Buffer.concat(chunks), readWhilePaused }));
@@ -467,7 +585,13 @@ describe('HTTP front', () => {
   const readSlowly = (method: string): Promise<{ headers: http.IncomingHttpHeaders; bytes: Buffer }> =>
     new Promise((resolve, reject) => {
       const req = http.request(
-        { host: HOST, port: server.port, method: 'POST', path: `/v3/${key}`, headers: { 'content-type': 'application/json' } },
+        {
+          host: HOST,
+          port: server.port,
+          method: 'POST',
+          path: `/v3/${key}`,
+          headers: { 'content-type': 'application/json' },
+        },
         (res) => {
           const chunks: Buffer[] = [];
           res.on('data', (c: Buffer) => {
@@ -506,7 +630,10 @@ describe('HTTP front', () => {
     const third = await request(server.port, { path: `/v3/${revoked}`, headers, body: rpc('echo', 3), agent });
     const fourth = await request(server.port, { path: `/v3/${key}`, headers, body: rpc('echo', 4), agent });
     assert.deepEqual([first.status, second.status, third.status, fourth.status], [200, 200, 401, 200]);
-    assert.deepEqual([first.reusedSocket, second.reusedSocket, third.reusedSocket, fourth.reusedSocket], [false, true, true, true]);
+    assert.deepEqual(
+      [first.reusedSocket, second.reusedSocket, third.reusedSocket, fourth.reusedSocket],
+      [false, true, true, true],
+    );
     assert.equal((JSON.parse(fourth.body) as { id: number }).id, 4);
     agent.destroy();
   });
@@ -545,9 +672,15 @@ describe('HTTP front', () => {
 
   test('a client that aborts mid-body does not disturb the server', async () => {
     const socket = await connect(server.port);
-    socket.write(`POST /v3/${key} HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{"jsonrpc":`);
+    socket.write(
+      `POST /v3/${key} HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{"jsonrpc":`,
+    );
     socket.destroy();
-    const res = await request(server.port, { path: `/v3/${key}`, headers: { 'content-type': 'application/json' }, body: rpc('echo', 'after') });
+    const res = await request(server.port, {
+      path: `/v3/${key}`,
+      headers: { 'content-type': 'application/json' },
+      body: rpc('echo', 'after'),
+    });
     assert.equal(res.status, 200);
     assert.equal((JSON.parse(res.body) as { id: string }).id, 'after');
   });
@@ -561,13 +694,21 @@ describe('HTTP front', () => {
     onWaitArrived = null;
     socket.destroy();
     await closed;
-    const between = await request(server.port, { path: `/v3/${key}`, headers: { 'content-type': 'application/json' }, body: rpc('echo', 'between') });
+    const between = await request(server.port, {
+      path: `/v3/${key}`,
+      headers: { 'content-type': 'application/json' },
+      body: rpc('echo', 'between'),
+    });
     assert.equal(between.status, 200);
     const held = waiting.splice(0);
     assert.equal(held.length, 1);
     held[0]!.release();
     await new Promise((resolve) => setImmediate(resolve));
-    const res = await request(server.port, { path: `/v3/${key}`, headers: { 'content-type': 'application/json' }, body: rpc('echo', 'after') });
+    const res = await request(server.port, {
+      path: `/v3/${key}`,
+      headers: { 'content-type': 'application/json' },
+      body: rpc('echo', 'after'),
+    });
     assert.equal(res.status, 200);
     assert.ok(!logs.some((l) => l.includes('writing an answer failed')), logs.join('\n'));
   });
@@ -575,12 +716,21 @@ describe('HTTP front', () => {
   /** Asks `port` for the big answer (or `method`'s) with `headers` and goes away at its first bytes. */
   const leaveAfterFirstBytes = (port: number, headers: http.OutgoingHttpHeaders, method = 'big'): Promise<void> =>
     new Promise<void>((resolve, reject) => {
-      const req = http.request({ host: HOST, port, method: 'POST', path: `/v3/${key}`, headers: { 'content-type': 'application/json', ...headers } }, (res) => {
-        res.once('data', () => {
-          req.destroy();
-          resolve();
-        });
-      });
+      const req = http.request(
+        {
+          host: HOST,
+          port,
+          method: 'POST',
+          path: `/v3/${key}`,
+          headers: { 'content-type': 'application/json', ...headers },
+        },
+        (res) => {
+          res.once('data', () => {
+            req.destroy();
+            resolve();
+          });
+        },
+      );
       req.on('error', (err: NodeJS.ErrnoException) => {
         if (err.code !== 'ECONNRESET') reject(err);
       });
@@ -589,7 +739,11 @@ describe('HTTP front', () => {
 
   test('a client that leaves during a 20 MB answer does not disturb the server', async () => {
     await leaveAfterFirstBytes(server.port, {});
-    const res = await request(server.port, { path: `/v3/${key}`, headers: { 'content-type': 'application/json' }, body: rpc('echo', 'after') });
+    const res = await request(server.port, {
+      path: `/v3/${key}`,
+      headers: { 'content-type': 'application/json' },
+      body: rpc('echo', 'after'),
+    });
     assert.equal(res.status, 200);
   });
 
@@ -598,7 +752,11 @@ describe('HTTP front', () => {
     await leaveAfterFirstBytes(server.port, {}, 'parts');
     // The close reaches the server's loop as an event of its own: requests on other sockets go on until it has.
     for (let i = 0; i < 1000 && partsReleased === released; i++) {
-      const res = await request(server.port, { path: `/v3/${key}`, headers: { 'content-type': 'application/json' }, body: rpc('echo', 'after') });
+      const res = await request(server.port, {
+        path: `/v3/${key}`,
+        headers: { 'content-type': 'application/json' },
+        body: rpc('echo', 'after'),
+      });
       assert.equal(res.status, 200);
     }
     assert.equal(partsReleased, released + 1);
@@ -608,7 +766,13 @@ describe('HTTP front', () => {
     const released = partsReleased;
     const raw = await new Promise<Buffer>((resolve, reject) => {
       const req = http.request(
-        { host: HOST, port: compressed.port, method: 'POST', path: `/v3/${key}`, headers: { 'content-type': 'application/json', 'accept-encoding': 'gzip' } },
+        {
+          host: HOST,
+          port: compressed.port,
+          method: 'POST',
+          path: `/v3/${key}`,
+          headers: { 'content-type': 'application/json', 'accept-encoding': 'gzip' },
+        },
         (res) => {
           const chunks: Buffer[] = [];
           res.on('data', (c: Buffer) => chunks.push(c));
@@ -630,7 +794,13 @@ describe('HTTP front', () => {
     ] as const) {
       const raw = await new Promise<{ headers: http.IncomingHttpHeaders; bytes: Buffer }>((resolve, reject) => {
         const req = http.request(
-          { host: HOST, port: compressed.port, method: 'POST', path: `/v3/${key}`, headers: { 'content-type': 'application/json', 'accept-encoding': accept } },
+          {
+            host: HOST,
+            port: compressed.port,
+            method: 'POST',
+            path: `/v3/${key}`,
+            headers: { 'content-type': 'application/json', 'accept-encoding': accept },
+          },
           (res) => {
             const chunks: Buffer[] = [];
             res.on('data', (c: Buffer) => chunks.push(c));
@@ -652,7 +822,11 @@ describe('HTTP front', () => {
   test('a client that leaves during a 20 MB compressed answer does not disturb the server', async () => {
     for (const accept of ['gzip', 'br']) {
       await leaveAfterFirstBytes(compressed.port, { 'accept-encoding': accept });
-      const res = await request(compressed.port, { path: `/v3/${key}`, headers: { 'content-type': 'application/json', 'accept-encoding': accept }, body: rpc('echo', 'after') });
+      const res = await request(compressed.port, {
+        path: `/v3/${key}`,
+        headers: { 'content-type': 'application/json', 'accept-encoding': accept },
+        body: rpc('echo', 'after'),
+      });
       assert.equal(res.status, 200);
       assert.equal((JSON.parse(res.body) as { id: string }).id, 'after');
     }
@@ -661,16 +835,28 @@ describe('HTTP front', () => {
   test('a rejected promise or a throw from the handler gives 200 with -32603, logged', async () => {
     for (const method of ['reject', 'throw']) {
       const before = logs.length;
-      const res = await request(server.port, { path: `/v3/${key}`, headers: { 'content-type': 'application/json' }, body: rpc(method) });
+      const res = await request(server.port, {
+        path: `/v3/${key}`,
+        headers: { 'content-type': 'application/json' },
+        body: rpc(method),
+      });
       assert.equal(res.status, 200, method);
       assert.equal(res.headers['content-type'], 'application/json');
       assert.deepEqual(JSON.parse(res.body), errorOf(-32603, 'internal error'));
-      assert.ok(logs.slice(before).some((l) => l.includes(`handler ${method === 'reject' ? 'rejected' : 'threw'} on purpose`)));
+      assert.ok(
+        logs.slice(before).some((l) => l.includes(`handler ${method === 'reject' ? 'rejected' : 'threw'} on purpose`)),
+      );
     }
   });
 
   test('close() stops listening and drops open connections', async () => {
-    const extra = await startHttpServer({ host: HOST, port: 0, handler: echoHandler, auth: () => 'valid', logger: createLogger('silent') });
+    const extra = await startHttpServer({
+      host: HOST,
+      port: 0,
+      handler: echoHandler,
+      auth: () => 'valid',
+      logger: createLogger('silent'),
+    });
     const socket = await connect(extra.port);
     const closed = new Promise<void>((resolve) => socket.once('close', () => resolve()));
     socket.on('error', () => {});

@@ -17,9 +17,9 @@ import net from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { promisify } from 'node:util';
 import { createLogger } from '#src/logger.js';
-import { startService, type RunningService, type ServiceOptions } from '#src/service.js';
-import { makeDataset, type TestDataset } from '../support/harness.js';
 import { REVOKED_KEY_MESSAGE, UNAUTHORIZED } from '#src/rpc/errors.js';
+import { type RunningService, type ServiceOptions, startService } from '#src/service.js';
+import { makeDataset, type TestDataset } from '../support/harness.js';
 
 const BLOCKS = 200;
 const DENSITY = 0.05;
@@ -37,7 +37,16 @@ let single: RunningService;
 
 /** Starts the service over the dataset with `httpThreads` and any other options. */
 function start(httpThreads: number, extra: Partial<ServiceOptions> = {}): Promise<RunningService> {
-  return startService({ dataDir: dataset.dir, host: '127.0.0.1', port: 0, logger: createLogger('warn'), threads: 1, httpThreads, limits: { maxResults: MAX_RESULTS }, ...extra });
+  return startService({
+    dataDir: dataset.dir,
+    host: '127.0.0.1',
+    port: 0,
+    logger: createLogger('warn'),
+    threads: 1,
+    httpThreads,
+    limits: { maxResults: MAX_RESULTS },
+    ...extra,
+  });
 }
 
 before(async () => {
@@ -58,16 +67,23 @@ interface Answer {
 }
 
 /** Sends a request on a connection of its own (no agent, `Connection: close`). */
-function send(svc: RunningService, path: string, init: { method?: string; body?: string; contentType?: string } = {}): Promise<Answer> {
+function send(
+  svc: RunningService,
+  path: string,
+  init: { method?: string; body?: string; contentType?: string } = {},
+): Promise<Answer> {
   return new Promise((resolve, reject) => {
     const headers: Record<string, string> = { connection: 'close' };
     if (init.contentType !== undefined) headers['content-type'] = init.contentType;
-    const req = http.request({ host: svc.host, port: svc.port, path, method: init.method ?? 'GET', agent: false, headers }, (res) => {
-      const parts: Buffer[] = [];
-      res.on('data', (part: Buffer) => parts.push(part));
-      res.on('end', () => resolve({ status: res.statusCode!, body: Buffer.concat(parts).toString('utf8') }));
-      res.on('error', reject);
-    });
+    const req = http.request(
+      { host: svc.host, port: svc.port, path, method: init.method ?? 'GET', agent: false, headers },
+      (res) => {
+        const parts: Buffer[] = [];
+        res.on('data', (part: Buffer) => parts.push(part));
+        res.on('end', () => resolve({ status: res.statusCode!, body: Buffer.concat(parts).toString('utf8') }));
+        res.on('error', reject);
+      },
+    );
     req.on('error', reject);
     req.end(init.body);
   });
@@ -75,7 +91,11 @@ function send(svc: RunningService, path: string, init: { method?: string; body?:
 
 /** POSTs a JSON body to `/v3/<key>` on a connection of its own. */
 function post(svc: RunningService, body: unknown, key = dataset.key): Promise<Answer> {
-  return send(svc, `/v3/${key}`, { method: 'POST', body: typeof body === 'string' ? body : JSON.stringify(body), contentType: 'application/json' });
+  return send(svc, `/v3/${key}`, {
+    method: 'POST',
+    body: typeof body === 'string' ? body : JSON.stringify(body),
+    contentType: 'application/json',
+  });
 }
 
 /** The text of a scrape of /metrics (on any thread). */
@@ -94,7 +114,12 @@ function sample(text: string, selector: string): number {
 /** The responses counted per HTTP thread, by thread number. */
 async function threadResponses(svc: RunningService): Promise<Map<string, number>> {
   const text = await scrape(svc);
-  return new Map([...text.matchAll(new RegExp(`^${THREAD_SERIES}\\{thread="(\\d+)"\\} (\\S+)$`, 'gm'))].map((m) => [m[1]!, Number(m[2])]));
+  return new Map(
+    [...text.matchAll(new RegExp(`^${THREAD_SERIES}\\{thread="(\\d+)"\\} (\\S+)$`, 'gm'))].map((m) => [
+      m[1]!,
+      Number(m[2]),
+    ]),
+  );
 }
 
 /** The thread whose response counter moved between two scrapes (exactly one must have). */
@@ -110,7 +135,9 @@ interface ThreadAnswer {
   answer: Answer;
 }
 
-/** Runs `request` on fresh connections until both threads have answered it; the answers in order, with their threads. */
+/**
+ * Runs `request` on fresh connections until both threads have answered it; the answers in order, with their threads.
+ */
 async function fromEveryThread(svc: RunningService, request: () => Promise<Answer>): Promise<ThreadAnswer[]> {
   const answers: ThreadAnswer[] = [];
   const threads = new Set<string>();
@@ -128,11 +155,15 @@ async function fromEveryThread(svc: RunningService, request: () => Promise<Answe
 /** Asserts that both threads answer `body` as the one-thread service does, byte for byte; returns that answer. */
 async function sameEverywhere(body: unknown, key = dataset.key): Promise<Answer> {
   const expected = await post(single, body, key);
-  for (const { thread, answer } of await fromEveryThread(threaded, () => post(threaded, body, key))) assert.deepEqual(answer, expected, `thread ${thread}`);
+  for (const { thread, answer } of await fromEveryThread(threaded, () => post(threaded, body, key)))
+    assert.deepEqual(answer, expected, `thread ${thread}`);
   return expected;
 }
 
-/** GETs `path` on fresh connections (enough to reach both threads); asserts every answer is 200 and the same, and returns its body. */
+/**
+ * GETs `path` on fresh connections (enough to reach both threads); asserts every answer is 200 and the same, and
+ * returns its body.
+ */
 async function sameOnFreshConnections(path: string): Promise<string> {
   const bodies = new Set<string>();
   for (let i = 0; i < 16; i++) {
@@ -164,16 +195,28 @@ describe('two HTTP threads on one port', () => {
     const after = await scrape(threaded);
     const threadsAfter = await threadResponses(threaded);
     const moved = ['0', '1'].map((thread) => threadsAfter.get(thread)! - (threadsBefore.get(thread) ?? 0));
-    assert.ok(moved.every((n) => n > 0), `responses per thread: ${moved.join(', ')}`);
+    assert.ok(
+      moved.every((n) => n > 0),
+      `responses per thread: ${moved.join(', ')}`,
+    );
     assert.equal(moved[0]! + moved[1]!, REQUESTS);
-    assert.equal(sample(after, CHAIN_ID_OK) - sample(before, CHAIN_ID_OK), REQUESTS, 'every thread\'s calls');
-    assert.equal(sample(after, OK) - sample(before, OK), REQUESTS, 'every thread\'s responses');
-    assert.equal(sample(after, 'ethlogd_rpc_request_duration_seconds_count{method="eth_chainId"}'), sample(after, CHAIN_ID_OK), 'the histogram too');
+    assert.equal(sample(after, CHAIN_ID_OK) - sample(before, CHAIN_ID_OK), REQUESTS, "every thread's calls");
+    assert.equal(sample(after, OK) - sample(before, OK), REQUESTS, "every thread's responses");
+    assert.equal(
+      sample(after, 'ethlogd_rpc_request_duration_seconds_count{method="eth_chainId"}'),
+      sample(after, CHAIN_ID_OK),
+      'the histogram too',
+    );
   });
 
   test('every answer is byte for byte the same from both threads and from a one-thread service', async () => {
-    const all = JSON.parse((await post(single, call('eth_getLogs', [{ fromBlock: '0x0', toBlock: '0x63' }]))).body) as { result: { transactionHash: string; address: string; topics: string[] }[] };
-    assert.ok(all.result.length > 1_000 && all.result.length <= MAX_RESULTS, `${all.result.length} logs in the first half`);
+    const all = JSON.parse((await post(single, call('eth_getLogs', [{ fromBlock: '0x0', toBlock: '0x63' }]))).body) as {
+      result: { transactionHash: string; address: string; topics: string[] }[];
+    };
+    assert.ok(
+      all.result.length > 1_000 && all.result.length <= MAX_RESULTS,
+      `${all.result.length} logs in the first half`,
+    );
     const log = all.result[all.result.length - 1]!;
     const cases: [string, unknown, string?][] = [
       ['eth_blockNumber', call('eth_blockNumber', [])],
@@ -181,13 +224,30 @@ describe('two HTTP threads on one port', () => {
       ['eth_getTransactionByHash', call('eth_getTransactionByHash', [log.transactionHash], 'tx')],
       ['eth_getStorageAt', call('eth_getStorageAt', [log.address, '0x0', 'latest'])],
       ['eth_getLogs, small', call('eth_getLogs', [{ fromBlock: '0x5', toBlock: '0x7', address: log.address }])],
-      ['eth_getLogs, a topic over the whole chain to pending', call('eth_getLogs', [{ fromBlock: 'earliest', toBlock: 'pending', topics: [log.topics[0]] }])],
+      [
+        'eth_getLogs, a topic over the whole chain to pending',
+        call('eth_getLogs', [{ fromBlock: 'earliest', toBlock: 'pending', topics: [log.topics[0]] }]),
+      ],
       ['eth_getLogs, large', call('eth_getLogs', [{ fromBlock: '0x0', toBlock: '0x63' }])],
-      ['eth_getLogs, over the result cap (-32005 with data)', call('eth_getLogs', [{ fromBlock: '0x0', toBlock: 'latest' }])],
-      ['eth_getLogs, beyond the head (-32602 from the range)', call('eth_getLogs', [{ fromBlock: '0x0', toBlock: '0xffff' }])],
+      [
+        'eth_getLogs, over the result cap (-32005 with data)',
+        call('eth_getLogs', [{ fromBlock: '0x0', toBlock: 'latest' }]),
+      ],
+      [
+        'eth_getLogs, beyond the head (-32602 from the range)',
+        call('eth_getLogs', [{ fromBlock: '0x0', toBlock: '0xffff' }]),
+      ],
       ['eth_getLogs, a bad filter (-32602 from the parser)', call('eth_getLogs', [{ address: '0x12' }])],
       ['unknown method', call('eth_nothing', [])],
-      ['a batch', [call('eth_chainId', [], 1), call('eth_getLogs', [{ fromBlock: '0x1', toBlock: '0x2' }], 2), call('eth_nothing', [], 3), { id: 4 }]],
+      [
+        'a batch',
+        [
+          call('eth_chainId', [], 1),
+          call('eth_getLogs', [{ fromBlock: '0x1', toBlock: '0x2' }], 2),
+          call('eth_nothing', [], 3),
+          { id: 4 },
+        ],
+      ],
       ['not JSON', '{"jsonrpc":'],
       ['an unknown API key (401)', call('eth_chainId', []), 'f'.repeat(64)],
       ['a revoked API key (401)', call('eth_chainId', []), dataset.revokedKey],
@@ -196,7 +256,8 @@ describe('two HTTP threads on one port', () => {
       const answer = await sameEverywhere(body, key);
       const json = JSON.parse(answer.body) as { error?: { code: number; data?: unknown } };
       if (name.includes('cap')) assert.deepEqual([json.error?.code, typeof json.error?.data], [-32005, 'object'], name);
-      if (name.includes('large')) assert.ok(answer.body.length > 64 * 1024, `${name}: ${answer.body.length} bytes, streamed out`);
+      if (name.includes('large'))
+        assert.ok(answer.body.length > 64 * 1024, `${name}: ${answer.body.length} bytes, streamed out`);
       if (name.includes('401')) assert.equal(answer.status, 401, name);
     }
   });
@@ -216,7 +277,11 @@ describe('two HTTP threads on one port', () => {
       const answers = await fromEveryThread(threaded, () => post(threaded, call('eth_getLogs', [filter])));
       const after = await paths();
       const other = path === 'inline' ? 'pool' : 'inline';
-      assert.equal(after[path] - before[path], answers.length, `${answers.length} queries on the ${path} path, by threads ${answers.map((a) => a.thread).join(',')}`);
+      assert.equal(
+        after[path] - before[path],
+        answers.length,
+        `${answers.length} queries on the ${path} path, by threads ${answers.map((a) => a.thread).join(',')}`,
+      );
       assert.equal(after[other] - before[other], 0);
     }
   });
@@ -227,17 +292,31 @@ describe('two HTTP threads on one port', () => {
     assert.deepEqual(ready, { ready: true, status: 'ready', head: BLOCKS - 1, hash: ready.hash, lag: null });
     assert.match(ready.hash, /^0x[0-9a-f]{64}$/);
     // A scrape counts no response, so which thread answered it is unseen: enough fresh connections reach both.
-    for (let i = 0; i < 16; i++) assert.match(await scrape(threaded), new RegExp(`^${THREAD_SERIES}\\{thread="1"\\} `, 'm'));
+    for (let i = 0; i < 16; i++)
+      assert.match(await scrape(threaded), new RegExp(`^${THREAD_SERIES}\\{thread="1"\\} `, 'm'));
   });
 
   test('a key created and revoked by another process (`ethlogd keys`) is served, then refused, by both threads', async () => {
-    const created = await run(process.execPath, [CLI, 'keys', 'create', '--data', dataset.dir, '--label', 'revoked-while-serving']);
+    const created = await run(process.execPath, [
+      CLI,
+      'keys',
+      'create',
+      '--data',
+      dataset.dir,
+      '--label',
+      'revoked-while-serving',
+    ]);
     const key = created.stdout.trim().split('\n').pop()!;
-    for (const { answer } of await fromEveryThread(threaded, () => post(threaded, call('eth_chainId', []), key))) assert.equal(answer.status, 200);
+    for (const { answer } of await fromEveryThread(threaded, () => post(threaded, call('eth_chainId', []), key)))
+      assert.equal(answer.status, 200);
     await run(process.execPath, [CLI, 'keys', 'revoke', '--data', dataset.dir, key]);
     for (const { answer } of await fromEveryThread(threaded, () => post(threaded, call('eth_chainId', []), key))) {
       assert.equal(answer.status, 401);
-      assert.deepEqual(JSON.parse(answer.body), { jsonrpc: '2.0', id: null, error: { code: UNAUTHORIZED, message: REVOKED_KEY_MESSAGE } });
+      assert.deepEqual(JSON.parse(answer.body), {
+        jsonrpc: '2.0',
+        id: null,
+        error: { code: UNAUTHORIZED, message: REVOKED_KEY_MESSAGE },
+      });
     }
   });
 
@@ -246,7 +325,8 @@ describe('two HTTP threads on one port', () => {
     const limited = await start(2, { rateLimit: { perSecond: 0.001, burst: BURST } });
     try {
       const ask = () => post(limited, call('eth_blockNumber', []));
-      for (let i = 0; i < BURST; i++) assert.equal((await ask()).status, 200, 'the burst passes, whichever thread answers');
+      for (let i = 0; i < BURST; i++)
+        assert.equal((await ask()).status, 200, 'the burst passes, whichever thread answers');
       for (const { thread, answer } of await fromEveryThread(limited, ask)) {
         assert.equal(answer.status, 429, `thread ${thread} refuses: the burst is spent on the one bucket`);
         assert.equal((JSON.parse(answer.body) as { error: { code: number } }).error.code, -32005);

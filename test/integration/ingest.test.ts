@@ -16,17 +16,17 @@ import { after, before, describe, test } from 'node:test';
 import { IngestConflictError } from '#src/ingest/errors.js';
 import { runIngest } from '#src/ingest/ingest.js';
 import { createLogger } from '#src/logger.js';
-import { startService, type RunningService } from '#src/service.js';
+import { type RunningService, startService } from '#src/service.js';
 import { createApiKey } from '#src/store/apiKeys.js';
-import { closeStore, openStore } from '#src/store/schema.js';
 import { StoreReader } from '#src/store/reader.js';
-import { Anvil, ANVIL_MISSING, batchCalls, type Call, startProxy } from '../support/anvil.js';
+import { closeStore, openStore } from '#src/store/schema.js';
+import { ANVIL_MISSING, Anvil, batchCalls, type Call, startProxy } from '../support/anvil.js';
 import { startCli } from '../support/child.js';
 import { ANVIL_EXTRAS, compareAnswers, type Tolerance } from '../support/differ.js';
+import { captureLogger } from '../support/logCapture.js';
 import { until } from '../support/poll.js';
 import { diffStores } from '../support/storeDiff.js';
 import { Workload } from '../support/workload.js';
-import { captureLogger } from '../support/logCapture.js';
 
 /** Blocks mined in all; the last FOLLOWED_BLOCKS are mined while follow mode runs. */
 const BLOCKS = 150;
@@ -75,7 +75,13 @@ function compare(kind: string, calls: Call[]): Promise<string[]> {
 
 describe('ingest from anvil', { skip: ANVIL_MISSING }, () => {
   test('copies the chain, resumes it, then follows it; a server on the store sees each commit without a restart', async () => {
-    const first = await runIngest({ rpc: anvil.url, dataDir: dir, to: head - 50, logger, tuning: { blocksPerRequest: 7, commitBlocks: 20 } });
+    const first = await runIngest({
+      rpc: anvil.url,
+      dataDir: dir,
+      to: head - 50,
+      logger,
+      tuning: { blocksPerRequest: 7, commitBlocks: 20 },
+    });
     assert.equal(first.head, head - 50);
     assert.equal(first.blocks, head - 49);
     assert.ok(first.receiptsByBlock);
@@ -88,7 +94,14 @@ describe('ingest from anvil', { skip: ANVIL_MISSING }, () => {
     // In one process lmdb-js shares one environment per path, opened with the first opener's flags:
     // the writer (the follower) opens the store before the read-only server.
     const stop = new AbortController();
-    const following = runIngest({ rpc: anvil.url, dataDir: dir, follow: true, pollMs: 10, signal: stop.signal, logger });
+    const following = runIngest({
+      rpc: anvil.url,
+      dataDir: dir,
+      follow: true,
+      pollMs: 10,
+      signal: stop.signal,
+      logger,
+    });
     service = await startService({ dataDir: dir, host: '127.0.0.1', port: 0, logger, threads: 1 });
     endpoint = `${service.url}/v3/${key}`;
     assert.equal(await ours('eth_chainId'), await anvil.rpc('eth_chainId', []));
@@ -96,7 +109,10 @@ describe('ingest from anvil', { skip: ANVIL_MISSING }, () => {
       for (let round = 0; round < 3; round++) {
         await workload.mine(FOLLOWED_BLOCKS / 3);
         head = await anvil.head();
-        await until(async () => (await ours('eth_blockNumber')) === hex(head), `the server answers the new head ${head}`);
+        await until(
+          async () => (await ours('eth_blockNumber')) === hex(head),
+          `the server answers the new head ${head}`,
+        );
         const recent = { method: 'eth_getLogs', params: [{ fromBlock: hex(head - 9), toBlock: hex(head) }] };
         assert.deepEqual(await compare('log', [recent]), [], 'the log workers read the new blocks too');
       }
@@ -112,28 +128,51 @@ describe('ingest from anvil', { skip: ANVIL_MISSING }, () => {
 
   test('every block by number (both flags) and by every tag answers as anvil does', async () => {
     const calls: Call[] = [];
-    for (let n = 0; n <= head; n++) for (const full of [false, true]) calls.push({ method: 'eth_getBlockByNumber', params: [hex(n), full] });
-    for (const tag of ['latest', 'earliest', 'safe', 'finalized']) for (const full of [false, true]) calls.push({ method: 'eth_getBlockByNumber', params: [tag, full] });
+    for (let n = 0; n <= head; n++)
+      for (const full of [false, true]) calls.push({ method: 'eth_getBlockByNumber', params: [hex(n), full] });
+    for (const tag of ['latest', 'earliest', 'safe', 'finalized'])
+      for (const full of [false, true]) calls.push({ method: 'eth_getBlockByNumber', params: [tag, full] });
     calls.push({ method: 'eth_getBlockByNumber', params: [hex(head + 1), false] });
     assert.deepEqual(await compare('block', calls), []);
-    anvilBlocks = (await anvil.rpcAll<Obj>(calls.filter((c) => c.params[1] === true && String(c.params[0]).startsWith('0x')).slice(0, head + 1)));
+    anvilBlocks = await anvil.rpcAll<Obj>(
+      calls.filter((c) => c.params[1] === true && String(c.params[0]).startsWith('0x')).slice(0, head + 1),
+    );
     const types = new Set(anvilBlocks.flatMap((b) => (b.transactions as Obj[]).map((t) => t.type)));
     assert.deepEqual([...types].sort(), ['0x0', '0x1', '0x2', '0x3', '0x4'], 'the chain holds every transaction type');
-    const byHash = anvilBlocks.filter((_, i) => i % 7 === 0).flatMap((b) => [false, true].map((full) => ({ method: 'eth_getBlockByHash', params: [b.hash, full] })));
+    const byHash = anvilBlocks
+      .filter((_, i) => i % 7 === 0)
+      .flatMap((b) => [false, true].map((full) => ({ method: 'eth_getBlockByHash', params: [b.hash, full] })));
     assert.deepEqual(await compare('block', byHash), []);
   });
 
   test('transaction and uncle counts by number, tag and hash answer as anvil does; null for an absent block', async () => {
     const calls: Call[] = [];
     for (const b of anvilBlocks) {
-      calls.push({ method: 'eth_getBlockTransactionCountByNumber', params: [b.number] }, { method: 'eth_getBlockTransactionCountByHash', params: [b.hash] });
-      calls.push({ method: 'eth_getUncleCountByBlockNumber', params: [b.number] }, { method: 'eth_getUncleCountByBlockHash', params: [b.hash] });
+      calls.push(
+        { method: 'eth_getBlockTransactionCountByNumber', params: [b.number] },
+        { method: 'eth_getBlockTransactionCountByHash', params: [b.hash] },
+      );
+      calls.push(
+        { method: 'eth_getUncleCountByBlockNumber', params: [b.number] },
+        { method: 'eth_getUncleCountByBlockHash', params: [b.hash] },
+      );
     }
-    for (const tag of ['latest', 'earliest']) calls.push({ method: 'eth_getBlockTransactionCountByNumber', params: [tag] }, { method: 'eth_getUncleCountByBlockNumber', params: [tag] });
+    for (const tag of ['latest', 'earliest'])
+      calls.push(
+        { method: 'eth_getBlockTransactionCountByNumber', params: [tag] },
+        { method: 'eth_getUncleCountByBlockNumber', params: [tag] },
+      );
     calls.push({ method: 'eth_getBlockTransactionCountByHash', params: ['0x' + 'ab'.repeat(32)] });
-    assert.ok(anvilBlocks.some((b) => (b.transactions as Obj[]).length > 1), 'blocks with several transactions');
+    assert.ok(
+      anvilBlocks.some((b) => (b.transactions as Obj[]).length > 1),
+      'blocks with several transactions',
+    );
     assert.deepEqual(await compare('count', calls), []);
-    assert.deepEqual(await compare('count', [{ method: 'eth_syncing', params: [] }]), [], 'eth_syncing: false, as a node that is synced');
+    assert.deepEqual(
+      await compare('count', [{ method: 'eth_syncing', params: [] }]),
+      [],
+      'eth_syncing: false, as a node that is synced',
+    );
     // Anvil refuses a block past its head (-32602); geth, and ethlogd, answer null.
     assert.equal(await ours('eth_getBlockTransactionCountByNumber', [hex(head + 1)]), null);
   });
@@ -152,31 +191,56 @@ describe('ingest from anvil', { skip: ANVIL_MISSING }, () => {
     calls.push({ method: 'eth_getTransactionByHash', params: ['0x' + 'ab'.repeat(32)] });
     assert.ok(calls.length > 1000);
     assert.deepEqual(await compare('transaction', calls), []);
-    const receipts = await anvil.rpcAll<Obj>(anvilBlocks.flatMap((b) => (b.transactions as Obj[]).map((t) => ({ method: 'eth_getTransactionReceipt', params: [t.hash] }))));
-    assert.ok(receipts.some((r) => r.status === '0x0'), 'the chain holds reverted transactions');
+    const receipts = await anvil.rpcAll<Obj>(
+      anvilBlocks.flatMap((b) =>
+        (b.transactions as Obj[]).map((t) => ({ method: 'eth_getTransactionReceipt', params: [t.hash] })),
+      ),
+    );
+    assert.ok(
+      receipts.some((r) => r.status === '0x0'),
+      'the chain holds reverted transactions',
+    );
     assert.ok(receipts.filter((r) => r.contractAddress).length >= 4, 'the chain holds contract creations');
   });
 
-  test('every receipt by transaction hash, and every block\'s receipts by number, hash, tag and EIP-1898 object, answer as anvil does', async () => {
+  test("every receipt by transaction hash, and every block's receipts by number, hash, tag and EIP-1898 object, answer as anvil does", async () => {
     const calls: Call[] = [];
     for (const b of anvilBlocks) {
       for (const tx of b.transactions as Obj[]) calls.push({ method: 'eth_getTransactionReceipt', params: [tx.hash] });
-      calls.push({ method: 'eth_getBlockReceipts', params: [b.number] }, { method: 'eth_getBlockReceipts', params: [b.hash] });
+      calls.push(
+        { method: 'eth_getBlockReceipts', params: [b.number] },
+        { method: 'eth_getBlockReceipts', params: [b.hash] },
+      );
     }
     const sample = anvilBlocks.filter((b) => (b.transactions as Obj[]).length > 1).slice(0, 5);
-    for (const b of sample) calls.push({ method: 'eth_getBlockReceipts', params: [{ blockHash: b.hash }] }, { method: 'eth_getBlockReceipts', params: [{ blockNumber: b.number }] });
-    for (const tag of ['latest', 'earliest', 'safe', 'finalized']) calls.push({ method: 'eth_getBlockReceipts', params: [tag] });
-    calls.push({ method: 'eth_getTransactionReceipt', params: ['0x' + 'ab'.repeat(32)] }, { method: 'eth_getBlockReceipts', params: ['0x' + 'ab'.repeat(32)] });
+    for (const b of sample)
+      calls.push(
+        { method: 'eth_getBlockReceipts', params: [{ blockHash: b.hash }] },
+        { method: 'eth_getBlockReceipts', params: [{ blockNumber: b.number }] },
+      );
+    for (const tag of ['latest', 'earliest', 'safe', 'finalized'])
+      calls.push({ method: 'eth_getBlockReceipts', params: [tag] });
+    calls.push(
+      { method: 'eth_getTransactionReceipt', params: ['0x' + 'ab'.repeat(32)] },
+      { method: 'eth_getBlockReceipts', params: ['0x' + 'ab'.repeat(32)] },
+    );
     assert.deepEqual(await compare('receipt', calls), []);
     const blobTxs = anvilBlocks.flatMap((b) => (b.transactions as Obj[]).filter((t) => t.type === '0x3'));
     assert.ok(blobTxs.length > 0, 'the chain holds blob transactions');
     for (const tx of blobTxs) {
       const theirs = await anvil.rpc<Obj>('eth_getTransactionReceipt', [tx.hash]);
       const mine = (await ours('eth_getTransactionReceipt', [tx.hash])) as Obj;
-      assert.deepEqual([mine.blobGasUsed, mine.blobGasPrice], [theirs.blobGasUsed, theirs.blobGasPrice], 'a blob transaction\'s blob gas, as anvil');
+      assert.deepEqual(
+        [mine.blobGasUsed, mine.blobGasPrice],
+        [theirs.blobGasUsed, theirs.blobGasPrice],
+        "a blob transaction's blob gas, as anvil",
+      );
     }
     const others = (await ours('eth_getBlockReceipts', [anvilBlocks.at(-1)!.number])) as Obj[];
-    assert.ok(others.every((r) => r.type === '0x3' || !('blobGasPrice' in r)), 'blob gas fields only on blob transactions (geth)');
+    assert.ok(
+      others.every((r) => r.type === '0x3' || !('blobGasPrice' in r)),
+      'blob gas fields only on blob transactions (geth)',
+    );
     const mine = (await ours('eth_getBlockReceipts', [anvilBlocks.at(-1)!.number])) as Obj[];
     assert.equal(mine.length, (anvilBlocks.at(-1)!.transactions as Obj[]).length, 'one receipt per transaction');
     // Anvil refuses a block past its head; geth, and ethlogd, answer null.
@@ -206,8 +270,15 @@ describe('ingest from anvil', { skip: ANVIL_MISSING }, () => {
   test('a few hundred eth_getLogs filters answer as anvil does', async () => {
     const all = await anvil.rpc<Obj[]>('eth_getLogs', [{ fromBlock: '0x0', toBlock: hex(head) }]);
     assert.ok(all.length >= 3 * BLOCKS, `several logs per block, got ${all.length}`);
-    assert.deepEqual([...new Set(all.map((l) => (l.topics as unknown[]).length))].sort(), [0, 1, 2, 3, 4], 'logs with 0 to 4 topics');
-    assert.ok(all.some((l) => (l.data as string).length > 2 * 2000), 'logs with large data');
+    assert.deepEqual(
+      [...new Set(all.map((l) => (l.topics as unknown[]).length))].sort(),
+      [0, 1, 2, 3, 4],
+      'logs with 0 to 4 topics',
+    );
+    assert.ok(
+      all.some((l) => (l.data as string).length > 2 * 2000),
+      'logs with large data',
+    );
     let seed = 7;
     const rand = (n: number) => {
       seed = (seed * 1103515245 + 12345) % 2 ** 31;
@@ -237,7 +308,8 @@ describe('ingest from anvil', { skip: ANVIL_MISSING }, () => {
     for (let i = 0; i < 300; i++) {
       const filter: Obj = {};
       if (i % 10 === 0) filter.blockHash = pick(anvilBlocks).hash;
-      else if (i % 10 === 1) Object.assign(filter, { fromBlock: pick(['earliest', 'safe', 'finalized']), toBlock: 'latest' });
+      else if (i % 10 === 1)
+        Object.assign(filter, { fromBlock: pick(['earliest', 'safe', 'finalized']), toBlock: 'latest' });
       else if (i % 10 !== 2) {
         const a = rand(head + 1);
         const b = rand(head + 1);
@@ -245,7 +317,8 @@ describe('ingest from anvil', { skip: ANVIL_MISSING }, () => {
       }
       const k = rand(5);
       if (k === 1) filter.address = pick(addresses);
-      else if (k >= 2) filter.address = Array.from({ length: k - 1 }, () => (rand(2) ? pick(all).address : pick(addresses)));
+      else if (k >= 2)
+        filter.address = Array.from({ length: k - 1 }, () => (rand(2) ? pick(all).address : pick(addresses)));
       const t = pick(patterns)();
       if (t.length > 0 || rand(2) === 0) filter.topics = t;
       calls.push({ method: 'eth_getLogs', params: [filter] });
@@ -268,7 +341,10 @@ describe('ingest through a troubled node', { skip: ANVIL_MISSING }, () => {
     const proxy = await startProxy(anvil.url, {
       unsupported: ['eth_getBlockReceipts'],
       // geth's answer: block 0 has nothing to trace.
-      refuse: (call) => (call.method === 'debug_traceBlockByNumber' && call.params?.[0] === '0x0' ? (genesisTraces++, { code: -32000, message: 'genesis is not traceable' }) : undefined),
+      refuse: (call) =>
+        call.method === 'debug_traceBlockByNumber' && call.params?.[0] === '0x0'
+          ? (genesisTraces++, { code: -32000, message: 'genesis is not traceable' })
+          : undefined,
       fault: (n) => (n === 4 ? 'hang' : n % 5 === 2 ? 503 : n % 7 === 3 ? 429 : 'ok'),
     });
     const other = mkdtempSync(join(tmpdir(), 'ethlogd-ingest-proxy-'));
@@ -311,16 +387,25 @@ describe('a node without debug_traceBlockByNumber (most hosted providers)', { sk
     const proxy = await startProxy(anvil.url, { unsupported: ['debug_traceBlockByNumber'] });
     const other = mkdtempSync(join(tmpdir(), 'ethlogd-ingest-notrace-'));
     try {
-      await assert.rejects(runIngest({ rpc: proxy.url, dataDir: other, to: 5, logger: createLogger('error') }), (error: unknown) => {
-        assert.ok(error instanceof IngestConflictError);
-        assert.equal(error.code, 'no-traces');
-        assert.match(error.message, /does not serve debug_traceBlockByNumber.*run with --storage none/);
-        return true;
-      });
+      await assert.rejects(
+        runIngest({ rpc: proxy.url, dataDir: other, to: 5, logger: createLogger('error') }),
+        (error: unknown) => {
+          assert.ok(error instanceof IngestConflictError);
+          assert.equal(error.code, 'no-traces');
+          assert.match(error.message, /does not serve debug_traceBlockByNumber.*run with --storage none/);
+          return true;
+        },
+      );
       const empty = openStore(other, { readOnly: true });
       assert.equal(new StoreReader(empty).meta(), undefined, 'nothing was copied');
       await closeStore(empty);
-      const copied = await runIngest({ rpc: proxy.url, dataDir: other, to: 5, storage: 'none', logger: createLogger('error') });
+      const copied = await runIngest({
+        rpc: proxy.url,
+        dataDir: other,
+        to: 5,
+        storage: 'none',
+        logger: createLogger('error'),
+      });
       assert.equal(copied.head, 5);
     } finally {
       await proxy.close();
@@ -334,27 +419,50 @@ describe('the genesis block', { skip: ANVIL_MISSING }, () => {
     const dirs = [mkdtempSync(join(tmpdir(), 'ethlogd-genesis-')), mkdtempSync(join(tmpdir(), 'ethlogd-genesis-'))];
     const file = join(dirs[0]!, '..', `genesis-${process.pid}.json`);
     const address = '0x' + '7e'.repeat(20);
-    writeFileSync(file, JSON.stringify({ config: {}, alloc: { [address.slice(2)]: { balance: '0x1', storage: { '0x01': '0x2a', ['0x' + '00'.repeat(31) + '02']: '0x' + '00'.repeat(32) } } } }));
+    writeFileSync(
+      file,
+      JSON.stringify({
+        config: {},
+        alloc: {
+          [address.slice(2)]: {
+            balance: '0x1',
+            storage: { '0x01': '0x2a', ['0x' + '00'.repeat(31) + '02']: '0x' + '00'.repeat(32) },
+          },
+        },
+      }),
+    );
     try {
       const withGenesis = startCli(['ingest', '--rpc', anvil.url, '--data', dirs[0]!, '--to', '3', '--genesis', file]);
       assert.equal(await withGenesis.exited, 0, withGenesis.stderr());
       assert.match(withGenesis.stderr(), /block 0: 1 storage words from/);
       const without = startCli(['ingest', '--rpc', anvil.url, '--data', dirs[1]!, '--to', '3']);
       assert.equal(await without.exited, 0, without.stderr());
-      assert.match(without.stderr(), /block 0: its storage \(the genesis alloc\) is not copied.*pass --genesis genesis.json/);
+      assert.match(
+        without.stderr(),
+        /block 0: its storage \(the genesis alloc\) is not copied.*pass --genesis genesis.json/,
+      );
 
       const genesis = await anvil.rpc<Obj>('eth_getBlockByNumber', ['0x0', false]);
       const store = openStore(dirs[0]!, { readOnly: true });
       try {
         const reader = new StoreReader(store);
         assert.equal(reader.earliest(), 0);
-        assert.equal(Buffer.from(reader.header(0)!.hash).toString('hex'), (genesis.hash as string).slice(2), 'block 0 is the node\'s');
+        assert.equal(
+          Buffer.from(reader.header(0)!.hash).toString('hex'),
+          (genesis.hash as string).slice(2),
+          "block 0 is the node's",
+        );
         assert.equal(reader.numberByHash(Buffer.from((genesis.hash as string).slice(2), 'hex')), 0);
         const slot = (n: number) => Buffer.from(n.toString(16).padStart(64, '0'), 'hex');
-        const word = (n: number) => Buffer.from(reader.storageAt(Buffer.from(address.slice(2), 'hex'), slot(1), n)).toString('hex');
+        const word = (n: number) =>
+          Buffer.from(reader.storageAt(Buffer.from(address.slice(2), 'hex'), slot(1), n)).toString('hex');
         assert.equal(word(0), '2a'.padStart(64, '0'), 'the alloc word at block 0');
         assert.equal(word(3), '2a'.padStart(64, '0'), 'and after it');
-        assert.equal(Buffer.from(reader.storageAt(Buffer.from(address.slice(2), 'hex'), slot(2), 0)).toString('hex'), '00'.repeat(32), 'a zero word is not stored');
+        assert.equal(
+          Buffer.from(reader.storageAt(Buffer.from(address.slice(2), 'hex'), slot(2), 0)).toString('hex'),
+          '00'.repeat(32),
+          'a zero word is not stored',
+        );
       } finally {
         await closeStore(store);
       }

@@ -16,10 +16,10 @@ import { after, before, describe, test } from 'node:test';
 import { encodeFunctionData } from 'viem';
 import { runIngest } from '#src/ingest/ingest.js';
 import { createLogger } from '#src/logger.js';
-import { startService, type RunningService } from '#src/service.js';
+import { type RunningService, startService } from '#src/service.js';
 import { createApiKey } from '#src/store/apiKeys.js';
 import { closeStore, openStore } from '#src/store/schema.js';
-import { Anvil, ANVIL_MISSING, batchCalls, type Call } from '../support/anvil.js';
+import { ANVIL_MISSING, Anvil, batchCalls, type Call } from '../support/anvil.js';
 import { contracts } from '../support/contracts.js';
 import { ANVIL_EXTRAS, compareAnswers } from '../support/differ.js';
 import { until } from '../support/poll.js';
@@ -50,15 +50,45 @@ const L1_ALIAS = '0x1111000000000000000000000000000000001111';
 function deposits(): Obj[] {
   const source = () => '0x' + (++depositCount).toString(16).padStart(64, '0');
   const funded = anvil.accounts[8]!;
-  const act = encodeFunctionData({ abi: contracts().Emitter!.abi, functionName: 'act', args: [funded, BigInt(depositCount), 3n] });
+  const act = encodeFunctionData({
+    abi: contracts().Emitter!.abi,
+    functionName: 'act',
+    args: [funded, BigInt(depositCount), 3n],
+  });
   return [
-    { from: L1_ALIAS, to: anvil.accounts[1], value: hex(1000n), gas: hex(100_000), sourceHash: source(), mint: hex(10n ** 18n), isSystemTx: false },
-    { from: funded, to: anvil.accounts[2], value: '0x0', gas: hex(100_000), sourceHash: source(), isSystemTx: depositCount % 3 === 0 },
-    { from: funded, to: workload.emitters[0], value: '0x0', gas: hex(1_000_000), sourceHash: source(), input: act, isSystemTx: false },
+    {
+      from: L1_ALIAS,
+      to: anvil.accounts[1],
+      value: hex(1000n),
+      gas: hex(100_000),
+      sourceHash: source(),
+      mint: hex(10n ** 18n),
+      isSystemTx: false,
+    },
+    {
+      from: funded,
+      to: anvil.accounts[2],
+      value: '0x0',
+      gas: hex(100_000),
+      sourceHash: source(),
+      isSystemTx: depositCount % 3 === 0,
+    },
+    {
+      from: funded,
+      to: workload.emitters[0],
+      value: '0x0',
+      gas: hex(1_000_000),
+      sourceHash: source(),
+      input: act,
+      isSystemTx: false,
+    },
   ];
 }
 
-/** Mines `blocks` blocks, each opened by deposits (sent first: anvil runs with --order fifo) and then the workload's mix. */
+/**
+ * Mines `blocks` blocks, each opened by deposits (sent first: anvil runs with --order fifo) and then the workload's
+ * mix.
+ */
 async function mine(blocks: number): Promise<void> {
   for (let b = 0; b < blocks; b++) {
     await anvil.sendAll(deposits());
@@ -89,39 +119,68 @@ async function ours(method: string, params: unknown[] = []): Promise<unknown> {
 /** Every block of the chain, transaction, receipt, block's receipts and block's logs, compared with anvil's. */
 async function compareChain(): Promise<{ blocks: Obj[]; problems: string[] }> {
   const head = await anvil.head();
-  const blocks = await anvil.rpcAll<Obj>(Array.from({ length: head + 1 }, (_, n) => ({ method: 'eth_getBlockByNumber', params: [hex(n), true] })));
+  const blocks = await anvil.rpcAll<Obj>(
+    Array.from({ length: head + 1 }, (_, n) => ({ method: 'eth_getBlockByNumber', params: [hex(n), true] })),
+  );
   const calls: Record<string, Call[]> = { block: [], transaction: [], receipt: [], log: [] };
   for (const b of blocks) {
-    for (const full of [false, true]) calls.block!.push({ method: 'eth_getBlockByNumber', params: [b.number, full] }, { method: 'eth_getBlockByHash', params: [b.hash, full] });
+    for (const full of [false, true])
+      calls.block!.push(
+        { method: 'eth_getBlockByNumber', params: [b.number, full] },
+        { method: 'eth_getBlockByHash', params: [b.hash, full] },
+      );
     for (const tx of b.transactions as Obj[]) {
-      calls.transaction!.push({ method: 'eth_getTransactionByHash', params: [tx.hash] }, { method: 'eth_getTransactionByBlockNumberAndIndex', params: [b.number, tx.transactionIndex] });
+      calls.transaction!.push(
+        { method: 'eth_getTransactionByHash', params: [tx.hash] },
+        { method: 'eth_getTransactionByBlockNumberAndIndex', params: [b.number, tx.transactionIndex] },
+      );
       calls.receipt!.push({ method: 'eth_getTransactionReceipt', params: [tx.hash] });
     }
     calls.receipt!.push({ method: 'eth_getBlockReceipts', params: [b.number] });
     calls.log!.push({ method: 'eth_getLogs', params: [{ blockHash: b.hash }] });
   }
-  calls.log!.push({ method: 'eth_getLogs', params: [{ fromBlock: '0x0', toBlock: hex(head), address: workload.emitters[0] }] });
+  calls.log!.push({
+    method: 'eth_getLogs',
+    params: [{ fromBlock: '0x0', toBlock: hex(head), address: workload.emitters[0] }],
+  });
   const problems: string[] = [];
-  for (const [kind, list] of Object.entries(calls)) problems.push(...(await compareAnswers(endpoint, anvil.url, kind, list, ANVIL_EXTRAS)));
+  for (const [kind, list] of Object.entries(calls))
+    problems.push(...(await compareAnswers(endpoint, anvil.url, kind, list, ANVIL_EXTRAS)));
   return { blocks, problems };
 }
 
 describe('ingest from an OP-stack node (anvil --network optimism)', { skip: ANVIL_MISSING }, () => {
   test('copies a chain of deposits and every ordinary type, follows it through a reorganisation, and serves it as anvil does', async () => {
     const head = await anvil.head();
-    const copied = await runIngest({ rpc: anvil.url, dataDir: dir, to: head - 4, logger, tuning: { blocksPerRequest: 5, commitBlocks: 7 } });
+    const copied = await runIngest({
+      rpc: anvil.url,
+      dataDir: dir,
+      to: head - 4,
+      logger,
+      tuning: { blocksPerRequest: 5, commitBlocks: 7 },
+    });
     assert.equal(copied.head, head - 4);
     assert.equal(copied.chainKind, 'op', 'the kind is detected from the deposits and recorded');
     const store = openStore(dir);
     const key = createApiKey(store, 'op');
     await closeStore(store);
     const stop = new AbortController();
-    const following = runIngest({ rpc: anvil.url, dataDir: dir, follow: true, pollMs: 10, signal: stop.signal, logger });
+    const following = runIngest({
+      rpc: anvil.url,
+      dataDir: dir,
+      follow: true,
+      pollMs: 10,
+      signal: stop.signal,
+      logger,
+    });
     service = await startService({ dataDir: dir, host: '127.0.0.1', port: 0, logger, threads: 1 });
     endpoint = `${service.url}/v3/${key}`;
     const caughtUp = async () => {
       const tip = await anvil.rpc<Obj>('eth_getBlockByNumber', ['latest', false]);
-      await until(async () => ((await ours('eth_getBlockByNumber', ['latest', false])) as Obj | null)?.hash === tip.hash, `our head is anvil's ${String(tip.number)}`);
+      await until(
+        async () => ((await ours('eth_getBlockByNumber', ['latest', false])) as Obj | null)?.hash === tip.hash,
+        `our head is anvil's ${String(tip.number)}`,
+      );
     };
     try {
       await caughtUp();
@@ -146,15 +205,28 @@ describe('ingest from an OP-stack node (anvil --network optimism)', { skip: ANVI
     assert.deepEqual(problems, []);
     const txs = blocks.flatMap((b) => b.transactions as Obj[]);
     const types = new Set(txs.map((t) => t.type));
-    assert.deepEqual([...types].sort(), ['0x0', '0x1', '0x2', '0x3', '0x4', '0x7e'], 'deposits and every ordinary type anvil takes on optimism');
+    assert.deepEqual(
+      [...types].sort(),
+      ['0x0', '0x1', '0x2', '0x3', '0x4', '0x7e'],
+      'deposits and every ordinary type anvil takes on optimism',
+    );
     const deposits = txs.filter((t) => t.type === '0x7e');
     const minted = (t: Obj) => t.mint !== undefined && t.mint !== '0x0';
     assert.ok(deposits.some(minted) && deposits.some((t) => !minted(t)), 'deposits with and without mint');
-    for (const b of blocks.slice(2)) assert.equal((b.transactions as Obj[])[0]!.type, '0x7e', `block ${String(b.number)} opens with a deposit`);
-    const depositLogs = (await ours('eth_getLogs', [{ fromBlock: '0x0', toBlock: 'latest', address: workload.emitters[0] }])) as Obj[];
+    for (const b of blocks.slice(2))
+      assert.equal((b.transactions as Obj[])[0]!.type, '0x7e', `block ${String(b.number)} opens with a deposit`);
+    const depositLogs = (await ours('eth_getLogs', [
+      { fromBlock: '0x0', toBlock: 'latest', address: workload.emitters[0] },
+    ])) as Obj[];
     const depositHashes = new Set(deposits.map((t) => t.hash));
-    assert.ok(depositLogs.some((l) => depositHashes.has(l.transactionHash)), 'a deposit emitted logs');
+    assert.ok(
+      depositLogs.some((l) => depositHashes.has(l.transactionHash)),
+      'a deposit emitted logs',
+    );
     const receipt = (await ours('eth_getTransactionReceipt', [deposits[0]!.hash])) as Obj;
-    assert.ok('depositNonce' in receipt && 'depositReceiptVersion' in receipt, 'a deposit receipt keeps depositNonce and depositReceiptVersion');
+    assert.ok(
+      'depositNonce' in receipt && 'depositReceiptVersion' in receipt,
+      'a deposit receipt keeps depositNonce and depositReceiptVersion',
+    );
   });
 });

@@ -14,17 +14,20 @@ import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { runIngest } from '#src/ingest/ingest.js';
 import { createLogger } from '#src/logger.js';
-import { startService, type RunningService } from '#src/service.js';
+import { type RunningService, startService } from '#src/service.js';
 import { createApiKey } from '#src/store/apiKeys.js';
 import { closeStore, openStore } from '#src/store/schema.js';
-import { Anvil, ANVIL_MISSING, type Call, caughtUpWith, resultAt } from '../support/anvil.js';
-import { runCli, startCli, type CliProcess } from '../support/child.js';
+import { ANVIL_MISSING, Anvil, type Call, caughtUpWith, resultAt } from '../support/anvil.js';
+import { type CliProcess, runCli, startCli } from '../support/child.js';
 import { ANVIL_EXTRAS, compareAnswers, type Tolerance } from '../support/differ.js';
 import { until } from '../support/poll.js';
 import { Workload } from '../support/workload.js';
 
-/** What our server answers about reorganised-out blocks that anvil does not (anvil forgets them: null, "unknown block"). */
-const ORPHAN_DIFFERENCES = 'ethlogd serves a reorganised-out block by hash from orphans, its logs with removed: true; anvil answers null / "unknown block"';
+/**
+ * What our server answers about reorganised-out blocks that anvil does not (anvil forgets them: null, "unknown block").
+ */
+const ORPHAN_DIFFERENCES =
+  'ethlogd serves a reorganised-out block by hash from orphans, its logs with removed: true; anvil answers null / "unknown block"';
 
 type Obj = Record<string, unknown>;
 const hex = (n: number) => '0x' + n.toString(16);
@@ -47,18 +50,27 @@ const caughtUp = (): Promise<number> => caughtUpWith(anvil, endpoint);
 /** Compares every block, every transaction, the logs of the whole range, some storage and the markers with anvil. */
 async function checkAgainstAnvil(head: number): Promise<void> {
   const blocks: Call[] = [];
-  for (let n = 0; n <= head; n++) for (const full of [false, true]) blocks.push({ method: 'eth_getBlockByNumber', params: [hex(n), full] });
-  for (const tag of ['latest', 'safe', 'finalized', 'earliest']) blocks.push({ method: 'eth_getBlockByNumber', params: [tag, false] });
+  for (let n = 0; n <= head; n++)
+    for (const full of [false, true]) blocks.push({ method: 'eth_getBlockByNumber', params: [hex(n), full] });
+  for (const tag of ['latest', 'safe', 'finalized', 'earliest'])
+    blocks.push({ method: 'eth_getBlockByNumber', params: [tag, false] });
   assert.deepEqual(await compareAnswers(endpoint, anvil.url, 'block', blocks, TOLERATED), []);
   const full = await anvil.rpcAll<Obj>(blocks.filter((c) => c.params[1] === true));
-  const txs: Call[] = full.flatMap((b) => (b.transactions as Obj[]).map((t) => ({ method: 'eth_getTransactionByHash', params: [t.hash] })));
+  const txs: Call[] = full.flatMap((b) =>
+    (b.transactions as Obj[]).map((t) => ({ method: 'eth_getTransactionByHash', params: [t.hash] })),
+  );
   assert.deepEqual(await compareAnswers(endpoint, anvil.url, 'transaction', txs, TOLERATED), []);
   const logs: Call[] = [{ method: 'eth_getLogs', params: [{ fromBlock: '0x0', toBlock: hex(head) }] }];
-  for (const address of workload.emitters) logs.push({ method: 'eth_getLogs', params: [{ fromBlock: hex(Math.max(0, head - 20)), toBlock: 'latest', address }] });
+  for (const address of workload.emitters)
+    logs.push({
+      method: 'eth_getLogs',
+      params: [{ fromBlock: hex(Math.max(0, head - 20)), toBlock: 'latest', address }],
+    });
   assert.deepEqual(await compareAnswers(endpoint, anvil.url, 'log', logs, TOLERATED), []);
   const storage: Call[] = [];
   for (const { address, slot } of workload.slots().filter((_, i) => i % 5 === 0)) {
-    for (let n = Math.max(0, head - 12); n <= head; n++) storage.push({ method: 'eth_getStorageAt', params: [address, slot, hex(n)] });
+    for (let n = Math.max(0, head - 12); n <= head; n++)
+      storage.push({ method: 'eth_getStorageAt', params: [address, slot, hex(n)] });
   }
   assert.deepEqual(await compareAnswers(endpoint, anvil.url, 'storage', storage, TOLERATED), []);
 }
@@ -73,18 +85,30 @@ async function snapshotBlocks(from: number, to: number): Promise<{ block: Obj; l
   return out;
 }
 
-/** Checks the reorganised-out blocks: served by hash from orphans, logs removed, transactions gone unless re-included. */
+/**
+ * Checks the reorganised-out blocks: served by hash from orphans, logs removed, transactions gone unless re-included.
+ */
 async function checkOrphans(old: { block: Obj; logs: Obj[] }[]): Promise<void> {
-  assert.ok(old.some((o) => o.logs.length > 0), 'the reorganised-out blocks had logs');
+  assert.ok(
+    old.some((o) => o.logs.length > 0),
+    'the reorganised-out blocks had logs',
+  );
   for (const { block, logs } of old) {
     const hash = block.hash as string;
     assert.equal(await anvil.rpc('eth_getBlockByHash', [hash, false]), null, 'anvil forgot the block');
     const served = await ours<Obj>('eth_getBlockByHash', [hash, true]);
     assert.equal(served.hash, hash, ORPHAN_DIFFERENCES);
     assert.equal(served.number, block.number);
-    assert.deepEqual(await ours('eth_getLogs', [{ blockHash: hash }]), logs.map((l) => ({ ...l, removed: true })), ORPHAN_DIFFERENCES);
+    assert.deepEqual(
+      await ours('eth_getLogs', [{ blockHash: hash }]),
+      logs.map((l) => ({ ...l, removed: true })),
+      ORPHAN_DIFFERENCES,
+    );
     for (const tx of block.transactions as Obj[]) {
-      assert.deepEqual(await ours('eth_getTransactionByHash', [tx.hash]), await anvil.rpc('eth_getTransactionByHash', [tx.hash]));
+      assert.deepEqual(
+        await ours('eth_getTransactionByHash', [tx.hash]),
+        await anvil.rpc('eth_getTransactionByHash', [tx.hash]),
+      );
     }
   }
 }
@@ -117,10 +141,20 @@ test('follow mode copies new blocks as anvil mines them', { skip: ANVIL_MISSING 
   await checkAgainstAnvil(await caughtUp());
 });
 
-test('anvil_reorg: the last blocks are replaced in one step; the old ones answer by hash, logs removed: true', { skip: ANVIL_MISSING }, async () => {
+test('anvil_reorg: the last blocks are replaced in one step; the old ones answer by hash, logs removed: true', {
+  skip: ANVIL_MISSING,
+}, async () => {
   const head = await caughtUp();
   const old = await snapshotBlocks(head - 2, head);
-  await anvil.rpc('anvil_reorg', [3, [[workload.action(true), 0], [workload.action(true), 1], [workload.action(true), 1], [workload.action(true), 2]]]);
+  await anvil.rpc('anvil_reorg', [
+    3,
+    [
+      [workload.action(true), 0],
+      [workload.action(true), 1],
+      [workload.action(true), 1],
+      [workload.action(true), 2],
+    ],
+  ]);
   await workload.syncNonces();
   assert.equal(await caughtUp(), head, 'anvil_reorg keeps the height');
   await follower.waitForStderr(/reorganisation: blocks \d+\.\.\d+ moved to orphans/);
@@ -128,7 +162,9 @@ test('anvil_reorg: the last blocks are replaced in one step; the old ones answer
   await checkOrphans(old);
 });
 
-test('evm_revert to a snapshot, then a shorter branch: rolled back, then the new branch applied', { skip: ANVIL_MISSING }, async () => {
+test('evm_revert to a snapshot, then a shorter branch: rolled back, then the new branch applied', {
+  skip: ANVIL_MISSING,
+}, async () => {
   const base = await caughtUp();
   const snapshot = await anvil.rpc<string>('evm_snapshot', []);
   await workload.mine(6, { special: false });
@@ -145,7 +181,9 @@ test('evm_revert to a snapshot, then a shorter branch: rolled back, then the new
   assert.equal(await ours('eth_getBlockByNumber', [hex(head), false]), null, 'blocks above the new head are gone');
 });
 
-test('SIGTERM stops the follower cleanly; copy mode then refuses a head the node reorganised away, follow mode repairs it', { skip: ANVIL_MISSING }, async () => {
+test('SIGTERM stops the follower cleanly; copy mode then refuses a head the node reorganised away, follow mode repairs it', {
+  skip: ANVIL_MISSING,
+}, async () => {
   follower.child.kill('SIGTERM');
   assert.equal(await follower.exited, 0);
   assert.match(follower.stdout(), /^ingested \d+ blocks, .* head \d+ in /m);

@@ -13,7 +13,7 @@ import { after, before, test } from 'node:test';
 import { bytesToHex } from '#src/chain/hex.js';
 import { StoreReader } from '#src/store/reader.js';
 import { closeStore, openStore } from '#src/store/schema.js';
-import { Anvil, ANVIL_MISSING, type NodeProxy, startProxy } from '../support/anvil.js';
+import { ANVIL_MISSING, Anvil, type NodeProxy, startProxy } from '../support/anvil.js';
 import { runCli, startCli } from '../support/child.js';
 import { Workload } from '../support/workload.js';
 
@@ -44,33 +44,92 @@ after(async () => {
 test('ingest --help, and usage errors exit 2', { skip: ANVIL_MISSING }, async () => {
   const help = await runCli(['ingest', '--help']);
   assert.equal(help.code, 0);
-  assert.match(help.stdout, /^Usage: ethlogd ingest --rpc URL --data DIR \[--from N\] \[--to N \| --follow\] \[--storage prestate\|none\]/);
-  for (const args of [['--to', '5', '--follow'], ['--storage', 'all'], ['--from', '-1'], ['--from', '9', '--to', '3']]) {
+  assert.match(
+    help.stdout,
+    /^Usage: ethlogd ingest --rpc URL --data DIR \[--from N\] \[--to N \| --follow\] \[--storage prestate\|none\]/,
+  );
+  for (const args of [
+    ['--to', '5', '--follow'],
+    ['--storage', 'all'],
+    ['--from', '-1'],
+    ['--from', '9', '--to', '3'],
+  ]) {
     const r = await runCli(['ingest', '--rpc', anvil.url, '--data', dir, ...args]);
     assert.equal(r.code, 2, args.join(' '));
     assert.match(r.stderr, /^ethlogd ingest: [^\n]+(\n[^\n]+)*\nRun "ethlogd ingest --help" for its options\.\n$/);
   }
 });
 
-test('a first ingest that fails before its first block removes the store it created; a store with blocks stays', { skip: ANVIL_MISSING }, async () => {
+test('a first ingest that fails before its first block removes the store it created; a store with blocks stays', {
+  skip: ANVIL_MISSING,
+}, async () => {
   const fresh = join(dir, 'fresh');
-  const failed = await runCli(['ingest', '--rpc', anvil.url, '--data', fresh, '--to', '1000000', '--log-level', 'warn']);
+  const failed = await runCli([
+    'ingest',
+    '--rpc',
+    anvil.url,
+    '--data',
+    fresh,
+    '--to',
+    '1000000',
+    '--log-level',
+    'warn',
+  ]);
   assert.equal(failed.code, 1, failed.stderr);
   assert.match(failed.stderr, /below --to 1000000/);
   assert.equal(existsSync(fresh), false, 'the directory it created is gone');
   const kept = join(dir, 'kept');
   mkdirSync(kept);
   writeFileSync(join(kept, 'notes.txt'), 'mine');
-  assert.equal((await runCli(['ingest', '--rpc', anvil.url, '--data', kept, '--to', '1000000', '--log-level', 'warn'])).code, 1);
+  assert.equal(
+    (await runCli(['ingest', '--rpc', anvil.url, '--data', kept, '--to', '1000000', '--log-level', 'warn'])).code,
+    1,
+  );
   assert.deepEqual(readdirSync(kept), ['notes.txt'], 'only what the ingest created is removed');
-  assert.equal((await runCli(['ingest', '--rpc', anvil.url, '--data', kept, '--to', '3', '--storage', 'none', '--log-level', 'warn'])).code, 0);
-  assert.equal((await runCli(['ingest', '--rpc', anvil.url, '--data', kept, '--to', '1000000', '--log-level', 'warn'])).code, 1);
+  assert.equal(
+    (
+      await runCli([
+        'ingest',
+        '--rpc',
+        anvil.url,
+        '--data',
+        kept,
+        '--to',
+        '3',
+        '--storage',
+        'none',
+        '--log-level',
+        'warn',
+      ])
+    ).code,
+    0,
+  );
+  assert.equal(
+    (await runCli(['ingest', '--rpc', anvil.url, '--data', kept, '--to', '1000000', '--log-level', 'warn'])).code,
+    1,
+  );
   assert.ok(existsSync(join(kept, 'data.mdb')), 'a store holding blocks is kept');
 });
 
-test('an ingest killed mid-way continues from the last committed block: every block exactly once', { skip: ANVIL_MISSING }, async () => {
+test('an ingest killed mid-way continues from the last committed block: every block exactly once', {
+  skip: ANVIL_MISSING,
+}, async () => {
   const head = await anvil.head();
-  const first = startCli(['ingest', '--rpc', proxy.url, '--data', dir, '--blocks-per-request', '2', '--in-flight', '2', '--commit-blocks', '4', '--progress-seconds', '0.05']);
+  const first = startCli([
+    'ingest',
+    '--rpc',
+    proxy.url,
+    '--data',
+    dir,
+    '--blocks-per-request',
+    '2',
+    '--in-flight',
+    '2',
+    '--commit-blocks',
+    '4',
+    '--progress-seconds',
+    '0.05',
+  ]);
   await first.waitForStderr(/ingest: ([6-9]\d|[1-9]\d\d)\/\d+ blocks/);
   first.child.kill('SIGKILL');
   assert.equal(await first.exited, 'SIGKILL');
@@ -87,7 +146,9 @@ test('an ingest killed mid-way continues from the last committed block: every bl
   assert.equal(second.code, 0, second.stderr);
   assert.match(second.stdout, new RegExp(`^ingested ${head - killedAt} blocks, .*; head ${head} in `, 'm'));
 
-  const blocks = await anvil.rpcAll<Obj>(Array.from({ length: head + 1 }, (_, n) => ({ method: 'eth_getBlockByNumber', params: [hex(n), false] })));
+  const blocks = await anvil.rpcAll<Obj>(
+    Array.from({ length: head + 1 }, (_, n) => ({ method: 'eth_getBlockByNumber', params: [hex(n), false] })),
+  );
   const logs = await anvil.rpc<Obj[]>('eth_getLogs', [{ fromBlock: '0x0', toBlock: hex(head) }]);
   const logsPerBlock = new Map<string, number>();
   for (const l of logs) logsPerBlock.set(l.blockNumber as string, (logsPerBlock.get(l.blockNumber as string) ?? 0) + 1);
@@ -105,7 +166,9 @@ test('an ingest killed mid-way continues from the last committed block: every bl
       assert.deepEqual(reader.txHashes(n).map(bytesToHex), b.transactions, `transactions of block ${n}`);
       assert.equal(header.txCount, (b.transactions as unknown[]).length);
       assert.equal(reader.logs(n).length, logsPerBlock.get(b.number as string) ?? 0, `logs of block ${n}`);
-      (b.transactions as string[]).forEach((hash, i) => assert.deepEqual(reader.txLocation(Buffer.from(hash.slice(2), 'hex')), { number: n, index: i }));
+      (b.transactions as string[]).forEach((hash, i) =>
+        assert.deepEqual(reader.txLocation(Buffer.from(hash.slice(2), 'hex')), { number: n, index: i }),
+      );
       txTotal += (b.transactions as unknown[]).length;
     }
     assert.equal(store.headers.getCount(), head + 1, 'no header stored twice or beyond the head');
@@ -117,10 +180,24 @@ test('an ingest killed mid-way continues from the last committed block: every bl
   }
 });
 
-test('--from starts an empty store at a later block; a store is only resumed from where it starts', { skip: ANVIL_MISSING }, async () => {
+test('--from starts an empty store at a later block; a store is only resumed from where it starts', {
+  skip: ANVIL_MISSING,
+}, async () => {
   const other = mkdtempSync(join(tmpdir(), 'ethlogd-from-'));
   try {
-    const r = await runCli(['ingest', '--rpc', anvil.url, '--data', other, '--from', '250', '--to', '260', '--storage', 'none']);
+    const r = await runCli([
+      'ingest',
+      '--rpc',
+      anvil.url,
+      '--data',
+      other,
+      '--from',
+      '250',
+      '--to',
+      '260',
+      '--storage',
+      'none',
+    ]);
     assert.equal(r.code, 0, r.stderr);
     assert.match(r.stdout, /^ingested 11 blocks, .*; head 260 in /m);
     const store = openStore(other, { readOnly: true });

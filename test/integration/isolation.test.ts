@@ -1,10 +1,12 @@
 /**
  * Load isolation at small scale: `ethlogd serve` in a child process (so the client's own work does
  * not run on the server's main thread) under a sustained mix of point lookups and realtime
- * eth_getLogs (by block hash, the last ten blocks: N concurrent loops) and heavy eth_getLogs (M concurrent loops of whole-range scans:
+ * eth_getLogs (by block hash, the last ten blocks: N concurrent loops) and heavy eth_getLogs (M concurrent loops of
+ * whole-range scans:
  * unfiltered, which must render every log, and scan-bound, which must read every record), with a
  * short query deadline (half the time the server takes to answer the slowest heavy query alone,
- * measured first: most heavy queries pass it under the load) and no result cap worth speaking of. Asserts: every request sent got an
+ * measured first: most heavy queries pass it under the load) and no result cap worth speaking of. Asserts: every
+ * request sent got an
  * answer (no socket error, no lost request); no point lookup is starved; every heavy query
  * answers a result or -32005, and those past the deadline answer `query timeout exceeded` within
  * the deadline plus a slack. The two time limits are not speeds: each is the larger of a floor and
@@ -14,10 +16,10 @@
  * (native-free-bench/http.ts) reports the full-scale figure.
  */
 import assert from 'node:assert/strict';
-import { after, before, test, type TestContext } from 'node:test';
-import { startServerProcess, type ServerProcess } from '../fuzz/serverProcess.js';
-import { Rng } from '../unit/store/fixtures.js';
+import { after, before, type TestContext, test } from 'node:test';
+import { type ServerProcess, startServerProcess } from '../fuzz/serverProcess.js';
 import { makeDataset, type TestDataset } from '../support/harness.js';
+import { Rng } from '../unit/store/fixtures.js';
 
 /** About 20,000 logs: an unfiltered whole-range query is the heavy one, generation takes a few seconds. */
 const DATASET = { blocks: 200, density: 0.2, seed: 'isolation' };
@@ -75,7 +77,11 @@ after(async () => {
 /** Posts one call and measures the time to the whole answer. */
 async function timed(method: string, params: unknown[]): Promise<Exchange> {
   const started = performance.now();
-  const res = await fetch(endpoint, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }) });
+  const res = await fetch(endpoint, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json' },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
+  });
   const body = (await res.json()) as Exchange['body'];
   return { ms: performance.now() - started, body };
 }
@@ -94,10 +100,17 @@ async function heavyQueryMs(heavy: unknown[]): Promise<{ serverMs: number; whole
     for (const round of [0, 1]) {
       for (const filter of heavy) {
         const started = performance.now();
-        const res = await fetch(`${reference.url}/v3/${dataset.key}`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_getLogs', params: [filter] }) });
+        const res = await fetch(`${reference.url}/v3/${dataset.key}`, {
+          method: 'POST',
+          headers: { 'Content-Type': 'application/json' },
+          body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_getLogs', params: [filter] }),
+        });
         const answeredMs = performance.now() - started;
         const body = (await res.json()) as Exchange['body'];
-        assert.ok(Array.isArray(body.result), `the heavy query runs to its end without the short deadline: ${JSON.stringify(body.error)}`);
+        assert.ok(
+          Array.isArray(body.result),
+          `the heavy query runs to its end without the short deadline: ${JSON.stringify(body.error)}`,
+        );
         if (round === 0) continue;
         serverMs = Math.max(serverMs, answeredMs);
         wholeMs = Math.max(wholeMs, performance.now() - started);
@@ -115,16 +128,32 @@ function percentile(values: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))]!;
 }
 
-test('point lookups and realtime eth_getLogs are not starved while whole-range eth_getLogs run; nothing is lost; timeouts honour the deadline', { timeout: 120_000 }, async (t: TestContext) => {
-  const heavy: unknown[] = [{ fromBlock: 'earliest', toBlock: 'latest' }, { fromBlock: 'earliest', toBlock: 'latest', topics: [null, null, null, null] }];
+test('point lookups and realtime eth_getLogs are not starved while whole-range eth_getLogs run; nothing is lost; timeouts honour the deadline', {
+  timeout: 120_000,
+}, async (t: TestContext) => {
+  const heavy: unknown[] = [
+    { fromBlock: 'earliest', toBlock: 'latest' },
+    { fromBlock: 'earliest', toBlock: 'latest', topics: [null, null, null, null] },
+  ];
   const { serverMs, wholeMs } = await heavyQueryMs(heavy);
   const timeoutMs = Math.max(MIN_TIMEOUT_MS, Math.round(serverMs * DEADLINE_SHARE));
-  server = await startServerProcess(dataset.dir, ['--threads', '2', '--log-timeout-ms', String(timeoutMs), '--max-log-results', String(MAX_RESULTS)]);
+  server = await startServerProcess(dataset.dir, [
+    '--threads',
+    '2',
+    '--log-timeout-ms',
+    String(timeoutMs),
+    '--max-log-results',
+    String(MAX_RESULTS),
+  ]);
   endpoint = `${server.url}/v3/${dataset.key}`;
   const head = Number((await timed('eth_blockNumber', [])).body.result);
-  const blocks = await Promise.all([1, Math.floor(head / 2), head].map((n) => timed('eth_getBlockByNumber', ['0x' + n.toString(16), true])));
+  const blocks = await Promise.all(
+    [1, Math.floor(head / 2), head].map((n) => timed('eth_getBlockByNumber', ['0x' + n.toString(16), true])),
+  );
   const blockHashes = blocks.map((b) => (b.body.result as { hash: string }).hash);
-  const txs = blocks.flatMap((b) => (b.body.result as { transactions: { hash: string; to: string | null }[] }).transactions);
+  const txs = blocks.flatMap(
+    (b) => (b.body.result as { transactions: { hash: string; to: string | null }[] }).transactions,
+  );
   const txHashes = txs.map((tx) => tx.hash);
   const contract = txs.find((tx) => tx.to !== null)?.to;
   assert.ok(contract, 'the dataset has transactions to look up');
@@ -164,16 +193,22 @@ test('point lookups and realtime eth_getLogs are not starved while whole-range e
   };
   await Promise.all([
     ...Array.from({ length: LOOKUP_LOOPS }, () =>
-      loop(() => lookups[rng.int(lookups.length)]!(), (e) => {
-        if (e.body.error) failures.push(`lookup error ${JSON.stringify(e.body.error)}`);
-        lookupMs.push(e.ms);
-      }),
+      loop(
+        () => lookups[rng.int(lookups.length)]!(),
+        (e) => {
+          if (e.body.error) failures.push(`lookup error ${JSON.stringify(e.body.error)}`);
+          lookupMs.push(e.ms);
+        },
+      ),
     ),
     ...Array.from({ length: HEAVY_LOOPS }, (_, i) =>
-      loop(() => ['eth_getLogs', [heavy[i % heavy.length]]], (e) => {
-        const outcome = e.body.error ? `${e.body.error.code} ${e.body.error.message}` : 'result';
-        heavyAnswers.push({ ms: e.ms, outcome });
-      }),
+      loop(
+        () => ['eth_getLogs', [heavy[i % heavy.length]]],
+        (e) => {
+          const outcome = e.body.error ? `${e.body.error.code} ${e.body.error.message}` : 'result';
+          heavyAnswers.push({ ms: e.ms, outcome });
+        },
+      ),
     ),
   ]);
 
@@ -184,7 +219,10 @@ test('point lookups and realtime eth_getLogs are not starved while whole-range e
   const timedOut = heavyAnswers.filter((a) => a.outcome === '-32005 query timeout exceeded');
   const others = heavyAnswers.filter((a) => a.outcome !== 'result' && a.outcome !== '-32005 query timeout exceeded');
   assert.deepEqual(others, [], 'heavy queries answer a result or the timeout');
-  assert.ok(timedOut.length > 0, `some heavy queries ran past the ${timeoutMs} ms deadline (${heavyAnswers.length} answered)`);
+  assert.ok(
+    timedOut.length > 0,
+    `some heavy queries ran past the ${timeoutMs} ms deadline (${heavyAnswers.length} answered)`,
+  );
   const overshoot = timedOut.map((a) => a.ms - timeoutMs);
   const lateness = Math.max(...overshoot);
   const p50 = percentile(lookupMs, 50);
@@ -196,6 +234,12 @@ test('point lookups and realtime eth_getLogs are not starved while whole-range e
       `${heavyAnswers.length - timedOut.length} completed); a heavy query alone is answered in ${serverMs.toFixed(0)} ms and read in ${wholeMs.toFixed(0)} ms here, the deadline ${timeoutMs} ms`,
   );
   const longest = Math.max(...lookupMs);
-  assert.ok(longest < starvedMs, `no point lookup starved: the longest waited ${longest.toFixed(0)} ms (starved from ${starvedMs.toFixed(0)} ms)`);
-  assert.ok(lateness <= slackMs, `timeouts answered at most ${lateness.toFixed(0)} ms past the deadline (slack ${slackMs.toFixed(0)} ms)`);
+  assert.ok(
+    longest < starvedMs,
+    `no point lookup starved: the longest waited ${longest.toFixed(0)} ms (starved from ${starvedMs.toFixed(0)} ms)`,
+  );
+  assert.ok(
+    lateness <= slackMs,
+    `timeouts answered at most ${lateness.toFixed(0)} ms past the deadline (slack ${slackMs.toFixed(0)} ms)`,
+  );
 });

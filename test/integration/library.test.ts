@@ -16,6 +16,7 @@ import {
   createLogger,
   EthLogStore,
   InvalidParamsError,
+  type LogFilter,
   QueryTimeoutError,
   quantityToHex,
   ReadOnlyStoreError,
@@ -24,14 +25,16 @@ import {
   toRpcBlock,
   toRpcLog,
   toRpcTransaction,
-  type LogFilter,
 } from '#src/index.js';
 import { generateChain, generatePending, TRANSFER_TOPIC } from '#src/synth/generator.js';
 import { makeDataset, startTestService, type TestDataset, type TestService } from '../support/harness.js';
 
 const OPTS = { blocks: 500, seed: 'library', density: 0.2, pending: true };
 const HEAD = OPTS.blocks - 1;
-/** Blocks per HTTP eth_getLogs query when rebuilding an uncapped answer (stays under the 10,000-log cap at this density). */
+/**
+ * Blocks per HTTP eth_getLogs query when rebuilding an uncapped answer (stays under the 10,000-log cap at this
+ * density).
+ */
 const HTTP_SPAN = 40;
 
 let dataset: TestDataset;
@@ -57,7 +60,11 @@ async function httpLogs(filter: Record<string, unknown>, from: number, to: numbe
   const out: unknown[] = [];
   for (let start = from; start <= to; start += HTTP_SPAN) {
     const end = Math.min(to, start + HTTP_SPAN - 1);
-    out.push(...((await http.result('eth_getLogs', [{ ...filter, fromBlock: quantityToHex(start), toBlock: quantityToHex(end) }])) as unknown[]));
+    out.push(
+      ...((await http.result('eth_getLogs', [
+        { ...filter, fromBlock: quantityToHex(start), toBlock: quantityToHex(end) },
+      ])) as unknown[]),
+    );
   }
   return out;
 }
@@ -74,7 +81,9 @@ async function collect(logs: AsyncIterable<LogEntry>): Promise<LogEntry[]> {
 
 describe('logs iterator', () => {
   test('a hot topic over the whole chain, past the 10,000-log cap, equals eth_getLogs piece by piece', async () => {
-    const capped = await http.call('eth_getLogs', [{ fromBlock: '0x0', toBlock: 'latest', topics: [bytesToHex(TRANSFER_TOPIC)] }]);
+    const capped = await http.call('eth_getLogs', [
+      { fromBlock: '0x0', toBlock: 'latest', topics: [bytesToHex(TRANSFER_TOPIC)] },
+    ]);
     assert.equal(capped.error?.code, -32005, 'HTTP caps this query');
     const logs = await collect(store.logs({ fromBlock: 0, toBlock: 'latest', topics: [TRANSFER_TOPIC] }));
     assert.ok(logs.length > 10_000, `${logs.length} logs`);
@@ -86,12 +95,25 @@ describe('logs iterator', () => {
     const pendingLog = generatePending(OPTS, chain[HEAD]!.header).logs[0]!;
     const filters: LogFilter[] = [
       { fromBlock: 0, toBlock: HEAD, address: sample.address },
-      { fromBlock: 100n, toBlock: '0x12c', address: [sample.address, bytesToHex(chain[7]!.logs[0]!.address)], topics: [null, [sample.topics[1]!, new Uint8Array(32)]] },
+      {
+        fromBlock: 100n,
+        toBlock: '0x12c',
+        address: [sample.address, bytesToHex(chain[7]!.logs[0]!.address)],
+        topics: [null, [sample.topics[1]!, new Uint8Array(32)]],
+      },
       { blockHash: chain[200]!.header.hash },
       { fromBlock: HEAD - 3, toBlock: 'pending', address: pendingLog.address },
     ];
     for (const filter of filters) {
-      const wire = JSON.parse(JSON.stringify(filter, (_k, v: unknown) => (v instanceof Uint8Array ? bytesToHex(v) : typeof v === 'bigint' || typeof v === 'number' ? quantityToHex(v) : v))) as Record<string, unknown>;
+      const wire = JSON.parse(
+        JSON.stringify(filter, (_k, v: unknown) =>
+          v instanceof Uint8Array
+            ? bytesToHex(v)
+            : typeof v === 'bigint' || typeof v === 'number'
+              ? quantityToHex(v)
+              : v,
+        ),
+      ) as Record<string, unknown>;
       const expected = await http.result('eth_getLogs', [wire]);
       const logs = await collect(store.logs(filter));
       assert.deepEqual(logs.map(toRpcLog), expected, JSON.stringify(wire));
@@ -115,8 +137,15 @@ describe('logs iterator', () => {
         const lines = Buffer.from(run.text).toString('latin1');
         assert.ok(lines.endsWith('\n'), 'a run ends with a whole line');
         assert.equal(lines.split('\n').length - 1, run.count);
-        const last = JSON.parse(lines.trimEnd().split('\n').at(-1)!) as { blockNumber: string | null; logIndex: string | null };
-        if (last.blockNumber !== null) assert.deepEqual([quantityToHex(run.last.block), quantityToHex(run.last.logIndex)], [last.blockNumber, last.logIndex]);
+        const last = JSON.parse(lines.trimEnd().split('\n').at(-1)!) as {
+          blockNumber: string | null;
+          logIndex: string | null;
+        };
+        if (last.blockNumber !== null)
+          assert.deepEqual(
+            [quantityToHex(run.last.block), quantityToHex(run.last.logIndex)],
+            [last.blockNumber, last.logIndex],
+          );
         text += lines;
         count += run.count;
         runs++;
@@ -130,7 +159,10 @@ describe('logs iterator', () => {
     const first = (await runs.next()).value!;
     await runs.return();
     let rest = '';
-    for await (const run of store.logLines(filter, { from: { block: first.last.block, logIndex: first.last.logIndex + 1 } })) rest += Buffer.from(run.text).toString('latin1');
+    for await (const run of store.logLines(filter, {
+      from: { block: first.last.block, logIndex: first.last.logIndex + 1 },
+    }))
+      rest += Buffer.from(run.text).toString('latin1');
     const all = (await collect(store.logs(filter))).map((l) => JSON.stringify(toRpcLog(l)) + '\n');
     assert.equal(Buffer.from(first.text).toString('latin1') + rest, all.join(''));
   });
@@ -139,7 +171,9 @@ describe('logs iterator', () => {
     const filter: LogFilter = { fromBlock: 50, toBlock: 150 };
     const all = await collect(store.logs(filter));
     const last = all[1234]!;
-    const rest = await collect(store.logs(filter, { from: { block: last.blockNumber!, logIndex: last.logIndex! + 1 } }));
+    const rest = await collect(
+      store.logs(filter, { from: { block: last.blockNumber!, logIndex: last.logIndex! + 1 } }),
+    );
     assert.deepEqual(rest.map(toRpcLog), all.slice(1235).map(toRpcLog));
   });
 
@@ -160,17 +194,23 @@ describe('logs iterator', () => {
   });
 
   test('a deadline ends a long iteration with -32005 query timeout exceeded', async () => {
-    await assert.rejects(collect(store.logs({ fromBlock: 0, toBlock: 'latest' }, { timeoutMs: 1 })), (error: unknown) => {
-      assert.ok(error instanceof QueryTimeoutError);
-      assert.equal(error.code, -32005);
-      return true;
-    });
+    await assert.rejects(
+      collect(store.logs({ fromBlock: 0, toBlock: 'latest' }, { timeoutMs: 1 })),
+      (error: unknown) => {
+        assert.ok(error instanceof QueryTimeoutError);
+        assert.equal(error.code, -32005);
+        return true;
+      },
+    );
   });
 
   test('invalid filters fail with the JSON-RPC errors eth_getLogs answers', async () => {
     const bad: [LogFilter, Record<string, unknown>][] = [
       [{ address: '0x1234' }, { address: '0x1234' }],
-      [{ fromBlock: 10, toBlock: 5 }, { fromBlock: '0xa', toBlock: '0x5' }],
+      [
+        { fromBlock: 10, toBlock: 5 },
+        { fromBlock: '0xa', toBlock: '0x5' },
+      ],
       [{ topics: [null, null, null, null, null] }, { topics: [null, null, null, null, null] }],
       [{ toBlock: HEAD + 10 }, { toBlock: quantityToHex(HEAD + 10) }],
     ];
@@ -178,7 +218,10 @@ describe('logs iterator', () => {
       const answer = await http.call('eth_getLogs', [wire]);
       await assert.rejects(collect(store.logs(filter)), (error: unknown) => {
         assert.ok(error instanceof RpcError);
-        assert.deepEqual({ code: error.code, message: error.message }, { code: answer.error!.code, message: answer.error!.message });
+        assert.deepEqual(
+          { code: error.code, message: error.message },
+          { code: answer.error!.code, message: answer.error!.message },
+        );
         return true;
       });
     }
@@ -191,17 +234,35 @@ describe('point lookups', () => {
     for (const n of [0, 1, 250, HEAD]) {
       const hex = quantityToHex(n);
       assert.deepEqual(toRpcBlock(store.getBlock(n)!), await http.result('eth_getBlockByNumber', [hex, false]));
-      assert.deepEqual(toRpcBlock(store.getBlock(hex, { transactions: true })!), await http.result('eth_getBlockByNumber', [hex, true]));
+      assert.deepEqual(
+        toRpcBlock(store.getBlock(hex, { transactions: true })!),
+        await http.result('eth_getBlockByNumber', [hex, true]),
+      );
       const hash = chain[n]!.header.hash;
-      assert.deepEqual(toRpcBlock(store.getBlock(hash)!), await http.result('eth_getBlockByHash', [bytesToHex(hash), false]));
+      assert.deepEqual(
+        toRpcBlock(store.getBlock(hash)!),
+        await http.result('eth_getBlockByHash', [bytesToHex(hash), false]),
+      );
       const tx = chain[n]!.transactions.at(-1)!;
-      assert.deepEqual(toRpcTransaction(store.getTransaction(tx.hash)!), await http.result('eth_getTransactionByHash', [bytesToHex(tx.hash)]));
+      assert.deepEqual(
+        toRpcTransaction(store.getTransaction(tx.hash)!),
+        await http.result('eth_getTransactionByHash', [bytesToHex(tx.hash)]),
+      );
       const index = chain[n]!.transactions.length - 1;
-      assert.deepEqual(toRpcTransaction(store.getTransactionAt(n, index)!), await http.result('eth_getTransactionByBlockNumberAndIndex', [hex, quantityToHex(index)]));
+      assert.deepEqual(
+        toRpcTransaction(store.getTransactionAt(n, index)!),
+        await http.result('eth_getTransactionByBlockNumberAndIndex', [hex, quantityToHex(index)]),
+      );
       for (const write of chain[n]!.storage.slice(0, 3)) {
         const params = [bytesToHex(write.address), bytesToHex(write.slot), hex];
-        assert.equal(bytesToHex(store.getStorageAt(write.address, write.slot, n)), await http.result('eth_getStorageAt', params));
-        assert.equal(bytesToHex(store.getStorageAt(bytesToHex(write.address), bytesToHex(write.slot), bytesToHex(hash))), await http.result('eth_getStorageAt', params));
+        assert.equal(
+          bytesToHex(store.getStorageAt(write.address, write.slot, n)),
+          await http.result('eth_getStorageAt', params),
+        );
+        assert.equal(
+          bytesToHex(store.getStorageAt(bytesToHex(write.address), bytesToHex(write.slot), bytesToHex(hash))),
+          await http.result('eth_getStorageAt', params),
+        );
       }
     }
     for (const tag of ['latest', 'earliest', 'safe', 'finalized', 'pending'] as const) {
@@ -210,7 +271,10 @@ describe('point lookups', () => {
       assert.equal(block.status, tag === 'pending' ? 'pending' : 'canonical');
     }
     const pendingTx = store.getBlock('pending', { transactions: true })!.transactions![0]!;
-    assert.deepEqual(toRpcTransaction(store.getTransaction(pendingTx.hash)!), await http.result('eth_getTransactionByHash', [bytesToHex(pendingTx.hash)]));
+    assert.deepEqual(
+      toRpcTransaction(store.getTransaction(pendingTx.hash)!),
+      await http.result('eth_getTransactionByHash', [bytesToHex(pendingTx.hash)]),
+    );
   });
 
   test('unknown blocks and transactions are null; storage at an unknown block throws -32000', () => {
@@ -218,7 +282,10 @@ describe('point lookups', () => {
     assert.equal(store.getBlock(new Uint8Array(32)), null);
     assert.equal(store.getTransaction(new Uint8Array(32).fill(1)), null);
     assert.equal(store.getTransactionAt(3, 100_000), null);
-    assert.throws(() => store.getStorageAt(new Uint8Array(20), 0, HEAD + 1), (error: unknown) => error instanceof RpcError && error.code === -32000 && error.message === 'header not found');
+    assert.throws(
+      () => store.getStorageAt(new Uint8Array(20), 0, HEAD + 1),
+      (error: unknown) => error instanceof RpcError && error.code === -32000 && error.message === 'header not found',
+    );
     assert.deepEqual(store.getStorageAt(new Uint8Array(20), 5n), new Uint8Array(32));
   });
 });
@@ -246,10 +313,20 @@ describe('writable store and in-process servers', () => {
       assert.throws(() => reader.createApiKey('x'), ReadOnlyStoreError);
       await reader.close();
 
-      const service = await startService({ dataDir: dir, host: '127.0.0.1', port: 0, grpcPort: 0, logger: createLogger('warn') });
+      const service = await startService({
+        dataDir: dir,
+        host: '127.0.0.1',
+        port: 0,
+        grpcPort: 0,
+        logger: createLogger('warn'),
+      });
       try {
         const call = (k: string) =>
-          fetch(`${service.url}/v3/${k}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"jsonrpc":"2.0","id":1,"method":"eth_chainId","params":[]}' });
+          fetch(`${service.url}/v3/${k}`, {
+            method: 'POST',
+            headers: { 'content-type': 'application/json' },
+            body: '{"jsonrpc":"2.0","id":1,"method":"eth_chainId","params":[]}',
+          });
         const ok = await call(key);
         assert.equal(ok.status, 200);
         assert.deepEqual(await ok.json(), { jsonrpc: '2.0', id: 1, result: '0x5' });

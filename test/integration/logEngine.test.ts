@@ -8,11 +8,11 @@ import { after, before, test } from 'node:test';
 import { bytesToHex, quantityToHex } from '#src/chain/hex.js';
 import type { BlockHeader, Log } from '#src/chain/types.js';
 import { DEFAULT_LOG_LIMITS, type LogLimits } from '#src/config.js';
+import type { LogChunks } from '#src/logs/answer.js';
 import { LogEngine } from '#src/logs/engine.js';
-import { parseFilter } from '#src/rpc/filterParams.js';
 import { oracleGetLogs } from '#src/logs/oracle.js';
 import { toRpcError } from '#src/rpc/errors.js';
-import type { LogChunks } from '#src/logs/answer.js';
+import { parseFilter } from '#src/rpc/filterParams.js';
 import { StoreReader } from '#src/store/reader.js';
 import { closeStore, openStore, type Store } from '#src/store/schema.js';
 import { SEGMENT_BLOCKS } from '#src/store/segments.js';
@@ -21,7 +21,9 @@ import { makeDataset, type TestDataset } from '../support/harness.js';
 const BLOCKS = 2 * SEGMENT_BLOCKS + 700;
 const DENSITY = 0.004;
 const SEED = 'engine';
-/** Random filters compared: `make test` runs a short seeded campaign, `make differential` a long one (ENGINE_FILTERS). */
+/**
+ * Random filters compared: `make test` runs a short seeded campaign, `make differential` a long one (ENGINE_FILTERS).
+ */
 const FILTERS = Number(process.env.ENGINE_FILTERS ?? 600);
 
 /**
@@ -92,7 +94,10 @@ async function outcome(run: () => LogChunks | Promise<LogChunks>): Promise<Outco
 
 function randomFilter(r: ReturnType<typeof prng>): Record<string, unknown> {
   const boundaries = [0, SEGMENT_BLOCKS - 1, SEGMENT_BLOCKS, 2 * SEGMENT_BLOCKS - 1, 2 * SEGMENT_BLOCKS, BLOCKS - 1];
-  const pickBlock = () => (r.chance(0.4) ? Math.max(0, Math.min(BLOCKS - 1, boundaries[r.int(boundaries.length)]! + r.int(7) - 3)) : r.int(BLOCKS));
+  const pickBlock = () =>
+    r.chance(0.4)
+      ? Math.max(0, Math.min(BLOCKS - 1, boundaries[r.int(boundaries.length)]! + r.int(7) - 3))
+      : r.int(BLOCKS);
   const sampleLog = () => {
     for (;;) {
       const logs = remembered.logs(r.int(BLOCKS));
@@ -113,7 +118,10 @@ function randomFilter(r: ReturnType<typeof prng>): Record<string, unknown> {
   }
   const addressMode = r.int(4);
   if (addressMode === 1) filter.address = bytesToHex(sampleLog().address);
-  if (addressMode === 2) filter.address = Array.from({ length: 1 + r.int(4) }, () => (r.chance(0.8) ? bytesToHex(sampleLog().address) : absent()));
+  if (addressMode === 2)
+    filter.address = Array.from({ length: 1 + r.int(4) }, () =>
+      r.chance(0.8) ? bytesToHex(sampleLog().address) : absent(),
+    );
   if (addressMode === 3) filter.address = absent();
   const positions = r.int(6) === 0 ? 0 : r.int(5);
   if (positions > 0 || r.chance(0.1)) {
@@ -121,7 +129,8 @@ function randomFilter(r: ReturnType<typeof prng>): Record<string, unknown> {
     const model = sampleLog();
     for (let i = 0; i < positions; i++) {
       const mode = r.int(5);
-      const fromModel = () => (model.topics[i] ? bytesToHex(model.topics[i]!) : bytesToHex(sampleLog().topics[0] ?? new Uint8Array(32)));
+      const fromModel = () =>
+        model.topics[i] ? bytesToHex(model.topics[i]!) : bytesToHex(sampleLog().topics[0] ?? new Uint8Array(32));
       if (mode === 0) topics.push(null);
       else if (mode === 1 || mode === 2) topics.push(fromModel());
       else if (mode === 3) topics.push([fromModel(), '0x' + 'ab'.repeat(32)]);
@@ -132,7 +141,10 @@ function randomFilter(r: ReturnType<typeof prng>): Record<string, unknown> {
   return filter;
 }
 
-/** The inline budgets the differential test runs the engine with: every query inline, every query on the pool, and the default planner. */
+/**
+ * The inline budgets the differential test runs the engine with: every query inline, every query on the pool, and the
+ * default planner.
+ */
 const PATHS: { name: string; inlineBudgetUs?: number }[] = [
   { name: 'inline', inlineBudgetUs: Number.POSITIVE_INFINITY },
   { name: 'pool', inlineBudgetUs: -1 },
@@ -142,7 +154,14 @@ const PATHS: { name: string; inlineBudgetUs?: number }[] = [
 test(`engine equals oracle on ${FILTERS} random filters, byte for byte, inline, on the pool and as planned`, async (t) => {
   const limits: LogLimits = { ...DEFAULT_LOG_LIMITS, maxResults: 1500 };
   const engines = PATHS.map(
-    (path) => new LogEngine({ dataDir: dataset.dir, limits, threads: 2, inlineBudgetUs: path.inlineBudgetUs, onError: (m, e) => assert.fail(`${m}: ${String(e)}`) }),
+    (path) =>
+      new LogEngine({
+        dataDir: dataset.dir,
+        limits,
+        threads: 2,
+        inlineBudgetUs: path.inlineBudgetUs,
+        onError: (m, e) => assert.fail(`${m}: ${String(e)}`),
+      }),
   );
   try {
     const r = prng(20261121);
@@ -153,12 +172,17 @@ test(`engine equals oracle on ${FILTERS} random filters, byte for byte, inline, 
       const spec = parseFilter(raw, limits.maxParams);
       const expected = await outcome(() => oracleGetLogs(remembered, spec, limits));
       for (const [k, engine] of engines.entries()) {
-        assert.deepEqual(await outcome(() => engine.query(spec, reader)), expected, `${PATHS[k]!.name}, filter ${i}: ${JSON.stringify(raw)}`);
+        assert.deepEqual(
+          await outcome(() => engine.query(spec, reader)),
+          expected,
+          `${PATHS[k]!.name}, filter ${i}: ${JSON.stringify(raw)}`,
+        );
       }
       if ('ok' in expected && expected.ok.length > 0) nonEmpty++;
       if ('error' in expected) capped++;
     }
-    // About a quarter of the random filters match something (150 of 600 on chain version 3); a fifth at least, or the campaign compares mostly empty answers.
+    // About a quarter of the random filters match something (150 of 600 on chain version 3); a fifth at least, or the
+    // campaign compares mostly empty answers.
     assert.ok(nonEmpty >= FILTERS / 5, `enough filters match something (${nonEmpty})`);
     assert.ok(capped > 0, 'some filters hit the cap');
     t.diagnostic(`${nonEmpty} filters matched something, ${capped} answered an error`);
@@ -168,21 +192,34 @@ test(`engine equals oracle on ${FILTERS} random filters, byte for byte, inline, 
     assert.ok(inline!.inline > FILTERS / 2);
     assert.equal(pool!.pool, inline!.inline, 'the same queries reached a path');
     assert.equal(planned!.inline + planned!.pool, inline!.inline);
-    assert.ok(planned!.inline > 0 && planned!.pool > 0, `the planner used both paths (inline ${planned!.inline}, pool ${planned!.pool})`);
+    assert.ok(
+      planned!.inline > 0 && planned!.pool > 0,
+      `the planner used both paths (inline ${planned!.inline}, pool ${planned!.pool})`,
+    );
   } finally {
     await Promise.all(engines.map((e) => e.close()));
   }
 });
 
 test('complete segments have bloom rows; every log of a block is found through them', async () => {
-  const engine = new LogEngine({ dataDir: dataset.dir, limits: { ...DEFAULT_LOG_LIMITS, maxResults: 1e9 }, threads: 1, onError: () => {} });
+  const engine = new LogEngine({
+    dataDir: dataset.dir,
+    limits: { ...DEFAULT_LOG_LIMITS, maxResults: 1e9 },
+    threads: 1,
+    onError: () => {},
+  });
   try {
     let n = 11;
     while (remembered.logs(n).length === 0) n++;
     const b = { header: remembered.header(n)!, logs: remembered.logs(n) };
     for (const log of b.logs) {
-      const spec = parseFilter({ address: bytesToHex(log.address), topics: log.topics.map(bytesToHex), fromBlock: '0x0', toBlock: 'latest' }, 5000);
-      const text = (await engine.query(spec, reader)).map((c) => Buffer.from(c as Uint8Array).toString('utf8')).join(',');
+      const spec = parseFilter(
+        { address: bytesToHex(log.address), topics: log.topics.map(bytesToHex), fromBlock: '0x0', toBlock: 'latest' },
+        5000,
+      );
+      const text = (await engine.query(spec, reader))
+        .map((c) => Buffer.from(c as Uint8Array).toString('utf8'))
+        .join(',');
       assert.ok(text.includes(`"blockHash":"${bytesToHex(b.header.hash)}"`));
     }
   } finally {
@@ -192,7 +229,13 @@ test('complete segments have bloom rows; every log of a block is found through t
 
 test("an error the pool cannot pin on a task (Piscina's 'Unexpected message from Worker') is reported, not thrown; queries go on", async () => {
   const reported: string[] = [];
-  const engine = new LogEngine({ dataDir: dataset.dir, limits: DEFAULT_LOG_LIMITS, threads: 1, inlineBudgetUs: -1, onError: (m) => reported.push(m) });
+  const engine = new LogEngine({
+    dataDir: dataset.dir,
+    limits: DEFAULT_LOG_LIMITS,
+    threads: 1,
+    inlineBudgetUs: -1,
+    onError: (m) => reported.push(m),
+  });
   try {
     // What Piscina does with such a message: emit 'error' on the pool, which throws when nobody listens.
     engine.pool.emit('error', new Error('Unexpected message from Worker: {}'));

@@ -16,7 +16,7 @@ import { after, before, test } from 'node:test';
 import { EthLogStore } from '#src/api/store.js';
 import { bytesToHex, quantityToHex } from '#src/chain/hex.js';
 import type { LogEntry } from '#src/chain/types.js';
-import { formatLog, renderLogJson, type LogContext } from '#src/render/format.js';
+import { formatLog, type LogContext, renderLogJson } from '#src/render/format.js';
 import { CSV_COLUMNS, csvRow } from '#src/render/logCsv.js';
 import { LOG_FIELDS } from '#src/render/logFields.js';
 import { StoreReader } from '#src/store/reader.js';
@@ -44,7 +44,8 @@ before(async () => {
   for await (const entry of store.logs(filter)) entries.push(entry);
   lines = [];
   for await (const run of store.logLines(filter)) {
-    for (const line of new TextDecoder().decode(run.text).split('\n')) if (line !== '') lines.push(JSON.parse(line) as Record<string, unknown>);
+    for (const line of new TextDecoder().decode(run.text).split('\n'))
+      if (line !== '') lines.push(JSON.parse(line) as Record<string, unknown>);
   }
 });
 
@@ -53,7 +54,10 @@ after(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-/** Every log of the generated chain as the reference renders it: renderLogJson over the reader's decoded blocks, the pending block's last (read before EthLogStore opens the store: one process opens a store once). */
+/**
+ * Every log of the generated chain as the reference renders it: renderLogJson over the reader's decoded blocks, the
+ * pending block's last (read before EthLogStore opens the store: one process opens a store once).
+ */
 async function referenceLogs(): Promise<Record<string, unknown>[]> {
   const raw = openStore(dir);
   try {
@@ -74,7 +78,14 @@ async function referenceLogs(): Promise<Record<string, unknown>[]> {
     }
     const pending = reader.pending();
     assert.ok(pending && pending.logs.length > 0, 'the generated pending block has logs');
-    const ctx: LogContext = { blockHash: null, blockNumber: null, blockTimestamp: null, txHash: () => null, removed: false, pending: true };
+    const ctx: LogContext = {
+      blockHash: null,
+      blockNumber: null,
+      blockTimestamp: null,
+      txHash: () => null,
+      removed: false,
+      pending: true,
+    };
     pending.logs.forEach((log, i) => out.push(JSON.parse(renderLogJson(log, i, ctx)) as Record<string, unknown>));
     return out;
   } finally {
@@ -103,7 +114,10 @@ function fromCsv(row: string): Record<string, unknown> {
 
 test('the chain has canonical and pending logs, the same number in every representation', () => {
   assert.ok(entries.length > 200, `${entries.length} logs`);
-  assert.ok(entries.some((e) => e.blockNumber === null), 'pending logs are included');
+  assert.ok(
+    entries.some((e) => e.blockNumber === null),
+    'pending logs are included',
+  );
   assert.equal(lines.length, entries.length);
   assert.equal(reference.length, entries.length);
 });

@@ -6,16 +6,16 @@
  * reading is closed while another keeps pace: websocket.test.ts.)
  */
 import assert from 'node:assert/strict';
-import { after, before, test, type TestContext } from 'node:test';
+import { after, before, type TestContext, test } from 'node:test';
 import WebSocket from 'ws';
 import { bytesToHex, quantityToHex } from '#src/chain/hex.js';
 import { StoreReader } from '#src/store/reader.js';
 import { closeStore, openStore, type Store } from '#src/store/schema.js';
 import { StoreWriter } from '#src/store/writer.js';
-import { startServerProcess, type ServerProcess } from '../fuzz/serverProcess.js';
+import { type ServerProcess, startServerProcess } from '../fuzz/serverProcess.js';
 import { nextBlocks } from '../support/chainGrowth.js';
-import { until } from '../support/poll.js';
 import { makeDataset, type TestDataset } from '../support/harness.js';
+import { until } from '../support/poll.js';
 
 /** Subscribers on the server. */
 const SUBSCRIBERS = 1_000;
@@ -54,7 +54,9 @@ after(async () => {
 function busiestAddress(): string {
   const counts = new Map<string, number>();
   const head = reader.head()!;
-  for (let n = head - 30; n <= head; n++) for (const log of reader.logs(n)) counts.set(bytesToHex(log.address), (counts.get(bytesToHex(log.address)) ?? 0) + 1);
+  for (let n = head - 30; n <= head; n++)
+    for (const log of reader.logs(n))
+      counts.set(bytesToHex(log.address), (counts.get(bytesToHex(log.address)) ?? 0) + 1);
   return [...counts].sort((a, b) => b[1] - a[1])[0]![0];
 }
 
@@ -70,7 +72,9 @@ function subscribe(url: string, address: string): Promise<Subscriber> {
     const socket = new WebSocket(url);
     const subscriber: Subscriber = { socket, logs: [] };
     socket.once('error', reject);
-    socket.once('open', () => socket.send(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_subscribe', params: ['logs', { address }] })));
+    socket.once('open', () =>
+      socket.send(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_subscribe', params: ['logs', { address }] })),
+    );
     socket.on('message', (data) => {
       const message = JSON.parse(String(data)) as Obj;
       if (message.id === 1) {
@@ -79,16 +83,21 @@ function subscribe(url: string, address: string): Promise<Subscriber> {
         return;
       }
       const log = (message.params as { result: Obj }).result;
-      subscriber.logs.push(`${String(log.blockNumber)}:${String(log.logIndex)}:${String(log.transactionHash)}:${String(log.removed)}`);
+      subscriber.logs.push(
+        `${String(log.blockNumber)}:${String(log.logIndex)}:${String(log.transactionHash)}:${String(log.removed)}`,
+      );
     });
   });
 }
 
-test(`${SUBSCRIBERS} WebSocket subscribers each receive every log of ${BLOCKS} appended blocks once, in order; the server's memory stays bounded`, { timeout: 300_000 }, async (t: TestContext) => {
+test(`${SUBSCRIBERS} WebSocket subscribers each receive every log of ${BLOCKS} appended blocks once, in order; the server's memory stays bounded`, {
+  timeout: 300_000,
+}, async (t: TestContext) => {
   const address = busiestAddress();
   const url = `${server.url.replace('http://', 'ws://')}/ws/v3/${dataset.key}`;
   const subscribers: Subscriber[] = [];
-  for (let i = 0; i < SUBSCRIBERS; i += 100) subscribers.push(...(await Promise.all(Array.from({ length: 100 }, () => subscribe(url, address)))));
+  for (let i = 0; i < SUBSCRIBERS; i += 100)
+    subscribers.push(...(await Promise.all(Array.from({ length: 100 }, () => subscribe(url, address)))));
   const rssBefore = server.rssKiB();
 
   const first = reader.head()! + 1;
@@ -100,16 +109,33 @@ test(`${SUBSCRIBERS} WebSocket subscribers each receive every log of ${BLOCKS} a
   const res = await fetch(`${server.url}/v3/${dataset.key}`, {
     method: 'POST',
     headers: { 'Content-Type': 'application/json' },
-    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_getLogs', params: [{ address, fromBlock: quantityToHex(first), toBlock: quantityToHex(last) }] }),
+    body: JSON.stringify({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'eth_getLogs',
+      params: [{ address, fromBlock: quantityToHex(first), toBlock: quantityToHex(last) }],
+    }),
   });
-  const expected = ((await res.json()) as { result: Obj[] }).result.map((l) => `${String(l.blockNumber)}:${String(l.logIndex)}:${String(l.transactionHash)}:false`);
+  const expected = ((await res.json()) as { result: Obj[] }).result.map(
+    (l) => `${String(l.blockNumber)}:${String(l.logIndex)}:${String(l.transactionHash)}:false`,
+  );
   assert.ok(expected.length >= BLOCKS, `${expected.length} matching logs in ${BLOCKS} blocks`);
 
-  await until(async () => subscribers.every((s) => s.logs.length >= expected.length), `all ${SUBSCRIBERS} subscribers receive the ${expected.length} logs`, 120_000);
+  await until(
+    async () => subscribers.every((s) => s.logs.length >= expected.length),
+    `all ${SUBSCRIBERS} subscribers receive the ${expected.length} logs`,
+    120_000,
+  );
   const rssAfter = server.rssKiB();
-  for (const [i, s] of subscribers.entries()) assert.deepEqual(s.logs, expected, `subscriber ${i}: every log once, in order`);
+  for (const [i, s] of subscribers.entries())
+    assert.deepEqual(s.logs, expected, `subscriber ${i}: every log once, in order`);
   for (const s of subscribers) s.socket.terminate();
-  t.diagnostic(`${SUBSCRIBERS} subscribers × ${expected.length} logs = ${SUBSCRIBERS * expected.length} notifications; server RSS ${Math.round(rssBefore / 1024)} MiB with the sockets open, ${Math.round(rssAfter / 1024)} MiB after the run`);
-  assert.ok(rssAfter - rssBefore < RSS_GROWTH_LIMIT_KIB, `server RSS grew by ${Math.round((rssAfter - rssBefore) / 1024)} MiB`);
+  t.diagnostic(
+    `${SUBSCRIBERS} subscribers × ${expected.length} logs = ${SUBSCRIBERS * expected.length} notifications; server RSS ${Math.round(rssBefore / 1024)} MiB with the sockets open, ${Math.round(rssAfter / 1024)} MiB after the run`,
+  );
+  assert.ok(
+    rssAfter - rssBefore < RSS_GROWTH_LIMIT_KIB,
+    `server RSS grew by ${Math.round((rssAfter - rssBefore) / 1024)} MiB`,
+  );
   assert.equal(server.exit(), undefined, 'the server is still up');
 });

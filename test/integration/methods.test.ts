@@ -6,9 +6,15 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { bytesToHex, quantityToHex } from '#src/chain/hex.js';
 import type { BlockBundle, Log } from '#src/chain/types.js';
-import { generateChain, generatePending, markers } from '#src/synth/generator.js';
-import { makeDataset, startTestService, type RpcResponse, type TestDataset, type TestService } from '../support/harness.js';
 import { INVALID_KEY_MESSAGE, missingKeyMessage, REVOKED_KEY_MESSAGE, UNAUTHORIZED } from '#src/rpc/errors.js';
+import { generateChain, generatePending, markers } from '#src/synth/generator.js';
+import {
+  makeDataset,
+  type RpcResponse,
+  startTestService,
+  type TestDataset,
+  type TestService,
+} from '../support/harness.js';
 
 const BLOCKS = 120;
 const DENSITY = 0.05;
@@ -55,7 +61,10 @@ describe('eth_getBlockByNumber', () => {
       assert.equal(block.number, hex(n));
       assert.equal(block.parentHash, bytesToHex(b.header.parentHash));
       assert.equal(block.logsBloom, bytesToHex(b.header.logsBloom));
-      assert.deepEqual(block.transactions, b.transactions.map((t) => bytesToHex(t.hash)));
+      assert.deepEqual(
+        block.transactions,
+        b.transactions.map((t) => bytesToHex(t.hash)),
+      );
       const full = (await svc.result('eth_getBlockByNumber', [hex(n), true])) as Obj;
       const txs = full.transactions as Obj[];
       assert.equal(txs.length, b.transactions.length);
@@ -103,7 +112,10 @@ describe('eth_getBlockByNumber', () => {
 
 describe('block and transaction by hash', () => {
   test('transaction and uncle counts of the pending block; null for an absent one', async () => {
-    assert.equal(await svc.result('eth_getBlockTransactionCountByNumber', ['pending']), quantityToHex(pending.transactions.length));
+    assert.equal(
+      await svc.result('eth_getBlockTransactionCountByNumber', ['pending']),
+      quantityToHex(pending.transactions.length),
+    );
     assert.equal(await svc.result('eth_getUncleCountByBlockNumber', ['pending']), '0x0');
     assert.equal(await svc.result('eth_getBlockTransactionCountByNumber', [quantityToHex(BLOCKS + 100)]), null);
     assert.equal(await svc.result('eth_getUncleCountByBlockHash', ['0x' + '12'.repeat(32)]), null);
@@ -147,7 +159,10 @@ describe('block and transaction by hash', () => {
     const last = b.transactions.length - 1;
     const byNumber = (await svc.result('eth_getTransactionByBlockNumberAndIndex', [hex(n), hex(last)])) as Obj;
     assert.equal(byNumber.hash, bytesToHex(b.transactions[last]!.hash));
-    const byHash = (await svc.result('eth_getTransactionByBlockHashAndIndex', [bytesToHex(b.header.hash), hex(last)])) as Obj;
+    const byHash = (await svc.result('eth_getTransactionByBlockHashAndIndex', [
+      bytesToHex(b.header.hash),
+      hex(last),
+    ])) as Obj;
     assert.deepEqual(byHash, byNumber);
     const latest = (await svc.result('eth_getTransactionByBlockNumberAndIndex', ['latest', '0x0'])) as Obj;
     assert.equal(latest.hash, bytesToHex(chain[head()]!.transactions[0]!.hash));
@@ -181,7 +196,8 @@ describe('eth_getStorageAt', () => {
     for (const [k, writes] of [...history.entries()].slice(0, 12)) {
       const [address, slot] = k.split(':') as [string, string];
       const first = writes[0]!;
-      if (first.block > 0) assert.equal(await svc.result('eth_getStorageAt', [address, slot, hex(first.block - 1)]), zero);
+      if (first.block > 0)
+        assert.equal(await svc.result('eth_getStorageAt', [address, slot, hex(first.block - 1)]), zero);
       for (const w of writes) {
         assert.equal(await svc.result('eth_getStorageAt', [address, slot, hex(w.block)]), w.value);
         checked++;
@@ -190,8 +206,16 @@ describe('eth_getStorageAt', () => {
       assert.equal(await svc.result('eth_getStorageAt', [address, slot, 'latest']), lastValue);
       assert.equal(await svc.result('eth_getStorageAt', [address, slot]), lastValue, 'block defaults to latest');
       const h = bytesToHex(chain[head()]!.header.hash);
-      assert.equal(await svc.result('eth_getStorageAt', [address, slot, { blockHash: h }]), lastValue, 'EIP-1898 by hash');
-      assert.equal(await svc.result('eth_getStorageAt', [address, slot, { blockNumber: hex(head()) }]), lastValue, 'EIP-1898 by number');
+      assert.equal(
+        await svc.result('eth_getStorageAt', [address, slot, { blockHash: h }]),
+        lastValue,
+        'EIP-1898 by hash',
+      );
+      assert.equal(
+        await svc.result('eth_getStorageAt', [address, slot, { blockNumber: hex(head()) }]),
+        lastValue,
+        'EIP-1898 by number',
+      );
     }
     assert.ok(checked > 0);
   });
@@ -206,14 +230,16 @@ describe('eth_getStorageAt', () => {
 
 function bruteForce(blocks: BlockBundle[], match: (log: Log) => boolean): { block: number; index: number; log: Log }[] {
   const out: { block: number; index: number; log: Log }[] = [];
-  for (const b of blocks) b.logs.forEach((log, index) => match(log) && out.push({ block: b.header.number, index, log }));
+  for (const b of blocks)
+    b.logs.forEach((log, index) => match(log) && out.push({ block: b.header.number, index, log }));
   return out;
 }
 
 describe('eth_getLogs', () => {
   test('by address over a range: the same logs, in order, with positions', async () => {
     const counts = new Map<string, number>();
-    for (const b of chain) for (const l of b.logs) counts.set(bytesToHex(l.address), (counts.get(bytesToHex(l.address)) ?? 0) + 1);
+    for (const b of chain)
+      for (const l of b.logs) counts.set(bytesToHex(l.address), (counts.get(bytesToHex(l.address)) ?? 0) + 1);
     const address = [...counts.entries()].sort((a, b) => b[1] - a[1])[0]![0];
     const from = 10;
     const to = 90;
@@ -241,9 +267,13 @@ describe('eth_getLogs', () => {
     const t0 = bytesToHex(sample.topics[0]!);
     const t1 = bytesToHex(sample.topics[1]!);
     const expected = bruteForce(chain, (l) => l.topics.length >= 2 && bytesToHex(l.topics[1]!) === t1);
-    const logs = (await svc.result('eth_getLogs', [{ fromBlock: 'earliest', toBlock: 'latest', topics: [null, t1] }])) as Obj[];
+    const logs = (await svc.result('eth_getLogs', [
+      { fromBlock: 'earliest', toBlock: 'latest', topics: [null, t1] },
+    ])) as Obj[];
     assert.equal(logs.length, expected.length);
-    const or = (await svc.result('eth_getLogs', [{ fromBlock: '0x0', toBlock: 'latest', topics: [[t0, '0x' + '00'.repeat(32)], [t1]] }])) as Obj[];
+    const or = (await svc.result('eth_getLogs', [
+      { fromBlock: '0x0', toBlock: 'latest', topics: [[t0, '0x' + '00'.repeat(32)], [t1]] },
+    ])) as Obj[];
     assert.ok(or.some((l) => (l.topics as string[])[1] === t1));
     const byHash = (await svc.result('eth_getLogs', [{ blockHash: bytesToHex(chain[50]!.header.hash) }])) as Obj[];
     assert.equal(byHash.length, chain[50]!.logs.length);
@@ -270,7 +300,10 @@ describe('eth_getLogs', () => {
     const reversed = await svc.call('eth_getLogs', [{ fromBlock: '0x5', toBlock: '0x4' }]);
     assert.deepEqual(reversed.error, { code: -32602, message: 'invalid block range params' });
     const beyond = await svc.call('eth_getLogs', [{ fromBlock: '0x0', toBlock: hex(head() + 1) }]);
-    assert.deepEqual(beyond.error, { code: -32602, message: `block range extends beyond current head block (the head is ${hex(head())})` });
+    assert.deepEqual(beyond.error, {
+      code: -32602,
+      message: `block range extends beyond current head block (the head is ${hex(head())})`,
+    });
     const both = await svc.call('eth_getLogs', [{ blockHash: bytesToHex(chain[1]!.header.hash), fromBlock: '0x1' }]);
     assert.equal(both.error?.code, -32602);
     assert.match(both.error!.message, /cannot specify both BlockHash and FromBlock\/ToBlock/);
@@ -294,7 +327,10 @@ describe('envelope', () => {
     ]);
     assert.equal(status, 200);
     const items = json as RpcResponse[];
-    assert.deepEqual(items.map((r) => r.id), [1, 'two', 3, 4, null, null]);
+    assert.deepEqual(
+      items.map((r) => r.id),
+      [1, 'two', 3, 4, null, null],
+    );
     assert.equal(items[0]!.result, hex(head()));
     assert.deepEqual(items[1]!.error, { code: -32601, message: 'the method eth_nope does not exist/is not available' });
     assert.equal((items[2]!.result as Obj).number, '0x1');
@@ -305,21 +341,37 @@ describe('envelope', () => {
   });
 
   test('parse error, invalid request, empty and oversized batches', async () => {
-    assert.deepEqual((await svc.post('{"jsonrpc":')).json, { jsonrpc: '2.0', id: null, error: { code: -32700, message: 'parse error' } });
+    assert.deepEqual((await svc.post('{"jsonrpc":')).json, {
+      jsonrpc: '2.0',
+      id: null,
+      error: { code: -32700, message: 'parse error' },
+    });
     assert.deepEqual((await svc.post({ id: 7, method: 'eth_chainId' })).json, {
       jsonrpc: '2.0',
       id: 7,
       error: { code: -32600, message: 'invalid request: "jsonrpc" must be "2.0"' },
     });
-    assert.deepEqual((await svc.post([])).json, { jsonrpc: '2.0', id: null, error: { code: -32600, message: 'empty batch' } });
+    assert.deepEqual((await svc.post([])).json, {
+      jsonrpc: '2.0',
+      id: null,
+      error: { code: -32600, message: 'empty batch' },
+    });
     const big = Array.from({ length: 1001 }, (_, id) => ({ jsonrpc: '2.0', id, method: 'eth_chainId', params: [] }));
-    assert.deepEqual((await svc.post(big)).json, { jsonrpc: '2.0', id: null, error: { code: -32600, message: 'batch too large: at most 1000 requests per batch' } });
+    assert.deepEqual((await svc.post(big)).json, {
+      jsonrpc: '2.0',
+      id: null,
+      error: { code: -32600, message: 'batch too large: at most 1000 requests per batch' },
+    });
   });
 
   test('bad params name the parameter', async () => {
     const cases: [string, unknown[], RegExp][] = [
       ['eth_getStorageAt', ['0x1234', '0x0', 'latest'], /argument 0 \(address\)/],
-      ['eth_getStorageAt', ['0x' + '11'.repeat(20), '0x' + '1'.repeat(65), 'latest'], /argument 1 \(storage position\)/],
+      [
+        'eth_getStorageAt',
+        ['0x' + '11'.repeat(20), '0x' + '1'.repeat(65), 'latest'],
+        /argument 1 \(storage position\)/,
+      ],
       ['eth_getBlockByNumber', ['0x', false], /argument 0 \(block parameter\)/],
       ['eth_getBlockByNumber', ['0x1', 'yes'], /argument 1/],
       ['eth_getBlockByNumber', ['0x1'], /missing value for required argument 1/],
@@ -358,7 +410,10 @@ describe('result cap of the oracle', () => {
       const res = await capped.call('eth_getLogs', [{ fromBlock: '0x0', toBlock: 'latest' }]);
       assert.equal(res.error?.code, -32005);
       const data = res.error!.data as { from: string; to: string; limit: number };
-      assert.equal(res.error!.message, `query returned more than 50 results. Try with this block range [${data.from}, ${data.to}].`);
+      assert.equal(
+        res.error!.message,
+        `query returned more than 50 results. Try with this block range [${data.from}, ${data.to}].`,
+      );
       assert.equal(data.limit, 50);
       const retry = await capped.call('eth_getLogs', [{ fromBlock: data.from, toBlock: data.to }]);
       assert.ok(Array.isArray(retry.result));

@@ -13,11 +13,11 @@ import { after, before, describe, test } from 'node:test';
 import * as grpc from '@grpc/grpc-js';
 import { MAX_BODY_BYTES, METRICS_LATENCY_BUCKETS_S } from '#src/config.js';
 import { loadDefinition } from '#src/grpc/definition.js';
-import { inlineCost } from '#src/logs/planner.js';
 import { startHttpServer } from '#src/http/server.js';
 import { createLogger } from '#src/logger.js';
+import { inlineCost } from '#src/logs/planner.js';
 import type { RpcBody } from '#src/rpc/handler.js';
-import { startService, type RunningService } from '#src/service.js';
+import { type RunningService, startService } from '#src/service.js';
 import { StoreReader } from '#src/store/reader.js';
 import { closeStore, openStore } from '#src/store/schema.js';
 import { makeDataset, type TestDataset } from '../support/harness.js';
@@ -30,7 +30,13 @@ let service: RunningService;
 before(async () => {
   // Sparse enough that some blocks have no logs: with no filter they are the false positives.
   dataset = await makeDataset(40, 0.005, 'metrics');
-  service = await startService({ dataDir: dataset.dir, host: '127.0.0.1', port: 0, logger: createLogger('warn'), threads: THREADS });
+  service = await startService({
+    dataDir: dataset.dir,
+    host: '127.0.0.1',
+    port: 0,
+    logger: createLogger('warn'),
+    threads: THREADS,
+  });
 });
 
 after(async () => {
@@ -53,7 +59,8 @@ function parseExposition(text: string): Sample[] {
     const m = /^([a-zA-Z_:][a-zA-Z0-9_:]*)(?:\{(.*)\})? (\S+)$/.exec(line);
     assert.ok(m, `exposition line: ${line}`);
     const labels: Record<string, string> = {};
-    for (const pair of (m[2] ?? '').matchAll(/([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\]|\\.)*)"/g)) labels[pair[1]!] = pair[2]!;
+    for (const pair of (m[2] ?? '').matchAll(/([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\]|\\.)*)"/g))
+      labels[pair[1]!] = pair[2]!;
     samples.push({ name: m[1]!, labels, value: Number(m[3]) });
   }
   return samples;
@@ -67,7 +74,10 @@ class Scrape {
   find(name: string, labels: Record<string, string> = {}): number | undefined {
     const wanted = Object.entries(labels);
     const hit = this.samples.find(
-      (s) => s.name === name && Object.keys(s.labels).length === wanted.length && wanted.every(([k, v]) => s.labels[k] === v),
+      (s) =>
+        s.name === name &&
+        Object.keys(s.labels).length === wanted.length &&
+        wanted.every(([k, v]) => s.labels[k] === v),
     );
     return hit?.value;
   }
@@ -87,8 +97,15 @@ async function scrape(svc: RunningService = service): Promise<Scrape> {
 
 const endpoint = () => `${service.url}/v3/${dataset.key}`;
 
-async function post(body: string, init: { url?: string; contentType?: string } = {}): Promise<{ status: number; json: unknown }> {
-  const res = await fetch(init.url ?? endpoint(), { method: 'POST', headers: { 'Content-Type': init.contentType ?? 'application/json' }, body });
+async function post(
+  body: string,
+  init: { url?: string; contentType?: string } = {},
+): Promise<{ status: number; json: unknown }> {
+  const res = await fetch(init.url ?? endpoint(), {
+    method: 'POST',
+    headers: { 'Content-Type': init.contentType ?? 'application/json' },
+    body,
+  });
   const text = await res.text();
   return { status: res.status, json: JSON.parse(text) as unknown };
 }
@@ -108,7 +125,12 @@ describe('metrics', () => {
     assert.equal((await post(JSON.stringify(call('eth_chainId')))).status, 200);
     assert.equal((await post(JSON.stringify(call('eth_blockNumber')))).status, 200);
     const batch = await post(
-      JSON.stringify([call('eth_chainId', [], 1), call('eth_getTransactionByHash', ['0x12'], 2), call('eth_nothing', [], 3), { id: 4 }]),
+      JSON.stringify([
+        call('eth_chainId', [], 1),
+        call('eth_getTransactionByHash', ['0x12'], 2),
+        call('eth_nothing', [], 3),
+        { id: 4 },
+      ]),
     );
     assert.equal(batch.status, 200);
     assert.deepEqual(
@@ -132,7 +154,12 @@ describe('metrics', () => {
     assert.equal(requests('invalid', '-32600'), 1);
     assert.equal(requests('invalid', '-32700'), 1);
     assert.equal(after.find('ethlogd_rpc_requests_total', { method: 'eth_nothing', outcome: '-32601' }), undefined);
-    for (const method of ['unknown', 'invalid']) assert.equal(after.find('ethlogd_rpc_requests_total', { method, outcome: 'ok' }), undefined, `no impossible ${method}/ok series`);
+    for (const method of ['unknown', 'invalid'])
+      assert.equal(
+        after.find('ethlogd_rpc_requests_total', { method, outcome: 'ok' }),
+        undefined,
+        `no impossible ${method}/ok series`,
+      );
 
     const status = (code: number) => moved('ethlogd_http_responses_total', { status: String(code) });
     assert.equal(status(200), 5);
@@ -148,8 +175,15 @@ describe('metrics', () => {
       assert.ok(cumulative >= previous, `bucket ${bound} is cumulative`);
       previous = cumulative;
     }
-    assert.equal(after.get(`${histogram}_bucket`, { method: 'eth_chainId', le: '10' }), after.get(`${histogram}_count`, { method: 'eth_chainId' }));
-    assert.equal(after.find(`${histogram}_count`, { method: 'eth_getStorageAt' }), 0, 'every served method has its series from the start');
+    assert.equal(
+      after.get(`${histogram}_bucket`, { method: 'eth_chainId', le: '10' }),
+      after.get(`${histogram}_count`, { method: 'eth_chainId' }),
+    );
+    assert.equal(
+      after.find(`${histogram}_count`, { method: 'eth_getStorageAt' }),
+      0,
+      'every served method has its series from the start',
+    );
   });
 
   test('scrapes and health checks are not counted as API requests', async () => {
@@ -157,15 +191,23 @@ describe('metrics', () => {
     await fetch(`${service.url}/health`);
     await fetch(`${service.url}/ready`);
     const second = await scrape();
-    for (const sample of second.samples.filter((s) => s.name.startsWith('ethlogd_rpc_') || s.name.startsWith('ethlogd_http_'))) {
-      assert.equal(sample.value, first.get(sample.name, sample.labels), `${sample.name} ${JSON.stringify(sample.labels)}`);
+    for (const sample of second.samples.filter(
+      (s) => s.name.startsWith('ethlogd_rpc_') || s.name.startsWith('ethlogd_http_'),
+    )) {
+      assert.equal(
+        sample.value,
+        first.get(sample.name, sample.labels),
+        `${sample.name} ${JSON.stringify(sample.labels)}`,
+      );
     }
   });
 
   test('eth_getLogs scans count their blocks, candidate blocks and false positives', async () => {
     const head = await headBlock();
     const before = await scrape();
-    const all = (await post(JSON.stringify(call('eth_getLogs', [{ fromBlock: '0x0', toBlock: 'latest' }])))).json as { result: { blockNumber: string; topics: string[] }[] };
+    const all = (await post(JSON.stringify(call('eth_getLogs', [{ fromBlock: '0x0', toBlock: 'latest' }])))).json as {
+      result: { blockNumber: string; topics: string[] }[];
+    };
     const withLogs = new Set(all.result.map((log) => log.blockNumber)).size;
     assert.ok(withLogs > 0 && withLogs < head + 1, `${withLogs} of ${head + 1} blocks have logs`);
     const middle = await scrape();
@@ -177,14 +219,20 @@ describe('metrics', () => {
 
     // A topic filter: candidates come from the blooms; those that match are exactly the answer's blocks.
     const topic = all.result.find((log) => log.topics.length > 0)!.topics[0]!;
-    const some = (await post(JSON.stringify(call('eth_getLogs', [{ fromBlock: '0x0', toBlock: 'latest', topics: [topic] }])))).json as { result: { blockNumber: string }[] };
+    const some = (
+      await post(JSON.stringify(call('eth_getLogs', [{ fromBlock: '0x0', toBlock: 'latest', topics: [topic] }])))
+    ).json as { result: { blockNumber: string }[] };
     const matched = new Set(some.result.map((log) => log.blockNumber)).size;
     const end = await scrape();
     assert.equal(step('ethlogd_getlogs_blocks_scanned_total', middle, end), head + 1);
     const candidates = step('ethlogd_getlogs_candidate_blocks_total', middle, end);
     assert.ok(candidates >= matched && candidates <= head + 1, `${candidates} candidates`);
     assert.equal(candidates - step('ethlogd_getlogs_false_positive_blocks_total', middle, end), matched);
-    assert.equal(end.get('ethlogd_rpc_requests_total', { method: 'eth_getLogs', outcome: 'ok' }) - before.get('ethlogd_rpc_requests_total', { method: 'eth_getLogs', outcome: 'ok' }), 2);
+    assert.equal(
+      end.get('ethlogd_rpc_requests_total', { method: 'eth_getLogs', outcome: 'ok' }) -
+        before.get('ethlogd_rpc_requests_total', { method: 'eth_getLogs', outcome: 'ok' }),
+      2,
+    );
   });
 
   test('gauges read the worker pool and the store when scraped; Node process metrics are there', async () => {
@@ -216,18 +264,34 @@ describe('where eth_getLogs runs', () => {
     const head = await headBlock();
     const to = Math.max(1, head - 1);
     const ask = async (last: number, url = endpoint()) =>
-      ((await post(JSON.stringify(call('eth_getLogs', [{ fromBlock: '0x0', toBlock: `0x${last.toString(16)}` }])), { url })).json as { result: unknown[] }).result;
+      (
+        (
+          await post(JSON.stringify(call('eth_getLogs', [{ fromBlock: '0x0', toBlock: `0x${last.toString(16)}` }])), {
+            url,
+          })
+        ).json as { result: unknown[] }
+      ).result;
     const logs = (await ask(to)).length;
     const store = openStore(dataset.dir, { readOnly: true });
     let recordBytes = 0;
     for (let n = 0; n <= to; n++) recordBytes += new StoreReader(store).logsRecord(n)?.length ?? 0;
     await closeStore(store);
     const budget = inlineCost({ bloomBlocks: 0, segments: 0, candidates: to + 1, recordBytes, logs });
-    const svc = await startService({ dataDir: dataset.dir, host: '127.0.0.1', port: 0, logger: createLogger('warn'), threads: 1, inlineBudgetUs: budget });
+    const svc = await startService({
+      dataDir: dataset.dir,
+      host: '127.0.0.1',
+      port: 0,
+      logger: createLogger('warn'),
+      threads: 1,
+      inlineBudgetUs: budget,
+    });
     try {
       const paths = async () => {
         const now = await scrape(svc);
-        return { inline: now.get('ethlogd_getlogs_queries_total', { path: 'inline' }), pool: now.get('ethlogd_getlogs_queries_total', { path: 'pool' }) };
+        return {
+          inline: now.get('ethlogd_getlogs_queries_total', { path: 'inline' }),
+          pool: now.get('ethlogd_getlogs_queries_total', { path: 'pool' }),
+        };
       };
       const url = `${svc.url}/v3/${dataset.key}`;
       assert.deepEqual(await paths(), { inline: 0, pool: 0 });
@@ -257,7 +321,9 @@ describe('health endpoints', () => {
 
   test('GET /ready: 200 with the head and its hash while the store is open and has blocks (lag null: it follows no node)', async () => {
     const head = await headBlock();
-    const { hash } = ((await post(JSON.stringify(call('eth_getBlockByNumber', ['latest', false])))).json as { result: { hash: string } }).result;
+    const { hash } = (
+      (await post(JSON.stringify(call('eth_getBlockByNumber', ['latest', false])))).json as { result: { hash: string } }
+    ).result;
     const res = await fetch(`${service.url}/ready`);
     assert.equal(res.status, 200);
     assert.deepEqual(await res.json(), { ready: true, status: 'ready', head, hash, lag: null });
@@ -268,11 +334,23 @@ describe('health endpoints', () => {
   test('a store without blocks is not ready (503 with the reason); with metrics off /metrics is 404', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'ethlogd-empty-'));
     await closeStore(openStore(dir));
-    const empty = await startService({ dataDir: dir, host: '127.0.0.1', port: 0, logger: createLogger('warn'), threads: 1, metrics: false });
+    const empty = await startService({
+      dataDir: dir,
+      host: '127.0.0.1',
+      port: 0,
+      logger: createLogger('warn'),
+      threads: 1,
+      metrics: false,
+    });
     try {
       const res = await fetch(`${empty.url}/ready`);
       assert.equal(res.status, 503);
-      assert.deepEqual(await res.json(), { ready: false, status: 'unavailable', reason: 'the store holds no block yet', lag: null });
+      assert.deepEqual(await res.json(), {
+        ready: false,
+        status: 'unavailable',
+        reason: 'the store holds no block yet',
+        lag: null,
+      });
       assert.equal((await fetch(`${empty.url}/health`)).status, 200);
       assert.equal((await fetch(`${empty.url}/metrics`)).status, 404);
     } finally {
@@ -284,29 +362,50 @@ describe('health endpoints', () => {
 
 describe('gRPC calls', () => {
   test('unary gRPC calls are counted by their JSON-RPC method and outcome, as HTTP calls are', async () => {
-    const svc = await startService({ dataDir: dataset.dir, host: '127.0.0.1', port: 0, grpcPort: 0, logger: createLogger('warn'), threads: 1 });
-    const EthLogs = (grpc.loadPackageDefinition(loadDefinition()) as unknown as { ethlogd: { v1: { EthLogs: grpc.ServiceClientConstructor } } }).ethlogd.v1.EthLogs;
+    const svc = await startService({
+      dataDir: dataset.dir,
+      host: '127.0.0.1',
+      port: 0,
+      grpcPort: 0,
+      logger: createLogger('warn'),
+      threads: 1,
+    });
+    const EthLogs = (
+      grpc.loadPackageDefinition(loadDefinition()) as unknown as {
+        ethlogd: { v1: { EthLogs: grpc.ServiceClientConstructor } };
+      }
+    ).ethlogd.v1.EthLogs;
     const client = new EthLogs(`127.0.0.1:${svc.grpcPort}`, grpc.credentials.createInsecure());
     const metadata = new grpc.Metadata();
     metadata.set('x-api-key', dataset.key);
     const unary = (name: string, request: object) =>
       new Promise<grpc.ServiceError | null>((resolve) => {
-        (client as unknown as Record<string, (r: object, m: grpc.Metadata, cb: (e: grpc.ServiceError | null) => void) => void>)[name]!.call(client, request, metadata, resolve);
+        (
+          client as unknown as Record<
+            string,
+            (r: object, m: grpc.Metadata, cb: (e: grpc.ServiceError | null) => void) => void
+          >
+        )[name]!.call(client, request, metadata, resolve);
       });
     try {
       const before = await scrape(svc);
       assert.equal(await unary('GetStorageAt', { address: Buffer.alloc(20), position: Buffer.alloc(32) }), null);
       assert.equal(await unary('GetStorageAt', { address: Buffer.alloc(20), position: Buffer.alloc(32) }), null);
-      assert.equal((await unary('GetTransactionByHash', { hash: Buffer.alloc(3) }))?.code, grpc.status.INVALID_ARGUMENT);
+      assert.equal(
+        (await unary('GetTransactionByHash', { hash: Buffer.alloc(3) }))?.code,
+        grpc.status.INVALID_ARGUMENT,
+      );
       assert.equal(await unary('GetLogs', { filter: { fromBlock: { number: '0' }, toBlock: { number: '3' } } }), null);
       const after = await scrape(svc);
       const moved = (method: string, outcome: string) =>
-        after.get('ethlogd_rpc_requests_total', { method, outcome }) - before.get('ethlogd_rpc_requests_total', { method, outcome });
+        after.get('ethlogd_rpc_requests_total', { method, outcome }) -
+        before.get('ethlogd_rpc_requests_total', { method, outcome });
       assert.equal(moved('eth_getStorageAt', 'ok'), 2);
       assert.equal(moved('eth_getTransactionByHash', '-32602'), 1);
       assert.equal(moved('eth_getLogs', 'ok'), 1);
       assert.equal(
-        after.get('ethlogd_rpc_request_duration_seconds_count', { method: 'eth_getStorageAt' }) - before.get('ethlogd_rpc_request_duration_seconds_count', { method: 'eth_getStorageAt' }),
+        after.get('ethlogd_rpc_request_duration_seconds_count', { method: 'eth_getStorageAt' }) -
+          before.get('ethlogd_rpc_request_duration_seconds_count', { method: 'eth_getStorageAt' }),
         2,
       );
     } finally {
@@ -344,7 +443,9 @@ describe('HTTP responses hook', () => {
     try {
       const body = '{"jsonrpc":"2.0","id":1,"method":"eth_chainId"}';
       const socket = net.connect(server.port, '127.0.0.1', () => {
-        socket.write(`POST /v3/k HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body}`);
+        socket.write(
+          `POST /v3/k HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body}`,
+        );
       });
       socket.on('error', () => {});
       // Once the handler holds the request, the client leaves.
@@ -353,7 +454,11 @@ describe('HTTP responses hook', () => {
       await left;
       release('{"jsonrpc":"2.0","id":1,"result":"0x1"}');
       await held;
-      const res = await fetch(`http://127.0.0.1:${server.port}/v3/k`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body });
+      const res = await fetch(`http://127.0.0.1:${server.port}/v3/k`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json' },
+        body,
+      });
       assert.equal(res.status, 200);
       await res.text();
       assert.deepEqual(statuses, [499, 200]);

@@ -9,7 +9,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { test } from 'node:test';
-import { readManifest, RUNS_KEY, RUNS_MARK_KEY, storageRunEntries } from '#src/store/runs.js';
+import { RUNS_KEY, RUNS_MARK_KEY, readManifest, storageRunEntries } from '#src/store/runs.js';
 import { closeStore, openStore, SCHEMA_VERSION, type Store } from '#src/store/schema.js';
 import { verifyStore } from '#src/store/verify.js';
 import { StoreWriter } from '#src/store/writer.js';
@@ -17,15 +17,22 @@ import { generateChain } from '#src/synth/generator.js';
 import { runCli } from '../support/child.js';
 import { diffStores } from '../support/storeDiff.js';
 
-/** Rewrites a store of this layout as layout 3 wrote it: every transaction hash and storage write back in the B-trees, no runs. */
+/**
+ * Rewrites a store of this layout as layout 3 wrote it: every transaction hash and storage write back in the B-trees,
+ * no runs.
+ */
 function toLayout3(store: Store): void {
   store.env.transactionSync(() => {
     const manifest = readManifest(store);
     for (const { key, value } of store.txs.getRange()) {
-      if (!store.txByHash.doesExist(value.subarray(0, 32))) store.txByHash.put(Buffer.from(value.subarray(0, 32)), Buffer.from(key));
+      if (!store.txByHash.doesExist(value.subarray(0, 32)))
+        store.txByHash.put(Buffer.from(value.subarray(0, 32)), Buffer.from(key));
     }
-    for (const run of manifest?.runs ?? []) for (const entry of storageRunEntries(store, run)) store.storage.put(Buffer.from(entry.key), Buffer.from(entry.value));
-    for (const db of [store.txRuns, store.storageRuns, store.runFilters]) for (const key of Array.from(db.getKeys(), (k) => Buffer.from(k))) db.remove(key);
+    for (const run of manifest?.runs ?? [])
+      for (const entry of storageRunEntries(store, run))
+        store.storage.put(Buffer.from(entry.key), Buffer.from(entry.value));
+    for (const db of [store.txRuns, store.storageRuns, store.runFilters])
+      for (const key of Array.from(db.getKeys(), (k) => Buffer.from(k))) db.remove(key);
     store.meta.remove(RUNS_KEY);
     store.meta.remove(RUNS_MARK_KEY);
     store.meta.put('schemaVersion', 3);
@@ -36,21 +43,29 @@ test('migrate converts a layout-3 store into the store this layout writes', asyn
   const dirs = [0, 1, 2].map(() => fs.mkdtempSync(path.join(os.tmpdir(), 'ethlogd-migrate-test-')));
   try {
     const blocks = [...generateChain({ blocks: 2_700, seed: 'migrate', density: 0.004 })];
-    // Each store is opened for writing once in this process: lmdb-js hangs closing a reopened environment after a write transaction.
+    // Each store is opened for writing once in this process: lmdb-js hangs closing a reopened environment after a write
+    // transaction.
     for (const dir of dirs.slice(0, 2)) {
       const store = openStore(dir);
       const writer = new StoreWriter(store);
-      for (let at = 0; at < blocks.length; at += 500) writer.append({ blocks: blocks.slice(at, at + 500), chainId: 1n });
+      for (let at = 0; at < blocks.length; at += 500)
+        writer.append({ blocks: blocks.slice(at, at + 500), chainId: 1n });
       if (dir === dirs[1]) toLayout3(store);
       await closeStore(store);
     }
     const refused = await runCli(['verify', '--data', dirs[1]!]);
-    assert.match(refused.stderr, /layout version 3, this build reads version 4 \(it lacks the frozen runs and other chains' transactions and fields \(OP stack, Arbitrum\)\): convert it with `ethlogd migrate --data /);
+    assert.match(
+      refused.stderr,
+      /layout version 3, this build reads version 4 \(it lacks the frozen runs and other chains' transactions and fields \(OP stack, Arbitrum\)\): convert it with `ethlogd migrate --data /,
+    );
 
     const first = await runCli(['migrate', '--data', dirs[1]!]);
     assert.equal(first.code, 0, first.stderr);
     assert.match(first.stdout, /layout version 3 → 4: frozen to block (\d+)/);
-    assert.ok(first.stderr.split('\n').filter((line) => line.startsWith('frozen to block')).length > 1, 'several transactions');
+    assert.ok(
+      first.stderr.split('\n').filter((line) => line.startsWith('frozen to block')).length > 1,
+      'several transactions',
+    );
     const fresh = openStore(dirs[0]!, { readOnly: true });
     let migrated = openStore(dirs[1]!, { readOnly: true });
     assert.equal(migrated.meta.get('schemaVersion'), SCHEMA_VERSION);

@@ -8,12 +8,15 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { startHttpServer, type HttpServer } from '#src/http/server.js';
+import { type HttpServer, startHttpServer } from '#src/http/server.js';
 import { createLogger } from '#src/logger.js';
 import type { RpcHandler } from '#src/rpc/handler.js';
 import { exchange } from '../support/harness.js';
 
-/** Longest the test's front lets a request wait for its floor: long enough that only the head moving ends a wait the test releases. */
+/**
+ * Longest the test's front lets a request wait for its floor: long enough that only the head moving ends a wait the
+ * test releases.
+ */
 const WAIT_MS = 30_000;
 /** The short wait of the front that runs out. */
 const SHORT_WAIT_MS = 20;
@@ -39,8 +42,26 @@ let short: HttpServer;
 
 before(async () => {
   const logger = createLogger('silent');
-  server = await startHttpServer({ host: '127.0.0.1', port: 0, handler, auth: () => 'valid', logger, storeHead, readHead, minHeadWaitMs: WAIT_MS });
-  short = await startHttpServer({ host: '127.0.0.1', port: 0, handler, auth: () => 'valid', logger, storeHead, readHead, minHeadWaitMs: SHORT_WAIT_MS });
+  server = await startHttpServer({
+    host: '127.0.0.1',
+    port: 0,
+    handler,
+    auth: () => 'valid',
+    logger,
+    storeHead,
+    readHead,
+    minHeadWaitMs: WAIT_MS,
+  });
+  short = await startHttpServer({
+    host: '127.0.0.1',
+    port: 0,
+    handler,
+    auth: () => 'valid',
+    logger,
+    storeHead,
+    readHead,
+    minHeadWaitMs: SHORT_WAIT_MS,
+  });
 });
 
 after(async () => {
@@ -51,7 +72,10 @@ after(async () => {
 /** POSTs one call to `front` with `minHead` as X-Ethlogd-Min-Head (none when undefined). */
 function call(front: HttpServer, minHead?: string) {
   const headers = minHead === undefined ? {} : { 'x-ethlogd-min-head': minHead };
-  return exchange(`http://127.0.0.1:${front.port}/v3/key`, { body: '{"jsonrpc":"2.0","id":7,"method":"m","params":[]}', headers });
+  return exchange(`http://127.0.0.1:${front.port}/v3/key`, {
+    body: '{"jsonrpc":"2.0","id":7,"method":"m","params":[]}',
+    headers,
+  });
 }
 
 test('a floor at or below the head, or none, is answered at once', async () => {
@@ -64,7 +88,9 @@ test('a floor at or below the head, or none, is answered at once', async () => {
   }
 });
 
-test('a floor above the head waits until the head reaches it, and is answered at or above it', { timeout: 60_000 }, async () => {
+test('a floor above the head waits until the head reaches it, and is answered at or above it', {
+  timeout: 60_000,
+}, async () => {
   head = 100;
   let reads = 0;
   const waited = new Promise<void>((resolve) => {

@@ -10,12 +10,18 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { keccak256, toRlp, type Hex } from 'viem';
+import { type Hex, keccak256, toRlp } from 'viem';
 import { bytesToHex, quantityToHex } from '#src/chain/hex.js';
 import type { BlockBundle } from '#src/chain/types.js';
-import { FORK_SCHEDULE as schedule, forkOf } from '#src/synth/forks.js';
+import { forkOf, FORK_SCHEDULE as schedule } from '#src/synth/forks.js';
 import { describeDataset, generateChain, generatePending } from '#src/synth/generator.js';
-import { makeDataset, startTestService, type RpcResponse, type TestDataset, type TestService } from '../support/harness.js';
+import {
+  makeDataset,
+  type RpcResponse,
+  startTestService,
+  type TestDataset,
+  type TestService,
+} from '../support/harness.js';
 
 /** Large enough that every fork era holds every transaction type it allows (checked below). */
 const OPTS = { blocks: 100, density: 0.1, seed: 'objects', pending: true };
@@ -89,15 +95,53 @@ function assertBytes(v: unknown, re: RegExp, what: string): void {
 
 /** geth's RPCTransaction fields in struct order (encoding/json writes struct fields in this order). */
 const TX_FIELD_ORDER = [
-  'blockHash', 'blockNumber', 'blockTimestamp', 'from', 'gas', 'gasPrice', 'maxFeePerGas', 'maxPriorityFeePerGas',
-  'maxFeePerBlobGas', 'hash', 'input', 'nonce', 'to', 'transactionIndex', 'value', 'type', 'accessList', 'chainId',
-  'blobVersionedHashes', 'authorizationList', 'v', 'r', 's', 'yParity',
+  'blockHash',
+  'blockNumber',
+  'blockTimestamp',
+  'from',
+  'gas',
+  'gasPrice',
+  'maxFeePerGas',
+  'maxPriorityFeePerGas',
+  'maxFeePerBlobGas',
+  'hash',
+  'input',
+  'nonce',
+  'to',
+  'transactionIndex',
+  'value',
+  'type',
+  'accessList',
+  'chainId',
+  'blobVersionedHashes',
+  'authorizationList',
+  'v',
+  'r',
+  's',
+  'yParity',
 ];
 
 /** The keys geth returns for a transaction of `kind`, in its order. */
 function txKeys(kind: TxKind): string[] {
   const type = Number(kind[0]);
-  const present = new Set(['blockHash', 'blockNumber', 'blockTimestamp', 'from', 'gas', 'gasPrice', 'hash', 'input', 'nonce', 'to', 'transactionIndex', 'value', 'type', 'v', 'r', 's']);
+  const present = new Set([
+    'blockHash',
+    'blockNumber',
+    'blockTimestamp',
+    'from',
+    'gas',
+    'gasPrice',
+    'hash',
+    'input',
+    'nonce',
+    'to',
+    'transactionIndex',
+    'value',
+    'type',
+    'v',
+    'r',
+    's',
+  ]);
   if (kind === '0-eip155' || type >= 1) present.add('chainId');
   if (type >= 1) present.add('accessList').add('yParity');
   if (type >= 2) present.add('maxFeePerGas').add('maxPriorityFeePerGas');
@@ -108,20 +152,57 @@ function txKeys(kind: TxKind): string[] {
 
 /** The block fields of docs/api.md §4.1 (totalDifficulty included). */
 const SPEC_BLOCK_KEYS = [
-  'difficulty', 'extraData', 'gasLimit', 'gasUsed', 'hash', 'logsBloom', 'miner', 'mixHash', 'nonce', 'number', 'parentHash',
-  'receiptsRoot', 'sha3Uncles', 'size', 'stateRoot', 'timestamp', 'totalDifficulty', 'transactions', 'transactionsRoot', 'uncles',
+  'difficulty',
+  'extraData',
+  'gasLimit',
+  'gasUsed',
+  'hash',
+  'logsBloom',
+  'miner',
+  'mixHash',
+  'nonce',
+  'number',
+  'parentHash',
+  'receiptsRoot',
+  'sha3Uncles',
+  'size',
+  'stateRoot',
+  'timestamp',
+  'totalDifficulty',
+  'transactions',
+  'transactionsRoot',
+  'uncles',
 ];
 const FORK_BLOCK_KEYS: Record<Fork, string[]> = {
   london: ['baseFeePerGas'],
   shanghai: ['baseFeePerGas', 'withdrawals', 'withdrawalsRoot'],
   cancun: ['baseFeePerGas', 'withdrawals', 'withdrawalsRoot', 'blobGasUsed', 'excessBlobGas', 'parentBeaconBlockRoot'],
-  prague: ['baseFeePerGas', 'withdrawals', 'withdrawalsRoot', 'blobGasUsed', 'excessBlobGas', 'parentBeaconBlockRoot', 'requestsHash'],
+  prague: [
+    'baseFeePerGas',
+    'withdrawals',
+    'withdrawalsRoot',
+    'blobGasUsed',
+    'excessBlobGas',
+    'parentBeaconBlockRoot',
+    'requestsHash',
+  ],
 };
 /** A block's keys in Go's map order: sorted byte-wise. */
 const blockKeys = (fork: Fork) => [...SPEC_BLOCK_KEYS, ...FORK_BLOCK_KEYS[fork]].sort();
 
 /** geth's types.Log fields in order (gen_log_json.go), blockTimestamp included. */
-const LOG_KEYS = ['address', 'topics', 'data', 'blockNumber', 'transactionHash', 'transactionIndex', 'blockHash', 'blockTimestamp', 'logIndex', 'removed'];
+const LOG_KEYS = [
+  'address',
+  'topics',
+  'data',
+  'blockNumber',
+  'transactionHash',
+  'transactionIndex',
+  'blockHash',
+  'blockTimestamp',
+  'logIndex',
+  'removed',
+];
 
 /** The fork of a block, read from its wire header fields. */
 function forkOfBlock(block: Obj): Fork {
@@ -155,7 +236,9 @@ function accessListRlp(list: unknown): RlpTree {
   return (list as Obj[]).map((e) => [d(e.address), (e.storageKeys as Hex[]).map(d)]);
 }
 
-/** A transaction's consensus encoding rebuilt from its wire object: the RLP list (legacy) or the typed envelope bytes. */
+/**
+ * A transaction's consensus encoding rebuilt from its wire object: the RLP list (legacy) or the typed envelope bytes.
+ */
 function txEncoding(tx: Obj): { item: RlpTree; envelope: Hex } {
   const to = tx.to === null ? '0x' : d(tx.to);
   const sig: RlpTree[] = [q(tx.v), q(tx.r), q(tx.s)];
@@ -168,22 +251,67 @@ function txEncoding(tx: Obj): { item: RlpTree; envelope: Hex } {
       return { item: list, envelope: encoded };
     }
     case 1:
-      fields = [q(tx.chainId), q(tx.nonce), q(tx.gasPrice), q(tx.gas), to, q(tx.value), d(tx.input), accessListRlp(tx.accessList), ...sig];
+      fields = [
+        q(tx.chainId),
+        q(tx.nonce),
+        q(tx.gasPrice),
+        q(tx.gas),
+        to,
+        q(tx.value),
+        d(tx.input),
+        accessListRlp(tx.accessList),
+        ...sig,
+      ];
       break;
     case 2:
-      fields = [q(tx.chainId), q(tx.nonce), q(tx.maxPriorityFeePerGas), q(tx.maxFeePerGas), q(tx.gas), to, q(tx.value), d(tx.input), accessListRlp(tx.accessList), ...sig];
+      fields = [
+        q(tx.chainId),
+        q(tx.nonce),
+        q(tx.maxPriorityFeePerGas),
+        q(tx.maxFeePerGas),
+        q(tx.gas),
+        to,
+        q(tx.value),
+        d(tx.input),
+        accessListRlp(tx.accessList),
+        ...sig,
+      ];
       break;
     case 3:
       fields = [
-        q(tx.chainId), q(tx.nonce), q(tx.maxPriorityFeePerGas), q(tx.maxFeePerGas), q(tx.gas), to, q(tx.value), d(tx.input),
-        accessListRlp(tx.accessList), q(tx.maxFeePerBlobGas), (tx.blobVersionedHashes as Hex[]).map(d), ...sig,
+        q(tx.chainId),
+        q(tx.nonce),
+        q(tx.maxPriorityFeePerGas),
+        q(tx.maxFeePerGas),
+        q(tx.gas),
+        to,
+        q(tx.value),
+        d(tx.input),
+        accessListRlp(tx.accessList),
+        q(tx.maxFeePerBlobGas),
+        (tx.blobVersionedHashes as Hex[]).map(d),
+        ...sig,
       ];
       break;
     case 4:
       fields = [
-        q(tx.chainId), q(tx.nonce), q(tx.maxPriorityFeePerGas), q(tx.maxFeePerGas), q(tx.gas), to, q(tx.value), d(tx.input),
+        q(tx.chainId),
+        q(tx.nonce),
+        q(tx.maxPriorityFeePerGas),
+        q(tx.maxFeePerGas),
+        q(tx.gas),
+        to,
+        q(tx.value),
+        d(tx.input),
         accessListRlp(tx.accessList),
-        (tx.authorizationList as Obj[]).map((a) => [q(a.chainId), d(a.address), q(a.nonce), q(a.yParity), q(a.r), q(a.s)]),
+        (tx.authorizationList as Obj[]).map((a) => [
+          q(a.chainId),
+          d(a.address),
+          q(a.nonce),
+          q(a.yParity),
+          q(a.r),
+          q(a.s),
+        ]),
         ...sig,
       ];
       break;
@@ -197,9 +325,21 @@ function txEncoding(tx: Obj): { item: RlpTree; envelope: Hex } {
 /** The header RLP items rebuilt from a wire block (`fill` supplies what a pending block leaves null). */
 function headerItems(b: Obj, fill: Partial<Record<'number' | 'nonce' | 'logsBloom', Hex>> = {}): RlpTree[] {
   const items: RlpTree[] = [
-    d(b.parentHash), d(b.sha3Uncles), d(b.miner), d(b.stateRoot), d(b.transactionsRoot), d(b.receiptsRoot),
-    fill.logsBloom ?? d(b.logsBloom), q(b.difficulty), fill.number ?? q(b.number), q(b.gasLimit), q(b.gasUsed), q(b.timestamp),
-    d(b.extraData), d(b.mixHash), fill.nonce ?? d(b.nonce),
+    d(b.parentHash),
+    d(b.sha3Uncles),
+    d(b.miner),
+    d(b.stateRoot),
+    d(b.transactionsRoot),
+    d(b.receiptsRoot),
+    fill.logsBloom ?? d(b.logsBloom),
+    q(b.difficulty),
+    fill.number ?? q(b.number),
+    q(b.gasLimit),
+    q(b.gasUsed),
+    q(b.timestamp),
+    d(b.extraData),
+    d(b.mixHash),
+    fill.nonce ?? d(b.nonce),
   ];
   if ('baseFeePerGas' in b) items.push(q(b.baseFeePerGas));
   if ('withdrawalsRoot' in b) items.push(d(b.withdrawalsRoot));
@@ -211,8 +351,13 @@ function headerItems(b: Obj, fill: Partial<Record<'number' | 'nonce' | 'logsBloo
 
 /** The byte length of rlp([header, transactions, uncles, withdrawals?]) rebuilt from a full wire block. */
 function blockRlpLength(b: Obj, fill: Parameters<typeof headerItems>[1] = {}): number {
-  const body: RlpTree[] = [headerItems(b, fill), (b.transactions as Obj[]).map((tx) => txEncoding(tx).item), (b.uncles as Hex[]).map(d)];
-  if ('withdrawals' in b) body.push((b.withdrawals as Obj[]).map((w) => [q(w.index), q(w.validatorIndex), d(w.address), q(w.amount)]));
+  const body: RlpTree[] = [
+    headerItems(b, fill),
+    (b.transactions as Obj[]).map((tx) => txEncoding(tx).item),
+    (b.uncles as Hex[]).map(d),
+  ];
+  if ('withdrawals' in b)
+    body.push((b.withdrawals as Obj[]).map((w) => [q(w.index), q(w.validatorIndex), d(w.address), q(w.amount)]));
   return (toRlp(body as Hex[]).length - 2) / 2;
 }
 
@@ -227,7 +372,9 @@ interface TxContext {
   index: number;
 }
 
-/** Checks one transaction object: exact keys in order, formats, positions, gas price, signature fields, and its hash. */
+/**
+ * Checks one transaction object: exact keys in order, formats, positions, gas price, signature fields, and its hash.
+ */
 function checkTransaction(tx: Obj, ctx: TxContext, what: string): void {
   const kind = kindOf(tx);
   const type = Number(kind[0]);
@@ -240,11 +387,26 @@ function checkTransaction(tx: Obj, ctx: TxContext, what: string): void {
     assert.equal(tx.blockTimestamp, ctx.block.timestamp, what);
     assert.equal(tx.transactionIndex, hex(ctx.index), what);
   } else {
-    for (const k of ['blockHash', 'blockNumber', 'blockTimestamp', 'transactionIndex']) assert.equal(tx[k], null, `${what}: pending ${k}`);
+    for (const k of ['blockHash', 'blockNumber', 'blockTimestamp', 'transactionIndex'])
+      assert.equal(tx[k], null, `${what}: pending ${k}`);
   }
 
   // Formats.
-  for (const k of ['gas', 'gasPrice', 'nonce', 'value', 'type', 'v', 'r', 's', 'chainId', 'maxFeePerGas', 'maxPriorityFeePerGas', 'maxFeePerBlobGas', 'yParity']) {
+  for (const k of [
+    'gas',
+    'gasPrice',
+    'nonce',
+    'value',
+    'type',
+    'v',
+    'r',
+    's',
+    'chainId',
+    'maxFeePerGas',
+    'maxPriorityFeePerGas',
+    'maxFeePerBlobGas',
+    'yParity',
+  ]) {
     if (k in tx) assertQuantity(tx[k], `${what}: ${k}`);
   }
   assertBytes(tx.hash, HASH, `${what}: hash`);
@@ -271,7 +433,11 @@ function checkTransaction(tx: Obj, ctx: TxContext, what: string): void {
     const list = tx.authorizationList as Obj[];
     assert.ok(list.length >= 1, what);
     for (const a of list) {
-      assert.deepEqual(Object.keys(a), ['chainId', 'address', 'nonce', 'yParity', 'r', 's'], `${what}: authorization keys`);
+      assert.deepEqual(
+        Object.keys(a),
+        ['chainId', 'address', 'nonce', 'yParity', 'r', 's'],
+        `${what}: authorization keys`,
+      );
       for (const k of ['chainId', 'nonce', 'yParity', 'r', 's']) assertQuantity(a[k], `${what}: authorization ${k}`);
       assertBytes(a.address, ADDRESS, `${what}: authorization address`);
       assert.ok(a.yParity === '0x0' || a.yParity === '0x1', what);
@@ -303,14 +469,38 @@ function checkTransaction(tx: Obj, ctx: TxContext, what: string): void {
   }
 
   // Every signed field, checked at once: the envelope rebuilt from the wire hashes to `hash`.
-  assert.equal(keccak256(txEncoding(tx).envelope), tx.hash, `${what}: keccak256(envelope rebuilt from the wire) = hash`);
+  assert.equal(
+    keccak256(txEncoding(tx).envelope),
+    tx.hash,
+    `${what}: keccak256(envelope rebuilt from the wire) = hash`,
+  );
 }
 
 /** Checks a block's non-transaction fields: formats, and the uncles and withdrawals shapes. */
 function checkBlockFields(b: Obj, pending: boolean, what: string): void {
-  const quantities = ['difficulty', 'gasLimit', 'gasUsed', 'size', 'timestamp', 'totalDifficulty', 'baseFeePerGas', 'blobGasUsed', 'excessBlobGas'];
+  const quantities = [
+    'difficulty',
+    'gasLimit',
+    'gasUsed',
+    'size',
+    'timestamp',
+    'totalDifficulty',
+    'baseFeePerGas',
+    'blobGasUsed',
+    'excessBlobGas',
+  ];
   for (const k of quantities) if (k in b) assertQuantity(b[k], `${what}: ${k}`);
-  for (const k of ['parentHash', 'mixHash', 'receiptsRoot', 'sha3Uncles', 'stateRoot', 'transactionsRoot', 'withdrawalsRoot', 'parentBeaconBlockRoot', 'requestsHash']) {
+  for (const k of [
+    'parentHash',
+    'mixHash',
+    'receiptsRoot',
+    'sha3Uncles',
+    'stateRoot',
+    'transactionsRoot',
+    'withdrawalsRoot',
+    'parentBeaconBlockRoot',
+    'requestsHash',
+  ]) {
     if (k in b) assertBytes(b[k], HASH, `${what}: ${k}`);
   }
   assertBytes(b.miner, ADDRESS, `${what}: miner`);
@@ -372,9 +562,17 @@ describe('coverage of the dataset', () => {
       for (const tx of b.transactions as Obj[]) seen.get(fork)!.add(kindOf(tx));
     }
     const base: TxKind[] = ['0-unprotected', '0-eip155', '1', '2'];
-    const expected: Record<Fork, TxKind[]> = { london: base, shanghai: base, cancun: [...base, '3'], prague: [...base, '3', '4'] };
+    const expected: Record<Fork, TxKind[]> = {
+      london: base,
+      shanghai: base,
+      cancun: [...base, '3'],
+      prague: [...base, '3', '4'],
+    };
     for (const fork of FORKS) assert.deepEqual([...seen.get(fork)!].sort(), [...expected[fork]].sort(), fork);
-    assert.ok((full as Obj[]).some((b) => (b.transactions as Obj[]).some((t) => t.to === null)), 'some contract creations');
+    assert.ok(
+      (full as Obj[]).some((b) => (b.transactions as Obj[]).some((t) => t.to === null)),
+      'some contract creations',
+    );
   });
 });
 
@@ -394,14 +592,23 @@ describe('block objects', () => {
       const h = chain[i]!.header;
       assert.equal(b.number, hex(i));
       assert.equal(b.hash, bytesToHex(h.hash));
-      assert.equal(b.parentHash, i === 0 ? bytesToHex(h.parentHash) : full[i - 1]!.hash, `block ${i} links to its parent`);
+      assert.equal(
+        b.parentHash,
+        i === 0 ? bytesToHex(h.parentHash) : full[i - 1]!.hash,
+        `block ${i} links to its parent`,
+      );
       assert.equal(b.logsBloom, bytesToHex(h.logsBloom));
       assert.equal(b.timestamp, hex(h.timestamp));
       assert.equal(b.totalDifficulty, hex(h.totalDifficulty));
       if (h.withdrawals) {
         assert.deepEqual(
           b.withdrawals,
-          h.withdrawals.map((w) => ({ index: hex(w.index), validatorIndex: hex(w.validatorIndex), address: bytesToHex(w.address), amount: hex(w.amount) })),
+          h.withdrawals.map((w) => ({
+            index: hex(w.index),
+            validatorIndex: hex(w.validatorIndex),
+            address: bytesToHex(w.address),
+            amount: hex(w.amount),
+          })),
         );
       }
     }
@@ -418,7 +625,11 @@ describe('block objects', () => {
       assert.equal(b.size, hex(blockRlpLength(b)), `block ${i} (${forkOfBlock(b)})`);
     }
     const p = pendingBundle.header;
-    const fill = { number: q(hex(p.number)), nonce: bytesToHex(p.nonce) as Hex, logsBloom: bytesToHex(p.logsBloom) as Hex };
+    const fill = {
+      number: q(hex(p.number)),
+      nonce: bytesToHex(p.nonce) as Hex,
+      logsBloom: bytesToHex(p.logsBloom) as Hex,
+    };
     assert.equal(pendingFull.size, hex(blockRlpLength(pendingFull, fill)), 'the pending block');
   });
 
@@ -427,7 +638,11 @@ describe('block objects', () => {
     pairs.push([pendingFull, pendingHashes, 'pending']);
     for (const [f, h, what] of pairs) {
       const txs = f.transactions as Obj[];
-      assert.deepEqual(h.transactions, txs.map((t) => t.hash), what);
+      assert.deepEqual(
+        h.transactions,
+        txs.map((t) => t.hash),
+        what,
+      );
       for (const t of h.transactions as unknown[]) assertBytes(t, HASH, what);
       assert.deepEqual({ ...h, transactions: null }, { ...f, transactions: null }, what);
     }
@@ -535,12 +750,18 @@ describe('log objects', () => {
     const to = schedule.prague;
     const address = bytesToHex(describeDataset(OPTS).hotToken);
     const logs = (await svc.result('eth_getLogs', [{ fromBlock: hex(from), toBlock: hex(to), address }])) as Obj[];
-    const expected = chain.slice(from, to + 1).reduce((n, b) => n + b.logs.filter((l) => bytesToHex(l.address) === address).length, 0);
+    const expected = chain
+      .slice(from, to + 1)
+      .reduce((n, b) => n + b.logs.filter((l) => bytesToHex(l.address) === address).length, 0);
     assert.equal(logs.length, expected);
     assert.ok(logs.length > 0);
     for (const log of logs) {
       const b = full[Number(log.blockNumber as string)]!;
-      checkLog(log, { block: b, txHashes: (b.transactions as Obj[]).map((t) => t.hash as string) }, `log of block ${String(log.blockNumber)}`);
+      checkLog(
+        log,
+        { block: b, txHashes: (b.transactions as Obj[]).map((t) => t.hash as string) },
+        `log of block ${String(log.blockNumber)}`,
+      );
     }
   });
 

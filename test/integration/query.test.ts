@@ -16,10 +16,10 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { after, before, describe, test } from 'node:test';
-import { CSV_COLUMNS } from '#src/render/logCsv.js';
 import { bytesToHex, quantityToHex } from '#src/chain/hex.js';
 import { UsageError } from '#src/cli/args.js';
 import { queryCommand } from '#src/cli/query.js';
+import { CSV_COLUMNS } from '#src/render/logCsv.js';
 import { generateChain } from '#src/synth/generator.js';
 import { runCli, startCli } from '../support/child.js';
 import { makeDataset, startTestService, type TestDataset, type TestService } from '../support/harness.js';
@@ -40,7 +40,10 @@ let http: TestService;
 /** Every log of the store, earliest to latest, as eth_getLogs renders them (one JSON text each). */
 let all: string[];
 
-/** Queries run at once (child processes or in this process): a small query's time is mostly start-up, which overlaps well; more would only contend for the cores. */
+/**
+ * Queries run at once (child processes or in this process): a small query's time is mostly start-up, which overlaps
+ * well; more would only contend for the cores.
+ */
 const CONCURRENCY = 4;
 let running = 0;
 const waiting: (() => void)[] = [];
@@ -106,7 +109,10 @@ async function httpLogs(filter: Record<string, unknown>): Promise<string[]> {
   return logs.map((l) => JSON.stringify(l));
 }
 
-/** `query logs ARGS` in jsonl, in this process unless `run` says otherwise: its lines, after checking it exited 0 with nothing on stderr. */
+/**
+ * `query logs ARGS` in jsonl, in this process unless `run` says otherwise: its lines, after checking it exited 0 with
+ * nothing on stderr.
+ */
 async function queryLogs(args: string[], run = queryHere): Promise<string[]> {
   const ran = await run('logs', args);
   assert.equal(ran.stderr, '', args.join(' '));
@@ -126,7 +132,12 @@ before(async () => {
   http = await startTestService(dataset);
   all = [];
   for (let from = 0; from < BLOCKS; from += HTTP_SPAN) {
-    all.push(...(await httpLogs({ fromBlock: quantityToHex(from), toBlock: quantityToHex(Math.min(BLOCKS - 1, from + HTTP_SPAN - 1)) })));
+    all.push(
+      ...(await httpLogs({
+        fromBlock: quantityToHex(from),
+        toBlock: quantityToHex(Math.min(BLOCKS - 1, from + HTTP_SPAN - 1)),
+      })),
+    );
   }
 });
 
@@ -140,7 +151,10 @@ describe('query logs against eth_getLogs', () => {
     const capped = await http.call('eth_getLogs', [{ fromBlock: 'earliest', toBlock: 'latest' }]);
     assert.equal(capped.error?.code, -32005);
     assert.ok(all.length > 10_000, `${all.length} logs`);
-    const [flags, json] = await Promise.all([queryLogs(['--from', 'earliest', '--to', 'latest'], query), queryLogs(['--filter', '{"fromBlock":"0x0","toBlock":"latest"}'])]);
+    const [flags, json] = await Promise.all([
+      queryLogs(['--from', 'earliest', '--to', 'latest'], query),
+      queryLogs(['--filter', '{"fromBlock":"0x0","toBlock":"latest"}']),
+    ]);
     assert.deepEqual(flags, all);
     assert.deepEqual(json, all);
   });
@@ -155,12 +169,30 @@ describe('query logs against eth_getLogs', () => {
     const [popular, second] = [...counts].sort((a, b) => b[1] - a[1]).map(([address]) => address);
     const withTopic2 = JSON.parse(all.find((l) => (JSON.parse(l) as RpcLog).topics.length >= 3)!) as RpcLog;
     const cases: [string[], Record<string, unknown>][] = [
-      [['--address', popular!, '--from', '0', '--to', 'latest'], { address: popular, fromBlock: '0x0', toBlock: 'latest' }],
-      [['--address', popular!, '--address', second!, '--from', '100', '--to', '400'], { address: [popular, second], fromBlock: '0x64', toBlock: '0x190' }],
-      [['--address', `${popular!},${second!}`, '--from', '0x64', '--to', '0x190'], { address: [popular, second], fromBlock: '0x64', toBlock: '0x190' }],
-      [['--topic0', `${TRANSFER},${APPROVAL}`, '--from', '200', '--to', '300'], { topics: [[TRANSFER, APPROVAL]], fromBlock: '0xc8', toBlock: '0x12c' }],
-      [['--topic2', withTopic2.topics[2]!, '--from', '0', '--to', 'latest'], { topics: [null, null, withTopic2.topics[2]], fromBlock: '0x0', toBlock: 'latest' }],
-      [['--topic0', TRANSFER, '--address', popular!, '--from', 'safe', '--to', 'pending'], { topics: [TRANSFER], address: popular, fromBlock: 'safe', toBlock: 'pending' }],
+      [
+        ['--address', popular!, '--from', '0', '--to', 'latest'],
+        { address: popular, fromBlock: '0x0', toBlock: 'latest' },
+      ],
+      [
+        ['--address', popular!, '--address', second!, '--from', '100', '--to', '400'],
+        { address: [popular, second], fromBlock: '0x64', toBlock: '0x190' },
+      ],
+      [
+        ['--address', `${popular!},${second!}`, '--from', '0x64', '--to', '0x190'],
+        { address: [popular, second], fromBlock: '0x64', toBlock: '0x190' },
+      ],
+      [
+        ['--topic0', `${TRANSFER},${APPROVAL}`, '--from', '200', '--to', '300'],
+        { topics: [[TRANSFER, APPROVAL]], fromBlock: '0xc8', toBlock: '0x12c' },
+      ],
+      [
+        ['--topic2', withTopic2.topics[2]!, '--from', '0', '--to', 'latest'],
+        { topics: [null, null, withTopic2.topics[2]], fromBlock: '0x0', toBlock: 'latest' },
+      ],
+      [
+        ['--topic0', TRANSFER, '--address', popular!, '--from', 'safe', '--to', 'pending'],
+        { topics: [TRANSFER], address: popular, fromBlock: 'safe', toBlock: 'pending' },
+      ],
       [['--block-hash', sample.blockHash as string], { blockHash: sample.blockHash }],
       [['--from', '590', '--to', 'pending'], { fromBlock: '0x24e', toBlock: 'pending' }],
       [[], {}],
@@ -171,11 +203,17 @@ describe('query logs against eth_getLogs', () => {
         assert.ok(expected.length > 0, `${JSON.stringify(filter)} matches something`);
         // --filter hands its JSON to the same parser whatever it holds: a few shapes are enough.
         const asJson = filter.blockHash !== undefined || filter.toBlock === 'pending' || Array.isArray(filter.topics);
-        const [flags, json] = await Promise.all([queryLogs(args), asJson ? queryLogs(['--filter', JSON.stringify(filter)]) : expected]);
+        const [flags, json] = await Promise.all([
+          queryLogs(args),
+          asJson ? queryLogs(['--filter', JSON.stringify(filter)]) : expected,
+        ]);
         assert.deepEqual(flags, expected, args.join(' '));
         assert.deepEqual(json, expected, `--filter ${JSON.stringify(filter)}`);
         if (filter.toBlock === 'pending' && !filter.address) {
-          assert.ok(flags.some((l) => (JSON.parse(l) as RpcLog).blockNumber === null), 'the pending block has logs, positions null');
+          assert.ok(
+            flags.some((l) => (JSON.parse(l) as RpcLog).blockNumber === null),
+            'the pending block has logs, positions null',
+          );
         }
       }),
     );
@@ -191,7 +229,10 @@ describe('query logs against eth_getLogs', () => {
       queryHere('logs', [...nothing, '--format', 'csv']),
     ]);
     assert.equal(json.code, 0, json.stderr);
-    assert.deepEqual(JSON.parse(json.stdout), all.map((l) => JSON.parse(l) as unknown));
+    assert.deepEqual(
+      JSON.parse(json.stdout),
+      all.map((l) => JSON.parse(l) as unknown),
+    );
     assert.equal(none.stdout, '[]\n');
 
     assert.equal(csv.code, 0, csv.stderr);
@@ -237,7 +278,9 @@ describe('query logs against eth_getLogs', () => {
 });
 
 describe('query logs in a pipeline', () => {
-  test('a closed stdout (a reader that took one line) ends it promptly, exit 0, nothing on stderr', { timeout: 20_000 }, async () => {
+  test('a closed stdout (a reader that took one line) ends it promptly, exit 0, nothing on stderr', {
+    timeout: 20_000,
+  }, async () => {
     const p = startCli(['query', 'logs', '--data', dataset.dir, '--from', '0', '--to', 'latest']);
     await new Promise<void>((resolve, reject) => {
       const check = () => {
@@ -255,7 +298,9 @@ describe('query logs in a pipeline', () => {
     assert.ok(all.includes(lines(p.stdout())[0]!), 'the first line is a whole log');
   });
 
-  test('SIGINT stops it between two logs (exit 130) and names the position to resume from; resumed, nothing is missed', { timeout: 30_000 }, async () => {
+  test('SIGINT stops it between two logs (exit 130) and names the position to resume from; resumed, nothing is missed', {
+    timeout: 30_000,
+  }, async () => {
     const p = startCli(['query', 'logs', '--data', dataset.dir, '--from', '0', '--to', 'latest']);
     await new Promise<void>((resolve, reject) => {
       const check = () => {
@@ -284,11 +329,27 @@ describe('query logs in a pipeline', () => {
 
   test('errors exit non-zero with one clear stderr line (usage errors 2, with the usage)', async () => {
     const failures: [string, string[], RegExp][] = [
-      ['logs', ['--filter', '{"fromBlock":"0x10","toBlock":"0x5"}'], /^ethlogd query: error -32602: invalid block range params\n$/],
+      [
+        'logs',
+        ['--filter', '{"fromBlock":"0x10","toBlock":"0x5"}'],
+        /^ethlogd query: error -32602: invalid block range params\n$/,
+      ],
       ['logs', ['--address', '0x12'], /^ethlogd query: error -32602: invalid argument 0: invalid address.*\n$/],
-      ['logs', ['--filter', '{"blockHash":"0x' + '11'.repeat(32) + '","fromBlock":"0x1"}'], /^ethlogd query: error -32602: invalid argument 0: cannot specify both BlockHash and FromBlock\/ToBlock, choose one or the other\n$/],
-      ['logs', ['--from', '0', '--to', 'latest', '--timeout-ms', '1'], /^ethlogd query: error -32005: query timeout exceeded(; resume with --resume-from \d+:\d+|; no log was written yet: run it again with a larger --timeout-ms)\n$/],
-      ['storage', ['--address', '0x' + '11'.repeat(20), '--slot', '0', '--block', '100000'], /^ethlogd query: error -32000: header not found\n$/],
+      [
+        'logs',
+        ['--filter', '{"blockHash":"0x' + '11'.repeat(32) + '","fromBlock":"0x1"}'],
+        /^ethlogd query: error -32602: invalid argument 0: cannot specify both BlockHash and FromBlock\/ToBlock, choose one or the other\n$/,
+      ],
+      [
+        'logs',
+        ['--from', '0', '--to', 'latest', '--timeout-ms', '1'],
+        /^ethlogd query: error -32005: query timeout exceeded(; resume with --resume-from \d+:\d+|; no log was written yet: run it again with a larger --timeout-ms)\n$/,
+      ],
+      [
+        'storage',
+        ['--address', '0x' + '11'.repeat(20), '--slot', '0', '--block', '100000'],
+        /^ethlogd query: error -32000: header not found\n$/,
+      ],
       ['block', ['--block', '0x' + '11'.repeat(20)], /^ethlogd query: error -32602: .*\n$/],
     ];
     await Promise.all(
@@ -303,7 +364,12 @@ describe('query logs in a pipeline', () => {
     const missing = join(dataset.dir, 'no-such-store');
     const absent = await cli(['query', 'logs', '--data', missing]);
     assert.equal(absent.code, 2, 'a missing store is a usage error (only generate and ingest create one)');
-    assert.ok(absent.stderr.startsWith(`ethlogd query: no store at ${missing} (create one with ethlogd generate or ethlogd ingest)\n`), absent.stderr);
+    assert.ok(
+      absent.stderr.startsWith(
+        `ethlogd query: no store at ${missing} (create one with ethlogd generate or ethlogd ingest)\n`,
+      ),
+      absent.stderr,
+    );
     assert.ok(!existsSync(missing), 'nothing is created');
 
     // Every usage error is thrown by queryCommand before anything is read or written (checked in
@@ -325,7 +391,11 @@ describe('query logs in a pipeline', () => {
     ];
     await Promise.all(
       usage.map(([args, message]) =>
-        assert.rejects(queryHere(args[0]!, args.slice(1)), (error: Error) => error instanceof UsageError && message.test(error.message), args.join(' ')),
+        assert.rejects(
+          queryHere(args[0]!, args.slice(1)),
+          (error: Error) => error instanceof UsageError && message.test(error.message),
+          args.join(' '),
+        ),
       ),
     );
     await Promise.all(
@@ -333,7 +403,11 @@ describe('query logs in a pipeline', () => {
         const ran = await query(args[0]!, args.slice(1));
         assert.equal(ran.code, 2, `${args.join(' ')}: ${ran.stderr}`);
         assert.match(ran.stderr, new RegExp(`^ethlogd query: ${message.source.slice(1)}`), args.join(' '));
-        assert.match(ran.stderr, /\nRun "ethlogd query --help" for its options\.\n$/, `${args.join(' ')} points at --help`);
+        assert.match(
+          ran.stderr,
+          /\nRun "ethlogd query --help" for its options\.\n$/,
+          `${args.join(' ')} points at --help`,
+        );
       }),
     );
     const bare = await cli(['query']);
@@ -342,14 +416,37 @@ describe('query logs in a pipeline', () => {
   });
 
   test('--help: query, query logs and the lookups print the usage with every option, exit 0', async () => {
-    const helps = [['query', '--help'], ['query', '-h'], ['query', 'logs', '--help'], ['query', 'block', '-h'], ['query', 'storage', '--help']];
+    const helps = [
+      ['query', '--help'],
+      ['query', '-h'],
+      ['query', 'logs', '--help'],
+      ['query', 'block', '-h'],
+      ['query', 'storage', '--help'],
+    ];
     await Promise.all(
       helps.map(async (args) => {
         const ran = await cli(args);
         assert.equal(ran.code, 0, args.join(' '));
         assert.equal(ran.stderr, '');
         assert.match(ran.stdout, /^Usage:\n {2}ethlogd query logs --data DIR/);
-        for (const option of ['--filter', '--address', '--topic0', '--from', '--to', '--block-hash', '--format', '--timeout-ms', '--resume-from', '--threads', '--block', '--full', '--hash', '--index', '--slot', '--data']) {
+        for (const option of [
+          '--filter',
+          '--address',
+          '--topic0',
+          '--from',
+          '--to',
+          '--block-hash',
+          '--format',
+          '--timeout-ms',
+          '--resume-from',
+          '--threads',
+          '--block',
+          '--full',
+          '--hash',
+          '--index',
+          '--slot',
+          '--data',
+        ]) {
           assert.match(ran.stdout, new RegExp(`^  ${option}\\b`, 'm'), `${option} is described`);
         }
       }),
@@ -386,14 +483,32 @@ describe('query block, tx and storage against the JSON-RPC methods', () => {
       [['--block', seven.hash], 'eth_getBlockByHash', [seven.hash, false]],
       [['--block', seven.hash, '--full'], 'eth_getBlockByHash', [seven.hash, true]],
     ];
-    cases.push([['--block', '100000'], 'eth_getBlockByNumber', ['0x186a0', false]], [['--block', '0x' + '11'.repeat(32)], 'eth_getBlockByHash', ['0x' + '11'.repeat(32), false]]);
+    cases.push(
+      [['--block', '100000'], 'eth_getBlockByNumber', ['0x186a0', false]],
+      [['--block', '0x' + '11'.repeat(32)], 'eth_getBlockByHash', ['0x' + '11'.repeat(32), false]],
+    );
     // One case in a child process: the CLI's own output and exit; the rest in this process.
-    await Promise.all(cases.map(async ([args, method, params], i) => assert.equal(await one('block', args, i === 7 ? query : queryHere), await answer(method, params), args.join(' '))));
-    assert.equal(await answer('eth_getBlockByNumber', ['0x186a0', false]), 'null', 'absent: null, as the method answers');
+    await Promise.all(
+      cases.map(async ([args, method, params], i) =>
+        assert.equal(
+          await one('block', args, i === 7 ? query : queryHere),
+          await answer(method, params),
+          args.join(' '),
+        ),
+      ),
+    );
+    assert.equal(
+      await answer('eth_getBlockByNumber', ['0x186a0', false]),
+      'null',
+      'absent: null, as the method answers',
+    );
   });
 
   test('transactions by hash and by block and index (canonical and pending); null when absent', async () => {
-    const block = JSON.parse(await answer('eth_getBlockByNumber', ['0x9', false])) as { hash: string; transactions: string[] };
+    const block = JSON.parse(await answer('eth_getBlockByNumber', ['0x9', false])) as {
+      hash: string;
+      transactions: string[];
+    };
     const pending = JSON.parse(await answer('eth_getBlockByNumber', ['pending', false])) as { transactions: string[] };
     assert.ok(block.transactions.length > 2 && pending.transactions.length > 0);
     const cases: [string[], string, unknown[]][] = [
@@ -404,10 +519,16 @@ describe('query block, tx and storage against the JSON-RPC methods', () => {
       [['--block', block.hash, '--index', '0'], 'eth_getTransactionByBlockHashAndIndex', [block.hash, '0x0']],
       [['--block', 'pending', '--index', '0'], 'eth_getTransactionByBlockNumberAndIndex', ['pending', '0x0']],
     ];
-    const absent = [['--hash', '0x' + '22'.repeat(32)], ['--block', '9', '--index', '100000'], ['--block', '100000', '--index', '0']];
+    const absent = [
+      ['--hash', '0x' + '22'.repeat(32)],
+      ['--block', '9', '--index', '100000'],
+      ['--block', '100000', '--index', '0'],
+    ];
     await Promise.all([
       // One case in a child process: the CLI's own output and exit; the rest in this process.
-      ...cases.map(async ([args, method, params], i) => assert.equal(await one('tx', args, i === 0 ? query : queryHere), await answer(method, params), args.join(' '))),
+      ...cases.map(async ([args, method, params], i) =>
+        assert.equal(await one('tx', args, i === 0 ? query : queryHere), await answer(method, params), args.join(' ')),
+      ),
       ...absent.map(async (args) => assert.equal(await one('tx', args), 'null', args.join(' '))),
     ]);
   });
@@ -424,17 +545,39 @@ describe('query block, tx and storage against the JSON-RPC methods', () => {
     const value = await answer('eth_getStorageAt', [address, slot, number]);
     assert.notEqual(value, JSON.stringify('0x' + '00'.repeat(32)), 'a slot with a value');
     const cases: [string[], unknown[]][] = [
-      [['--slot', slot], [address, slot, 'latest']],
-      [['--slot', slot, '--block', number], [address, slot, number]],
-      [['--slot', slot, '--block', String(writer.header.number)], [address, slot, number]],
-      [['--slot', slot, '--block', hash], [address, slot, { blockHash: hash }]],
-      [['--slot', slot, '--block', before], [address, slot, before]],
-      [['--slot', '0'], [address, '0x0', 'latest']],
+      [
+        ['--slot', slot],
+        [address, slot, 'latest'],
+      ],
+      [
+        ['--slot', slot, '--block', number],
+        [address, slot, number],
+      ],
+      [
+        ['--slot', slot, '--block', String(writer.header.number)],
+        [address, slot, number],
+      ],
+      [
+        ['--slot', slot, '--block', hash],
+        [address, slot, { blockHash: hash }],
+      ],
+      [
+        ['--slot', slot, '--block', before],
+        [address, slot, before],
+      ],
+      [
+        ['--slot', '0'],
+        [address, '0x0', 'latest'],
+      ],
     ];
     // One case in a child process: the CLI's own output and exit; the rest in this process.
     await Promise.all(
       cases.map(async ([args, params], i) =>
-        assert.equal(await one('storage', ['--address', address, ...args], i === 3 ? query : queryHere), await answer('eth_getStorageAt', params), args.join(' ')),
+        assert.equal(
+          await one('storage', ['--address', address, ...args], i === 3 ? query : queryHere),
+          await answer('eth_getStorageAt', params),
+          args.join(' '),
+        ),
       ),
     );
   });

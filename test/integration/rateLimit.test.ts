@@ -9,24 +9,28 @@
  */
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { promisify } from 'node:util';
 import { after, before, describe, test } from 'node:test';
+import { promisify } from 'node:util';
 import * as grpc from '@grpc/grpc-js';
-import { CODE_TRAILER, DATA_TRAILER, MESSAGE_TRAILER } from '#src/grpc/errors.js';
 import { loadDefinition } from '#src/grpc/definition.js';
+import { CODE_TRAILER, DATA_TRAILER, MESSAGE_TRAILER } from '#src/grpc/errors.js';
 import { createLogger } from '#src/logger.js';
-import { startService, type RunningService } from '#src/service.js';
+import { INVALID_KEY_MESSAGE, REVOKED_KEY_MESSAGE, UNAUTHORIZED } from '#src/rpc/errors.js';
+import { type RunningService, startService } from '#src/service.js';
 import { createApiKey } from '#src/store/apiKeys.js';
 import { closeStore, openStore } from '#src/store/schema.js';
 import { makeDataset, type TestDataset } from '../support/harness.js';
-import { INVALID_KEY_MESSAGE, REVOKED_KEY_MESSAGE, UNAUTHORIZED } from '#src/rpc/errors.js';
 
 const PER_SECOND = 0.001;
 const BURST = 3;
 const CLI = new URL(import.meta.resolve('#src/cli.js')).pathname;
 const run = promisify(execFile);
 
-const EthLogs = (grpc.loadPackageDefinition(loadDefinition()) as unknown as { ethlogd: { v1: { EthLogs: grpc.ServiceClientConstructor } } }).ethlogd.v1.EthLogs;
+const EthLogs = (
+  grpc.loadPackageDefinition(loadDefinition()) as unknown as {
+    ethlogd: { v1: { EthLogs: grpc.ServiceClientConstructor } };
+  }
+).ethlogd.v1.EthLogs;
 
 type Obj = Record<string, any>;
 
@@ -61,7 +65,11 @@ after(async () => {
 
 /** POSTs `body` with `key`; the status, Retry-After and parsed body. */
 async function post(key: string, body: unknown): Promise<{ status: number; retryAfter: string | null; json: any }> {
-  const res = await fetch(`${svc.url}/v3/${key}`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
+  const res = await fetch(`${svc.url}/v3/${key}`, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json' },
+    body: JSON.stringify(body),
+  });
   return { status: res.status, retryAfter: res.headers.get('retry-after'), json: await res.json() };
 }
 
@@ -78,7 +86,10 @@ function assertLimited(answer: { status: number; retryAfter: string | null; json
   assert.ok(Number.isInteger(seconds) && seconds > 0 && seconds <= 1 / PER_SECOND, `Retry-After: ${answer.retryAfter}`);
   assert.equal(Array.isArray(answer.json), Array.isArray(ids), 'an array of errors for a batch, one object for a call');
   const answers = Array.isArray(answer.json) ? answer.json : [answer.json];
-  assert.deepEqual(answers.map((a: { id: unknown }) => a.id), Array.isArray(ids) ? ids : [ids]);
+  assert.deepEqual(
+    answers.map((a: { id: unknown }) => a.id),
+    Array.isArray(ids) ? ids : [ids],
+  );
   for (const one of answers) {
     assert.equal(one.jsonrpc, '2.0');
     assert.equal(one.error.code, -32005);
@@ -93,13 +104,20 @@ function grpcCall(key: string): Promise<{ ok: Obj } | { code: grpc.status; detai
   return new Promise((resolve) => {
     const md = new grpc.Metadata();
     md.set('x-api-key', key);
-    (client as any).GetBlockByNumber({ block: { tag: 'BLOCK_TAG_LATEST' } }, md, (error: grpc.ServiceError | null, response: Obj) => {
-      if (!error) return resolve({ ok: response });
-      const data = error.metadata.get(DATA_TRAILER)[0];
-      const jsonrpc: Obj = { code: Number(error.metadata.get(CODE_TRAILER)[0]), message: String(error.metadata.get(MESSAGE_TRAILER)[0]) };
-      if (data !== undefined) jsonrpc.data = JSON.parse(String(data));
-      resolve({ code: error.code, details: error.details, jsonrpc });
-    });
+    (client as any).GetBlockByNumber(
+      { block: { tag: 'BLOCK_TAG_LATEST' } },
+      md,
+      (error: grpc.ServiceError | null, response: Obj) => {
+        if (!error) return resolve({ ok: response });
+        const data = error.metadata.get(DATA_TRAILER)[0];
+        const jsonrpc: Obj = {
+          code: Number(error.metadata.get(CODE_TRAILER)[0]),
+          message: String(error.metadata.get(MESSAGE_TRAILER)[0]),
+        };
+        if (data !== undefined) jsonrpc.data = JSON.parse(String(data));
+        resolve({ code: error.code, details: error.details, jsonrpc });
+      },
+    );
   });
 }
 
@@ -133,7 +151,10 @@ describe('HTTP', () => {
     assert.equal(refused.status, 429);
     assert.equal(refused.retryAfter, null);
     const error = { code: -32005, message: `batch of ${BURST + 1} calls exceeds the rate limit burst of ${BURST}` };
-    assert.deepEqual(refused.json, batch(BURST + 1).map(({ id }) => ({ jsonrpc: '2.0', id, error })));
+    assert.deepEqual(
+      refused.json,
+      batch(BURST + 1).map(({ id }) => ({ jsonrpc: '2.0', id, error })),
+    );
     const full = await post(key, batch(BURST));
     assert.equal(full.status, 200, 'the bucket was untouched');
     assert.equal(full.json.length, BURST);
@@ -180,7 +201,11 @@ describe('keys changed by another process', () => {
     await run(process.execPath, [CLI, 'keys', 'revoke', '--data', dataset.dir, key]);
     const refused = await post(key, call(2));
     assert.equal(refused.status, 401);
-    assert.deepEqual(refused.json, { jsonrpc: '2.0', id: null, error: { code: UNAUTHORIZED, message: REVOKED_KEY_MESSAGE } });
+    assert.deepEqual(refused.json, {
+      jsonrpc: '2.0',
+      id: null,
+      error: { code: UNAUTHORIZED, message: REVOKED_KEY_MESSAGE },
+    });
     const grpcRefused = await grpcCall(key);
     assert.ok('code' in grpcRefused);
     assert.equal(grpcRefused.code, grpc.status.UNAUTHENTICATED);

@@ -12,14 +12,24 @@
  */
 import assert from 'node:assert/strict';
 import { execFile, spawnSync } from 'node:child_process';
-import { promisify } from 'node:util';
-import { chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { after, before, test } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
 import { createLogger } from '#src/logger.js';
-import { startService, type RunningService } from '#src/service.js';
+import { type RunningService, startService } from '#src/service.js';
 import { createApiKey } from '#src/store/apiKeys.js';
 import { closeStore, openStore } from '#src/store/schema.js';
 import { generateStore } from '#src/synth/generateStore.js';
@@ -49,7 +59,10 @@ interface Example {
   commands: string[];
 }
 
-/** A page's ```sh blocks that are not marked `<!-- not run: ... -->`, each as its commands (continuation lines joined, comments dropped). */
+/**
+ * A page's ```sh blocks that are not marked `<!-- not run: ... -->`, each as its commands (continuation lines joined,
+ * comments dropped).
+ */
 function shellExamples(markdown: string): Example[] {
   const lines = markdown.split('\n');
   const out: Example[] = [];
@@ -58,7 +71,10 @@ function shellExamples(markdown: string): Example[] {
     const end = lines.indexOf('```', i + 1);
     const skipped = /^<!-- not run: .+ -->$/.test(lines[i - 1] ?? '');
     if (!skipped) {
-      const text = lines.slice(i + 1, end).filter((l) => !/^\s*#/.test(l) && l.trim() !== '').join('\n');
+      const text = lines
+        .slice(i + 1, end)
+        .filter((l) => !/^\s*#/.test(l) && l.trim() !== '')
+        .join('\n');
       out.push({ line: i + 1, commands: text.replace(/\\\n\s*/g, '').split('\n') });
     }
     i = end;
@@ -84,7 +100,15 @@ before(async () => {
   chmodSync(join(bin, 'ethlogd'), 0o755);
   env = { ...process.env, PATH: `${bin}:${process.env.PATH ?? ''}` };
   symlinkSync(DIST, join(dir, 'dist'));
-  service = await startService({ dataDir: data, host: '127.0.0.1', port: 0, grpcPort: 0, logger: createLogger('warn'), threads: 1, httpThreads: 1 });
+  service = await startService({
+    dataDir: data,
+    host: '127.0.0.1',
+    port: 0,
+    grpcPort: 0,
+    logger: createLogger('warn'),
+    threads: 1,
+    httpThreads: 1,
+  });
 });
 
 after(async () => {
@@ -96,7 +120,11 @@ test('README.md and docs/ have shell examples to run, and curl and jq to run the
   assert.ok(shellExamples(README).length >= 1);
   assert.ok(examples.length >= 8, `${examples.length} examples`);
   for (const tool of ['curl', 'jq']) {
-    assert.equal(spawnSync('sh', ['-c', `command -v ${tool}`]).status, 0, `the examples need ${tool} (apt-get install -y ${tool})`);
+    assert.equal(
+      spawnSync('sh', ['-c', `command -v ${tool}`]).status,
+      0,
+      `the examples need ${tool} (apt-get install -y ${tool})`,
+    );
   }
 });
 
@@ -118,18 +146,32 @@ for (const example of examples) {
   const skip = needsWrk && !HAS_WRK ? 'wrk is not installed (apt-get install -y wrk)' : false;
   test(`${example.file} line ${example.line}: every command exits 0 and prints something`, { skip }, async () => {
     for (const command of example.commands) {
-      const literal = command.replaceAll(EXAMPLE_ADDRESS, `127.0.0.1:${service.port}`).replaceAll(EXAMPLE_GRPC_ADDRESS, `127.0.0.1:${service.grpcPort}`);
+      const literal = command
+        .replaceAll(EXAMPLE_ADDRESS, `127.0.0.1:${service.port}`)
+        .replaceAll(EXAMPLE_GRPC_ADDRESS, `127.0.0.1:${service.grpcPort}`);
       // Asynchronously: the server answering the examples runs on this thread.
-      const ran = await run('sh', ['-c', literal], { cwd: dir, env, encoding: 'utf8', maxBuffer: 256 * 1024 * 1024 }).catch((error: { stderr?: string; message: string }) =>
+      const ran = await run('sh', ['-c', literal], {
+        cwd: dir,
+        env,
+        encoding: 'utf8',
+        maxBuffer: 256 * 1024 * 1024,
+      }).catch((error: { stderr?: string; message: string }) =>
         assert.fail(`${command}\n${error.stderr ?? error.message}`),
       );
       const written = /> (\S+)\s*$/.exec(command)?.[1];
       if (written !== undefined) assert.ok(statSync(join(dir, written)).size > 0, `${command} wrote nothing`);
-      else assert.ok(!NOTHING.has(ran.stdout.trim()), `${command} printed nothing: ${JSON.stringify(ran.stdout.slice(0, 100))}`);
+      else
+        assert.ok(
+          !NOTHING.has(ran.stdout.trim()),
+          `${command} printed nothing: ${JSON.stringify(ran.stdout.slice(0, 100))}`,
+        );
       if (ran.stdout.startsWith('{"jsonrpc"')) {
         const answer = JSON.parse(ran.stdout) as { error?: unknown; result?: unknown };
         assert.equal(answer.error, undefined, command);
-        assert.ok(answer.result !== null && !(Array.isArray(answer.result) && answer.result.length === 0), `${command} found nothing: ${ran.stdout.slice(0, 200)}`);
+        assert.ok(
+          answer.result !== null && !(Array.isArray(answer.result) && answer.result.length === 0),
+          `${command} found nothing: ${ran.stdout.slice(0, 200)}`,
+        );
       }
     }
   });
@@ -140,7 +182,11 @@ test("docs/library.md's example is test/examples/library.ts, and it reads, strea
   const example = readFileSync(new URL('../../../test/examples/library.ts', import.meta.url), 'utf8');
   assert.equal(LIBRARY.slice(start, LIBRARY.indexOf('```\n', start)), example);
   // As the page runs it: its own process (this one holds the store open for the examples' server).
-  const { stdout } = await run(process.execPath, [fileURLToPath(new URL('../examples/library.js', import.meta.url)), 'data/default'], { cwd: dir, encoding: 'utf8' });
+  const { stdout } = await run(
+    process.execPath,
+    [fileURLToPath(new URL('../examples/library.js', import.meta.url)), 'data/default'],
+    { cwd: dir, encoding: 'utf8' },
+  );
   const printed = stdout.trimEnd().split('\n');
   assert.match(printed.at(-2)!, /^[1-9]\d* logs of 0x[0-9a-f]{40}$/, stdout);
   assert.match(printed[0]!, new RegExp(`^head ${MAKE_RUN_CHAIN.blocks - 1} 0x[0-9a-f]{64}: \\d+ transactions$`));
@@ -153,7 +199,11 @@ test("docs/export.md's program is test/examples/exportQuery.ts; its DuckDB count
   const start = EXPORT.indexOf('```ts\n', section) + '```ts\n'.length;
   const example = readFileSync(new URL('../../../test/examples/exportQuery.ts', import.meta.url), 'utf8');
   assert.equal(EXPORT.slice(start, EXPORT.indexOf('```\n', start)), example);
-  const { stdout } = await run(process.execPath, [fileURLToPath(new URL('../examples/exportQuery.js', import.meta.url)), 'data/default', 'parquet-example'], { cwd: dir, encoding: 'utf8' });
+  const { stdout } = await run(
+    process.execPath,
+    [fileURLToPath(new URL('../examples/exportQuery.js', import.meta.url)), 'data/default', 'parquet-example'],
+    { cwd: dir, encoding: 'utf8' },
+  );
   const printed = stdout.trimEnd().split('\n');
   assert.match(printed[0]!, /^3 files written, 0 already there, [1-9]\d* logs$/, stdout);
   const top = /^(0x[0-9a-f]{40}) ([1-9]\d*) transfers$/.exec(printed[1]!);
@@ -161,7 +211,19 @@ test("docs/export.md's program is test/examples/exportQuery.ts; its DuckDB count
   const res = await fetch(`${service.url}/v3/${readFileSync(join(dir, 'data', 'default.key'), 'utf8').trim()}`, {
     method: 'POST',
     headers: { 'Content-Type': 'application/json' },
-    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_getLogs', params: [{ fromBlock: 'earliest', toBlock: 'latest', address: top[1], topics: ['0xddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef'] }] }),
+    body: JSON.stringify({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'eth_getLogs',
+      params: [
+        {
+          fromBlock: 'earliest',
+          toBlock: 'latest',
+          address: top[1],
+          topics: ['0xddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef'],
+        },
+      ],
+    }),
   });
   assert.equal(((await res.json()) as { result: unknown[] }).result.length, Number(top[2]));
 });

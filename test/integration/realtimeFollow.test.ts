@@ -13,15 +13,15 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
-import { Contract, JsonRpcProvider, WebSocketProvider, type ContractEventPayload } from 'ethers';
-import { createPublicClient, http, webSocket, type Log } from 'viem';
+import { Contract, type ContractEventPayload, JsonRpcProvider, WebSocketProvider } from 'ethers';
+import { createPublicClient, http, type Log, webSocket } from 'viem';
 import { runIngest } from '#src/ingest/ingest.js';
 import { createLogger } from '#src/logger.js';
-import { startService, type RunningService } from '#src/service.js';
+import { type RunningService, startService } from '#src/service.js';
 import { createApiKey } from '#src/store/apiKeys.js';
 import { closeStore, openStore } from '#src/store/schema.js';
-import { Anvil, ANVIL_MISSING, caughtUpWith, resultAt } from '../support/anvil.js';
-import { startCli, type CliProcess } from '../support/child.js';
+import { ANVIL_MISSING, Anvil, caughtUpWith, resultAt } from '../support/anvil.js';
+import { type CliProcess, startCli } from '../support/child.js';
 import { collector, fetchedBlocks } from '../support/collector.js';
 import { until } from '../support/poll.js';
 import { Workload } from '../support/workload.js';
@@ -79,8 +79,13 @@ after(async () => {
   if (dir !== undefined) rmSync(dir, { recursive: true, force: true });
 });
 
-test(`viem and ethers v6, over WebSocket and HTTP, get every log of ${MINED} blocks mined on anvil and copied by ingest --follow once, in order; after anvil_reorg the dropped logs removed (viem), then the new branch`, { skip: ANVIL_MISSING, timeout: 180_000 }, async () => {
-  const ws = createPublicClient({ transport: webSocket(`${service.url.replace('http://', 'ws://')}/ws/v3/${key}`, { reconnect: false }) });
+test(`viem and ethers v6, over WebSocket and HTTP, get every log of ${MINED} blocks mined on anvil and copied by ingest --follow once, in order; after anvil_reorg the dropped logs removed (viem), then the new branch`, {
+  skip: ANVIL_MISSING,
+  timeout: 180_000,
+}, async () => {
+  const ws = createPublicClient({
+    transport: webSocket(`${service.url.replace('http://', 'ws://')}/ws/v3/${key}`, { reconnect: false }),
+  });
   const poller = createPublicClient({ transport: http(endpoint), pollingInterval: 50 });
   const heads = collector<bigint>('watchBlocks over webSocket');
   const wsLogs = collector<Log>('watchEvent over webSocket');
@@ -94,23 +99,42 @@ test(`viem and ethers v6, over WebSocket and HTTP, get every log of ${MINED} blo
   const wsProvider = new WebSocketProvider(`${service.url.replace('http://', 'ws://')}/ws/v3/${key}`);
   const httpProvider = new JsonRpcProvider(endpoint, undefined, { staticNetwork: true, polling: false });
   httpProvider.pollingInterval = 50;
-  const ethersLogs = { ws: collector<Obj>('ethers contract.on over WebSocketProvider'), http: collector<Obj>('ethers contract.on over JsonRpcProvider') };
+  const ethersLogs = {
+    ws: collector<Obj>('ethers contract.on over WebSocketProvider'),
+    http: collector<Obj>('ethers contract.on over JsonRpcProvider'),
+  };
   const contracts: Contract[] = [];
-  for (const [name, provider] of [['ws', wsProvider], ['http', httpProvider]] as const) {
+  for (const [name, provider] of [
+    ['ws', wsProvider],
+    ['http', httpProvider],
+  ] as const) {
     for (const emitter of workload.emitters) {
       const contract = new Contract(emitter, [], provider);
       contracts.push(contract);
       await contract.on('*', (payload: ContractEventPayload) => {
         const l = payload.log;
-        ethersLogs[name].push([{ address: l.address.toLowerCase(), blockNumber: l.blockNumber, logIndex: l.index, transactionHash: l.transactionHash, removed: l.removed }]);
+        ethersLogs[name].push([
+          {
+            address: l.address.toLowerCase(),
+            blockNumber: l.blockNumber,
+            logIndex: l.index,
+            transactionHash: l.transactionHash,
+            removed: l.removed,
+          },
+        ]);
       });
     }
   }
   let filter: Awaited<ReturnType<typeof poller.createEventFilter>> | undefined;
   /** The places of `logs` from `address`. */
-  const of = (logs: Obj[], address: string) => logs.filter((l) => String(l.address).toLowerCase() === address.toLowerCase()).map(place);
+  const of = (logs: Obj[], address: string) =>
+    logs.filter((l) => String(l.address).toLowerCase() === address.toLowerCase()).map(place);
   /** What contract.on('*') asks for (`topics: [null]`): the logs of `address` with a topic, as geth matches it. */
-  const heard = (logs: Obj[], address: string) => of(logs.filter((l) => (l.topics as unknown[]).length > 0), address);
+  const heard = (logs: Obj[], address: string) =>
+    of(
+      logs.filter((l) => (l.topics as unknown[]).length > 0),
+      address,
+    );
   /**
    * Waits until every ethers collector `done` accepts. ethers polls a filter when it sees a new block
    * number, and a block it sees while a poll is in flight starts none: the last blocks' logs can wait
@@ -130,11 +154,21 @@ test(`viem and ethers v6, over WebSocket and HTTP, get every log of ${MINED} blo
   };
   try {
     // The watchers subscribe in the background: blocks are mined until each has reported a log.
-    await until(async () => {
-      await workload.mine(1, { special: false, min: 2, max: 3 });
-      await caughtUp();
-      return heads.items.length > 0 && wsLogs.items.length > 0 && httpLogs.items.length > 0 && ethersLogs.ws.items.length > 0 && ethersLogs.http.items.length > 0;
-    }, 'every watcher reports', 60_000);
+    await until(
+      async () => {
+        await workload.mine(1, { special: false, min: 2, max: 3 });
+        await caughtUp();
+        return (
+          heads.items.length > 0 &&
+          wsLogs.items.length > 0 &&
+          httpLogs.items.length > 0 &&
+          ethersLogs.ws.items.length > 0 &&
+          ethersLogs.http.items.length > 0
+        );
+      },
+      'every watcher reports',
+      60_000,
+    );
     const mark = await caughtUp();
     filter = await poller.createEventFilter();
     const seen = { ws: wsLogs.items.length, http: httpLogs.items.length };
@@ -149,38 +183,83 @@ test(`viem and ethers v6, over WebSocket and HTTP, get every log of ${MINED} blo
     const total = (items: Log[]) => fresh(items).length >= expected.length;
     assert.deepEqual(fresh(await wsLogs.until(total)), expected, 'watchEvent over webSocket: every log once, in order');
     assert.deepEqual(fresh(await httpLogs.until(total)), expected, 'watchEvent over http: every log once, in order');
-    assert.deepEqual((await poller.getFilterChanges({ filter: filter })).map(place), expected, 'createEventFilter + getFilterChanges');
+    assert.deepEqual(
+      (await poller.getFilterChanges({ filter: filter })).map(place),
+      expected,
+      'createEventFilter + getFilterChanges',
+    );
     await heads.until((items) => items.at(-1)! >= BigInt(head));
-    assert.deepEqual(heads.items.filter((n) => n > BigInt(mark)), Array.from({ length: MINED }, (_, i) => BigInt(mark + 1 + i)), 'watchBlocks: every new head once, in order');
+    assert.deepEqual(
+      heads.items.filter((n) => n > BigInt(mark)),
+      Array.from({ length: MINED }, (_, i) => BigInt(mark + 1 + i)),
+      'watchBlocks: every new head once, in order',
+    );
     // Empty blocks mined for ethers (ethersHear) carry no logs.
-    const freshOf = (c: { items: Obj[] }, address: string) => of(c.items.filter((l) => Number(l.blockNumber) > mark), address);
-    const heardAll = (c: { items: Obj[] }) => workload.emitters.every((e) => freshOf(c, e).length >= heard(mined, e).length);
+    const freshOf = (c: { items: Obj[] }, address: string) =>
+      of(
+        c.items.filter((l) => Number(l.blockNumber) > mark),
+        address,
+      );
+    const heardAll = (c: { items: Obj[] }) =>
+      workload.emitters.every((e) => freshOf(c, e).length >= heard(mined, e).length);
     const tip = head + (await ethersHear(heardAll));
     for (const [name, c] of Object.entries(ethersLogs)) {
       await c.until(() => heardAll(c));
-      for (const e of workload.emitters) assert.deepEqual(freshOf(c, e), heard(mined, e), `ethers contract.on over ${name}: ${e}'s logs once, in order`);
+      for (const e of workload.emitters)
+        assert.deepEqual(freshOf(c, e), heard(mined, e), `ethers contract.on over ${name}: ${e}'s logs once, in order`);
     }
 
-    // anvil_reorg replaces the last blocks (the mined ones and any empty ones after them) with others carrying other transactions.
+    // anvil_reorg replaces the last blocks (the mined ones and any empty ones after them) with others carrying other
+    // transactions.
     const depth = REORG_DEPTH + (tip - head);
-    const before = { ws: wsLogs.items.length, http: httpLogs.items.length, ethersWs: ethersLogs.ws.items.length, ethersHttp: ethersLogs.http.items.length };
+    const before = {
+      ws: wsLogs.items.length,
+      http: httpLogs.items.length,
+      ethersWs: ethersLogs.ws.items.length,
+      ethersHttp: ethersLogs.http.items.length,
+    };
     const dropped = await ours<Obj[]>('eth_getLogs', [{ fromBlock: hex(head - REORG_DEPTH + 1), toBlock: hex(tip) }]);
     assert.ok(dropped.length > 0, 'the replaced blocks had logs');
-    await anvil.rpc('anvil_reorg', [depth, [[workload.action(true), 0], [workload.action(true), 1], [workload.action(true), 1], [workload.action(true), 2]]]);
+    await anvil.rpc('anvil_reorg', [
+      depth,
+      [
+        [workload.action(true), 0],
+        [workload.action(true), 1],
+        [workload.action(true), 1],
+        [workload.action(true), 2],
+      ],
+    ]);
     assert.equal(await caughtUp(), tip, 'anvil_reorg keeps the height');
-    const branch = (await ours<Obj[]>('eth_getLogs', [{ fromBlock: hex(head - REORG_DEPTH + 1), toBlock: hex(tip) }])).map(place);
+    const branch = (
+      await ours<Obj[]>('eth_getLogs', [{ fromBlock: hex(head - REORG_DEPTH + 1), toBlock: hex(tip) }])
+    ).map(place);
     const removed = dropped.map((l) => place({ ...l, removed: true }));
     const afterReorg = (items: Log[], from: number) => items.slice(from).map(place);
-    for (const [name, c, from] of [['webSocket', wsLogs, before.ws], ['http', httpLogs, before.http]] as const) {
+    for (const [name, c, from] of [
+      ['webSocket', wsLogs, before.ws],
+      ['http', httpLogs, before.http],
+    ] as const) {
       const got = afterReorg(await c.until((items) => items.length - from >= removed.length + branch.length), from);
       const gone = got.slice(0, removed.length);
-      assert.deepEqual([...gone].sort(), [...removed].sort(), `${name}: the dropped logs first, each once, with removed: true`);
+      assert.deepEqual(
+        [...gone].sort(),
+        [...removed].sort(),
+        `${name}: the dropped logs first, each once, with removed: true`,
+      );
       const blocks = gone.map((p) => Number(p.split(':')[0]));
-      assert.deepEqual(blocks, [...blocks].sort((a, b) => b - a), `${name}: dropped blocks newest first`);
+      assert.deepEqual(
+        blocks,
+        [...blocks].sort((a, b) => b - a),
+        `${name}: dropped blocks newest first`,
+      );
       assert.deepEqual(got.slice(removed.length), branch, `${name}: then the new branch's logs in order`);
     }
     const changes = (await poller.getFilterChanges({ filter })).map(place);
-    assert.deepEqual([...changes.slice(0, removed.length)].sort(), [...removed].sort(), 'the event filter: dropped logs removed');
+    assert.deepEqual(
+      [...changes.slice(0, removed.length)].sort(),
+      [...removed].sort(),
+      'the event filter: dropped logs removed',
+    );
     assert.deepEqual(changes.slice(removed.length), branch, 'the event filter: then the new branch');
     // ethers turns a removed log into its own "orphan" event rather than calling the contract's
     // listeners (abstract-provider.ts): contract.on hears the new branch only. One more block is
@@ -196,15 +275,30 @@ test(`viem and ethers v6, over WebSocket and HTTP, get every log of ${MINED} blo
       newTip = await caughtUp();
       heardAfter = await ours<Obj[]>('eth_getLogs', [{ fromBlock: hex(head - REORG_DEPTH + 1), toBlock: hex(newTip) }]);
     }
-    assert.ok(workload.emitters.some((e) => heard(heardAfter, e).length > 0), 'the emitters logged after the reorganisation');
+    assert.ok(
+      workload.emitters.some((e) => heard(heardAfter, e).length > 0),
+      'the emitters logged after the reorganisation',
+    );
     const since = new Map<{ items: Obj[] }, number>([
       [ethersLogs.ws, before.ethersWs],
       [ethersLogs.http, before.ethersHttp],
     ]);
-    await ethersHear((c) => workload.emitters.every((e) => of(c.items.slice(since.get(c)), e).length >= heard(heardAfter, e).length));
-    for (const [name, c, from] of [['WebSocketProvider', ethersLogs.ws, before.ethersWs], ['JsonRpcProvider', ethersLogs.http, before.ethersHttp]] as const) {
-      await c.until((items) => workload.emitters.every((e) => of(items.slice(from), e).length >= heard(heardAfter, e).length));
-      for (const e of workload.emitters) assert.deepEqual(of(c.items.slice(from), e), heard(heardAfter, e), `ethers over ${name}: ${e}'s logs of the new branch, none removed`);
+    await ethersHear((c) =>
+      workload.emitters.every((e) => of(c.items.slice(since.get(c)), e).length >= heard(heardAfter, e).length),
+    );
+    for (const [name, c, from] of [
+      ['WebSocketProvider', ethersLogs.ws, before.ethersWs],
+      ['JsonRpcProvider', ethersLogs.http, before.ethersHttp],
+    ] as const) {
+      await c.until((items) =>
+        workload.emitters.every((e) => of(items.slice(from), e).length >= heard(heardAfter, e).length),
+      );
+      for (const e of workload.emitters)
+        assert.deepEqual(
+          of(c.items.slice(from), e),
+          heard(heardAfter, e),
+          `ethers over ${name}: ${e}'s logs of the new branch, none removed`,
+        );
     }
     assert.ok(seen.ws > 0 && seen.http > 0);
   } finally {
@@ -214,7 +308,10 @@ test(`viem and ethers v6, over WebSocket and HTTP, get every log of ${MINED} blo
     await ws.transport.getRpcClient().then((rpc) => rpc.close());
     // viem's http watchEvent stops polling only once its eth_uninstallFilter has an answer, and
     // ethers uninstalls its filters as the listeners go: the service stays up until they are gone.
-    await until(async () => /^ethlogd_filters_installed 0$/m.test(await (await fetch(`${service.url}/metrics`)).text()), 'viem and ethers uninstall their filters');
+    await until(
+      async () => /^ethlogd_filters_installed 0$/m.test(await (await fetch(`${service.url}/metrics`)).text()),
+      'viem and ethers uninstall their filters',
+    );
     await wsProvider.destroy();
     httpProvider.destroy();
   }

@@ -33,10 +33,14 @@ after(async () => {
 
 /** The bloom of the logs as served (address and topics hex). */
 function bloomOf(logs: Obj[]): string {
-  return bytesToHex(logsBloom(logs.map((l) => ({ address: hexToBytes(l.address)!, topics: (l.topics as string[]).map((t) => hexToBytes(t)!) }))));
+  return bytesToHex(
+    logsBloom(
+      logs.map((l) => ({ address: hexToBytes(l.address)!, topics: (l.topics as string[]).map((t) => hexToBytes(t)!) })),
+    ),
+  );
 }
 
-test('every block\'s receipts agree with its header, its transactions, eth_getLogs and eth_getTransactionReceipt', async () => {
+test("every block's receipts agree with its header, its transactions, eth_getLogs and eth_getTransactionReceipt", async () => {
   const head = Number(await svc.result('eth_blockNumber', []));
   const seen = { reverted: 0, created: 0, blob: 0, withLogs: 0 };
   for (let n = 0; n <= head; n++) {
@@ -51,7 +55,11 @@ test('every block\'s receipts agree with its header, its transactions, eth_getLo
     receipts.forEach((r, i) => {
       const tx = txs[i]!;
       const where = `block ${n} receipt ${i}`;
-      assert.deepEqual([r.blockHash, r.blockNumber, r.transactionHash, r.transactionIndex, r.from, r.to, r.type], [block.hash, number, tx.hash, tx.transactionIndex, tx.from, tx.to, tx.type], where);
+      assert.deepEqual(
+        [r.blockHash, r.blockNumber, r.transactionHash, r.transactionIndex, r.from, r.to, r.type],
+        [block.hash, number, tx.hash, tx.transactionIndex, tx.from, tx.to, tx.type],
+        where,
+      );
       cumulative += BigInt(r.gasUsed as string);
       assert.equal(BigInt(r.cumulativeGasUsed as string), cumulative, `${where}: cumulative gas`);
       assert.ok(BigInt(r.gasUsed as string) <= BigInt(tx.gas as string), `${where}: gas used within the gas limit`);
@@ -70,7 +78,11 @@ test('every block\'s receipts agree with its header, its transactions, eth_getLo
       }
       if (tx.type === '0x3') {
         seen.blob++;
-        assert.equal(BigInt(r.blobGasUsed as string), GAS_PER_BLOB * BigInt((tx.blobVersionedHashes as string[]).length), `${where}: blob gas`);
+        assert.equal(
+          BigInt(r.blobGasUsed as string),
+          GAS_PER_BLOB * BigInt((tx.blobVersionedHashes as string[]).length),
+          `${where}: blob gas`,
+        );
         assert.ok(BigInt(r.blobGasPrice as string) > 0n, where);
       } else {
         assert.ok(!('blobGasUsed' in r) && !('blobGasPrice' in r), `${where}: blob fields only for type 3`);
@@ -78,14 +90,30 @@ test('every block\'s receipts agree with its header, its transactions, eth_getLo
       if ((r.logs as Obj[]).length > 0) seen.withLogs++;
       allLogs.push(...(r.logs as Obj[]));
     });
-    assert.equal(cumulative, BigInt(block.gasUsed as string), `block ${n}: the last cumulative gas is the block's gas used`);
+    assert.equal(
+      cumulative,
+      BigInt(block.gasUsed as string),
+      `block ${n}: the last cumulative gas is the block's gas used`,
+    );
     assert.equal(bloomOf(allLogs), block.logsBloom, `block ${n}: the receipts' logs make the block's bloom`);
-    assert.deepEqual(allLogs, await svc.result('eth_getLogs', [{ blockHash: block.hash }]), `block ${n}: the receipts' logs are eth_getLogs'`);
+    assert.deepEqual(
+      allLogs,
+      await svc.result('eth_getLogs', [{ blockHash: block.hash }]),
+      `block ${n}: the receipts' logs are eth_getLogs'`,
+    );
     if (n % 10 === 0) {
-      for (const [i, tx] of txs.entries()) assert.deepEqual(await svc.result('eth_getTransactionReceipt', [tx.hash]), receipts[i], `block ${n} receipt ${i} by hash`);
+      for (const [i, tx] of txs.entries())
+        assert.deepEqual(
+          await svc.result('eth_getTransactionReceipt', [tx.hash]),
+          receipts[i],
+          `block ${n} receipt ${i} by hash`,
+        );
     }
   }
-  assert.ok(seen.reverted > 0 && seen.created > 0 && seen.withLogs > 0, `the chain has reverted, creating and logging transactions: ${JSON.stringify(seen)}`);
+  assert.ok(
+    seen.reverted > 0 && seen.created > 0 && seen.withLogs > 0,
+    `the chain has reverted, creating and logging transactions: ${JSON.stringify(seen)}`,
+  );
 });
 
 test('block selectors: tags, EIP-1898 objects, the pending block with null positions; null for unknown blocks and transactions', async () => {
@@ -95,17 +123,26 @@ test('block selectors: tags, EIP-1898 objects, the pending block with null posit
   const block = (await svc.result('eth_getBlockByNumber', ['latest', false])) as Obj;
   assert.deepEqual(await svc.result('eth_getBlockReceipts', [{ blockHash: block.hash }]), latest);
   assert.deepEqual(await svc.result('eth_getBlockReceipts', [{ blockNumber: block.number }]), latest);
-  for (const tag of ['earliest', 'safe', 'finalized']) assert.ok(Array.isArray(await svc.result('eth_getBlockReceipts', [tag])), tag);
+  for (const tag of ['earliest', 'safe', 'finalized'])
+    assert.ok(Array.isArray(await svc.result('eth_getBlockReceipts', [tag])), tag);
 
   const pendingBlock = (await svc.result('eth_getBlockByNumber', ['pending', true])) as Obj;
   const pending = (await svc.result('eth_getBlockReceipts', ['pending'])) as Obj[];
   assert.equal(pending.length, (pendingBlock.transactions as Obj[]).length);
   assert.ok(pending.length > 0, 'the generated pending block has transactions');
   for (const r of pending) {
-    assert.deepEqual([r.blockHash, r.blockNumber, r.transactionIndex], [null, null, null], 'pending positions are null');
+    assert.deepEqual(
+      [r.blockHash, r.blockNumber, r.transactionIndex],
+      [null, null, null],
+      'pending positions are null',
+    );
     for (const l of r.logs as Obj[]) assert.deepEqual([l.blockHash, l.logIndex], [null, null]);
   }
-  assert.equal(await svc.result('eth_getTransactionReceipt', [(pendingBlock.transactions as Obj[])[0]!.hash]), null, 'a pending transaction has no receipt (geth)');
+  assert.equal(
+    await svc.result('eth_getTransactionReceipt', [(pendingBlock.transactions as Obj[])[0]!.hash]),
+    null,
+    'a pending transaction has no receipt (geth)',
+  );
 
   assert.equal(await svc.result('eth_getTransactionReceipt', ['0x' + 'ab'.repeat(32)]), null);
   assert.equal(await svc.result('eth_getBlockReceipts', ['0x' + 'ab'.repeat(32)]), null);

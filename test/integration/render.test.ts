@@ -14,14 +14,14 @@ import { after, before, test } from 'node:test';
 import { bytesToHex, quantityToHex } from '#src/chain/hex.js';
 import type { BlockBundle, Transaction } from '#src/chain/types.js';
 import { DEFAULT_LOG_LIMITS } from '#src/config.js';
-import { generateStore } from '#src/synth/generateStore.js';
-import { createRpcHandler } from '#src/rpc/dispatcher.js';
 import { formatBlock, formatTransaction } from '#src/render/format.js';
-import { RawJson, type MethodContext } from '#src/rpc/method.js';
+import { createRpcHandler } from '#src/rpc/dispatcher.js';
+import { type MethodContext, RawJson } from '#src/rpc/method.js';
 import { METHODS } from '#src/rpc/methods/index.js';
 import { StoreReader } from '#src/store/reader.js';
 import { closeStore, openStore, type Store } from '#src/store/schema.js';
 import { StoreWriter } from '#src/store/writer.js';
+import { generateStore } from '#src/synth/generateStore.js';
 
 const OPTS = { blocks: 300, density: 0.1, seed: 'render', pending: true, progress: false };
 
@@ -60,10 +60,16 @@ function checkCanonical(): { kinds: Set<string>; forks: Set<string> } {
     const txs = reader.transactions(n);
     const number = quantityToHex(n);
     const hash = bytesToHex(header.hash);
-    forks.add(['baseFeePerGas', 'withdrawals', 'blobGasUsed', 'parentBeaconBlockRoot', 'requestsHash'].filter((k) => k in header).join(','));
+    forks.add(
+      ['baseFeePerGas', 'withdrawals', 'blobGasUsed', 'parentBeaconBlockRoot', 'requestsHash']
+        .filter((k) => k in header)
+        .join(','),
+    );
     for (const full of [false, true]) {
       const text = same('eth_getBlockByNumber', [number, full]);
-      const expected = JSON.stringify(formatBlock(header, full ? { full: txs } : { hashes: txs.map((t) => t.hash) }, false));
+      const expected = JSON.stringify(
+        formatBlock(header, full ? { full: txs } : { hashes: txs.map((t) => t.hash) }, false),
+      );
       assert.equal(text, expected);
       assert.equal(same('eth_getBlockByHash', [hash, full]), expected);
     }
@@ -116,16 +122,35 @@ test('every block (both flags) and every transaction of a generated chain render
 test('pending transactions and the pending block keep the reference rendering', () => {
   const pending = reader.pending()!;
   assert.ok(pending.transactions.length > 0);
-  for (const full of [false, true]) assert.equal(same('eth_getBlockByNumber', ['pending', full]), JSON.stringify(formatBlock(pending.header, full ? { full: pending.transactions } : { hashes: pending.transactions.map((t) => t.hash) }, true)));
+  for (const full of [false, true])
+    assert.equal(
+      same('eth_getBlockByNumber', ['pending', full]),
+      JSON.stringify(
+        formatBlock(
+          pending.header,
+          full ? { full: pending.transactions } : { hashes: pending.transactions.map((t) => t.hash) },
+          true,
+        ),
+      ),
+    );
   pending.transactions.forEach((tx, i) => {
-    assert.equal(same('eth_getTransactionByHash', [bytesToHex(tx.hash)]), JSON.stringify(formatTransaction(tx, null, i)));
+    assert.equal(
+      same('eth_getTransactionByHash', [bytesToHex(tx.hash)]),
+      JSON.stringify(formatTransaction(tx, null, i)),
+    );
     same('eth_getTransactionByBlockNumberAndIndex', ['pending', quantityToHex(i)]);
   });
 });
 
 test('after a reorganisation: replaced blocks render fast, orphaned blocks and their transactions as before', () => {
   const head = reader.meta()!.head;
-  const orphaned: BlockBundle[] = [head - 1, head].map((n) => ({ header: reader.header(n)!, transactions: reader.transactions(n), receipts: reader.receipts(n), logs: reader.logs(n), storage: [] }));
+  const orphaned: BlockBundle[] = [head - 1, head].map((n) => ({
+    header: reader.header(n)!,
+    transactions: reader.transactions(n),
+    receipts: reader.receipts(n),
+    logs: reader.logs(n),
+    storage: [],
+  }));
   const [old] = orphaned;
   const replacement: BlockBundle = {
     header: { ...old!.header, hash: new Uint8Array(32).fill(0xab), timestamp: old!.header.timestamp + 1, txCount: 2 },
@@ -154,14 +179,28 @@ test('through the JSON-RPC envelope the answer is the reference result spliced i
     const header = reader.header(n)!;
     const txs = reader.transactions(n);
     for (const full of [false, true]) {
-      const body = Buffer.from(JSON.stringify({ jsonrpc: '2.0', id: n, method: 'eth_getBlockByNumber', params: [quantityToHex(n), full] }));
-      const result = JSON.stringify(formatBlock(header, full ? { full: txs } : { hashes: txs.map((t) => t.hash) }, false));
+      const body = Buffer.from(
+        JSON.stringify({ jsonrpc: '2.0', id: n, method: 'eth_getBlockByNumber', params: [quantityToHex(n), full] }),
+      );
+      const result = JSON.stringify(
+        formatBlock(header, full ? { full: txs } : { hashes: txs.map((t) => t.hash) }, false),
+      );
       assert.equal(String(handler.handle(body)), `{"jsonrpc":"2.0","id":${n},"result":${result}}`);
     }
-    const batch = txs.map((tx, i) => ({ jsonrpc: '2.0', id: i, method: 'eth_getTransactionByHash', params: [bytesToHex(tx.hash)] }));
+    const batch = txs.map((tx, i) => ({
+      jsonrpc: '2.0',
+      id: i,
+      method: 'eth_getTransactionByHash',
+      params: [bytesToHex(tx.hash)],
+    }));
     if (batch.length === 0) continue;
     const at = { hash: header.hash, number: n, timestamp: header.timestamp, baseFeePerGas: header.baseFeePerGas };
-    const expected = '[' + txs.map((tx, i) => `{"jsonrpc":"2.0","id":${i},"result":${JSON.stringify(formatTransaction(tx, at, i))}}`).join(',') + ']';
+    const expected =
+      '[' +
+      txs
+        .map((tx, i) => `{"jsonrpc":"2.0","id":${i},"result":${JSON.stringify(formatTransaction(tx, at, i))}}`)
+        .join(',') +
+      ']';
     assert.equal(String(handler.handle(Buffer.from(JSON.stringify(batch)))), expected);
   }
 });

@@ -15,8 +15,8 @@ import { runIngest } from '#src/ingest/ingest.js';
 import { createLogger } from '#src/logger.js';
 import { createApiKey } from '#src/store/apiKeys.js';
 import { closeStore, openStore } from '#src/store/schema.js';
-import { Anvil, ANVIL_MISSING, type NodeProxy, startProxy } from '../support/anvil.js';
-import { runCli, startCli, type CliProcess } from '../support/child.js';
+import { ANVIL_MISSING, Anvil, type NodeProxy, startProxy } from '../support/anvil.js';
+import { type CliProcess, runCli, startCli } from '../support/child.js';
 import { until } from '../support/poll.js';
 import { Workload } from '../support/workload.js';
 
@@ -37,7 +37,11 @@ let refuseBlocks = false;
 
 /** POSTs `body` to the replica with `apiKey` and returns the status, the X-Ethlogd-Head header and the parsed body. */
 async function post(body: unknown, apiKey = key): Promise<{ status: number; head: string | null; json: any }> {
-  const res = await fetch(`${base}/v3/${apiKey}`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
+  const res = await fetch(`${base}/v3/${apiKey}`, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json' },
+    body: JSON.stringify(body),
+  });
   return { status: res.status, head: res.headers.get('x-ethlogd-head'), json: await res.json() };
 }
 
@@ -53,14 +57,35 @@ before(async () => {
   workload = await Workload.deploy(anvil, 5);
   await workload.mine(10, { special: false });
   proxy = await startProxy(anvil.url, {
-    refuse: (call) => (refuseBlocks && call.method === 'eth_getBlockByNumber' ? { code: -32000, message: 'injected: block reads refused' } : undefined),
+    refuse: (call) =>
+      refuseBlocks && call.method === 'eth_getBlockByNumber'
+        ? { code: -32000, message: 'injected: block reads refused' }
+        : undefined,
   });
   dir = mkdtempSync(join(tmpdir(), 'ethlogd-replica-'));
   await runIngest({ rpc: anvil.url, dataDir: dir, logger: createLogger('warn') });
   const store = openStore(dir);
   key = createApiKey(store, 'test');
   await closeStore(store);
-  replica = startCli(['serve', '--data', dir, '--port', '0', '--threads', '1', '--http-threads', '2', '--follow-rpc', proxy.url, '--follow-poll-ms', '20', '--max-lag-blocks', String(MAX_LAG), '--access-log', 'off']);
+  replica = startCli([
+    'serve',
+    '--data',
+    dir,
+    '--port',
+    '0',
+    '--threads',
+    '1',
+    '--http-threads',
+    '2',
+    '--follow-rpc',
+    proxy.url,
+    '--follow-poll-ms',
+    '20',
+    '--max-lag-blocks',
+    String(MAX_LAG),
+    '--access-log',
+    'off',
+  ]);
   base = (await replica.waitForStderr(/listening on (http:\/\/[\d.]+:\d+)/))[1]!;
   await workload.discover();
 });
@@ -72,23 +97,36 @@ after(async () => {
   if (dir !== undefined) rmSync(dir, { recursive: true, force: true });
 });
 
-test('the replica follows anvil: /ready reports head, hash and lag 0, eth_syncing is false', { skip: ANVIL_MISSING }, async () => {
+test('the replica follows anvil: /ready reports head, hash and lag 0, eth_syncing is false', {
+  skip: ANVIL_MISSING,
+}, async () => {
   await workload.mine(4, { special: false });
   const tip = await anvil.rpc<Obj>('eth_getBlockByNumber', ['latest', false]);
   await until(async () => (await ready()).body.hash === tip.hash, "the replica's /ready names anvil's head");
-  assert.deepEqual(await ready(), { status: 200, body: { ready: true, status: 'ready', head: Number(tip.number), hash: tip.hash, lag: 0 } });
+  assert.deepEqual(await ready(), {
+    status: 200,
+    body: { ready: true, status: 'ready', head: Number(tip.number), hash: tip.hash, lag: 0 },
+  });
   assert.equal((await post({ jsonrpc: '2.0', id: 1, method: 'eth_syncing', params: [] })).json.result, false);
 });
 
-test('a replica forwards what its store cannot answer to the node it follows (--upstream defaults to --follow-rpc)', { skip: ANVIL_MISSING }, async () => {
+test('a replica forwards what its store cannot answer to the node it follows (--upstream defaults to --follow-rpc)', {
+  skip: ANVIL_MISSING,
+}, async () => {
   const head = (await post({ jsonrpc: '2.0', id: 1, method: 'eth_blockNumber', params: [] })).json.result as string;
   const [account] = await anvil.rpc<string[]>('eth_accounts', []);
   const through = await post({ jsonrpc: '2.0', id: 7, method: 'eth_getBalance', params: [account, head] });
   assert.equal(through.status, 200);
-  assert.deepEqual(through.json, { jsonrpc: '2.0', id: 7, result: await anvil.rpc<string>('eth_getBalance', [account, head]) });
+  assert.deepEqual(through.json, {
+    jsonrpc: '2.0',
+    id: 7,
+    result: await anvil.rpc<string>('eth_getBalance', [account, head]),
+  });
 });
 
-test('every JSON-RPC answer carries X-Ethlogd-Head, the head its calls saw: results, errors, batches and refusals', { skip: ANVIL_MISSING }, async () => {
+test('every JSON-RPC answer carries X-Ethlogd-Head, the head its calls saw: results, errors, batches and refusals', {
+  skip: ANVIL_MISSING,
+}, async () => {
   const single = await post({ jsonrpc: '2.0', id: 1, method: 'eth_blockNumber', params: [] });
   assert.equal(single.head, String(Number(single.json.result)));
   const batch = await post([
@@ -105,24 +143,36 @@ test('every JSON-RPC answer carries X-Ethlogd-Head, the head its calls saw: resu
   assert.ok(Number(refused.head) >= Number(single.head), 'the head never goes back');
 });
 
-test('behind its node by more than --max-lag-blocks: /ready 503 with the lag, eth_syncing the syncing object; a failed ingest is logged, restarted, and catches up', { skip: ANVIL_MISSING }, async () => {
+test('behind its node by more than --max-lag-blocks: /ready 503 with the lag, eth_syncing the syncing object; a failed ingest is logged, restarted, and catches up', {
+  skip: ANVIL_MISSING,
+}, async () => {
   const head = Number((await ready()).body.head);
   refuseBlocks = true;
   await workload.mine(MAX_LAG + 3, { special: false });
   const nodeHead = await anvil.head();
-  await until(async () => (await ready()).body.lag === nodeHead - head, "/ready's lag counts every block the node mined");
+  await until(
+    async () => (await ready()).body.lag === nodeHead - head,
+    "/ready's lag counts every block the node mined",
+  );
   const behind = await ready();
   assert.equal(behind.status, 503);
-  assert.deepEqual({ ...behind.body, hash: undefined }, {
-    ready: false,
-    status: 'unavailable',
-    reason: `the store is ${nodeHead - head} blocks behind its node (more than ${MAX_LAG})`,
-    head,
-    hash: undefined,
-    lag: nodeHead - head,
-  });
+  assert.deepEqual(
+    { ...behind.body, hash: undefined },
+    {
+      ready: false,
+      status: 'unavailable',
+      reason: `the store is ${nodeHead - head} blocks behind its node (more than ${MAX_LAG})`,
+      head,
+      hash: undefined,
+      lag: nodeHead - head,
+    },
+  );
   const syncing = await post({ jsonrpc: '2.0', id: 1, method: 'eth_syncing', params: [] });
-  assert.deepEqual(syncing.json.result, { startingBlock: syncing.json.result.startingBlock, currentBlock: '0x' + head.toString(16), highestBlock: '0x' + nodeHead.toString(16) });
+  assert.deepEqual(syncing.json.result, {
+    startingBlock: syncing.json.result.startingBlock,
+    currentBlock: '0x' + head.toString(16),
+    highestBlock: '0x' + nodeHead.toString(16),
+  });
   assert.ok(Number(syncing.json.result.startingBlock) <= head);
   await replica.waitForStderr(/follow-mode ingest exited \(code 1\)[^"]*restarting it in \d+ ms/);
   refuseBlocks = false;
@@ -140,7 +190,9 @@ test('SIGTERM stops the server and its ingest: exit 0, no ingest left', { skip: 
   for (const pid of pids) assert.throws(() => process.kill(pid, 0), { code: 'ESRCH' }, `ingest ${pid} has exited`);
 });
 
-test('replica options without --follow-rpc, and a bad --follow-rpc, exit 2 with what is wrong', { skip: ANVIL_MISSING }, async () => {
+test('replica options without --follow-rpc, and a bad --follow-rpc, exit 2 with what is wrong', {
+  skip: ANVIL_MISSING,
+}, async () => {
   const cases: [string[], RegExp][] = [
     [['--max-lag-blocks', '3'], /--max-lag-blocks needs --follow-rpc/],
     [['--follow-poll-ms', '50'], /--follow-poll-ms needs --follow-rpc/],

@@ -5,8 +5,8 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { readFileSync, rmSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import { after, before, test } from 'node:test';
+import { fileURLToPath } from 'node:url';
 import { makeDataset, type TestDataset } from '../support/harness.js';
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
@@ -23,8 +23,20 @@ after(() => {
 
 test('the banner states how long make run took to be ready, then the endpoint with the demo key', async () => {
   const started = Math.floor(Date.now() / 1000) - 75;
-  const env = { ...process.env, DATA: dataset.dir, HOST: '127.0.0.1', PORT: '0', GRPC_PORT: '0', STARTED: String(started) };
-  const child = spawn('bash', ['scripts/run.sh'], { cwd: ROOT, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+  const env = {
+    ...process.env,
+    DATA: dataset.dir,
+    HOST: '127.0.0.1',
+    PORT: '0',
+    GRPC_PORT: '0',
+    STARTED: String(started),
+  };
+  const child = spawn('bash', ['scripts/run.sh'], {
+    cwd: ROOT,
+    env,
+    detached: true,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let out = '';
   try {
     await new Promise<void>((resolve, reject) => {
@@ -39,5 +51,10 @@ test('the banner states how long make run took to be ready, then the endpoint wi
   }
   const seconds = Number(/^ready (\d+) s after make run started \(install, build and data included/m.exec(out)?.[1]);
   assert.ok(seconds >= 75 && seconds < 75 + 60, out);
-  assert.match(out, new RegExp(`ethlogd serves ${dataset.dir} at:\\n  http://127\\.0\\.0\\.1:0/v3/${readFileSync(`${dataset.dir}.key`, 'utf8').trim()}`));
+  assert.match(
+    out,
+    new RegExp(
+      `ethlogd serves ${dataset.dir} at:\\n  http://127\\.0\\.0\\.1:0/v3/${readFileSync(`${dataset.dir}.key`, 'utf8').trim()}`,
+    ),
+  );
 });

@@ -12,11 +12,11 @@
 import assert from 'node:assert/strict';
 import http2 from 'node:http2';
 import net from 'node:net';
-import * as grpc from '@grpc/grpc-js';
-import { loadDefinition } from '#src/grpc/definition.js';
 import { after, before, test } from 'node:test';
+import * as grpc from '@grpc/grpc-js';
 import { SHUTDOWN_GRACE_MARGIN_MS } from '#src/config.js';
-import { startCli, type CliProcess } from '../support/child.js';
+import { loadDefinition } from '#src/grpc/definition.js';
+import { type CliProcess, startCli } from '../support/child.js';
 import { makeDataset, type TestDataset } from '../support/harness.js';
 import { until } from '../support/poll.js';
 
@@ -30,7 +30,10 @@ const DENSITY = 0.05;
 const LOG_TIMEOUT_MS = 3_000;
 const BOUND_MS = LOG_TIMEOUT_MS + SHUTDOWN_GRACE_MARGIN_MS;
 const HOST = '127.0.0.1';
-/** HTTP threads of serve: the kernel spreads the test's connections over them, so the drain must hold whichever thread holds each. */
+/**
+ * HTTP threads of serve: the kernel spreads the test's connections over them, so the drain must hold whichever thread
+ * holds each.
+ */
 const HTTP_THREADS = 2;
 
 let dataset: TestDataset;
@@ -77,13 +80,17 @@ class RawConnection {
     for (const w of this.waiters.splice(0)) w();
   }
 
-  /** Resolves once `take` finds what it needs in the bytes received (it consumes them); rejects if the connection closes first. */
+  /**
+   * Resolves once `take` finds what it needs in the bytes received (it consumes them); rejects if the connection closes
+   * first.
+   */
   private next<T>(take: () => T | undefined, what: string): Promise<T> {
     return new Promise((resolve, reject) => {
       const check = () => {
         const got = take();
         if (got !== undefined) return resolve(got);
-        if (this.socket.destroyed || this.socket.readableEnded) return reject(new Error(`connection closed before ${what}`));
+        if (this.socket.destroyed || this.socket.readableEnded)
+          return reject(new Error(`connection closed before ${what}`));
         this.waiters.push(check);
       };
       check();
@@ -123,7 +130,21 @@ function postHead(key: string, length: number, expectContinue = false): string {
 
 /** Starts `serve` over the dataset and resolves with the process, its HTTP port and its gRPC port once it listens. */
 async function serve(): Promise<{ cli: CliProcess; port: number; grpcPort: number }> {
-  const cli = startCli(['serve', '--data', dataset.dir, '--port', '0', '--grpc-port', '0', '--threads', '1', '--http-threads', String(HTTP_THREADS), '--log-timeout-ms', String(LOG_TIMEOUT_MS)]);
+  const cli = startCli([
+    'serve',
+    '--data',
+    dataset.dir,
+    '--port',
+    '0',
+    '--grpc-port',
+    '0',
+    '--threads',
+    '1',
+    '--http-threads',
+    String(HTTP_THREADS),
+    '--log-timeout-ms',
+    String(LOG_TIMEOUT_MS),
+  ]);
   let exited = false;
   void cli.exited.then(() => (exited = true));
   await until(async () => exited || /^grpc listening on /m.test(cli.stdout()), 'serve listens');
@@ -144,11 +165,22 @@ function refusedConnection(port: number): Promise<string> {
   });
 }
 
-test('SIGTERM: new connections refused, idle keep-alive answered 503, the request in flight answered whole, exit 0', { timeout: 60_000 }, async (t) => {
+test('SIGTERM: new connections refused, idle keep-alive answered 503, the request in flight answered whole, exit 0', {
+  timeout: 60_000,
+}, async (t) => {
   const { cli, port } = await serve();
   try {
-    const getLogs = JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'eth_getLogs', params: [{ fromBlock: '0x0', toBlock: 'latest' }] });
-    const before = await fetch(`http://${HOST}:${port}/v3/${dataset.key}`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: getLogs });
+    const getLogs = JSON.stringify({
+      jsonrpc: '2.0',
+      id: 7,
+      method: 'eth_getLogs',
+      params: [{ fromBlock: '0x0', toBlock: 'latest' }],
+    });
+    const before = await fetch(`http://${HOST}:${port}/v3/${dataset.key}`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: getLogs,
+    });
     const expected = await before.text();
     const logs = (JSON.parse(expected) as { result: unknown[] }).result;
     assert.ok(logs.length > 1_000, `${logs.length} logs: an answer large enough to stream out`);
@@ -173,7 +205,11 @@ test('SIGTERM: new connections refused, idle keep-alive answered 503, the reques
     const refused = await idle.response();
     assert.equal(refused.status, 503);
     assert.match(refused.head, /\r\nConnection: close\r\n/i);
-    assert.deepEqual(JSON.parse(refused.body), { jsonrpc: '2.0', id: null, error: { code: -32000, message: 'server is shutting down' } });
+    assert.deepEqual(JSON.parse(refused.body), {
+      jsonrpc: '2.0',
+      id: null,
+      error: { code: -32000, message: 'server is shutting down' },
+    });
     await idle.closed;
 
     inFlight.socket.write(getLogs);
@@ -192,7 +228,9 @@ test('SIGTERM: new connections refused, idle keep-alive answered 503, the reques
   }
 });
 
-test('SIGTERM with a request stuck past the drain bound: it is cut off and serve exits 1', { timeout: 60_000 }, async () => {
+test('SIGTERM with a request stuck past the drain bound: it is cut off and serve exits 1', {
+  timeout: 60_000,
+}, async () => {
   const { cli, port } = await serve();
   try {
     const stuck = await RawConnection.open(port);
@@ -216,13 +254,21 @@ test('SIGTERM with a request stuck past the drain bound: it is cut off and serve
 /** How long past the drain bound the process may take to exit: closing sockets, the pool and the store. */
 const EXIT_MARGIN_MS = 5_000;
 
-test('SIGTERM with a StreamLogs whose client never reads: its connection is closed at the bound and serve exits within the bound + 5 s', { timeout: 60_000 }, async (t) => {
+test('SIGTERM with a StreamLogs whose client never reads: its connection is closed at the bound and serve exits within the bound + 5 s', {
+  timeout: 60_000,
+}, async (t) => {
   const { cli, grpcPort } = await serve();
-  const EthLogs = (grpc.loadPackageDefinition(loadDefinition()) as unknown as { ethlogd: { v1: { EthLogs: grpc.ServiceClientConstructor } } }).ethlogd.v1.EthLogs;
+  const EthLogs = (
+    grpc.loadPackageDefinition(loadDefinition()) as unknown as {
+      ethlogd: { v1: { EthLogs: grpc.ServiceClientConstructor } };
+    }
+  ).ethlogd.v1.EthLogs;
   // A raw HTTP/2 client that never reads the stream: its flow-control window closes, the server's writes back up.
   const session = http2.connect(`http://${HOST}:${grpcPort}`);
   try {
-    const message = EthLogs.service.StreamLogs!.requestSerialize({ filter: { fromBlock: { number: 0 }, toBlock: { number: BLOCKS - 1 } } });
+    const message = EthLogs.service.StreamLogs!.requestSerialize({
+      filter: { fromBlock: { number: 0 }, toBlock: { number: BLOCKS - 1 } },
+    });
     const frame = Buffer.alloc(5 + message.length);
     frame.writeUInt32BE(message.length, 1);
     message.copy(frame, 5);
@@ -242,7 +288,10 @@ test('SIGTERM with a StreamLogs whose client never reads: its connection is clos
     await new Promise<void>((resolve) => stream.once('response', () => resolve()));
     const signalled = Date.now();
     assert.ok(cli.child.kill('SIGTERM'));
-    const exited = await Promise.race([cli.exited, new Promise<'late'>((resolve) => setTimeout(() => resolve('late'), BOUND_MS + EXIT_MARGIN_MS).unref())]);
+    const exited = await Promise.race([
+      cli.exited,
+      new Promise<'late'>((resolve) => setTimeout(() => resolve('late'), BOUND_MS + EXIT_MARGIN_MS).unref()),
+    ]);
     assert.notEqual(exited, 'late', `serve still ran ${BOUND_MS + EXIT_MARGIN_MS} ms after SIGTERM: ${cli.stderr()}`);
     assert.equal(exited, 1, 'the stream was cut at the bound');
     assert.match(cli.stderr(), /calls still running after \d+ ms were cancelled/);
@@ -251,8 +300,15 @@ test('SIGTERM with a StreamLogs whose client never reads: its connection is clos
     // Its trailers cannot pass the closed window: the connection closes under it, which gRPC
     // clients report as UNAVAILABLE (never a status of the server's, such as INTERNAL).
     const ended = await trailers;
-    assert.ok(ended === undefined || ended['grpc-status'] === String(grpc.status.UNAVAILABLE), `the stream ended with ${JSON.stringify(ended)}`);
-    assert.ok(session.closed || session.destroyed || (await new Promise<boolean>((resolve) => session.once('close', () => resolve(true)))));
+    assert.ok(
+      ended === undefined || ended['grpc-status'] === String(grpc.status.UNAVAILABLE),
+      `the stream ended with ${JSON.stringify(ended)}`,
+    );
+    assert.ok(
+      session.closed ||
+        session.destroyed ||
+        (await new Promise<boolean>((resolve) => session.once('close', () => resolve(true)))),
+    );
   } finally {
     session.destroy();
     cli.child.kill('SIGKILL');

@@ -15,12 +15,12 @@ import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { bytesToHex, quantityToHex } from '#src/chain/hex.js';
 import type { BlockBundle } from '#src/chain/types.js';
-import { generateStore } from '#src/synth/generateStore.js';
-import { generateChain } from '#src/synth/generator.js';
 import { createApiKey } from '#src/store/apiKeys.js';
 import { closeStore, openStore } from '#src/store/schema.js';
+import { generateStore } from '#src/synth/generateStore.js';
+import { generateChain } from '#src/synth/generator.js';
 import { startCli } from '../support/child.js';
-import { startTestService, type RpcResponse, type TestService } from '../support/harness.js';
+import { type RpcResponse, startTestService, type TestService } from '../support/harness.js';
 
 const SEED = 'snapshot';
 const DENSITY = 0.002;
@@ -45,7 +45,12 @@ before(async () => {
   const store = openStore(dir);
   const key = createApiKey(store, 'snapshot');
   await closeStore(store);
-  server = await startTestService({ dir, key, revokedKey: key, remove: () => rmSync(dir, { recursive: true, force: true }) });
+  server = await startTestService({
+    dir,
+    key,
+    revokedKey: key,
+    remove: () => rmSync(dir, { recursive: true, force: true }),
+  });
 });
 
 after(async () => {
@@ -55,13 +60,19 @@ after(async () => {
 
 /** Sends `calls` as one batch; returns their results in order, failing on any error. */
 async function batch(calls: [string, unknown[]][]): Promise<any[]> {
-  const { status, json } = await server.post(calls.map(([method, params], id) => ({ jsonrpc: '2.0', id, method, params })));
+  const { status, json } = await server.post(
+    calls.map(([method, params], id) => ({ jsonrpc: '2.0', id, method, params })),
+  );
   assert.equal(status, 200);
   const answers = json as RpcResponse[];
   assert.equal(answers.length, calls.length);
   return answers.map((answer, i) => {
     assert.equal(answer.id, i);
-    assert.equal(answer.error, undefined, `${calls[i]![0]} ${JSON.stringify(calls[i]![1])}: ${JSON.stringify(answer.error)}`);
+    assert.equal(
+      answer.error,
+      undefined,
+      `${calls[i]![0]} ${JSON.stringify(calls[i]![1])}: ${JSON.stringify(answer.error)}`,
+    );
     return answer.result;
   });
 }
@@ -85,7 +96,10 @@ async function snapshot(): Promise<{ head: number; logs: Obj[] }> {
   const made = chain[head]!;
   assert.equal(block.number, number, 'eth_getBlockByNumber(latest) in the same batch');
   assert.equal(block.hash, hex(made.header.hash));
-  assert.deepEqual(block.transactions, made.transactions.map((t) => hex(t.hash)));
+  assert.deepEqual(
+    block.transactions,
+    made.transactions.map((t) => hex(t.hash)),
+  );
   let i = 0;
   for (let b = 0; b <= head; b++) {
     const { header, transactions } = chain[b]!;
@@ -93,8 +107,28 @@ async function snapshot(): Promise<{ head: number; logs: Obj[] }> {
       const got = logs[i++] as Obj | undefined;
       assert.ok(got, `head ${head}: the range answer ends before block ${b}'s log ${logIndex}`);
       assert.deepEqual(
-        [got.blockNumber, got.logIndex, got.blockHash, got.transactionIndex, got.transactionHash, got.address, got.data, got.topics, got.removed],
-        [q(b), q(logIndex), hex(header.hash), q(log.txIndex), hex(transactions[log.txIndex]!.hash), hex(log.address), hex(log.data), log.topics.map(hex), false],
+        [
+          got.blockNumber,
+          got.logIndex,
+          got.blockHash,
+          got.transactionIndex,
+          got.transactionHash,
+          got.address,
+          got.data,
+          got.topics,
+          got.removed,
+        ],
+        [
+          q(b),
+          q(logIndex),
+          hex(header.hash),
+          q(log.txIndex),
+          hex(transactions[log.txIndex]!.hash),
+          hex(log.address),
+          hex(log.data),
+          log.topics.map(hex),
+          false,
+        ],
         `head ${head}: block ${b}, log ${logIndex}`,
       );
     });
@@ -103,7 +137,10 @@ async function snapshot(): Promise<{ head: number; logs: Obj[] }> {
   return { head, logs };
 }
 
-/** Checks blocks from..to (at or below a reported head): per-block logs against the range answer, every transaction by hash and by index. */
+/**
+ * Checks blocks from..to (at or below a reported head): per-block logs against the range answer, every transaction by
+ * hash and by index.
+ */
 async function checkBlocks(from: number, to: number, rangeLogs: Obj[]): Promise<void> {
   const byBlock = new Map<string, Obj[]>();
   for (const log of rangeLogs) {
@@ -116,29 +153,53 @@ async function checkBlocks(from: number, to: number, rangeLogs: Obj[]): Promise<
   for (let b = from; b <= to; b++) {
     if (chain[b]!.logs.length > 0) withLogs.push(b);
     chain[b]!.transactions.forEach((tx, i) => {
-      txCalls.push(['eth_getTransactionByHash', [hex(tx.hash)]], ['eth_getTransactionByBlockNumberAndIndex', [q(b), q(i)]]);
+      txCalls.push(
+        ['eth_getTransactionByHash', [hex(tx.hash)]],
+        ['eth_getTransactionByBlockNumberAndIndex', [q(b), q(i)]],
+      );
     });
   }
   const perBlock = await batches(withLogs.map((b) => ['eth_getLogs', [{ blockHash: hex(chain[b]!.header.hash) }]]));
-  withLogs.forEach((b, k) => assert.deepEqual(perBlock[k], byBlock.get(q(b)), `block ${b}: its own eth_getLogs answer is its slice of the range answer`));
+  withLogs.forEach((b, k) =>
+    assert.deepEqual(
+      perBlock[k],
+      byBlock.get(q(b)),
+      `block ${b}: its own eth_getLogs answer is its slice of the range answer`,
+    ),
+  );
   const txs = await batches(txCalls);
   let k = 0;
   for (let b = from; b <= to; b++) {
     chain[b]!.transactions.forEach((tx, i) => {
       const [byHash, byIndex] = [txs[k++] as Obj | null, txs[k++] as Obj | null];
       assert.ok(byHash && byIndex, `block ${b}, transaction ${i}: found by hash and by index`);
-      assert.deepEqual([byHash.hash, byHash.blockNumber, byHash.blockHash, byHash.transactionIndex], [hex(tx.hash), q(b), hex(chain[b]!.header.hash), q(i)]);
+      assert.deepEqual(
+        [byHash.hash, byHash.blockNumber, byHash.blockHash, byHash.transactionIndex],
+        [hex(tx.hash), q(b), hex(chain[b]!.header.hash), q(i)],
+      );
       assert.deepEqual(byIndex, byHash, `block ${b}, transaction ${i}: the same object both ways`);
     });
   }
 }
 
-test('a server answering while another process appends: every answer is a consistent snapshot', { timeout: 120_000 }, async (t) => {
+test('a server answering while another process appends: every answer is a consistent snapshot', {
+  timeout: 120_000,
+}, async (t) => {
   const first = await snapshot();
   assert.equal(first.head, PREFIX - 1);
   await checkBlocks(0, first.head, first.logs);
 
-  const writer = startCli(['generate', '--out', dir, '--blocks', String(TOTAL), '--seed', SEED, '--density', String(DENSITY)]);
+  const writer = startCli([
+    'generate',
+    '--out',
+    dir,
+    '--blocks',
+    String(TOTAL),
+    '--seed',
+    SEED,
+    '--density',
+    String(DENSITY),
+  ]);
   let writing = true;
   void writer.exited.then(() => (writing = false));
   let head = first.head;

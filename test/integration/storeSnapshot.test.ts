@@ -16,7 +16,7 @@ import { createLogger } from '#src/logger.js';
 import { StoreReader } from '#src/store/reader.js';
 import { closeStore, openStore, type Store } from '#src/store/schema.js';
 import { generateStore } from '#src/synth/generateStore.js';
-import { Anvil, ANVIL_MISSING } from '../support/anvil.js';
+import { ANVIL_MISSING, Anvil } from '../support/anvil.js';
 import { runCli, startCli } from '../support/child.js';
 import { until } from '../support/poll.js';
 import { diffStores } from '../support/storeDiff.js';
@@ -70,7 +70,18 @@ async function withStores<T>(a: string, b: string, check: (a: Store, b: Store) =
 test('a snapshot taken while generate appends is a whole, compacted, verified prefix of the chain', async () => {
   const source = join(dir, 'generated');
   await generateStore(source, { blocks: PREFIX, seed: SEED, density: DENSITY, pending: false, progress: false });
-  const writer = startCli(['generate', '--out', source, '--blocks', String(WRITER_BLOCKS), '--seed', SEED, '--density', String(DENSITY), '--no-pending']);
+  const writer = startCli([
+    'generate',
+    '--out',
+    source,
+    '--blocks',
+    String(WRITER_BLOCKS),
+    '--seed',
+    SEED,
+    '--density',
+    String(DENSITY),
+    '--no-pending',
+  ]);
   try {
     await until(async () => ((await headOf(source))?.number ?? 0) >= PREFIX + 100, 'the writer appended 100 blocks');
     const copy = join(dir, 'generated-copy');
@@ -88,11 +99,19 @@ test('a snapshot taken while generate appends is a whole, compacted, verified pr
     await withStores(source, copy, (a, b) => {
       const [left, right] = [new StoreReader(a), new StoreReader(b)];
       assert.equal(right.head(), head);
-      for (let n = 0; n <= head; n++) assert.ok(bytesEqual(left.header(n)!.hash, right.header(n)!.hash), `block ${n} is the writer's`);
+      for (let n = 0; n <= head; n++)
+        assert.ok(bytesEqual(left.header(n)!.hash, right.header(n)!.hash), `block ${n} is the writer's`);
       assert.equal(right.header(head + 1), undefined, 'nothing beyond the copied head');
     });
-    assert.ok(statSync(join(copy, 'data.mdb')).size <= statSync(join(source, 'data.mdb')).size, 'the copy is compacted');
-    assert.deepEqual(readdirSync(dir).filter((name) => name.includes('.partial')), [], 'no temporary directory is left');
+    assert.ok(
+      statSync(join(copy, 'data.mdb')).size <= statSync(join(source, 'data.mdb')).size,
+      'the copy is compacted',
+    );
+    assert.deepEqual(
+      readdirSync(dir).filter((name) => name.includes('.partial')),
+      [],
+      'no temporary directory is left',
+    );
   } finally {
     writer.child.kill('SIGKILL');
   }
@@ -103,7 +122,10 @@ test('snapshot refuses an existing destination and a missing store, creating not
   const taken = join(dir, 'taken');
   mkdirSync(taken);
   const cases: [string[], RegExp][] = [
-    [['--data', source, '--out', taken], /ethlogd snapshot: .*taken exists: a snapshot is written into a new directory/],
+    [
+      ['--data', source, '--out', taken],
+      /ethlogd snapshot: .*taken exists: a snapshot is written into a new directory/,
+    ],
     [['--data', join(dir, 'nothing'), '--out', join(dir, 'x')], /ethlogd snapshot: no store at .*nothing/],
     [['--data', source], /ethlogd snapshot: --out is required/],
   ];
@@ -117,7 +139,9 @@ test('snapshot refuses an existing destination and a missing store, creating not
   assert.equal(existsSync(join(dir, 'x')), false);
 });
 
-test('a snapshot of a store following anvil seeds a replica: ingest --follow on it reaches the node and both stores end identical', { skip: ANVIL_MISSING }, async () => {
+test('a snapshot of a store following anvil seeds a replica: ingest --follow on it reaches the node and both stores end identical', {
+  skip: ANVIL_MISSING,
+}, async () => {
   const anvil = await Anvil.start(['--hardfork', 'prague', '--no-mining']);
   const source = join(dir, 'followed');
   const copy = join(dir, 'followed-copy');
@@ -139,7 +163,10 @@ test('a snapshot of a store following anvil seeds a replica: ingest --follow on 
     await workload.mine(3, { special: false });
     const tip = await anvil.rpc<{ hash: string; number: string }>('eth_getBlockByNumber', ['latest', false]);
     for (const path of [source, copy]) {
-      await until(async () => Buffer.from((await headOf(path))!.hash).toString('hex') === tip.hash.slice(2), `${path} reached anvil's head ${Number(tip.number)}`);
+      await until(
+        async () => Buffer.from((await headOf(path))!.hash).toString('hex') === tip.hash.slice(2),
+        `${path} reached anvil's head ${Number(tip.number)}`,
+      );
     }
     for (const follower of followers) follower.child.kill('SIGTERM');
     for (const follower of followers) assert.equal(await follower.exited, 0);

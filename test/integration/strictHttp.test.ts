@@ -9,7 +9,13 @@ import net from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import WebSocket from 'ws';
 import { MAX_BODY_BYTES, MAX_JSON_DEPTH } from '#src/config.js';
-import { makeDataset, startTestService, type RpcResponse, type TestDataset, type TestService } from '../support/harness.js';
+import {
+  makeDataset,
+  type RpcResponse,
+  startTestService,
+  type TestDataset,
+  type TestService,
+} from '../support/harness.js';
 
 const HOST = '127.0.0.1';
 const CALL = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_blockNumber', params: [] });
@@ -36,7 +42,10 @@ interface Received {
   closed: boolean;
 }
 
-/** Writes `text` (Latin-1) on a new connection and resolves at the first whole response (framed by Content-Length) or at the close. */
+/**
+ * Writes `text` (Latin-1) on a new connection and resolves at the first whole response (framed by Content-Length) or at
+ * the close.
+ */
 function send(text: string): Promise<Received> {
   return new Promise((resolve, reject) => {
     const socket = net.connect(port, HOST, () => socket.write(Buffer.from(text, 'latin1')));
@@ -63,7 +72,10 @@ function post(headers: string, version = 'HTTP/1.1'): string {
 /** The status and JSON body of a raw response. */
 function parse(received: Received): { status: number; body: RpcResponse } {
   const end = received.bytes.indexOf('\r\n\r\n');
-  return { status: Number(received.bytes.split(' ')[1]), body: JSON.parse(received.bytes.slice(end + 4)) as RpcResponse };
+  return {
+    status: Number(received.bytes.split(' ')[1]),
+    body: JSON.parse(received.bytes.slice(end + 4)) as RpcResponse,
+  };
 }
 
 /** Asserts another client's small call answers. */
@@ -80,7 +92,9 @@ async function refusals(reason: string): Promise<number> {
 describe('strict HTTP', () => {
   test('a Content-Length over the limit with 10 bytes sent gets 413 at once, the connection still open', async () => {
     const before = await refusals('body_too_large');
-    const got = await send(post(`Host: x\r\nContent-Type: application/json\r\nContent-Length: ${6 * 1024 * 1024}\r\n`) + '0123456789');
+    const got = await send(
+      post(`Host: x\r\nContent-Type: application/json\r\nContent-Length: ${6 * 1024 * 1024}\r\n`) + '0123456789',
+    );
     assert.equal(got.closed, false, 'answered before any close');
     const { status, body } = parse(got);
     assert.equal(status, 413);
@@ -91,7 +105,11 @@ describe('strict HTTP', () => {
 
   test('two different Content-Length headers get 400 and close; bytes after the body are never served as a request', async () => {
     const before = await refusals('content_length');
-    const got = await send(post(`Host: x\r\nContent-Type: application/json\r\nContent-Length: ${CALL.length}\r\nContent-Length: ${CALL.length + 1}\r\n`) + CALL);
+    const got = await send(
+      post(
+        `Host: x\r\nContent-Type: application/json\r\nContent-Length: ${CALL.length}\r\nContent-Length: ${CALL.length + 1}\r\n`,
+      ) + CALL,
+    );
     const { status, body: answer } = parse(got);
     assert.equal(status, 400);
     assert.deepEqual(answer.error, { code: -32600, message: 'conflicting Content-Length headers' });
@@ -100,17 +118,27 @@ describe('strict HTTP', () => {
     // the connection closes, answering neither.
     const smuggled = `GET /health HTTP/1.1\r\nHost: x\r\n\r\n`;
     const body = CALL + smuggled;
-    const cut = await send(post(`Host: x\r\nContent-Type: application/json\r\nContent-Length: ${CALL.length}\r\nContent-Length: ${body.length}\r\n`) + body);
+    const cut = await send(
+      post(
+        `Host: x\r\nContent-Type: application/json\r\nContent-Length: ${CALL.length}\r\nContent-Length: ${body.length}\r\n`,
+      ) + body,
+    );
     assert.deepEqual(cut, { bytes: '', closed: true });
     assert.equal(await refusals('content_length'), before + 2);
-    const same = await send(post(`Host: x\r\nContent-Type: application/json\r\nContent-Length: ${CALL.length}\r\nContent-Length: ${CALL.length}\r\n`) + CALL);
+    const same = await send(
+      post(
+        `Host: x\r\nContent-Type: application/json\r\nContent-Length: ${CALL.length}\r\nContent-Length: ${CALL.length}\r\n`,
+      ) + CALL,
+    );
     assert.equal(parse(same).body.result, '0x9', 'the same length twice is one length');
     await othersServed();
   });
 
   test('uWS closes at once, unanswered and unserved: Transfer-Encoding with Content-Length, invalid lengths, HTTP/1.1 without Host', async () => {
     const heads = [
-      post(`Host: x\r\nContent-Type: application/json\r\nContent-Length: ${CALL.length}\r\nTransfer-Encoding: chunked\r\n`) + `${CALL.length.toString(16)}\r\n${CALL}\r\n0\r\n\r\n`,
+      post(
+        `Host: x\r\nContent-Type: application/json\r\nContent-Length: ${CALL.length}\r\nTransfer-Encoding: chunked\r\n`,
+      ) + `${CALL.length.toString(16)}\r\n${CALL}\r\n0\r\n\r\n`,
       post(`Host: x\r\nContent-Type: application/json\r\nTransfer-Encoding: gzip\r\n`) + CALL,
       post(`Host: x\r\nContent-Type: application/json\r\nContent-Length: 1x\r\n`) + CALL,
       post(`Host: x\r\nContent-Type: application/json\r\nContent-Length: -5\r\n`) + CALL,
@@ -121,7 +149,9 @@ describe('strict HTTP', () => {
     await othersServed();
   });
 
-  test('uWS holds until its idle timeout, then closes unanswered and unserved: NUL or CR in a value, obs-fold, 49 headers, HTTP/1.0, bare LF', { timeout: 60_000 }, async () => {
+  test('uWS holds until its idle timeout, then closes unanswered and unserved: NUL or CR in a value, obs-fold, 49 headers, HTTP/1.0, bare LF', {
+    timeout: 60_000,
+  }, async () => {
     const headers = (count: number) => Array.from({ length: count }, (_, i) => `X-${i}: v\r\n`).join('');
     const length = `Content-Type: application/json\r\nContent-Length: ${CALL.length}\r\n`;
     const heads = [
@@ -135,7 +165,8 @@ describe('strict HTTP', () => {
     ];
     // All at once: each waits out uWS's 10 s HTTP idle timeout.
     const got = await Promise.all(heads.map(send));
-    for (const [i, received] of got.entries()) assert.deepEqual(received, { bytes: '', closed: true }, JSON.stringify(heads[i]));
+    for (const [i, received] of got.entries())
+      assert.deepEqual(received, { bytes: '', closed: true }, JSON.stringify(heads[i]));
     // 48 header lines are still parsed: the limit above is uWS's, not a miscount here.
     assert.equal(parse(await send(post(`Host: x\r\n${headers(45)}${length}`) + CALL)).body.result, '0x9');
     await othersServed();
@@ -144,10 +175,17 @@ describe('strict HTTP', () => {
   test(`a body nested deeper than ${MAX_JSON_DEPTH} levels gets -32600 without being parsed; ${MAX_JSON_DEPTH} levels are parsed`, async () => {
     const deep = await svc.post('['.repeat(2_500_000));
     assert.equal(deep.status, 200);
-    assert.deepEqual((deep.json as RpcResponse).error, { code: -32600, message: `invalid request: JSON nested deeper than ${MAX_JSON_DEPTH} levels` });
+    assert.deepEqual((deep.json as RpcResponse).error, {
+      code: -32600,
+      message: `invalid request: JSON nested deeper than ${MAX_JSON_DEPTH} levels`,
+    });
     const nested = '['.repeat(MAX_JSON_DEPTH - 1) + ']'.repeat(MAX_JSON_DEPTH - 1);
     const atLimit = await svc.post(`{"jsonrpc":"2.0","id":1,"method":"eth_blockNumber","params":[],"x":${nested}}`);
-    assert.equal((atLimit.json as RpcResponse).result, '0x9', 'the call object and a member nested to exactly the limit');
+    assert.equal(
+      (atLimit.json as RpcResponse).result,
+      '0x9',
+      'the call object and a member nested to exactly the limit',
+    );
     await othersServed();
   });
 });
@@ -164,7 +202,9 @@ describe('strict WebSocket', () => {
   test('a 6 MiB message closes with 1009 and the reason; the service goes on', async () => {
     const before = await refusals('ws_message_too_large');
     const ws = await open();
-    const closed = new Promise<[number, string]>((resolve) => ws.once('close', (code, reason) => resolve([code, String(reason)])));
+    const closed = new Promise<[number, string]>((resolve) =>
+      ws.once('close', (code, reason) => resolve([code, String(reason)])),
+    );
     ws.send('['.repeat(6 * 1024 * 1024));
     assert.deepEqual(await closed, [1009, `message too large, limit ${MAX_BODY_BYTES} bytes`]);
     assert.equal(await refusals('ws_message_too_large'), before + 1);
@@ -174,13 +214,20 @@ describe('strict WebSocket', () => {
   test('a deeply nested message, eth_subscribe in it or not, gets -32600 and the socket stays', async () => {
     const ws = await open();
     const answers: RpcResponse[] = [];
-    const next = () => new Promise<void>((resolve) => ws.once('message', (data) => (answers.push(JSON.parse(String(data)) as RpcResponse), resolve())));
+    const next = () =>
+      new Promise<void>((resolve) =>
+        ws.once('message', (data) => (answers.push(JSON.parse(String(data)) as RpcResponse), resolve())),
+      );
     for (const text of ['['.repeat(1_000_000), '{"method":"eth_subscribe","params":' + '['.repeat(1_000_000)]) {
       const got = next();
       ws.send(text);
       await got;
     }
-    for (const answer of answers) assert.deepEqual(answer.error, { code: -32600, message: `invalid request: JSON nested deeper than ${MAX_JSON_DEPTH} levels` });
+    for (const answer of answers)
+      assert.deepEqual(answer.error, {
+        code: -32600,
+        message: `invalid request: JSON nested deeper than ${MAX_JSON_DEPTH} levels`,
+      });
     const got = next();
     ws.send(CALL);
     await got;

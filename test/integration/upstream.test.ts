@@ -10,10 +10,10 @@ import assert from 'node:assert/strict';
 import http from 'node:http';
 import { after, before, describe, test } from 'node:test';
 import WebSocket from 'ws';
-import { startService, type RunningService, type ServiceOptions } from '#src/service.js';
-import { captureLogger, type CapturedLogger } from '../support/logCapture.js';
-import { startFakeNode, type FakeNode } from '../support/fakeNode.js';
+import { type RunningService, type ServiceOptions, startService } from '#src/service.js';
+import { type FakeNode, startFakeNode } from '../support/fakeNode.js';
 import { makeDataset, type RpcResponse, type TestDataset } from '../support/harness.js';
+import { type CapturedLogger, captureLogger } from '../support/logCapture.js';
 import { until } from '../support/poll.js';
 
 const BLOCKS = 40;
@@ -35,7 +35,10 @@ let svc: RunningService;
 const bodies: string[] = [];
 
 /** Starts the service over the dataset forwarding to the fake node, with `extra` options. */
-function start(extra: Partial<ServiceOptions> = {}, upstream: Partial<NonNullable<ServiceOptions['upstream']>> = {}): Promise<RunningService> {
+function start(
+  extra: Partial<ServiceOptions> = {},
+  upstream: Partial<NonNullable<ServiceOptions['upstream']>> = {},
+): Promise<RunningService> {
   return startService({
     dataDir: dataset.dir,
     host: '127.0.0.1',
@@ -43,14 +46,25 @@ function start(extra: Partial<ServiceOptions> = {}, upstream: Partial<NonNullabl
     logger: logs.logger,
     threads: 1,
     httpThreads: 1,
-    upstream: { url: upstreamUrl, timeoutMs: TIMEOUT_MS, maxResponseBytes: MAX_RESPONSE_BYTES, headWaitMs: 50, breaker: { failures: 3, baseMs: 200, maxMs: 400 }, ...upstream },
+    upstream: {
+      url: upstreamUrl,
+      timeoutMs: TIMEOUT_MS,
+      maxResponseBytes: MAX_RESPONSE_BYTES,
+      headWaitMs: 50,
+      breaker: { failures: 3, baseMs: 200, maxMs: 400 },
+      ...upstream,
+    },
     ...extra,
   });
 }
 
 /** POSTs `body` to `service` and returns the parsed answer (kept for the secrets check). */
 async function post(body: unknown, service = svc, key = dataset.key): Promise<unknown> {
-  const res = await fetch(`${service.url}/v3/${key}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const res = await fetch(`${service.url}/v3/${key}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
   const text = await res.text();
   bodies.push(text);
   assert.equal(res.status, 200, text);
@@ -92,7 +106,9 @@ after(async () => {
 describe('what is sent', () => {
   test('latest, safe and finalized are pinned to the store; pending, hashes and numbers go as they are', async () => {
     const safe = Number(((await call('eth_getBlockByNumber', ['safe', false])).result as { number: string }).number);
-    const finalized = Number(((await call('eth_getBlockByNumber', ['finalized', false])).result as { number: string }).number);
+    const finalized = Number(
+      ((await call('eth_getBlockByNumber', ['finalized', false])).result as { number: string }).number,
+    );
     assert.ok(safe > 0 && safe < HEAD, `safe ${safe} trails the head`);
     const hex = (n: number) => '0x' + n.toString(16);
     const to = '0x' + '11'.repeat(20);
@@ -115,7 +131,8 @@ describe('what is sent', () => {
       ['trace_filter', [{ fromBlock: '0x1' }], [{ fromBlock: '0x1', toBlock: hex(HEAD) }]],
       ['eth_gasPrice', [], []],
     ];
-    for (const [method, params, sent] of cases) assert.deepEqual(sentParams(await call(method, params)), sent, `${method} ${JSON.stringify(params)}`);
+    for (const [method, params, sent] of cases)
+      assert.deepEqual(sentParams(await call(method, params)), sent, `${method} ${JSON.stringify(params)}`);
   });
 
   test('a block above the head waits for it, then is refused naming the head', async () => {
@@ -128,12 +145,28 @@ describe('what is sent', () => {
 
   test('methods not on the list are refused without reaching the node', async () => {
     const before = node.requests.length;
-    for (const method of ['admin_nodeInfo', 'personal_unlockAccount', 'miner_start', 'debug_setHead', 'eth_sendTransaction', 'eth_sendRawTransaction', 'eth_accounts', 'anvil_mine', 'made_up']) {
+    for (const method of [
+      'admin_nodeInfo',
+      'personal_unlockAccount',
+      'miner_start',
+      'debug_setHead',
+      'eth_sendTransaction',
+      'eth_sendRawTransaction',
+      'eth_accounts',
+      'anvil_mine',
+      'made_up',
+    ]) {
       const res = await call(method, []);
       assert.equal(res.error?.code, -32601, method);
-      assert.match(res.error!.message, new RegExp(`^the method ${method} does not exist/is not available; ethlogd does not forward it`));
+      assert.match(
+        res.error!.message,
+        new RegExp(`^the method ${method} does not exist/is not available; ethlogd does not forward it`),
+      );
     }
-    const batch = (await post([{ jsonrpc: '2.0', id: 1, method: 'admin_peers', params: [] }, { jsonrpc: '2.0', id: 2, method: 'eth_chainId', params: [] }])) as RpcResponse[];
+    const batch = (await post([
+      { jsonrpc: '2.0', id: 1, method: 'admin_peers', params: [] },
+      { jsonrpc: '2.0', id: 2, method: 'eth_chainId', params: [] },
+    ])) as RpcResponse[];
     assert.equal(batch[0]!.error?.code, -32601);
     assert.equal(node.requests.length, before, 'the node was not asked');
   });
@@ -145,9 +178,16 @@ describe('what is sent', () => {
       const kind = i % 5;
       const id = `c${i}`;
       if (kind === 0) batch.push({ jsonrpc: '2.0', id, method: 'eth_blockNumber', params: [] });
-      else if (kind === 1) batch.push({ jsonrpc: '2.0', id, method: 'eth_getBalance', params: ['0x' + '22'.repeat(20), 'latest'] });
+      else if (kind === 1)
+        batch.push({ jsonrpc: '2.0', id, method: 'eth_getBalance', params: ['0x' + '22'.repeat(20), 'latest'] });
       else if (kind === 2) batch.push({ jsonrpc: '2.0', id, method: 'eth_getBlockByNumber', params: ['0x3', false] });
-      else if (kind === 3) batch.push({ jsonrpc: '2.0', id, method: 'eth_call', params: [{ data: '0x' + i.toString(16).padStart(2, '0') }, '0x2'] });
+      else if (kind === 3)
+        batch.push({
+          jsonrpc: '2.0',
+          id,
+          method: 'eth_call',
+          params: [{ data: '0x' + i.toString(16).padStart(2, '0') }, '0x2'],
+        });
       else batch.push({ jsonrpc: '2.0', id, method: 'eth_gasPrice' });
     }
     const answers = (await post(batch)) as RpcResponse[];
@@ -159,11 +199,21 @@ describe('what is sent', () => {
       if (kind === 0) assert.equal(answer.result, '0x' + HEAD.toString(16));
       else if (kind === 2) assert.equal((answer.result as { number: string }).number, '0x3');
       else assert.equal((answer.result as { method: string }).method, (batch[i] as { method: string }).method);
-      if (kind === 3) assert.deepEqual((answer.result as { params: unknown[] }).params[0], { data: '0x' + i.toString(16).padStart(2, '0') });
+      if (kind === 3)
+        assert.deepEqual((answer.result as { params: unknown[] }).params[0], {
+          data: '0x' + i.toString(16).padStart(2, '0'),
+        });
     });
     const sent = node.requests.slice(before);
-    assert.equal(sent.reduce((n, r) => n + r.calls.length, 0), 150, 'the 150 forwarded calls reached the node');
-    assert.deepEqual(sent.map((r) => r.calls.length).sort((a, b) => a - b), [50, 100]);
+    assert.equal(
+      sent.reduce((n, r) => n + r.calls.length, 0),
+      150,
+      'the 150 forwarded calls reached the node',
+    );
+    assert.deepEqual(
+      sent.map((r) => r.calls.length).sort((a, b) => a - b),
+      [50, 100],
+    );
   });
 });
 
@@ -172,7 +222,12 @@ describe('a node that fails', () => {
     let chunk = 0;
     // Every request after the first chunk is killed: also the one resent on a fresh connection.
     node.fate = (request) => (request.batch && ++chunk >= 2 ? 'kill' : 'echo');
-    const batch = Array.from({ length: 150 }, (_, i) => ({ jsonrpc: '2.0', id: i, method: 'eth_gasPrice', params: [] }));
+    const batch = Array.from({ length: 150 }, (_, i) => ({
+      jsonrpc: '2.0',
+      id: i,
+      method: 'eth_gasPrice',
+      params: [],
+    }));
     const answers = (await post(batch)) as RpcResponse[];
     const codes = answers.map((a) => a.error?.code ?? 0);
     const failed = codes.filter((code) => code === -32011).length;
@@ -206,7 +261,11 @@ describe('a node that fails', () => {
     ['HTTP 500', { status: 500, body: 'internal error: execution reverted' }, 'answered HTTP 500'],
     ['invalid JSON', { status: 200, body: '{"jsonrpc":"2.0","id":0,"result":' }, 'answered with invalid JSON'],
     ['not JSON-RPC', { status: 200, body: '"vm execution error"' }, 'answered with something that is not JSON-RPC'],
-    ['a huge body', { status: 200, body: Buffer.alloc(2 * MAX_RESPONSE_BYTES, 0x20) }, `answered more than ${MAX_RESPONSE_BYTES} bytes`],
+    [
+      'a huge body',
+      { status: 200, body: Buffer.alloc(2 * MAX_RESPONSE_BYTES, 0x20) },
+      `answered more than ${MAX_RESPONSE_BYTES} bytes`,
+    ],
   ] as const) {
     test(`${what}: -32011, worded as no backend and never as a revert`, async () => {
       node.fate = () => fate;
@@ -238,7 +297,10 @@ describe('a node that fails', () => {
     const before = node.requests.length;
     const fast = await call('eth_gasPrice');
     assert.equal(fast.error?.code, -32011);
-    assert.match(fast.error!.message, /^no backend available: the upstream node is failing: its circuit breaker is open, next try in \d+ ms; retry later$/);
+    assert.match(
+      fast.error!.message,
+      /^no backend available: the upstream node is failing: its circuit breaker is open, next try in \d+ ms; retry later$/,
+    );
     assert.equal(node.requests.length, before, 'an open breaker sends nothing');
     node.fate = () => 'echo';
     await until(async () => (await call('eth_gasPrice')).error === undefined, 'the probe closes the breaker', 5_000);
@@ -258,8 +320,14 @@ describe('around the forwarding', () => {
   test('forwarded calls have their own per-key budget', async () => {
     const limited = await start({}, { rateLimit: { perSecond: 0.001, burst: 3 } });
     try {
-      const over = (await post(Array.from({ length: 4 }, (_, i) => ({ jsonrpc: '2.0', id: i, method: 'eth_gasPrice', params: [] })), limited)) as RpcResponse[];
-      assert.deepEqual(over.map((a) => a.error?.message), Array(4).fill('batch of 4 calls exceeds the rate limit burst of 3'));
+      const over = (await post(
+        Array.from({ length: 4 }, (_, i) => ({ jsonrpc: '2.0', id: i, method: 'eth_gasPrice', params: [] })),
+        limited,
+      )) as RpcResponse[];
+      assert.deepEqual(
+        over.map((a) => a.error?.message),
+        Array(4).fill('batch of 4 calls exceeds the rate limit burst of 3'),
+      );
       for (let i = 0; i < 3; i++) assert.equal((await call('eth_gasPrice', [], limited)).error, undefined);
       const refused = await call('eth_gasPrice', [], limited);
       assert.equal(refused.error?.code, -32005);
@@ -273,7 +341,13 @@ describe('around the forwarding', () => {
 
   test('metrics count forwarded calls by method and outcome, with their latency', async () => {
     const text = await (await fetch(`${svc.url}/metrics`)).text();
-    const value = (selector: string) => Number(text.split('\n').find((l) => l.startsWith(`${selector} `))?.slice(selector.length + 1) ?? 0);
+    const value = (selector: string) =>
+      Number(
+        text
+          .split('\n')
+          .find((l) => l.startsWith(`${selector} `))
+          ?.slice(selector.length + 1) ?? 0,
+      );
     assert.ok(value('ethlogd_upstream_requests_total{method="eth_gasPrice",outcome="ok"}') > 150);
     assert.ok(value('ethlogd_upstream_requests_total{method="eth_gasPrice",outcome="timeout"}') >= 1);
     assert.ok(value('ethlogd_upstream_requests_total{method="eth_call",outcome="unavailable"}') >= 4);
@@ -283,7 +357,11 @@ describe('around the forwarding', () => {
 
   test('the access log marks forwarded calls', async () => {
     const from = logs.lines.length;
-    await post([{ jsonrpc: '2.0', id: 1, method: 'eth_gasPrice', params: [] }, { jsonrpc: '2.0', id: 2, method: 'eth_chainId', params: [] }, { jsonrpc: '2.0', id: 3, method: 'eth_getCode', params: ['0x' + '11'.repeat(20), 'latest'] }]);
+    await post([
+      { jsonrpc: '2.0', id: 1, method: 'eth_gasPrice', params: [] },
+      { jsonrpc: '2.0', id: 2, method: 'eth_chainId', params: [] },
+      { jsonrpc: '2.0', id: 3, method: 'eth_getCode', params: ['0x' + '11'.repeat(20), 'latest'] },
+    ]);
     await call('eth_chainId');
     const lines = await logs.waitFor((r) => r.msg === 'request' && r.path === 'rpc', 2, from);
     assert.equal(lines[0]!.forwarded, 2);
@@ -294,12 +372,20 @@ describe('around the forwarding', () => {
     const socket = new WebSocket(`${svc.url.replace('http', 'ws')}/ws/v3/${dataset.key}`);
     await new Promise((resolve, reject) => socket.once('open', resolve).once('error', reject));
     const answer = new Promise<string>((resolve) => socket.once('message', (data) => resolve(String(data))));
-    socket.send(JSON.stringify([{ jsonrpc: '2.0', id: 1, method: 'eth_getBalance', params: ['0x' + '11'.repeat(20), 'latest'] }, { jsonrpc: '2.0', id: 2, method: 'eth_blockNumber', params: [] }]));
+    socket.send(
+      JSON.stringify([
+        { jsonrpc: '2.0', id: 1, method: 'eth_getBalance', params: ['0x' + '11'.repeat(20), 'latest'] },
+        { jsonrpc: '2.0', id: 2, method: 'eth_blockNumber', params: [] },
+      ]),
+    );
     const text = await answer;
     bodies.push(text);
     socket.close();
     const [balance, head] = JSON.parse(text) as RpcResponse[];
-    assert.deepEqual(balance!.result, { method: 'eth_getBalance', params: ['0x' + '11'.repeat(20), '0x' + HEAD.toString(16)] });
+    assert.deepEqual(balance!.result, {
+      method: 'eth_getBalance',
+      params: ['0x' + '11'.repeat(20), '0x' + HEAD.toString(16)],
+    });
     assert.equal(head!.result, '0x' + HEAD.toString(16));
   });
 
@@ -307,20 +393,35 @@ describe('around the forwarding', () => {
     const threaded = await start({ httpThreads: 2 });
     try {
       const answers = await Promise.all(
-        Array.from({ length: 40 }, () =>
-          new Promise<string>((resolve, reject) => {
-            const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_getTransactionCount', params: ['0x' + '33'.repeat(20), 'latest'] });
-            const req = http.request(`${threaded.url}/v3/${dataset.key}`, { method: 'POST', agent: false, headers: { 'content-type': 'application/json', connection: 'close' } }, (res) => {
-              const parts: Buffer[] = [];
-              res.on('data', (part: Buffer) => parts.push(part));
-              res.on('end', () => resolve(Buffer.concat(parts).toString('utf8')));
-            });
-            req.on('error', reject);
-            req.end(body);
-          }),
+        Array.from(
+          { length: 40 },
+          () =>
+            new Promise<string>((resolve, reject) => {
+              const body = JSON.stringify({
+                jsonrpc: '2.0',
+                id: 1,
+                method: 'eth_getTransactionCount',
+                params: ['0x' + '33'.repeat(20), 'latest'],
+              });
+              const req = http.request(
+                `${threaded.url}/v3/${dataset.key}`,
+                { method: 'POST', agent: false, headers: { 'content-type': 'application/json', connection: 'close' } },
+                (res) => {
+                  const parts: Buffer[] = [];
+                  res.on('data', (part: Buffer) => parts.push(part));
+                  res.on('end', () => resolve(Buffer.concat(parts).toString('utf8')));
+                },
+              );
+              req.on('error', reject);
+              req.end(body);
+            }),
         ),
       );
-      for (const text of answers) assert.deepEqual((JSON.parse(text) as RpcResponse).result, { method: 'eth_getTransactionCount', params: ['0x' + '33'.repeat(20), '0x' + HEAD.toString(16)] });
+      for (const text of answers)
+        assert.deepEqual((JSON.parse(text) as RpcResponse).result, {
+          method: 'eth_getTransactionCount',
+          params: ['0x' + '33'.repeat(20), '0x' + HEAD.toString(16)],
+        });
       const metrics = await (await fetch(`${threaded.url}/metrics`)).text();
       const thread1 = Number(/^ethlogd_http_thread_responses_total\{thread="1"\} (\S+)$/m.exec(metrics)?.[1] ?? 0);
       assert.ok(thread1 > 0, 'thread 1 answered some');
@@ -330,9 +431,13 @@ describe('around the forwarding', () => {
   });
 
   test('the upstream URL and its secrets appear in no answer and no log line', () => {
-    assert.ok(logs.lines.some((line) => line.includes('upstream: request failed')), 'the failures were logged');
+    assert.ok(
+      logs.lines.some((line) => line.includes('upstream: request failed')),
+      'the failures were logged',
+    );
     for (const text of [...bodies, ...logs.lines]) {
-      for (const secret of [USER_SECRET, PATH_SECRET, QUERY_SECRET, upstreamUrl, `127.0.0.1:${node.port}`]) assert.ok(!text.includes(secret), `${secret} in ${text.slice(0, 300)}`);
+      for (const secret of [USER_SECRET, PATH_SECRET, QUERY_SECRET, upstreamUrl, `127.0.0.1:${node.port}`])
+        assert.ok(!text.includes(secret), `${secret} in ${text.slice(0, 300)}`);
     }
     // The node got them: the key in the path and query, the user part as basic authentication.
     const sent = node.requests[0]!;

@@ -10,13 +10,13 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { createPublicClient, encodeFunctionData, http, type Abi, type PublicClient } from 'viem';
+import { type Abi, createPublicClient, encodeFunctionData, http, type PublicClient } from 'viem';
 import { runIngest } from '#src/ingest/ingest.js';
 import { createLogger } from '#src/logger.js';
-import { startService, type RunningService } from '#src/service.js';
+import { type RunningService, startService } from '#src/service.js';
 import { createApiKey } from '#src/store/apiKeys.js';
 import { closeStore, openStore } from '#src/store/schema.js';
-import { Anvil, ANVIL_MISSING, postJson, type Reply } from '../support/anvil.js';
+import { ANVIL_MISSING, Anvil, postJson, type Reply } from '../support/anvil.js';
 import { contracts } from '../support/contracts.js';
 import { Workload } from '../support/workload.js';
 
@@ -46,7 +46,15 @@ before(async () => {
   const store = openStore(dir);
   const key = createApiKey(store, 'indexer');
   await closeStore(store);
-  service = await startService({ dataDir: dir, host: '127.0.0.1', port: 0, logger: createLogger('warn'), threads: 1, httpThreads: 1, upstream: { url: anvil.url, headWaitMs: 50 } });
+  service = await startService({
+    dataDir: dir,
+    host: '127.0.0.1',
+    port: 0,
+    logger: createLogger('warn'),
+    threads: 1,
+    httpThreads: 1,
+    upstream: { url: anvil.url, headWaitMs: 50 },
+  });
   endpoint = `${service.url}/v3/${key}`;
   abi = contracts().Emitter!.abi;
 });
@@ -86,7 +94,10 @@ interface Row {
   code: Hex | undefined;
 }
 
-/** The rows an indexer over `url` builds: every log of the emitters, and at its block what its handler reads (Ponder's context.client). */
+/**
+ * The rows an indexer over `url` builds: every log of the emitters, and at its block what its handler reads (Ponder's
+ * context.client).
+ */
 async function index(url: string, to: number): Promise<Row[]> {
   const viem = client(url);
   const logs = await viem.getLogs({ address: workload.emitters, fromBlock: 0n, toBlock: BigInt(to) });
@@ -96,13 +107,28 @@ async function index(url: string, to: number): Promise<Row[]> {
     logs.map(async (log): Promise<Row> => {
       const at = { blockNumber: log.blockNumber };
       const [balance, counter, ether, nonce, code] = await Promise.all([
-        viem.readContract({ address: log.address, abi, functionName: 'balances', args: [recipient], ...at }) as Promise<bigint>,
+        viem.readContract({
+          address: log.address,
+          abi,
+          functionName: 'balances',
+          args: [recipient],
+          ...at,
+        }) as Promise<bigint>,
         viem.readContract({ address: log.address, abi, functionName: 'counter', ...at }) as Promise<bigint>,
         viem.getBalance({ address: recipient, ...at }),
         viem.getTransactionCount({ address: recipient, ...at }),
         viem.getCode({ address: log.address, ...at }),
       ]);
-      return { block: log.blockNumber, logIndex: log.logIndex, emitter: log.address, balance, counter, ether, nonce, code };
+      return {
+        block: log.blockNumber,
+        logIndex: log.logIndex,
+        emitter: log.address,
+        balance,
+        counter,
+        ether,
+        nonce,
+        code,
+      };
     }),
   );
 }
@@ -145,7 +171,12 @@ describe('serve --upstream <anvil>', { skip: ANVIL_MISSING }, () => {
     const emitter = workload.emitters[0]!;
     const recipient = workload.recipients[1]!;
     await anvil.sendAll([
-      { from: anvil.accounts[0], to: emitter, gas: hex(2_000_000), data: encodeFunctionData({ abi, functionName: 'act', args: [recipient, 11n, 1n] }) },
+      {
+        from: anvil.accounts[0],
+        to: emitter,
+        gas: hex(2_000_000),
+        data: encodeFunctionData({ abi, functionName: 'act', args: [recipient, 11n, 1n] }),
+      },
       { from: anvil.accounts[1], to: recipient, value: hex(12345) },
     ]);
     await anvil.mine(3);
@@ -161,10 +192,16 @@ describe('serve --upstream <anvil>', { skip: ANVIL_MISSING }, () => {
     ]);
     assert.equal(atLatest, atHead);
     assert.notEqual(atLatest, nodeLatest, 'the node has moved on');
-    assert.equal(await ours.getBalance({ address: recipient }), await node.getBalance({ address: recipient, blockNumber: BigInt(head) }));
+    assert.equal(
+      await ours.getBalance({ address: recipient }),
+      await node.getBalance({ address: recipient, blockNumber: BigInt(head) }),
+    );
     assert.notEqual(await ours.getBalance({ address: recipient }), await node.getBalance({ address: recipient }));
     const beyond = await raw(endpoint, 'eth_getBalance', [recipient, hex(head + 1)]);
     assert.equal(beyond.error?.code, -32000);
-    assert.equal(beyond.error?.message, `header not found: block ${hex(head + 1)} is beyond this store's head ${hex(head)}`);
+    assert.equal(
+      beyond.error?.message,
+      `header not found: block ${hex(head + 1)} is beyond this store's head ${hex(head)}`,
+    );
   });
 });

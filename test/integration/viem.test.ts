@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { JsonRpcProvider } from 'ethers';
-import { BaseError, createPublicClient, http, UnauthorizedProviderError, type PublicClient } from 'viem';
+import { BaseError, createPublicClient, http, type PublicClient, UnauthorizedProviderError } from 'viem';
 import { bytesToHex } from '#src/chain/hex.js';
 import type { BlockBundle } from '#src/chain/types.js';
 import { generateChain } from '#src/synth/generator.js';
@@ -34,7 +34,9 @@ for (const batch of [false, true]) {
   describe(`viem public client, batch ${batch ? 'on' : 'off'}`, () => {
     let client: PublicClient;
     before(() => {
-      client = createPublicClient({ transport: http(svc.endpoint, { batch: batch ? { batchSize: 50, wait: 0 } : false }) });
+      client = createPublicClient({
+        transport: http(svc.endpoint, { batch: batch ? { batchSize: 50, wait: 0 } : false }),
+      });
     });
 
     test('getChainId and getBlockNumber', async () => {
@@ -82,7 +84,8 @@ for (const batch of [false, true]) {
       assert.equal(byTag.hash, bytesToHex(chain[0]!.transactions[0]!.hash));
       const types = new Set<string>();
       for (const n of [0, 20, 40, BLOCKS - 1]) {
-        for (const tx of (await client.getBlock({ blockNumber: BigInt(n), includeTransactions: true })).transactions) types.add(tx.type);
+        for (const tx of (await client.getBlock({ blockNumber: BigInt(n), includeTransactions: true })).transactions)
+          types.add(tx.type);
       }
       assert.ok(types.size >= 3, `several transaction types parse: ${[...types].join(', ')}`);
     });
@@ -91,7 +94,9 @@ for (const batch of [false, true]) {
       const log = chain[30]!.logs[0]!;
       const address = bytesToHex(log.address) as `0x${string}`;
       const logs = await client.getLogs({ address, fromBlock: 0n, toBlock: BigInt(BLOCKS - 1) });
-      const expected = chain.flatMap((b) => b.logs.filter((l) => bytesToHex(l.address) === address).map(() => b.header.number));
+      const expected = chain.flatMap((b) =>
+        b.logs.filter((l) => bytesToHex(l.address) === address).map(() => b.header.number),
+      );
       assert.deepEqual(
         logs.map((l) => Number(l.blockNumber)),
         expected,
@@ -106,7 +111,10 @@ for (const batch of [false, true]) {
         (w) => bytesToHex(w.address) === bytesToHex(write.w.address) && bytesToHex(w.slot) === bytesToHex(write.w.slot),
       );
       assert.equal(value, bytesToHex(sameSlot[sameSlot.length - 1]!.value), 'the last write of the slot in that block');
-      const latest = await client.getStorageAt({ address: bytesToHex(write.w.address) as `0x${string}`, slot: bytesToHex(write.w.slot) as `0x${string}` });
+      const latest = await client.getStorageAt({
+        address: bytesToHex(write.w.address) as `0x${string}`,
+        slot: bytesToHex(write.w.slot) as `0x${string}`,
+      });
       assert.match(latest!, /^0x[0-9a-f]{64}$/);
     });
   });
@@ -122,7 +130,10 @@ test('a refused API key reads as an authorisation failure in viem and in ethers,
   assert.ok(error instanceof BaseError);
   const unauthorized = error.walk((e) => e instanceof UnauthorizedProviderError);
   assert.ok(unauthorized instanceof UnauthorizedProviderError, `viem reports ${error.name}: ${error.shortMessage}`);
-  assert.match(error.message, /invalid API key: this store has no such key \(create a key with `ethlogd keys create --data DIR`\)/);
+  assert.match(
+    error.message,
+    /invalid API key: this store has no such key \(create a key with `ethlogd keys create --data DIR`\)/,
+  );
   const provider = new JsonRpcProvider(wrong, 1, { staticNetwork: true });
   try {
     const refused = await provider.getBlockNumber().then(

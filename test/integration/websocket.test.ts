@@ -12,18 +12,18 @@ import fc from 'fast-check';
 import WebSocket from 'ws';
 import { bytesToHex, quantityToHex } from '#src/chain/hex.js';
 import type { BlockBundle } from '#src/chain/types.js';
+import { DEFAULT_LOG_LIMITS, MAX_BODY_BYTES } from '#src/config.js';
 import { startHttpServer } from '#src/http/server.js';
 import { storeFront } from '#src/http/storeFront.js';
 import { createLogger } from '#src/logger.js';
-import { revokeApiKey, createApiKey } from '#src/store/apiKeys.js';
+import { createApiKey, revokeApiKey } from '#src/store/apiKeys.js';
 import { StoreReader } from '#src/store/reader.js';
 import { closeStore, openStore, type Store } from '#src/store/schema.js';
 import { StoreWriter } from '#src/store/writer.js';
-import { DEFAULT_LOG_LIMITS, MAX_BODY_BYTES } from '#src/config.js';
 import { MAX_SUBSCRIPTIONS_PER_CONNECTION } from '#src/ws/subscriptions.js';
 import { nextBlocks } from '../support/chainGrowth.js';
-import { until } from '../support/poll.js';
 import { makeDataset, startTestService, type TestDataset, type TestService } from '../support/harness.js';
+import { until } from '../support/poll.js';
 
 const BLOCKS = 60;
 const DENSITY = 0.2;
@@ -90,7 +90,9 @@ class Client {
       this.waiting.get(key)?.(message);
       this.waiting.delete(key);
     });
-    this.closed = new Promise((resolve) => socket.on('close', (code, reason) => resolve({ code, reason: String(reason) })));
+    this.closed = new Promise((resolve) =>
+      socket.on('close', (code, reason) => resolve({ code, reason: String(reason) })),
+    );
   }
 
   /** Bytes of notifications received so far. */
@@ -105,7 +107,10 @@ class Client {
     });
   }
 
-  /** Sends `body` (a string or bytes as they are, else as JSON text) and resolves with the parsed answer (a batch's array under the key 'batch'). */
+  /**
+   * Sends `body` (a string or bytes as they are, else as JSON text) and resolves with the parsed answer (a batch's
+   * array under the key 'batch').
+   */
   send(body: unknown, key: unknown): Promise<unknown> {
     return new Promise((resolve) => {
       this.waiting.set(key, resolve);
@@ -148,7 +153,9 @@ function refusedUpgrade(path: string): Promise<number> {
       socket.terminate();
     });
     // terminate() ends the refused handshake with this error; the status was read first.
-    socket.once('error', () => (status === 0 ? reject(new Error(`no HTTP answer to the upgrade of ${path}`)) : resolve(status)));
+    socket.once('error', () =>
+      status === 0 ? reject(new Error(`no HTTP answer to the upgrade of ${path}`)) : resolve(status),
+    );
     socket.once('open', () => reject(new Error(`the upgrade to ${path} was accepted`)));
   });
 }
@@ -181,7 +188,11 @@ describe('WebSocket JSON-RPC', () => {
         assert.equal(batch[0]!.result, await svc.result('eth_chainId', []));
         const missing = await client.call('eth_nope', []);
         assert.equal((missing.error as { code: number }).code, -32601);
-        assert.equal(((await client.send('{"jsonrpc":', null)) as { error: { code: number } }).error.code, -32700, 'malformed JSON: a parse error, the socket stays');
+        assert.equal(
+          ((await client.send('{"jsonrpc":', null)) as { error: { code: number } }).error.code,
+          -32700,
+          'malformed JSON: a parse error, the socket stays',
+        );
         assert.deepEqual((await client.call('eth_chainId', [])).result, await svc.result('eth_chainId', []));
       } finally {
         client.socket.close();
@@ -189,14 +200,24 @@ describe('WebSocket JSON-RPC', () => {
     }
   });
 
-  test('frames: binary JSON is answered, garbage gets a parse error, a flood is answered whole, a message over the body limit closes the socket with 1009', { timeout: 60_000 }, async () => {
+  test('frames: binary JSON is answered, garbage gets a parse error, a flood is answered whole, a message over the body limit closes the socket with 1009', {
+    timeout: 60_000,
+  }, async () => {
     const client = await Client.open(`/ws/v3/${dataset.key}`);
     const chainId = await svc.result('eth_chainId', []);
-    const answer = new Promise<unknown>((resolve) => client.socket.once('message', (data) => resolve(JSON.parse(String(data)))));
-    client.socket.send(Buffer.from(JSON.stringify({ jsonrpc: '2.0', id: 'bin', method: 'eth_chainId', params: [] })), { binary: true });
+    const answer = new Promise<unknown>((resolve) =>
+      client.socket.once('message', (data) => resolve(JSON.parse(String(data)))),
+    );
+    client.socket.send(Buffer.from(JSON.stringify({ jsonrpc: '2.0', id: 'bin', method: 'eth_chainId', params: [] })), {
+      binary: true,
+    });
     assert.deepEqual(await answer, { jsonrpc: '2.0', id: 'bin', result: chainId });
     const bytes = Buffer.from([0xff, 0x00, 0x7b]);
-    const overHttp = await fetch(svc.endpoint, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: bytes });
+    const overHttp = await fetch(svc.endpoint, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: bytes,
+    });
     assert.deepEqual(await client.send(bytes, null), await overHttp.json(), 'garbage: the error HTTP gives');
     const FLOOD = 1_000;
     const answers = await Promise.all(Array.from({ length: FLOOD }, () => client.call('eth_blockNumber', [])));
@@ -207,7 +228,9 @@ describe('WebSocket JSON-RPC', () => {
     assert.equal(await svc.result('eth_chainId', []), chainId, 'the server goes on');
   });
 
-  test('fuzzed frames (bytes, text, JSON, calls of every kind) each get valid JSON-RPC or nothing, and the socket stays', { timeout: 120_000 }, async () => {
+  test('fuzzed frames (bytes, text, JSON, calls of every kind) each get valid JSON-RPC or nothing, and the socket stays', {
+    timeout: 120_000,
+  }, async () => {
     const socket = await new Promise<WebSocket>((resolve, reject) => {
       const ws = new WebSocket(`${wsUrl}/ws/v3/${dataset.key}`);
       ws.once('open', () => resolve(ws));
@@ -219,12 +242,30 @@ describe('WebSocket JSON-RPC', () => {
       received.push(String(data));
       for (const wake of wakers.splice(0)) wake();
     });
-    const call = fc.record({
-      jsonrpc: fc.oneof(fc.constant('2.0'), fc.jsonValue()),
-      id: fc.oneof(fc.integer(), fc.string(), fc.constant(null), fc.jsonValue()),
-      method: fc.oneof(fc.constantFrom('eth_subscribe', 'eth_unsubscribe', 'eth_getLogs', 'eth_blockNumber', 'eth_getFilterChanges', 'eth_newFilter'), fc.string()),
-      params: fc.oneof(fc.array(fc.jsonValue(), { maxLength: 3 }), fc.jsonValue(), fc.constant(['logs', { address: '0x' + '11'.repeat(20) }]), fc.constant(['newHeads'])),
-    }, { requiredKeys: [] });
+    const call = fc.record(
+      {
+        jsonrpc: fc.oneof(fc.constant('2.0'), fc.jsonValue()),
+        id: fc.oneof(fc.integer(), fc.string(), fc.constant(null), fc.jsonValue()),
+        method: fc.oneof(
+          fc.constantFrom(
+            'eth_subscribe',
+            'eth_unsubscribe',
+            'eth_getLogs',
+            'eth_blockNumber',
+            'eth_getFilterChanges',
+            'eth_newFilter',
+          ),
+          fc.string(),
+        ),
+        params: fc.oneof(
+          fc.array(fc.jsonValue(), { maxLength: 3 }),
+          fc.jsonValue(),
+          fc.constant(['logs', { address: '0x' + '11'.repeat(20) }]),
+          fc.constant(['newHeads']),
+        ),
+      },
+      { requiredKeys: [] },
+    );
     const frame = fc.oneof(
       fc.uint8Array({ maxLength: 200 }).map((b) => Buffer.from(b)),
       fc.string({ maxLength: 200 }),
@@ -264,14 +305,29 @@ describe('WebSocket JSON-RPC', () => {
   test('subscription errors: unknown name, a range in a logs filter, a bad filter, an unknown id; unsubscribe once', async () => {
     const client = await Client.open(`/ws/v3/${dataset.key}`);
     try {
-      assert.deepEqual((await client.call('eth_subscribe', ['pendingBlocks'])).error, { code: -32601, message: 'no "pendingBlocks" subscription in eth namespace' });
-      assert.equal(((await client.call('eth_subscribe', ['logs', { fromBlock: '0x1' }])).error as { code: number }).code, -32602);
-      assert.equal(((await client.call('eth_subscribe', ['logs', { address: '0x12' }])).error as { code: number }).code, -32602);
-      assert.deepEqual((await client.call('eth_unsubscribe', ['0x1234'])).error, { code: -32000, message: 'subscription not found' });
+      assert.deepEqual((await client.call('eth_subscribe', ['pendingBlocks'])).error, {
+        code: -32601,
+        message: 'no "pendingBlocks" subscription in eth namespace',
+      });
+      assert.equal(
+        ((await client.call('eth_subscribe', ['logs', { fromBlock: '0x1' }])).error as { code: number }).code,
+        -32602,
+      );
+      assert.equal(
+        ((await client.call('eth_subscribe', ['logs', { address: '0x12' }])).error as { code: number }).code,
+        -32602,
+      );
+      assert.deepEqual((await client.call('eth_unsubscribe', ['0x1234'])).error, {
+        code: -32000,
+        message: 'subscription not found',
+      });
       const id = await client.subscribe(['newHeads']);
       assert.match(id, /^0x[0-9a-f]{32}$/);
       assert.equal((await client.call('eth_unsubscribe', [id])).result, true);
-      assert.deepEqual((await client.call('eth_unsubscribe', [id])).error, { code: -32000, message: 'subscription not found' });
+      assert.deepEqual((await client.call('eth_unsubscribe', [id])).error, {
+        code: -32000,
+        message: 'subscription not found',
+      });
       const batch = (await client.send(
         [
           { jsonrpc: '2.0', id: 1, method: 'eth_subscribe', params: ['newHeads'] },
@@ -317,25 +373,45 @@ describe('WebSocket JSON-RPC', () => {
 
       const gotHeads = (await client.notifications(heads, 3)) as Record<string, unknown>[];
       for (let i = 0; i < 3; i++) {
-        const block = (await visible('eth_getBlockByNumber', [quantityToHex(first[i]!.header.number), false])) as Record<string, unknown>;
+        const block = (await visible('eth_getBlockByNumber', [
+          quantityToHex(first[i]!.header.number),
+          false,
+        ])) as Record<string, unknown>;
         const { transactions: _t, uncles: _u, size: _s, totalDifficulty: _d, withdrawals: _w, ...header } = block;
         assert.deepEqual(gotHeads[i], header, `head ${i}: the block's header fields`);
       }
-      assert.deepEqual(await client.notifications(logs, expectedLogs.length), expectedLogs, 'the address filter: every log, in order');
-      assert.deepEqual(await client.notifications(all, expectedAll.length), expectedAll, 'no filter: every log of the new blocks');
+      assert.deepEqual(
+        await client.notifications(logs, expectedLogs.length),
+        expectedLogs,
+        'the address filter: every log, in order',
+      );
+      assert.deepEqual(
+        await client.notifications(all, expectedAll.length),
+        expectedAll,
+        'no filter: every log of the new blocks',
+      );
 
       // Replace the last two blocks by a branch of three.
-      const dropped = expectedLogs.filter((l) => (l as { blockNumber: string }).blockNumber !== from) as Record<string, unknown>[];
+      const dropped = expectedLogs.filter((l) => (l as { blockNumber: string }).blockNumber !== from) as Record<
+        string,
+        unknown
+      >[];
       const branch = nextBlocks(reader, 3, first[0]!.header.number);
       writer.append({ rollbackTo: first[0]!.header.number, blocks: branch });
       const branchFrom = quantityToHex(branch[0]!.header.number);
       const branchTo = quantityToHex(branch[2]!.header.number);
-      const branchLogs = (await visible('eth_getLogs', [{ fromBlock: branchFrom, toBlock: branchTo, address }])) as unknown[];
+      const branchLogs = (await visible('eth_getLogs', [
+        { fromBlock: branchFrom, toBlock: branchTo, address },
+      ])) as unknown[];
       const removed = [...dropped]
         .sort((a, b) => Number(b.blockNumber) - Number(a.blockNumber) || Number(a.logIndex) - Number(b.logIndex))
         .map((l) => ({ ...l, removed: true }));
       const after = await client.notifications(logs, expectedLogs.length + removed.length + branchLogs.length);
-      assert.deepEqual(after.slice(expectedLogs.length), [...removed, ...branchLogs], 'dropped logs newest block first with removed: true, then the new branch');
+      assert.deepEqual(
+        after.slice(expectedLogs.length),
+        [...removed, ...branchLogs],
+        'dropped logs newest block first with removed: true, then the new branch',
+      );
       const newHeads = (await client.notifications(heads, 6)).slice(3) as { number: string; hash: string }[];
       assert.deepEqual(
         newHeads.map((h) => h.hash),
@@ -358,12 +434,27 @@ describe('WebSocket JSON-RPC', () => {
 
 describe('WebSocket send buffer', () => {
   const SEND_BUFFER = 64 * 1024;
-  /** Notification bytes sent to both clients: past what loopback's socket buffers hold (a few MB) and the server's bound. */
+  /**
+   * Notification bytes sent to both clients: past what loopback's socket buffers hold (a few MB) and the server's
+   * bound.
+   */
   const STALL_BYTES = 24 * 1024 * 1024;
 
-  test('a subscriber that stops reading is closed with 1008 while another receives everything', { timeout: 60_000 }, async () => {
-    const front = storeFront({ store, ctx: { reader, limits: DEFAULT_LOG_LIMITS, queryLogs: () => Promise.reject(new Error('not used')) }, onError: () => {} });
-    const server = await startHttpServer({ host: '127.0.0.1', port: 0, ...front, ws: { ...front.ws!, sendBufferBytes: SEND_BUFFER }, logger: createLogger('silent') });
+  test('a subscriber that stops reading is closed with 1008 while another receives everything', {
+    timeout: 60_000,
+  }, async () => {
+    const front = storeFront({
+      store,
+      ctx: { reader, limits: DEFAULT_LOG_LIMITS, queryLogs: () => Promise.reject(new Error('not used')) },
+      onError: () => {},
+    });
+    const server = await startHttpServer({
+      host: '127.0.0.1',
+      port: 0,
+      ...front,
+      ws: { ...front.ws!, sendBufferBytes: SEND_BUFFER },
+      logger: createLogger('silent'),
+    });
     const url = `ws://127.0.0.1:${server.port}/ws/v3/${dataset.key}`;
     const reading = await Client.open('', url);
     const stalled = await Client.open('', url);

@@ -4,21 +4,26 @@
  * from its unlocked dev accounts and mine; and an HTTP proxy in front of a node that can slow it
  * down, drop methods (as a node without them answers) or inject failures (429, 503, hangs).
  */
+
+import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { createServer as createNetServer, type Socket } from 'node:net';
 import { until } from './poll.js';
 
 /** Path of the anvil binary (from the optional npm dependency @foundry-rs/anvil-linux-amd64). */
-export const ANVIL_BIN = new URL('../../../node_modules/@foundry-rs/anvil-linux-amd64/bin/anvil', import.meta.url).pathname;
+export const ANVIL_BIN = new URL('../../../node_modules/@foundry-rs/anvil-linux-amd64/bin/anvil', import.meta.url)
+  .pathname;
 
 /** Why the anvil tests cannot run here (the reason they are skipped with), or false when anvil is installed. */
 export const ANVIL_MISSING: string | false = existsSync(ANVIL_BIN)
   ? false
   : `anvil's binary is missing (${ANVIL_BIN}): npm installs it with the optional dependency @foundry-rs/anvil-linux-amd64, on Linux x64 only (this is ${process.platform}-${process.arch})`;
 
-/** Private key of anvil's 10th dev account (the default mnemonic's index 9), for transactions anvil cannot sign itself (blob, set-code). */
+/**
+ * Private key of anvil's 10th dev account (the default mnemonic's index 9), for transactions anvil cannot sign itself
+ * (blob, set-code).
+ */
 export const RAW_SIGNER_KEY = '0x2a871d0798f97d79848a013d4936a73bf4cc922c825d33c1cf7073dff6d409c6';
 
 /** A JSON-RPC call. */
@@ -53,10 +58,18 @@ export function freePort(): Promise<number> {
  */
 const POST_TIMEOUT_MS = 60_000;
 
-/** Posts JSON-RPC `body` (one call or a batch) to `url` and returns the parsed answer; fails naming the methods after POST_TIMEOUT_MS. */
+/**
+ * Posts JSON-RPC `body` (one call or a batch) to `url` and returns the parsed answer; fails naming the methods after
+ * POST_TIMEOUT_MS.
+ */
 export async function postJson(url: string, body: unknown): Promise<unknown> {
   try {
-    const res = await fetch(url, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body), signal: AbortSignal.timeout(POST_TIMEOUT_MS) });
+    const res = await fetch(url, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify(body),
+      signal: AbortSignal.timeout(POST_TIMEOUT_MS),
+    });
     return JSON.parse(await res.text()) as unknown;
   } catch (error) {
     if (!(error instanceof DOMException && error.name === 'TimeoutError')) throw error;
@@ -95,7 +108,9 @@ export class Anvil {
    */
   static async start(args: string[] = []): Promise<Anvil> {
     const port = await freePort();
-    const child = spawn(ANVIL_BIN, ['--port', String(port), '--quiet', '--order', 'fifo', ...args], { stdio: ['ignore', 'ignore', 'pipe'] });
+    const child = spawn(ANVIL_BIN, ['--port', String(port), '--quiet', '--order', 'fifo', ...args], {
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
     let stderr = '';
     child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
     const anvil = new Anvil(`http://127.0.0.1:${port}`, child);
@@ -106,7 +121,8 @@ export class Anvil {
         await anvil.rpc('eth_chainId', []);
         break;
       } catch (error) {
-        if (Date.now() > deadline) throw new Error(`anvil did not answer within 20 s: ${(error as Error).message} ${stderr}`);
+        if (Date.now() > deadline)
+          throw new Error(`anvil did not answer within 20 s: ${(error as Error).message} ${stderr}`);
         await new Promise((r) => setTimeout(r, delay));
       }
     }
@@ -203,13 +219,18 @@ export async function startProxy(target: string, behavior: ProxyBehavior): Promi
     type Item = { id: unknown; method: string; params?: unknown[] };
     const body = JSON.parse(Buffer.concat(chunks).toString()) as Item[] | Item;
     const items = Array.isArray(body) ? body : [body];
-    const errorOf = (i: Item) => (unsupported.has(i.method) ? { code: -32601, message: `the method ${i.method} does not exist/is not available` } : behavior.refuse?.(i));
+    const errorOf = (i: Item) =>
+      unsupported.has(i.method)
+        ? { code: -32601, message: `the method ${i.method} does not exist/is not available` }
+        : behavior.refuse?.(i);
     const refused = items.filter((i) => errorOf(i) !== undefined);
     stats.unsupported += refused.length;
     const forward = items.filter((i) => errorOf(i) === undefined);
     const answered = forward.length > 0 ? ((await postJson(target, forward)) as Reply[]) : [];
     const replies = [...answered, ...refused.map((i) => ({ jsonrpc: '2.0', id: i.id, error: errorOf(i) }))];
-    res.writeHead(200, { 'Content-Type': 'application/json' }).end(JSON.stringify(Array.isArray(body) ? replies : replies[0]));
+    res
+      .writeHead(200, { 'Content-Type': 'application/json' })
+      .end(JSON.stringify(Array.isArray(body) ? replies : replies[0]));
   };
   const server = createServer((req, res) => {
     handle(req, res).catch((error: Error) => res.writeHead(502).end(error.message));
@@ -242,7 +263,8 @@ export async function resultAt<T = unknown>(endpoint: string, method: string, pa
 export async function caughtUpWith(anvil: Anvil, endpoint: string): Promise<number> {
   const tip = await anvil.rpc<Record<string, unknown>>('eth_getBlockByNumber', ['latest', false]);
   await until(
-    async () => (await resultAt<Record<string, unknown>>(endpoint, 'eth_getBlockByNumber', ['latest', false])).hash === tip.hash,
+    async () =>
+      (await resultAt<Record<string, unknown>>(endpoint, 'eth_getBlockByNumber', ['latest', false])).hash === tip.hash,
     `our server answers anvil's head ${String(tip.number)}`,
   );
   return Number(tip.number);

@@ -18,7 +18,15 @@ export function nextBlocks(reader: StoreReader, count: number, parent = reader.h
     const transactions = reader.transactions(donor).map((tx) => ({ ...tx, hash: randomBytes(32) }));
     const logs = reader.logs(donor);
     const base = reader.header(parent)!;
-    const header = { ...base, number: parent + i, hash: randomBytes(32), parentHash, logsBloom: logsBloom(logs), timestamp: base.timestamp + i * 12, txCount: transactions.length };
+    const header = {
+      ...base,
+      number: parent + i,
+      hash: randomBytes(32),
+      parentHash,
+      logsBloom: logsBloom(logs),
+      timestamp: base.timestamp + i * 12,
+      txCount: transactions.length,
+    };
     out.push({ header, transactions, receipts: reader.receipts(donor), logs, storage: [] });
     parentHash = header.hash;
   }

@@ -2,7 +2,7 @@
  * The built CLI (dist/src/cli.js) run as a child process, for tests that need another process:
  * its output captured as it comes, its exit awaited, and signals sent to it.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 
 const CLI = new URL(import.meta.resolve('#src/cli.js')).pathname;
 
@@ -31,7 +31,9 @@ export function startCli(args: string[]): CliProcess {
     for (const w of waiters.splice(0)) w();
   });
   // 'close', not 'exit': 'exit' may come before the last of stdout and stderr has been read.
-  const exited = new Promise<number | string>((resolve) => child.once('close', (code, signal) => resolve(code ?? signal ?? -1)));
+  const exited = new Promise<number | string>((resolve) =>
+    child.once('close', (code, signal) => resolve(code ?? signal ?? -1)),
+  );
   const waitForStderr = (pattern: RegExp) =>
     new Promise<RegExpMatchArray>((resolve, reject) => {
       let done = false;

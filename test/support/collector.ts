@@ -43,7 +43,10 @@ export function collector<T>(what: string): {
       await Promise.race([
         new Promise<void>((w) => waiters.push(w)),
         new Promise<never>((_, fail) => {
-          timer = setTimeout(() => fail(new Error(`${what}: no report after ${items.length} items in ${timeoutMs} ms`)), timeoutMs);
+          timer = setTimeout(
+            () => fail(new Error(`${what}: no report after ${items.length} items in ${timeoutMs} ms`)),
+            timeoutMs,
+          );
         }),
       ]).finally(() => clearTimeout(timer));
     },
@@ -56,7 +59,9 @@ export function collector<T>(what: string): {
  * under one in flight (its unsubscribe does not stop a head already being fetched). A head missed
  * while a test runs shows as a gap in what the callback collected, which the test's assertion catches.
  */
-export function fetchedBlocks(onNumber: (number: bigint | null) => void): (block: { number: bigint | null } | undefined) => void {
+export function fetchedBlocks(
+  onNumber: (number: bigint | null) => void,
+): (block: { number: bigint | null } | undefined) => void {
   return (block) => {
     if (block !== undefined) onNumber(block.number);
   };

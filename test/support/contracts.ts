@@ -26,7 +26,11 @@ export function contracts(): Record<string, CompiledContract> {
   const input = {
     language: 'Solidity',
     sources,
-    settings: { optimizer: { enabled: true, runs: 200 }, evmVersion: 'cancun', outputSelection: { '*': { '*': ['abi', 'evm.bytecode.object'] } } },
+    settings: {
+      optimizer: { enabled: true, runs: 200 },
+      evmVersion: 'cancun',
+      outputSelection: { '*': { '*': ['abi', 'evm.bytecode.object'] } },
+    },
   };
   const output = JSON.parse(solc.compile(JSON.stringify(input))) as {
     errors?: { severity: string; formattedMessage: string }[];
@@ -36,7 +40,8 @@ export function contracts(): Record<string, CompiledContract> {
   if (errors.length > 0) throw new Error(errors.map((e) => e.formattedMessage).join('\n'));
   compiled = {};
   for (const file of Object.values(output.contracts)) {
-    for (const [name, c] of Object.entries(file)) compiled[name] = { abi: c.abi, bytecode: `0x${c.evm.bytecode.object}` };
+    for (const [name, c] of Object.entries(file))
+      compiled[name] = { abi: c.abi, bytecode: `0x${c.evm.bytecode.object}` };
   }
   return compiled;
 }

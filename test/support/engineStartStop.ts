@@ -17,12 +17,17 @@ const scanning = process.argv[3] === 'scanning';
 const store = openStore(dataDir, { readOnly: true });
 const reader = new StoreReader(store);
 // Start-up spans the threads' loading (up to ~200 ms); a query's first tasks open the store within a few ms.
-const delays = scanning ? [0, 0, 0, 1, 2, 3, 5, 10, 20, 40] : [0, 0, 0, 1, 2, 5, 10, 20, 30, 40, 60, 80, 100, 130, 160, 200];
+const delays = scanning
+  ? [0, 0, 0, 1, 2, 3, 5, 10, 20, 40]
+  : [0, 0, 0, 1, 2, 5, 10, 20, 30, 40, 60, 80, 100, 130, 160, 200];
 for (const delay of delays) {
   const engine = new LogEngine({ dataDir, limits: DEFAULT_LOG_LIMITS, threads: 2, onError: () => undefined });
   if (scanning) {
     await engine.ready;
-    const stream = engine.stream({ fromBlock: { tag: 'earliest' }, toBlock: { tag: 'latest' }, addresses: [], topics: [] }, reader);
+    const stream = engine.stream(
+      { fromBlock: { tag: 'earliest' }, toBlock: { tag: 'latest' }, addresses: [], topics: [] },
+      reader,
+    );
     void (async () => {
       for await (const chunk of stream) void chunk;
     })().catch(() => undefined);

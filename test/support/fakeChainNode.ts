@@ -41,14 +41,20 @@ export async function startFakeChainNode(chainId: number, blocks: FakeBlock[]): 
         const b = byNumber(params[0]);
         if (!b) return result(null);
         const full = params[1] === true;
-        return result(full ? b.block : { ...b.block, transactions: (b.block.transactions as Obj[]).map((t) => t.hash) });
+        return result(
+          full ? b.block : { ...b.block, transactions: (b.block.transactions as Obj[]).map((t) => t.hash) },
+        );
       }
       case 'eth_getBlockReceipts':
         return result(byNumber(params[0])?.receipts ?? null);
       case 'eth_getTransactionReceipt':
         return result(blocks.flatMap((b) => b.receipts).find((r) => r.transactionHash === params[0]) ?? null);
       default:
-        return { jsonrpc: '2.0', id: call.id ?? null, error: { code: -32601, message: `the method ${String(call.method)} does not exist/is not available` } };
+        return {
+          jsonrpc: '2.0',
+          id: call.id ?? null,
+          error: { code: -32601, message: `the method ${String(call.method)} does not exist/is not available` },
+        };
     }
   };
   const server: Server = createServer((req, res) => {

@@ -60,7 +60,12 @@ export async function startFakeNode(): Promise<FakeNode> {
     const parts: Buffer[] = [];
     for await (const part of req) parts.push(part as Buffer);
     const parsed = JSON.parse(Buffer.concat(parts).toString('utf8')) as ReceivedCall | ReceivedCall[];
-    const request: ReceivedRequest = { calls: [parsed].flat(), batch: Array.isArray(parsed), url: req.url ?? '', authorization: req.headers.authorization };
+    const request: ReceivedRequest = {
+      calls: [parsed].flat(),
+      batch: Array.isArray(parsed),
+      url: req.url ?? '',
+      authorization: req.headers.authorization,
+    };
     node.requests.push(request);
     const fate = node.fate(request, node.requests.length);
     if (fate === 'hang') return;

@@ -3,7 +3,7 @@
  * foreground with the repository's deploy/haproxy.cfg as it is shipped, addresses given through its
  * environment variables; killed at the end.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { delimiter, join } from 'node:path';
 
@@ -18,7 +18,10 @@ export const HAPROXY_BIN: string | undefined = (process.env.PATH ?? '')
   .find((path) => existsSync(path));
 
 /** Why the HAProxy tests cannot run here, or false when haproxy is on PATH. */
-export const HAPROXY_MISSING: string | false = HAPROXY_BIN === undefined ? 'haproxy is not on PATH: the cluster test did NOT run (Debian: apt-get install -y haproxy; make test-cluster requires it)' : false;
+export const HAPROXY_MISSING: string | false =
+  HAPROXY_BIN === undefined
+    ? 'haproxy is not on PATH: the cluster test did NOT run (Debian: apt-get install -y haproxy; make test-cluster requires it)'
+    : false;
 
 /** A running HAProxy. */
 export class Haproxy {
@@ -30,8 +33,14 @@ export class Haproxy {
 
   /** Starts haproxy with deploy/haproxy.cfg, listening on `bind` in front of `replicas` (host:port each, three). */
   static start(bind: string, replicas: string[]): Haproxy {
-    const env = { ...process.env, ETHLOGD_LB_BIND: bind, ...Object.fromEntries(replicas.map((r, i) => [`ETHLOGD_REPLICA${i + 1}`, r])) };
-    return new Haproxy(spawn(HAPROXY_BIN!, ['-f', HAPROXY_CONFIG, '-db'], { env, stdio: ['ignore', 'ignore', 'pipe'] }));
+    const env = {
+      ...process.env,
+      ETHLOGD_LB_BIND: bind,
+      ...Object.fromEntries(replicas.map((r, i) => [`ETHLOGD_REPLICA${i + 1}`, r])),
+    };
+    return new Haproxy(
+      spawn(HAPROXY_BIN!, ['-f', HAPROXY_CONFIG, '-db'], { env, stdio: ['ignore', 'ignore', 'pipe'] }),
+    );
   }
 
   /** What haproxy wrote to stderr (its alerts and warnings). */

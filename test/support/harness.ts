@@ -7,11 +7,11 @@ import http from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { LogLimits } from '#src/config.js';
-import { generateStore } from '#src/synth/generateStore.js';
 import { createLogger } from '#src/logger.js';
-import { startService, type RunningService } from '#src/service.js';
+import { type RunningService, startService } from '#src/service.js';
 import { createApiKey, revokeApiKey } from '#src/store/apiKeys.js';
 import { closeStore, openStore } from '#src/store/schema.js';
+import { generateStore } from '#src/synth/generateStore.js';
 
 /** A dataset generated for tests, with its keys. */
 export interface TestDataset {
@@ -56,7 +56,13 @@ export interface TestService {
 
 /** Starts the real service over `dataset` on an ephemeral port. */
 export async function startTestService(dataset: TestDataset, limits?: Partial<LogLimits>): Promise<TestService> {
-  const service = await startService({ dataDir: dataset.dir, host: '127.0.0.1', port: 0, logger: createLogger('warn'), limits });
+  const service = await startService({
+    dataDir: dataset.dir,
+    host: '127.0.0.1',
+    port: 0,
+    logger: createLogger('warn'),
+    limits,
+  });
   const endpoint = `${service.url}/v3/${dataset.key}`;
   let nextId = 1;
   const post = async (body: unknown, path = `/v3/${dataset.key}`) => {
@@ -89,14 +95,23 @@ export interface RawAnswer {
 }
 
 /** Sends one request with node:http (which decodes nothing; POST of JSON unless told) and reads the whole answer. */
-export function exchange(url: string, options: { method?: string; body?: string | Buffer; headers?: http.OutgoingHttpHeaders } = {}): Promise<RawAnswer> {
+export function exchange(
+  url: string,
+  options: { method?: string; body?: string | Buffer; headers?: http.OutgoingHttpHeaders } = {},
+): Promise<RawAnswer> {
   return new Promise((resolve, reject) => {
-    const req = http.request(url, { method: options.method ?? 'POST', headers: { 'content-type': 'application/json', ...options.headers } }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks) }));
-      res.on('error', reject);
-    });
+    const req = http.request(
+      url,
+      { method: options.method ?? 'POST', headers: { 'content-type': 'application/json', ...options.headers } },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () =>
+          resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks) }),
+        );
+        res.on('error', reject);
+      },
+    );
     req.on('error', reject);
     req.end(options.body);
   });

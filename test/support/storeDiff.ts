@@ -11,7 +11,8 @@ const DATABASES = ['meta', ...CHAIN_DATABASES] as const;
 /** Differences listed per database before the rest are only counted. */
 const MAX_LISTED = 5;
 
-const render = (v: unknown): string => (v instanceof Uint8Array ? Buffer.from(v).toString('hex').slice(0, 80) : JSON.stringify(v));
+const render = (v: unknown): string =>
+  v instanceof Uint8Array ? Buffer.from(v).toString('hex').slice(0, 80) : JSON.stringify(v);
 
 /** Every difference between the stores `a` and `b` (empty when they hold the same entries). */
 export function diffStores(a: Store, b: Store): string[] {
@@ -28,7 +29,8 @@ export function diffStores(a: Store, b: Store): string[] {
       const l = left[i]!;
       const r = right[i]!;
       if (!isDeepStrictEqual(l.key, r.key)) note(`entry ${i}: key ${render(l.key)} against ${render(r.key)}`);
-      else if (!isDeepStrictEqual(l.value, r.value)) note(`${render(l.key)}: ${render(l.value)} against ${render(r.value)}`);
+      else if (!isDeepStrictEqual(l.value, r.value))
+        note(`${render(l.key)}: ${render(l.value)} against ${render(r.value)}`);
     }
     if (differences > MAX_LISTED) out.push(`${name}: … ${differences - MAX_LISTED} more differences`);
   }

@@ -6,11 +6,11 @@
  * topics, anonymous events and large data, write mappings and plain slots, clear them, and revert.
  * Deterministic for a seed (apart from anvil's timestamps).
  */
-import { encodeFunctionData, keccak256, sha256, type Abi } from 'viem';
+import { type Abi, encodeFunctionData, keccak256, sha256 } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { bytesToHex, hexToBytes } from '#src/chain/hex.js';
 import { mappingSlot, mappingSlotAt, slotWord } from '#src/chain/storageSlot.js';
-import { RAW_SIGNER_KEY, type Anvil } from './anvil.js';
+import { type Anvil, RAW_SIGNER_KEY } from './anvil.js';
 import { contracts } from './contracts.js';
 
 type Hex = `0x${string}`;
@@ -35,12 +35,17 @@ class Rng {
 const GWEI = 1_000_000_000n;
 const hex = (n: number | bigint): Hex => `0x${n.toString(16)}`;
 const ZERO_BLOB = ('0x' + '00'.repeat(131072)) as Hex;
-/** The KZG commitment (and proof) of the all-zero blob: the compressed point at infinity, so no trusted setup is needed. */
+/**
+ * The KZG commitment (and proof) of the all-zero blob: the compressed point at infinity, so no trusted setup is needed.
+ */
 const INFINITY = ('0xc0' + '00'.repeat(47)) as Hex;
 
 /** The deployed contracts and the transaction mix over them. */
 export class Workload {
-  /** Contracts that emit and write storage: Emitters (created by transactions and by the Factory) and the set-code account. */
+  /**
+   * Contracts that emit and write storage: Emitters (created by transactions and by the Factory) and the set-code
+   * account.
+   */
   readonly emitters: Hex[] = [];
   /** Addresses passed as `to` (balance keys). */
   readonly recipients: Hex[];
@@ -74,10 +79,14 @@ export class Workload {
     await w.syncNonces();
     const { Emitter, Factory } = contracts();
     const deployer = anvil.accounts[0]!;
-    const txs = [Emitter, Emitter, Emitter, Factory].map((c) => w.request(deployer, { data: c!.bytecode, gas: hex(3_000_000) }));
+    const txs = [Emitter, Emitter, Emitter, Factory].map((c) =>
+      w.request(deployer, { data: c!.bytecode, gas: hex(3_000_000) }),
+    );
     const hashes = await anvil.sendAll(txs);
     await anvil.mine();
-    const receipts = await anvil.rpcAll<{ contractAddress: Hex }>(hashes.map((h) => ({ method: 'eth_getTransactionReceipt', params: [h] })));
+    const receipts = await anvil.rpcAll<{ contractAddress: Hex }>(
+      hashes.map((h) => ({ method: 'eth_getTransactionReceipt', params: [h] })),
+    );
     receipts.slice(0, 3).forEach((r) => w.emitters.push(r.contractAddress));
     w.factory = receipts[3]!.contractAddress;
     return w;
@@ -86,7 +95,9 @@ export class Workload {
   /** Reads every sender's next nonce from the chain (after a reorganisation dropped transactions). */
   async syncNonces(): Promise<void> {
     const who = [...this.senders, this.raw.address.toLowerCase() as Hex];
-    const counts = await this.anvil.rpcAll<string>(who.map((a) => ({ method: 'eth_getTransactionCount', params: [a, 'latest'] })));
+    const counts = await this.anvil.rpcAll<string>(
+      who.map((a) => ({ method: 'eth_getTransactionCount', params: [a, 'latest'] })),
+    );
     who.forEach((a, i) => this.nonces.set(a, Number(counts[i])));
   }
 
@@ -103,8 +114,17 @@ export class Workload {
     if (type === 0) Object.assign(tx, { type: '0x0', gasPrice: hex(3n * GWEI) });
     else if (type === 1) {
       const slot = bytesToHex(slotWord(1n));
-      Object.assign(tx, { type: '0x1', gasPrice: hex(3n * GWEI), accessList: [{ address: this.rng.pick(this.emitters.length ? this.emitters : [from]), storageKeys: [slot] }] });
-    } else Object.assign(tx, { type: '0x2', maxFeePerGas: hex(10n * GWEI), maxPriorityFeePerGas: hex(GWEI + BigInt(this.rng.int(1000))) });
+      Object.assign(tx, {
+        type: '0x1',
+        gasPrice: hex(3n * GWEI),
+        accessList: [{ address: this.rng.pick(this.emitters.length ? this.emitters : [from]), storageKeys: [slot] }],
+      });
+    } else
+      Object.assign(tx, {
+        type: '0x2',
+        maxFeePerGas: hex(10n * GWEI),
+        maxPriorityFeePerGas: hex(GWEI + BigInt(this.rng.int(1000))),
+      });
     return tx;
   }
 
@@ -112,7 +132,9 @@ export class Workload {
     return encodeFunctionData({ abi: this.emitterAbi, functionName, args });
   }
 
-  /** One random action as a transaction request (without a nonce when `forReorg`: anvil assigns it on the new branch). */
+  /**
+   * One random action as a transaction request (without a nonce when `forReorg`: anvil assigns it on the new branch).
+   */
   action(forReorg = false): Record<string, unknown> {
     const from = this.rng.pick(this.senders);
     const emitter = this.rng.pick(this.emitters);
@@ -120,11 +142,26 @@ export class Workload {
     const k = this.rng.int(100);
     const gas = hex(2_000_000);
     let fields: Record<string, unknown>;
-    if (k < 55) fields = { to: emitter, gas, data: this.call('act', [to, BigInt(this.rng.int(1_000_000)), BigInt(1 + this.rng.int(6))]) };
+    if (k < 55)
+      fields = {
+        to: emitter,
+        gas,
+        data: this.call('act', [to, BigInt(this.rng.int(1_000_000)), BigInt(1 + this.rng.int(6))]),
+      };
     else if (k < 63) fields = { to: emitter, gas: hex(300_000), data: this.call('fail', [BigInt(this.rng.int(1000))]) };
     else if (k < 67) fields = { to: emitter, gas, data: this.call('clear', [to]) };
-    else if (k < 77) fields = { to: emitter, gas, data: this.call('raw', [bytesToHex(new Uint8Array(this.rng.int(3000)).fill(0xab))]) };
-    else if (k < 82) fields = { to: this.factory, gas: hex(3_000_000), data: encodeFunctionData({ abi: contracts().Factory!.abi, functionName: 'make', args: [] }) };
+    else if (k < 77)
+      fields = {
+        to: emitter,
+        gas,
+        data: this.call('raw', [bytesToHex(new Uint8Array(this.rng.int(3000)).fill(0xab))]),
+      };
+    else if (k < 82)
+      fields = {
+        to: this.factory,
+        gas: hex(3_000_000),
+        data: encodeFunctionData({ abi: contracts().Factory!.abi, functionName: 'make', args: [] }),
+      };
     else if (k < 92) fields = { to, gas: hex(50_000), value: hex(BigInt(1 + this.rng.int(1_000_000))) };
     else fields = { gas: hex(3_000_000), data: contracts().Emitter!.bytecode };
     const tx = this.request(from, fields);
@@ -132,26 +169,49 @@ export class Workload {
     return tx;
   }
 
-  /** A blob transaction (type 3, one all-zero blob) and a set-code transaction (type 4) delegating the raw signer to an Emitter and calling act on itself. */
+  /**
+   * A blob transaction (type 3, one all-zero blob) and a set-code transaction (type 4) delegating the raw signer to an
+   * Emitter and calling act on itself.
+   */
   private async specialTransactions(): Promise<Hex[]> {
     const account = this.raw;
     const fees = { maxFeePerGas: 10n * GWEI, maxPriorityFeePerGas: GWEI };
     const versionedHash = ('0x01' + sha256(INFINITY).slice(4)) as Hex;
     const blob = await account.signTransaction({
-      type: 'eip4844', chainId: this.chainId, nonce: this.nextNonce(account.address), to: this.rng.pick(this.recipients), gas: 50_000n, ...fees,
-      maxFeePerBlobGas: 10n * GWEI, blobVersionedHashes: [versionedHash], sidecars: [{ blob: ZERO_BLOB, commitment: INFINITY, proof: INFINITY }],
+      type: 'eip4844',
+      chainId: this.chainId,
+      nonce: this.nextNonce(account.address),
+      to: this.rng.pick(this.recipients),
+      gas: 50_000n,
+      ...fees,
+      maxFeePerBlobGas: 10n * GWEI,
+      blobVersionedHashes: [versionedHash],
+      sidecars: [{ blob: ZERO_BLOB, commitment: INFINITY, proof: INFINITY }],
     });
     const nonce = this.nextNonce(account.address);
-    const authorization = await account.signAuthorization({ chainId: this.chainId, address: this.emitters[0]!, nonce: nonce + 1 });
+    const authorization = await account.signAuthorization({
+      chainId: this.chainId,
+      address: this.emitters[0]!,
+      nonce: nonce + 1,
+    });
     const setCode = await account.signTransaction({
-      type: 'eip7702', chainId: this.chainId, nonce, to: account.address, gas: 1_000_000n, ...fees, authorizationList: [authorization],
+      type: 'eip7702',
+      chainId: this.chainId,
+      nonce,
+      to: account.address,
+      gas: 1_000_000n,
+      ...fees,
+      authorizationList: [authorization],
       data: this.call('act', [this.rng.pick(this.recipients), BigInt(this.rng.int(1000)), 3n]),
     });
     this.nextNonce(account.address);
     return this.anvil.rpcAll<Hex>([blob, setCode].map((raw) => ({ method: 'eth_sendRawTransaction', params: [raw] })));
   }
 
-  /** Mines `blocks` blocks of `min`..`max` random transactions; every 10th block also carries a blob and a set-code transaction, every 13th is empty. */
+  /**
+   * Mines `blocks` blocks of `min`..`max` random transactions; every 10th block also carries a blob and a set-code
+   * transaction, every 13th is empty.
+   */
   async mine(blocks: number, { min = 2, max = 6, special = true } = {}): Promise<void> {
     for (let b = 0; b < blocks; b++) {
       const n = this.blockCount++;
@@ -162,19 +222,23 @@ export class Workload {
       }
       await this.anvil.mine();
       const pool = await this.anvil.rpc<{ pending: string; queued: string }>('txpool_status', []);
-      if (Number(pool.pending) + Number(pool.queued) > 0) throw new Error(`anvil left transactions unmined: ${JSON.stringify(pool)}`);
+      if (Number(pool.pending) + Number(pool.queued) > 0)
+        throw new Error(`anvil left transactions unmined: ${JSON.stringify(pool)}`);
     }
   }
 
   /** Adds the Factory's children (from its Created logs) to the emitters, and the set-code account once it has code. */
   async discover(): Promise<void> {
-    const logs = await this.anvil.rpc<{ topics: Hex[] }[]>('eth_getLogs', [{ fromBlock: '0x0', toBlock: 'latest', address: this.factory }]);
+    const logs = await this.anvil.rpc<{ topics: Hex[] }[]>('eth_getLogs', [
+      { fromBlock: '0x0', toBlock: 'latest', address: this.factory },
+    ]);
     for (const log of logs) {
       const child = ('0x' + log.topics[1]!.slice(26)) as Hex;
       if (!this.emitters.includes(child)) this.emitters.push(child);
     }
     const self = this.raw.address.toLowerCase() as Hex;
-    if (!this.emitters.includes(self) && (await this.anvil.rpc<string>('eth_getCode', [self, 'latest'])) !== '0x') this.emitters.push(self);
+    if (!this.emitters.includes(self) && (await this.anvil.rpc<string>('eth_getCode', [self, 'latest'])) !== '0x')
+      this.emitters.push(self);
   }
 
   /** The Factory's address. */
@@ -190,7 +254,8 @@ export class Workload {
       for (const r of [...this.recipients, ...this.senders]) {
         const key = hexToBytes(r)!;
         out.push({ address, slot: bytesToHex(mappingSlot(key, 0n)) as Hex });
-        for (let k = 0n; k < 4n; k++) out.push({ address, slot: bytesToHex(mappingSlotAt(key, mappingSlot(slotWord(k), 3n))) as Hex });
+        for (let k = 0n; k < 4n; k++)
+          out.push({ address, slot: bytesToHex(mappingSlotAt(key, mappingSlot(slotWord(k), 3n))) as Hex });
       }
     }
     return out;
@@ -198,7 +263,14 @@ export class Workload {
 
   /** Topic values the contracts emit: event signatures and indexed values (for eth_getLogs filters). */
   topics(): Hex[] {
-    const signatures = ['One(uint256)', 'Two(address,uint256)', 'Three(address,address,uint256)', 'Four(address,uint256,bytes32,bytes)', 'Large(bytes)', 'Created(address)'];
+    const signatures = [
+      'One(uint256)',
+      'Two(address,uint256)',
+      'Three(address,address,uint256)',
+      'Four(address,uint256,bytes32,bytes)',
+      'Large(bytes)',
+      'Created(address)',
+    ];
     const padded = [...this.recipients, ...this.senders].map((a) => ('0x' + a.slice(2).padStart(64, '0')) as Hex);
     const small = [0n, 1n, 2n, 3n, 4n].map((n) => bytesToHex(slotWord(n)) as Hex);
     return [...signatures.map((s) => keccak256(new TextEncoder().encode(s))), ...padded, ...small];

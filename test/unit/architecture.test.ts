@@ -12,8 +12,8 @@
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve, sep } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { test } from 'node:test';
+import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
 
 /** The repository root (this file runs as dist/test/unit/architecture.test.js). */
@@ -57,8 +57,11 @@ test('chain, store, logs, render, synth and export import nothing from rpc, http
 });
 
 test('the check sees static imports, re-exports and dynamic imports, on their own lines', () => {
-  const text = "import { a } from './x.js';\nexport { b } from '../rpc/y.js';\nconst c = await import('../grpc/z.js');\n";
-  const found = ts.preProcessFile(text, true, true).importedFiles.map(({ fileName, pos }) => `${text.slice(0, pos).split('\n').length} ${fileName}`);
+  const text =
+    "import { a } from './x.js';\nexport { b } from '../rpc/y.js';\nconst c = await import('../grpc/z.js');\n";
+  const found = ts
+    .preProcessFile(text, true, true)
+    .importedFiles.map(({ fileName, pos }) => `${text.slice(0, pos).split('\n').length} ${fileName}`);
   assert.deepEqual(found, ['1 ./x.js', '2 ../rpc/y.js', '3 ../grpc/z.js']);
 });
 
@@ -155,5 +158,13 @@ test('the cycle check finds every cycle, a file importing itself included', () =
     ['/r/src/e.ts', ['/r/src/e.ts']],
   ]);
   assert.deepEqual(cycles(graph), [['/r/src/a.ts', '/r/src/b.ts', '/r/src/c.ts'], ['/r/src/e.ts']]);
-  assert.deepEqual(cycles(new Map([['/r/a.ts', ['/r/b.ts']], ['/r/b.ts', []]])), []);
+  assert.deepEqual(
+    cycles(
+      new Map([
+        ['/r/a.ts', ['/r/b.ts']],
+        ['/r/b.ts', []],
+      ]),
+    ),
+    [],
+  );
 });

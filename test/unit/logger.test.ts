@@ -4,7 +4,7 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { createLogger, isLogLevel, LOG_LEVELS, redactSecrets, type LogLevel } from '#src/logger.js';
+import { createLogger, isLogLevel, LOG_LEVELS, type LogLevel, redactSecrets } from '#src/logger.js';
 
 /** A logger at `level` and the records it wrote. */
 function capture(level: LogLevel) {
@@ -32,7 +32,10 @@ test('the level filters lines, and isLevelEnabled says so', () => {
   logger.info('no');
   logger.warn('yes');
   logger.error('yes too');
-  assert.deepEqual(records().map((r) => r.level), ['warn', 'error']);
+  assert.deepEqual(
+    records().map((r) => r.level),
+    ['warn', 'error'],
+  );
   assert.equal(logger.isLevelEnabled('debug'), false);
   assert.equal(logger.isLevelEnabled('warn'), true);
   const silent = capture('silent');
@@ -68,7 +71,10 @@ test('credentials in messages and errors are masked', () => {
 test('redactSecrets masks keys in paths and URLs, and leaves other text alone', () => {
   assert.equal(redactSecrets('POST /v3/secretkey failed'), 'POST /v3/<redacted> failed');
   assert.equal(redactSecrets('http://127.0.0.1:8545/v3/abc?x=1'), 'http://127.0.0.1:8545/v3/<redacted>?<redacted>');
-  assert.equal(redactSecrets('https://eth-mainnet.g.alchemy.com/v2/AbCdEfGhIjKlMnOpQrStUv'), 'https://eth-mainnet.g.alchemy.com/v2/<redacted>');
+  assert.equal(
+    redactSecrets('https://eth-mainnet.g.alchemy.com/v2/AbCdEfGhIjKlMnOpQrStUv'),
+    'https://eth-mainnet.g.alchemy.com/v2/<redacted>',
+  );
   assert.equal(redactSecrets('https://rpc.example.org/'), 'https://rpc.example.org/');
   const plain = 'head 0x1234abcd… +3 blocks (hash 0xdeadbeefdeadbeefdeadbeefdeadbeefdeadbeefdeadbeefdeadbeefdeadbeef)';
   assert.equal(redactSecrets(plain), plain);

@@ -13,7 +13,10 @@ import type { CompressionName } from '../compression.js';
 
 const require = createRequire(import.meta.url);
 
-/** Parquet's CompressionCodec of each name (lz4 is LZ4_RAW, the codec the format specifies; its older framed LZ4 is deprecated). */
+/**
+ * Parquet's CompressionCodec of each name (lz4 is LZ4_RAW, the codec the format specifies; its older framed LZ4 is
+ * deprecated).
+ */
 export const CODEC_IDS: Record<CompressionName, number> = { none: 0, snappy: 1, zstd: 6, lz4: 7 };
 
 /**
@@ -22,7 +25,9 @@ export const CODEC_IDS: Record<CompressionName, number> = { none: 0, snappy: 1, 
  */
 const ZSTD_LEVEL = 1;
 
-/** lz4-napi's compressSync prefixes lz4_flex's block with its uncompressed size in 4 bytes, which LZ4_RAW does not have. */
+/**
+ * lz4-napi's compressSync prefixes lz4_flex's block with its uncompressed size in 4 bytes, which LZ4_RAW does not have.
+ */
 const LZ4_SIZE_PREFIX = 4;
 
 /** A page compressor. */

@@ -9,7 +9,9 @@
  */
 import type { ByteWriter } from './byteWriter.js';
 
-/** The narrowest bit width readers take for an index: a dictionary of one entry needs 0 bits, which some readers refuse. */
+/**
+ * The narrowest bit width readers take for an index: a dictionary of one entry needs 0 bits, which some readers refuse.
+ */
 const MIN_BIT_WIDTH = 1;
 
 /**
@@ -29,8 +31,18 @@ export function indexBitWidth(entries: number): number {
 /** The non-null rows' indices of a page with nulls, gathered (one per thread, grown as a page needs). */
 let gathered = new Uint32Array(1 << 16);
 
-/** Appends the RLE_DICTIONARY values of rows [start, start + count) of a column with `indices` and `validity` (empty: no nulls), indices below 2^`bitWidth`. */
-export function writeDictionaryIndices(out: ByteWriter, indices: Uint32Array, validity: Uint8Array, start: number, count: number, bitWidth: number): void {
+/**
+ * Appends the RLE_DICTIONARY values of rows [start, start + count) of a column with `indices` and `validity` (empty: no
+ * nulls), indices below 2^`bitWidth`.
+ */
+export function writeDictionaryIndices(
+  out: ByteWriter,
+  indices: Uint32Array,
+  validity: Uint8Array,
+  start: number,
+  count: number,
+  bitWidth: number,
+): void {
   out.byte(bitWidth);
   if (validity.length === 0) {
     writeHybrid(out, indices, start, start + count, bitWidth);
@@ -38,7 +50,8 @@ export function writeDictionaryIndices(out: ByteWriter, indices: Uint32Array, va
   }
   if (gathered.length < count) gathered = new Uint32Array(count);
   let n = 0;
-  for (let i = start, end = start + count; i < end; i++) if ((validity[i >> 3]! >> (i & 7)) & 1) gathered[n++] = indices[i]!;
+  for (let i = start, end = start + count; i < end; i++)
+    if ((validity[i >> 3]! >> (i & 7)) & 1) gathered[n++] = indices[i]!;
   writeHybrid(out, gathered, 0, n, bitWidth);
 }
 
@@ -58,7 +71,10 @@ function runStarts(values: Uint32Array, i: number, end: number): boolean {
   return true;
 }
 
-/** Appends values [start, end) of `values` as hybrid runs of `bitWidth`-bit values: RLE where MIN_RLE_RUN or more repeat, bit-packed groups between. */
+/**
+ * Appends values [start, end) of `values` as hybrid runs of `bitWidth`-bit values: RLE where MIN_RLE_RUN or more
+ * repeat, bit-packed groups between.
+ */
 function writeHybrid(out: ByteWriter, values: Uint32Array, start: number, end: number, bitWidth: number): void {
   const valueBytes = (bitWidth + 7) >> 3;
   let i = start;
@@ -71,7 +87,8 @@ function writeHybrid(out: ByteWriter, values: Uint32Array, start: number, end: n
       i += length;
       continue;
     }
-    // Groups of 8 until a long run starts at a group's boundary; the page's last group is padded with zeros, which readers drop (they read as many values as the page has).
+    // Groups of 8 until a long run starts at a group's boundary; the page's last group is padded with zeros, which
+    // readers drop (they read as many values as the page has).
     let groupsEnd = i + GROUP;
     while (groupsEnd < end && !runStarts(values, groupsEnd, end)) groupsEnd += GROUP;
     const groups = (groupsEnd - i) / GROUP;
@@ -84,8 +101,17 @@ function writeHybrid(out: ByteWriter, values: Uint32Array, start: number, end: n
 /** 2^k for k in [0, 8): where a value's bits start in the byte being filled. */
 const SHIFT = [1, 2, 4, 8, 16, 32, 64, 128];
 
-/** Appends `slots` values of `bitWidth` bits, least significant bit first: values [start, end) of `values`, then zeros. */
-function packGroups(out: ByteWriter, values: Uint32Array, start: number, end: number, slots: number, bitWidth: number): void {
+/**
+ * Appends `slots` values of `bitWidth` bits, least significant bit first: values [start, end) of `values`, then zeros.
+ */
+function packGroups(
+  out: ByteWriter,
+  values: Uint32Array,
+  start: number,
+  end: number,
+  slots: number,
+  bitWidth: number,
+): void {
   out.reserve((slots * bitWidth) >> 3);
   const dst = out.bytes;
   let p = out.length;

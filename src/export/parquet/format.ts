@@ -13,7 +13,10 @@ import { CompactWriter } from './thrift.js';
 /** Parquet's physical types (Type), those the export uses. */
 const PhysicalType = { BOOLEAN: 0, INT32: 1, INT64: 2, DOUBLE: 5, BYTE_ARRAY: 6 } as const;
 
-/** Parquet's encodings (Encoding): PLAIN for values and dictionaries, RLE (the RLE / bit-packing hybrid) for levels, RLE_DICTIONARY for dictionary indices. */
+/**
+ * Parquet's encodings (Encoding): PLAIN for values and dictionaries, RLE (the RLE / bit-packing hybrid) for levels,
+ * RLE_DICTIONARY for dictionary indices.
+ */
 const Encoding = { PLAIN: 0, RLE: 3, RLE_DICTIONARY: 8 } as const;
 
 /** Parquet's legacy annotations (ConvertedType), written beside the logical types for older readers. */
@@ -44,8 +47,17 @@ const STORAGE: Record<ColumnType, { physical: number; converted?: number; logica
   string: { physical: PhysicalType.BYTE_ARRAY, converted: ConvertedType.UTF8, logical: 'string' },
 };
 
-/** Writes the header of a data page v1 of `rows` rows, RLE definition levels, and PLAIN values or, with `dictionary`, RLE_DICTIONARY indices. */
-export function writeDataPageHeader(out: ByteWriter, rows: number, uncompressedSize: number, compressedSize: number, dictionary = false): void {
+/**
+ * Writes the header of a data page v1 of `rows` rows, RLE definition levels, and PLAIN values or, with `dictionary`,
+ * RLE_DICTIONARY indices.
+ */
+export function writeDataPageHeader(
+  out: ByteWriter,
+  rows: number,
+  uncompressedSize: number,
+  compressedSize: number,
+  dictionary = false,
+): void {
   const t = new CompactWriter(out);
   t.i32(1, DATA_PAGE);
   t.i32(2, uncompressedSize);
@@ -60,7 +72,12 @@ export function writeDataPageHeader(out: ByteWriter, rows: number, uncompressedS
 }
 
 /** Writes the header of a dictionary page of `entries` PLAIN values. */
-export function writeDictionaryPageHeader(out: ByteWriter, entries: number, uncompressedSize: number, compressedSize: number): void {
+export function writeDictionaryPageHeader(
+  out: ByteWriter,
+  entries: number,
+  uncompressedSize: number,
+  compressedSize: number,
+): void {
   const t = new CompactWriter(out);
   t.i32(1, DICTIONARY_PAGE);
   t.i32(2, uncompressedSize);
@@ -89,7 +106,10 @@ export interface ChunkInfo {
   statistics: ChunkStatistics;
 }
 
-/** Writes the FileMetaData of a file of `rows` rows in one row group of `chunks` (in schema order; none when `rows` is 0). */
+/**
+ * Writes the FileMetaData of a file of `rows` rows in one row group of `chunks` (in schema order; none when `rows` is
+ * 0).
+ */
 export function writeFileMetaData(out: ByteWriter, rows: number, chunks: readonly ChunkInfo[]): void {
   const t = new CompactWriter(out);
   t.i32(1, FORMAT_VERSION);
@@ -106,10 +126,16 @@ export function writeFileMetaData(out: ByteWriter, rows: number, chunks: readonl
     t.beginElement();
     t.structList(1, chunks.length);
     for (const c of chunks) writeColumnChunk(t, c, rows);
-    t.i64(2, chunks.reduce((sum, c) => sum + c.uncompressedSize, 0));
+    t.i64(
+      2,
+      chunks.reduce((sum, c) => sum + c.uncompressedSize, 0),
+    );
     t.i64(3, rows);
     t.i64(5, chunks[0]!.offset);
-    t.i64(6, chunks.reduce((sum, c) => sum + c.compressedSize, 0));
+    t.i64(
+      6,
+      chunks.reduce((sum, c) => sum + c.compressedSize, 0),
+    );
     t.end();
   }
   t.string(6, CREATED_BY);

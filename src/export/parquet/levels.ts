@@ -7,7 +7,10 @@
  */
 import type { ByteWriter } from './byteWriter.js';
 
-/** Writes the definition levels of rows [start, start + count) of a column with `validity` (Arrow's bitmap; empty: no nulls); `start` is a multiple of 8. */
+/**
+ * Writes the definition levels of rows [start, start + count) of a column with `validity` (Arrow's bitmap; empty: no
+ * nulls); `start` is a multiple of 8.
+ */
 export function writeDefinitionLevels(out: ByteWriter, validity: Uint8Array, start: number, count: number): void {
   const lengthAt = out.length;
   out.u32le(0);

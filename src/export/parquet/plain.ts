@@ -8,7 +8,8 @@ import { endianness } from 'node:os';
 import type { ColumnData } from '../columns.js';
 import type { ByteWriter } from './byteWriter.js';
 
-// Integer and double columns are copied as their typed arrays' bytes, which are PLAIN's little-endian ones only on a little-endian machine.
+// Integer and double columns are copied as their typed arrays' bytes, which are PLAIN's little-endian ones only on a
+// little-endian machine.
 if (endianness() !== 'LE') throw new Error('the Parquet writer needs a little-endian machine');
 
 /** Whether row `i` of a column with `validity` (empty: no nulls) has a value. */
@@ -75,7 +76,9 @@ function writeBools(out: ByteWriter, c: ColumnData, start: number, count: number
   out.length = p;
 }
 
-/** Byte strings: the column's bytes of the page's rows, already PLAIN's length-prefixed entries (a null row has none). */
+/**
+ * Byte strings: the column's bytes of the page's rows, already PLAIN's length-prefixed entries (a null row has none).
+ */
 function writeByteArrays(out: ByteWriter, c: ColumnData, start: number, end: number): void {
   out.append(c.values as Uint8Array, c.offsets![start]!, c.offsets![end]!);
 }

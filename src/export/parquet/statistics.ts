@@ -24,7 +24,8 @@ function valid(validity: Uint8Array, i: number): boolean {
 export function columnStatistics(c: ColumnData): ChunkStatistics {
   const stats: ChunkStatistics = { nullCount: c.nullCount };
   if (c.nullCount === c.length || (c.type !== 'u32' && c.type !== 'u64')) return stats;
-  // A u64 is compared as its two 32-bit halves (high word first): reading a BigUint64Array allocates a bigint per value.
+  // A u64 is compared as its two 32-bit halves (high word first): reading a BigUint64Array allocates a bigint per
+  // value.
   const words = new Uint32Array(c.values.buffer, c.values.byteOffset, c.values.byteLength >> 2);
   const width = c.type === 'u64' ? 2 : 1;
   let lo = -1;

@@ -10,7 +10,7 @@ import type { CompressionName } from '../compression.js';
 import { ByteWriter } from './byteWriter.js';
 import { CODEC_IDS, compressPage } from './codecs.js';
 import { indexBitWidth, writeDictionaryIndices } from './dictionary.js';
-import { writeDataPageHeader, writeDictionaryPageHeader, writeFileMetaData, type ChunkInfo } from './format.js';
+import { type ChunkInfo, writeDataPageHeader, writeDictionaryPageHeader, writeFileMetaData } from './format.js';
 import { writeDefinitionLevels } from './levels.js';
 import { writePlain } from './plain.js';
 import { columnStatistics } from './statistics.js';
@@ -25,10 +25,15 @@ const MAGIC = Uint8Array.of(0x50, 0x41, 0x52, 0x31);
  */
 const PAGE_ROWS = 1 << 16;
 
-/** The page being assembled before compression: one per thread, kept between files so it stops growing after the first. */
+/**
+ * The page being assembled before compression: one per thread, kept between files so it stops growing after the first.
+ */
 const page = new ByteWriter(1 << 20);
 
-/** Bytes the file is first given room for: a share of the columns' raw size (the output grows past it when it compresses less). */
+/**
+ * Bytes the file is first given room for: a share of the columns' raw size (the output grows past it when it compresses
+ * less).
+ */
 function initialSize(columns: readonly ColumnData[], compression: CompressionName): number {
   const raw = columns.reduce((sum, c) => sum + c.values.byteLength + (c.offsets === undefined ? 0 : 4 * c.length), 0);
   return (compression === 'none' ? raw : raw >> 2) + (1 << 16);
@@ -39,7 +44,11 @@ function initialSize(columns: readonly ColumnData[], compression: CompressionNam
  * `compression`: into `out` when given (reset first; the result is then a view of its buffer, valid
  * until its next use), else into a new buffer.
  */
-export function encodeParquet(columns: readonly ColumnData[], compression: CompressionName, out = new ByteWriter(initialSize(columns, compression))): Uint8Array {
+export function encodeParquet(
+  columns: readonly ColumnData[],
+  compression: CompressionName,
+  out = new ByteWriter(initialSize(columns, compression)),
+): Uint8Array {
   const rows = columns[0]?.length ?? 0;
   out.reset();
   out.append(MAGIC);
@@ -73,8 +82,19 @@ export function encodeParquet(columns: readonly ColumnData[], compression: Compr
       uncompressedSize += out.length - headerAt + raw.length;
       out.append(body);
     }
-    const statistics = dictionary === undefined ? columnStatistics(c) : { ...columnStatistics(dictionary), nullCount: c.nullCount };
-    chunks.push({ name: c.name, type: c.type, codec: CODEC_IDS[compression], offset, dataOffset, dictionary: dictionary !== undefined && rows > 0, compressedSize: out.length - offset, uncompressedSize, statistics });
+    const statistics =
+      dictionary === undefined ? columnStatistics(c) : { ...columnStatistics(dictionary), nullCount: c.nullCount };
+    chunks.push({
+      name: c.name,
+      type: c.type,
+      codec: CODEC_IDS[compression],
+      offset,
+      dataOffset,
+      dictionary: dictionary !== undefined && rows > 0,
+      compressedSize: out.length - offset,
+      uncompressedSize,
+      statistics,
+    });
   }
   const footerAt = out.length;
   writeFileMetaData(out, rows, chunks);

@@ -3,8 +3,9 @@
  * (tags and pending included) or by hash (canonical or reorganised out), null when the block is not
  * stored, as geth answers them.
  */
-import type { BlockBundle, BlockHeader } from '../../chain/types.js';
+
 import { quantityToHex } from '../../chain/hex.js';
+import type { BlockBundle, BlockHeader } from '../../chain/types.js';
 import type { StoreReader } from '../../store/reader.js';
 import { resolveBlock } from '../blocks.js';
 import type { RpcMethod } from '../method.js';
@@ -47,10 +48,12 @@ function uncles(block: Counted): string | null {
 }
 
 /** eth_getBlockTransactionCountByNumber(block): its transaction count, or null. */
-export const eth_getBlockTransactionCountByNumber: RpcMethod = (params, { reader }) => transactions(byNumber(params, reader));
+export const eth_getBlockTransactionCountByNumber: RpcMethod = (params, { reader }) =>
+  transactions(byNumber(params, reader));
 
 /** eth_getBlockTransactionCountByHash(hash): its transaction count, or null. */
-export const eth_getBlockTransactionCountByHash: RpcMethod = (params, { reader }) => transactions(byHash(params, reader));
+export const eth_getBlockTransactionCountByHash: RpcMethod = (params, { reader }) =>
+  transactions(byHash(params, reader));
 
 /** eth_getUncleCountByBlockNumber(block): its uncle count, or null. */
 export const eth_getUncleCountByBlockNumber: RpcMethod = (params, { reader }) => uncles(byNumber(params, reader));

@@ -5,15 +5,15 @@
  * objects (format.ts); pending and orphaned ones always as wire objects.
  */
 import type { BlockBundle } from '../../chain/types.js';
-import { storedBlockHash, HeaderOffsets, readHeaderOffsets } from '../../store/recordViews.js';
-import type { StoreReader } from '../../store/reader.js';
-import type { ResolvedBlock } from '../blocks.js';
-import { formatBlock, formatTransaction } from '../../render/format.js';
-import { RawJson } from '../method.js';
 import { writeBlockJson } from '../../render/blockJson.js';
+import { formatBlock, formatTransaction } from '../../render/format.js';
 import { JsonWriter } from '../../render/jsonWriter.js';
 import { RenderedBlocks } from '../../render/renderedBlocks.js';
 import { TxBlock, writeTxJson } from '../../render/txJson.js';
+import type { StoreReader } from '../../store/reader.js';
+import { HeaderOffsets, readHeaderOffsets, storedBlockHash } from '../../store/recordViews.js';
+import type { ResolvedBlock } from '../blocks.js';
+import { RawJson } from '../method.js';
 
 /** The buffer every canonical block or transaction is rendered into (methods run one at a time). */
 const out = new JsonWriter();
@@ -23,7 +23,9 @@ const headerOffsets = new HeaderOffsets();
 /** Canonical blocks rendered lately on this thread. */
 const rendered = new RenderedBlocks();
 
-/** Canonical block `number` as JSON text (rendered again only when not cached for its hash); null when it is not stored. */
+/**
+ * Canonical block `number` as JSON text (rendered again only when not cached for its hash); null when it is not stored.
+ */
 function blockJson(reader: StoreReader, number: number, full: boolean): RawJson | null {
   const header = reader.headerRecord(number);
   if (header === undefined) return null;
@@ -55,13 +57,22 @@ function txJson(reader: StoreReader, number: number, index: number): RawJson | n
 }
 
 /** Renders a resolved block with hashes or full transactions (RawJson when `rawJson`); null when not found. */
-export function renderResolvedBlock(reader: StoreReader, block: ResolvedBlock, full: boolean, rawJson = false): unknown {
+export function renderResolvedBlock(
+  reader: StoreReader,
+  block: ResolvedBlock,
+  full: boolean,
+  rawJson = false,
+): unknown {
   if (block === null) return null;
   if ('pending' in block) return renderBundle(block.pending, full, true);
   if (rawJson) return blockJson(reader, block.number, full);
   const header = reader.header(block.number);
   if (!header) return null;
-  return formatBlock(header, full ? { full: reader.transactions(block.number) } : { hashes: reader.txHashes(block.number) }, false);
+  return formatBlock(
+    header,
+    full ? { full: reader.transactions(block.number) } : { hashes: reader.txHashes(block.number) },
+    false,
+  );
 }
 
 /** Renders a whole stored block (pending, or orphaned and served by hash). */
@@ -70,7 +81,9 @@ export function renderBundle(bundle: BlockBundle, full: boolean, pending: boolea
   return formatBlock(bundle.header, txs, pending);
 }
 
-/** Renders transaction `index` of a resolved block (RawJson when `rawJson` and canonical); null when either is absent. */
+/**
+ * Renders transaction `index` of a resolved block (RawJson when `rawJson` and canonical); null when either is absent.
+ */
 export function renderTxAt(reader: StoreReader, block: ResolvedBlock, index: bigint, rawJson = false): unknown {
   if (block === null || index > 0xffffffffn) return null;
   const i = Number(index);
@@ -82,7 +95,11 @@ export function renderTxAt(reader: StoreReader, block: ResolvedBlock, index: big
   const tx = reader.transaction(block.number, i);
   if (!tx) return null;
   const h = reader.header(block.number)!;
-  return formatTransaction(tx, { hash: h.hash, number: h.number, timestamp: h.timestamp, baseFeePerGas: h.baseFeePerGas }, i);
+  return formatTransaction(
+    tx,
+    { hash: h.hash, number: h.number, timestamp: h.timestamp, baseFeePerGas: h.baseFeePerGas },
+    i,
+  );
 }
 
 /** Renders transaction `index` of an orphaned block, at its old position. */
@@ -90,5 +107,9 @@ export function renderOrphanTx(bundle: BlockBundle, index: bigint): unknown {
   const tx = index <= 0xffffffffn ? bundle.transactions[Number(index)] : undefined;
   if (!tx) return null;
   const h = bundle.header;
-  return formatTransaction(tx, { hash: h.hash, number: h.number, timestamp: h.timestamp, baseFeePerGas: h.baseFeePerGas }, Number(index));
+  return formatTransaction(
+    tx,
+    { hash: h.hash, number: h.number, timestamp: h.timestamp, baseFeePerGas: h.baseFeePerGas },
+    Number(index),
+  );
 }

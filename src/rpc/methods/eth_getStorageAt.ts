@@ -1,7 +1,7 @@
+import { BlockNotFoundError } from '../../chain/errors.js';
 import { bytesToHex } from '../../chain/hex.js';
 import type { BlockId } from '../../chain/types.js';
 import { resolveBlock } from '../blocks.js';
-import { BlockNotFoundError } from '../../chain/errors.js';
 import type { RpcMethod } from '../method.js';
 import { checkArity, parseAddress, parseBlockNumberOrHash, parseStorageKey } from '../params.js';
 

@@ -3,11 +3,11 @@
  * poll, read a log filter's whole range, uninstall, with geth's parameters and errors.
  */
 import type { FilterService } from '../../filters/registry.js';
-import { MethodNotFoundError } from '../errors.js';
-import { RawJson, type MethodContext, type RpcMethod } from '../method.js';
-import { argError, checkArity } from '../params.js';
 import type { FilterSpec } from '../../logs/filter.js';
+import { MethodNotFoundError } from '../errors.js';
 import { parseFilter } from '../filterParams.js';
+import { type MethodContext, RawJson, type RpcMethod } from '../method.js';
+import { argError, checkArity } from '../params.js';
 import { logsJson } from './eth_getLogs.js';
 
 /** The context's filters, or geth's answer where none are kept (the gRPC front, the library). */
@@ -43,7 +43,9 @@ export const eth_newBlockFilter: RpcMethod = (params, ctx, caller) => {
   return filters(ctx, 'eth_newBlockFilter').newBlockFilter(caller);
 };
 
-/** eth_getFilterChanges(id): the logs (with removed ones after a reorganisation) or block hashes since the last poll. */
+/**
+ * eth_getFilterChanges(id): the logs (with removed ones after a reorganisation) or block hashes since the last poll.
+ */
 export const eth_getFilterChanges: RpcMethod = (params, ctx) => {
   const changes = filters(ctx, 'eth_getFilterChanges').changes(filterId(params));
   return Array.isArray(changes) ? jsonArray(changes) : changes.then(jsonArray);
@@ -60,4 +62,5 @@ export const eth_getFilterLogs: RpcMethod = (params, ctx, caller, control) => {
 };
 
 /** eth_uninstallFilter(id): true when a filter was removed, false when there was none. */
-export const eth_uninstallFilter: RpcMethod = (params, ctx) => filters(ctx, 'eth_uninstallFilter').uninstall(filterId(params));
+export const eth_uninstallFilter: RpcMethod = (params, ctx) =>
+  filters(ctx, 'eth_uninstallFilter').uninstall(filterId(params));

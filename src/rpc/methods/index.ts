@@ -7,8 +7,12 @@
  * no method is named for what it does (blockLookup.ts).
  */
 import type { RpcMethod } from '../method.js';
-import { eth_getBlockTransactionCountByHash, eth_getBlockTransactionCountByNumber, eth_getUncleCountByBlockHash, eth_getUncleCountByBlockNumber } from './blockCounts.js';
-import { eth_blockNumber, eth_chainId, eth_syncing, net_version, web3_clientVersion } from './nodeStatus.js';
+import {
+  eth_getBlockTransactionCountByHash,
+  eth_getBlockTransactionCountByNumber,
+  eth_getUncleCountByBlockHash,
+  eth_getUncleCountByBlockNumber,
+} from './blockCounts.js';
 import { eth_getBlockByHash } from './eth_getBlockByHash.js';
 import { eth_getBlockByNumber } from './eth_getBlockByNumber.js';
 import { eth_getLogs } from './eth_getLogs.js';
@@ -16,7 +20,14 @@ import { eth_getStorageAt } from './eth_getStorageAt.js';
 import { eth_getTransactionByBlockHashAndIndex } from './eth_getTransactionByBlockHashAndIndex.js';
 import { eth_getTransactionByBlockNumberAndIndex } from './eth_getTransactionByBlockNumberAndIndex.js';
 import { eth_getTransactionByHash } from './eth_getTransactionByHash.js';
-import { eth_getFilterChanges, eth_getFilterLogs, eth_newBlockFilter, eth_newFilter, eth_uninstallFilter } from './filters.js';
+import {
+  eth_getFilterChanges,
+  eth_getFilterLogs,
+  eth_newBlockFilter,
+  eth_newFilter,
+  eth_uninstallFilter,
+} from './filters.js';
+import { eth_blockNumber, eth_chainId, eth_syncing, net_version, web3_clientVersion } from './nodeStatus.js';
 import { eth_getBlockReceipts, eth_getTransactionReceipt } from './receipts.js';
 
 /** Every served method by name. */

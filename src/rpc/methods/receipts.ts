@@ -6,7 +6,7 @@
  */
 import type { BlockBundle } from '../../chain/types.js';
 import { bundleContext, canonicalContext } from '../../logs/blockLogs.js';
-import { renderBlockReceipts, type LogContext, type ReceiptBlock } from '../../render/format.js';
+import { type LogContext, type ReceiptBlock, renderBlockReceipts } from '../../render/format.js';
 import type { StoreReader } from '../../store/reader.js';
 import { resolveBlock } from '../blocks.js';
 import { RawJson, type RpcMethod } from '../method.js';
@@ -14,13 +14,20 @@ import { checkArity, parseBlockNumberOrHash, parseHash } from '../params.js';
 
 /** Canonical block `number`'s receipts, logs and context; its transactions are read one by one, only those rendered. */
 function canonical(reader: StoreReader, number: number): { block: ReceiptBlock; ctx: LogContext } {
-  const block = { tx: (i: number) => reader.transaction(number, i)!, receipts: reader.receipts(number), logs: reader.logs(number) };
+  const block = {
+    tx: (i: number) => reader.transaction(number, i)!,
+    receipts: reader.receipts(number),
+    logs: reader.logs(number),
+  };
   return { block, ctx: canonicalContext(reader, number) };
 }
 
 /** The pending block's receipts, logs and context (null positions). */
 function pending(bundle: BlockBundle): { block: ReceiptBlock; ctx: LogContext } {
-  return { block: { tx: (i) => bundle.transactions[i]!, receipts: bundle.receipts, logs: bundle.logs }, ctx: bundleContext(bundle, 'pending') };
+  return {
+    block: { tx: (i) => bundle.transactions[i]!, receipts: bundle.receipts, logs: bundle.logs },
+    ctx: bundleContext(bundle, 'pending'),
+  };
 }
 
 /** JSON text as the caller takes it: spliced (RawJson) over JSON-RPC, parsed into wire objects otherwise. */
@@ -37,7 +44,10 @@ export const eth_getTransactionReceipt: RpcMethod = (params, { reader, rawJson }
   return answer(renderBlockReceipts(block, ctx, at.index, at.index + 1)[0]!, rawJson);
 };
 
-/** eth_getBlockReceipts(block): the receipts of a block by number, tag, hash or EIP-1898 object, in order; null when it is not stored. */
+/**
+ * eth_getBlockReceipts(block): the receipts of a block by number, tag, hash or EIP-1898 object, in order; null when it
+ * is not stored.
+ */
 export const eth_getBlockReceipts: RpcMethod = (params, { reader, rawJson }) => {
   checkArity(params, 1, 1, ['block parameter']);
   const resolved = resolveBlock(parseBlockNumberOrHash(params[0], 0), reader);

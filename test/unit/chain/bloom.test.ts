@@ -12,12 +12,15 @@ interface FixtureBlock {
   logsBloom: string;
 }
 
-const fixture = JSON.parse(readFileSync(new URL('../../../../test/fixtures/real-blooms.json', import.meta.url), 'utf8')) as {
+const fixture = JSON.parse(
+  readFileSync(new URL('../../../../test/fixtures/real-blooms.json', import.meta.url), 'utf8'),
+) as {
   source: string;
   blocks: FixtureBlock[];
 };
 
-const logsOf = (b: FixtureBlock) => b.logs.map((l) => ({ address: hexToBytes(l.address, 20)!, topics: l.topics.map((t) => hexToBytes(t, 32)!) }));
+const logsOf = (b: FixtureBlock) =>
+  b.logs.map((l) => ({ address: hexToBytes(l.address, 20)!, topics: l.topics.map((t) => hexToBytes(t, 32)!) }));
 
 test('the fixture names its source and holds real blooms with logs', () => {
   assert.match(fixture.source, /mainnet/);

@@ -2,14 +2,16 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
 import fc from 'fast-check';
-import { blockSize, encodeHeaderRlp, computeBlockHash } from '#src/chain/headerEncoding.js';
+import { blockSize, computeBlockHash, encodeHeaderRlp } from '#src/chain/headerEncoding.js';
 import { bytesToHex, hexToBigInt, hexToBytes } from '#src/chain/hex.js';
 import { rlpEncode, rlpEncodeAfter, rlpEncodedLength, rlpListFromEncoded, rlpUint } from '#src/chain/rlp.js';
 import { encodeTransaction, transactionHash } from '#src/chain/txEncoding.js';
 import type { BlockHeader, Transaction, TxType } from '#src/chain/types.js';
 
 type Json = Record<string, string>;
-const fixture = JSON.parse(readFileSync(new URL('../../../../test/fixtures/real-encodings.json', import.meta.url), 'utf8')) as {
+const fixture = JSON.parse(
+  readFileSync(new URL('../../../../test/fixtures/real-encodings.json', import.meta.url), 'utf8'),
+) as {
   source: string;
   headers: Json[];
   transactions: (Json & { accessList?: unknown[] })[];
@@ -17,14 +19,31 @@ const fixture = JSON.parse(readFileSync(new URL('../../../../test/fixtures/real-
 
 const b = (hex: string) => hexToBytes(hex)!;
 const q = (hex: string) => hexToBigInt(hex)!;
-const opt = <T>(hex: string | undefined, f: (h: string) => T): T | undefined => (hex === undefined ? undefined : f(hex));
+const opt = <T>(hex: string | undefined, f: (h: string) => T): T | undefined =>
+  hex === undefined ? undefined : f(hex);
 
 function header(j: Json): BlockHeader {
   const h: BlockHeader = {
-    number: Number(q(j.number!)), hash: b(j.hash!), parentHash: b(j.parentHash!), sha3Uncles: b(j.sha3Uncles!), miner: b(j.miner!),
-    stateRoot: b(j.stateRoot!), transactionsRoot: b(j.transactionsRoot!), receiptsRoot: b(j.receiptsRoot!), logsBloom: b(j.logsBloom!),
-    difficulty: q(j.difficulty!), totalDifficulty: 0n, gasLimit: q(j.gasLimit!), gasUsed: q(j.gasUsed!), timestamp: Number(q(j.timestamp!)),
-    extraData: b(j.extraData!), mixHash: b(j.mixHash!), nonce: b(j.nonce!), uncles: [], size: 0, txCount: 0,
+    number: Number(q(j.number!)),
+    hash: b(j.hash!),
+    parentHash: b(j.parentHash!),
+    sha3Uncles: b(j.sha3Uncles!),
+    miner: b(j.miner!),
+    stateRoot: b(j.stateRoot!),
+    transactionsRoot: b(j.transactionsRoot!),
+    receiptsRoot: b(j.receiptsRoot!),
+    logsBloom: b(j.logsBloom!),
+    difficulty: q(j.difficulty!),
+    totalDifficulty: 0n,
+    gasLimit: q(j.gasLimit!),
+    gasUsed: q(j.gasUsed!),
+    timestamp: Number(q(j.timestamp!)),
+    extraData: b(j.extraData!),
+    mixHash: b(j.mixHash!),
+    nonce: b(j.nonce!),
+    uncles: [],
+    size: 0,
+    txCount: 0,
   };
   h.baseFeePerGas = opt(j.baseFeePerGas, q);
   h.withdrawalsRoot = opt(j.withdrawalsRoot, b);
@@ -38,8 +57,18 @@ function header(j: Json): BlockHeader {
 
 function transaction(j: Json & { accessList?: unknown[] }): Transaction {
   const tx: Transaction = {
-    type: Number(q(j.type!)) as TxType, hash: b(j.hash!), from: new Uint8Array(20), to: b(j.to!), nonce: q(j.nonce!), gas: q(j.gas!),
-    value: q(j.value!), input: b(j.input!), v: q(j.v!), r: q(j.r!), s: q(j.s!), chainId: opt(j.chainId, q),
+    type: Number(q(j.type!)) as TxType,
+    hash: b(j.hash!),
+    from: new Uint8Array(20),
+    to: b(j.to!),
+    nonce: q(j.nonce!),
+    gas: q(j.gas!),
+    value: q(j.value!),
+    input: b(j.input!),
+    v: q(j.v!),
+    r: q(j.r!),
+    s: q(j.s!),
+    chainId: opt(j.chainId, q),
   };
   if (j.gasPrice) tx.gasPrice = q(j.gasPrice);
   if (j.maxFeePerGas) tx.maxFeePerGas = q(j.maxFeePerGas);
@@ -75,9 +104,16 @@ test('a transaction missing a field its type needs is refused', () => {
 test('blockSize counts rlp([header, txs, uncles, withdrawals]) exactly', () => {
   const h = header(fixture.headers[1]!);
   const txs = fixture.transactions.map((j) => encodeTransaction(transaction(j)));
-  const body = [encodeHeaderRlp(h), rlpListFromEncoded(txs.map((t) => (t[0]! >= 0xc0 ? t : rlpEncode(t)))), rlpEncode([])];
+  const body = [
+    encodeHeaderRlp(h),
+    rlpListFromEncoded(txs.map((t) => (t[0]! >= 0xc0 ? t : rlpEncode(t)))),
+    rlpEncode([]),
+  ];
   assert.equal(blockSize(h, txs), rlpListFromEncoded(body).length);
-  const withWithdrawals = { ...h, withdrawals: [{ index: 1n, validatorIndex: 2n, address: new Uint8Array(20), amount: 3n }] };
+  const withWithdrawals = {
+    ...h,
+    withdrawals: [{ index: 1n, validatorIndex: 2n, address: new Uint8Array(20), amount: 3n }],
+  };
   const wd = rlpEncode([[rlpUint(1n), rlpUint(2n), new Uint8Array(20), rlpUint(3n)]]);
   assert.equal(blockSize(withWithdrawals, txs), rlpListFromEncoded([...body, wd]).length);
 });
@@ -95,8 +131,10 @@ test('rlpUint is minimal big-endian and rlpEncodeAfter prefixes', () => {
 });
 
 test('rlpUint of a bigint is its minimal big-endian bytes, a fresh array each time, up to 256 bits and past them', () => {
-  const minimal = (v: bigint) => (v === 0n ? '0x' : '0x' + v.toString(16).padStart(Math.ceil(v.toString(16).length / 2) * 2, '0'));
-  for (const v of [2n ** 53n, 2n ** 255n + 7n, 2n ** 256n - 1n, 2n ** 256n, 2n ** 300n + 1n]) assert.equal(bytesToHex(rlpUint(v)), minimal(v));
+  const minimal = (v: bigint) =>
+    v === 0n ? '0x' : '0x' + v.toString(16).padStart(Math.ceil(v.toString(16).length / 2) * 2, '0');
+  for (const v of [2n ** 53n, 2n ** 255n + 7n, 2n ** 256n - 1n, 2n ** 256n, 2n ** 300n + 1n])
+    assert.equal(bytesToHex(rlpUint(v)), minimal(v));
   fc.assert(fc.property(fc.bigInt({ min: 0n, max: 2n ** 264n }), (v) => bytesToHex(rlpUint(v)) === minimal(v)));
   const first = rlpUint(2n ** 255n);
   const second = rlpUint(2n ** 254n);

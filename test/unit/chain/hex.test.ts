@@ -1,13 +1,13 @@
-import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { test } from 'node:test';
 import fc from 'fast-check';
 import {
   bigIntToBytes,
   bytesEqual,
-  compareBytes,
   bytesQuantityToHex,
   bytesToBigInt,
   bytesToHex,
+  compareBytes,
   hexToBigInt,
   hexToBytes,
   hexToNumber,
@@ -67,7 +67,8 @@ test('hexToBytes rejects malformed input', () => {
 });
 
 test('hexToBytes agrees with a pattern test and Buffer decoding on any string of hex-like characters', () => {
-  const reference = (hex: string): Uint8Array | undefined => (/^0x([0-9a-fA-F]{2})*$/.test(hex) ? new Uint8Array(Buffer.from(hex.slice(2), 'hex')) : undefined);
+  const reference = (hex: string): Uint8Array | undefined =>
+    /^0x([0-9a-fA-F]{2})*$/.test(hex) ? new Uint8Array(Buffer.from(hex.slice(2), 'hex')) : undefined;
   // Hex digits of both cases, their neighbours in ASCII, and characters past ASCII a digit table must not index.
   const chars = fc.constantFrom(...'0123456789abcdefABCDEFxXgG/:@`\u0660\uff10\u0130 '.split(''));
   fc.assert(
@@ -103,7 +104,22 @@ test('hexToBigInt parses quantities and round-trips with quantityToHex', () => {
 });
 
 test('hexToBigInt rejects empty, leading zeros, missing 0x, non-hex and non-strings', () => {
-  for (const bad of ['0x', '0x00', '0x01', '0x0001', 'abc', '1', '0', '', '0xg', '0x1g', '0X1', '-0x1', ' 0x1', '0x1 ']) {
+  for (const bad of [
+    '0x',
+    '0x00',
+    '0x01',
+    '0x0001',
+    'abc',
+    '1',
+    '0',
+    '',
+    '0xg',
+    '0x1g',
+    '0X1',
+    '-0x1',
+    ' 0x1',
+    '0x1 ',
+  ]) {
     assert.equal(hexToBigInt(bad), undefined, `accepted ${JSON.stringify(bad)}`);
   }
   for (const bad of [undefined, null, 0, 1, 1n, {}, ['0x1'], true]) {
@@ -160,15 +176,32 @@ test('uintBytesView gives the minimal big-endian bytes of its hex text, at any w
     return v === 0n ? new Uint8Array(0) : new Uint8Array(Buffer.from(hex.length % 2 ? '0' + hex : hex, 'hex'));
   };
   fc.assert(
-    fc.property(fc.bigInt({ min: 0n, max: (1n << 700n) - 1n }), (v) => assert.deepEqual(new Uint8Array(uintBytesView(v)), viaHex(v))),
+    fc.property(fc.bigInt({ min: 0n, max: (1n << 700n) - 1n }), (v) =>
+      assert.deepEqual(new Uint8Array(uintBytesView(v)), viaHex(v)),
+    ),
     { numRuns: 2000 },
   );
-  for (const v of [0n, 1n, (1n << 64n) - 1n, 1n << 64n, MAX_U256, 1n << 256n, 1n << 1000n, 5n]) assert.deepEqual(new Uint8Array(uintBytesView(v)), viaHex(v));
+  for (const v of [0n, 1n, (1n << 64n) - 1n, 1n << 64n, MAX_U256, 1n << 256n, 1n << 1000n, 5n])
+    assert.deepEqual(new Uint8Array(uintBytesView(v)), viaHex(v));
   assert.throws(() => uintBytesView(-1n), RangeError);
 });
 
 test('bigIntToBytes / bytesToBigInt round trip', () => {
-  for (const v of [0n, 1n, 127n, 128n, 255n, 256n, 65535n, 65536n, 1n << 53n, (1n << 64n) - 1n, 1n << 64n, 1n << 255n, MAX_U256]) {
+  for (const v of [
+    0n,
+    1n,
+    127n,
+    128n,
+    255n,
+    256n,
+    65535n,
+    65536n,
+    1n << 53n,
+    (1n << 64n) - 1n,
+    1n << 64n,
+    1n << 255n,
+    MAX_U256,
+  ]) {
     assert.equal(bytesToBigInt(bigIntToBytes(v)), v);
   }
   assert.equal(bytesToBigInt(new Uint8Array(0)), 0n);
@@ -210,7 +243,8 @@ test('compareBytes orders as Buffer.compare does', () => {
     [[2], [1, 255], 1],
     [[1, 2, 0], [1, 2], 1],
   ];
-  for (const [a, b, want] of cases) assert.equal(compareBytes(Uint8Array.from(a), Uint8Array.from(b)), want, `${a} vs ${b}`);
+  for (const [a, b, want] of cases)
+    assert.equal(compareBytes(Uint8Array.from(a), Uint8Array.from(b)), want, `${a} vs ${b}`);
   const small = fc.uint8Array({ maxLength: 6 }).map((a) => a.map((x) => x % 3));
   fc.assert(fc.property(small, small, (a, b) => compareBytes(a, b) === Buffer.compare(a, b)));
 });

@@ -1,13 +1,16 @@
-import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { keccak256 } from '#src/chain/keccak.js';
+import { test } from 'node:test';
 import { bytesToHex } from '#src/chain/hex.js';
+import { keccak256 } from '#src/chain/keccak.js';
 import { rlpEncode } from '#src/chain/rlp.js';
 
 const utf8 = (s: string): Uint8Array => new Uint8Array(Buffer.from(s, 'utf8'));
 
 test('keccak256 of the empty input', () => {
-  assert.equal(bytesToHex(keccak256(new Uint8Array(0))), '0xc5d2460186f7233c927e7db2dcc703c0e500b653ca82273b7bfad8045d85a470');
+  assert.equal(
+    bytesToHex(keccak256(new Uint8Array(0))),
+    '0xc5d2460186f7233c927e7db2dcc703c0e500b653ca82273b7bfad8045d85a470',
+  );
 });
 
 test('keccak256 of the ERC-20 Transfer event signature', () => {
@@ -18,7 +21,10 @@ test('keccak256 of the ERC-20 Transfer event signature', () => {
 });
 
 test('keccak256 of the RLP empty list is the empty uncles hash', () => {
-  assert.equal(bytesToHex(keccak256(rlpEncode([]))), '0x1dcc4de8dec75d7aab85b567b6ccd41ad312451b948a7413f0a142fd40d49347');
+  assert.equal(
+    bytesToHex(keccak256(rlpEncode([]))),
+    '0x1dcc4de8dec75d7aab85b567b6ccd41ad312451b948a7413f0a142fd40d49347',
+  );
 });
 
 test('keccak256 returns 32 bytes and is not SHA3-256', () => {

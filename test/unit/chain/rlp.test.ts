@@ -1,7 +1,7 @@
-import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { rlpEncode, type RlpItem } from '#src/chain/rlp.js';
+import { test } from 'node:test';
 import { bigIntToBytes, bytesToHex } from '#src/chain/hex.js';
+import { type RlpItem, rlpEncode } from '#src/chain/rlp.js';
 
 const str = (s: string): Uint8Array => new Uint8Array(Buffer.from(s, 'utf8'));
 const enc = (item: RlpItem): string => bytesToHex(rlpEncode(item));

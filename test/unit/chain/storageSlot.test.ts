@@ -13,7 +13,10 @@ function reference(keyHex: string, slot: number): string {
 }
 
 test('mapping[0] at slot 0 is keccak256 of 64 zero bytes (the well-known zero-pair hash)', () => {
-  assert.equal(bytesToHex(mappingSlot(new Uint8Array(20), 0n)), '0xad3228b676f7d3cd4284a5443f17f1962b36e491b30a40b2405849e597ba5fb5');
+  assert.equal(
+    bytesToHex(mappingSlot(new Uint8Array(20), 0n)),
+    '0xad3228b676f7d3cd4284a5443f17f1962b36e491b30a40b2405849e597ba5fb5',
+  );
 });
 
 test('balances[holder] at slot 0 and slot 3 follow keccak256(pad32(holder) ‖ pad32(slot))', () => {

@@ -1,13 +1,14 @@
 /**
  * The output formats of `query logs` (src/cli/queryFormat.ts): jsonl lines are formatLog's objects,
- * the json array parses (empty, one log, several), csv rows (src/render/logCsv.ts) hold every field in CSV_COLUMNS order
+ * the json array parses (empty, one log, several), csv rows (src/render/logCsv.ts) hold every field in CSV_COLUMNS
+ * order
  * with empty cells for absent topics and a pending log's null positions, and nothing is written
  * ahead of the first log except through end().
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { bytesToHex, toRpcLog, type LogEntry } from '#src/index.js';
-import { isOutputFormat, OUTPUT_FORMATS, logFormatter } from '#src/cli/queryFormat.js';
+import { isOutputFormat, logFormatter, OUTPUT_FORMATS } from '#src/cli/queryFormat.js';
+import { bytesToHex, type LogEntry, toRpcLog } from '#src/index.js';
 import { CSV_COLUMNS, csvRow } from '#src/render/logCsv.js';
 
 const bytes = (n: number, fill: number) => new Uint8Array(n).fill(fill);
@@ -105,7 +106,10 @@ describe('query logs formats', () => {
 
   test('csv: four topics and a removed log fill the last columns; no logs is the header alone', () => {
     const cells = csvRow({ ...log(4), removed: true }).split(',');
-    assert.deepEqual(cells.slice(7, 11), [1, 2, 3, 4].map((i) => bytesToHex(bytes(32, i))));
+    assert.deepEqual(
+      cells.slice(7, 11),
+      [1, 2, 3, 4].map((i) => bytesToHex(bytes(32, i))),
+    );
     assert.equal(cells.at(-1), 'true');
     assert.equal(render('csv', []), CSV_COLUMNS.join(',') + '\n');
   });

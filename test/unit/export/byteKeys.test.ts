@@ -32,11 +32,15 @@ test('keys are numbered in order of first sight, as a Map numbers them', () => {
   // Few distinct byte values and short keys, so keys repeat and share their first and last bytes.
   const key = fc.uint8Array({ maxLength: 40 }).map((bytes) => bytes.map((b) => b % 3));
   fc.assert(
-    fc.property(fc.array(key, { maxLength: 200 }), fc.array(fc.nat({ max: 9 }), { minLength: 1, maxLength: 5 }), (keys, pads) => {
-      const table = new ByteKeys();
-      assert.deepEqual(numbers(table, keys, pads), modelNumbers(keys));
-      assert.equal(table.size, new Set(keys.map((k) => Buffer.from(k).toString('hex'))).size);
-    }),
+    fc.property(
+      fc.array(key, { maxLength: 200 }),
+      fc.array(fc.nat({ max: 9 }), { minLength: 1, maxLength: 5 }),
+      (keys, pads) => {
+        const table = new ByteKeys();
+        assert.deepEqual(numbers(table, keys, pads), modelNumbers(keys));
+        assert.equal(table.size, new Set(keys.map((k) => Buffer.from(k).toString('hex'))).size);
+      },
+    ),
   );
 });
 

@@ -61,7 +61,11 @@ test('every file name parses back to its chunk; other names do not parse', () =>
       assert.equal(parseChunkFileName(chunkFileName('base', 'receipts', chunk), 'base', 'logs'), undefined);
     }),
   );
-  for (const name of ['ethereum__logs__0_to_9.parquet', 'ethereum__logs__00000000_to_00000009.parquet.tmp', 'ethereum__logs__00000000_to_00000009']) {
+  for (const name of [
+    'ethereum__logs__0_to_9.parquet',
+    'ethereum__logs__00000000_to_00000009.parquet.tmp',
+    'ethereum__logs__00000000_to_00000009',
+  ]) {
     assert.equal(parseChunkFileName(name, 'ethereum', 'logs'), undefined, name);
   }
 });

@@ -1,16 +1,25 @@
 /**
  * The column builders (src/export/columns.ts) and the row builders' agreement with SCHEMAS: raw
- * bytes or 0x-hex in PLAIN's length-prefixed entries, nulls in the validity bitmap, 256-bit values as cryo's three columns, and
+ * bytes or 0x-hex in PLAIN's length-prefixed entries, nulls in the validity bitmap, 256-bit values as cryo's three
+ * columns, and
  * every datatype's builder writing exactly the documented columns in order, in both byte modes.
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import fc from 'fast-check';
 import { BlockRows } from '#src/export/blockRows.js';
-import { BoolColumn, BytesColumn, LENGTH_PREFIX, U256Columns, U32Column, U64Column, type ColumnData } from '#src/export/columns.js';
+import {
+  BoolColumn,
+  BytesColumn,
+  type ColumnData,
+  LENGTH_PREFIX,
+  U32Column,
+  U64Column,
+  U256Columns,
+} from '#src/export/columns.js';
 import { LogRows } from '#src/export/logRows.js';
 import { ReceiptRows } from '#src/export/receiptRows.js';
-import { SCHEMAS, type ExportKind } from '#src/export/schemas.js';
+import { type ExportKind, SCHEMAS } from '#src/export/schemas.js';
 import { TransactionRows } from '#src/export/transactionRows.js';
 
 /** Row i of a finished byte column (its PLAIN entry without the length), or null. */
@@ -38,7 +47,10 @@ test('byte columns hold every row, raw or as 0x-hex, with nulls', () => {
       values.forEach((v, i) => {
         assert.deepEqual(cell(r, i), v === null ? null : new Uint8Array(v));
         const text = cell(h, i);
-        assert.equal(text === null ? null : Buffer.from(text).toString('latin1'), v === null ? null : '0x' + Buffer.from(v).toString('hex'));
+        assert.equal(
+          text === null ? null : Buffer.from(text).toString('latin1'),
+          v === null ? null : '0x' + Buffer.from(v).toString('hex'),
+        );
       });
     }),
   );
@@ -109,8 +121,14 @@ test('every datatype writes exactly the columns SCHEMAS lists, with their types'
   };
   for (const hex of [false, true]) {
     for (const [kind, build] of Object.entries(builders) as [ExportKind, (hex: boolean) => ColumnData[]][]) {
-      const expected = SCHEMAS[kind].map((c) => `${c.name} ${c.type === 'bytes' ? (hex ? 'string' : 'binary') : c.type}`);
-      assert.deepEqual(build(hex).map((c) => `${c.name} ${c.type}`), expected, `${kind}${hex ? ' --hex' : ''}`);
+      const expected = SCHEMAS[kind].map(
+        (c) => `${c.name} ${c.type === 'bytes' ? (hex ? 'string' : 'binary') : c.type}`,
+      );
+      assert.deepEqual(
+        build(hex).map((c) => `${c.name} ${c.type}`),
+        expected,
+        `${kind}${hex ? ' --hex' : ''}`,
+      );
     }
   }
 });

@@ -7,9 +7,22 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { exportRecord, readRecord, recordDifferences, recordName, writeRecord, type ExportRecord } from '#src/export/optionsRecord.js';
+import {
+  type ExportRecord,
+  exportRecord,
+  readRecord,
+  recordDifferences,
+  recordName,
+  writeRecord,
+} from '#src/export/optionsRecord.js';
 
-const base: ExportRecord = exportRecord({ chunkBlocks: 1000, compression: 'zstd', hex: false, addresses: [], topics: [] });
+const base: ExportRecord = exportRecord({
+  chunkBlocks: 1000,
+  compression: 'zstd',
+  hex: false,
+  addresses: [],
+  topics: [],
+});
 
 test('recordDifferences names each option the files were written with that this run changes', () => {
   const cases: [Partial<ExportRecord>, string[]][] = [
@@ -21,7 +34,8 @@ test('recordDifferences names each option the files were written with that this 
     [{ topics: [null, ['0x02']] }, ['topics [null,["0x02"]]']],
     [{ hex: true, chunkBlocks: 5 }, ['--chunk-blocks 5', '--hex']],
   ];
-  for (const [files, expected] of cases) assert.deepEqual(recordDifferences({ ...base, ...files }, base), expected, JSON.stringify(files));
+  for (const [files, expected] of cases)
+    assert.deepEqual(recordDifferences({ ...base, ...files }, base), expected, JSON.stringify(files));
   assert.deepEqual(recordDifferences(base, { ...base, hex: true }), ['no --hex']);
   assert.deepEqual(recordDifferences(base, { ...base, addresses: ['0x01'] }), ['no address']);
 });
@@ -29,7 +43,13 @@ test('recordDifferences names each option the files were written with that this 
 test('a record reads back as written; a missing or foreign file reads as none', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'ethlogd-record-'));
   try {
-    const record = exportRecord({ chunkBlocks: 7, compression: 'lz4', hex: true, addresses: [new Uint8Array(20).fill(1)], topics: [null, [new Uint8Array(32)]] });
+    const record = exportRecord({
+      chunkBlocks: 7,
+      compression: 'lz4',
+      hex: true,
+      addresses: [new Uint8Array(20).fill(1)],
+      topics: [null, [new Uint8Array(32)]],
+    });
     assert.equal(await readRecord(dir, 'ethereum', 'logs'), undefined);
     await writeRecord(dir, 'ethereum', 'logs', record);
     assert.deepEqual(await readRecord(dir, 'ethereum', 'logs'), record);

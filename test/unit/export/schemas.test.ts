@@ -9,13 +9,18 @@ import { EXPORT_KINDS, SCHEMAS } from '#src/export/schemas.js';
 
 const DOC = readFileSync(new URL('../../../../docs/export.md', import.meta.url), 'utf8');
 
-test('docs/export.md has each datatype\'s table of columns, equal to SCHEMAS', () => {
+test("docs/export.md has each datatype's table of columns, equal to SCHEMAS", () => {
   for (const kind of EXPORT_KINDS) {
     const start = DOC.indexOf(`#### ${kind}\n`);
     assert.ok(start >= 0, `a table for ${kind}`);
     const rows = DOC.slice(start).split('\n').slice(4);
-    const table = rows.slice(0, rows.findIndex((line) => !line.startsWith('|')));
-    const expected = SCHEMAS[kind].map((c) => `| \`${c.name}\` | ${c.type} | ${c.meaning}${c.extra ? ' (not in cryo)' : ''} |`);
+    const table = rows.slice(
+      0,
+      rows.findIndex((line) => !line.startsWith('|')),
+    );
+    const expected = SCHEMAS[kind].map(
+      (c) => `| \`${c.name}\` | ${c.type} | ${c.meaning}${c.extra ? ' (not in cryo)' : ''} |`,
+    );
     assert.deepEqual(table, expected, kind);
   }
 });

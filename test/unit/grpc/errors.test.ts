@@ -7,7 +7,16 @@ import { test } from 'node:test';
 import { status } from '@grpc/grpc-js';
 import { CODE_TRAILER, DATA_TRAILER, MESSAGE_TRAILER, toGrpcFailure } from '#src/grpc/errors.js';
 import { DeadlineExceededError, ResultCapError } from '#src/logs/errors.js';
-import { AuthError, InternalError, InvalidParamsError, InvalidRequestError, LimitExceededError, QueryTimeoutError, RpcError, toRpcError } from '#src/rpc/errors.js';
+import {
+  AuthError,
+  InternalError,
+  InvalidParamsError,
+  InvalidRequestError,
+  LimitExceededError,
+  QueryTimeoutError,
+  RpcError,
+  toRpcError,
+} from '#src/rpc/errors.js';
 
 const never = (message: string) => assert.fail(`unexpected report: ${message}`);
 
@@ -37,10 +46,14 @@ test('each error class maps to its status and carries its JSON-RPC code and mess
 
 test('the result cap error carries its suggested range as JSON data', () => {
   const failure = toGrpcFailure(new ResultCapError(16, 31, 10_000), never);
-  assert.deepEqual(JSON.parse(failure.metadata.get(DATA_TRAILER)[0] as string), { from: '0x10', to: '0x1f', limit: 10_000 });
+  assert.deepEqual(JSON.parse(failure.metadata.get(DATA_TRAILER)[0] as string), {
+    from: '0x10',
+    to: '0x1f',
+    limit: 10_000,
+  });
 });
 
-test('the log engine\'s errors map through their JSON-RPC answer: a deadline to DEADLINE_EXCEEDED, the cap to RESOURCE_EXHAUSTED', () => {
+test("the log engine's errors map through their JSON-RPC answer: a deadline to DEADLINE_EXCEEDED, the cap to RESOURCE_EXHAUSTED", () => {
   assert.equal(toGrpcFailure(new DeadlineExceededError(), never).code, status.DEADLINE_EXCEEDED);
   const cap = toGrpcFailure(new ResultCapError(0, 9, 10_000), never);
   assert.equal(cap.code, status.RESOURCE_EXHAUSTED);

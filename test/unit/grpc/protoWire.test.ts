@@ -12,12 +12,12 @@ import type { BlockBundle } from '#src/chain/types.js';
 import { renderBundleMatches } from '#src/logs/blockLogs.js';
 import { compileFilter, matchLog } from '#src/logs/filter.js';
 import { JsonSink } from '#src/logs/jsonSink.js';
-import { LogProtoWriter } from '#src/render/logProto.js';
 import { prepareRecordQuery, scanRecord } from '#src/logs/recordScan.js';
+import { LogProtoWriter } from '#src/render/logProto.js';
 import type { RecordBlock } from '#src/render/recordLog.js';
 import { encodeLogs } from '#src/store/logsRecord.js';
 import { generateChain, generatePending } from '#src/synth/generator.js';
-import { wireLog, type Obj } from '../../grpcWire.js';
+import { type Obj, wireLog } from '../../grpcWire.js';
 
 const PROTO = fileURLToPath(new URL('../../../../src/grpc/ethlogd.proto', import.meta.url));
 const GetLogsResponse = protobuf.loadSync(PROTO).lookupType('ethlogd.v1.GetLogsResponse');
@@ -36,7 +36,12 @@ test('canonical logs written from stored records decode with protobufjs to what 
   const sink = new JsonSink();
   const proto = new LogProtoWriter();
   for (const b of chain) {
-    const block: RecordBlock = { number: b.header.number, hash: () => b.header.hash, timestamp: () => b.header.timestamp, txHash: (i) => b.transactions[i]!.hash };
+    const block: RecordBlock = {
+      number: b.header.number,
+      hash: () => b.header.hash,
+      timestamp: () => b.header.timestamp,
+      txHash: (i) => b.transactions[i]!.hash,
+    };
     const raw = encodeLogs(b.logs);
     scanRecord(raw, query, block, sink);
     scanRecord(raw, query, block, proto);
@@ -45,7 +50,11 @@ test('canonical logs written from stored records decode with protobufjs to what 
   const decoded = decode(proto.take().bytes).map(wireLog);
   assert.ok(decoded.length > 200, `${decoded.length} logs`);
   assert.deepEqual(decoded, expected);
-  assert.ok(expected.some((l) => (l.topics as unknown[]).length === 0) && expected.some((l) => (l.topics as unknown[]).length === 4), 'anonymous logs and four topics covered');
+  assert.ok(
+    expected.some((l) => (l.topics as unknown[]).length === 0) &&
+      expected.some((l) => (l.topics as unknown[]).length === 4),
+    'anonymous logs and four topics covered',
+  );
 });
 
 test('pending logs (unset positions) and orphaned ones (removed) decode with protobufjs as eth_getLogs renders them', () => {
@@ -59,6 +68,10 @@ test('pending logs (unset positions) and orphaned ones (removed) decode with pro
     proto.writeBundle(bundle, (log) => matchLog(all, log), kind);
     const decoded = decode(proto.take().bytes).map(wireLog);
     assert.ok(decoded.length > 0, kind);
-    assert.deepEqual(decoded, renderBundleMatches(bundle, all, kind).map((text) => JSON.parse(text) as Obj), kind);
+    assert.deepEqual(
+      decoded,
+      renderBundleMatches(bundle, all, kind).map((text) => JSON.parse(text) as Obj),
+      kind,
+    );
   }
 });

@@ -10,7 +10,12 @@ import { callCount, refusedBody, tooManyRequests } from '#src/http/rateLimit.js'
 import { BatchOverBurstError, RateLimitedError } from '#src/rpc/errors.js';
 
 const bytes = (text: string) => new TextEncoder().encode(text);
-const call = (id: number) => ({ jsonrpc: '2.0', id, method: 'eth_getLogs', params: [{ address: ['0x1', '0x2'], topics: [['0xa', '0xb'], null] }] });
+const call = (id: number) => ({
+  jsonrpc: '2.0',
+  id,
+  method: 'eth_getLogs',
+  params: [{ address: ['0x1', '0x2'], topics: [['0xa', '0xb'], null] }],
+});
 
 test('a single request costs 1, a batch costs its items', () => {
   assert.equal(callCount(bytes(JSON.stringify(call(1)))), 1);
@@ -19,7 +24,11 @@ test('a single request costs 1, a batch costs its items', () => {
     assert.equal(callCount(bytes(JSON.stringify(batch))), n, `compact batch of ${n}`);
     assert.equal(callCount(bytes(JSON.stringify(batch, null, 2))), n, `indented batch of ${n}`);
   }
-  assert.equal(callCount(bytes(' \r\n\t[1, "a", null, {"x": [1, 2]}, [3, 4], true]')), 6, 'any item counts, nesting does not');
+  assert.equal(
+    callCount(bytes(' \r\n\t[1, "a", null, {"x": [1, 2]}, [3, 4], true]')),
+    6,
+    'any item counts, nesting does not',
+  );
 });
 
 test('commas, brackets and escaped quotes inside strings are not items', () => {
@@ -41,31 +50,50 @@ test('a malformed body costs what its top level looks like, at least 1', () => {
 });
 
 test('429 with Retry-After in whole seconds, rounded up; none for a batch over the burst', () => {
-  const waited = tooManyRequests(new RateLimitedError(1_200, 5), bytes('{"jsonrpc":"2.0","id":7,"method":"eth_chainId"}'));
+  const waited = tooManyRequests(
+    new RateLimitedError(1_200, 5),
+    bytes('{"jsonrpc":"2.0","id":7,"method":"eth_chainId"}'),
+  );
   assert.equal(waited.status, '429 Too Many Requests');
   assert.deepEqual(waited.headers, [['Retry-After', '2']]);
   assert.deepEqual(JSON.parse(waited.body), {
     jsonrpc: '2.0',
     id: 7,
-    error: { code: -32005, message: 'project ID request rate exceeded', data: { allowed_rps: 5, backoff_seconds: 1.2 } },
+    error: {
+      code: -32005,
+      message: 'project ID request rate exceeded',
+      data: { allowed_rps: 5, backoff_seconds: 1.2 },
+    },
   });
-  assert.deepEqual(tooManyRequests(new RateLimitedError(3, 500), bytes('{}')).headers, [['Retry-After', '1']], 'at least one second');
+  assert.deepEqual(
+    tooManyRequests(new RateLimitedError(3, 500), bytes('{}')).headers,
+    [['Retry-After', '1']],
+    'at least one second',
+  );
   const never = tooManyRequests(new BatchOverBurstError(20, 10), bytes('[{"id":1},{"id":2}]'));
   assert.deepEqual(never.headers, []);
-  assert.deepEqual(JSON.parse(never.body)[1], { jsonrpc: '2.0', id: 2, error: { code: -32005, message: 'batch of 20 calls exceeds the rate limit burst of 10' } });
+  assert.deepEqual(JSON.parse(never.body)[1], {
+    jsonrpc: '2.0',
+    id: 2,
+    error: { code: -32005, message: 'batch of 20 calls exceeds the rate limit burst of 10' },
+  });
 });
 
-test('a refusal keeps each call\'s id: an array for a batch, id null where there is none to keep', () => {
+test("a refusal keeps each call's id: an array for a batch, id null where there is none to keep", () => {
   const refusal = new BatchOverBurstError(3, 2);
   const error = refusal.toJSON();
   const cases: [string, unknown][] = [
     ['{"jsonrpc":"2.0","id":"a","method":"x"}', { jsonrpc: '2.0', id: 'a', error }],
-    ['[{"id":1},{"id":"two"},{"method":"notification"},{"id":{"bad":1}},5]', [1, 'two', null, null, null].map((id) => ({ jsonrpc: '2.0', id, error }))],
+    [
+      '[{"id":1},{"id":"two"},{"method":"notification"},{"id":{"bad":1}},5]',
+      [1, 'two', null, null, null].map((id) => ({ jsonrpc: '2.0', id, error })),
+    ],
     ['not json', { jsonrpc: '2.0', id: null, error }],
     ['[]', { jsonrpc: '2.0', id: null, error }],
     [`[${'{"id":1},'.repeat(MAX_BATCH_ITEMS)}{"id":1}]`, { jsonrpc: '2.0', id: null, error }],
   ];
-  for (const [body, expected] of cases) assert.deepEqual(JSON.parse(refusedBody(refusal, bytes(body))), expected, body.slice(0, 60));
+  for (const [body, expected] of cases)
+    assert.deepEqual(JSON.parse(refusedBody(refusal, bytes(body))), expected, body.slice(0, 60));
 });
 
 test('a drain resolves when the last request leaves, or at its bound with the count left', async () => {

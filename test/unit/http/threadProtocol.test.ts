@@ -8,7 +8,16 @@ import { test } from 'node:test';
 import { MessageChannel } from 'node:worker_threads';
 import { fromWireError, PendingReplies, toWireError, transferableChunks } from '#src/http/threadProtocol.js';
 import { ResultCapError } from '#src/logs/errors.js';
-import { InternalError, InvalidParamsError, LimitExceededError, MethodNotFoundError, QueryTimeoutError, RateLimitedError, RpcError, toRpcError } from '#src/rpc/errors.js';
+import {
+  InternalError,
+  InvalidParamsError,
+  LimitExceededError,
+  MethodNotFoundError,
+  QueryTimeoutError,
+  RateLimitedError,
+  RpcError,
+  toRpcError,
+} from '#src/rpc/errors.js';
 
 /** `error` through the wire form and a structured clone, as a MessagePort carries it. */
 const roundTrip = (error: unknown) => fromWireError(structuredClone(toWireError(error)));
@@ -50,11 +59,20 @@ test('chunks move their whole buffers and copy views out of larger ones; text is
   assert.deepEqual(transfer.length, 3);
   assert.equal(chunks[1], whole, 'the whole buffer goes as it is');
   assert.notEqual(chunks[2], view, 'the view is copied out');
-  assert.equal((chunks[3] as Uint8Array).buffer === whole.buffer, false, 'a buffer is transferred once; a second chunk on it is copied');
+  assert.equal(
+    (chunks[3] as Uint8Array).buffer === whole.buffer,
+    false,
+    'a buffer is transferred once; a second chunk on it is copied',
+  );
   const { port1, port2 } = new MessageChannel();
   const received = new Promise<unknown>((resolve) => port2.once('message', resolve));
   port1.postMessage(chunks, transfer);
-  assert.deepEqual(await received, ['a,b', new Uint8Array([1, 2, 3]), new Uint8Array([7, 7, 7, 7]), new Uint8Array([1, 2, 3])]);
+  assert.deepEqual(await received, [
+    'a,b',
+    new Uint8Array([1, 2, 3]),
+    new Uint8Array([7, 7, 7, 7]),
+    new Uint8Array([1, 2, 3]),
+  ]);
   assert.equal(whole.byteLength, 0, 'moved, not copied');
   assert.equal(large.byteLength, 1024, 'the larger buffer stays');
   port1.close();

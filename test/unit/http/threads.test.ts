@@ -6,8 +6,8 @@ import assert from 'node:assert/strict';
 import { availableParallelism } from 'node:os';
 import { test } from 'node:test';
 import { defaultHttpThreads, httpThreadCount } from '#src/http/threads.js';
-import { createLogger } from '#src/logger.js';
 import { uwsNative } from '#src/http/uws.js';
+import { createLogger } from '#src/logger.js';
 
 test('defaultHttpThreads: the cores but one, at least one', () => {
   const cases: [number, number][] = [

@@ -44,6 +44,10 @@ test('malformed genesis files are refused, naming what is wrong', () => {
     [{ alloc: { [A]: { storage: { '0x1': '0x' + '11'.repeat(33) } } } }, /is not a 32-byte word/],
   ];
   for (const [json, message] of cases) {
-    assert.throws(() => genesisStorage(json, 'g.json'), (error: unknown) => error instanceof NodeDataError && message.test(error.message), JSON.stringify(json));
+    assert.throws(
+      () => genesisStorage(json, 'g.json'),
+      (error: unknown) => error instanceof NodeDataError && message.test(error.message),
+      JSON.stringify(json),
+    );
   }
 });

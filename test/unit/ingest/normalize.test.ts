@@ -10,13 +10,15 @@ import { describe, test } from 'node:test';
 import { bytesToHex, quantityToHex } from '#src/chain/hex.js';
 import type { BlockBundle } from '#src/chain/types.js';
 import { NodeDataError } from '#src/ingest/errors.js';
-import { generateChain } from '#src/synth/generator.js';
-import { normalizeBlock, type NodeBlock } from '#src/ingest/normalize.js';
+import { type NodeBlock, normalizeBlock } from '#src/ingest/normalize.js';
 import { formatBlock, renderBlockReceipts } from '#src/render/format.js';
+import { generateChain } from '#src/synth/generator.js';
 
 type Obj = Record<string, unknown>;
 
-/** Enough blocks for every transaction type: blobs are planned in about 1.5% of transactions from Cancun (block 16) on. */
+/**
+ * Enough blocks for every transaction type: blobs are planned in about 1.5% of transactions from Cancun (block 16) on.
+ */
 const chain: BlockBundle[] = [...generateChain({ blocks: 48, seed: 'normalize', density: 0.02 })];
 
 /** Block `b` as a geth node answers eth_getBlockByNumber(n, true) and eth_getBlockReceipts(n). */
@@ -32,7 +34,9 @@ function asNode(b: BlockBundle): NodeBlock {
     removed: false,
     pending: false,
   };
-  const receipts = renderBlockReceipts({ ...b, tx: (i) => b.transactions[i]! }, ctx).map((text) => JSON.parse(text) as Obj);
+  const receipts = renderBlockReceipts({ ...b, tx: (i) => b.transactions[i]! }, ctx).map(
+    (text) => JSON.parse(text) as Obj,
+  );
   return { block, receipts };
 }
 
@@ -100,7 +104,10 @@ describe('normalizeBlock', () => {
     const raw = asNode(withLogs);
     const bloom = (raw.block as Obj).logsBloom as string;
     (raw.block as Obj).logsBloom = bloom.slice(0, -2) + (bloom.endsWith('ff') ? '00' : 'ff');
-    assert.throws(() => normalizeBlock(raw, withLogs.header.number), refused('bloom-mismatch', /recomputed from its \d+ logs/));
+    assert.throws(
+      () => normalizeBlock(raw, withLogs.header.number),
+      refused('bloom-mismatch', /recomputed from its \d+ logs/),
+    );
   });
 
   test('answers about different blocks are inconsistent (the head moved between calls)', () => {
@@ -127,7 +134,11 @@ describe('normalizeBlock', () => {
     const back = normalizeBlock(root, n).receipts[0]!;
     assert.deepEqual(back.root, new Uint8Array(32).fill(0x5a));
     assert.equal(back.status, undefined);
-    assert.equal(back.effectiveGasPrice, withLogs.receipts[0]!.effectiveGasPrice, 'computed from the transaction and the base fee');
+    assert.equal(
+      back.effectiveGasPrice,
+      withLogs.receipts[0]!.effectiveGasPrice,
+      'computed from the transaction and the base fee',
+    );
 
     const cumulative = asNode(withLogs);
     (cumulative.receipts[1] as Obj).cumulativeGasUsed = '0x1';
@@ -143,19 +154,34 @@ describe('normalizeBlock', () => {
   test('malformed fields are named; foreign transaction types are refused', () => {
     const raw = asNode(withLogs);
     (raw.block as Obj).gasLimit = 'lots';
-    assert.throws(() => normalizeBlock(raw, withLogs.header.number), refused('malformed', /gasLimit is not a hex quantity/));
+    assert.throws(
+      () => normalizeBlock(raw, withLogs.header.number),
+      refused('malformed', /gasLimit is not a hex quantity/),
+    );
     const short = asNode(withLogs);
     ((short.block as Obj).transactions as Obj[])[1]!.from = '0x1234';
-    assert.throws(() => normalizeBlock(short, withLogs.header.number), refused('malformed', /transaction 1: from is not 20 bytes/));
+    assert.throws(
+      () => normalizeBlock(short, withLogs.header.number),
+      refused('malformed', /transaction 1: from is not 20 bytes/),
+    );
     const huge = asNode(withLogs);
     ((huge.block as Obj).transactions as Obj[])[0]!.type = '0x100';
-    assert.throws(() => normalizeBlock(huge, withLogs.header.number), refused('unsupported', /type 0x100 is above 0xff/));
+    assert.throws(
+      () => normalizeBlock(huge, withLogs.header.number),
+      refused('unsupported', /type 0x100 is above 0xff/),
+    );
   });
 
   test('a type not modelled is kept as given (positions aside); extra block and receipt members are kept', () => {
     const raw = asNode(withLogs);
     const tx = ((raw.block as Obj).transactions as Obj[])[1]!;
-    Object.assign(tx, { type: '0x7e', sourceHash: '0x' + '11'.repeat(32), mint: '0x5', isSystemTx: true, r: '0x' + '00'.repeat(32) });
+    Object.assign(tx, {
+      type: '0x7e',
+      sourceHash: '0x' + '11'.repeat(32),
+      mint: '0x5',
+      isSystemTx: true,
+      r: '0x' + '00'.repeat(32),
+    });
     delete tx.yParity;
     (raw.block as Obj).sendRoot = '0x' + '22'.repeat(32);
     Object.assign(raw.receipts[1] as Obj, { type: '0x7E', depositNonce: '0x3', blockTimestamp: 5 });
@@ -163,14 +189,33 @@ describe('normalizeBlock', () => {
     const bundle = normalizeBlock(raw, withLogs.header.number);
     const kept = bundle.transactions[1]!;
     assert.equal(kept.type, 0x7e);
-    assert.deepEqual(JSON.parse('{' + kept.extra! + '}'), Object.fromEntries(Object.entries(tx).filter(([k]) => !['blockHash', 'blockNumber', 'blockTimestamp', 'transactionIndex'].includes(k))));
+    assert.deepEqual(
+      JSON.parse('{' + kept.extra! + '}'),
+      Object.fromEntries(
+        Object.entries(tx).filter(
+          ([k]) => !['blockHash', 'blockNumber', 'blockTimestamp', 'transactionIndex'].includes(k),
+        ),
+      ),
+    );
     assert.equal(bundle.header.extra, `"sendRoot":"0x${'22'.repeat(32)}"`);
-    assert.equal(bundle.receipts[0]!.extra, '"l1Fee":"0x10","l1GasUsed":"0x20"', 'a modelled receipt keeps the members it does not model; blockTimestamp is dropped');
-    assert.equal(bundle.receipts[1]!.extra, '"type":"0x7E","depositNonce":"0x3"', 'a kept type\'s receipt also keeps members whose value differs');
+    assert.equal(
+      bundle.receipts[0]!.extra,
+      '"l1Fee":"0x10","l1GasUsed":"0x20"',
+      'a modelled receipt keeps the members it does not model; blockTimestamp is dropped',
+    );
+    assert.equal(
+      bundle.receipts[1]!.extra,
+      '"type":"0x7E","depositNonce":"0x3"',
+      "a kept type's receipt also keeps members whose value differs",
+    );
     assert.equal(bundle.receipts[2]!.extra, undefined);
     const text = asNode(withLogs);
     Object.assign(((text.block as Obj).transactions as Obj[])[0]!, { type: '0x99', note: 'd\u00e9j\u00e0' });
-    assert.match(normalizeBlock(text, withLogs.header.number).transactions[0]!.extra!, /"note":"d\\u00e9j\\u00e0"/, 'kept text is ASCII');
+    assert.match(
+      normalizeBlock(text, withLogs.header.number).transactions[0]!.extra!,
+      /"note":"d\\u00e9j\\u00e0"/,
+      'kept text is ASCII',
+    );
   });
 });
 
@@ -179,7 +224,10 @@ describe('storage writes from prestateTracer diffs', () => {
   const [a, b, c] = ['0x' + 'aa'.repeat(20), '0x' + 'bb'.repeat(20), '0x' + 'cc'.repeat(20)];
   const slot = (n: number) => '0x' + n.toString(16).padStart(64, '0');
   const word = (n: number) => '0x' + n.toString(16).padStart(64, '0');
-  const trace = (i: number, pre: Obj, post: Obj) => ({ txHash: bytesToHex(block.transactions[i]!.hash), result: { pre, post } });
+  const trace = (i: number, pre: Obj, post: Obj) => ({
+    txHash: bytesToHex(block.transactions[i]!.hash),
+    result: { pre, post },
+  });
   const traces = (list: Obj[]) => {
     const all: Obj[] = block.transactions.map((_, i) => trace(i, {}, {}));
     list.forEach((t, i) => (all[i] = t));
@@ -190,23 +238,41 @@ describe('storage writes from prestateTracer diffs', () => {
     const raw = {
       ...asNode(block),
       traces: traces([
-        trace(0, { [a]: { balance: '0x1', storage: { [slot(1)]: word(5) } } }, { [a]: { storage: { [slot(1)]: word(6), [slot(2)]: word(7) } } }),
-        trace(1, { [a]: { storage: { [slot(2)]: word(7) } }, [b]: { storage: { [slot(3)]: word(9) } } }, { [a]: { nonce: 2 } }),
+        trace(
+          0,
+          { [a]: { balance: '0x1', storage: { [slot(1)]: word(5) } } },
+          { [a]: { storage: { [slot(1)]: word(6), [slot(2)]: word(7) } } },
+        ),
+        trace(
+          1,
+          { [a]: { storage: { [slot(2)]: word(7) } }, [b]: { storage: { [slot(3)]: word(9) } } },
+          { [a]: { nonce: 2 } },
+        ),
         trace(2, {}, { [c]: { storage: { [slot(4)]: '0x01' } }, [a]: { storage: { [slot(1)]: word(8) } } }),
       ]),
     };
-    const writes = normalizeBlock(raw, block.header.number).storage.map((w) => [bytesToHex(w.address), bytesToHex(w.slot), bytesToHex(w.value)]);
-    assert.deepEqual(writes.sort(), [
-      [a, slot(1), word(8)],
-      [a, slot(2), word(0)],
-      [b, slot(3), word(0)],
-      [c, slot(4), word(1)],
-    ].sort());
+    const writes = normalizeBlock(raw, block.header.number).storage.map((w) => [
+      bytesToHex(w.address),
+      bytesToHex(w.slot),
+      bytesToHex(w.value),
+    ]);
+    assert.deepEqual(
+      writes.sort(),
+      [
+        [a, slot(1), word(8)],
+        [a, slot(2), word(0)],
+        [b, slot(3), word(0)],
+        [c, slot(4), word(1)],
+      ].sort(),
+    );
   });
 
   test('a trace of another transaction, a failed trace, or a missing one are refused', () => {
     const n = block.header.number;
-    const wrong = { ...asNode(block), traces: traces([{ txHash: '0x' + '44'.repeat(32), result: { pre: {}, post: {} } }]) };
+    const wrong = {
+      ...asNode(block),
+      traces: traces([{ txHash: '0x' + '44'.repeat(32), result: { pre: {}, post: {} } }]),
+    };
     assert.throws(() => normalizeBlock(wrong, n), refused('inconsistent', /traces another transaction/));
     const failed = { ...asNode(block), traces: traces([{ error: 'execution timeout' }]) };
     assert.throws(() => normalizeBlock(failed, n), refused('malformed', /could not trace it: execution timeout/));

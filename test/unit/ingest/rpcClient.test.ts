@@ -11,7 +11,11 @@ import { after, before, test } from 'node:test';
 import { NodeRequestError, NodeRpcError } from '#src/ingest/errors.js';
 import { RpcClient } from '#src/ingest/rpcClient.js';
 
-type Handler = (body: { id: number; method: string; params: unknown[] }[], res: ServerResponse, n: number) => void | Promise<void>;
+type Handler = (
+  body: { id: number; method: string; params: unknown[] }[],
+  res: ServerResponse,
+  n: number,
+) => void | Promise<void>;
 
 let handler: Handler;
 let requests = 0;
@@ -53,14 +57,20 @@ function reset(h: Handler): void {
 }
 
 const echo = (body: { id: number; method: string; params: unknown[] }[], res: ServerResponse): void => {
-  res.writeHead(200, { 'Content-Type': 'application/json' }).end(JSON.stringify(body.map((c) => ({ jsonrpc: '2.0', id: c.id, result: c.params[0] ?? c.method }))));
+  res
+    .writeHead(200, { 'Content-Type': 'application/json' })
+    .end(JSON.stringify(body.map((c) => ({ jsonrpc: '2.0', id: c.id, result: c.params[0] ?? c.method }))));
 };
 
 const fast = { retryBaseMs: 1, retryMaxMs: 5 };
 
 test('a batch is one request; answers are paired with their calls by id, in any order', async () => {
   reset((body, res) => {
-    const replies = body.map((c) => (c.method === 'bad' ? { jsonrpc: '2.0', id: c.id, error: { code: -32601, message: 'no such method' } } : { jsonrpc: '2.0', id: c.id, result: c.params[0] }));
+    const replies = body.map((c) =>
+      c.method === 'bad'
+        ? { jsonrpc: '2.0', id: c.id, error: { code: -32601, message: 'no such method' } }
+        : { jsonrpc: '2.0', id: c.id, result: c.params[0] },
+    );
     res.writeHead(200).end(JSON.stringify(replies.reverse()));
   });
   const client = new RpcClient(url, fast);
@@ -71,7 +81,10 @@ test('a batch is one request; answers are paired with their calls by id, in any 
   ]);
   assert.deepEqual(outcomes, [{ result: 1 }, { error: { code: -32601, message: 'no such method' } }, { result: null }]);
   assert.equal(requests, 1);
-  await assert.rejects(client.call('bad', []), (e: unknown) => e instanceof NodeRpcError && e.code === -32601 && e.method === 'bad');
+  await assert.rejects(
+    client.call('bad', []),
+    (e: unknown) => e instanceof NodeRpcError && e.code === -32601 && e.method === 'bad',
+  );
   assert.deepEqual(client.stats, { requests: 2, calls: 4, retries: 0 });
 });
 
@@ -79,7 +92,10 @@ test('a batch longer than maxBatchCalls is split into several requests, answers 
   reset(echo);
   const client = new RpcClient(url, { ...fast, maxBatchCalls: 4 });
   const calls = Array.from({ length: 10 }, (_, i) => ({ method: 'x', params: [i] }));
-  assert.deepEqual(await client.batch(calls), calls.map((_, i) => ({ result: i })));
+  assert.deepEqual(
+    await client.batch(calls),
+    calls.map((_, i) => ({ result: i })),
+  );
   assert.equal(requests, 3);
 });
 
@@ -94,7 +110,12 @@ test('503, 429 (with Retry-After), invalid JSON and a hang are retried with back
   });
   const retried: string[] = [];
   // Only the hang may time out: at 100 ms an echo delayed by a loaded machine was retried too.
-  const client = new RpcClient(url, { ...fast, retryMaxMs: 100, timeoutMs: 1000, onRetry: (_, e) => retried.push(e.code) });
+  const client = new RpcClient(url, {
+    ...fast,
+    retryMaxMs: 100,
+    timeoutMs: 1000,
+    onRetry: (_, e) => retried.push(e.code),
+  });
   assert.equal(await client.call('x', ['ok']), 'ok');
   assert.deepEqual(retried, ['http', 'http', 'malformed', 'timeout']);
   assert.equal(client.stats.retries, 4);
@@ -104,13 +125,22 @@ test('503, 429 (with Retry-After), invalid JSON and a hang are retried with back
 test('retries end: the last failure surfaces with its code; a 4xx other than 429 is not retried', async () => {
   reset((_, res) => void res.writeHead(502).end());
   const client = new RpcClient(url, { ...fast, maxRetries: 3 });
-  await assert.rejects(client.call('x', []), (e: unknown) => e instanceof NodeRequestError && e.code === 'http' && e.status === 502);
+  await assert.rejects(
+    client.call('x', []),
+    (e: unknown) => e instanceof NodeRequestError && e.code === 'http' && e.status === 502,
+  );
   assert.equal(requests, 4);
   reset((_, res) => void res.writeHead(413).end('too large'));
-  await assert.rejects(client.call('x', []), (e: unknown) => e instanceof NodeRequestError && e.status === 413 && /too large/.test(e.message));
+  await assert.rejects(
+    client.call('x', []),
+    (e: unknown) => e instanceof NodeRequestError && e.status === 413 && /too large/.test(e.message),
+  );
   assert.equal(requests, 1);
   reset(() => undefined);
-  await assert.rejects(new RpcClient(url, { ...fast, maxRetries: 1, timeoutMs: 30 }).call('x', []), (e: unknown) => e instanceof NodeRequestError && e.code === 'timeout');
+  await assert.rejects(
+    new RpcClient(url, { ...fast, maxRetries: 1, timeoutMs: 30 }).call('x', []),
+    (e: unknown) => e instanceof NodeRequestError && e.code === 'timeout',
+  );
 });
 
 test('a node that cannot be reached is a network failure', async () => {
@@ -118,7 +148,10 @@ test('a node that cannot be reached is a network failure', async () => {
   await new Promise<void>((r) => closed.listen(0, '127.0.0.1', r));
   const port = (closed.address() as AddressInfo).port;
   await new Promise((r) => closed.close(r));
-  await assert.rejects(new RpcClient(`http://127.0.0.1:${port}`, { ...fast, maxRetries: 1 }).call('x', []), (e: unknown) => e instanceof NodeRequestError && e.code === 'network');
+  await assert.rejects(
+    new RpcClient(`http://127.0.0.1:${port}`, { ...fast, maxRetries: 1 }).call('x', []),
+    (e: unknown) => e instanceof NodeRequestError && e.code === 'network',
+  );
 });
 
 test('no more than maxInFlight requests are in flight at once', async () => {
@@ -141,6 +174,11 @@ test('a stop aborts the request in flight and cuts a backoff short', async () =>
   await assert.rejects(pending, /stopped/);
   reset((_, res) => void res.writeHead(503).end());
   const stop2 = new AbortController();
-  const waiting = new RpcClient(url, { retryBaseMs: 60_000, retryMaxMs: 60_000, signal: stop2.signal, onRetry: () => stop2.abort(new Error('stopped in backoff')) }).call('x', []);
+  const waiting = new RpcClient(url, {
+    retryBaseMs: 60_000,
+    retryMaxMs: 60_000,
+    signal: stop2.signal,
+    onRetry: () => stop2.abort(new Error('stopped in backoff')),
+  }).call('x', []);
   await assert.rejects(waiting, /stopped in backoff/);
 });

@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { Admission, admitFor, rateCost, type Release } from '#src/limits/admission.js';
+import { Admission, admitFor, type Release, rateCost } from '#src/limits/admission.js';
 import { RateLimiter } from '#src/limits/rateLimiter.js';
 import { LimitRefusals } from '#src/limits/refusals.js';
 import { QueryCancelledError } from '#src/logs/errors.js';
@@ -32,7 +32,11 @@ test('per key and per process: within both at once, past either queued, past the
     return undefined;
   })();
   assert.ok(refused instanceof TooManyConcurrentError);
-  assert.deepEqual(refused.toJSON(), { code: -32005, message: 'too many concurrent requests', data: { limit: 'log queries per key', max: 2, backoff_seconds: 1 } });
+  assert.deepEqual(refused.toJSON(), {
+    code: -32005,
+    message: 'too many concurrent requests',
+    data: { limit: 'log queries per key', max: 2, backoff_seconds: 1 },
+  });
   now(admission.query('b'));
   assert.ok(admission.query('c') instanceof Promise, "past the process's three: queued");
   assert.throws(() => admission.query('d'), TooManyConcurrentError, 'the process queue of two is full');
@@ -46,7 +50,9 @@ test('the queue is served round-robin by key: a key with many waiting does not g
   const first = now(admission.query('heavy'));
   const keys = ['heavy', 'heavy', 'heavy', 'light', 'other'];
   // Each query, once admitted, notes its key and frees its slot for the next.
-  const done = keys.map((key) => (admission.query(key) as Promise<Release>).then((release) => (order.push(key), release())));
+  const done = keys.map((key) =>
+    (admission.query(key) as Promise<Release>).then((release) => (order.push(key), release())),
+  );
   first();
   await Promise.all(done);
   assert.deepEqual(order, ['light', 'other', 'heavy', 'heavy', 'heavy'], 'the key served last waits behind the others');

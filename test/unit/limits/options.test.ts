@@ -13,10 +13,17 @@ test('the limiter a rate-limit option builds', () => {
     [{ perSecond: 10 }, { perSecond: 10, burst: 10 }],
     [{ perSecond: 0.2 }, { perSecond: 0.2, burst: 1 }],
     [{ perSecond: 2.5 }, { perSecond: 2.5, burst: 3 }],
-    [{ perSecond: 10, burst: 50 }, { perSecond: 10, burst: 50 }],
+    [
+      { perSecond: 10, burst: 50 },
+      { perSecond: 10, burst: 50 },
+    ],
   ];
   for (const [options, expected] of cases) {
     const limiter = rateLimiterFor(options);
-    assert.deepEqual(limiter === undefined ? undefined : { perSecond: limiter.limit.perSecond, burst: limiter.limit.burst }, expected, JSON.stringify(options));
+    assert.deepEqual(
+      limiter === undefined ? undefined : { perSecond: limiter.limit.perSecond, burst: limiter.limit.burst },
+      expected,
+      JSON.stringify(options),
+    );
   }
 });

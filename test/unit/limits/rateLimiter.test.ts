@@ -22,7 +22,11 @@ test('a full bucket admits the burst, then refuses with the wait until one token
   const refused = limiter.take('a', 1);
   assert.ok(refused instanceof RateLimitedError);
   assert.equal(refused.retryAfterMs, 100);
-  assert.deepEqual(refused.toJSON(), { code: -32005, message: 'project ID request rate exceeded', data: { allowed_rps: 10, backoff_seconds: 0.1 } });
+  assert.deepEqual(refused.toJSON(), {
+    code: -32005,
+    message: 'project ID request rate exceeded',
+    data: { allowed_rps: 10, backoff_seconds: 0.1 },
+  });
   clock.advance(99);
   assert.ok(limiter.take('a', 1) instanceof RateLimitedError, 'not yet refilled');
   clock.advance(1);
@@ -76,7 +80,10 @@ test('check says what take would, spending nothing and making no bucket', () => 
 
 test('keys have their own buckets; a budget binds the id computed once', () => {
   const ids: string[] = [];
-  const limiter = new RateLimiter({ perSecond: 1, burst: 1 }, { now: manualClock().now, idOf: (key) => (ids.push(key), `id:${key}`) });
+  const limiter = new RateLimiter(
+    { perSecond: 1, burst: 1 },
+    { now: manualClock().now, idOf: (key) => (ids.push(key), `id:${key}`) },
+  );
   const a = limiter.budget('a');
   assert.equal(a.check(1), null);
   assert.equal(a.take(1), null);
@@ -124,7 +131,8 @@ test('threads spending from one buffer at once admit exactly the burst', async (
   const THREADS = 3;
   const limiter = new RateLimiter({ perSecond: 1e-9, burst: BURST });
   const module = import.meta.resolve('#src/limits/rateLimiter.js');
-  // Each thread takes one token at a time, as fast as it can, until the bucket refuses; the counts must add up to the burst.
+  // Each thread takes one token at a time, as fast as it can, until the bucket refuses; the counts must add up to the
+  // burst.
   const source = `
     import { parentPort, workerData } from 'node:worker_threads';
     const { RateLimiter } = await import(workerData.module);
@@ -141,6 +149,10 @@ test('threads spending from one buffer at once admit exactly the burst', async (
     });
   });
   const taken = await Promise.all(takes);
-  assert.equal(taken.reduce((a, b) => a + b, 0), BURST, `per thread: ${taken.join(', ')}`);
+  assert.equal(
+    taken.reduce((a, b) => a + b, 0),
+    BURST,
+    `per thread: ${taken.join(', ')}`,
+  );
   assert.ok(limiter.take('shared', 1) instanceof RateLimitedError);
 });

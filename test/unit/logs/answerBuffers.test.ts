@@ -28,7 +28,10 @@ test('spares go out largest first', () => {
   for (const size of sizes) keepSpare(new ArrayBuffer(size));
   const out: number[] = [];
   for (let spare = takeSpare(); spare !== undefined; spare = takeSpare()) out.push(spare.byteLength);
-  assert.deepEqual(out, [...sizes].sort((a, b) => b - a));
+  assert.deepEqual(
+    out,
+    [...sizes].sort((a, b) => b - a),
+  );
 });
 
 test('at most SPARE_BUFFERS are kept, none over MAX_SPARE_BYTES', () => {

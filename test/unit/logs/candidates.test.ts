@@ -50,7 +50,13 @@ before(() => {
         txIndex: 0,
       }));
       const header = { ...makeHeader(rng, n, parent, 0), logsBloom: logsBloom(logs) };
-      blocks.push({ header, transactions: [], receipts: [], logs: logs.map((l) => ({ ...l, txIndex: 0 })), storage: [] });
+      blocks.push({
+        header,
+        transactions: [],
+        receipts: [],
+        logs: logs.map((l) => ({ ...l, txIndex: 0 })),
+        storage: [],
+      });
       chain.push(logs);
       parent = header.hash;
     }
@@ -76,15 +82,21 @@ function matches(log: Log, addresses: Uint8Array[], topics: (Uint8Array[] | null
 function candidates(from: number, to: number, addresses: Uint8Array[], topics: (Uint8Array[] | null)[]): number[] {
   const q = candidateQuery(store, addresses, topics);
   const out: number[] = [];
-  for (let segment = Math.floor(from / SEGMENT_BLOCKS); segment <= Math.floor(to / SEGMENT_BLOCKS); segment++) out.push(...candidateBlocks(store, segment, from, to, q));
+  for (let segment = Math.floor(from / SEGMENT_BLOCKS); segment <= Math.floor(to / SEGMENT_BLOCKS); segment++)
+    out.push(...candidateBlocks(store, segment, from, to, q));
   return out;
 }
 
 const filterArb = fc.record({
   addresses: fc.uniqueArray(fc.constantFrom(...ADDRESSES), { maxLength: 2 }),
-  topics: fc.array(fc.option(fc.uniqueArray(fc.constantFrom(...TOPICS), { minLength: 1, maxLength: 2 }), { nil: null }), { maxLength: 3 }),
+  topics: fc.array(
+    fc.option(fc.uniqueArray(fc.constantFrom(...TOPICS), { minLength: 1, maxLength: 2 }), { nil: null }),
+    { maxLength: 3 },
+  ),
 });
-const rangeArb = fc.tuple(fc.nat({ max: BLOCKS - 1 }), fc.nat({ max: BLOCKS - 1 })).map(([a, b]) => [Math.min(a, b), Math.max(a, b)] as const);
+const rangeArb = fc
+  .tuple(fc.nat({ max: BLOCKS - 1 }), fc.nat({ max: BLOCKS - 1 }))
+  .map(([a, b]) => [Math.min(a, b), Math.max(a, b)] as const);
 
 test('candidates are in range, ascending, and hold every block with a matching log', () => {
   fc.assert(
@@ -96,7 +108,8 @@ test('candidates are in range, ascending, and hold every block with a matching l
       }
       const set = new Set(got);
       for (let n = from; n <= to; n++) {
-        if (chain[n]!.some((log) => matches(log, addresses, topics))) assert.ok(set.has(n), `block ${n} has a match and is a candidate`);
+        if (chain[n]!.some((log) => matches(log, addresses, topics)))
+          assert.ok(set.has(n), `block ${n} has a match and is a candidate`);
       }
     }),
     { numRuns: 300, seed: 16 },
@@ -105,7 +118,9 @@ test('candidates are in range, ascending, and hold every block with a matching l
 
 test('the address index is exact: an address-only filter on the complete segment gives the blocks where it logged', () => {
   for (const address of ADDRESSES) {
-    const expected = chain.slice(0, SEGMENT_BLOCKS).flatMap((logs, n) => (logs.some((l) => equal(l.address, address)) ? [n] : []));
+    const expected = chain
+      .slice(0, SEGMENT_BLOCKS)
+      .flatMap((logs, n) => (logs.some((l) => equal(l.address, address)) ? [n] : []));
     assert.ok(expected.length > 0, 'the address logged somewhere');
     assert.deepEqual(candidates(0, SEGMENT_BLOCKS - 1, [address], []), expected);
   }
@@ -120,7 +135,10 @@ test('no condition: every block of the range, in both segments', () => {
   );
 });
 
-/** Whether `bloom` may hold a log matching the filter, by the bloom bits of each address and topic (the independent check). */
+/**
+ * Whether `bloom` may hold a log matching the filter, by the bloom bits of each address and topic (the independent
+ * check).
+ */
 function bloomAdmits(bloom: Uint8Array, addresses: Uint8Array[], topics: (Uint8Array[] | null)[]): boolean {
   const has = (value: Uint8Array) => bloomBits(value).every((bit) => testBloomBit(bloom, bit));
   if (addresses.length > 0 && !addresses.some(has)) return false;
@@ -131,9 +149,11 @@ test('in the open segment the candidates are exactly the blocks whose own logsBl
   fc.assert(
     fc.property(filterArb, ({ addresses, topics }) => {
       const expected: number[] = [];
-      for (let n = SEGMENT_BLOCKS; n < BLOCKS; n++) if (bloomAdmits(logsBloom(chain[n]!), addresses, topics)) expected.push(n);
+      for (let n = SEGMENT_BLOCKS; n < BLOCKS; n++)
+        if (bloomAdmits(logsBloom(chain[n]!), addresses, topics)) expected.push(n);
       assert.deepEqual(candidates(SEGMENT_BLOCKS, BLOCKS - 1, addresses, topics), expected);
-      if (addresses.length > 0 || topics.some((p) => p !== null)) assert.ok(expected.length < OPEN_BLOCKS, 'the filter rules some blocks out');
+      if (addresses.length > 0 || topics.some((p) => p !== null))
+        assert.ok(expected.length < OPEN_BLOCKS, 'the filter rules some blocks out');
     }),
     { numRuns: 200, seed: 17 },
   );

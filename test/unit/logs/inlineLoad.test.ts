@@ -24,7 +24,13 @@ test('the budget by the recent share of scans, the cores and the base', () => {
     ['busy, decayed over ten windows', loaded(2, LOAD_WINDOW_MS, LOAD_WINDOW_MS), 11 * LOAD_WINDOW_MS, BASE, BASE],
     ['busy on one core: nowhere else to go', loaded(1, LOAD_WINDOW_MS, LOAD_WINDOW_MS), LOAD_WINDOW_MS, BASE, BASE],
     ['busy, a base already under the busy budget', loaded(2, LOAD_WINDOW_MS, LOAD_WINDOW_MS), LOAD_WINDOW_MS, 50, 50],
-    ['busy, every query inline (unbounded base)', loaded(2, LOAD_WINDOW_MS, LOAD_WINDOW_MS), LOAD_WINDOW_MS, Number.POSITIVE_INFINITY, Number.POSITIVE_INFINITY],
+    [
+      'busy, every query inline (unbounded base)',
+      loaded(2, LOAD_WINDOW_MS, LOAD_WINDOW_MS),
+      LOAD_WINDOW_MS,
+      Number.POSITIVE_INFINITY,
+      Number.POSITIVE_INFINITY,
+    ],
     ['busy, inline off (negative base)', loaded(2, LOAD_WINDOW_MS, LOAD_WINDOW_MS), LOAD_WINDOW_MS, -1, -1],
   ];
   for (const [name, load, now, base, expected] of cases) assert.equal(load.budget(base, now), expected, name);

@@ -5,7 +5,16 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { defaultInlineBudgetUs, DENSE_TASKS, INLINE_BUDGET_US, ONE_CORE_INLINE_BUDGET_US, planTasks, SELECTIVE_TASKS, taskShape, type TaskShape } from '#src/logs/planner.js';
+import {
+  DENSE_TASKS,
+  defaultInlineBudgetUs,
+  INLINE_BUDGET_US,
+  ONE_CORE_INLINE_BUDGET_US,
+  planTasks,
+  SELECTIVE_TASKS,
+  type TaskShape,
+  taskShape,
+} from '#src/logs/planner.js';
 import { SEGMENT_BLOCKS } from '#src/store/segments.js';
 
 function check(from: number, to: number, threads: number, shape: TaskShape): [number, number][] {
@@ -38,7 +47,11 @@ test('ranges split into equal tasks, per thread as the shape says, none below it
       for (const threads of [1, 2, 4]) {
         const tasks = check(from, to, threads, shape);
         const total = to - from + 1;
-        assert.equal(tasks.length, Math.max(1, Math.min(threads * shape.perThread, Math.floor(total / shape.minBlocks))), `[${from}, ${to}] on ${threads}`);
+        assert.equal(
+          tasks.length,
+          Math.max(1, Math.min(threads * shape.perThread, Math.floor(total / shape.minBlocks))),
+          `[${from}, ${to}] on ${threads}`,
+        );
         const sizes = tasks.map(([a, b]) => b - a + 1);
         assert.ok(Math.max(...sizes) - Math.min(...sizes) <= 1, `equal sizes: ${sizes.join(', ')}`);
         if (tasks.length > 1) assert.ok(Math.min(...sizes) >= shape.minBlocks);

@@ -83,7 +83,16 @@ test('a block hash selects its block, a reorganised-out one its orphan, an unkno
 });
 
 test('refusals are domain errors carrying the numbers', () => {
-  assert.throws(() => resolveRange(range(num(20), num(10)), reader), (e: unknown) => e instanceof RangeInvertedError && e.from === 20 && e.to === 10);
-  assert.throws(() => resolveRange(range(tag('safe'), tag('finalized')), reader), (e: unknown) => e instanceof RangeInvertedError && e.from === 20 && e.to === 15);
-  assert.throws(() => resolveRange(range(num(1), num(HEAD + 1)), reader), (e: unknown) => e instanceof RangeBeyondHeadError && e.to === HEAD + 1 && e.head === HEAD);
+  assert.throws(
+    () => resolveRange(range(num(20), num(10)), reader),
+    (e: unknown) => e instanceof RangeInvertedError && e.from === 20 && e.to === 10,
+  );
+  assert.throws(
+    () => resolveRange(range(tag('safe'), tag('finalized')), reader),
+    (e: unknown) => e instanceof RangeInvertedError && e.from === 20 && e.to === 15,
+  );
+  assert.throws(
+    () => resolveRange(range(num(1), num(HEAD + 1)), reader),
+    (e: unknown) => e instanceof RangeBeyondHeadError && e.to === HEAD + 1 && e.head === HEAD,
+  );
 });

@@ -27,11 +27,16 @@ const TOPICS = [0, 1, 2, 3, 4, 5].map((i) => value(32, i, i * 6));
 const logArb: fc.Arbitrary<Log> = fc.record({
   address: fc.constantFrom(...ADDRESSES),
   topics: fc.array(fc.constantFrom(...TOPICS), { maxLength: 4 }),
-  data: fc.oneof(fc.uint8Array({ maxLength: 40 }), fc.integer({ min: 1, max: 3 }).map((words) => value(32 * words, 7, 31))),
+  data: fc.oneof(
+    fc.uint8Array({ maxLength: 40 }),
+    fc.integer({ min: 1, max: 3 }).map((words) => value(32 * words, 7, 31)),
+  ),
   txIndex: fc.nat({ max: 5 }),
 });
 
-/** A filter as eth_getLogs takes it, after parsing: any-of addresses (empty: any), per position null or alternatives. */
+/**
+ * A filter as eth_getLogs takes it, after parsing: any-of addresses (empty: any), per position null or alternatives.
+ */
 interface Filter {
   addresses: Uint8Array[];
   topics: (Uint8Array[] | null)[];
@@ -39,16 +44,24 @@ interface Filter {
 
 const filterArb: fc.Arbitrary<Filter> = fc.record({
   addresses: fc.uniqueArray(fc.constantFrom(...ADDRESSES), { maxLength: 3 }),
-  topics: fc.array(fc.option(fc.uniqueArray(fc.constantFrom(...TOPICS), { minLength: 1, maxLength: 3 }), { nil: null }), { maxLength: 4 }),
+  topics: fc.array(
+    fc.option(fc.uniqueArray(fc.constantFrom(...TOPICS), { minLength: 1, maxLength: 3 }), { nil: null }),
+    { maxLength: 4 },
+  ),
 });
 
 const equal = (a: Uint8Array, b: Uint8Array) => Buffer.from(a).equals(Buffer.from(b));
 
-/** The reference: a log matches when its address is listed (or none is) and each position is a wildcard or one of its alternatives. */
+/**
+ * The reference: a log matches when its address is listed (or none is) and each position is a wildcard or one of its
+ * alternatives.
+ */
 function matches(log: Log, f: Filter): boolean {
   if (f.addresses.length > 0 && !f.addresses.some((a) => equal(a, log.address))) return false;
   if (f.topics.length > log.topics.length) return false;
-  return f.topics.every((alternatives, i) => alternatives === null || alternatives.some((t) => equal(t, log.topics[i]!)));
+  return f.topics.every(
+    (alternatives, i) => alternatives === null || alternatives.some((t) => equal(t, log.topics[i]!)),
+  );
 }
 
 /** What a matched log's offsets say, read back into values. */
@@ -68,12 +81,22 @@ class Collect implements RecordRenderer {
       const len = raw[off]!;
       return Buffer.concat([Buffer.alloc(32 - len), raw.subarray(off + 1, off + 1 + len)]).toString('hex');
     });
-    this.seen.push({ logIndex: log.logIndex, txIndex: log.txIndex, address: raw.subarray(log.addressOffset, log.addressOffset + 20).toString('hex'), topics });
+    this.seen.push({
+      logIndex: log.logIndex,
+      txIndex: log.txIndex,
+      address: raw.subarray(log.addressOffset, log.addressOffset + 20).toString('hex'),
+      topics,
+    });
   }
 }
 
 /** A block context that renders nothing of its own. */
-const BLOCK: RecordBlock = { number: 1, hash: () => new Uint8Array(32), timestamp: () => 0, txHash: () => new Uint8Array(32) };
+const BLOCK: RecordBlock = {
+  number: 1,
+  hash: () => new Uint8Array(32),
+  timestamp: () => 0,
+  txHash: () => new Uint8Array(32),
+};
 
 test('scanRecord matches exactly the logs an independent matcher over the decoded logs matches', () => {
   fc.assert(
@@ -81,7 +104,16 @@ test('scanRecord matches exactly the logs an independent matcher over the decode
       const out = new Collect();
       const count = scanRecord(encodeLogs(logs), prepareRecordQuery(filter.addresses, filter.topics), BLOCK, out);
       const expected = logs.flatMap((log, logIndex) =>
-        matches(log, filter) ? [{ logIndex, txIndex: log.txIndex, address: Buffer.from(log.address).toString('hex'), topics: log.topics.map((t) => Buffer.from(t).toString('hex')) }] : [],
+        matches(log, filter)
+          ? [
+              {
+                logIndex,
+                txIndex: log.txIndex,
+                address: Buffer.from(log.address).toString('hex'),
+                topics: log.topics.map((t) => Buffer.from(t).toString('hex')),
+              },
+            ]
+          : [],
       );
       assert.equal(count, expected.length);
       assert.deepEqual(out.seen, expected);

@@ -5,9 +5,9 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
-import { setImmediate as nextTurn } from 'node:timers/promises';
 import { streamQuery, type TaskOutcome } from '#src/logs/stream.js';
 import type { ScanTask } from '#src/logs/task.js';
 

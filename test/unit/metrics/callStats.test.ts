@@ -65,7 +65,10 @@ test('snapshots are plain data; adding them sums each label, cleared tables keep
   sum.add(a.snapshot());
   sum.add(snapshot);
   const chainId = sum.byMethod.get('eth_chainId')!;
-  assert.deepEqual([chainId.ok, [...chainId.errors], [...chainId.buckets], chainId.count], [1, [[-32602, 2]], [2, 1], 3]);
+  assert.deepEqual(
+    [chainId.ok, [...chainId.errors], [...chainId.buckets], chainId.count],
+    [1, [[-32602, 2]], [2, 1], 3],
+  );
   assert.ok(Math.abs(chainId.sum - 0.5006) < 1e-12);
   assert.deepEqual([...sum.byMethod.keys()], ['eth_chainId', 'unknown']);
   sum.clear();
@@ -76,7 +79,10 @@ test('snapshots are plain data; adding them sums each label, cleared tables keep
   statuses.add(200);
   statuses.add(200, 4);
   statuses.add(401);
-  assert.deepEqual(structuredClone(statuses.snapshot()), [[200, 5], [401, 1]]);
+  assert.deepEqual(structuredClone(statuses.snapshot()), [
+    [200, 5],
+    [401, 1],
+  ]);
   assert.equal(statuses.total, 6);
   statuses.clear();
   assert.equal(statuses.total, 0);

@@ -8,8 +8,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { AccessListEntry, BlockHeader, Transaction } from '#src/chain/types.js';
-import { formatBlock, formatTransaction, type BlockPosition } from '#src/render/format.js';
 import { writeBlockJson } from '#src/render/blockJson.js';
+import { type BlockPosition, formatBlock, formatTransaction } from '#src/render/format.js';
 import { JsonWriter } from '#src/render/jsonWriter.js';
 import { TxBlock, writeTxJson } from '#src/render/txJson.js';
 import { encodeHeader, encodeTx } from '#src/store/codec.js';
@@ -73,11 +73,22 @@ function legacy(extra: Partial<Transaction> = {}): Transaction {
 
 function dynamic(extra: Partial<Transaction> = {}): Transaction {
   const { gasPrice: _gasPrice, ...base } = legacy();
-  return { ...base, type: 2, v: 1n, maxFeePerGas: 30_000_000_000n, maxPriorityFeePerGas: 2_000_000_000n, accessList: [], ...extra };
+  return {
+    ...base,
+    type: 2,
+    v: 1n,
+    maxFeePerGas: 30_000_000_000n,
+    maxPriorityFeePerGas: 2_000_000_000n,
+    accessList: [],
+    ...extra,
+  };
 }
 
 function accessList(entries: number, keys: number): AccessListEntry[] {
-  return Array.from({ length: entries }, () => ({ address: rng.bytes(20), storageKeys: Array.from({ length: keys }, () => rng.bytes(32)) }));
+  return Array.from({ length: entries }, () => ({
+    address: rng.bytes(20),
+    storageKeys: Array.from({ length: keys }, () => rng.bytes(32)),
+  }));
 }
 
 test('legacy transactions: protected and not, zero and maximal quantities, creations, empty input', () => {
@@ -85,8 +96,25 @@ test('legacy transactions: protected and not, zero and maximal quantities, creat
   assertTx(legacy(), h, 0);
   assertTx(legacy({ chainId: undefined, v: 27n }), h, 3);
   assertTx(legacy({ to: null, input: new Uint8Array(0) }), h, 1);
-  assertTx(legacy({ nonce: 0n, gas: 0n, value: 0n, gasPrice: 0n, v: 0n, r: 0n, s: 0n, chainId: 0n, input: new Uint8Array(0) }), h, 0);
-  assertTx(legacy({ nonce: (1n << 64n) - 1n, gas: (1n << 64n) - 1n, value: MAX_U256, gasPrice: MAX_U256, v: MAX_U256, r: MAX_U256, s: MAX_U256, chainId: MAX_U256 }), h, 0xffffffff);
+  assertTx(
+    legacy({ nonce: 0n, gas: 0n, value: 0n, gasPrice: 0n, v: 0n, r: 0n, s: 0n, chainId: 0n, input: new Uint8Array(0) }),
+    h,
+    0,
+  );
+  assertTx(
+    legacy({
+      nonce: (1n << 64n) - 1n,
+      gas: (1n << 64n) - 1n,
+      value: MAX_U256,
+      gasPrice: MAX_U256,
+      v: MAX_U256,
+      r: MAX_U256,
+      s: MAX_U256,
+      chainId: MAX_U256,
+    }),
+    h,
+    0xffffffff,
+  );
   assertTx(legacy({ value: 1n, gasPrice: 0x10n, nonce: 0xfn, gas: 0x100n }), h, 16);
   assertTx(legacy({ input: rng.bytes(100_000) }), h, 2);
 });
@@ -128,7 +156,8 @@ test('effective gas price: below, at and above the fee cap, zero and maximal fee
 
 test('blob transactions: hashes, no hashes, maximal blob fee', () => {
   const h = header({ baseFeePerGas: 1n, blobGasUsed: 131072n, excessBlobGas: 0n });
-  const blob = (n: number, fee: bigint) => dynamic({ type: 3, maxFeePerBlobGas: fee, blobVersionedHashes: Array.from({ length: n }, () => rng.bytes(32)) });
+  const blob = (n: number, fee: bigint) =>
+    dynamic({ type: 3, maxFeePerBlobGas: fee, blobVersionedHashes: Array.from({ length: n }, () => rng.bytes(32)) });
   assertTx(blob(1, 1n), h);
   assertTx(blob(6, 0n), h);
   assertTx(blob(0, MAX_U256), h);
@@ -137,11 +166,27 @@ test('blob transactions: hashes, no hashes, maximal blob fee', () => {
 
 test('set-code transactions: authorization lists with zero and maximal values, an empty list', () => {
   const h = header({ baseFeePerGas: 1n });
-  const auth = (chainId: bigint, nonce: bigint, yParity: number, r: bigint, s: bigint) => ({ chainId, address: rng.bytes(20), nonce, yParity, r, s });
+  const auth = (chainId: bigint, nonce: bigint, yParity: number, r: bigint, s: bigint) => ({
+    chainId,
+    address: rng.bytes(20),
+    nonce,
+    yParity,
+    r,
+    s,
+  });
   assertTx(dynamic({ type: 4, authorizationList: [auth(1n, 0n, 0, 1n, 2n)] }), h);
-  assertTx(dynamic({ type: 4, authorizationList: [auth(0n, 0n, 1, 0n, 0n), auth(MAX_U256, (1n << 64n) - 1n, 255, MAX_U256, MAX_U256)] }), h);
+  assertTx(
+    dynamic({
+      type: 4,
+      authorizationList: [auth(0n, 0n, 1, 0n, 0n), auth(MAX_U256, (1n << 64n) - 1n, 255, MAX_U256, MAX_U256)],
+    }),
+    h,
+  );
   assertTx(dynamic({ type: 4, authorizationList: [] }), h);
-  assertTx(dynamic({ type: 4, to: null, accessList: accessList(2, 1), authorizationList: [auth(1n, 7n, 1, 3n, 4n)] }), h);
+  assertTx(
+    dynamic({ type: 4, to: null, accessList: accessList(2, 1), authorizationList: [auth(1n, 7n, 1, 3n, 4n)] }),
+    h,
+  );
 });
 
 test('block positions: number and timestamp at 0, past 32 bits and at the largest safe integer', () => {
@@ -158,9 +203,19 @@ test('a transaction record without a gas price or fee cap fails as the reference
 });
 
 test('blocks: no fork fields, each fork field alone, all of them, uncles, extra data, extreme quantities', () => {
-  const txs = [legacy(), legacy({ to: null }), dynamic(), dynamic({ type: 3, maxFeePerBlobGas: 2n, blobVersionedHashes: [rng.bytes(32)] })];
+  const txs = [
+    legacy(),
+    legacy({ to: null }),
+    dynamic(),
+    dynamic({ type: 3, maxFeePerBlobGas: 2n, blobVersionedHashes: [rng.bytes(32)] }),
+  ];
   const withdrawals = (n: number) =>
-    Array.from({ length: n }, (_, i) => ({ index: BigInt(i) * 0x1_0000_0001n, validatorIndex: BigInt(i), address: rng.bytes(20), amount: i ? BigInt(i) * 10n ** 9n : 0n }));
+    Array.from({ length: n }, (_, i) => ({
+      index: BigInt(i) * 0x1_0000_0001n,
+      validatorIndex: BigInt(i),
+      address: rng.bytes(20),
+      amount: i ? BigInt(i) * 10n ** 9n : 0n,
+    }));
   const variants: Partial<BlockHeader>[] = [
     {},
     { baseFeePerGas: 0n },
@@ -180,8 +235,21 @@ test('blocks: no fork fields, each fork field alone, all of them, uncles, extra 
       parentBeaconBlockRoot: rng.bytes(32),
       requestsHash: rng.bytes(32),
     },
-    { uncles: [rng.bytes(32), rng.bytes(32)], extraData: new Uint8Array(0), difficulty: MAX_U256, totalDifficulty: MAX_U256 },
-    { difficulty: 0n, totalDifficulty: 0n, gasLimit: 0n, gasUsed: 0n, size: 0, extraData: rng.bytes(97), nonce: new Uint8Array(8).fill(0xff) },
+    {
+      uncles: [rng.bytes(32), rng.bytes(32)],
+      extraData: new Uint8Array(0),
+      difficulty: MAX_U256,
+      totalDifficulty: MAX_U256,
+    },
+    {
+      difficulty: 0n,
+      totalDifficulty: 0n,
+      gasLimit: 0n,
+      gasUsed: 0n,
+      size: 0,
+      extraData: rng.bytes(97),
+      nonce: new Uint8Array(8).fill(0xff),
+    },
   ];
   for (const extra of variants) {
     const h = header(extra);
@@ -217,6 +285,8 @@ test('a reused block context reloads when any field it renders differs, even one
 
 test('the writer grows from a tiny buffer and keeps what it wrote', () => {
   const h = header({ baseFeePerGas: 3n });
-  const txs = Array.from({ length: 40 }, (_, i) => (i % 2 ? legacy({ input: rng.bytes(3000) }) : dynamic({ accessList: accessList(3, 3) })));
+  const txs = Array.from({ length: 40 }, (_, i) =>
+    i % 2 ? legacy({ input: rng.bytes(3000) }) : dynamic({ accessList: accessList(3, 3) }),
+  );
   assertBlock(h, txs);
 });

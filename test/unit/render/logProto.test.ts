@@ -9,15 +9,15 @@ import type { ServiceDefinition } from '@grpc/grpc-js';
 import { bytesToHex } from '#src/chain/hex.js';
 import type { BlockBundle } from '#src/chain/types.js';
 import { loadDefinition, SERVICE_NAME } from '#src/grpc/definition.js';
-import { generateChain, generatePending } from '#src/synth/generator.js';
 import { renderBundleMatches } from '#src/logs/blockLogs.js';
 import { compileFilter, matchLog } from '#src/logs/filter.js';
 import { JsonSink } from '#src/logs/jsonSink.js';
-import { LogProtoWriter, MARK_STRIDE } from '#src/render/logProto.js';
 import { prepareRecordQuery, scanRecord } from '#src/logs/recordScan.js';
+import { LogProtoWriter, MARK_STRIDE } from '#src/render/logProto.js';
 import type { RecordBlock } from '#src/render/recordLog.js';
 import { encodeLogs } from '#src/store/logsRecord.js';
-import { wireLog, type Obj } from '../../grpcWire.js';
+import { generateChain, generatePending } from '#src/synth/generator.js';
+import { type Obj, wireLog } from '../../grpcWire.js';
 
 const OPTS = { blocks: 40, seed: 'logproto', density: 0.3, pending: true };
 const chain: BlockBundle[] = [...generateChain(OPTS)];
@@ -28,7 +28,12 @@ function decode(bytes: Uint8Array): Obj[] {
 }
 
 function recordBlock(b: BlockBundle): RecordBlock {
-  return { number: b.header.number, hash: () => b.header.hash, timestamp: () => b.header.timestamp, txHash: (i) => b.transactions[i]!.hash };
+  return {
+    number: b.header.number,
+    hash: () => b.header.hash,
+    timestamp: () => b.header.timestamp,
+    txHash: (i) => b.transactions[i]!.hash,
+  };
 }
 
 function filters(): { addresses: Uint8Array[]; topics: (Uint8Array[] | null)[] }[] {
@@ -38,7 +43,10 @@ function filters(): { addresses: Uint8Array[]; topics: (Uint8Array[] | null)[] }
     { addresses: [sample.address], topics: [] },
     { addresses: [], topics: [[sample.topics[0]!]] },
     { addresses: [], topics: [null, [sample.topics[1]!]] },
-    { addresses: [sample.address, new Uint8Array(20).fill(9)], topics: [[sample.topics[0]!, new Uint8Array(32).fill(1)]] },
+    {
+      addresses: [sample.address, new Uint8Array(20).fill(9)],
+      topics: [[sample.topics[0]!, new Uint8Array(32).fill(1)]],
+    },
     { addresses: [new Uint8Array(20).fill(7)], topics: [] },
   ];
 }
@@ -84,7 +92,11 @@ test('whole blocks: pending logs have no position, orphaned ones are removed; bo
       const writer = new LogProtoWriter();
       writer.writeBundle(bundle, (log) => matchLog(filter, log), kind);
       const { bytes, marks } = writer.take();
-      assert.deepEqual(decode(bytes).map(wireLog), expected, `${kind} ${bytesToHex(f.addresses[0] ?? new Uint8Array(0))}`);
+      assert.deepEqual(
+        decode(bytes).map(wireLog),
+        expected,
+        `${kind} ${bytesToHex(f.addresses[0] ?? new Uint8Array(0))}`,
+      );
       for (let i = 0; i < expected.length; i++) assert.equal(marks[i * MARK_STRIDE + 1], bundle.header.number);
     }
   }

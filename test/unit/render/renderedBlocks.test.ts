@@ -1,4 +1,7 @@
-/** RenderedBlocks: an entry is served only for the hash it was rendered for, per format, and the oldest go past the bound. */
+/**
+ * RenderedBlocks: an entry is served only for the hash it was rendered for, per format, and the oldest go past the
+ * bound.
+ */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import fc from 'fast-check';
@@ -17,7 +20,8 @@ describe('RenderedBlocks', () => {
       [7, false, 2, undefined],
       [8, false, 1, undefined],
     ];
-    for (const [number, full, byte, expected] of cases) assert.equal(cache.get(number, full, hash(byte)), expected, `${number} ${full} ${byte}`);
+    for (const [number, full, byte, expected] of cases)
+      assert.equal(cache.get(number, full, hash(byte)), expected, `${number} ${full} ${byte}`);
   });
 
   test('a block rendered again for a new hash (a reorg) replaces the old entry', () => {
@@ -38,20 +42,24 @@ describe('RenderedBlocks', () => {
 
   test('keeps at most the bound, dropping the oldest first; a text over the bound is not kept', () => {
     fc.assert(
-      fc.property(fc.array(fc.nat(40), { minLength: 1, maxLength: 60 }), fc.integer({ min: 10, max: 100 }), (lengths, bound) => {
-        const cache = new RenderedBlocks(bound);
-        lengths.forEach((length, n) => cache.set(n, false, hash(0), 'x'.repeat(length)));
-        let kept = 0;
-        let newest = true;
-        for (let n = lengths.length - 1; n >= 0; n--) {
-          const text = cache.get(n, false, hash(0));
-          if (text !== undefined) {
-            assert.ok(newest || lengths[n]! > bound, 'no entry older than a dropped one survives');
-            kept += text.length;
-          } else if (lengths[n]! <= bound) newest = false;
-        }
-        assert.ok(kept <= bound);
-      }),
+      fc.property(
+        fc.array(fc.nat(40), { minLength: 1, maxLength: 60 }),
+        fc.integer({ min: 10, max: 100 }),
+        (lengths, bound) => {
+          const cache = new RenderedBlocks(bound);
+          lengths.forEach((length, n) => cache.set(n, false, hash(0), 'x'.repeat(length)));
+          let kept = 0;
+          let newest = true;
+          for (let n = lengths.length - 1; n >= 0; n--) {
+            const text = cache.get(n, false, hash(0));
+            if (text !== undefined) {
+              assert.ok(newest || lengths[n]! > bound, 'no entry older than a dropped one survives');
+              kept += text.length;
+            } else if (lengths[n]! <= bound) newest = false;
+          }
+          assert.ok(kept <= bound);
+        },
+      ),
     );
   });
 });

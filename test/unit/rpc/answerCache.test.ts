@@ -34,11 +34,15 @@ test('keyOf: the methods answered from the canonical chain, without a pending ta
     ['eth_newFilter', [{}], false],
     ['eth_getLogs', [{ address: Array.from({ length: 100 }, (_, i) => '0x' + String(i).padStart(40, '0')) }], false],
   ];
-  for (const [method, params, kept] of cases) assert.equal(cache.keyOf(method, params) !== undefined, kept, `${method} ${JSON.stringify(params)}`);
+  for (const [method, params, kept] of cases)
+    assert.equal(cache.keyOf(method, params) !== undefined, kept, `${method} ${JSON.stringify(params)}`);
   assert.equal(cache.keyOf('eth_getBlockByNumber', undefined), 'eth_getBlockByNumber[]');
   const deep = JSON.parse('['.repeat(200_000) + ']'.repeat(200_000)) as unknown[];
   assert.equal(cache.keyOf('eth_getLogs', deep), undefined, 'params too deep to write are not kept (and do not throw)');
-  assert.notEqual(cache.keyOf('eth_getBlockByNumber', ['0x1', false]), cache.keyOf('eth_getBlockByNumber', ['0x1', true]));
+  assert.notEqual(
+    cache.keyOf('eth_getBlockByNumber', ['0x1', false]),
+    cache.keyOf('eth_getBlockByNumber', ['0x1', true]),
+  );
 });
 
 test('get and put: kept under the same markers, forgotten when they move, never kept without markers', () => {
@@ -80,28 +84,35 @@ test('put: an answer over MAX_CACHED_ANSWER_BYTES is not kept', () => {
 
 test('put: the kept answers stay within the budget, the newest kept and the oldest dropped first', () => {
   fc.assert(
-    fc.property(fc.integer({ min: 64, max: 4096 }), fc.array(fc.integer({ min: 1, max: 1024 }), { minLength: 1, maxLength: 60 }), (budget, sizes) => {
-      const { reader } = markedReader();
-      const cache = new AnswerCache(reader, budget);
-      const keys: string[] = [];
-      sizes.forEach((size, i) => {
-        const key = cache.keyOf('eth_getBlockByNumber', [`0x${i.toString(16)}`, false])!;
-        keys.push(key);
-        cache.get(key);
-        cache.put(key, 'x'.repeat(size));
-      });
-      const kept = keys.map((key) => cache.get(key));
-      const total = keys.reduce((sum, key, i) => sum + (kept[i] === undefined ? 0 : key.length + kept[i]!.length), 0);
-      assert.ok(total <= budget, `${total} bytes kept over a budget of ${budget}`);
-      const last = keys.length - 1;
-      const fits = sizes[last]! + keys[last]!.length <= budget;
-      assert.equal(kept[last] !== undefined, fits, 'the newest answer is kept when it fits');
-      // Among the answers that fit the budget alone, the kept ones are the newest: none is dropped while an older one stays.
-      const fitting = keys.map((key, i) => sizes[i]! + key.length <= budget);
-      for (let i = 0; i < keys.length; i++) {
-        for (let j = i + 1; j < keys.length; j++) if (fitting[j] && kept[i] !== undefined) assert.notEqual(kept[j], undefined, `answer ${j} dropped while the older ${i} stays`);
-      }
-    }),
+    fc.property(
+      fc.integer({ min: 64, max: 4096 }),
+      fc.array(fc.integer({ min: 1, max: 1024 }), { minLength: 1, maxLength: 60 }),
+      (budget, sizes) => {
+        const { reader } = markedReader();
+        const cache = new AnswerCache(reader, budget);
+        const keys: string[] = [];
+        sizes.forEach((size, i) => {
+          const key = cache.keyOf('eth_getBlockByNumber', [`0x${i.toString(16)}`, false])!;
+          keys.push(key);
+          cache.get(key);
+          cache.put(key, 'x'.repeat(size));
+        });
+        const kept = keys.map((key) => cache.get(key));
+        const total = keys.reduce((sum, key, i) => sum + (kept[i] === undefined ? 0 : key.length + kept[i]!.length), 0);
+        assert.ok(total <= budget, `${total} bytes kept over a budget of ${budget}`);
+        const last = keys.length - 1;
+        const fits = sizes[last]! + keys[last]!.length <= budget;
+        assert.equal(kept[last] !== undefined, fits, 'the newest answer is kept when it fits');
+        // Among the answers that fit the budget alone, the kept ones are the newest: none is dropped while an older one
+        // stays.
+        const fitting = keys.map((key, i) => sizes[i]! + key.length <= budget);
+        for (let i = 0; i < keys.length; i++) {
+          for (let j = i + 1; j < keys.length; j++)
+            if (fitting[j] && kept[i] !== undefined)
+              assert.notEqual(kept[j], undefined, `answer ${j} dropped while the older ${i} stays`);
+        }
+      },
+    ),
   );
 });
 
@@ -116,9 +127,14 @@ test('call texts: remembered as told, null for a text that is not canonical, for
   assert.equal(cache.callOf(',"method":"eth_getBlockByNumber","params":["0x1", false]}'), null);
   marks.value = '11,0,0,11,11';
   assert.equal(cache.get(call.key), undefined);
-  assert.deepEqual(cache.callOf(',"method":"eth_getBlockByNumber","params":["0x1",false]}'), call, 'a call text names the same call under any markers');
+  assert.deepEqual(
+    cache.callOf(',"method":"eth_getBlockByNumber","params":["0x1",false]}'),
+    call,
+    'a call text names the same call under any markers',
+  );
   let n = 0;
-  while (cache.callOf(',"method":"eth_getBlockByNumber","params":["0x1",false]}') !== undefined) cache.rememberCall(`,${n++}`, null);
+  while (cache.callOf(',"method":"eth_getBlockByNumber","params":["0x1",false]}') !== undefined)
+    cache.rememberCall(`,${n++}`, null);
   assert.ok(n > 1000 && n <= 100_000, `forgotten after ${n} more texts`);
   assert.equal(cache.callOf(`,${n - 1}`), null, 'the text that passed the bound is remembered');
 });
@@ -133,5 +149,9 @@ test('get: a miss the caller looks again for is not counted twice', () => {
   assert.equal(cache.put(key, '{}'), false, 'kept once');
   assert.equal(cache.get(key, false), '{}');
   assert.deepEqual(cache.counts, { hits: 1, misses: 0 });
-  assert.equal(cache.put(cache.keyOf('eth_getBlockByNumber', ['0x2', false])!, 'x'.repeat(MAX_CACHED_ANSWER_BYTES + 1)), false, 'too large: not kept');
+  assert.equal(
+    cache.put(cache.keyOf('eth_getBlockByNumber', ['0x2', false])!, 'x'.repeat(MAX_CACHED_ANSWER_BYTES + 1)),
+    false,
+    'too large: not kept',
+  );
 });

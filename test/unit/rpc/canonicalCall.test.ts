@@ -41,7 +41,11 @@ test('isCanonical: only the text JSON.stringify writes of the value', () => {
   for (const [text, expected] of cases) assert.equal(isCanonical(text, JSON.parse(text)), expected, text);
   const cyclic: Record<string, unknown> = {};
   cyclic.self = cyclic;
-  assert.equal(isCanonical('{}', cyclic), false, 'a value that cannot be written is not canonical (and does not throw)');
+  assert.equal(
+    isCanonical('{}', cyclic),
+    false,
+    'a value that cannot be written is not canonical (and does not throw)',
+  );
 });
 
 test('a canonical call with another integer id in its place parses to the same call with that id (property)', () => {

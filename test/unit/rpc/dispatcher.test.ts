@@ -6,7 +6,7 @@ import { AnswerCache } from '#src/rpc/answerCache.js';
 import { createRpcHandler } from '#src/rpc/dispatcher.js';
 import { InvalidParamsError } from '#src/rpc/errors.js';
 import { flatBody } from '#src/rpc/handler.js';
-import { RawJson, type MethodContext, type RpcMethod } from '#src/rpc/method.js';
+import { type MethodContext, RawJson, type RpcMethod } from '#src/rpc/method.js';
 import type { StoreReader } from '#src/store/reader.js';
 
 /** The methods under test: pure functions of their params (no store). */
@@ -14,12 +14,18 @@ const methods = new Map<string, RpcMethod>([
   ['echo', (params) => params[0] ?? null],
   ['later', async (params) => params[0]],
   ['raw', () => new RawJson(['[', Buffer.from('{"a":1}'), ',', '{"b":2}', ']'])],
-  ['bad', () => {
-    throw new InvalidParamsError('invalid argument 0 (x): nope');
-  }],
-  ['broken', () => {
-    throw new Error('a bug');
-  }],
+  [
+    'bad',
+    () => {
+      throw new InvalidParamsError('invalid argument 0 (x): nope');
+    },
+  ],
+  [
+    'broken',
+    () => {
+      throw new Error('a bug');
+    },
+  ],
 ]);
 
 /** A handler over `methods` (a context the methods do not read), with the failures it reported. */
@@ -33,7 +39,8 @@ function handler(cache?: AnswerCache, table: ReadonlyMap<string, RpcMethod> = me
   return { answer, failures };
 }
 
-const call = (method: string, params?: unknown, id: unknown = 1) => JSON.stringify({ jsonrpc: '2.0', id, method, params });
+const call = (method: string, params?: unknown, id: unknown = 1) =>
+  JSON.stringify({ jsonrpc: '2.0', id, method, params });
 
 test('the envelope: a table of bodies and their exact answers', async () => {
   const { answer, failures } = handler();
@@ -44,13 +51,41 @@ test('the envelope: a table of bodies and their exact answers', async () => {
     ['an asynchronous result', call('later', [{ x: 1 }]), '{"jsonrpc":"2.0","id":1,"result":{"x":1}}'],
     ['raw JSON parts spliced as they are', call('raw', []), '{"jsonrpc":"2.0","id":1,"result":[{"a":1},{"b":2}]}'],
     ['not JSON', '{"jsonrpc":', '{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"parse error"}}'],
-    ['not an object', '7', '{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"invalid request: a request is a JSON object"}}'],
-    ['no jsonrpc', '{"id":3,"method":"echo"}', '{"jsonrpc":"2.0","id":3,"error":{"code":-32600,"message":"invalid request: \\"jsonrpc\\" must be \\"2.0\\""}}'],
-    ['an object id', '{"jsonrpc":"2.0","id":{},"method":"echo"}', '{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"invalid request: \\"id\\" must be a string, a number or null"}}'],
-    ['an unknown method', call('nope', []), '{"jsonrpc":"2.0","id":1,"error":{"code":-32601,"message":"the method nope does not exist/is not available"}}'],
-    ['params not an array', call('echo', { a: 1 }), '{"jsonrpc":"2.0","id":1,"error":{"code":-32602,"message":"non-array args"}}'],
-    ['a method refusing its params', call('bad', []), '{"jsonrpc":"2.0","id":1,"error":{"code":-32602,"message":"invalid argument 0 (x): nope"}}'],
-    ['a method failing', call('broken', []), '{"jsonrpc":"2.0","id":1,"error":{"code":-32603,"message":"internal error"}}'],
+    [
+      'not an object',
+      '7',
+      '{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"invalid request: a request is a JSON object"}}',
+    ],
+    [
+      'no jsonrpc',
+      '{"id":3,"method":"echo"}',
+      '{"jsonrpc":"2.0","id":3,"error":{"code":-32600,"message":"invalid request: \\"jsonrpc\\" must be \\"2.0\\""}}',
+    ],
+    [
+      'an object id',
+      '{"jsonrpc":"2.0","id":{},"method":"echo"}',
+      '{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"invalid request: \\"id\\" must be a string, a number or null"}}',
+    ],
+    [
+      'an unknown method',
+      call('nope', []),
+      '{"jsonrpc":"2.0","id":1,"error":{"code":-32601,"message":"the method nope does not exist/is not available"}}',
+    ],
+    [
+      'params not an array',
+      call('echo', { a: 1 }),
+      '{"jsonrpc":"2.0","id":1,"error":{"code":-32602,"message":"non-array args"}}',
+    ],
+    [
+      'a method refusing its params',
+      call('bad', []),
+      '{"jsonrpc":"2.0","id":1,"error":{"code":-32602,"message":"invalid argument 0 (x): nope"}}',
+    ],
+    [
+      'a method failing',
+      call('broken', []),
+      '{"jsonrpc":"2.0","id":1,"error":{"code":-32603,"message":"internal error"}}',
+    ],
     ['an empty batch', '[]', '{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"empty batch"}}'],
   ];
   for (const [name, body, want] of cases) assert.equal(await answer(body), want, name);
@@ -87,8 +122,14 @@ test('with an answer cache: a kept method runs once per params under the same ma
   ]);
   const cache = new AnswerCache({ tickMarks: () => '1,0,0,1,1' } as unknown as StoreReader);
   const { answer } = handler(cache, table);
-  assert.equal(await answer(call('eth_getBlockByNumber', ['0x1', false], 1)), '{"jsonrpc":"2.0","id":1,"result":{"number":"0x1"}}');
-  assert.equal(await answer(call('eth_getBlockByNumber', ['0x1', false], 'x')), '{"jsonrpc":"2.0","id":"x","result":{"number":"0x1"}}');
+  assert.equal(
+    await answer(call('eth_getBlockByNumber', ['0x1', false], 1)),
+    '{"jsonrpc":"2.0","id":1,"result":{"number":"0x1"}}',
+  );
+  assert.equal(
+    await answer(call('eth_getBlockByNumber', ['0x1', false], 'x')),
+    '{"jsonrpc":"2.0","id":"x","result":{"number":"0x1"}}',
+  );
   assert.equal(runs, 1);
   await answer(call('eth_getBlockByNumber', ['0x2', false], 2));
   assert.equal(runs, 2, 'other params run the method');
@@ -100,11 +141,14 @@ test('with an answer cache: a kept method runs once per params under the same ma
 
 test('with an answer cache: a canonical call is answered from its text alone, exactly as when parsed', async () => {
   let runs = 0;
-  const table = new Map<string, RpcMethod>([['eth_getBlockByNumber', (params) => (runs++, new RawJson([`{"number":${JSON.stringify(params[0])}}`]))]]);
+  const table = new Map<string, RpcMethod>([
+    ['eth_getBlockByNumber', (params) => (runs++, new RawJson([`{"number":${JSON.stringify(params[0])}}`]))],
+  ]);
   const marks = { value: '1,0,0,1,1' };
   const cache = new AnswerCache({ tickMarks: () => marks.value } as unknown as StoreReader);
   const { answer } = handler(cache, table);
-  const canonical = (id: number | string) => `{"jsonrpc":"2.0","id":${id},"method":"eth_getBlockByNumber","params":["0x1",false]}`;
+  const canonical = (id: number | string) =>
+    `{"jsonrpc":"2.0","id":${id},"method":"eth_getBlockByNumber","params":["0x1",false]}`;
   const cases: [string, string][] = [
     [canonical(1), '{"jsonrpc":"2.0","id":1,"result":{"number":"0x1"}}'],
     [canonical(0), '{"jsonrpc":"2.0","id":0,"result":{"number":"0x1"}}'],
@@ -156,16 +200,33 @@ test('a batch is cut at the answer cap in item order, whichever item finished fi
     release = resolve;
   });
   const table = new Map<string, RpcMethod>([
-    ['slow', async () => {
-      await fastDone;
-      return big;
-    }],
-    ['fast', () => {
-      release();
-      return big;
-    }],
+    [
+      'slow',
+      async () => {
+        await fastDone;
+        return big;
+      },
+    ],
+    [
+      'fast',
+      () => {
+        release();
+        return big;
+      },
+    ],
   ]);
   const { answer } = handler(undefined, table);
-  const out = JSON.parse(await answer(`[${call('slow', [], 1)},${call('fast', [], 2)},${call('fast', [], 3)}]`)) as { id: number; result?: string; error?: { code: number } }[];
-  assert.deepEqual(out.map((a) => [a.id, a.result === big, a.error?.code]), [[1, true, undefined], [2, false, -32003], [3, false, -32003]]);
+  const out = JSON.parse(await answer(`[${call('slow', [], 1)},${call('fast', [], 2)},${call('fast', [], 3)}]`)) as {
+    id: number;
+    result?: string;
+    error?: { code: number };
+  }[];
+  assert.deepEqual(
+    out.map((a) => [a.id, a.result === big, a.error?.code]),
+    [
+      [1, true, undefined],
+      [2, false, -32003],
+      [3, false, -32003],
+    ],
+  );
 });

@@ -29,7 +29,8 @@ test('nestsDeeperThan: a table of texts and limits', () => {
     ['', 0, false],
     ['7', 0, false],
   ];
-  for (const [text, max, expected] of cases) assert.equal(nestsDeeperThan(bytes(text), max), expected, `${text} at ${max}`);
+  for (const [text, max, expected] of cases)
+    assert.equal(nestsDeeperThan(bytes(text), max), expected, `${text} at ${max}`);
 });
 
 test('nestsDeeperThan: 2.5 million levels are refused at the first byte past the limit', () => {

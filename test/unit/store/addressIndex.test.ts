@@ -3,13 +3,18 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { generateChain } from '#src/synth/generator.js';
-import { collectSegmentAddresses, decodeSegmentBlocks, encodeSegmentBlocks, orSegmentBlocks } from '#src/store/addressIndex.js';
+import {
+  collectSegmentAddresses,
+  decodeSegmentBlocks,
+  encodeSegmentBlocks,
+  orSegmentBlocks,
+} from '#src/store/addressIndex.js';
 import { decodeAddressSegmentKey, encodeAddressSegmentKey } from '#src/store/keys.js';
 import { encodeLogAddresses } from '#src/store/logsRecord.js';
 import { closeStore, openStore } from '#src/store/schema.js';
 import { ROW_BYTES, SEGMENT_BLOCKS } from '#src/store/segments.js';
 import { StoreWriter } from '#src/store/writer.js';
+import { generateChain } from '#src/synth/generator.js';
 
 test('segment block lists round-trip as lists (≤ 255 offsets) and bitmaps (more)', () => {
   for (const n of [0, 1, 2, 254, 255, 256, 1000, SEGMENT_BLOCKS]) {
@@ -48,7 +53,9 @@ test('the writer indexes each complete segment by address and drops it on a roll
     const writer = new StoreWriter(store);
     const blocks = [...generateChain({ blocks: SEGMENT_BLOCKS + 8, seed: 'addr', density: 0.002, pending: false })];
     for (let i = 0; i < blocks.length; i += 512) writer.append({ blocks: blocks.slice(i, i + 512), chainId: 1n });
-    const expected = collectSegmentAddresses((i) => (blocks[i]!.logs.length ? encodeLogAddresses(blocks[i]!.logs) : undefined));
+    const expected = collectSegmentAddresses((i) =>
+      blocks[i]!.logs.length ? encodeLogAddresses(blocks[i]!.logs) : undefined,
+    );
     assert.ok(expected.size > 0);
     for (const [address, offsets] of expected) {
       const value = store.addressSegments.getBinary(encodeAddressSegmentKey(Buffer.from(address, 'latin1'), 0));

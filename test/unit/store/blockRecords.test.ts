@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { BlockBundle } from '#src/chain/types.js';
-import { encodeBlockRecords, readBlockRecords, writeBlockRecords, type BlockRecords } from '#src/store/blockRecords.js';
+import { type BlockRecords, encodeBlockRecords, readBlockRecords, writeBlockRecords } from '#src/store/blockRecords.js';
 import { ByteReader, ByteWriter } from '#src/store/bytes.js';
 import { encodeHeader, encodeTx } from '#src/store/codec.js';
 import { encodeStorageKey, STORAGE_PREFIX_BYTES } from '#src/store/keys.js';
@@ -15,12 +15,16 @@ import { encodeReceipts } from '#src/store/receiptsRecord.js';
 import { generateChain } from '#src/synth/generator.js';
 
 /** Blocks with transactions, logs and storage writes, and empty ones (density 0). */
-const chain: BlockBundle[] = [...generateChain({ blocks: 40, seed: 'records', density: 0.02 }), ...generateChain({ blocks: 3, seed: 'records', density: 0 })];
+const chain: BlockBundle[] = [
+  ...generateChain({ blocks: 40, seed: 'records', density: 0.02 }),
+  ...generateChain({ blocks: 3, seed: 'records', density: 0 }),
+];
 
 /** The records of `block` as the per-record codecs encode them. */
 function expected(block: BlockBundle): BlockRecords {
   const n = block.header.number;
-  const strip = (v: Uint8Array) => Buffer.from(v.subarray(v.findIndex((b) => b !== 0) === -1 ? v.length : v.findIndex((b) => b !== 0)));
+  const strip = (v: Uint8Array) =>
+    Buffer.from(v.subarray(v.findIndex((b) => b !== 0) === -1 ? v.length : v.findIndex((b) => b !== 0)));
   const keys = block.storage.map((w) => encodeStorageKey(w.address, w.slot, n));
   return {
     number: n,
@@ -36,7 +40,7 @@ function expected(block: BlockBundle): BlockRecords {
   };
 }
 
-test('a block\'s records are the per-record codecs\' bytes', () => {
+test("a block's records are the per-record codecs' bytes", () => {
   const kinds = { empty: 0, logs: 0, storage: 0 };
   for (const block of chain) {
     assert.deepEqual(encodeBlockRecords(block), expected(block), `block ${block.header.number}`);

@@ -1,5 +1,5 @@
-import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { test } from 'node:test';
 import fc from 'fast-check';
 import { ByteReader, ByteWriter } from '#src/store/bytes.js';
 import { Rng } from './fixtures.js';
@@ -17,7 +17,22 @@ test('u8 round trip', () => {
 });
 
 test('varint round trip and LEB128 encoding', () => {
-  const values = [0, 1, 127, 128, 255, 300, 16383, 16384, 2 ** 31, 2 ** 32 - 1, 2 ** 32, 2 ** 32 + 1, 2 ** 49, 2 ** 53 - 1];
+  const values = [
+    0,
+    1,
+    127,
+    128,
+    255,
+    300,
+    16383,
+    16384,
+    2 ** 31,
+    2 ** 32 - 1,
+    2 ** 32,
+    2 ** 32 + 1,
+    2 ** 49,
+    2 ** 53 - 1,
+  ];
   const w = new ByteWriter();
   for (const v of values) w.varint(v);
   const r = new ByteReader(w.finish());
@@ -39,7 +54,10 @@ test('bytes (length-prefixed) round trip', () => {
   const w = new ByteWriter();
   for (const b of items) w.bytes(b);
   const out = w.finish();
-  assert.equal(out.length, items.reduce((n, b) => n + b.length + (b.length < 128 ? 1 : 2), 0));
+  assert.equal(
+    out.length,
+    items.reduce((n, b) => n + b.length + (b.length < 128 ? 1 : 2), 0),
+  );
   const r = new ByteReader(out);
   for (const b of items) assert.deepEqual(r.bytes(), b);
   assert.equal(r.done(), true);
@@ -84,10 +102,26 @@ test('bigint writes the length-prefixed minimal big-endian bytes, on either side
     return (hex.length / 2).toString(16).padStart(2, '0') + hex;
   };
   const one = (v: bigint) => new ByteWriter(0).bigint(v).finish().toString('hex');
-  const edges = [1n, 255n, 256n, (1n << 48n) - 1n, 1n << 48n, (1n << 53n) - 2n, (1n << 53n) - 1n, 1n << 53n, (1n << 53n) + 1n, (1n << 64n) - 1n];
+  const edges = [
+    1n,
+    255n,
+    256n,
+    (1n << 48n) - 1n,
+    1n << 48n,
+    (1n << 53n) - 2n,
+    (1n << 53n) - 1n,
+    1n << 53n,
+    (1n << 53n) + 1n,
+    (1n << 64n) - 1n,
+  ];
   for (const [v, hex] of edges.map((v) => [v, reference(v)] as const)) assert.equal(one(v), hex, `${v}`);
   fc.assert(fc.property(fc.bigInt({ min: 0n, max: MAX_U256 }), (v) => one(v) === reference(v)));
-  fc.assert(fc.property(fc.bigInt({ min: 0n, max: 1n << 54n }), (v) => new ByteReader(new ByteWriter(1).bigint(v).finish()).bigint() === v));
+  fc.assert(
+    fc.property(
+      fc.bigInt({ min: 0n, max: 1n << 54n }),
+      (v) => new ByteReader(new ByteWriter(1).bigint(v).finish()).bigint() === v,
+    ),
+  );
 });
 
 test('range writes a slice as fixed writes its subarray', () => {
@@ -110,7 +144,14 @@ test('mixed primitives round trip', () => {
   const rng = new Rng(12);
   const w = new ByteWriter();
   const data = rng.bytes(77);
-  w.u8(7).varint(2 ** 40).bytes(data).bigint(MAX_U256).fixed(Uint8Array.of(1, 2, 3)).varint(0).bigint(0n).u8(255);
+  w.u8(7)
+    .varint(2 ** 40)
+    .bytes(data)
+    .bigint(MAX_U256)
+    .fixed(Uint8Array.of(1, 2, 3))
+    .varint(0)
+    .bigint(0n)
+    .u8(255);
   const r = new ByteReader(w.finish());
   assert.equal(r.u8(), 7);
   assert.equal(r.varint(), 2 ** 40);
@@ -148,7 +189,10 @@ test('growth past the initial capacity keeps earlier bytes', () => {
 
 test('a writer created with capacity 0 grows (no endless doubling of 0)', () => {
   const w = new ByteWriter(0);
-  w.u8(1).varint(2 ** 53 - 1).bigint(MAX_U256).bytes(new Uint8Array(100));
+  w.u8(1)
+    .varint(2 ** 53 - 1)
+    .bigint(MAX_U256)
+    .bytes(new Uint8Array(100));
   const r = new ByteReader(w.finish());
   assert.equal(r.u8(), 1);
   assert.equal(r.varint(), 2 ** 53 - 1);

@@ -1,8 +1,16 @@
-import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { test } from 'node:test';
 import type { BlockBundle, BlockHeader, Transaction } from '#src/chain/types.js';
 import { decodeBundle, decodeHeader, decodeTx, encodeBundle, encodeHeader, encodeTx } from '#src/store/codec.js';
-import { storedBlockHash, HeaderOffsets, headerTimestamp, readHeaderOffsets, readTxOffsets, TX_FROM_OFFSET, TxOffsets } from '#src/store/recordViews.js';
+import {
+  HeaderOffsets,
+  headerTimestamp,
+  readHeaderOffsets,
+  readTxOffsets,
+  storedBlockHash,
+  TX_FROM_OFFSET,
+  TxOffsets,
+} from '#src/store/recordViews.js';
 import { filled, makeBundle, makeHeader, makeReceipt, makeTx, Rng } from './fixtures.js';
 
 const MAX_U256 = (1n << 256n) - 1n;
@@ -19,7 +27,15 @@ test('header round trip with no fork fields (frontier-style)', () => {
   h.uncles = [rng.bytes(32), rng.bytes(32)];
   const decoded = decodeHeader(encodeHeader(h));
   assert.deepStrictEqual(decoded, h);
-  for (const k of ['baseFeePerGas', 'withdrawalsRoot', 'withdrawals', 'blobGasUsed', 'excessBlobGas', 'parentBeaconBlockRoot', 'requestsHash']) {
+  for (const k of [
+    'baseFeePerGas',
+    'withdrawalsRoot',
+    'withdrawals',
+    'blobGasUsed',
+    'excessBlobGas',
+    'parentBeaconBlockRoot',
+    'requestsHash',
+  ]) {
     assert.equal(k in decoded, false, `${k} should be absent`);
   }
 });
@@ -84,7 +100,15 @@ test('header round trip with extreme values', () => {
     baseFeePerGas: MAX_U256,
   };
   assert.deepStrictEqual(decodeHeader(encodeHeader(h)), h);
-  const zero = { ...h, number: 0, timestamp: 0, difficulty: 0n, totalDifficulty: 0n, gasLimit: 0n, extraData: filled(97, 0) };
+  const zero = {
+    ...h,
+    number: 0,
+    timestamp: 0,
+    difficulty: 0n,
+    totalDifficulty: 0n,
+    gasLimit: 0n,
+    extraData: filled(97, 0),
+  };
   assert.deepStrictEqual(decodeHeader(encodeHeader(zero)), zero);
 });
 
@@ -93,7 +117,9 @@ const accessList = (rng: Rng) => [
   { address: rng.bytes(20), storageKeys: [rng.bytes(32), new Uint8Array(32), filled(32, 0xff)] },
 ];
 
-function txBase(rng: Rng): Pick<Transaction, 'hash' | 'from' | 'to' | 'nonce' | 'gas' | 'value' | 'input' | 'v' | 'r' | 's'> {
+function txBase(
+  rng: Rng,
+): Pick<Transaction, 'hash' | 'from' | 'to' | 'nonce' | 'gas' | 'value' | 'input' | 'v' | 'r' | 's'> {
   return {
     hash: rng.bytes(32),
     from: rng.bytes(20),
@@ -112,7 +138,16 @@ function sampleTxs(rng: Rng): Record<string, Transaction> {
   return {
     legacyPre155: { type: 0, ...txBase(rng), v: 27n, gasPrice: 20_000_000_000n },
     legacyEip155: { type: 0, ...txBase(rng), v: 37n, chainId: 1n, gasPrice: 1n },
-    legacyCreation: { type: 0, ...txBase(rng), to: null, value: 0n, input: rng.bytes(3000), v: 38n, chainId: 1n, gasPrice: 0n },
+    legacyCreation: {
+      type: 0,
+      ...txBase(rng),
+      to: null,
+      value: 0n,
+      input: rng.bytes(3000),
+      v: 38n,
+      chainId: 1n,
+      gasPrice: 0n,
+    },
     accessList: { type: 1, ...txBase(rng), chainId: 1n, gasPrice: 30_000_000_000n, accessList: accessList(rng) },
     accessListEmpty: { type: 1, ...txBase(rng), to: null, v: 0n, chainId: 5n, gasPrice: 7n, accessList: [] },
     dynamicFee: {
@@ -221,7 +256,13 @@ test('bundle round trip (storage writes are not kept)', () => {
   };
   assert.deepStrictEqual(decodeBundle(encodeBundle(full)), { ...full, storage: [] });
 
-  const empty: BlockBundle = { header: makeHeader(rng, 0, new Uint8Array(32)), transactions: [], receipts: [], logs: [], storage: [] };
+  const empty: BlockBundle = {
+    header: makeHeader(rng, 0, new Uint8Array(32)),
+    transactions: [],
+    receipts: [],
+    logs: [],
+    storage: [],
+  };
   assert.deepStrictEqual(decodeBundle(encodeBundle(empty)), empty);
 });
 
@@ -244,27 +285,64 @@ test('header offsets point at every field, for every fork set', () => {
     { index: 2n ** 40n, validatorIndex: 300n, address: rng.bytes(20), amount: 32n * 10n ** 9n },
   ];
   const variants: BlockHeader[] = [
-    { ...baseHeader(rng), uncles: [rng.bytes(32), rng.bytes(32)], number: 2 ** 40, timestamp: 300, extraData: rng.bytes(200) },
+    {
+      ...baseHeader(rng),
+      uncles: [rng.bytes(32), rng.bytes(32)],
+      number: 2 ** 40,
+      timestamp: 300,
+      extraData: rng.bytes(200),
+    },
     { ...baseHeader(rng), baseFeePerGas: 7n },
     { ...baseHeader(rng), baseFeePerGas: 0n, withdrawalsRoot: rng.bytes(32), withdrawals },
-    { ...baseHeader(rng), baseFeePerGas: MAX_U256, withdrawalsRoot: rng.bytes(32), withdrawals: [], blobGasUsed: 0n, excessBlobGas: 5n, parentBeaconBlockRoot: rng.bytes(32), requestsHash: rng.bytes(32) },
+    {
+      ...baseHeader(rng),
+      baseFeePerGas: MAX_U256,
+      withdrawalsRoot: rng.bytes(32),
+      withdrawals: [],
+      blobGasUsed: 0n,
+      excessBlobGas: 5n,
+      parentBeaconBlockRoot: rng.bytes(32),
+      requestsHash: rng.bytes(32),
+    },
   ];
   const o = new HeaderOffsets();
   for (const h of variants) {
     const raw = encodeHeader(h);
     readHeaderOffsets(raw, o);
     assert.equal(o.number, h.number);
-    for (const [field, length] of [['hash', 32], ['parentHash', 32], ['sha3Uncles', 32], ['miner', 20], ['stateRoot', 32], ['transactionsRoot', 32], ['receiptsRoot', 32], ['logsBloom', 256], ['mixHash', 32], ['nonce', 8]] as const) {
+    for (const [field, length] of [
+      ['hash', 32],
+      ['parentHash', 32],
+      ['sha3Uncles', 32],
+      ['miner', 20],
+      ['stateRoot', 32],
+      ['transactionsRoot', 32],
+      ['receiptsRoot', 32],
+      ['logsBloom', 256],
+      ['mixHash', 32],
+      ['nonce', 8],
+    ] as const) {
       assert.deepStrictEqual(bytesAt(raw, o[field], length), h[field], field);
     }
-    for (const field of ['difficulty', 'totalDifficulty', 'gasLimit', 'gasUsed', 'baseFeePerGas', 'blobGasUsed', 'excessBlobGas'] as const) {
+    for (const field of [
+      'difficulty',
+      'totalDifficulty',
+      'gasLimit',
+      'gasUsed',
+      'baseFeePerGas',
+      'blobGasUsed',
+      'excessBlobGas',
+    ] as const) {
       assert.equal(quantityAt(raw, o[field]), h[field], field);
     }
     assert.deepStrictEqual(bytesAt(raw, o.extraData, o.extraDataLength), h.extraData);
     assert.equal(o.timestamp, h.timestamp);
     assert.equal(o.size, h.size);
     assert.equal(o.txCount, h.txCount);
-    assert.deepStrictEqual(Array.from({ length: o.uncleCount }, (_, i) => bytesAt(raw, o.uncles + 32 * i, 32)), h.uncles);
+    assert.deepStrictEqual(
+      Array.from({ length: o.uncleCount }, (_, i) => bytesAt(raw, o.uncles + 32 * i, 32)),
+      h.uncles,
+    );
     assert.deepStrictEqual(bytesAt(raw, o.withdrawalsRoot, 32), h.withdrawalsRoot);
     assert.equal(o.withdrawalCount, h.withdrawals?.length ?? 0);
     assert.equal(o.withdrawals < 0, h.withdrawals === undefined);
@@ -273,7 +351,15 @@ test('header offsets point at every field, for every fork set', () => {
     assert.deepStrictEqual(new Uint8Array(storedBlockHash(raw)), h.hash, 'storedBlockHash');
     assert.equal(headerTimestamp(raw), h.timestamp, 'headerTimestamp');
   }
-  const extreme = { ...baseHeader(rng), number: Number.MAX_SAFE_INTEGER, timestamp: 2 ** 40, difficulty: MAX_U256, totalDifficulty: MAX_U256, gasLimit: (1n << 64n) - 1n, gasUsed: 0n };
+  const extreme = {
+    ...baseHeader(rng),
+    number: Number.MAX_SAFE_INTEGER,
+    timestamp: 2 ** 40,
+    difficulty: MAX_U256,
+    totalDifficulty: MAX_U256,
+    gasLimit: (1n << 64n) - 1n,
+    gasUsed: 0n,
+  };
   assert.deepStrictEqual(new Uint8Array(storedBlockHash(encodeHeader(extreme))), extreme.hash);
   assert.equal(headerTimestamp(encodeHeader(extreme)), 2 ** 40);
 });
@@ -287,13 +373,29 @@ test('transaction offsets point at every field, for every type', () => {
     assert.deepStrictEqual(bytesAt(raw, TX_FROM_OFFSET, 20), tx.from, name);
     assert.deepStrictEqual(o.to < 0 ? null : bytesAt(raw, o.to, 20), tx.to, name);
     assert.deepStrictEqual(bytesAt(raw, o.input, o.inputLength), tx.input, name);
-    for (const field of ['nonce', 'gas', 'value', 'v', 'r', 's', 'chainId', 'gasPrice', 'maxFeePerGas', 'maxPriorityFeePerGas', 'maxFeePerBlobGas'] as const) {
+    for (const field of [
+      'nonce',
+      'gas',
+      'value',
+      'v',
+      'r',
+      's',
+      'chainId',
+      'gasPrice',
+      'maxFeePerGas',
+      'maxPriorityFeePerGas',
+      'maxFeePerBlobGas',
+    ] as const) {
       assert.equal(quantityAt(raw, o[field]), tx[field], `${name} ${field}`);
     }
     assert.equal(o.accessList < 0, tx.accessList === undefined, name);
     assert.equal(o.accessListCount, tx.accessList?.length ?? 0, name);
     assert.equal(o.blobHashCount, tx.blobVersionedHashes?.length ?? 0, name);
-    assert.deepStrictEqual(Array.from({ length: o.blobHashCount }, (_, i) => bytesAt(raw, o.blobHashes + 32 * i, 32)), tx.blobVersionedHashes ?? [], name);
+    assert.deepStrictEqual(
+      Array.from({ length: o.blobHashCount }, (_, i) => bytesAt(raw, o.blobHashes + 32 * i, 32)),
+      tx.blobVersionedHashes ?? [],
+      name,
+    );
     assert.equal(o.authorizationCount, tx.authorizationList?.length ?? 0, name);
     assert.equal(o.authorizations < 0, tx.authorizationList === undefined, name);
   }
@@ -304,7 +406,10 @@ const KEPT = '"sourceHash":"0x' + '11'.repeat(32) + '","mint":"0x5","note":"d\u0
 
 test('kept members round-trip on headers, transactions of a type not modelled (with every other field) and bundles', () => {
   const rng = new Rng(500);
-  const header = { ...baseHeader(rng), extra: '"l1BlockNumber":"0x10","sendCount":"0x2","sendRoot":"0x' + 'ab'.repeat(32) + '"' };
+  const header = {
+    ...baseHeader(rng),
+    extra: '"l1BlockNumber":"0x10","sendCount":"0x2","sendRoot":"0x' + 'ab'.repeat(32) + '"',
+  };
   assert.deepStrictEqual(decodeHeader(encodeHeader(header)), header);
   for (const tx of Object.values(sampleTxs(rng))) {
     const kept: Transaction = { ...tx, type: 0x7e, extra: KEPT };
@@ -329,7 +434,10 @@ test('offsets find kept members after every other field of a header and a transa
     const raw = encodeHeader(header);
     readHeaderOffsets(raw, h);
     assert.deepStrictEqual(bytesAt(raw, h.requestsHash, 32), header.requestsHash);
-    assert.equal(h.extra < 0 ? undefined : Buffer.from(raw.subarray(h.extra, h.extra + h.extraLength)).toString(), extra);
+    assert.equal(
+      h.extra < 0 ? undefined : Buffer.from(raw.subarray(h.extra, h.extra + h.extraLength)).toString(),
+      extra,
+    );
   }
   const o = new TxOffsets();
   for (const [name, tx] of Object.entries(sampleTxs(rng))) {

@@ -103,9 +103,16 @@ export function makeTx(rng: Rng): Transaction {
   };
 }
 
-/** A receipt with random gas and fees: a status (sometimes a pre-Byzantium root), sometimes a created contract or blob gas. */
+/**
+ * A receipt with random gas and fees: a status (sometimes a pre-Byzantium root), sometimes a created contract or blob
+ * gas.
+ */
 export function makeReceipt(rng: Rng): Receipt {
-  const receipt: Receipt = { gasUsed: 21000n + BigInt(rng.int(1_000_000)), effectiveGasPrice: rng.bigint(6), contractAddress: rng.int(4) === 0 ? rng.bytes(20) : null };
+  const receipt: Receipt = {
+    gasUsed: 21000n + BigInt(rng.int(1_000_000)),
+    effectiveGasPrice: rng.bigint(6),
+    contractAddress: rng.int(4) === 0 ? rng.bytes(20) : null,
+  };
   if (rng.int(8) === 0) receipt.root = rng.bytes(32);
   else receipt.status = rng.int(5) === 0 ? 0 : 1;
   if (rng.int(4) === 0) {
@@ -142,5 +149,11 @@ export function makeBundle(
     const n = rng.int(3);
     for (let j = 0; j < n; j++) logs.push(makeLog(rng, i, addresses, topics));
   }
-  return { header: makeHeader(rng, number, parentHash, txCount), transactions, receipts: transactions.map(() => makeReceipt(rng)), logs, storage };
+  return {
+    header: makeHeader(rng, number, parentHash, txCount),
+    transactions,
+    receipts: transactions.map(() => makeReceipt(rng)),
+    logs,
+    storage,
+  };
 }

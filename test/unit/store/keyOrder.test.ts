@@ -44,7 +44,10 @@ test('keys that share long prefixes: storage keys of a few contracts, slots of a
   }
   check(keys, 'storage-like keys');
   // Every key equal: the given order is kept.
-  check(Array.from({ length: 50 }, () => Buffer.from(keys[0]!)), 'equal keys');
+  check(
+    Array.from({ length: 50 }, () => Buffer.from(keys[0]!)),
+    'equal keys',
+  );
 });
 
 test('keys of mixed lengths are refused', () => {

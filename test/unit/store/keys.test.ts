@@ -1,5 +1,5 @@
-import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { test } from 'node:test';
 import {
   decodeBlockKey,
   decodeStorageKey,
@@ -15,7 +15,20 @@ import {
 } from '#src/store/keys.js';
 import { filled, Rng } from './fixtures.js';
 
-const NUMBERS = [0, 1, 255, 256, 65535, 65536, 2 ** 32 - 1, 2 ** 32, 2 ** 32 + 1, 2 ** 48, Number.MAX_SAFE_INTEGER - 1, Number.MAX_SAFE_INTEGER];
+const NUMBERS = [
+  0,
+  1,
+  255,
+  256,
+  65535,
+  65536,
+  2 ** 32 - 1,
+  2 ** 32,
+  2 ** 32 + 1,
+  2 ** 48,
+  Number.MAX_SAFE_INTEGER - 1,
+  Number.MAX_SAFE_INTEGER,
+];
 const INDEXES = [0, 1, 255, 256, 65536, 2 ** 31, 2 ** 32 - 1];
 
 test('block key: 8 bytes big-endian, round trip', () => {
@@ -66,14 +79,18 @@ test('storage key: address ‖ slot ‖ descending block, round trip', () => {
   }
   const zero = encodeStorageKey(new Uint8Array(20), new Uint8Array(32), 0);
   assert.equal(zero.subarray(52).toString('hex'), 'ffffffffffffffff');
-  assert.equal(encodeStorageKey(new Uint8Array(20), new Uint8Array(32), 1).subarray(52).toString('hex'), 'fffffffffffffffe');
+  assert.equal(
+    encodeStorageKey(new Uint8Array(20), new Uint8Array(32), 1).subarray(52).toString('hex'),
+    'fffffffffffffffe',
+  );
   assert.equal(decodeStorageKey(zero).number, 0);
 });
 
 test('block key byte order equals numeric order', () => {
   const rng = new Rng(2);
   const numbers = [...NUMBERS];
-  for (let i = 0; i < 500; i++) numbers.push(rng.int(2 ** 32) * rng.pick([1, 2 ** 8, 2 ** 16, 2 ** 21]) + rng.int(1000));
+  for (let i = 0; i < 500; i++)
+    numbers.push(rng.int(2 ** 32) * rng.pick([1, 2 ** 8, 2 ** 16, 2 ** 21]) + rng.int(1000));
   const byBytes = numbers.map(encodeBlockKey).sort(Buffer.compare).map(decodeBlockKey);
   const numeric = [...numbers].sort((a, b) => a - b);
   assert.deepEqual(byBytes, numeric);
@@ -98,14 +115,22 @@ test('storage keys sort newer blocks first within one address ‖ slot, and grou
   const address = rng.bytes(20);
   const slot = rng.bytes(32);
   const numbers = [...NUMBERS, ...Array.from({ length: 200 }, () => rng.int(2 ** 40))];
-  const sorted = numbers.map((n) => encodeStorageKey(address, slot, n)).sort(Buffer.compare).map((k) => decodeStorageKey(k).number);
-  assert.deepEqual(sorted, [...numbers].sort((a, b) => b - a));
+  const sorted = numbers
+    .map((n) => encodeStorageKey(address, slot, n))
+    .sort(Buffer.compare)
+    .map((k) => decodeStorageKey(k).number);
+  assert.deepEqual(
+    sorted,
+    [...numbers].sort((a, b) => b - a),
+  );
 
   // Interleave several slots: each address ‖ slot's keys stay contiguous, and newest first.
   const slots = [filled(32, 0), filled(32, 1), filled(32, 0xff), slot];
   const addrs = [filled(20, 0), address, filled(20, 0xff)];
   const keys: Buffer[] = [];
-  for (const a of addrs) for (const s of slots) for (const n of [0, 5, 2 ** 32, Number.MAX_SAFE_INTEGER]) keys.push(encodeStorageKey(a, s, n));
+  for (const a of addrs)
+    for (const s of slots)
+      for (const n of [0, 5, 2 ** 32, Number.MAX_SAFE_INTEGER]) keys.push(encodeStorageKey(a, s, n));
   const decoded = keys.sort(Buffer.compare).map((k) => decodeStorageKey(k));
   for (let i = 1; i < decoded.length; i++) {
     const prev = decoded[i - 1]!;

@@ -1,5 +1,5 @@
-import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { test } from 'node:test';
 import type { Log } from '#src/chain/types.js';
 import { decodeLogAddresses, decodeLogs, encodeLogs } from '#src/store/logsRecord.js';
 import { filled, Rng } from './fixtures.js';
@@ -34,7 +34,14 @@ test('logs with 0, 1, 2, 3 and 4 topics', () => {
   for (let n = 0; n <= 4; n++) {
     roundTrip([{ address, topics: Array.from({ length: n }, () => rng.bytes(32)), data: rng.bytes(32), txIndex: n }]);
   }
-  roundTrip(Array.from({ length: 5 }, (_, n) => ({ address, topics: Array.from({ length: n }, () => rng.bytes(32)), data: new Uint8Array(0), txIndex: 0 })));
+  roundTrip(
+    Array.from({ length: 5 }, (_, n) => ({
+      address,
+      topics: Array.from({ length: n }, () => rng.bytes(32)),
+      data: new Uint8Array(0),
+      txIndex: 0,
+    })),
+  );
 });
 
 test('topics with leading zeros: padded addresses, small numbers, all zero, all 0xff', () => {
@@ -45,9 +52,24 @@ test('topics with leading zeros: padded addresses, small numbers, all zero, all 
   const zeroAddressTopic = addressTopic(new Uint8Array(20));
   const logs: Log[] = [
     { address: rng.bytes(20), topics: [transfer, from, to], data: word('de0b6b3a7640000'), txIndex: 0 },
-    { address: rng.bytes(20), topics: [transfer, zeroAddressTopic, from, word('1')], data: new Uint8Array(0), txIndex: 1 },
-    { address: rng.bytes(20), topics: [new Uint8Array(32), filled(32, 0xff), word('100')], data: new Uint8Array(0), txIndex: 2 },
-    { address: rng.bytes(20), topics: [Uint8Array.of(0x80, ...new Uint8Array(31)), Uint8Array.of(...new Uint8Array(31), 0x01)], data: new Uint8Array(0), txIndex: 2 },
+    {
+      address: rng.bytes(20),
+      topics: [transfer, zeroAddressTopic, from, word('1')],
+      data: new Uint8Array(0),
+      txIndex: 1,
+    },
+    {
+      address: rng.bytes(20),
+      topics: [new Uint8Array(32), filled(32, 0xff), word('100')],
+      data: new Uint8Array(0),
+      txIndex: 2,
+    },
+    {
+      address: rng.bytes(20),
+      topics: [Uint8Array.of(0x80, ...new Uint8Array(31)), Uint8Array.of(...new Uint8Array(31), 0x01)],
+      data: new Uint8Array(0),
+      txIndex: 2,
+    },
   ];
   roundTrip(logs);
   const decoded = decodeLogs(encodeLogs(logs));
@@ -82,8 +104,12 @@ test('data: multiples of 32 with zero and non-zero leading bytes', () => {
   for (const w of words) roundTrip([{ address, topics: [], data: w, txIndex: 0 }]);
   const concat = (...ws: Uint8Array[]) => new Uint8Array(Buffer.concat(ws));
   roundTrip([{ address, topics: [], data: concat(...words), txIndex: 0 }]);
-  roundTrip([{ address, topics: [], data: concat(new Uint8Array(32), new Uint8Array(32), new Uint8Array(32)), txIndex: 0 }]);
-  roundTrip([{ address, topics: [], data: concat(filled(32, 0xff), new Uint8Array(32), filled(32, 0xff)), txIndex: 0 }]);
+  roundTrip([
+    { address, topics: [], data: concat(new Uint8Array(32), new Uint8Array(32), new Uint8Array(32)), txIndex: 0 },
+  ]);
+  roundTrip([
+    { address, topics: [], data: concat(filled(32, 0xff), new Uint8Array(32), filled(32, 0xff)), txIndex: 0 },
+  ]);
   // A typical ABI-encoded dynamic payload: offset, length, then data padded to a word.
   const payload = concat(word('20'), word('5'), Uint8Array.of(0x68, 0x65, 0x6c, 0x6c, 0x6f, ...new Uint8Array(27)));
   roundTrip([{ address, topics: [], data: payload, txIndex: 0 }]);
@@ -102,7 +128,12 @@ test('repeated addresses and topics share dictionary entries; decodeLogAddresses
   const t = [rng.bytes(32), new Uint8Array(32), word('2a')];
   const logs: Log[] = [];
   for (let i = 0; i < 40; i++) {
-    logs.push({ address: a[i % a.length]!, topics: [t[i % 3]!, t[(i + 1) % 3]!, t[i % 3]!], data: rng.bytes(i % 7), txIndex: Math.floor(i / 3) });
+    logs.push({
+      address: a[i % a.length]!,
+      topics: [t[i % 3]!, t[(i + 1) % 3]!, t[i % 3]!],
+      data: rng.bytes(i % 7),
+      txIndex: Math.floor(i / 3),
+    });
   }
   roundTrip(logs);
   const encoded = encodeLogs(logs);
@@ -115,7 +146,10 @@ test('repeated addresses and topics share dictionary entries; decodeLogAddresses
   roundTrip(copies);
   assert.equal(decodeLogAddresses(encodeLogs(copies)).length, 1);
   const single = encodeLogs(copies.slice(0, 1));
-  assert.ok(encodeLogs(copies).length - single.length < 10, 'a repeated log should not repeat its address or topic bytes');
+  assert.ok(
+    encodeLogs(copies).length - single.length < 10,
+    'a repeated log should not repeat its address or topic bytes',
+  );
 });
 
 test('large tx indexes and many logs', () => {
@@ -133,10 +167,20 @@ test('large tx indexes and many logs', () => {
 
 test('logs whose subarray views sit inside larger buffers encode by content', () => {
   const backing = new Uint8Array(200).map((_, i) => i);
-  const log: Log = { address: backing.subarray(10, 30), topics: [backing.subarray(40, 72)], data: backing.subarray(100, 164), txIndex: 3 };
+  const log: Log = {
+    address: backing.subarray(10, 30),
+    topics: [backing.subarray(40, 72)],
+    data: backing.subarray(100, 164),
+    txIndex: 3,
+  };
   const decoded = decodeLogs(encodeLogs([log]));
   assert.deepStrictEqual(decoded, [
-    { address: Uint8Array.from(backing.subarray(10, 30)), topics: [Uint8Array.from(backing.subarray(40, 72))], data: Uint8Array.from(backing.subarray(100, 164)), txIndex: 3 },
+    {
+      address: Uint8Array.from(backing.subarray(10, 30)),
+      topics: [Uint8Array.from(backing.subarray(40, 72))],
+      data: Uint8Array.from(backing.subarray(100, 164)),
+      txIndex: 3,
+    },
   ]);
 });
 
@@ -175,7 +219,9 @@ test('seeded random property: encode/decode round trips over thousands of blocks
   const rng = new Rng(0xc0ffee);
   let totalLogs = 0;
   for (let block = 0; block < 3000; block++) {
-    const addressPool = Array.from({ length: 1 + rng.int(6) }, () => (rng.chance(0.2) ? Uint8Array.of(0, 0, ...rng.bytes(18)) : rng.bytes(20)));
+    const addressPool = Array.from({ length: 1 + rng.int(6) }, () =>
+      rng.chance(0.2) ? Uint8Array.of(0, 0, ...rng.bytes(18)) : rng.bytes(20),
+    );
     if (rng.chance(0.1)) addressPool.push(new Uint8Array(20));
     const topicPool = Array.from({ length: 1 + rng.int(8) }, () => randomWord(rng));
     const count = rng.chance(0.1) ? 0 : rng.int(25);

@@ -1,6 +1,7 @@
 /**
  * The receipts record: any list of receipts (status or root, a created contract or not, blob gas or
- * not, gas and prices of any size, members kept as a node gave them or not) round-trips exactly; receipts that are neither or both of status
+ * not, gas and prices of any size, members kept as a node gave them or not) round-trips exactly; receipts that are
+ * neither or both of status
  * and root, or half a blob receipt, are refused rather than stored ambiguously.
  */
 import assert from 'node:assert/strict';
@@ -40,12 +41,18 @@ test('any receipts round-trip', () => {
 });
 
 test('a receipt of a plain transfer takes a handful of bytes', () => {
-  const record = encodeReceipts([{ status: 1, gasUsed: 21000n, effectiveGasPrice: 12_000_000_000n, contractAddress: null }]);
+  const record = encodeReceipts([
+    { status: 1, gasUsed: 21000n, effectiveGasPrice: 12_000_000_000n, contractAddress: null },
+  ]);
   assert.ok(record.length <= 12, `${record.length} bytes`);
 });
 
 test('ambiguous receipts are refused', () => {
   const base = { gasUsed: 1n, effectiveGasPrice: 1n, contractAddress: null };
-  const bad: Receipt[] = [base, { ...base, status: 1, root: new Uint8Array(32) }, { ...base, status: 1, blobGasUsed: 1n }];
+  const bad: Receipt[] = [
+    base,
+    { ...base, status: 1, root: new Uint8Array(32) },
+    { ...base, status: 1, blobGasUsed: 1n },
+  ];
   for (const r of bad) assert.throws(() => encodeReceipts([r]), RangeError);
 });

@@ -35,10 +35,15 @@ import { diffStores } from '../../support/storeDiff.js';
 
 test('a transaction-run entry round-trips', () => {
   fc.assert(
-    fc.property(fc.uint8Array({ minLength: 32, maxLength: 32 }), fc.integer({ min: 0, max: 2 ** 40 - 1 }), fc.integer({ min: 0, max: 2 ** 24 - 1 }), (hash, number, index) => {
-      const decoded = decodeTxEntry(encodeTxEntry(hash, number, index));
-      assert.deepEqual(decoded, { prefix: hash.slice(0, 8), number, index });
-    }),
+    fc.property(
+      fc.uint8Array({ minLength: 32, maxLength: 32 }),
+      fc.integer({ min: 0, max: 2 ** 40 - 1 }),
+      fc.integer({ min: 0, max: 2 ** 24 - 1 }),
+      (hash, number, index) => {
+        const decoded = decodeTxEntry(encodeTxEntry(hash, number, index));
+        assert.deepEqual(decoded, { prefix: hash.slice(0, 8), number, index });
+      },
+    ),
   );
   assert.throws(() => encodeTxEntry(new Uint8Array(32), 2 ** 40, 0), RangeError);
   assert.throws(() => encodeTxEntry(new Uint8Array(32), 0, 2 ** 24), RangeError);
@@ -46,10 +51,15 @@ test('a transaction-run entry round-trips', () => {
 
 test('chunk and filter keys round-trip', () => {
   fc.assert(
-    fc.property(fc.integer({ min: 0, max: 2 ** 32 - 1 }), fc.uint8Array({ minLength: 8, maxLength: 60 }), (id, last) => {
-      assert.deepEqual(decodeRunChunkKey(encodeRunChunkKey(id, last)), { id, last });
-      for (const kind of [RunKind.Tx, RunKind.Storage]) assert.deepEqual(decodeRunFilterKey(encodeRunFilterKey(kind, id)), { kind, id });
-    }),
+    fc.property(
+      fc.integer({ min: 0, max: 2 ** 32 - 1 }),
+      fc.uint8Array({ minLength: 8, maxLength: 60 }),
+      (id, last) => {
+        assert.deepEqual(decodeRunChunkKey(encodeRunChunkKey(id, last)), { id, last });
+        for (const kind of [RunKind.Tx, RunKind.Storage])
+          assert.deepEqual(decodeRunFilterKey(encodeRunFilterKey(kind, id)), { kind, id });
+      },
+    ),
   );
 });
 
@@ -66,7 +76,10 @@ test("a storage key's block number is written and read back", () => {
 });
 
 test('a storage chunk round-trips sorted entries, sharing prefixes', () => {
-  const entry = fc.record({ key: fc.uint8Array({ minLength: 60, maxLength: 60 }), value: fc.uint8Array({ maxLength: 32 }) });
+  const entry = fc.record({
+    key: fc.uint8Array({ minLength: 60, maxLength: 60 }),
+    value: fc.uint8Array({ maxLength: 32 }),
+  });
   fc.assert(
     fc.property(fc.array(entry, { maxLength: 40 }), (raw) => {
       const seen = new Set<string>();
@@ -88,7 +101,8 @@ test('a filter holds every key added to it', () => {
         filterAdd(tx, txKeyHash(key));
         filterAdd(storage, storageKeyHash(key));
       }
-      for (const key of keys) assert.ok(filterMayHold(tx, txKeyHash(key)) && filterMayHold(storage, storageKeyHash(key)));
+      for (const key of keys)
+        assert.ok(filterMayHold(tx, txKeyHash(key)) && filterMayHold(storage, storageKeyHash(key)));
     }),
   );
 });
@@ -97,7 +111,8 @@ test('a filter rules out most absent keys', () => {
   const filter = new Uint8Array(filterBytes(10_000));
   for (let i = 0; i < 10_000; i++) filterAdd(filter, storageKeyHash(encodeStorageKey(new Uint8Array(20), u256(i), 0)));
   let passed = 0;
-  for (let i = 10_000; i < 20_000; i++) if (filterMayHold(filter, storageKeyHash(encodeStorageKey(new Uint8Array(20), u256(i), 0)))) passed++;
+  for (let i = 10_000; i < 20_000; i++)
+    if (filterMayHold(filter, storageKeyHash(encodeStorageKey(new Uint8Array(20), u256(i), 0)))) passed++;
   assert.ok(passed < 500, `${passed} of 10,000 absent keys passed`);
 });
 
@@ -134,7 +149,9 @@ class Expected {
   readonly slots = new Map<string, { number: number; value: Uint8Array }[]>();
 
   add(block: BlockBundle): void {
-    block.transactions.forEach((tx, index) => this.txs.set(Buffer.from(tx.hash).toString('hex'), { number: block.header.number, index }));
+    block.transactions.forEach((tx, index) =>
+      this.txs.set(Buffer.from(tx.hash).toString('hex'), { number: block.header.number, index }),
+    );
     for (const w of block.storage) {
       const name = Buffer.concat([w.address, w.slot]).toString('hex');
       const list = this.slots.get(name) ?? [];
@@ -146,12 +163,17 @@ class Expected {
   /** Forgets blocks above `to`. */
   rollback(to: number): void {
     for (const [hash, at] of this.txs) if (at.number > to) this.txs.delete(hash);
-    for (const [name, list] of this.slots) this.slots.set(name, list.filter((w) => w.number <= to));
+    for (const [name, list] of this.slots)
+      this.slots.set(
+        name,
+        list.filter((w) => w.number <= to),
+      );
   }
 
   /** Checks every transaction and, for a sample of slots, the value at several blocks. */
   check(reader: StoreReader, head: number, what: string): void {
-    for (const [hash, at] of this.txs) assert.deepEqual(reader.txLocation(Buffer.from(hash, 'hex')), at, `${what}: transaction ${hash}`);
+    for (const [hash, at] of this.txs)
+      assert.deepEqual(reader.txLocation(Buffer.from(hash, 'hex')), at, `${what}: transaction ${hash}`);
     let i = 0;
     for (const [name, writes] of this.slots) {
       if (i++ % 7 !== 0) continue;
@@ -162,7 +184,11 @@ class Expected {
           const newest = writes.filter((x) => x.number <= n).at(-1);
           const want = new Uint8Array(32);
           if (newest) want.set(newest.value, 32 - newest.value.length);
-          assert.deepEqual(reader.storageAt(key.subarray(0, 20), key.subarray(20), n), want, `${what}: slot ${name} at ${n}`);
+          assert.deepEqual(
+            reader.storageAt(key.subarray(0, 20), key.subarray(20), n),
+            want,
+            `${what}: slot ${name} at ${n}`,
+          );
         }
       }
     }
@@ -190,13 +216,21 @@ test('lookups through freezing, merges and deep rollbacks; the same runs whateve
     assert.deepEqual(diffStores(a!, b!), []);
     const manifest = readManifest(a!)!;
     assert.equal(manifest.frozenTo, freezeTarget(BLOCKS - 1));
-    assert.ok(manifest.runs.some((r) => r.level === 1) && manifest.runs.some((r) => r.level === 0), JSON.stringify(manifest.runs));
-    assert.ok(a!.txByHash.getKeysCount() < blocks.slice(manifest.frozenTo + 1).reduce((n, block) => n + block.transactions.length, 0) + 1);
+    assert.ok(
+      manifest.runs.some((r) => r.level === 1) && manifest.runs.some((r) => r.level === 0),
+      JSON.stringify(manifest.runs),
+    );
+    assert.ok(
+      a!.txByHash.getKeysCount() <
+        blocks.slice(manifest.frozenTo + 1).reduce((n, block) => n + block.transactions.length, 0) + 1,
+    );
     assert.deepEqual(verifyStore(a!).problems, []);
 
     // A rollback deep into the frozen blocks (into the level-1 run), then another branch.
     const to = 5 * FREEZE_BLOCKS + 17;
-    const branch = [...generateChain({ blocks: BLOCKS + 300, seed: 'runs-branch', density: DENSITY, startNumber: 0 })].slice(to + 1);
+    const branch = [
+      ...generateChain({ blocks: BLOCKS + 300, seed: 'runs-branch', density: DENSITY, startNumber: 0 }),
+    ].slice(to + 1);
     const parent = blocks[to]!.header.hash;
     const linked = relink(branch, parent);
     writerA.append({ rollbackTo: to, blocks: linked });
@@ -206,7 +240,8 @@ test('lookups through freezing, merges and deep rollbacks; the same runs whateve
     expected.check(reader, head, 'after the deep rollback');
     for (const block of blocks.slice(to + 1, to + 50)) {
       for (const tx of block.transactions) {
-        if (!expected.txs.has(Buffer.from(tx.hash).toString('hex'))) assert.equal(reader.txLocation(tx.hash), undefined, 'an orphaned transaction');
+        if (!expected.txs.has(Buffer.from(tx.hash).toString('hex')))
+          assert.equal(reader.txLocation(tx.hash), undefined, 'an orphaned transaction');
       }
     }
     assert.deepEqual(verifyStore(a!).problems, []);

@@ -1,15 +1,22 @@
-import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { createHash } from 'node:crypto';
+import { test } from 'node:test';
 import { open } from 'lmdb';
 import type { BlockBundle, StorageWrite } from '#src/chain/types.js';
+import {
+  checkApiKey,
+  constantTimeEqual,
+  createApiKey,
+  hashApiKey,
+  listApiKeys,
+  revokeApiKey,
+} from '#src/store/apiKeys.js';
+import { StoreReader } from '#src/store/reader.js';
 import { closeStore, openStore, SCHEMA_VERSION, type Store } from '#src/store/schema.js';
 import { ChainContinuityError, StoreWriter } from '#src/store/writer.js';
-import { StoreReader } from '#src/store/reader.js';
-import { checkApiKey, constantTimeEqual, createApiKey, hashApiKey, listApiKeys, revokeApiKey } from '#src/store/apiKeys.js';
 import { filled, makeBundle, Rng } from './fixtures.js';
 
 const ZERO_WORD = new Uint8Array(32);
@@ -47,7 +54,8 @@ function snapshot(store: Store): Record<string, string[]> {
   } as const;
   for (const [name, db] of Object.entries(dbs)) {
     out[name] = [];
-    for (const { key, value } of (db as Store['headers']).getRange()) out[name]!.push(`${render(key)}=${render(value)}`);
+    for (const { key, value } of (db as Store['headers']).getRange())
+      out[name]!.push(`${render(key)}=${render(value)}`);
   }
   return out;
 }
@@ -115,10 +123,18 @@ function buildChain(): Chain {
   }
   const pending = makeBundle(rng, 106, parent, 2);
   const history: Chain['history'] = {
-    AS: [[100, X], [102, Y], [104, ZERO_WORD], [105, Z]],
+    AS: [
+      [100, X],
+      [102, Y],
+      [104, ZERO_WORD],
+      [105, Z],
+    ],
     AS1: [[101, W]],
     AT: [],
-    BT: [[102, W], [105, ZERO_WORD]],
+    BT: [
+      [102, W],
+      [105, ZERO_WORD],
+    ],
     BS: [[103, X]],
   };
   return { rng, batch1: blocks.slice(0, 3), batch2: blocks.slice(3), pending, addrA, addrB, slotS, slotT, history };
@@ -136,7 +152,10 @@ function checkBlocks(reader: StoreReader, blocks: BlockBundle[]): void {
     assert.deepStrictEqual(reader.header(n), b.header, `header ${n}`);
     assert.equal(reader.numberByHash(b.header.hash), n);
     assert.deepStrictEqual(reader.transactions(n), b.transactions, `transactions ${n}`);
-    assert.deepStrictEqual(reader.txHashes(n), b.transactions.map((tx) => tx.hash));
+    assert.deepStrictEqual(
+      reader.txHashes(n),
+      b.transactions.map((tx) => tx.hash),
+    );
     b.transactions.forEach((tx, i) => {
       assert.deepStrictEqual(reader.transaction(n, i), tx);
       assert.deepStrictEqual(reader.txHash(n, i), tx.hash);
@@ -205,7 +224,11 @@ test('storage history: value at N is the last write at or before N, zero before 
           const history = chain.history[label]!.filter(([b]) => b <= upTo);
           const got = reader.storageAt(address, slot, n);
           assert.equal(got.length, 32);
-          assert.deepStrictEqual(Buffer.from(got).toString('hex'), Buffer.from(expectedAt(history, n)).toString('hex'), `${label} at ${n} after ${upTo}`);
+          assert.deepStrictEqual(
+            Buffer.from(got).toString('hex'),
+            Buffer.from(expectedAt(history, n)).toString('hex'),
+            `${label} at ${n} after ${upTo}`,
+          );
         }
       }
     };
@@ -266,7 +289,10 @@ test('ChainContinuityError: missing chain id, wrong block number, wrong parent h
     assert.equal(reader.meta(), undefined);
 
     // A gap inside the first batch: 100 then 102.
-    assert.throws(() => writer.append({ blocks: [chain.batch1[0]!, chain.batch1[2]!], chainId: 1n }), ChainContinuityError);
+    assert.throws(
+      () => writer.append({ blocks: [chain.batch1[0]!, chain.batch1[2]!], chainId: 1n }),
+      ChainContinuityError,
+    );
     assert.deepStrictEqual(snapshot(store), empty);
     assert.equal(reader.header(100), undefined);
 
@@ -317,7 +343,13 @@ test('a store reopens with its data, read-only too; a foreign schema version is 
     store = openStore(dir, { readOnly: true });
     try {
       const reader = new StoreReader(store);
-      assert.deepStrictEqual(reader.meta(), { chainId: 11155111n, earliest: 100, head: 102, safe: 102, finalized: 102 });
+      assert.deepStrictEqual(reader.meta(), {
+        chainId: 11155111n,
+        earliest: 100,
+        head: 102,
+        safe: 102,
+        finalized: 102,
+      });
       checkBlocks(reader, chain.batch1);
       assert.throws(() => new StoreWriter(store), /read-only/);
     } finally {
@@ -327,19 +359,33 @@ test('a store reopens with its data, read-only too; a foreign schema version is 
     store = openStore(dir);
     store.meta.putSync('schemaVersion', SCHEMA_VERSION + 1);
     await closeStore(store);
-    assert.throws(() => openStore(dir), new RegExp(`has layout version ${SCHEMA_VERSION + 1}, this build reads version ${SCHEMA_VERSION}: it was written by a newer ethlogd`));
+    assert.throws(
+      () => openStore(dir),
+      new RegExp(
+        `has layout version ${SCHEMA_VERSION + 1}, this build reads version ${SCHEMA_VERSION}: it was written by a newer ethlogd`,
+      ),
+    );
     const env = open({ path: dir, maxDbs: 16 });
     env.openDB({ name: 'meta' }).putSync('schemaVersion', 1);
     await env.close();
-    assert.throws(() => openStore(dir, { readOnly: true }), /has layout version 1, this build reads version 4 \(older stores lack the receipts, each block's transaction hashes and the frozen runs and other chains' transactions and fields \(OP stack, Arbitrum\)\): build it again with `ethlogd generate` or `ethlogd ingest`/);
+    assert.throws(
+      () => openStore(dir, { readOnly: true }),
+      /has layout version 1, this build reads version 4 \(older stores lack the receipts, each block's transaction hashes and the frozen runs and other chains' transactions and fields \(OP stack, Arbitrum\)\): build it again with `ethlogd generate` or `ethlogd ingest`/,
+    );
     const env2 = open({ path: dir, maxDbs: 16 });
     env2.openDB({ name: 'meta' }).putSync('schemaVersion', 2);
     await env2.close();
-    assert.throws(() => openStore(dir, { readOnly: true }), /has layout version 2, this build reads version 4 \(older stores lack each block's transaction hashes and the frozen runs and other chains'/);
+    assert.throws(
+      () => openStore(dir, { readOnly: true }),
+      /has layout version 2, this build reads version 4 \(older stores lack each block's transaction hashes and the frozen runs and other chains'/,
+    );
     const env3 = open({ path: dir, maxDbs: 16 });
     env3.openDB({ name: 'meta' }).putSync('schemaVersion', 3);
     await env3.close();
-    assert.throws(() => openStore(dir, { readOnly: true }), /has layout version 3, this build reads version 4 \(it lacks the frozen runs and other chains' transactions and fields \(OP stack, Arbitrum\)\): convert it with `ethlogd migrate --data /);
+    assert.throws(
+      () => openStore(dir, { readOnly: true }),
+      /has layout version 3, this build reads version 4 \(it lacks the frozen runs and other chains' transactions and fields \(OP stack, Arbitrum\)\): convert it with `ethlogd migrate --data /,
+    );
     assert.throws(() => openStore(dir, { readOnly: true, migrating: true }), /has layout version 3/);
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
@@ -362,7 +408,11 @@ test('api keys: checks stay exact past the memo of presented keys, after a key i
     // Written as another process writes: this tick's checks answer as before, the next tick's see it.
     store.apiKeys.putSync(hashApiKey(unknownFirst), { label: 'late', created: Date.now(), revoked: null });
     await nextTick();
-    assert.equal(checkApiKey(store, unknownFirst), 'valid', 'a key stored after it was refused is accepted from the next tick on');
+    assert.equal(
+      checkApiKey(store, unknownFirst),
+      'valid',
+      'a key stored after it was refused is accepted from the next tick on',
+    );
     assert.equal(checkApiKey(store, k1), 'valid');
     store.apiKeys.removeSync(hashApiKey(k1));
     assert.equal(checkApiKey(store, k1), 'valid', 'within a tick a checked key answers as it did');
@@ -389,7 +439,8 @@ test('api keys: constantTimeEqual is string equality', () => {
     ['a'.repeat(63) + 'b', 'a'.repeat(64), false],
     ['\u0100', '\u0000', false],
   ];
-  for (const [a, b, equal] of cases) assert.equal(constantTimeEqual(a, b), equal, `${JSON.stringify(a)} vs ${JSON.stringify(b)}`);
+  for (const [a, b, equal] of cases)
+    assert.equal(constantTimeEqual(a, b), equal, `${JSON.stringify(a)} vs ${JSON.stringify(b)}`);
 });
 
 test('api keys: create, list, check, revoke; only the sha256 hash is stored', async () => {
@@ -428,7 +479,10 @@ test('api keys: create, list, check, revoke; only the sha256 hash is stored', as
 
     assert.equal(revokeApiKey(store, 'not-a-key'), false);
     assert.equal(revokeApiKey(store, hashApiKey(k1).toString('hex')), false, 'the id is not the key');
-    assert.equal(listApiKeys(store).every((e) => e.revoked === null), true);
+    assert.equal(
+      listApiKeys(store).every((e) => e.revoked === null),
+      true,
+    );
 
     assert.equal(revokeApiKey(store, k1), true);
     assert.equal(checkApiKey(store, k1), 'revoked');
@@ -436,7 +490,11 @@ test('api keys: create, list, check, revoke; only the sha256 hash is stored', as
     const revokedAt = listApiKeys(store).find((e) => e.label === 'alice')!.revoked;
     assert.equal(typeof revokedAt, 'number');
     assert.equal(revokeApiKey(store, k1), true, 'revoking twice still reports a known key');
-    assert.equal(listApiKeys(store).find((e) => e.label === 'alice')!.revoked, revokedAt, 'the first revocation time is kept');
+    assert.equal(
+      listApiKeys(store).find((e) => e.label === 'alice')!.revoked,
+      revokedAt,
+      'the first revocation time is kept',
+    );
     assert.equal(listApiKeys(store).length, 2);
   } finally {
     await closeStore(store);
@@ -450,7 +508,11 @@ test('api keys: create, list, check, revoke; only the sha256 hash is stored', as
         assert.equal(file.includes(Buffer.from(k, 'hex')), false, 'raw key bytes found on disk');
       }
     }
-    assert.equal(files.some((file) => file.includes(hashApiKey(keys[0]!))), true, 'the key hash is stored');
+    assert.equal(
+      files.some((file) => file.includes(hashApiKey(keys[0]!))),
+      true,
+      'the key hash is stored',
+    );
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
   }

@@ -10,14 +10,21 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { generateStore } from '#src/synth/generateStore.js';
 import { decodeHeader, encodeBundle, encodeHeader } from '#src/store/codec.js';
-import { decodeTxKey, encodeAddressSegmentKey, encodeBlockKey, encodeBloomBitsKey, encodeStorageKey, encodeTxKey } from '#src/store/keys.js';
+import {
+  decodeTxKey,
+  encodeAddressSegmentKey,
+  encodeBlockKey,
+  encodeBloomBitsKey,
+  encodeStorageKey,
+  encodeTxKey,
+} from '#src/store/keys.js';
 import { decodeLogs, encodeLogs } from '#src/store/logsRecord.js';
 import { StoreReader } from '#src/store/reader.js';
 import { closeStore, openStore, type Store } from '#src/store/schema.js';
 import { SEGMENT_BLOCKS } from '#src/store/segments.js';
-import { verifyStore, type VerifyResult } from '#src/store/verify.js';
+import { type VerifyResult, verifyStore } from '#src/store/verify.js';
+import { generateStore } from '#src/synth/generateStore.js';
 
 /** A small store: block-level damage. */
 const SMALL = { blocks: 120, seed: 'verify', density: 0.05 };
@@ -39,19 +46,25 @@ async function makeStore(opts: { blocks: number; seed: string; density: number }
 /** Applies `damage` in a write transaction, verifies inside it, and rolls everything back. */
 function verifyDamaged(store: Store, damage: () => void): VerifyResult {
   let result: VerifyResult | undefined;
-  assert.throws(() =>
-    store.env.transactionSync(() => {
-      damage();
-      result = verifyStore(store);
-      throw new Undo();
-    }),
-  Undo);
+  assert.throws(
+    () =>
+      store.env.transactionSync(() => {
+        damage();
+        result = verifyStore(store);
+        throw new Undo();
+      }),
+    Undo,
+  );
   return result!;
 }
 
 /** Asserts every pattern matches some problem. */
 function assertProblems(result: VerifyResult, ...patterns: RegExp[]): void {
-  for (const p of patterns) assert.ok(result.problems.some((line) => p.test(line)), `a problem matching ${p} in:\n${result.problems.join('\n')}`);
+  for (const p of patterns)
+    assert.ok(
+      result.problems.some((line) => p.test(line)),
+      `a problem matching ${p} in:\n${result.problems.join('\n')}`,
+    );
 }
 
 /** The first block from `from` that has logs, and (when `busy`) two transactions and storage writes. */
@@ -89,7 +102,11 @@ describe('a small store', () => {
 
   test('a missing transaction, and its dangling hash index', () => {
     const r = verifyDamaged(store, () => store.txs.remove(encodeTxKey(n, 1)));
-    assertProblems(r, new RegExp(`^block ${n}: transactions 1\\.\\.1 missing$`), /^txByHash: 0x[0-9a-f]{64} → 0x[0-9a-f]{24} is not a stored transaction/);
+    assertProblems(
+      r,
+      new RegExp(`^block ${n}: transactions 1\\.\\.1 missing$`),
+      /^txByHash: 0x[0-9a-f]{64} → 0x[0-9a-f]{24} is not a stored transaction/,
+    );
   });
 
   test('a transaction beyond the header count, and one missing from the hash index', () => {
@@ -98,17 +115,31 @@ describe('a small store', () => {
       store.txs.put(encodeTxKey(n + 1, 999), extra);
       store.txByHash.remove(extra.subarray(0, 32));
     });
-    assertProblems(r, new RegExp(`^block ${n + 1}: transaction 999 beyond`), new RegExp(`^block ${n}: transaction 0 \\(0x[0-9a-f]+\\) is not in txByHash$`));
+    assertProblems(
+      r,
+      new RegExp(`^block ${n + 1}: transaction 999 beyond`),
+      new RegExp(`^block ${n}: transaction 0 \\(0x[0-9a-f]+\\) is not in txByHash$`),
+    );
   });
 
-  test('a block\'s transaction hashes value missing, out of order, or with a hash too many', () => {
+  test("a block's transaction hashes value missing, out of order, or with a hash too many", () => {
     const key = encodeBlockKey(n);
     const list = store.txHashes.getBinary(key)!;
     const swapped = Buffer.concat([list.subarray(32, 64), list.subarray(0, 32), list.subarray(64)]);
-    const problem = (m: number) => new RegExp(`^block ${m}: the transaction hashes value is not the hashes of its \\d+ transactions in order$`);
-    assertProblems(verifyDamaged(store, () => store.txHashes.remove(key)), problem(n));
-    assertProblems(verifyDamaged(store, () => store.txHashes.put(key, swapped)), problem(n));
-    assertProblems(verifyDamaged(store, () => store.txHashes.put(key, Buffer.concat([list, list.subarray(0, 32)]))), problem(n));
+    const problem = (m: number) =>
+      new RegExp(`^block ${m}: the transaction hashes value is not the hashes of its \\d+ transactions in order$`);
+    assertProblems(
+      verifyDamaged(store, () => store.txHashes.remove(key)),
+      problem(n),
+    );
+    assertProblems(
+      verifyDamaged(store, () => store.txHashes.put(key, swapped)),
+      problem(n),
+    );
+    assertProblems(
+      verifyDamaged(store, () => store.txHashes.put(key, Buffer.concat([list, list.subarray(0, 32)]))),
+      problem(n),
+    );
   });
 
   test('a hash index pointing elsewhere', () => {
@@ -128,20 +159,29 @@ describe('a small store', () => {
       store.txHashes.put(encodeBlockKey(above), store.txHashes.getBinary(encodeBlockKey(n))!);
       store.storage.put(encodeStorageKey(new Uint8Array(20).fill(1), new Uint8Array(32), above), Buffer.from([7]));
     });
-    for (const name of ['headers', 'logs', 'logAddresses', 'storageWrites', 'txHashes']) assertProblems(r, new RegExp(`^${name}: an entry for block ${above}, outside 0\\.\\.${head}$`));
+    for (const name of ['headers', 'logs', 'logAddresses', 'storageWrites', 'txHashes'])
+      assertProblems(r, new RegExp(`^${name}: an entry for block ${above}, outside 0\\.\\.${head}$`));
     assertProblems(r, new RegExp(`^storage: key 0x0101[0-9a-f]+ is at block ${above}, outside`));
   });
 
   test('a missing header, and the hash index and parent link around it', () => {
     const r = verifyDamaged(store, () => store.headers.remove(encodeBlockKey(n)));
-    assertProblems(r, new RegExp(`^block ${n}: header missing$`), /^blockByHash: .* is not a stored block with that hash$/);
+    assertProblems(
+      r,
+      new RegExp(`^block ${n}: header missing$`),
+      /^blockByHash: .* is not a stored block with that hash$/,
+    );
   });
 
-  test('a broken parent link and a logsBloom that is not its logs\'', () => {
+  test("a broken parent link and a logsBloom that is not its logs'", () => {
     const header = decodeHeader(store.headers.getBinary(encodeBlockKey(n))!);
     const damaged = { ...header, parentHash: new Uint8Array(32).fill(9), logsBloom: new Uint8Array(256) };
     const r = verifyDamaged(store, () => store.headers.put(encodeBlockKey(n), encodeHeader(damaged)));
-    assertProblems(r, new RegExp(`^block ${n}: parent hash 0x0909[0-9a-f]+ is not block ${n - 1}'s hash$`), new RegExp(`^block ${n}: logsBloom is not the OR`));
+    assertProblems(
+      r,
+      new RegExp(`^block ${n}: parent hash 0x0909[0-9a-f]+ is not block ${n - 1}'s hash$`),
+      new RegExp(`^block ${n}: logsBloom is not the OR`),
+    );
   });
 
   test('a logs record naming a transaction the block lacks; a stale address table', () => {
@@ -149,10 +189,17 @@ describe('a small store', () => {
     const logs = decodeLogs(store.logs.getBinary(key)!);
     const txCount = decodeHeader(store.headers.getBinary(key)!).txCount;
     const r = verifyDamaged(store, () => {
-      store.logs.put(key, encodeLogs(logs.map((log, i) => (i === logs.length - 1 ? { ...log, txIndex: txCount } : log))));
+      store.logs.put(
+        key,
+        encodeLogs(logs.map((log, i) => (i === logs.length - 1 ? { ...log, txIndex: txCount } : log))),
+      );
       store.logAddresses.put(encodeBlockKey(n + 1), Buffer.alloc(20, 0xee));
     });
-    assertProblems(r, new RegExp(`^block ${n}: log ${logs.length - 1} names transaction ${txCount} of ${txCount}$`), new RegExp(`^block ${n + 1}: (an address table but no logs record|the address table is not)`));
+    assertProblems(
+      r,
+      new RegExp(`^block ${n}: log ${logs.length - 1} names transaction ${txCount} of ${txCount}$`),
+      new RegExp(`^block ${n + 1}: (an address table but no logs record|the address table is not)`),
+    );
   });
 
   test('a truncated logs record is named, not decoded forever', () => {
@@ -169,7 +216,11 @@ describe('a small store', () => {
       store.storage.remove(encodeStorageKey(prefix.subarray(0, 20), prefix.subarray(20), n));
       store.storage.put(encodeStorageKey(new Uint8Array(20).fill(2), new Uint8Array(32), n + 1), Buffer.from([1]));
     });
-    assertProblems(r, new RegExp(`^block ${n}: storage write 0x[0-9a-f]{104} has no storage key$`), new RegExp(`^block ${n + 1}: `));
+    assertProblems(
+      r,
+      new RegExp(`^block ${n}: storage write 0x[0-9a-f]{104} has no storage key$`),
+      new RegExp(`^block ${n + 1}: `),
+    );
   });
 
   test('markers out of range and a pending block that does not follow the head', () => {
@@ -179,20 +230,34 @@ describe('a small store', () => {
       store.meta.put('finalized', -1);
       store.meta.put('pending', encodeBundle({ ...pending, header: { ...pending.header, number: head + 2 } }));
     });
-    assertProblems(r, /^meta: safe \d+ is not a block number at or below head/, /^meta: finalized -1 /, new RegExp(`^meta: the pending block is number ${head + 2}, want head \\+ 1`));
+    assertProblems(
+      r,
+      /^meta: safe \d+ is not a block number at or below head/,
+      /^meta: finalized -1 /,
+      new RegExp(`^meta: the pending block is number ${head + 2}, want head \\+ 1`),
+    );
   });
 
   test('orphans must not be canonical', () => {
     const raw = store.headers.getBinary(encodeBlockKey(n))!;
     const hash = Buffer.from(decodeHeader(raw).hash);
-    const r = verifyDamaged(store, () => store.orphans.put(hash, encodeBundle({ header: decodeHeader(raw), transactions: [], receipts: [], logs: [], storage: [] })));
+    const r = verifyDamaged(store, () =>
+      store.orphans.put(
+        hash,
+        encodeBundle({ header: decodeHeader(raw), transactions: [], receipts: [], logs: [], storage: [] }),
+      ),
+    );
     assertProblems(r, /^orphans: 0x[0-9a-f]{64} is also canonical$/);
   });
 
   test('a store without a head holds nothing', () => {
     const r = verifyDamaged(store, () => store.meta.remove('head'));
     assert.equal(r.blocks, 0);
-    assertProblems(r, /^meta: chainId is set but the store has no head$/, /^headers: \d+ entries but the store has no head$/);
+    assertProblems(
+      r,
+      /^meta: chainId is set but the store has no head$/,
+      /^headers: \d+ entries but the store has no head$/,
+    );
   });
 });
 

@@ -11,8 +11,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { test } from 'node:test';
 import type { BlockBundle, StorageWrite, Transaction } from '#src/chain/types.js';
-import { generateChain } from '#src/synth/generator.js';
-import { encodeBlockRecords, type BlockRecords } from '#src/store/blockRecords.js';
+import { type BlockRecords, encodeBlockRecords } from '#src/store/blockRecords.js';
 import { decodeBloomBitsKey, encodeBlockKey, encodeTxKey } from '#src/store/keys.js';
 import { MIN_ORDERED_PUTS } from '#src/store/orderedPuts.js';
 import { StoreReader } from '#src/store/reader.js';
@@ -20,6 +19,7 @@ import { storedBlockHash } from '#src/store/recordViews.js';
 import { ADDRESS_INDEX_FLAG, CHAIN_DATABASES, closeStore, openStore, type Store } from '#src/store/schema.js';
 import { BLOOM_BITS, buildSegmentRows, ROW_BYTES, SEGMENT_BLOCKS } from '#src/store/segments.js';
 import { ChainContinuityError, StoreWriter } from '#src/store/writer.js';
+import { generateChain } from '#src/synth/generator.js';
 import { makeHeader, Rng } from './fixtures.js';
 
 async function withStore(body: (store: Store) => void | Promise<void>): Promise<void> {
@@ -38,9 +38,11 @@ function snapshot(store: Store): Record<string, string[]> {
   const render = (v: unknown): string => (v instanceof Uint8Array ? Buffer.from(v).toString('hex') : JSON.stringify(v));
   const out: Record<string, string[]> = {};
   for (const [name, db] of Object.entries(store)) {
-    if (name === 'env' || name === 'apiKeys' || typeof (db as { getRange?: unknown })?.getRange !== 'function') continue;
+    if (name === 'env' || name === 'apiKeys' || typeof (db as { getRange?: unknown })?.getRange !== 'function')
+      continue;
     out[name] = [];
-    for (const { key, value } of (db as Store['headers']).getRange()) out[name]!.push(`${render(key)}=${render(value)}`);
+    for (const { key, value } of (db as Store['headers']).getRange())
+      out[name]!.push(`${render(key)}=${render(value)}`);
   }
   assert.ok('headers' in out && 'bloomBits' in out && 'storageWrites' in out && 'meta' in out);
   return out;
@@ -174,7 +176,9 @@ test('reorganisation in one transaction: orphans by hash, indexes undone, storag
     for (const b of chain.slice(0, ROLLBACK + 1 - START)) {
       assert.equal(reader.numberByHash(b.header.hash), b.header.number);
       assert.equal(reader.orphan(b.header.hash), undefined);
-      b.transactions.forEach((tx, i) => assert.deepEqual(reader.txLocation(tx.hash), { number: b.header.number, index: i }));
+      b.transactions.forEach((tx, i) =>
+        assert.deepEqual(reader.txLocation(tx.hash), { number: b.header.number, index: i }),
+      );
     }
 
     // Storage: the controlled slots...
@@ -195,7 +199,11 @@ test('reorganisation in one transaction: orphans by hash, indexes undone, storag
     assert.ok(slots.size > 40, `enough slots (${slots.size})`);
     for (const w of slots.values()) {
       for (let n = START - 1; n <= 1012; n++) {
-        assert.deepEqual(reader.storageAt(w.address, w.slot, n), expectedStorage(canonical, w.address, w.slot, n), `${hex(w.slot)} at ${n}`);
+        assert.deepEqual(
+          reader.storageAt(w.address, w.slot, n),
+          expectedStorage(canonical, w.address, w.slot, n),
+          `${hex(w.slot)} at ${n}`,
+        );
       }
     }
   });
@@ -212,7 +220,10 @@ test('a refused rollback (below earliest, above head, or with a bad branch) chan
     assert.throws(() => writer.append({ rollbackTo: START - 1, blocks: [] }), ChainContinuityError);
     assert.throws(() => writer.append({ rollbackTo: START - 1, blocks: [chain[0]!] }), ChainContinuityError);
     assert.throws(() => writer.append({ rollbackTo: 1012, blocks: [] }), ChainContinuityError);
-    assert.throws(() => writer.append({ rollbackTo: 1012, blocks: forkOf([chain[11]!], chain[11]!.header.hash, 'x', []) }), ChainContinuityError);
+    assert.throws(
+      () => writer.append({ rollbackTo: 1012, blocks: forkOf([chain[11]!], chain[11]!.header.hash, 'x', []) }),
+      ChainContinuityError,
+    );
     // A valid rollback followed by a block that does not extend the ancestor: the whole batch is undone.
     const badBranch = forkOf(chain.slice(7, 9), chain[0]!.header.hash, 'bad', []);
     assert.throws(() => writer.append({ rollbackTo: 1006, blocks: badBranch, safe: 1000 }), /does not extend/);
@@ -249,7 +260,9 @@ test('a block that returns to the canonical chain leaves orphans, and its transa
     for (const b of old) {
       assert.equal(reader.orphan(b.header.hash), undefined, `block ${b.header.number} left orphans`);
       assert.equal(reader.numberByHash(b.header.hash), b.header.number);
-      b.transactions.forEach((tx, i) => assert.deepEqual(reader.txLocation(tx.hash), { number: b.header.number, index: i }));
+      b.transactions.forEach((tx, i) =>
+        assert.deepEqual(reader.txLocation(tx.hash), { number: b.header.number, index: i }),
+      );
     }
     for (const b of branch) {
       assert.ok(reader.orphan(b.header.hash), 'the side branch is now orphaned');
@@ -476,7 +489,8 @@ test('appends and key-ordered puts store what plain puts in block order store: a
       // Mainnet density: the second batch and the branch put more keys a database than orderedPuts leaves unordered.
       const chain = [...generateChain({ blocks: 90, seed: 'write-order', density: 1, startNumber: FIRST })];
       const at = (n: number) => chain[n - FIRST]!;
-      // A transaction hash twice in one batch (the later block's location stays) and a slot written twice in one block (the later value stays).
+      // A transaction hash twice in one batch (the later block's location stays) and a slot written twice in one block
+      // (the later value stays).
       at(FIRST + 12).transactions[1] = at(FIRST + 11).transactions[0]!;
       const write = at(FIRST + 13).storage[0]!;
       at(FIRST + 13).storage.push({ ...write, value: word(0x5a) });
@@ -495,7 +509,8 @@ test('appends and key-ordered puts store what plain puts in block order store: a
         putOneByOne(reference, records(blocks), i === 0 ? 1n : undefined);
       }
       assert.ok(txHashPuts.length >= MIN_ORDERED_PUTS, `${txHashPuts.length} transaction hashes in the second batch`);
-      for (let i = 1; i < txHashPuts.length; i++) assert.ok(Buffer.compare(txHashPuts[i - 1]!, txHashPuts[i]!) <= 0, 'transaction hashes put in key order');
+      for (let i = 1; i < txHashPuts.length; i++)
+        assert.ok(Buffer.compare(txHashPuts[i - 1]!, txHashPuts[i]!) <= 0, 'transaction hashes put in key order');
       assert.ok(new StoreReader(store).meta()!.head >= SEGMENT_BLOCKS, 'segment 0 completed');
       // A reorganisation below the boundary (segment 0 open again), its branch crossing it again.
       const ROLLBACK = SEGMENT_BLOCKS - 4;
@@ -503,7 +518,8 @@ test('appends and key-ordered puts store what plain puts in block order store: a
       writer.appendRecords({ rollbackTo: ROLLBACK, blocks: records(branch) });
       referenceWriter.appendRecords({ rollbackTo: ROLLBACK, blocks: [] });
       putOneByOne(reference, records(branch));
-      // Keys above the head that a store should not hold: appending is refused there and the entry put where it belongs.
+      // Keys above the head that a store should not hold: appending is refused there and the entry put where it
+      // belongs.
       const head = branch.at(-1)!.header.number;
       for (const s of [store, reference]) {
         s.env.transactionSync(() => {
@@ -511,7 +527,12 @@ test('appends and key-ordered puts store what plain puts in block order store: a
           s.txs.put(encodeTxKey(head + 1, 0), Buffer.from('stray transaction'));
         });
       }
-      const next = forkOf(chain.slice(80), branch.at(-1)!.header.hash, 'next', chain.slice(80).map((b) => b.storage));
+      const next = forkOf(
+        chain.slice(80),
+        branch.at(-1)!.header.hash,
+        'next',
+        chain.slice(80).map((b) => b.storage),
+      );
       writer.appendRecords({ blocks: records(next) });
       putOneByOne(reference, records(next));
       referenceWriter.rebuildIndexes();
@@ -523,7 +544,10 @@ test('appends and key-ordered puts store what plain puts in block order store: a
       assert.equal(reader.numberByHash(next.at(-1)!.header.hash), next.at(-1)!.header.number);
       // MDB_APPEND leaves full pages full, where plain puts of ascending keys split them in half.
       const leafPages = (s: Store) => (s.txs.getStats() as { treeLeafPageCount: number }).treeLeafPageCount;
-      assert.ok(leafPages(store) < leafPages(reference), `${leafPages(store)} leaf pages of transactions appended, ${leafPages(reference)} put`);
+      assert.ok(
+        leafPages(store) < leafPages(reference),
+        `${leafPages(store)} leaf pages of transactions appended, ${leafPages(reference)} put`,
+      );
     }),
   );
 });

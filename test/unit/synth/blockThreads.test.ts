@@ -17,5 +17,9 @@ test('the default generating threads: none on one core, one per core from two co
   ] as const) {
     assert.equal(defaultGenerateThreads(cores), threads, `${cores} cores`);
   }
-  assert.equal(defaultGenerateThreads(), defaultGenerateThreads(availableParallelism()), "this machine's cores by default");
+  assert.equal(
+    defaultGenerateThreads(),
+    defaultGenerateThreads(availableParallelism()),
+    "this machine's cores by default",
+  );
 });

@@ -6,11 +6,11 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import fc from 'fast-check';
 import { bytesToHex } from '#src/chain/hex.js';
+import type { BlockBundle } from '#src/chain/types.js';
 import { encodeHeader, encodeTx } from '#src/store/codec.js';
 import { encodeLogs } from '#src/store/logsRecord.js';
-import { Fork, FORK_SCHEDULE, forkOf } from '#src/synth/forks.js';
+import { FORK_SCHEDULE, Fork, forkOf } from '#src/synth/forks.js';
 import { generateChain } from '#src/synth/generator.js';
-import type { BlockBundle } from '#src/chain/types.js';
 
 /** Every byte a block stores: header, transactions, logs, storage writes. */
 function fingerprint(b: BlockBundle): string {

@@ -6,14 +6,14 @@ import { after, test } from 'node:test';
 import { bytesToHex } from '#src/chain/hex.js';
 import { mappingSlot } from '#src/chain/storageSlot.js';
 import type { BlockBundle } from '#src/chain/types.js';
-import { TRANSFER_TOPIC } from '#src/synth/events.js';
-import { generateStore, generateWriteMap } from '#src/synth/generateStore.js';
-import { CHAIN_VERSION, generateChain, generatePending, markers } from '#src/synth/generator.js';
-import { GenerateRefusedError, storedProvenance } from '#src/synth/provenance.js';
 import { blockRecordsBytes, encodeBlockRecords } from '#src/store/blockRecords.js';
 import { StoreReader } from '#src/store/reader.js';
 import { closeStore, openStore } from '#src/store/schema.js';
 import { StoreWriter } from '#src/store/writer.js';
+import { TRANSFER_TOPIC } from '#src/synth/events.js';
+import { generateStore, generateWriteMap } from '#src/synth/generateStore.js';
+import { CHAIN_VERSION, generateChain, generatePending, markers } from '#src/synth/generator.js';
+import { GenerateRefusedError, storedProvenance } from '#src/synth/provenance.js';
 
 const dirs: string[] = [];
 function tempDir(): string {
@@ -33,8 +33,14 @@ test('generateStore writes the chain, markers and pending block, read back throu
   const dir = tempDir();
   const result = await generateStore(dir, { ...OPTS, batchBlocks: 16, progress: false });
   assert.equal(result.blocks, 150);
-  assert.equal(result.txs, chain.reduce((n, b) => n + b.transactions.length, 0));
-  assert.equal(result.logs, chain.reduce((n, b) => n + b.logs.length, 0));
+  assert.equal(
+    result.txs,
+    chain.reduce((n, b) => n + b.transactions.length, 0),
+  );
+  assert.equal(
+    result.logs,
+    chain.reduce((n, b) => n + b.logs.length, 0),
+  );
   assert.ok(result.seconds >= 0);
 
   const store = openStore(dir, { readOnly: true });
@@ -65,7 +71,9 @@ test('generateStore writes the chain, markers and pending block, read back throu
       for (const log of b.logs) {
         if (log.topics.length !== 3 || hex(log.topics[0]!) !== hex(TRANSFER_TOPIC)) continue;
         const slot = mappingSlot(log.topics[2]!, 0n);
-        const write = [...b.storage].reverse().find((w) => hex(w.address) === hex(log.address) && hex(w.slot) === hex(slot));
+        const write = [...b.storage]
+          .reverse()
+          .find((w) => hex(w.address) === hex(log.address) && hex(w.slot) === hex(slot));
         if (!write) continue;
         assert.equal(hex(reader.storageAt(log.address, slot, b.header.number)), hex(write.value));
         checked++;
@@ -87,7 +95,10 @@ test('generateStore extends a store it made with the same options to a longer ch
   assert.deepEqual([first.blocks, first.earliest, first.head], [40, 0, 39]);
   const result = await generateStore(dir, { ...OPTS, progress: false });
   assert.deepEqual([result.blocks, result.earliest, result.head], [110, 0, 149]);
-  assert.equal(result.logs, chain.slice(40).reduce((n, b) => n + b.logs.length, 0));
+  assert.equal(
+    result.logs,
+    chain.slice(40).reduce((n, b) => n + b.logs.length, 0),
+  );
   const again = await generateStore(dir, { ...OPTS, progress: false });
   assert.deepEqual([again.blocks, again.head, again.busiest], [0, 149, []]);
 
@@ -106,16 +117,31 @@ test('generateStore extends a store it made with the same options to a longer ch
 test('generateStore refuses another seed or density, fewer blocks than stored, and a store it has no record of making', async () => {
   const dir = tempDir();
   await generateStore(dir, { ...OPTS, blocks: 40, progress: false });
-  const refused = (pattern: RegExp) => (error: unknown) => error instanceof GenerateRefusedError && pattern.test(error.message);
-  await assert.rejects(generateStore(dir, { ...OPTS, seed: 'another', progress: false }), refused(/holds blocks 0–39 of another chain \(--seed "store" --density 0\.05, not --seed "another" --density 0\.05\)/));
-  await assert.rejects(generateStore(dir, { ...OPTS, density: 0.5, progress: false }), refused(/run generate with --seed "store" --density 0\.05/));
-  await assert.rejects(generateStore(dir, { ...OPTS, blocks: 39, progress: false }), refused(/already holds blocks 0–39 of this chain, more than the 39 asked for/));
+  const refused = (pattern: RegExp) => (error: unknown) =>
+    error instanceof GenerateRefusedError && pattern.test(error.message);
+  await assert.rejects(
+    generateStore(dir, { ...OPTS, seed: 'another', progress: false }),
+    refused(
+      /holds blocks 0–39 of another chain \(--seed "store" --density 0\.05, not --seed "another" --density 0\.05\)/,
+    ),
+  );
+  await assert.rejects(
+    generateStore(dir, { ...OPTS, density: 0.5, progress: false }),
+    refused(/run generate with --seed "store" --density 0\.05/),
+  );
+  await assert.rejects(
+    generateStore(dir, { ...OPTS, blocks: 39, progress: false }),
+    refused(/already holds blocks 0–39 of this chain, more than the 39 asked for/),
+  );
 
   const unrecorded = tempDir();
   const store = openStore(unrecorded);
   new StoreWriter(store).append({ blocks: chain.slice(0, 40), chainId: 1n });
   await closeStore(store);
-  await assert.rejects(generateStore(unrecorded, { ...OPTS, progress: false }), refused(/holds blocks 0–39 with no record of generating them/));
+  await assert.rejects(
+    generateStore(unrecorded, { ...OPTS, progress: false }),
+    refused(/holds blocks 0–39 with no record of generating them/),
+  );
 
   const check = openStore(dir, { readOnly: true });
   try {
@@ -129,14 +155,23 @@ test('generateStore counts the busiest contracts of the blocks it generated, wit
   const result = await generateStore(tempDir(), { ...OPTS, blocks: 60, progress: false });
   const counts = new Map<string, number>();
   const topics = new Map<string, number>();
-  for (const b of chain.slice(0, 60)) for (const log of b.logs) counts.set(hex(log.address), (counts.get(hex(log.address)) ?? 0) + 1);
+  for (const b of chain.slice(0, 60))
+    for (const log of b.logs) counts.set(hex(log.address), (counts.get(hex(log.address)) ?? 0) + 1);
   const ranked = [...counts.entries()].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1)).slice(0, 3);
-  assert.deepEqual(result.busiest.map((c) => [hex(c.address), c.logs]), ranked);
+  assert.deepEqual(
+    result.busiest.map((c) => [hex(c.address), c.logs]),
+    ranked,
+  );
   for (const b of chain.slice(0, 60)) {
-    for (const log of b.logs) if (hex(log.address) === ranked[0]![0] && log.topics[0]) topics.set(hex(log.topics[0]), (topics.get(hex(log.topics[0])) ?? 0) + 1);
+    for (const log of b.logs)
+      if (hex(log.address) === ranked[0]![0] && log.topics[0])
+        topics.set(hex(log.topics[0]), (topics.get(hex(log.topics[0])) ?? 0) + 1);
   }
   const rankedTopics = [...topics.entries()].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1)).slice(0, 2);
-  assert.deepEqual(result.busiest[0]!.topics.map((t) => [hex(t.topic0), t.logs]), rankedTopics);
+  assert.deepEqual(
+    result.busiest[0]!.topics.map((t) => [hex(t.topic0), t.logs]),
+    rankedTopics,
+  );
 });
 
 test('without a pending block the stored one is cleared, also when extending a store that had one', async () => {
@@ -199,7 +234,11 @@ test('a write transaction holds batchBlocks blocks (fewer when their records rea
       for (const [i, size] of got.sizes.entries()) {
         const chunk = bytes.slice(at, at + size);
         const total = chunk.reduce((a, b) => a + b, 0);
-        if (i < got.sizes.length - 1) assert.ok(size === 100 || (total >= forty && total - chunk.at(-1)! < forty), `transaction ${i}: ${size} blocks, ${total} bytes`);
+        if (i < got.sizes.length - 1)
+          assert.ok(
+            size === 100 || (total >= forty && total - chunk.at(-1)! < forty),
+            `transaction ${i}: ${size} blocks, ${total} bytes`,
+          );
         at += size;
       }
       assert.equal(at, 150);
@@ -223,5 +262,10 @@ test('generateWriteMap: the write map when a transaction is expected to hold 32 
     [1, 1024, 16 * MIB, false],
     [2, 1024, 32 * MIB, true],
   ];
-  for (const [density, blocks, bytes, expected] of cases) assert.equal(generateWriteMap(density, blocks, bytes), expected, `density ${density}, ${blocks} blocks, ${bytes / MIB} MiB`);
+  for (const [density, blocks, bytes, expected] of cases)
+    assert.equal(
+      generateWriteMap(density, blocks, bytes),
+      expected,
+      `density ${density}, ${blocks} blocks, ${bytes / MIB} MiB`,
+    );
 });

@@ -7,31 +7,34 @@ import { keccak256 } from '#src/chain/keccak.js';
 import { mappingSlot } from '#src/chain/storageSlot.js';
 import { encodeTransaction } from '#src/chain/txEncoding.js';
 import type { BlockBundle } from '#src/chain/types.js';
+import { writeBlockRecords } from '#src/store/blockRecords.js';
+import { ByteWriter } from '#src/store/bytes.js';
+import { encodeHeader, encodeTx } from '#src/store/codec.js';
+import { encodeLogs } from '#src/store/logsRecord.js';
 import { TRANSFER_TOPIC } from '#src/synth/events.js';
+import { FORK_SCHEDULE as schedule } from '#src/synth/forks.js';
 import {
   CHAIN_VERSION,
   ChainGenerator,
   describeDataset,
   EMPTY_REQUESTS_HASH,
   EMPTY_UNCLES_HASH,
+  type GeneratorOptions,
   generateChain,
   generatePending,
   markers,
   rareAddress,
   TOTAL_DIFFICULTY,
-  type GeneratorOptions,
 } from '#src/synth/generator.js';
-import { FORK_SCHEDULE as schedule } from '#src/synth/forks.js';
-import { encodeHeader, encodeTx } from '#src/store/codec.js';
-import { encodeLogs } from '#src/store/logsRecord.js';
-import { writeBlockRecords } from '#src/store/blockRecords.js';
-import { ByteWriter } from '#src/store/bytes.js';
 
 const SECP256K1_N = 0xfffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141n;
 const hex = bytesToHex;
 
 const OPTS: GeneratorOptions = { blocks: 200, seed: 'unit', density: 0.1 };
-/** The records digest (recordsDigest) of OPTS's chain, and of four mainnet-density blocks from the Prague era's first, as CHAIN_VERSION 3 makes them. */
+/**
+ * The records digest (recordsDigest) of OPTS's chain, and of four mainnet-density blocks from the Prague era's first,
+ * as CHAIN_VERSION 3 makes them.
+ */
 const PINNED_UNIT_CHAIN = '0x9b9ed8f6bb05dac7599d2f42176e002e380fbc2f91d68d14815018599c583694';
 const PINNED_MAINNET_BLOCKS = '0xf87960d8b0ed47ccb523370d7c9057b781dd0dc2ef75e7d22935f301f489c8a9';
 const chain: BlockBundle[] = [...generateChain(OPTS)];
@@ -134,7 +137,8 @@ test('every transaction type appears, each with exactly its fields', () => {
         assert.equal(tx.chainId, 1n);
         seen.add(String(tx.type));
       }
-      if (tx.type >= 2) assert.ok(tx.maxFeePerGas! >= b.header.baseFeePerGas! && tx.maxPriorityFeePerGas! <= tx.maxFeePerGas!);
+      if (tx.type >= 2)
+        assert.ok(tx.maxFeePerGas! >= b.header.baseFeePerGas! && tx.maxPriorityFeePerGas! <= tx.maxFeePerGas!);
       if (tx.type <= 1) assert.ok(tx.gasPrice! >= b.header.baseFeePerGas!);
       if (tx.type === 3) {
         assert.ok(tx.to !== null && tx.blobVersionedHashes!.length >= 1);
@@ -206,13 +210,18 @@ test('ERC-20 transfers write balances at keccak256(pad32(holder) ‖ pad32(0))',
   for (const b of chain.slice(0, 60)) {
     const written = new Set(b.storage.map((w) => hex(w.address) + hex(w.slot)));
     for (const log of b.logs) {
-      if (log.topics.length !== 3 || !bytesEqual(log.topics[0]!, TRANSFER_TOPIC) || bytesEqual(log.address, weth)) continue;
-      assert.ok(written.has(hex(log.address) + hex(mappingSlot(log.topics[2]!, 0n))), `balance of the recipient in block ${b.header.number}`);
+      if (log.topics.length !== 3 || !bytesEqual(log.topics[0]!, TRANSFER_TOPIC) || bytesEqual(log.address, weth))
+        continue;
+      assert.ok(
+        written.has(hex(log.address) + hex(mappingSlot(log.topics[2]!, 0n))),
+        `balance of the recipient in block ${b.header.number}`,
+      );
       checked++;
     }
   }
   assert.ok(checked > 50, `checked ${checked}`);
-  for (const b of chain) for (const w of b.storage) assert.ok(w.address.length === 20 && w.slot.length === 32 && w.value.length === 32);
+  for (const b of chain)
+    for (const w of b.storage) assert.ok(w.address.length === 20 && w.slot.length === 32 && w.value.length === 32);
 });
 
 test('density scales transactions and logs (0.05: ~13 txs and ~25 logs per block)', () => {
@@ -275,7 +284,10 @@ test('generation resumes after any block and the pending block follows the head'
 
 test('startNumber shifts the chain; markers are head − 32 and head − 64, clamped to earliest', () => {
   const shifted = [...generateChain({ blocks: 5, seed: 'start', density: 0.05, startNumber: 1000 })];
-  assert.deepEqual(shifted.map((b) => b.header.number), [1000, 1001, 1002, 1003, 1004]);
+  assert.deepEqual(
+    shifted.map((b) => b.header.number),
+    [1000, 1001, 1002, 1003, 1004],
+  );
   assert.deepEqual(markers(1000, 0), { safe: 968, finalized: 936 });
   assert.deepEqual(markers(1040, 1000), { safe: 1008, finalized: 1000 });
   assert.deepEqual(markers(5, 0), { safe: 0, finalized: 0 });

@@ -10,7 +10,12 @@ import { LogTally } from '#src/synth/logTally.js';
 
 const address = (byte: number) => new Uint8Array(20).fill(byte);
 const topic = (byte: number) => new Uint8Array(32).fill(byte);
-const log = (a: Uint8Array, ...topics: Uint8Array[]): Log => ({ address: a, topics, data: new Uint8Array(0), txIndex: 0 });
+const log = (a: Uint8Array, ...topics: Uint8Array[]): Log => ({
+  address: a,
+  topics,
+  data: new Uint8Array(0),
+  txIndex: 0,
+});
 
 test('the busiest contracts and topic0s, merged across arrays of equal bytes, ties by value', () => {
   const tally = new LogTally();
@@ -22,7 +27,14 @@ test('the busiest contracts and topic0s, merged across arrays of equal bytes, ti
   assert.deepEqual(
     busiest.map((x) => [bytesToHex(x.address), x.logs, x.topics.map((t) => [bytesToHex(t.topic0), t.logs])]),
     [
-      [bytesToHex(a), 5, [[bytesToHex(t1), 2], [bytesToHex(t2), 2]]],
+      [
+        bytesToHex(a),
+        5,
+        [
+          [bytesToHex(t1), 2],
+          [bytesToHex(t2), 2],
+        ],
+      ],
       [bytesToHex(b), 3, [[bytesToHex(t3), 2]]],
     ],
   );
@@ -40,7 +52,14 @@ test('counts handed over from other tallies merge with the ones added here', () 
   assert.deepEqual(
     here.busiest(2, 2).map((x) => [bytesToHex(x.address), x.logs, x.topics.map((t) => [bytesToHex(t.topic0), t.logs])]),
     [
-      [bytesToHex(b), 4, [[bytesToHex(t2), 3], [bytesToHex(t1), 1]]],
+      [
+        bytesToHex(b),
+        4,
+        [
+          [bytesToHex(t2), 3],
+          [bytesToHex(t1), 1],
+        ],
+      ],
       [bytesToHex(a), 1, [[bytesToHex(t1), 1]]],
     ],
   );

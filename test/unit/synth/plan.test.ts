@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { GAS_PER_BLOB, nextBaseFee, nextExcessBlobGas } from '#src/synth/fees.js';
 import { FORK_SCHEDULE } from '#src/synth/forks.js';
-import { ChainPlanner, INTRINSIC_GAS, plainKind, TX_KIND, type BlockPlan } from '#src/synth/plan.js';
+import { type BlockPlan, ChainPlanner, INTRINSIC_GAS, plainKind, TX_KIND } from '#src/synth/plan.js';
 import { Universe } from '#src/synth/universe.js';
 
 const u = new Universe('plan');
@@ -29,7 +29,12 @@ test('base fee and excess blob gas follow from the parent plan; blob gas is the 
   plans.forEach((plan, i) => {
     assert.equal(plan.number, i);
     if (i > 0) assert.equal(plan.baseFee, nextBaseFee(parentOf(plans[i - 1]!)), `base fee of ${i}`);
-    if (plan.blobParams) assert.equal(plan.excessBlobGas, nextExcessBlobGas(i > 0 ? parentOf(plans[i - 1]!) : undefined, plan.blobParams), `excess of ${i}`);
+    if (plan.blobParams)
+      assert.equal(
+        plan.excessBlobGas,
+        nextExcessBlobGas(i > 0 ? parentOf(plans[i - 1]!) : undefined, plan.blobParams),
+        `excess of ${i}`,
+      );
     assert.equal(plan.blobParams !== undefined, i >= FORK_SCHEDULE.cancun);
     let planned = 0;
     plan.kinds.forEach((kind, t) => {

@@ -8,7 +8,13 @@ import { test } from 'node:test';
 import type { BlockBundle } from '#src/chain/types.js';
 import { encodeBlockRecords } from '#src/store/blockRecords.js';
 import { decodeBundle, encodeBundle } from '#src/store/codec.js';
-import { BlockBuilder, generateChain, generatePending, genesisParentHash, type GeneratorOptions } from '#src/synth/generator.js';
+import {
+  BlockBuilder,
+  type GeneratorOptions,
+  generateChain,
+  generatePending,
+  genesisParentHash,
+} from '#src/synth/generator.js';
 import { BlockPacker, linkPending, linkRecords, packPending, unpackBlocks } from '#src/synth/recordBatch.js';
 
 const OPTS: GeneratorOptions = { blocks: 30, seed: 'batch', density: 0.05 };
@@ -30,7 +36,7 @@ function unlinked(from: number, to: number) {
   return { out, planner, builder };
 }
 
-test('packed, unpacked and linked in order: the linked blocks\' records', () => {
+test("packed, unpacked and linked in order: the linked blocks' records", () => {
   const { out } = unlinked(0, 29);
   const unpacked = unpackBlocks(packed(out));
   assert.equal(unpacked.length, 30);

@@ -6,7 +6,13 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import fc from 'fast-check';
 import type { ChainMeta } from '#src/chain/types.js';
-import { DEFAULT_UPSTREAM_METHODS, ForwardListError, forwardedMethods, pinBlockParams, SEND_METHOD } from '#src/upstream/methods.js';
+import {
+  DEFAULT_UPSTREAM_METHODS,
+  ForwardListError,
+  forwardedMethods,
+  pinBlockParams,
+  SEND_METHOD,
+} from '#src/upstream/methods.js';
 
 const META: ChainMeta = { chainId: 1n, earliest: 0, head: 100, safe: 68, finalized: 36 };
 const SERVED = new Set(['eth_getLogs', 'eth_blockNumber']);
@@ -35,7 +41,10 @@ describe('forwardedMethods', () => {
   ];
   for (const [listed, send, message] of refusals) {
     test(`refuses ${listed.join(',')}`, () => {
-      assert.throws(() => forwardedMethods(listed, send, SERVED), (error: unknown) => error instanceof ForwardListError && message.test(error.message));
+      assert.throws(
+        () => forwardedMethods(listed, send, SERVED),
+        (error: unknown) => error instanceof ForwardListError && message.test(error.message),
+      );
     });
   }
 });
@@ -52,7 +61,12 @@ describe('pinBlockParams', () => {
     ['eth_call', [{ to }, '0x65'], [{ to }, '0x65'], 101],
     ['eth_call', [{ to }, hash], [{ to }, hash], undefined],
     ['eth_call', [{ to }, { blockNumber: 'finalized' }], [{ to }, { blockNumber: '0x24' }], 36],
-    ['eth_call', [{ to }, { blockHash: hash, requireCanonical: true }], [{ to }, { blockHash: hash, requireCanonical: true }], undefined],
+    [
+      'eth_call',
+      [{ to }, { blockHash: hash, requireCanonical: true }],
+      [{ to }, { blockHash: hash, requireCanonical: true }],
+      undefined,
+    ],
     ['eth_getBalance', [to, 'latest'], [to, '0x64'], 100],
     ['eth_getBalance', [to], [to, '0x64'], 100],
     ['eth_getCode', [to, '0x5'], [to, '0x5'], 5],
@@ -84,19 +98,27 @@ describe('pinBlockParams', () => {
   }
 
   test('never changes the params it is given, and pins every tag below or at the head', () => {
-    const block = fc.oneof(fc.constantFrom('latest', 'safe', 'finalized', 'pending', 'earliest', null, undefined), fc.nat({ max: 1000 }).map((n) => '0x' + n.toString(16)));
+    const block = fc.oneof(
+      fc.constantFrom('latest', 'safe', 'finalized', 'pending', 'earliest', null, undefined),
+      fc.nat({ max: 1000 }).map((n) => '0x' + n.toString(16)),
+    );
     fc.assert(
-      fc.property(fc.constantFrom('eth_call', 'eth_getBalance', 'trace_block', 'eth_gasPrice'), block, (method, value) => {
-        const params: unknown[] = method === 'trace_block' ? [value] : [to, value];
-        const copy = structuredClone(params);
-        const { params: out, highest } = pinBlockParams(method, params, META);
-        assert.deepEqual(params, copy);
-        // eth_gasPrice has no block parameter.
-        const pins = method !== 'eth_gasPrice';
-        if (!pins) return assert.deepEqual({ params: out, highest }, { params, highest: undefined });
-        if (value === 'latest' || value === 'safe' || value === 'finalized') assert.ok(highest !== undefined && highest <= META.head);
-        assert.ok(!out.includes('latest') && !out.includes('safe') && !out.includes('finalized'));
-      }),
+      fc.property(
+        fc.constantFrom('eth_call', 'eth_getBalance', 'trace_block', 'eth_gasPrice'),
+        block,
+        (method, value) => {
+          const params: unknown[] = method === 'trace_block' ? [value] : [to, value];
+          const copy = structuredClone(params);
+          const { params: out, highest } = pinBlockParams(method, params, META);
+          assert.deepEqual(params, copy);
+          // eth_gasPrice has no block parameter.
+          const pins = method !== 'eth_gasPrice';
+          if (!pins) return assert.deepEqual({ params: out, highest }, { params, highest: undefined });
+          if (value === 'latest' || value === 'safe' || value === 'finalized')
+            assert.ok(highest !== undefined && highest <= META.head);
+          assert.ok(!out.includes('latest') && !out.includes('safe') && !out.includes('finalized'));
+        },
+      ),
     );
   });
 });

@@ -27,14 +27,18 @@ test('luaLongString: any text, brackets and = signs included, reads back verbati
 
 test('LatencyHistogram: percentiles within 1% of the exact ones', () => {
   fc.assert(
-    fc.property(fc.array(fc.double({ min: 0.01, max: 60_000, noNaN: true }), { minLength: 1, maxLength: 500 }), fc.constantFrom(50, 99, 99.9), (values, p) => {
-      const h = new LatencyHistogram();
-      for (const v of values) h.add(v);
-      const sorted = [...values].sort((a, b) => a - b);
-      const exact = sorted[Math.ceil((p / 100) * sorted.length) - 1]!;
-      const got = h.percentile(p);
-      return got >= exact * 0.999 && got <= exact * 1.0101 + 1e-9;
-    }),
+    fc.property(
+      fc.array(fc.double({ min: 0.01, max: 60_000, noNaN: true }), { minLength: 1, maxLength: 500 }),
+      fc.constantFrom(50, 99, 99.9),
+      (values, p) => {
+        const h = new LatencyHistogram();
+        for (const v of values) h.add(v);
+        const sorted = [...values].sort((a, b) => a - b);
+        const exact = sorted[Math.ceil((p / 100) * sorted.length) - 1]!;
+        const got = h.percentile(p);
+        return got >= exact * 0.999 && got <= exact * 1.0101 + 1e-9;
+      },
+    ),
   );
   assert.equal(new LatencyHistogram().percentile(99), 0);
 });
@@ -43,7 +47,10 @@ test('the named mixes name only real shapes, and all of them together cover ever
   const names = new Set(SHAPES.map((s) => s.name));
   for (const mix of Object.values(MIXES)) for (const shape of Object.keys(mix)) assert.ok(names.has(shape), shape);
   const covered = new Set(['realtime', 'backfill', 'explorer'].flatMap((m) => Object.keys(MIXES[m]!)));
-  assert.deepEqual([...names].filter((n) => !covered.has(n)), []);
+  assert.deepEqual(
+    [...names].filter((n) => !covered.has(n)),
+    [],
+  );
 });
 
 test('checkMix and parseCorpus refuse what they cannot use, saying why', () => {
@@ -53,7 +60,11 @@ test('checkMix and parseCorpus refuse what they cannot use, saying why', () => {
     [{ receipt: -1 }, /non-negative number/],
     [{ receipt: 0 }, /at least one shape a positive weight/],
   ];
-  for (const [value, message] of cases) assert.throws(() => checkMix(value, 'm.json'), (e: Error) => e instanceof MixError && message.test(e.message));
+  for (const [value, message] of cases)
+    assert.throws(
+      () => checkMix(value, 'm.json'),
+      (e: Error) => e instanceof MixError && message.test(e.message),
+    );
   assert.deepEqual(checkMix({ receipt: 2, storage: 0 }, 'm.json'), { receipt: 2, storage: 0 });
   assert.throws(() => parseCorpus('{"shape":"x","body":{}}\nnot json\n', 'w.jsonl'), /w\.jsonl:2:/);
   assert.throws(() => parseCorpus('{"body":{}}\n', 'w.jsonl'), /w\.jsonl:1: each line must be/);

@@ -61,7 +61,10 @@ function decodeIndices(bytes: Uint8Array, count: number): { width: number; value
   return { width, values: values.slice(0, count) };
 }
 
-/** The runs of a page's values (after the bit width byte): each RLE run's length, or a bit-packed run's groups as 'p' + groups. */
+/**
+ * The runs of a page's values (after the bit width byte): each RLE run's length, or a bit-packed run's groups as 'p' +
+ * groups.
+ */
 function runKinds(bytes: Uint8Array, width: number): string[] {
   const kinds: string[] = [];
   let pos = 1;
@@ -79,7 +82,10 @@ function runKinds(bytes: Uint8Array, width: number): string[] {
 }
 
 /** Random rows in runs: each run one index or, about a sixth of its rows, null. */
-const runs = fc.array(fc.tuple(fc.nat({ max: 70_000 }), fc.integer({ min: 1, max: 40 }), fc.boolean()), { minLength: 1, maxLength: 60 });
+const runs = fc.array(fc.tuple(fc.nat({ max: 70_000 }), fc.integer({ min: 1, max: 40 }), fc.boolean()), {
+  minLength: 1,
+  maxLength: 60,
+});
 
 test('a page of dictionary indices reads back as its non-null rows', () => {
   fc.assert(
@@ -114,34 +120,59 @@ test('a page of dictionary indices reads back as its non-null rows', () => {
 
 test('indices that change from row to row are bit-packed, at every bit width, and read back', () => {
   fc.assert(
-    fc.property(fc.integer({ min: 1, max: 32 }), fc.array(fc.nat(), { minLength: 1, maxLength: 300 }), fc.array(fc.boolean(), { maxLength: 300 }), (width, seeds, nullSeeds) => {
-      const max = 2 ** width;
-      const indices = Uint32Array.from(seeds, (s) => s % max);
-      const rows = indices.length;
-      const nulls = Array.from(indices, (_, i) => nullSeeds[i] === true);
-      const validity = new Uint8Array((rows + 7) >> 3);
-      nulls.forEach((isNull, i) => {
-        if (!isNull) validity[i >> 3]! |= 1 << (i & 7);
-      });
-      const bitmap = nulls.includes(true) ? validity : new Uint8Array(0);
-      const out = new ByteWriter();
-      writeDictionaryIndices(out, indices, bitmap, 0, rows, width);
-      const expected = [...indices].filter((_, i) => bitmap.length === 0 || !nulls[i]);
-      const decoded = decodeIndices(out.view(), expected.length);
-      assert.equal(decoded.width, width);
-      assert.deepEqual(decoded.values, expected);
-    }),
+    fc.property(
+      fc.integer({ min: 1, max: 32 }),
+      fc.array(fc.nat(), { minLength: 1, maxLength: 300 }),
+      fc.array(fc.boolean(), { maxLength: 300 }),
+      (width, seeds, nullSeeds) => {
+        const max = 2 ** width;
+        const indices = Uint32Array.from(seeds, (s) => s % max);
+        const rows = indices.length;
+        const nulls = Array.from(indices, (_, i) => nullSeeds[i] === true);
+        const validity = new Uint8Array((rows + 7) >> 3);
+        nulls.forEach((isNull, i) => {
+          if (!isNull) validity[i >> 3]! |= 1 << (i & 7);
+        });
+        const bitmap = nulls.includes(true) ? validity : new Uint8Array(0);
+        const out = new ByteWriter();
+        writeDictionaryIndices(out, indices, bitmap, 0, rows, width);
+        const expected = [...indices].filter((_, i) => bitmap.length === 0 || !nulls[i]);
+        const decoded = decodeIndices(out.view(), expected.length);
+        assert.equal(decoded.width, width);
+        assert.deepEqual(decoded.values, expected);
+      },
+    ),
   );
 });
 
 test('runs of 8 or more equal indices are RLE runs, the indices between them bit-packed groups of 8', () => {
   const cases: { name: string; indices: number[]; kinds: string[] }[] = [
     { name: 'one long run', indices: Array(100).fill(3), kinds: ['100'] },
-    { name: 'runs of a block each', indices: [...Array(20).fill(0), ...Array(9).fill(1), ...Array(8).fill(2)], kinds: ['20', '9', '8'] },
-    { name: 'short runs: one bit-packed run, its last group padded', indices: [0, 0, 1, 1, 1, 2, 3, 3, 3, 4], kinds: ['p2'] },
-    { name: 'a long run after bit-packed groups starts at a group boundary', indices: [1, 2, 3, 4, 5, 6, 7, 0, ...Array(12).fill(9)], kinds: ['p1', '12'] },
-    { name: 'a long run inside a group: its start packed, the rest RLE', indices: [1, 2, 3, ...Array(14).fill(9)], kinds: ['p1', '9'] },
-    { name: 'a run of 7 at a boundary stays packed', indices: [1, 2, 3, 4, 5, 6, 7, 0, ...Array(7).fill(9), 4], kinds: ['p2'] },
+    {
+      name: 'runs of a block each',
+      indices: [...Array(20).fill(0), ...Array(9).fill(1), ...Array(8).fill(2)],
+      kinds: ['20', '9', '8'],
+    },
+    {
+      name: 'short runs: one bit-packed run, its last group padded',
+      indices: [0, 0, 1, 1, 1, 2, 3, 3, 3, 4],
+      kinds: ['p2'],
+    },
+    {
+      name: 'a long run after bit-packed groups starts at a group boundary',
+      indices: [1, 2, 3, 4, 5, 6, 7, 0, ...Array(12).fill(9)],
+      kinds: ['p1', '12'],
+    },
+    {
+      name: 'a long run inside a group: its start packed, the rest RLE',
+      indices: [1, 2, 3, ...Array(14).fill(9)],
+      kinds: ['p1', '9'],
+    },
+    {
+      name: 'a run of 7 at a boundary stays packed',
+      indices: [1, 2, 3, 4, 5, 6, 7, 0, ...Array(7).fill(9), 4],
+      kinds: ['p2'],
+    },
   ];
   for (const { name, indices, kinds } of cases) {
     const out = new ByteWriter();
@@ -165,7 +196,15 @@ test('an index takes the fewest bits that hold every entry, at least one', () =>
 test('a dictionary column: its entries are the dictionary page, each row the entry it repeated', () => {
   fc.assert(
     fc.property(
-      fc.array(fc.tuple(fc.nat({ max: 2 ** 32 - 1 }), fc.uint8Array({ minLength: 32, maxLength: 32 }), fc.integer({ min: 1, max: 5 }), fc.boolean()), { maxLength: 50 }),
+      fc.array(
+        fc.tuple(
+          fc.nat({ max: 2 ** 32 - 1 }),
+          fc.uint8Array({ minLength: 32, maxLength: 32 }),
+          fc.integer({ min: 1, max: 5 }),
+          fc.boolean(),
+        ),
+        { maxLength: 50 },
+      ),
       fc.boolean(),
       (list, hex) => {
         const u32 = new DictionaryColumn(new U32Column('n'));
@@ -196,7 +235,10 @@ test('a dictionary column: its entries are the dictionary page, each row the ent
         const page = new ByteWriter();
         writePlain(page, n.dictionary!, 0, list.length);
         const view = Buffer.from(page.view());
-        assert.deepEqual(list.map((_, i) => view.readUInt32LE(4 * i)), list.map(([value]) => value));
+        assert.deepEqual(
+          list.map((_, i) => view.readUInt32LE(4 * i)),
+          list.map(([value]) => value),
+        );
         const hashes = new ByteWriter();
         writePlain(hashes, h.dictionary!, 0, list.length);
         const width = hex ? 66 : 32;
@@ -205,7 +247,10 @@ test('a dictionary column: its entries are the dictionary page, each row the ent
         list.forEach(([, hash], i) => {
           assert.equal(hv.readUInt32LE(i * (4 + width)), width);
           const text = hv.subarray(i * (4 + width) + 4, (i + 1) * (4 + width));
-          assert.equal(hex ? text.toString('latin1') : text.toString('hex'), hex ? '0x' + Buffer.from(hash).toString('hex') : Buffer.from(hash).toString('hex'));
+          assert.equal(
+            hex ? text.toString('latin1') : text.toString('hex'),
+            hex ? '0x' + Buffer.from(hash).toString('hex') : Buffer.from(hash).toString('hex'),
+          );
         });
         // Each row's value, through the expansion the baseline writers take.
         const rowsN = withoutDictionary(n).values as Uint32Array;
@@ -218,7 +263,9 @@ test('a dictionary column: its entries are the dictionary page, each row the ent
           }
           assert.equal(rowsN[i], cell[0]);
           assert.equal(rowsC[i], BigInt(cell[0]) << 20n);
-          const entry = Buffer.from((expanded.values as Uint8Array).subarray(expanded.offsets![i]! + 4, expanded.offsets![i + 1]!));
+          const entry = Buffer.from(
+            (expanded.values as Uint8Array).subarray(expanded.offsets![i]! + 4, expanded.offsets![i + 1]!),
+          );
           assert.equal(hex ? entry.toString('latin1') : entry.toString('hex'), hex ? '0x' + cell[1] : cell[1]);
         });
       },

@@ -10,7 +10,10 @@ import { BoolColumn } from '#src/export/columns.js';
 import { ByteWriter } from '#src/export/parquet/byteWriter.js';
 import { valuesIn, writeDefinitionLevels } from '#src/export/parquet/levels.js';
 
-/** Decodes `count` levels of bit width 1 from a data page v1's level section at the start of `bytes`; returns them and the section's size. */
+/**
+ * Decodes `count` levels of bit width 1 from a data page v1's level section at the start of `bytes`; returns them and
+ * the section's size.
+ */
 function decodeLevels(bytes: Uint8Array, count: number): { levels: number[]; size: number } {
   const length = Buffer.from(bytes).readUInt32LE(0);
   const end = 4 + length;
@@ -41,7 +44,10 @@ function decodeLevels(bytes: Uint8Array, count: number): { levels: number[]; siz
   }
   assert.equal(pos, end, 'the length covers the runs');
   const padding = levels.splice(count);
-  assert.ok(padding.every((l) => l === 0), 'padding levels are zeros');
+  assert.ok(
+    padding.every((l) => l === 0),
+    'padding levels are zeros',
+  );
   return { levels, size: end };
 }
 
@@ -61,7 +67,10 @@ test('levels of random null patterns, any page of them, read back', () => {
       writeDefinitionLevels(out, validity, start, count);
       const { levels, size } = decodeLevels(out.view().subarray(1), count);
       assert.equal(size + 1, out.length);
-      assert.deepEqual(levels, present.slice(start, start + count).map((p) => (p ? 1 : 0)));
+      assert.deepEqual(
+        levels,
+        present.slice(start, start + count).map((p) => (p ? 1 : 0)),
+      );
       assert.equal(valuesIn(validity, start, count), present.slice(start, start + count).filter((p) => p).length);
     }),
   );

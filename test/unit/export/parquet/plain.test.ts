@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import fc from 'fast-check';
-import { BoolColumn, BytesColumn, F64Column, U32Column, U64Column, type ColumnData } from '#src/export/columns.js';
+import { BoolColumn, BytesColumn, type ColumnData, F64Column, U32Column, U64Column } from '#src/export/columns.js';
 import { ByteWriter } from '#src/export/parquet/byteWriter.js';
 import { writePlain } from '#src/export/parquet/plain.js';
 
@@ -42,7 +42,8 @@ function decodePlain(type: ColumnData['type'], bytes: Uint8Array, count: number)
     }
   }
   assert.equal(type === 'bool' ? (count + 7) >> 3 : pos, bytes.length, 'the values fill the bytes');
-  if (type === 'bool' && (count & 7) !== 0) assert.equal(view[view.length - 1]! >> (count & 7), 0, 'padding bits are zeros');
+  if (type === 'bool' && (count & 7) !== 0)
+    assert.equal(view[view.length - 1]! >> (count & 7), 0, 'padding bits are zeros');
   return out;
 }
 
@@ -50,14 +51,18 @@ function decodePlain(type: ColumnData['type'], bytes: Uint8Array, count: number)
 const columns = fc.oneof(
   fc.array(fc.option(fc.nat({ max: 2 ** 32 - 1 }), { freq: 5 }), { minLength: 1, maxLength: 300 }).map((cells) => {
     const c = new U32Column('u32');
-    for (const v of cells) if (v === null) c.pushNull(); else c.push(v);
+    for (const v of cells)
+      if (v === null) c.pushNull();
+      else c.push(v);
     return { cells: cells as Cell[], column: c.finish() };
   }),
-  fc.array(fc.option(fc.bigInt({ min: 0n, max: 2n ** 64n - 1n }), { freq: 5 }), { minLength: 1, maxLength: 300 }).map((cells) => {
-    const c = new U64Column('u64');
-    for (const v of cells) c.pushOptional(v ?? undefined);
-    return { cells: cells as Cell[], column: c.finish() };
-  }),
+  fc
+    .array(fc.option(fc.bigInt({ min: 0n, max: 2n ** 64n - 1n }), { freq: 5 }), { minLength: 1, maxLength: 300 })
+    .map((cells) => {
+      const c = new U64Column('u64');
+      for (const v of cells) c.pushOptional(v ?? undefined);
+      return { cells: cells as Cell[], column: c.finish() };
+    }),
   fc.array(fc.double({ noNaN: true }), { minLength: 1, maxLength: 300 }).map((cells) => {
     const c = new F64Column('f64');
     for (const v of cells) c.push(v);
@@ -68,12 +73,18 @@ const columns = fc.oneof(
     for (const v of cells) c.pushOptional(v ?? undefined);
     return { cells: cells as Cell[], column: c.finish() };
   }),
-  fc.tuple(fc.boolean(), fc.array(fc.option(fc.uint8Array({ maxLength: 90 }), { freq: 5 }), { minLength: 1, maxLength: 300 })).map(([hex, cells]) => {
-    const c = new BytesColumn('bytes', hex);
-    for (const v of cells) c.pushOptional(v);
-    const text = (v: Uint8Array) => (hex ? Buffer.from('0x' + Buffer.from(v).toString('hex'), 'latin1') : Buffer.from(v)).toString('hex');
-    return { cells: cells.map((v) => (v === null ? null : text(v))) as Cell[], column: c.finish() };
-  }),
+  fc
+    .tuple(
+      fc.boolean(),
+      fc.array(fc.option(fc.uint8Array({ maxLength: 90 }), { freq: 5 }), { minLength: 1, maxLength: 300 }),
+    )
+    .map(([hex, cells]) => {
+      const c = new BytesColumn('bytes', hex);
+      for (const v of cells) c.pushOptional(v);
+      const text = (v: Uint8Array) =>
+        (hex ? Buffer.from('0x' + Buffer.from(v).toString('hex'), 'latin1') : Buffer.from(v)).toString('hex');
+      return { cells: cells.map((v) => (v === null ? null : text(v))) as Cell[], column: c.finish() };
+    }),
 );
 
 test('a page of any column reads back as its non-null cells', () => {

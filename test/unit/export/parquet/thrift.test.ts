@@ -152,7 +152,10 @@ function expected(fields: Field[]): Map<number, Value> {
 }
 
 /** Random increasing field ids with gaps of 1 to 40 (past 15: the long field header). */
-const ids = (n: number) => fc.array(fc.integer({ min: 1, max: 40 }), { minLength: n, maxLength: n }).map((gaps) => gaps.map((_, i) => gaps.slice(0, i + 1).reduce((a, b) => a + b, 0)));
+const ids = (n: number) =>
+  fc
+    .array(fc.integer({ min: 1, max: 40 }), { minLength: n, maxLength: n })
+    .map((gaps) => gaps.map((_, i) => gaps.slice(0, i + 1).reduce((a, b) => a + b, 0)));
 
 /** Random structs up to `depth` levels of nesting. */
 function fieldsOf(depth: number): fc.Arbitrary<Field[]> {
@@ -162,11 +165,22 @@ function fieldsOf(depth: number): fc.Arbitrary<Field[]> {
     fc.integer({ min: -(2 ** 31), max: 2 ** 31 - 1 }).map((value) => ({ kind: 'i32' as const, value })),
     fc.integer({ min: -(2 ** 52) + 1, max: 2 ** 52 - 1 }).map((value) => ({ kind: 'i64' as const, value })),
     fc.uint8Array({ maxLength: 300 }).map((value) => ({ kind: 'binary' as const, value })),
-    fc.array(fc.integer({ min: -(2 ** 31), max: 2 ** 31 - 1 }), { maxLength: 40 }).map((value) => ({ kind: 'i32List' as const, value })),
+    fc
+      .array(fc.integer({ min: -(2 ** 31), max: 2 ** 31 - 1 }), { maxLength: 40 })
+      .map((value) => ({ kind: 'i32List' as const, value })),
     fc.array(fc.string(), { maxLength: 20 }).map((value) => ({ kind: 'stringList' as const, value })),
   ];
-  const kinds = depth === 0 ? leaf : [...leaf, fieldsOf(depth - 1).map((value) => ({ kind: 'struct' as const, value })), fc.array(fieldsOf(depth - 1), { maxLength: 17 }).map((value) => ({ kind: 'structList' as const, value }))];
-  return fc.array(fc.oneof(...kinds), { maxLength: 8 }).chain((values) => ids(values.length).map((list) => values.map((v, i) => ({ ...v, id: list[i]! }) as Field)));
+  const kinds =
+    depth === 0
+      ? leaf
+      : [
+          ...leaf,
+          fieldsOf(depth - 1).map((value) => ({ kind: 'struct' as const, value })),
+          fc.array(fieldsOf(depth - 1), { maxLength: 17 }).map((value) => ({ kind: 'structList' as const, value })),
+        ];
+  return fc
+    .array(fc.oneof(...kinds), { maxLength: 8 })
+    .chain((values) => ids(values.length).map((list) => values.map((v, i) => ({ ...v, id: list[i]! }) as Field)));
 }
 
 test('random structs read back equal through a compact-protocol reader', () => {
@@ -188,7 +202,10 @@ test('known encodings: a short field header, a long one, a list of 15', () => {
   const t = new CompactWriter(out);
   t.i32(1, 3);
   t.i64(20, -1);
-  t.i32List(21, Array.from({ length: 15 }, () => 0));
+  t.i32List(
+    21,
+    Array.from({ length: 15 }, () => 0),
+  );
   t.end();
   assert.deepEqual([...out.view()], [0x15, 6, 0x06, 40, 1, 0x19, 0xf5, 15, ...new Array(15).fill(0), 0]);
 });

@@ -11,8 +11,17 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
-import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
-import { BoolColumn, BytesColumn, DictionaryColumn, F64Column, TextColumn, U32Column, U64Column, type ColumnData } from '#src/export/columns.js';
+import { type DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
+import {
+  BoolColumn,
+  BytesColumn,
+  type ColumnData,
+  DictionaryColumn,
+  F64Column,
+  TextColumn,
+  U32Column,
+  U64Column,
+} from '#src/export/columns.js';
 import { COMPRESSIONS } from '#src/export/compression.js';
 import { ByteWriter } from '#src/export/parquet/byteWriter.js';
 import { encodeParquet } from '#src/export/parquet/writer.js';
@@ -52,7 +61,8 @@ function sample(rows: number): { columns: ColumnData[]; expected: Cell[][] } {
   const dictBlob = new DictionaryColumn(new BytesColumn('dict_blob', false));
   const dictHex = new DictionaryColumn(new BytesColumn('dict_hex', true));
   const dictionaries = [dictU32, dictU64, dictBlob, dictHex];
-  // A run of rows shares one value (a block's or a transaction's); its entry is pushed at its first non-null row, so every entry is some row's value.
+  // A run of rows shares one value (a block's or a transaction's); its entry is pushed at its first non-null row, so
+  // every entry is some row's value.
   let runLeft = 0;
   let run: Cell[] = [];
   let runPushed = false;
@@ -104,7 +114,12 @@ function sample(rows: number): { columns: ColumnData[]; expected: Cell[][] } {
     text.push(String(big));
     dense.push(i);
     const hexText = '0x' + Buffer.from(bytes).toString('hex');
-    expected.push([...(isNull ? [null, null, double, null, null, null, String(big), i] : [n, big, double, n % 3 === 0, hexText, hexText, String(big), i]), ...dictCells]);
+    expected.push([
+      ...(isNull
+        ? [null, null, double, null, null, null, String(big), i]
+        : [n, big, double, n % 3 === 0, hexText, hexText, String(big), i]),
+      ...dictCells,
+    ]);
   }
   return { columns: [u32, u64, f64, bool, blob, hex, text, dense, ...dictionaries].map((c) => c.finish()), expected };
 }
@@ -112,17 +127,28 @@ function sample(rows: number): { columns: ColumnData[]; expected: Cell[][] } {
 /** The rows of `path` as DuckDB reads them, blobs as 0x-hex. */
 async function read(path: string): Promise<Cell[][]> {
   const reader = await db.runAndReadAll(`SELECT * FROM read_parquet('${path}')`);
-  return reader.getRows().map((row) => row.map((v) => (v !== null && typeof v === 'object' && 'bytes' in v ? '0x' + Buffer.from((v as { bytes: Uint8Array }).bytes).toString('hex') : (v as Cell))));
+  return reader
+    .getRows()
+    .map((row) =>
+      row.map((v) =>
+        v !== null && typeof v === 'object' && 'bytes' in v
+          ? '0x' + Buffer.from((v as { bytes: Uint8Array }).bytes).toString('hex')
+          : (v as Cell),
+      ),
+    );
 }
 
-test('a file encoded into a reused output (a worker thread\'s, after a larger file) has the bytes of one encoded into a new one', () => {
+test("a file encoded into a reused output (a worker thread's, after a larger file) has the bytes of one encoded into a new one", () => {
   const large = sample(ROWS).columns;
   const small = sample(ROWS >> 2).columns;
   for (const compression of COMPRESSIONS) {
     const out = new ByteWriter(16);
     const first = Buffer.from(encodeParquet(large, compression, out));
     assert.ok(first.equals(encodeParquet(large, compression)), `${compression}: the large file`);
-    assert.ok(Buffer.from(encodeParquet(small, compression, out)).equals(encodeParquet(small, compression)), `${compression}: the smaller file after it`);
+    assert.ok(
+      Buffer.from(encodeParquet(small, compression, out)).equals(encodeParquet(small, compression)),
+      `${compression}: the smaller file after it`,
+    );
   }
 });
 
@@ -132,9 +158,31 @@ test('every type, with nulls, in every compression, read back by DuckDB cell for
     const path = join(dir, `${compression}.parquet`);
     const bytes = encodeParquet(columns, compression);
     writeFileSync(path, bytes);
-    assert.ok(Buffer.from(encodeParquet(columns, compression)).equals(bytes), `${compression}: the same columns give the same bytes`);
-    const described = (await db.runAndReadAll(`DESCRIBE SELECT * FROM read_parquet('${path}')`)).getRows().map((r) => `${String(r[0])} ${String(r[1])}`);
-    assert.deepEqual(described, ['u32 UINTEGER', 'u64 UBIGINT', 'f64 DOUBLE', 'bool BOOLEAN', 'blob BLOB', 'hex VARCHAR', 'text VARCHAR', 'dense UINTEGER', 'dict_u32 UINTEGER', 'dict_u64 UBIGINT', 'dict_blob BLOB', 'dict_hex VARCHAR'], compression);
+    assert.ok(
+      Buffer.from(encodeParquet(columns, compression)).equals(bytes),
+      `${compression}: the same columns give the same bytes`,
+    );
+    const described = (await db.runAndReadAll(`DESCRIBE SELECT * FROM read_parquet('${path}')`))
+      .getRows()
+      .map((r) => `${String(r[0])} ${String(r[1])}`);
+    assert.deepEqual(
+      described,
+      [
+        'u32 UINTEGER',
+        'u64 UBIGINT',
+        'f64 DOUBLE',
+        'bool BOOLEAN',
+        'blob BLOB',
+        'hex VARCHAR',
+        'text VARCHAR',
+        'dense UINTEGER',
+        'dict_u32 UINTEGER',
+        'dict_u64 UBIGINT',
+        'dict_blob BLOB',
+        'dict_hex VARCHAR',
+      ],
+      compression,
+    );
     const got = await read(path);
     assert.equal(got.length, ROWS, compression);
     for (let i = 0; i < ROWS; i++) assert.deepEqual(got[i], expected[i], `${compression}: row ${i}`);
@@ -145,11 +193,18 @@ test('the footer: codec, null counts, unsigned bounds of the integer columns, di
   const { columns, expected } = sample(ROWS);
   const path = join(dir, 'footer.parquet');
   writeFileSync(path, encodeParquet(columns, 'zstd'));
-  const meta = (await db.runAndReadAll(`SELECT path_in_schema, compression, stats_null_count, stats_min_value, stats_max_value, sum(num_values) OVER (PARTITION BY path_in_schema) FROM parquet_metadata('${path}')`)).getRows();
+  const meta = (
+    await db.runAndReadAll(
+      `SELECT path_in_schema, compression, stats_null_count, stats_min_value, stats_max_value, sum(num_values) OVER (PARTITION BY path_in_schema) FROM parquet_metadata('${path}')`,
+    )
+  ).getRows();
   const nulls = expected.filter((r) => r[0] === null).length;
   const dictNulls = expected.filter((r) => r[8] === null).length;
   const ints = (k: number) => expected.map((r) => r[k]).filter((v) => v !== null) as (number | bigint)[];
-  const bounds = (k: number) => [String(ints(k).reduce((a, b) => (b < a ? b : a))), String(ints(k).reduce((a, b) => (b > a ? b : a)))];
+  const bounds = (k: number) => [
+    String(ints(k).reduce((a, b) => (b < a ? b : a))),
+    String(ints(k).reduce((a, b) => (b > a ? b : a))),
+  ];
   assert.deepEqual(
     meta.map((r) => r.map(String)),
     [
@@ -167,13 +222,19 @@ test('the footer: codec, null counts, unsigned bounds of the integer columns, di
       ['dict_hex', 'ZSTD', String(dictNulls), 'null', 'null', String(ROWS)],
     ],
   );
-  const encodings = (await db.runAndReadAll(`SELECT path_in_schema, encodings, dictionary_page_offset IS NOT NULL FROM parquet_metadata('${path}')`)).getRows();
+  const encodings = (
+    await db.runAndReadAll(
+      `SELECT path_in_schema, encodings, dictionary_page_offset IS NOT NULL FROM parquet_metadata('${path}')`,
+    )
+  ).getRows();
   for (const [name, list, hasDictionary] of encodings) {
     const dictionary = String(name).startsWith('dict_');
     assert.equal(String(list), dictionary ? 'PLAIN, RLE, RLE_DICTIONARY' : 'PLAIN, RLE', String(name));
     assert.equal(hasDictionary, dictionary, String(name));
   }
-  const pruned = (await db.runAndReadAll(`SELECT count(*) FROM read_parquet('${path}') WHERE dense BETWEEN 100 AND 199`)).getRows();
+  const pruned = (
+    await db.runAndReadAll(`SELECT count(*) FROM read_parquet('${path}') WHERE dense BETWEEN 100 AND 199`)
+  ).getRows();
   assert.equal(String(pruned[0]![0]), '100');
 });
 
