@@ -15,6 +15,7 @@ import { createLogger } from '#src/logger.js';
 import { type RunningService, startService } from '#src/service.js';
 import { makeDataset, type TestDataset } from '../support/harness.js';
 import { until } from '../support/poll.js';
+import { openUnreadStream } from '../support/unreadStream.js';
 
 const HOST = '127.0.0.1';
 const BLOCKS = 300;
@@ -114,23 +115,8 @@ test('a StreamLogs whose client reads nothing is ended after the stall timeout; 
     svc.grpcEvents!.once('stream-finished', resolve),
   );
   const waiting = new Promise<void>((resolve) => svc.grpcEvents!.once('stream-waiting', () => resolve()));
-  const session = http2.connect(`http://${HOST}:${svc.grpcPort}`);
+  const { session } = openUnreadStream(HOST, svc.grpcPort!, dataset.key, BLOCKS - 1);
   try {
-    const message = EthLogs.service.StreamLogs!.requestSerialize({
-      filter: { fromBlock: { number: 0 }, toBlock: { number: BLOCKS - 1 } },
-    });
-    const frame = Buffer.alloc(5 + message.length);
-    frame.writeUInt32BE(message.length, 1);
-    message.copy(frame, 5);
-    const stream = session.request({
-      ':method': 'POST',
-      ':path': '/ethlogd.v1.EthLogs/StreamLogs',
-      'content-type': 'application/grpc',
-      te: 'trailers',
-      'x-api-key': dataset.key,
-    });
-    stream.end(frame);
-    stream.pause();
     await waiting;
     assert.equal(await smallCall(), grpc.status.OK);
     const progress = await finished;

@@ -10,15 +10,15 @@
  * have drained.
  */
 import assert from 'node:assert/strict';
-import http2 from 'node:http2';
+import type http2 from 'node:http2';
 import net from 'node:net';
 import { after, before, test } from 'node:test';
 import * as grpc from '@grpc/grpc-js';
 import { SHUTDOWN_GRACE_MARGIN_MS } from '#src/config.js';
-import { loadDefinition } from '#src/grpc/definition.js';
 import { type CliProcess, startCli } from '../support/child.js';
 import { makeDataset, type TestDataset } from '../support/harness.js';
 import { until } from '../support/poll.js';
+import { openUnreadStream } from '../support/unreadStream.js';
 
 const BLOCKS = 300;
 const DENSITY = 0.05;
@@ -258,29 +258,8 @@ test('SIGTERM with a StreamLogs whose client never reads: its connection is clos
   timeout: 60_000,
 }, async (t) => {
   const { cli, grpcPort } = await serve();
-  const EthLogs = (
-    grpc.loadPackageDefinition(loadDefinition()) as unknown as {
-      ethlogd: { v1: { EthLogs: grpc.ServiceClientConstructor } };
-    }
-  ).ethlogd.v1.EthLogs;
-  // A raw HTTP/2 client that never reads the stream: its flow-control window closes, the server's writes back up.
-  const session = http2.connect(`http://${HOST}:${grpcPort}`);
+  const { session, stream } = openUnreadStream(HOST, grpcPort, dataset.key, BLOCKS - 1);
   try {
-    const message = EthLogs.service.StreamLogs!.requestSerialize({
-      filter: { fromBlock: { number: 0 }, toBlock: { number: BLOCKS - 1 } },
-    });
-    const frame = Buffer.alloc(5 + message.length);
-    frame.writeUInt32BE(message.length, 1);
-    message.copy(frame, 5);
-    const stream = session.request({
-      ':method': 'POST',
-      ':path': '/ethlogd.v1.EthLogs/StreamLogs',
-      'content-type': 'application/grpc',
-      te: 'trailers',
-      'x-api-key': dataset.key,
-    });
-    stream.end(frame);
-    stream.pause();
     const trailers = new Promise<http2.IncomingHttpHeaders | undefined>((resolve) => {
       stream.once('trailers', resolve);
       stream.once('close', () => resolve(undefined));
