@@ -56,7 +56,7 @@ export interface ShapeCounts {
   latency: LatencyHistogram;
 }
 
-/** A run's progress, reported about once a second. */
+/** A run's progress, reported about once a second and once at the end. */
 export interface Progress {
   seconds: number;
   requests: number;
@@ -172,6 +172,8 @@ export async function runLoad(options: LoadOptions): Promise<LoadSummary> {
     clearInterval(progress);
     agent.destroy();
   }
+  // The last line always comes, however the interval and the duration's end fall.
+  report();
   return { seconds: (performance.now() - started) / 1000, requests, errors, latency, byShape };
 }
 
