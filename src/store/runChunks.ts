@@ -14,10 +14,10 @@ export const TX_ENTRY_BYTES = 16;
 /** Bytes of a storage key (keys.ts): address ‖ slot ‖ u64(2^64−1 − number). */
 export const STORAGE_KEY_BYTES = 60;
 /**
- * Most bytes of a chunk value: with LMDB's 16-byte page header it fills one 4 KiB overflow page
- * (a byte more would take two).
+ * Most bytes of a chunk value: the 4 KiB overflow page that holds it less the 24 bytes the page's
+ * header and the value's own header take in lmdb-js's LMDB (a byte more takes two pages: a test puts both).
  */
-export const CHUNK_BYTES = 4080;
+export const CHUNK_BYTES = 4072;
 /** Largest block number a transaction-run entry holds (u40). */
 const MAX_TX_NUMBER = 2 ** 40 - 1;
 /** Largest transaction index a transaction-run entry holds (u24). */

@@ -15,6 +15,7 @@ import { FREEZE_BLOCKS, FREEZE_LAG, freezeTarget, MERGE_FAN_IN } from '#src/stor
 import { encodeStorageKey } from '#src/store/keys.js';
 import { StoreReader } from '#src/store/reader.js';
 import {
+  CHUNK_BYTES,
   decodeRunChunkKey,
   decodeRunFilterKey,
   decodeStorageChunk,
@@ -90,6 +91,25 @@ test('a storage chunk round-trips sorted entries, sharing prefixes', () => {
       assert.deepEqual(decodeStorageChunk(encodeStorageChunk(entries)), entries);
     }),
   );
+});
+
+test('a chunk of CHUNK_BYTES fills one overflow page of a real LMDB store, a byte more takes two', async () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ethlogd-chunk-'));
+  const store = openStore(dir);
+  try {
+    for (const [id, bytes] of [
+      [1, CHUNK_BYTES],
+      [2, CHUNK_BYTES + 1],
+    ] as const) {
+      const before = store.txRuns.getStats() as { overflowPages: number };
+      await store.txRuns.put(encodeRunChunkKey(id, Buffer.alloc(8)), Buffer.alloc(bytes, 7));
+      const after = store.txRuns.getStats() as { overflowPages: number };
+      assert.equal(after.overflowPages - before.overflowPages, bytes === CHUNK_BYTES ? 1 : 2, `${bytes} bytes`);
+    }
+  } finally {
+    await closeStore(store);
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
 });
 
 test('a filter holds every key added to it', () => {
