@@ -228,6 +228,7 @@ export class Freezer {
         values.push(value);
         s.storage.remove(key);
       }
+      s.storageWrites.remove(blockKey);
     }
   }
 

@@ -266,7 +266,10 @@ export class StoreReader {
     return out;
   }
 
-  /** The storage slots canonical block `number` wrote (its storageWrites record), each once, in stored order. */
+  /**
+   * The storage slots canonical block `number` wrote (its storageWrites record), each once, in stored order; none for a
+   * frozen block (its writes live in the storage runs, which are keyed by slot, not block).
+   */
   writtenSlots(number: number): { address: Uint8Array; slot: Uint8Array }[] {
     const prefixes = this.store.storageWrites.getBinary(encodeBlockKey(number));
     const slots: { address: Uint8Array; slot: Uint8Array }[] = [];

@@ -9,7 +9,6 @@
  */
 import { STORAGE_PREFIX_BYTES } from './keys.js';
 import {
-  encodeRunChunkKey,
   encodeRunFilterKey,
   RunKind,
   runStartKey,
@@ -326,24 +325,6 @@ export class FrozenRuns {
     }
     return undefined;
   }
-}
-
-/**
- * Whether the run covering the storage key's block holds exactly that key (verify's check of a frozen block's writes).
- */
-export function frozenStorageKeyExists(store: Store, manifest: RunManifest, key: Uint8Array): boolean {
-  const number = storageKeyNumber(key);
-  const run = manifest.runs.find((r) => r.from <= number && number <= r.to);
-  if (!run) return false;
-  for (const { key: chunkKey, value } of store.storageRuns.getRange({
-    start: encodeRunChunkKey(run.id, key),
-    limit: 1,
-  })) {
-    if (chunkKey.readUInt32BE(0) !== run.id) return false;
-    const reader = new StorageChunkReader(value);
-    while (reader.next()) if (Buffer.compare(reader.key, key) === 0) return true;
-  }
-  return false;
 }
 
 /** Writes u64(2^64−1 − number) into a storage key's last 8 bytes. */

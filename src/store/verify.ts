@@ -40,7 +40,7 @@ import {
   txEntryNumber,
 } from './runChunks.js';
 import { filterMayHold, storageKeyHash, txKeyHash } from './runFilter.js';
-import { FrozenRuns, frozenStorageKeyExists, RUNS_KEY, RUNS_MARK_KEY, type RunManifest, readManifest } from './runs.js';
+import { FrozenRuns, RUNS_KEY, RUNS_MARK_KEY, type RunManifest, readManifest } from './runs.js';
 import { ADDRESS_INDEX_FLAG, CHAIN_DATABASES, SCHEMA_VERSION, type Store } from './schema.js';
 import { BLOOM_BITS, buildSegmentRows, segmentOf, segmentStart } from './segments.js';
 
@@ -499,9 +499,16 @@ class Verifier {
       this.report(`block ${n}: logsBloom is not the OR of its ${logs.length} logs' blooms`);
   }
 
-  /** The block's storage-write list names exactly the storage keys stored at the block. */
+  /**
+   * A recent block's storage-write list names exactly the storage keys stored at the block; a frozen block keeps none
+   * (its writes are in the runs, checked with them).
+   */
   private checkStorageWrites(n: number): void {
     const writes = this.store.storageWrites.getBinary(encodeBlockKey(n));
+    if (n <= this.manifest.frozenTo) {
+      if (writes) this.report(`block ${n}: a storage-write list kept for a frozen block`);
+      return;
+    }
     const stored = this.storageKeys.get(n) ?? 0;
     if (!writes) {
       if (stored > 0) this.report(`block ${n}: ${stored} storage keys but no storage-write list`);
@@ -516,11 +523,7 @@ class Verifier {
       const prefix = writes.subarray(off, off + STORAGE_PREFIX_BYTES);
       distinct.add(prefix.toString('latin1'));
       const key = encodeStorageKey(prefix.subarray(0, ADDRESS_BYTES), prefix.subarray(ADDRESS_BYTES), n);
-      if (
-        n <= this.manifest.frozenTo
-          ? !frozenStorageKeyExists(this.store, this.manifest, key)
-          : !this.store.storage.doesExist(key)
-      ) {
+      if (!this.store.storage.doesExist(key)) {
         this.report(`block ${n}: storage write ${hex(prefix)} has no storage key`);
       }
     }

@@ -284,7 +284,8 @@ export class StoreWriter {
       if (frozen) randomKeys.frozen.addStorage(r.storageKeys[i]!, r.storageValues[i]!);
       else randomKeys.storage.add(r.storageKeys[i]!, r.storageValues[i]!);
     }
-    if (r.storageWrites) appendEntry(s.storageWrites, blockKey, r.storageWrites);
+    // A frozen block's writes are undone by cutting runs, not from a list: it keeps none.
+    if (r.storageWrites && !frozen) appendEntry(s.storageWrites, blockKey, r.storageWrites);
   }
 }
 

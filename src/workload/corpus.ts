@@ -41,7 +41,11 @@ export interface StoreSample {
   /** The recent blocks (up to RECENT_BLOCKS, oldest first), then the blocks spread over the chain. */
   recent: SampledBlock[];
   spread: SampledBlock[];
-  /** Written slots as eth_getStorageAt params: [address, slot, block] at the block that wrote them. */
+  /**
+   * Written slots as eth_getStorageAt params [address, slot, block]: at the recent blocks that wrote them, then the
+   * same slots at the spread blocks (the store lists a block's written slots only until the block is frozen, so
+   * older blocks are asked for slots written lately: the newest write at or below them, or zero).
+   */
   slots: [string, string, string][];
   /** Blocks whose logs were read, and the mean logs per block over them. */
   logBlocks: number;
@@ -87,10 +91,18 @@ export async function sampleStore(store: EthLogStore, seed: string): Promise<Sto
   const recent = pickNumbers(random, recentFrom, head, RECENT_BLOCKS).flatMap((n) => block(n) ?? []);
   const spread = pickNumbers(random, earliest, head, SPREAD_BLOCKS).flatMap((n) => block(n) ?? []);
   const slots: [string, string, string][] = [];
+  const written: [string, string][] = [];
   for (const b of [...spread, ...recent]) {
     for (const { address, slot } of store.writtenSlots(b.number).slice(0, PER_BLOCK)) {
+      written.push([bytesToHex(address), bytesToHex(slot)]);
       slots.push([bytesToHex(address), bytesToHex(slot), `0x${b.number.toString(16)}`]);
     }
+  }
+  if (written.length > 0) {
+    spread.forEach((b, i) => {
+      const [address, slot] = written[i % written.length]!;
+      slots.push([address, slot, `0x${b.number.toString(16)}`]);
+    });
   }
 
   const addresses = new Map<string, number>();

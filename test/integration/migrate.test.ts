@@ -9,7 +9,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { test } from 'node:test';
-import { RUNS_KEY, RUNS_MARK_KEY, readManifest, storageRunEntries } from '#src/store/runs.js';
+import { encodeBlockKey, STORAGE_PREFIX_BYTES } from '#src/store/keys.js';
+import { RUNS_KEY, RUNS_MARK_KEY, readManifest, storageKeyNumber, storageRunEntries } from '#src/store/runs.js';
 import { closeStore, openStore, SCHEMA_VERSION, type Store } from '#src/store/schema.js';
 import { verifyStore } from '#src/store/verify.js';
 import { StoreWriter } from '#src/store/writer.js';
@@ -28,9 +29,15 @@ function toLayout3(store: Store): void {
       if (!store.txByHash.doesExist(value.subarray(0, 32)))
         store.txByHash.put(Buffer.from(value.subarray(0, 32)), Buffer.from(key));
     }
+    // Layout 3 kept every block's storage-write list; this layout drops a frozen block's.
+    const writes = new Map<number, Buffer[]>();
     for (const run of manifest?.runs ?? [])
-      for (const entry of storageRunEntries(store, run))
+      for (const entry of storageRunEntries(store, run)) {
         store.storage.put(Buffer.from(entry.key), Buffer.from(entry.value));
+        const number = storageKeyNumber(entry.key);
+        writes.set(number, [...(writes.get(number) ?? []), Buffer.from(entry.key.subarray(0, STORAGE_PREFIX_BYTES))]);
+      }
+    for (const [number, prefixes] of writes) store.storageWrites.put(encodeBlockKey(number), Buffer.concat(prefixes));
     for (const db of [store.txRuns, store.storageRuns, store.runFilters])
       for (const key of Array.from(db.getKeys(), (k) => Buffer.from(k))) db.remove(key);
     store.meta.remove(RUNS_KEY);

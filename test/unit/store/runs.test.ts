@@ -12,7 +12,7 @@ import { test } from 'node:test';
 import fc from 'fast-check';
 import type { BlockBundle } from '#src/chain/types.js';
 import { FREEZE_BLOCKS, FREEZE_LAG, freezeTarget, MERGE_FAN_IN } from '#src/store/freezer.js';
-import { encodeStorageKey } from '#src/store/keys.js';
+import { decodeBlockKey, encodeBlockKey, encodeStorageKey } from '#src/store/keys.js';
 import { StoreReader } from '#src/store/reader.js';
 import {
   CHUNK_BYTES,
@@ -244,7 +244,16 @@ test('lookups through freezing, merges and deep rollbacks; the same runs whateve
       a!.txByHash.getKeysCount() <
         blocks.slice(manifest.frozenTo + 1).reduce((n, block) => n + block.transactions.length, 0) + 1,
     );
+    // Frozen blocks keep no storage-write list (their writes are in the runs); recent blocks keep theirs.
+    const listed = [...a!.storageWrites.getKeys()].map((key) => decodeBlockKey(key));
+    assert.ok(listed.length > 0 && listed.every((n) => n > manifest.frozenTo), `${listed[0]} <= ${manifest.frozenTo}`);
     assert.deepEqual(verifyStore(a!).problems, []);
+    const kept = encodeBlockKey(manifest.frozenTo);
+    a!.storageWrites.putSync(kept, Buffer.alloc(52));
+    assert.deepEqual(verifyStore(a!).problems, [
+      `block ${manifest.frozenTo}: a storage-write list kept for a frozen block`,
+    ]);
+    a!.storageWrites.removeSync(kept);
 
     // A rollback deep into the frozen blocks (into the level-1 run), then another branch.
     const to = 5 * FREEZE_BLOCKS + 17;
