@@ -82,6 +82,21 @@ export class JsonWriter extends GrowableBytes {
   }
 
   /**
+   * Writes as hex digits the `length` bytes stored in the word form (store/bytes.ts) from `source[start]`: the first
+   * length % 32 bytes as they are, then each word's stripped leading zeros and its bytes.
+   */
+  wordsHex(source: Uint8Array, start: number, length: number): void {
+    const head = length % 32;
+    this.hex(source, start, start + head);
+    for (let p = start + head, w = head; w < length; w += 32) {
+      const len = source[p]!;
+      this.zeros(64 - 2 * len);
+      this.hex(source, p + 1, p + 1 + len);
+      p += 1 + len;
+    }
+  }
+
+  /**
    * Writes the big-endian unsigned integer in `source[start, end)` as hex digits without leading
    * zeros, `0` when it is zero or empty (a quantity's digits, without the `0x`).
    */

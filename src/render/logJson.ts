@@ -111,16 +111,8 @@ export class LogJsonBlock {
       }
     }
     out.bytes(DATA);
-    if (!log.dataWords) {
-      out.hex(raw, log.dataStart, log.dataStart + log.dataLength);
-    } else {
-      for (let p = log.dataStart, w = 0; w < log.dataLength; w += 32) {
-        const len = raw[p]!;
-        out.zeros(64 - 2 * len);
-        out.hex(raw, p + 1, p + 1 + len);
-        p += 1 + len;
-      }
-    }
+    if (!log.dataWords) out.hex(raw, log.dataStart, log.dataStart + log.dataLength);
+    else out.wordsHex(raw, log.dataStart, log.dataLength);
     const tx = log.txIndex;
     if (tx < this.txAt.length && this.txAt[tx] !== NONE) out.repeat(this.txAt[tx]!, this.txLength[tx]!);
     else this.tail(out, tx);

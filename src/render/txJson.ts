@@ -195,7 +195,12 @@ export function writeTxJson(w: JsonWriter, raw: Uint8Array, block: TxBlock, inde
   writeQuantity(w, raw, o.gas);
   writeFees(w, raw, o, block);
   dataField(w, HASH, raw, 0, 32);
-  dataField(w, INPUT, raw, o.input, o.input + o.inputLength);
+  if (!o.inputWords) dataField(w, INPUT, raw, o.input, o.input + o.inputLength);
+  else {
+    w.bytes(INPUT);
+    w.wordsHex(raw, o.input, o.inputLength);
+    w.byte(QUOTE);
+  }
   quantityField(w, NONCE, raw, o.nonce);
   if (o.to >= 0) dataField(w, TO, raw, o.to, o.to + 20);
   else w.bytes(TO_NULL);

@@ -23,6 +23,27 @@ export function extraText(bytes: Uint8Array): string {
   return fromUtf8.decode(bytes);
 }
 
+/** Whether the word form (ByteWriter.words) of `bytes` is shorter than the bytes: its words' leading zeros outnumber them. */
+export function wordsShorter(bytes: Uint8Array): boolean {
+  const head = bytes.length % 32;
+  let saved = 0;
+  for (let at = head; at < bytes.length; at += 32) {
+    let start = at;
+    while (start < at + 32 && bytes[start] === 0) start++;
+    saved += start - at - 1;
+  }
+  return saved > 0;
+}
+
+/**
+ * The end of bytes in the word form (ByteWriter.words) whose `length` bytes start their stored form at `raw[start]`.
+ */
+export function wordsEnd(raw: Uint8Array, start: number, length: number): number {
+  let p = start + (length % 32);
+  for (let at = length % 32; at < length; at += 32) p += 1 + raw[p]!;
+  return p;
+}
+
 /** Appends primitives to a growing buffer. */
 export class ByteWriter {
   private buf: Buffer;
@@ -77,6 +98,24 @@ export class ByteWriter {
   /** Writes a varint length, then the bytes. */
   bytes(bytes: Uint8Array): this {
     return this.varint(bytes.length).fixed(bytes);
+  }
+
+  /**
+   * Writes bytes in the word form when `words` (readWords reads either form): a varint of length × 2 + (words ? 1 :
+   * 0), then the bytes as they are, or the first length % 32 as they are and each 32-byte word after them as its byte
+   * count and its bytes without leading zeros (ABI-encoded data is mostly zero bytes).
+   */
+  words(bytes: Uint8Array, words: boolean): this {
+    this.varint(bytes.length * 2 + (words ? 1 : 0));
+    if (!words) return this.fixed(bytes);
+    const head = bytes.length % 32;
+    this.range(bytes, 0, head);
+    for (let at = head; at < bytes.length; at += 32) {
+      let start = at;
+      while (start < at + 32 && bytes[start] === 0) start++;
+      this.u8(at + 32 - start).range(bytes, start, at + 32);
+    }
+    return this;
   }
 
   /** Writes a non-negative bigint as length-prefixed minimal big-endian bytes. */
@@ -193,6 +232,21 @@ export class ByteReader {
   /** Reads varint-length-prefixed bytes. */
   bytes(): Uint8Array {
     return this.fixed(this.varint());
+  }
+
+  /** Reads bytes written by ByteWriter.words, in either form. */
+  words(): Uint8Array {
+    const tag = this.varint();
+    const length = Math.floor(tag / 2);
+    if (tag % 2 === 0) return this.fixed(length);
+    const out = new Uint8Array(length);
+    const head = length % 32;
+    out.set(this.fixed(head), 0);
+    for (let at = head; at < length; at += 32) {
+      const n = this.u8();
+      out.set(this.fixed(n), at + 32 - n);
+    }
+    return out;
   }
 
   /** Reads a length-prefixed minimal big-endian bigint. */

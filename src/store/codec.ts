@@ -12,7 +12,7 @@ import type {
   Transaction,
   Withdrawal,
 } from '../chain/types.js';
-import { ByteReader, ByteWriter, extraBytes, extraText } from './bytes.js';
+import { ByteReader, ByteWriter, extraBytes, extraText, wordsShorter } from './bytes.js';
 import { decodeLogs, encodeLogs } from './logsRecord.js';
 import { decodeReceipts, encodeReceipts } from './receiptsRecord.js';
 
@@ -138,15 +138,25 @@ function readAccessList(r: ByteReader): AccessListEntry[] {
   }));
 }
 
+/**
+ * How a transaction record holds its input: in the word form when shorter (InputForm.Words, the txs database), or as
+ * the bytes (InputForm.Bytes: layout 3's records, which `ethlogd migrate` rewrites, and orphans and the pending
+ * block, kept as layout 3 wrote them).
+ */
+export const enum InputForm {
+  Bytes = 0,
+  Words = 1,
+}
+
 /** Encodes a transaction; the record starts with the 32-byte hash. */
-export function encodeTx(tx: Transaction): Buffer {
+export function encodeTx(tx: Transaction, form = InputForm.Words): Buffer {
   const w = new ByteWriter(256 + tx.input.length);
-  writeTx(w, tx);
+  writeTx(w, tx, form);
   return w.finish();
 }
 
 /** Writes a transaction's record (encodeTx's bytes) to `w`. */
-export function writeTx(w: ByteWriter, tx: Transaction): void {
+export function writeTx(w: ByteWriter, tx: Transaction, form = InputForm.Words): void {
   const flags =
     (tx.to !== null ? TxFlag.To : 0) |
     (tx.chainId !== undefined ? TxFlag.ChainId : 0) |
@@ -159,7 +169,10 @@ export function writeTx(w: ByteWriter, tx: Transaction): void {
   if (tx.type > 0xff) throw new RangeError(`transaction type ${tx.type} does not fit the record's type byte`);
   w.fixed(tx.hash).u8(tx.type).u8(flags).fixed(tx.from);
   if (tx.to !== null) w.fixed(tx.to);
-  w.bigint(tx.nonce).bigint(tx.gas).bigint(tx.value).bytes(tx.input).bigint(tx.v).bigint(tx.r).bigint(tx.s);
+  w.bigint(tx.nonce).bigint(tx.gas).bigint(tx.value);
+  if (form === InputForm.Words) w.words(tx.input, wordsShorter(tx.input));
+  else w.bytes(tx.input);
+  w.bigint(tx.v).bigint(tx.r).bigint(tx.s);
   if (flags & TxFlag.ChainId) w.bigint(tx.chainId!);
   if (flags & TxFlag.GasPrice) w.bigint(tx.gasPrice!);
   if (flags & TxFlag.DynamicFee) w.bigint(tx.maxFeePerGas!).bigint(tx.maxPriorityFeePerGas!);
@@ -176,8 +189,8 @@ export function writeTx(w: ByteWriter, tx: Transaction): void {
   if (flags & TxFlag.Extra) w.bytes(extraBytes(tx.extra!));
 }
 
-/** Decodes a transaction record. */
-export function decodeTx(bytes: Uint8Array): Transaction {
+/** Decodes a transaction record whose input is in `form`. */
+export function decodeTx(bytes: Uint8Array, form = InputForm.Words): Transaction {
   const r = new ByteReader(bytes);
   const hash = r.fixed(32);
   const type = r.u8();
@@ -192,7 +205,7 @@ export function decodeTx(bytes: Uint8Array): Transaction {
     nonce: r.bigint(),
     gas: r.bigint(),
     value: r.bigint(),
-    input: r.bytes(),
+    input: form === InputForm.Words ? r.words() : r.bytes(),
     v: r.bigint(),
     r: r.bigint(),
     s: r.bigint(),
@@ -232,7 +245,7 @@ export function decodeTx(bytes: Uint8Array): Transaction {
 export function encodeBundle(bundle: BlockBundle): Buffer {
   const w = new ByteWriter(64 * 1024);
   w.bytes(encodeHeader(bundle.header)).varint(bundle.transactions.length);
-  for (const tx of bundle.transactions) w.bytes(encodeTx(tx));
+  for (const tx of bundle.transactions) w.bytes(encodeTx(tx, InputForm.Bytes));
   w.bytes(encodeLogs(bundle.logs));
   w.bytes(encodeReceipts(bundle.receipts));
   return w.finish();
@@ -242,7 +255,7 @@ export function encodeBundle(bundle: BlockBundle): Buffer {
 export function decodeBundle(bytes: Uint8Array): BlockBundle {
   const r = new ByteReader(bytes);
   const header = decodeHeader(r.bytes());
-  const transactions = Array.from({ length: r.varint() }, () => decodeTx(r.bytes()));
+  const transactions = Array.from({ length: r.varint() }, () => decodeTx(r.bytes(), InputForm.Bytes));
   const logs = decodeLogs(r.bytes());
   const receipts = decodeReceipts(r.bytes());
   return { header, transactions, receipts, logs, storage: [] };

@@ -14,30 +14,13 @@ function hexKey(bytes: Uint8Array): string {
   return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('latin1');
 }
 
+/** A log's data, in the word form when it is whole words (the scans and renderers read such data word by word). */
 function writeData(w: ByteWriter, data: Uint8Array): void {
-  const words = data.length > 0 && data.length % 32 === 0;
-  w.varint(data.length * 2 + (words ? 1 : 0));
-  if (!words) {
-    w.fixed(data);
-    return;
-  }
-  for (let off = 0; off < data.length; off += 32) {
-    let start = off;
-    while (start < off + 32 && data[start] === 0) start++;
-    w.u8(off + 32 - start).range(data, start, off + 32);
-  }
+  w.words(data, data.length > 0 && data.length % 32 === 0);
 }
 
 function readData(r: ByteReader): Uint8Array {
-  const tag = r.varint();
-  const length = Math.floor(tag / 2);
-  if (tag % 2 === 0) return r.fixed(length);
-  const out = new Uint8Array(length);
-  for (let off = 0; off < length; off += 32) {
-    const n = r.u8();
-    out.set(r.fixed(n), off + 32 - n);
-  }
-  return out;
+  return r.words();
 }
 
 /**

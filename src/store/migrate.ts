@@ -1,18 +1,23 @@
 /**
- * Converts a store of the previous layout (MIGRATABLE_VERSION) to this one in place: layout 4 is
- * layout 3 plus frozen runs, and a layout-4 store with nothing frozen holds exactly what a layout-3
- * store holds, so the version moves first (one transaction) and the blocks behind the freeze point
- * are then frozen a few units a transaction (freezer.ts). Killed at any point, the store is a whole
- * layout-4 store; running it again freezes what is left.
+ * Converts a store of layout 3 (MIGRATABLE_VERSION) to this one in place: this layout is layout 3
+ * plus frozen runs and transaction inputs in the word form (store/bytes.ts), and a store of it
+ * with nothing frozen holds what a layout-3 store holds once its transaction records are
+ * rewritten, so the records are rewritten and the version moves in one transaction, and the blocks
+ * behind the freeze point are then frozen a few units a transaction (freezer.ts). Killed at any
+ * point, the store is a whole store of one layout; running it again goes on from there.
  */
+import { decodeTx, encodeTx, InputForm } from './codec.js';
 import { FREEZE_BLOCKS, Freezer, FrozenBatch, freezeTarget } from './freezer.js';
-import { closeStore, MIGRATABLE_VERSION, openStore, SCHEMA_VERSION } from './schema.js';
+import { closeStore, MIGRATABLE_VERSION, openStore, SCHEMA_VERSION, type Store } from './schema.js';
 
 /**
  * Units frozen per write transaction: each takes its entries out of the B-trees at random places, so a transaction
  * stays a few hundred MB at mainnet density.
  */
 const MIGRATE_UNITS_PER_TRANSACTION = 4;
+
+/** Transaction records read before they are put back rewritten (the read buffers are copied, so a few MB). */
+const REWRITE_BATCH = 10_000;
 
 /** What migrateStore did. */
 export interface MigrateResult {
@@ -30,7 +35,12 @@ export async function migrateStore(
   const store = openStore(dir, { migrating: true });
   try {
     const from = store.meta.get('schemaVersion') as number;
-    if (from === MIGRATABLE_VERSION) store.meta.putSync('schemaVersion', SCHEMA_VERSION);
+    if (from === MIGRATABLE_VERSION) {
+      store.env.transactionSync(() => {
+        rewriteTxRecords(store);
+        store.meta.put('schemaVersion', SCHEMA_VERSION);
+      });
+    }
     const freezer = new Freezer(store);
     const head = store.meta.get('head') as number | undefined;
     if (head === undefined) return { from, frozenTo: -1 };
@@ -49,5 +59,23 @@ export async function migrateStore(
     return { from, frozenTo: freezer.frozenTo() };
   } finally {
     await closeStore(store);
+  }
+}
+
+/**
+ * Rewrites every transaction record of a layout-3 store with its input in the word form (within a write transaction),
+ * REWRITE_BATCH records read, then put, at a time: no put while a range reads the database.
+ */
+function rewriteTxRecords(store: Store): void {
+  let start: Buffer | undefined;
+  for (;;) {
+    const batch: { key: Buffer; value: Buffer }[] = [];
+    for (const { key, value } of store.txs.getRange({ start, limit: REWRITE_BATCH })) {
+      if (start !== undefined && batch.length === 0 && key.equals(start)) continue;
+      batch.push({ key: Buffer.from(key), value: encodeTx(decodeTx(value, InputForm.Bytes)) });
+    }
+    for (const { key, value } of batch) store.txs.put(key, value);
+    if (batch.length === 0) return;
+    start = batch.at(-1)!.key;
   }
 }

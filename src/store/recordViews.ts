@@ -5,6 +5,7 @@
  */
 
 import { readVarint, skipVarint, varintEnd } from '../chain/varint.js';
+import { wordsEnd } from './bytes.js';
 import { HeaderFlag, TxFlag } from './codec.js';
 
 /** Offset of logsBloom in a header record: flags, varint number, 3 hashes, miner, 3 roots precede it. */
@@ -174,9 +175,10 @@ export class TxOffsets {
   nonce = 0;
   gas = 0;
   value = 0;
-  /** Offset of the input's bytes. */
+  /** Offset of the input's stored bytes, its length (unpacked), and whether it is stored in the word form (bytes.ts). */
   input = 0;
   inputLength = 0;
+  inputWords = false;
   v = 0;
   r = 0;
   s = 0;
@@ -215,9 +217,11 @@ export function readTxOffsets(raw: Uint8Array, out: TxOffsets): TxOffsets {
   out.gas = p += 1 + raw[p]!;
   out.value = p += 1 + raw[p]!;
   p += 1 + raw[p]!;
-  out.inputLength = readVarint(raw, p);
+  const inputTag = readVarint(raw, p);
+  out.inputLength = Math.floor(inputTag / 2);
+  out.inputWords = inputTag % 2 === 1;
   out.input = p = varintEnd;
-  out.v = p += out.inputLength;
+  out.v = p = out.inputWords ? wordsEnd(raw, p, out.inputLength) : p + out.inputLength;
   out.r = p += 1 + raw[p]!;
   out.s = p += 1 + raw[p]!;
   p += 1 + raw[p]!;

@@ -48,12 +48,16 @@ export const CHAIN_DATABASES = [
 /**
  * Version of the on-disk layout (2 added the receipts, 3 each block's transaction hashes, 4 the frozen
  * runs of the transaction-hash index and the storage history, and the members of other chains'
- * blocks, transactions and receipts kept as their node gave them); a store written by another
- * version is refused, but for MIGRATABLE_VERSION, which `ethlogd migrate` brings to this one.
+ * blocks, transactions and receipts kept as their node gave them, 5 transaction inputs in the word
+ * form and no storage-write list for a frozen block); a store written by another version is
+ * refused, but for MIGRATABLE_VERSION, which `ethlogd migrate` brings to this one.
  */
-export const SCHEMA_VERSION = 4;
+export const SCHEMA_VERSION = 5;
 
-/** The older layout `ethlogd migrate` converts in place (store/migrate.ts): its records read as version 4's. */
+/**
+ * The older layout `ethlogd migrate` converts in place (store/migrate.ts): its records read as this version's but for
+ * the transaction records, which it rewrites.
+ */
 export const MIGRATABLE_VERSION = 3;
 
 /** What each layout version added, for the message refusing an older store. */
@@ -61,6 +65,7 @@ const ADDED_IN: Readonly<Record<number, string>> = {
   2: 'the receipts',
   3: "each block's transaction hashes",
   4: "the frozen runs and other chains' transactions and fields (OP stack, Arbitrum)",
+  5: 'compact transaction inputs',
 };
 
 /** Most named databases the environment holds (the layout uses fewer; room for later ones). */

@@ -1,6 +1,6 @@
 /**
  * `ethlogd migrate` (store/migrate.ts, run as the CLI): a layout-3 store (the transaction-hash index and the storage
- * history wholly in their B-trees, no runs) is converted in place into exactly the store this
+ * history wholly in their B-trees, no runs, transaction inputs as their bytes) is converted in place into exactly the store this
  * layout's writer makes of the same chain, database by database; a second run changes nothing; a
  * store of another older version is refused.
  */
@@ -9,6 +9,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { test } from 'node:test';
+import { decodeTx, encodeTx, InputForm } from '#src/store/codec.js';
 import { encodeBlockKey, STORAGE_PREFIX_BYTES } from '#src/store/keys.js';
 import { RUNS_KEY, RUNS_MARK_KEY, readManifest, storageKeyNumber, storageRunEntries } from '#src/store/runs.js';
 import { closeStore, openStore, SCHEMA_VERSION, type Store } from '#src/store/schema.js';
@@ -20,14 +21,19 @@ import { diffStores } from '../support/storeDiff.js';
 
 /**
  * Rewrites a store of this layout as layout 3 wrote it: every transaction hash and storage write back in the B-trees,
- * no runs.
+ * no runs, transaction inputs as their bytes.
  */
 function toLayout3(store: Store): void {
   store.env.transactionSync(() => {
     const manifest = readManifest(store);
-    for (const { key, value } of store.txs.getRange()) {
-      if (!store.txByHash.doesExist(value.subarray(0, 32)))
-        store.txByHash.put(Buffer.from(value.subarray(0, 32)), Buffer.from(key));
+    const records = Array.from(store.txs.getRange(), ({ key, value }) => ({
+      key: Buffer.from(key),
+      value: Buffer.from(value),
+    }));
+    for (const { key, value } of records) {
+      if (!store.txByHash.doesExist(value.subarray(0, 32))) store.txByHash.put(value.subarray(0, 32), key);
+      // Layout 3 kept transaction inputs as their bytes.
+      store.txs.put(key, encodeTx(decodeTx(value), InputForm.Bytes));
     }
     // Layout 3 kept every block's storage-write list; this layout drops a frozen block's.
     const writes = new Map<number, Buffer[]>();
@@ -63,7 +69,7 @@ test('migrate converts a layout-3 store into the store this layout writes', asyn
     const refused = await runCli(['verify', '--data', dirs[1]!]);
     assert.match(
       refused.stderr,
-      /layout version 3, this build reads version 4 \(it lacks the frozen runs and other chains' transactions and fields \(OP stack, Arbitrum\)\): convert it with `ethlogd migrate --data /,
+      /layout version 3, this build reads version 5 \(it lacks the frozen runs and other chains' transactions and fields \(OP stack, Arbitrum\) and compact transaction inputs\): convert it with `ethlogd migrate --data /,
     );
 
     const first = await runCli(['migrate', '--data', dirs[1]!]);
@@ -83,7 +89,7 @@ test('migrate converts a layout-3 store into the store this layout writes', asyn
 
     const again = await runCli(['migrate', '--data', dirs[1]!]);
     assert.equal(again.code, 0, again.stderr);
-    assert.match(again.stdout, /layout version 4 → 4/);
+    assert.match(again.stdout, /layout version 5 → 5/);
     migrated = openStore(dirs[1]!, { readOnly: true });
     assert.deepEqual(diffStores(migrated, fresh), []);
     await closeStore(migrated);

@@ -13,7 +13,7 @@ import { type BlockPosition, formatBlock, formatTransaction } from '#src/render/
 import { JsonWriter } from '#src/render/jsonWriter.js';
 import { TxBlock, writeTxJson } from '#src/render/txJson.js';
 import { encodeHeader, encodeTx } from '#src/store/codec.js';
-import { HeaderOffsets, readHeaderOffsets } from '#src/store/recordViews.js';
+import { HeaderOffsets, readHeaderOffsets, readTxOffsets, TxOffsets } from '#src/store/recordViews.js';
 import { makeHeader, Rng } from '../store/fixtures.js';
 
 const MAX_U256 = (1n << 256n) - 1n;
@@ -37,7 +37,7 @@ function fastTx(tx: Transaction, h: BlockHeader, index: number): string {
 }
 
 function fastBlock(h: BlockHeader, txs: Transaction[], full: boolean): string {
-  const records = txs.map(encodeTx);
+  const records = txs.map((tx) => encodeTx(tx));
   const w = new JsonWriter(16);
   writeBlockJson(w, encodeHeader(h), (i) => records[i], full);
   return w.latin1();
@@ -117,6 +117,23 @@ test('legacy transactions: protected and not, zero and maximal quantities, creat
   );
   assertTx(legacy({ value: 1n, gasPrice: 0x10n, nonce: 0xfn, gas: 0x100n }), h, 16);
   assertTx(legacy({ input: rng.bytes(100_000) }), h, 2);
+});
+
+test('inputs stored in the word form render as their bytes: ABI calls, zero words, a head of 0 to 31 bytes', () => {
+  const h = header();
+  const word = (zeros: number) => Buffer.concat([Buffer.alloc(zeros), rng.bytes(32 - zeros)]);
+  const inputs = [
+    Buffer.concat([Buffer.from('a9059cbb', 'hex'), word(12), word(31)]),
+    Buffer.concat([word(0), word(32), word(28)]),
+    Buffer.concat([rng.bytes(31), word(20), word(32)]),
+    Buffer.alloc(64 * 32),
+  ];
+  for (const input of inputs) {
+    const tx = legacy({ input });
+    assert.ok(readTxOffsets(encodeTx(tx), new TxOffsets()).inputWords, input.toString('hex'));
+    assertTx(tx, h, 5);
+    assertBlock(h, [tx, legacy({ input: Buffer.from(input.subarray(1)) })]);
+  }
 });
 
 test('access-list transactions: empty list, entries without keys, a key count past one varint byte', () => {

@@ -29,7 +29,7 @@ function expected(block: BlockBundle): BlockRecords {
   return {
     number: n,
     header: encodeHeader(block.header),
-    txs: block.transactions.map(encodeTx),
+    txs: block.transactions.map((tx) => encodeTx(tx)),
     txHashes: block.transactions.length > 0 ? Buffer.concat(block.transactions.map((tx) => tx.hash)) : undefined,
     receipts: block.receipts.length > 0 ? encodeReceipts(block.receipts) : undefined,
     logs: block.logs.length > 0 ? encodeLogs(block.logs) : undefined,

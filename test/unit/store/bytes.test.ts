@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import fc from 'fast-check';
-import { ByteReader, ByteWriter } from '#src/store/bytes.js';
+import { ByteReader, ByteWriter, wordsEnd, wordsShorter } from '#src/store/bytes.js';
 import { Rng } from './fixtures.js';
 
 const MAX_U256 = (1n << 256n) - 1n;
@@ -240,4 +240,49 @@ test('done() tracks position; reader works on a view at an offset; skip advances
   r.skip(3);
   assert.equal(r.u8(), 9);
   assert.equal(r.done(), true);
+});
+
+/** Bytes shaped like ABI calldata: a head of 0-31 bytes, then words that are mostly zeros, some random. */
+const abiLike = fc
+  .tuple(
+    fc.uint8Array({ maxLength: 31 }),
+    fc.array(
+      fc.oneof(
+        fc.uint8Array({ minLength: 32, maxLength: 32 }),
+        fc.integer({ min: 0, max: 32 }).map((n) => {
+          const word = new Uint8Array(32);
+          for (let i = 32 - n; i < 32; i++) word[i] = (i * 37 + n) % 256;
+          return word;
+        }),
+      ),
+      { maxLength: 12 },
+    ),
+  )
+  .map(([head, words]) => Buffer.concat([head, ...words]));
+
+test('words round-trips any bytes in either form; wordsEnd finds the end; wordsShorter says which form is shorter', () => {
+  fc.assert(
+    fc.property(fc.oneof(abiLike, fc.uint8Array({ maxLength: 300 })), fc.boolean(), (bytes, words) => {
+      const w = new ByteWriter();
+      w.u8(0xaa).words(bytes, words).u8(0xbb);
+      const out = w.finish();
+      const r = new ByteReader(out);
+      assert.equal(r.u8(), 0xaa);
+      assert.deepEqual(Buffer.from(r.words()), Buffer.from(bytes));
+      assert.equal(r.u8(), 0xbb);
+      assert.equal(r.done(), true);
+      const start = 1 + (bytes.length * 2 + 1 < 128 ? 1 : 2);
+      if (words) assert.equal(wordsEnd(out, start, bytes.length), out.length - 1);
+      const size = (form: boolean) => new ByteWriter().words(bytes, form).finish().length;
+      assert.equal(wordsShorter(bytes), size(true) < size(false), Buffer.from(bytes).toString('hex'));
+    }),
+  );
+});
+
+test('words: a transfer call keeps its selector and strips each word', () => {
+  const call = Buffer.from(`a9059cbb${'00'.repeat(12)}${'11'.repeat(20)}${'00'.repeat(31)}05`, 'hex');
+  const out = new ByteWriter().words(call, true).finish();
+  assert.equal(out.toString('hex'), `8901a9059cbb14${'11'.repeat(20)}0105`);
+  assert.equal(wordsShorter(call), true);
+  assert.equal(wordsShorter(Buffer.alloc(32, 1)), false);
 });

@@ -370,23 +370,30 @@ test('a store reopens with its data, read-only too; a foreign schema version is 
     await env.close();
     assert.throws(
       () => openStore(dir, { readOnly: true }),
-      /has layout version 1, this build reads version 4 \(older stores lack the receipts, each block's transaction hashes and the frozen runs and other chains' transactions and fields \(OP stack, Arbitrum\)\): build it again with `ethlogd generate` or `ethlogd ingest`/,
+      /has layout version 1, this build reads version 5 \(older stores lack the receipts, each block's transaction hashes, the frozen runs and other chains' transactions and fields \(OP stack, Arbitrum\) and compact transaction inputs\): build it again with `ethlogd generate` or `ethlogd ingest`/,
     );
     const env2 = open({ path: dir, maxDbs: 16 });
     env2.openDB({ name: 'meta' }).putSync('schemaVersion', 2);
     await env2.close();
     assert.throws(
       () => openStore(dir, { readOnly: true }),
-      /has layout version 2, this build reads version 4 \(older stores lack each block's transaction hashes and the frozen runs and other chains'/,
+      /has layout version 2, this build reads version 5 \(older stores lack each block's transaction hashes, the frozen runs and other chains'/,
     );
     const env3 = open({ path: dir, maxDbs: 16 });
     env3.openDB({ name: 'meta' }).putSync('schemaVersion', 3);
     await env3.close();
     assert.throws(
       () => openStore(dir, { readOnly: true }),
-      /has layout version 3, this build reads version 4 \(it lacks the frozen runs and other chains' transactions and fields \(OP stack, Arbitrum\)\): convert it with `ethlogd migrate --data /,
+      /has layout version 3, this build reads version 5 \(it lacks the frozen runs and other chains' transactions and fields \(OP stack, Arbitrum\) and compact transaction inputs\): convert it with `ethlogd migrate --data /,
     );
     assert.throws(() => openStore(dir, { readOnly: true, migrating: true }), /has layout version 3/);
+    const env4 = open({ path: dir, maxDbs: 16 });
+    env4.openDB({ name: 'meta' }).putSync('schemaVersion', 4);
+    await env4.close();
+    assert.throws(
+      () => openStore(dir, { migrating: true }),
+      /has layout version 4, this build reads version 5 \(older stores lack compact transaction inputs\): build it again/,
+    );
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
   }
