@@ -28,7 +28,8 @@ Run "ethlogd <command> --help" for a command's options; "ethlogd --version" prin
 
 /** The line after a usage error: where to read the options (`command` empty: the command list). */
 const HELP_POINTER = (command: string) =>
-  `Run "ethlogd ${command === '' ? '' : `${command} `}--help" for ${command === '' ? 'what each does' : 'its options'}.`;
+  `Run "ethlogd ${command === '' ? '' : `${command} `}--help" ` +
+  `for ${command === '' ? 'what each does' : 'its options'}.`;
 
 /** A command: how it runs and its usage text. */
 interface Command {

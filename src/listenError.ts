@@ -25,7 +25,8 @@ export class PortUnavailableError extends Error {
     option: string,
   ) {
     super(
-      `${front}: cannot listen on ${host}:${port}: ${REASONS[code] ?? `the system refused it (${code})`} (choose another ${code === 'EADDRNOTAVAIL' ? '--host' : option})`,
+      `${front}: cannot listen on ${host}:${port}: ${REASONS[code] ?? `the system refused it (${code})`} ` +
+        `(choose another ${code === 'EADDRNOTAVAIL' ? '--host' : option})`,
     );
   }
 }

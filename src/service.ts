@@ -15,7 +15,7 @@ import {
   SHUTDOWN_GRACE_MARGIN_MS,
 } from './config.js';
 import { FilterRegistry } from './filters/registry.js';
-import { type GrpcServer, startGrpcServer } from './grpc/server.js';
+import { type GrpcServer, type GrpcServerOptions, startGrpcServer } from './grpc/server.js';
 import type { StreamEvents } from './grpc/streamLogs.js';
 import { type AccessLogMode, accessLogEvery } from './http/accessLog.js';
 import { type CompressionOptions, resolveCompression } from './http/compress.js';
@@ -27,17 +27,19 @@ import { type ShutdownOutcome, shutdownService } from './lifecycle.js';
 import { Admission, type AdmissionLimits, admitFor, type LogGate } from './limits/admission.js';
 import { ByteBudget, type ByteLimits } from './limits/byteBudget.js';
 import { type RateLimitOptions, rateLimiterFor } from './limits/options.js';
+import type { RateLimiter } from './limits/rateLimiter.js';
 import { LimitRefusals } from './limits/refusals.js';
 import type { Logger } from './logger.js';
 import { LogEngine } from './logs/engine.js';
-import { createServiceMetrics } from './metrics/metrics.js';
+import { createServiceMetrics, type ServiceMetrics } from './metrics/metrics.js';
 import type { ReplicaSync } from './replica/lag.js';
 import { AnswerCache, DEFAULT_ANSWER_CACHE_BYTES } from './rpc/answerCache.js';
+import type { ForwardOptions } from './rpc/forward.js';
 import type { MethodContext } from './rpc/method.js';
 import { METHODS } from './rpc/methods/index.js';
 import { checkApiKey } from './store/apiKeys.js';
 import { StoreReader } from './store/reader.js';
-import { openStore } from './store/schema.js';
+import { openStore, type Store } from './store/schema.js';
 import type { BreakerOptions } from './upstream/breaker.js';
 import { UpstreamClient } from './upstream/client.js';
 import { forwardedMethods } from './upstream/methods.js';
@@ -158,16 +160,24 @@ export interface RunningService {
   close(): Promise<ShutdownOutcome>;
 }
 
-/** Opens the store at `dataDir` and serves it over HTTP, and over gRPC when `grpcPort` is set. */
-export async function startService(options: ServiceOptions): Promise<RunningService> {
-  // Checked before anything opens: a bad value throws its RangeError with nothing to close.
-  const compression = options.compression === false ? undefined : resolveCompression(options.compression ?? {});
-  const accessLog = options.accessLog ?? 'on';
-  accessLogEvery(accessLog);
-  const upstreamMethods =
+/** What a service forwards to its upstream node (serve --upstream): none of it without one. */
+interface Forwarding {
+  /** The node's client. */
+  upstream: UpstreamClient | undefined;
+  /** The methods forwarded. */
+  methods: ReadonlySet<string> | undefined;
+  /** The forwarded calls' counts, for the metrics. */
+  stats: UpstreamStats | undefined;
+  /** What the method layer forwards with. */
+  forward: ForwardOptions | undefined;
+}
+
+/** The forwarding of `options.upstream`, its client made (it opens no connection until a call). */
+function forwardingOf(options: ServiceOptions): Forwarding {
+  const methods =
     options.upstream &&
     forwardedMethods(options.upstream.methods, options.upstream.send === true, new Set(METHODS.keys()));
-  const upstreamStats =
+  const stats =
     options.upstream && options.metrics !== false ? new UpstreamStats(METRICS_LATENCY_BUCKETS_S) : undefined;
   const upstream =
     options.upstream &&
@@ -176,18 +186,42 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
       concurrency: options.upstream.concurrency,
       maxResponseBytes: options.upstream.maxResponseBytes,
       breaker: options.upstream.breaker,
-      stats: upstreamStats,
+      stats,
       onFailure: (failure, calls) =>
         options.logger.warn('upstream: request failed', { calls, failure: failure.kind, reason: failure.reason }),
     });
-  const upstreamBudget = rateLimiterFor(options.upstream?.rateLimit);
+  const budget = rateLimiterFor(options.upstream?.rateLimit);
   const forward = upstream &&
-    upstreamMethods && {
+    methods && {
       upstream,
-      methods: upstreamMethods,
-      budget: upstreamBudget,
+      methods,
+      budget,
       headWaitMs: options.upstream?.headWaitMs,
     };
+  return { upstream, methods, stats, forward };
+}
+
+/** The parts of a service over its store that both fronts share. */
+interface ServiceCore {
+  store: Store;
+  reader: StoreReader;
+  limits: LogLimits;
+  onError: (message: string, error: unknown) => void;
+  engine: LogEngine;
+  refusals: LimitRefusals;
+  filters: FilterRegistry;
+  subscriptionBudget: ByteBudget;
+  rateLimit: RateLimiter | undefined;
+  gate: LogGate;
+  /** The method layer's context. */
+  ctx: MethodContext;
+  /** Bytes of answers each HTTP front keeps (0: none), and the main thread's cache of them. */
+  answerCacheBytes: number;
+  answerCache: AnswerCache | undefined;
+}
+
+/** Opens the store and makes what both fronts share: the log engine, filters, limits and the method layer's context. */
+function openCore(options: ServiceOptions): ServiceCore {
   const store = openStore(options.dataDir, { readOnly: true });
   const reader = new StoreReader(store, { perTick: options.readOnlyProcess === true });
   options.replica?.gauge.setStartingBlock(reader.head());
@@ -227,67 +261,155 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   const answerCacheBytes =
     options.readOnlyProcess === true ? (options.answerCacheBytes ?? DEFAULT_ANSWER_CACHE_BYTES) : 0;
   const answerCache = answerCacheBytes > 0 ? new AnswerCache(reader, answerCacheBytes) : undefined;
-  const httpThreads = httpThreadCount(options.httpThreads, options.logger);
-  const threads =
-    httpThreads > 1
-      ? new HttpThreads({
-          threads: httpThreads,
-          dataDir: options.dataDir,
-          limits,
-          inlineBudgetUs: engine.inlineBudgetUs,
-          answerCacheBytes,
-          queryLogs: (spec, call) =>
-            engine.queryOnPool(spec, reader, { signal: call?.signal, admit: admitFor(gate, call?.caller) }),
-          filters,
-          limitRefusals: refusals,
-          subscriptionBudget,
-          rateLimit,
-          metrics: options.metrics !== false,
-          sync: options.replica,
-          forward,
-          logger: options.logger,
-        })
-      : undefined;
-  const metrics =
-    options.metrics === false
-      ? undefined
-      : createServiceMetrics({
-          dataDir: options.dataDir,
-          reader,
-          engine,
-          methods: METHODS.keys(),
-          threads,
-          filters,
-          answers: answerCache?.counts,
-          upstream: upstreamStats,
-          nodeHead: options.replica && (() => options.replica!.gauge.nodeHead()),
-          limitRefusals: refusals,
-          admission: gate.admission,
-          subscriptions: subscriptionBudget,
-        });
-  const graceMs = options.shutdownGraceMs ?? limits.timeoutMs + SHUTDOWN_GRACE_MARGIN_MS;
-  const front: HttpServerOptions = {
+  const core = { store, reader, limits, onError, engine, refusals, filters, subscriptionBudget, rateLimit, gate, ctx };
+  return { ...core, answerCacheBytes, answerCache };
+}
+
+/** The HTTP threads besides the main thread's, when there are to be more than one. */
+function httpThreadsOf(
+  options: ServiceOptions,
+  core: ServiceCore,
+  httpThreads: number,
+  forward: ForwardOptions | undefined,
+): HttpThreads | undefined {
+  if (httpThreads <= 1) return undefined;
+  const { engine, reader, gate } = core;
+  return new HttpThreads({
+    threads: httpThreads,
+    dataDir: options.dataDir,
+    limits: core.limits,
+    inlineBudgetUs: engine.inlineBudgetUs,
+    answerCacheBytes: core.answerCacheBytes,
+    queryLogs: (spec, call) =>
+      engine.queryOnPool(spec, reader, { signal: call?.signal, admit: admitFor(gate, call?.caller) }),
+    filters: core.filters,
+    limitRefusals: core.refusals,
+    subscriptionBudget: core.subscriptionBudget,
+    rateLimit: core.rateLimit,
+    metrics: options.metrics !== false,
+    sync: options.replica,
+    forward,
+    logger: options.logger,
+  });
+}
+
+/** The service's metrics, unless turned off. */
+function metricsOf(
+  options: ServiceOptions,
+  core: ServiceCore,
+  threads: HttpThreads | undefined,
+  upstreamStats: UpstreamStats | undefined,
+): ServiceMetrics | undefined {
+  if (options.metrics === false) return undefined;
+  return createServiceMetrics({
+    dataDir: options.dataDir,
+    reader: core.reader,
+    engine: core.engine,
+    methods: METHODS.keys(),
+    threads,
+    filters: core.filters,
+    answers: core.answerCache?.counts,
+    upstream: upstreamStats,
+    nodeHead: options.replica && (() => options.replica!.gauge.nodeHead()),
+    limitRefusals: core.refusals,
+    admission: core.gate.admission,
+    subscriptions: core.subscriptionBudget,
+  });
+}
+
+/** The options of the HTTP front: the store's answers, the limits, the metrics' hooks. */
+function httpFrontOptions(
+  options: ServiceOptions,
+  core: ServiceCore,
+  metrics: ServiceMetrics | undefined,
+  forward: ForwardOptions | undefined,
+  coding: Pick<HttpServerOptions, 'compression' | 'accessLog'>,
+): HttpServerOptions {
+  return {
     host: options.host,
     port: options.port,
     ...storeFront({
-      store,
-      ctx,
-      onError,
+      store: core.store,
+      ctx: core.ctx,
+      onError: core.onError,
       observer: metrics?.calls,
-      answerCache,
+      answerCache: core.answerCache,
       metrics: metrics?.render,
       sync: options.replica,
       forward,
     }),
-    rateLimit,
-    subscriptionBudget,
-    limitRefusals: refusals,
+    rateLimit: core.rateLimit,
+    subscriptionBudget: core.subscriptionBudget,
+    limitRefusals: core.refusals,
     logger: options.logger,
     onResponse: metrics?.onResponse,
     onRefusal: metrics?.onRefusal,
-    compression,
-    accessLog,
+    compression: coding.compression,
+    accessLog: coding.accessLog,
   };
+}
+
+/** The options of the gRPC front on `port`. */
+function grpcOptions(
+  options: ServiceOptions,
+  core: ServiceCore,
+  metrics: ServiceMetrics | undefined,
+  port: number,
+): GrpcServerOptions {
+  const { store } = core;
+  return {
+    host: options.host,
+    port,
+    ctx: core.ctx,
+    engine: core.engine,
+    auth: (key) => checkApiKey(store, key),
+    rateLimit: core.rateLimit,
+    gate: core.gate,
+    streamTimeoutMs: options.grpcStream?.timeoutMs,
+    streamStallMs: options.grpcStream?.stallMs,
+    maxConnections: options.grpcConnections?.max,
+    idleTimeoutMs: options.grpcConnections?.idleTimeoutMs,
+    prefaceTimeoutMs: options.grpcConnections?.prefaceTimeoutMs,
+    onRefusal: metrics?.onRefusal,
+    streamBatchBytes: options.grpcStream?.batchBytes,
+    streamTaskLogs: options.grpcStream?.taskLogs,
+    onError: core.onError,
+    observer: metrics?.calls,
+  };
+}
+
+/** Logs where the service listens, and what it forwards. */
+function logListening(
+  options: ServiceOptions,
+  url: string,
+  httpThreads: number,
+  grpc: GrpcServer | undefined,
+  forwarding: Forwarding,
+): void {
+  const threads = `${httpThreads} HTTP thread${httpThreads === 1 ? '' : 's'}`;
+  const grpcText = grpc === undefined ? '' : `, gRPC on ${grpc.host}:${grpc.port}`;
+  options.logger.info(`listening on ${url} (uWebSockets.js ${uwsImplementation}, ${threads})${grpcText}`);
+  if (forwarding.upstream !== undefined)
+    options.logger.info('forwarding the calls the store cannot answer to the upstream node', {
+      methods: [...forwarding.methods!],
+    });
+}
+
+/** Opens the store at `dataDir` and serves it over HTTP, and over gRPC when `grpcPort` is set. */
+export async function startService(options: ServiceOptions): Promise<RunningService> {
+  // Checked before anything opens: a bad value throws its RangeError with nothing to close.
+  const compression = options.compression === false ? undefined : resolveCompression(options.compression ?? {});
+  const accessLog = options.accessLog ?? 'on';
+  accessLogEvery(accessLog);
+  const forwarding = forwardingOf(options);
+  const { upstream, forward } = forwarding;
+  const core = openCore(options);
+  const { filters, engine, store, limits } = core;
+  const httpThreads = httpThreadCount(options.httpThreads, options.logger);
+  const threads = httpThreadsOf(options, core, httpThreads, forward);
+  const metrics = metricsOf(options, core, threads, forwarding.stats);
+  const graceMs = options.shutdownGraceMs ?? limits.timeoutMs + SHUTDOWN_GRACE_MARGIN_MS;
+  const front = httpFrontOptions(options, core, metrics, forward, { compression, accessLog });
   let server;
   try {
     server = threads ? await threads.listen(front) : await startHttpServer(front);
@@ -304,38 +426,14 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   let grpc: GrpcServer | undefined;
   if (options.grpcPort !== undefined) {
     try {
-      grpc = await startGrpcServer({
-        host: options.host,
-        port: options.grpcPort,
-        ctx,
-        engine,
-        auth: (key) => checkApiKey(store, key),
-        rateLimit,
-        gate,
-        streamTimeoutMs: options.grpcStream?.timeoutMs,
-        streamStallMs: options.grpcStream?.stallMs,
-        maxConnections: options.grpcConnections?.max,
-        idleTimeoutMs: options.grpcConnections?.idleTimeoutMs,
-        prefaceTimeoutMs: options.grpcConnections?.prefaceTimeoutMs,
-        onRefusal: metrics?.onRefusal,
-        streamBatchBytes: options.grpcStream?.batchBytes,
-        streamTaskLogs: options.grpcStream?.taskLogs,
-        onError,
-        observer: metrics?.calls,
-      });
+      grpc = await startGrpcServer(grpcOptions(options, core, metrics, options.grpcPort));
     } catch (error) {
       await shutdown();
       throw error;
     }
   }
   const url = `http://${server.host}:${server.port}`;
-  options.logger.info(
-    `listening on ${url} (uWebSockets.js ${uwsImplementation}, ${httpThreads} HTTP thread${httpThreads === 1 ? '' : 's'})${grpc === undefined ? '' : `, gRPC on ${grpc.host}:${grpc.port}`}`,
-  );
-  if (upstream !== undefined)
-    options.logger.info('forwarding the calls the store cannot answer to the upstream node', {
-      methods: [...upstreamMethods!],
-    });
+  logListening(options, url, httpThreads, grpc, forwarding);
   return {
     host: server.host,
     port: server.port,

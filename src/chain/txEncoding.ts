@@ -31,86 +31,111 @@ function authorizationItem(list: Authorization[]): RlpItem {
   ]);
 }
 
+// Each type's fields are written out with the signature in its list, not spread from an array of its own (one array and
+// one spread fewer per transaction).
+
+/** The fields of a legacy (type 0) transaction. */
+function legacyFields(tx: Transaction): RlpItem[] {
+  return [
+    rlpUint(tx.nonce),
+    rlpUint(need(tx.gasPrice, 'gasPrice', tx)),
+    rlpUint(tx.gas),
+    tx.to ?? EMPTY,
+    rlpUint(tx.value),
+    tx.input,
+    rlpUint(tx.v),
+    rlpUint(tx.r),
+    rlpUint(tx.s),
+  ];
+}
+
+/** The fields of an EIP-2930 (type 1) transaction. */
+function accessListFields(tx: Transaction): RlpItem[] {
+  return [
+    rlpUint(need(tx.chainId, 'chainId', tx)),
+    rlpUint(tx.nonce),
+    rlpUint(need(tx.gasPrice, 'gasPrice', tx)),
+    rlpUint(tx.gas),
+    tx.to ?? EMPTY,
+    rlpUint(tx.value),
+    tx.input,
+    accessListItem(need(tx.accessList, 'accessList', tx)),
+    rlpUint(tx.v),
+    rlpUint(tx.r),
+    rlpUint(tx.s),
+  ];
+}
+
+/** The fields of an EIP-1559 (type 2) transaction. */
+function feeMarketFields(tx: Transaction): RlpItem[] {
+  return [
+    rlpUint(need(tx.chainId, 'chainId', tx)),
+    rlpUint(tx.nonce),
+    rlpUint(need(tx.maxPriorityFeePerGas, 'maxPriorityFeePerGas', tx)),
+    rlpUint(need(tx.maxFeePerGas, 'maxFeePerGas', tx)),
+    rlpUint(tx.gas),
+    tx.to ?? EMPTY,
+    rlpUint(tx.value),
+    tx.input,
+    accessListItem(need(tx.accessList, 'accessList', tx)),
+    rlpUint(tx.v),
+    rlpUint(tx.r),
+    rlpUint(tx.s),
+  ];
+}
+
+/** The fields of an EIP-4844 (type 3) transaction. */
+function blobFields(tx: Transaction): RlpItem[] {
+  return [
+    rlpUint(need(tx.chainId, 'chainId', tx)),
+    rlpUint(tx.nonce),
+    rlpUint(need(tx.maxPriorityFeePerGas, 'maxPriorityFeePerGas', tx)),
+    rlpUint(need(tx.maxFeePerGas, 'maxFeePerGas', tx)),
+    rlpUint(tx.gas),
+    need(tx.to ?? undefined, 'to', tx),
+    rlpUint(tx.value),
+    tx.input,
+    accessListItem(need(tx.accessList, 'accessList', tx)),
+    rlpUint(need(tx.maxFeePerBlobGas, 'maxFeePerBlobGas', tx)),
+    need(tx.blobVersionedHashes, 'blobVersionedHashes', tx),
+    rlpUint(tx.v),
+    rlpUint(tx.r),
+    rlpUint(tx.s),
+  ];
+}
+
+/** The fields of an EIP-7702 (type 4) transaction. */
+function setCodeFields(tx: Transaction): RlpItem[] {
+  return [
+    rlpUint(need(tx.chainId, 'chainId', tx)),
+    rlpUint(tx.nonce),
+    rlpUint(need(tx.maxPriorityFeePerGas, 'maxPriorityFeePerGas', tx)),
+    rlpUint(need(tx.maxFeePerGas, 'maxFeePerGas', tx)),
+    rlpUint(tx.gas),
+    need(tx.to ?? undefined, 'to', tx),
+    rlpUint(tx.value),
+    tx.input,
+    accessListItem(need(tx.accessList, 'accessList', tx)),
+    authorizationItem(need(tx.authorizationList, 'authorizationList', tx)),
+    rlpUint(tx.v),
+    rlpUint(tx.r),
+    rlpUint(tx.s),
+  ];
+}
+
 /** The RLP fields of a transaction, signature included, in consensus order. */
 export function transactionFields(tx: Transaction): RlpItem[] {
-  const to = tx.to ?? EMPTY;
-  // The signature is written out in each list, not spread from an array of its own (one array and one spread fewer per
-  // transaction).
   switch (tx.type) {
     case 0:
-      return [
-        rlpUint(tx.nonce),
-        rlpUint(need(tx.gasPrice, 'gasPrice', tx)),
-        rlpUint(tx.gas),
-        to,
-        rlpUint(tx.value),
-        tx.input,
-        rlpUint(tx.v),
-        rlpUint(tx.r),
-        rlpUint(tx.s),
-      ];
+      return legacyFields(tx);
     case 1:
-      return [
-        rlpUint(need(tx.chainId, 'chainId', tx)),
-        rlpUint(tx.nonce),
-        rlpUint(need(tx.gasPrice, 'gasPrice', tx)),
-        rlpUint(tx.gas),
-        to,
-        rlpUint(tx.value),
-        tx.input,
-        accessListItem(need(tx.accessList, 'accessList', tx)),
-        rlpUint(tx.v),
-        rlpUint(tx.r),
-        rlpUint(tx.s),
-      ];
+      return accessListFields(tx);
     case 2:
-      return [
-        rlpUint(need(tx.chainId, 'chainId', tx)),
-        rlpUint(tx.nonce),
-        rlpUint(need(tx.maxPriorityFeePerGas, 'maxPriorityFeePerGas', tx)),
-        rlpUint(need(tx.maxFeePerGas, 'maxFeePerGas', tx)),
-        rlpUint(tx.gas),
-        to,
-        rlpUint(tx.value),
-        tx.input,
-        accessListItem(need(tx.accessList, 'accessList', tx)),
-        rlpUint(tx.v),
-        rlpUint(tx.r),
-        rlpUint(tx.s),
-      ];
+      return feeMarketFields(tx);
     case 3:
-      return [
-        rlpUint(need(tx.chainId, 'chainId', tx)),
-        rlpUint(tx.nonce),
-        rlpUint(need(tx.maxPriorityFeePerGas, 'maxPriorityFeePerGas', tx)),
-        rlpUint(need(tx.maxFeePerGas, 'maxFeePerGas', tx)),
-        rlpUint(tx.gas),
-        need(tx.to ?? undefined, 'to', tx),
-        rlpUint(tx.value),
-        tx.input,
-        accessListItem(need(tx.accessList, 'accessList', tx)),
-        rlpUint(need(tx.maxFeePerBlobGas, 'maxFeePerBlobGas', tx)),
-        need(tx.blobVersionedHashes, 'blobVersionedHashes', tx),
-        rlpUint(tx.v),
-        rlpUint(tx.r),
-        rlpUint(tx.s),
-      ];
+      return blobFields(tx);
     case 4:
-      return [
-        rlpUint(need(tx.chainId, 'chainId', tx)),
-        rlpUint(tx.nonce),
-        rlpUint(need(tx.maxPriorityFeePerGas, 'maxPriorityFeePerGas', tx)),
-        rlpUint(need(tx.maxFeePerGas, 'maxFeePerGas', tx)),
-        rlpUint(tx.gas),
-        need(tx.to ?? undefined, 'to', tx),
-        rlpUint(tx.value),
-        tx.input,
-        accessListItem(need(tx.accessList, 'accessList', tx)),
-        authorizationItem(need(tx.authorizationList, 'authorizationList', tx)),
-        rlpUint(tx.v),
-        rlpUint(tx.r),
-        rlpUint(tx.s),
-      ];
+      return setCodeFields(tx);
     default:
       throw new Error(
         `a type ${tx.type} transaction is kept as its node gave it; its consensus encoding is not modelled`,

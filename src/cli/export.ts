@@ -30,7 +30,8 @@ const MAX_CHUNK_BLOCKS = 1_000_000;
 const EXIT_INTERRUPTED = 130;
 
 /** Usage text of `export`. */
-export const EXPORT_USAGE = `Usage:
+export const EXPORT_USAGE =
+  `Usage:
   ethlogd export logs|blocks|transactions|receipts --data DIR --out DIR [--from B] [--to B]
                  [--chunk-blocks N] [--compression zstd|snappy|lz4|none] [--hex]
                  [--overwrite] [--threads N] [--progress]
@@ -58,10 +59,12 @@ ${logFilterUsage('earliest', 'latest')}
   --data DIR           store directory                                                 required
   --out DIR            output directory (created when absent)                          required
   --chunk-blocks N     blocks per file                                                 default ${DEFAULT_CHUNK_BLOCKS}
-  --compression C      ${COMPRESSIONS.join(', ')} (Parquet codecs ZSTD, SNAPPY, LZ4_RAW, UNCOMPRESSED)  default ${COMPRESSIONS[0]}
+  --compression C      ${COMPRESSIONS.join(', ')} (Parquet codecs ZSTD, SNAPPY, LZ4_RAW, UNCOMPRESSED)  ` +
+  `default ${COMPRESSIONS[0]}
   --hex                byte columns as 0x-hex text instead of binary
   --overwrite          replace files of the datatype in --out written with other options
-  --threads N          worker threads, each building and encoding one chunk          default ${availableParallelism()} (the cores)
+  --threads N          worker threads, each building and encoding one chunk          ` +
+  `default ${availableParallelism()} (the cores)
   --progress           a progress line on stderr even when it is not a terminal (it is shown on one)
   -h, --help           this text
 

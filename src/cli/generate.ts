@@ -20,7 +20,9 @@ const MAX_THREADS = 256;
 const MAX_BATCH_BLOCKS = 1_000_000;
 
 /** Usage text of `generate`. */
-export const GENERATE_USAGE = `Usage: ethlogd generate --out DIR --blocks N [--seed S] [--density D] [--threads T] [--batch-blocks B] [--no-pending]
+export const GENERATE_USAGE =
+  `Usage: ethlogd generate --out DIR --blocks N [--seed S] [--density D] [--threads T] ` +
+  `[--batch-blocks B] [--no-pending]
                         [--chain ethereum|op]
 
 Generates a deterministic, mainnet-like chain of N blocks (same seed and density, same bytes) into
@@ -38,8 +40,10 @@ Options:
   --blocks N       number of blocks of the chain                       required
   --seed S         seed of the chain                                   default "ethlogd"
   --density D      1.0 = mainnet (~265 txs, ~500 logs per block)       default 1
-  --threads T      worker threads building blocks (0: the writer's)   default ${defaultGenerateThreads()} (the cores; 0 on one core)
-  --batch-blocks B most blocks per write transaction                  default ${DEFAULT_BATCH_BLOCKS} (fewer past ${DEFAULT_BATCH_BYTES / 2 ** 20} MiB of records)
+  --threads T      worker threads building blocks (0: the writer's)   ` +
+  `default ${defaultGenerateThreads()} (the cores; 0 on one core)
+  --batch-blocks B most blocks per write transaction                  ` +
+  `default ${DEFAULT_BATCH_BLOCKS} (fewer past ${DEFAULT_BATCH_BYTES / 2 ** 20} MiB of records)
   --no-pending     do not store a pending block
   --chain KIND     ethereum, or op: an OP-stack-like chain (an L1-attributes deposit first in every
                    block, user deposits, L1 fee fields on receipts)   default ethereum
@@ -83,14 +87,16 @@ export async function generateCommand(argv: string[]): Promise<number> {
     });
     if (result.blocks === 0) {
       console.log(
-        `the store at ${out} already holds blocks ${result.earliest}–${result.head} of this chain (--seed ${JSON.stringify(seed)} --density ${density}): nothing to add`,
+        `the store at ${out} already holds blocks ${result.earliest}–${result.head} of this chain ` +
+          `(--seed ${JSON.stringify(seed)} --density ${density}): nothing to add`,
       );
       return 0;
     }
     const rate = Math.round(result.logs / Math.max(result.seconds, 1e-9));
     const from = result.head - result.blocks + 1;
     console.log(
-      `generated ${result.blocks} blocks, ${result.txs} transactions, ${result.logs} logs in ${result.seconds.toFixed(1)} s ` +
+      `generated ${result.blocks} blocks, ${result.txs} transactions, ${result.logs} logs ` +
+        `in ${result.seconds.toFixed(1)} s ` +
         `(${rate} logs/s) into ${out} (blocks ${from}–${result.head})`,
     );
     for (const line of busiestHint(result)) console.log(line);

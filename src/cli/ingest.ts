@@ -20,7 +20,9 @@ import { closeStore, openStore } from '../store/schema.js';
 import { integer, parse, positive, required, UsageError } from './args.js';
 
 /** Usage text of `ingest`. */
-export const INGEST_USAGE = `Usage: ethlogd ingest --rpc URL --data DIR [--from N] [--to N | --follow] [--storage prestate|none]
+export const INGEST_USAGE =
+  `Usage: ethlogd ingest --rpc URL --data DIR [--from N] [--to N | --follow] ` +
+  `[--storage prestate|none]
                       [--genesis genesis.json] [--chain ethereum|op|arbitrum]
 
 Copies blocks with full transactions, receipts' logs, the chain id, the safe/finalized markers and

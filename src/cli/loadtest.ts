@@ -82,7 +82,9 @@ export async function loadtestCommand(argv: string[]): Promise<number> {
       signal: controller.signal,
       onProgress: (p) => {
         const rate = (p.requests / p.seconds).toFixed(0);
-        const line = `${Math.min(p.seconds, seconds).toFixed(0)}/${seconds} s: ${p.requests} requests, ${rate} req/s, ${p.errors} errors`;
+        const line =
+          `${Math.min(p.seconds, seconds).toFixed(0)}/${seconds} s: ` +
+          `${p.requests} requests, ${rate} req/s, ${p.errors} errors`;
         process.stderr.write(tty ? `\r${line}\u001b[K` : `${line}\n`);
       },
     });

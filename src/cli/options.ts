@@ -129,7 +129,8 @@ export function resolveOptions(
 /** The options part of a command's help: every option with its environment variable and default. */
 export function optionsHelp(specs: readonly OptionSpec[]): string {
   const rows = specs.map((s) => {
-    const flag = `--${s.name}${s.type.kind === 'boolean' ? '' : ` ${s.placeholder ?? (s.type.kind === 'integer' ? 'N' : 'VALUE')}`}`;
+    const placeholder = s.placeholder ?? (s.type.kind === 'integer' ? 'N' : 'VALUE');
+    const flag = `--${s.name}${s.type.kind === 'boolean' ? '' : ` ${placeholder}`}`;
     const def = s.required
       ? 'required'
       : `default ${s.defaultText ?? (s.default === undefined ? 'unset' : String(s.default))}`;

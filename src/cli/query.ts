@@ -25,7 +25,8 @@ const DEFAULT_TIMEOUT_MS = 0;
 const EXIT_INTERRUPTED = 130;
 
 /** Usage text of `query`. */
-export const QUERY_USAGE = `Usage:
+export const QUERY_USAGE =
+  `Usage:
   ethlogd query logs --data DIR (--filter JSON | [--address A]... [--topic0 T] .. [--topic3 T]
                      [--from B] [--to B] [--block-hash H]) [--format jsonl|json|csv]
                      [--timeout-ms MS] [--resume-from BLOCK:LOGINDEX] [--threads N]
@@ -55,7 +56,8 @@ ${logFilterUsage('latest', 'latest')}
   --resume-from BLOCK:LOGINDEX
                        start right after that log (decimal or 0x-hex), the last one a previous
                        run wrote; the filter must be the same
-  --threads N          scan worker threads                                             default ${availableParallelism()} (the cores)
+  --threads N          scan worker threads                                             ` +
+  `default ${availableParallelism()} (the cores)
 
 block, tx, storage: one line, the JSON the JSON-RPC method answers (eth_getBlockByNumber/ByHash,
 eth_getTransactionByHash/ByBlockNumberAndIndex, eth_getStorageAt's quoted "0x" 32-byte string).

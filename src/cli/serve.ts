@@ -37,13 +37,16 @@ import {
 import type { AccessLogMode } from '../http/accessLog.js';
 import type { CompressionOptions } from '../http/compress.js';
 import { defaultHttpThreads } from '../http/threads.js';
-import { createLogger, LOG_LEVELS, type LogLevel } from '../logger.js';
+import { createLogger, LOG_LEVELS, type Logger, type LogLevel } from '../logger.js';
+import type { ReplicaSync } from '../replica/lag.js';
+import type { Replica } from '../replica/replica.js';
 import { DEFAULT_ANSWER_CACHE_BYTES } from '../rpc/answerCache.js';
 import { METHODS } from '../rpc/methods/index.js';
+import type { RunningService, ServiceOptions } from '../service.js';
 import { UPSTREAM_CONCURRENCY, UPSTREAM_TIMEOUT_MS } from '../upstream/client.js';
 import { DEFAULT_UPSTREAM_METHODS, ForwardListError, forwardedMethods, SEND_METHOD } from '../upstream/methods.js';
 import { existingStore, UsageError } from './args.js';
-import { type OptionSpec, optionsHelp, resolveOptions } from './options.js';
+import { type OptionSpec, optionsHelp, type ResolvedOptions, resolveOptions } from './options.js';
 
 /** Largest value a millisecond or count option takes (about 24 days: setTimeout's limit). */
 const MAX_OPTION_INT = 2 ** 31 - 1;
@@ -142,7 +145,8 @@ export const SERVE_OPTIONS: readonly OptionSpec[] = [
     default: DEFAULT_ANSWER_CACHE_BYTES / MIB,
     placeholder: 'MB',
     description:
-      'answers of block, transaction, storage and log calls kept per HTTP thread until the head moves, in MiB; 0 for none',
+      'answers of block, transaction, storage and log calls kept per HTTP thread until the head moves, in MiB; ' +
+      '0 for none',
   },
   {
     name: 'stream-timeout-ms',
@@ -316,7 +320,8 @@ export const SERVE_OPTIONS: readonly OptionSpec[] = [
     type: { kind: 'pattern', pattern: /^https?:\/\/\S+$/, expected: 'an http:// or https:// URL' },
     placeholder: 'URL',
     description:
-      "run as a replica: follow this node's head (ingest --follow, a supervised child) while serving, and report the lag",
+      "run as a replica: follow this node's head (ingest --follow, a supervised child) while serving, " +
+      'and report the lag',
   },
   {
     name: 'follow-poll-ms',
@@ -345,7 +350,8 @@ export const SERVE_OPTIONS: readonly OptionSpec[] = [
     placeholder: 'URL',
     defaultText: "--follow-rpc's URL, else none",
     description:
-      'forward the calls the store cannot answer (eth_call, balances, code, traces: docs/api.md §9) to this node; never logged',
+      'forward the calls the store cannot answer (eth_call, balances, code, traces: docs/api.md §9) to this node; ' +
+      'never logged',
   },
   {
     name: 'upstream-methods',
@@ -431,15 +437,25 @@ default.
 Options:
 ${optionsHelp(SERVE_OPTIONS)}`;
 
-/** Runs `serve`. */
-export async function serveCommand(argv: string[]): Promise<number> {
-  const resolved = resolveOptions(argv, SERVE_OPTIONS);
-  const { values: v, help } = resolved;
-  if (help) {
-    console.log(SERVE_USAGE);
-    return 0;
-  }
-  const { sources } = resolved;
+/** The option values of a `serve` run. */
+type Values = ResolvedOptions['values'];
+
+/** The node a `serve` run forwards to and follows, as its options ask. */
+interface NodeOptions {
+  /** The node a replica follows (--follow-rpc). */
+  followRpc: string | undefined;
+  /** The node calls are forwarded to: --upstream, else --follow-rpc. */
+  upstreamUrl: string | undefined;
+  /** The methods forwarded (--upstream-methods); the default list when unset. */
+  upstreamMethods: string[] | undefined;
+}
+
+/**
+ * The node options of `resolved`, checked: a replica option needs --follow-rpc, an upstream option
+ * a node to forward to, and the forwarded methods must be known; throws a UsageError.
+ */
+function nodeOptions(resolved: ResolvedOptions): NodeOptions {
+  const { values: v, sources } = resolved;
   const followRpc = v['follow-rpc'] as string | undefined;
   const strayReplicaOption = REPLICA_OPTIONS.find((name) => sources[name] !== 'default');
   if (followRpc === undefined && strayReplicaOption !== undefined)
@@ -460,24 +476,17 @@ export async function serveCommand(argv: string[]): Promise<number> {
     if (error instanceof ForwardListError) throw new UsageError(`--upstream-methods: ${error.message}`);
     throw error;
   }
-  const logger = createLogger(v['log-level'] as LogLevel);
-  // The servers' modules (uWebSockets.js, grpc-js) load here, so `serve --help` and usage errors start fast.
-  const { startService } = await import('../service.js');
-  const { Replica } = await import('../replica/replica.js');
-  const dataDir = existingStore(v.data as string);
-  const replica = followRpc === undefined ? undefined : new Replica(v['max-lag-blocks'] as number);
-  const service = await startService({
-    dataDir,
-    readOnlyProcess: true,
-    replica: replica?.sync,
-    host: v.host as string,
-    port: v.port as number,
-    grpcPort: v['grpc-port'] as number | undefined,
-    grpcStream: { timeoutMs: v['stream-timeout-ms'] as number, stallMs: v['stream-stall-ms'] as number },
-    grpcConnections: { max: v['grpc-max-connections'] as number, idleTimeoutMs: v['grpc-idle-timeout-ms'] as number },
-    threads: v.threads as number,
-    httpThreads: v['http-threads'] as number,
-    answerCacheBytes: (v['answer-cache-mb'] as number) * MIB,
+  return { followRpc, upstreamUrl, upstreamMethods };
+}
+
+/** The service's limits of `v`: log queries, rate limits, admission and byte budgets. */
+function limitOptions(
+  v: Values,
+): Pick<
+  ServiceOptions,
+  'limits' | 'rateLimit' | 'rateCostBlocks' | 'admission' | 'filterBudget' | 'subscriptionBudget'
+> {
+  return {
     limits: {
       timeoutMs: v['log-timeout-ms'] as number,
       maxResults: v['max-log-results'] as number,
@@ -498,6 +507,47 @@ export async function serveCommand(argv: string[]): Promise<number> {
       perKey: (v['subscription-mb-per-key'] as number) * MIB,
       total: (v['subscription-mb'] as number) * MIB,
     },
+  };
+}
+
+/** Where `serve` forwards the calls the store cannot answer, when it has a node. */
+function upstreamOptions(v: Values, node: NodeOptions): ServiceOptions['upstream'] {
+  const { upstreamUrl } = node;
+  if (upstreamUrl === undefined) return undefined;
+  return {
+    url: upstreamUrl,
+    methods: node.upstreamMethods,
+    send: v['upstream-send'] === true,
+    timeoutMs: v['upstream-timeout-ms'] as number,
+    concurrency: v['upstream-concurrency'] as number,
+    rateLimit: {
+      perSecond: v['upstream-rate-limit'] as number,
+      burst: v['upstream-rate-burst'] as number | undefined,
+    },
+  };
+}
+
+/** The service `serve` starts over the store at `dataDir`, as `v` asks. */
+function serviceOptions(
+  v: Values,
+  dataDir: string,
+  node: NodeOptions,
+  replica: ReplicaSync | undefined,
+  logger: Logger,
+): ServiceOptions {
+  return {
+    dataDir,
+    readOnlyProcess: true,
+    replica,
+    host: v.host as string,
+    port: v.port as number,
+    grpcPort: v['grpc-port'] as number | undefined,
+    grpcStream: { timeoutMs: v['stream-timeout-ms'] as number, stallMs: v['stream-stall-ms'] as number },
+    grpcConnections: { max: v['grpc-max-connections'] as number, idleTimeoutMs: v['grpc-idle-timeout-ms'] as number },
+    threads: v.threads as number,
+    httpThreads: v['http-threads'] as number,
+    answerCacheBytes: (v['answer-cache-mb'] as number) * MIB,
+    ...limitOptions(v),
     shutdownGraceMs: v['shutdown-grace-ms'] as number | undefined,
     metrics: v['no-metrics'] !== true,
     compression: {
@@ -507,35 +557,17 @@ export async function serveCommand(argv: string[]): Promise<number> {
       brotliQuality: v['brotli-quality'] as number,
     },
     accessLog: accessLogMode(v['access-log'] as string),
-    upstream:
-      upstreamUrl === undefined
-        ? undefined
-        : {
-            url: upstreamUrl,
-            methods: upstreamMethods,
-            send: v['upstream-send'] === true,
-            timeoutMs: v['upstream-timeout-ms'] as number,
-            concurrency: v['upstream-concurrency'] as number,
-            rateLimit: {
-              perSecond: v['upstream-rate-limit'] as number,
-              burst: v['upstream-rate-burst'] as number | undefined,
-            },
-          },
+    upstream: upstreamOptions(v, node),
     logger,
-  });
-  if (replica !== undefined && followRpc !== undefined) {
-    replica.follow({
-      rpc: followRpc,
-      dataDir,
-      pollMs: v['follow-poll-ms'] as number,
-      storage: v['follow-storage'] as string,
-      logLevel: v['log-level'] as LogLevel,
-      logger,
-    });
-  }
-  // The signal handlers go in before the lines that say it listens: a supervisor that stops the
-  // server as soon as it reads them must not meet the default disposition (killed by the signal).
-  const stopped = new Promise<number>((resolve) => {
+  };
+}
+
+/**
+ * Resolves with the exit code once SIGINT or SIGTERM has stopped the service and the replica's
+ * follower: 0, or 1 when requests had to be cut or the shutdown failed.
+ */
+function stopOnSignal(service: RunningService, replica: Replica | undefined, logger: Logger): Promise<number> {
+  return new Promise<number>((resolve) => {
     const stop = (signal: string) => {
       logger.info(`${signal}: shutting down`);
       Promise.all([service.close(), replica?.close()]).then(
@@ -549,6 +581,38 @@ export async function serveCommand(argv: string[]): Promise<number> {
     process.once('SIGINT', () => stop('SIGINT'));
     process.once('SIGTERM', () => stop('SIGTERM'));
   });
+}
+
+/** Runs `serve`. */
+export async function serveCommand(argv: string[]): Promise<number> {
+  const resolved = resolveOptions(argv, SERVE_OPTIONS);
+  const { values: v, help } = resolved;
+  if (help) {
+    console.log(SERVE_USAGE);
+    return 0;
+  }
+  const node = nodeOptions(resolved);
+  const { followRpc } = node;
+  const logger = createLogger(v['log-level'] as LogLevel);
+  // The servers' modules (uWebSockets.js, grpc-js) load here, so `serve --help` and usage errors start fast.
+  const { startService } = await import('../service.js');
+  const { Replica } = await import('../replica/replica.js');
+  const dataDir = existingStore(v.data as string);
+  const replica = followRpc === undefined ? undefined : new Replica(v['max-lag-blocks'] as number);
+  const service = await startService(serviceOptions(v, dataDir, node, replica?.sync, logger));
+  if (replica !== undefined && followRpc !== undefined) {
+    replica.follow({
+      rpc: followRpc,
+      dataDir,
+      pollMs: v['follow-poll-ms'] as number,
+      storage: v['follow-storage'] as string,
+      logLevel: v['log-level'] as LogLevel,
+      logger,
+    });
+  }
+  // The signal handlers go in before the lines that say it listens: a supervisor that stops the
+  // server as soon as it reads them must not meet the default disposition (killed by the signal).
+  const stopped = stopOnSignal(service, replica, logger);
   console.log(`listening on ${service.url}`);
   if (service.grpcPort !== undefined) console.log(`grpc listening on ${service.host}:${service.grpcPort}`);
   return stopped;

@@ -383,8 +383,8 @@ export class BytesColumn {
   }
 
   /**
-   * Writes a 32-byte word into the row: bytes [start, start + length) of `src` (length ≤ 32) after 32 − length zeros,
-   * as a topic or data word is stored without its leading zeros.
+   * Writes a 32-byte word into the row: bytes [start, start + length) of `src` (length ≤ 32) after
+   * 32 − length zeros, as a topic or data word is stored without its leading zeros.
    */
   word(src: Uint8Array, start: number, length: number): void {
     if (this.hex) {
@@ -506,7 +506,8 @@ export class DictionaryColumn<C extends U32Column | U64Column | BytesColumn> {
   }
 
   /**
-   * Appends a row holding entry `entry` (0 ≤ entry < entries.length), for a caller that keeps the entry of each value.
+   * Appends a row holding entry `entry` (0 ≤ entry < entries.length), for a caller that keeps the entry
+   * of each value.
    */
   pushEntry(entry: number): void {
     if (entry < 0 || entry >= this.entries.length)

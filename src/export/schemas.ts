@@ -43,7 +43,8 @@ const EXTRA_FIELDS_TX: SchemaColumn = {
   name: 'extra_fields',
   type: 'string',
   meaning:
-    "a type not modelled (OP deposit 0x7e, Arbitrum's, …): the node's transaction as a JSON object, positions aside; null otherwise",
+    "a type not modelled (OP deposit 0x7e, Arbitrum's, …): the node's transaction as a JSON object, " +
+    'positions aside; null otherwise',
   extra: true,
 };
 
@@ -185,7 +186,8 @@ export const SCHEMAS: Record<ExportKind, readonly SchemaColumn[]> = {
       name: 'extra_fields',
       type: 'string',
       meaning:
-        "the node's receipt fields beyond these, as a JSON object (OP's l1Fee, l1GasPrice, l1GasUsed, …, depositNonce; Arbitrum's gasUsedForL1, l1BlockNumber); null when none",
+        "the node's receipt fields beyond these, as a JSON object (OP's l1Fee, l1GasPrice, l1GasUsed, …, " +
+        "depositNonce; Arbitrum's gasUsedForL1, l1BlockNumber); null when none",
       extra: true,
     },
   ],

@@ -222,7 +222,8 @@ export class FilterRegistry implements FilterService {
       for (const other of this.filters.values()) if (other.owner === filter.owner) held++;
       if (held >= MAX_FILTERS_PER_KEY)
         throw new LimitExceededError(
-          `too many filters installed for this API key (at most ${MAX_FILTERS_PER_KEY}): uninstall some, or let them expire`,
+          `too many filters installed for this API key (at most ${MAX_FILTERS_PER_KEY}): ` +
+            'uninstall some, or let them expire',
         );
     }
     const over = this.budget.take(filter.owner ?? NO_OWNER, filter.bytes);
@@ -230,7 +231,9 @@ export class FilterRegistry implements FilterService {
       this.refusals?.add('filter_bytes');
       const limit = over === 'key' ? this.budget.limits.perKey : this.budget.limits.total;
       throw new LimitExceededError(
-        `filter over the byte budget: a filter of ${filter.bytes} bytes passes the ${limit} bytes the filters ${over === 'key' ? 'of this API key' : 'of this server'} may hold; uninstall some, or use fewer addresses and topics`,
+        `filter over the byte budget: a filter of ${filter.bytes} bytes passes the ${limit} bytes the filters ` +
+          `${over === 'key' ? 'of this API key' : 'of this server'} may hold; ` +
+          'uninstall some, or use fewer addresses and topics',
       );
     }
     // The head's moves before this install go to the filters installed before it, not to this one.

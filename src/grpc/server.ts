@@ -7,7 +7,6 @@
 import { EventEmitter } from 'node:events';
 import net from 'node:net';
 import {
-  type handleServerStreamingCall,
   type handleUnaryCall,
   logVerbosity,
   type Metadata,
@@ -17,6 +16,7 @@ import {
   type ServerWritableStream,
   type ServiceDefinition,
   type StatusObject,
+  type sendUnaryData,
   setLogVerbosity,
   status,
   type UntypedServiceImplementation,
@@ -128,63 +128,29 @@ function serviceDefinition(): { definition: ServiceDefinition; reflection: Refle
   return { definition, reflection: new ReflectionService(loadDefinition({ ...LOADER_OPTIONS, keepCase: true })) };
 }
 
-/** Starts the gRPC front; resolves once it listens. */
-export async function startGrpcServer(options: GrpcServerOptions): Promise<GrpcServer> {
-  const { engine, onError } = options;
-  const auth = (metadata: Metadata) => authenticate(metadata, options.auth, options.rateLimit);
-  // Answers come back as wire objects (convert.ts maps them), never as JSON text.
+/** What StreamLogs calls run with (streamLogs.ts). */
+type StreamContext = Parameters<typeof serveStreamLogs>[1];
+
+/**
+ * What every call of one gRPC front reads, made once when it starts: the handlers are module-level
+ * functions over it.
+ */
+interface GrpcFront {
+  options: GrpcServerOptions;
+  /** The method layer's context: answers come back as wire objects (convert.ts maps them), never as JSON text. */
+  ctx: MethodContext;
+  events: EventEmitter<StreamEvents>;
+  streamContext: StreamContext;
+  /** StreamLogs calls running: the ones a shutdown cuts at its bound are ended with UNAVAILABLE. */
+  streams: Set<ServerWritableStream<StreamLogsMessage, Buffer>>;
+}
+
+/** The front of `options`, its defaults applied. */
+function createGrpcFront(options: GrpcServerOptions): GrpcFront {
   const ctx: MethodContext = { ...options.ctx, rawJson: false };
   const events = new EventEmitter<StreamEvents>();
-  const fail = (error: unknown) => toGrpcFailure(error, onError);
-
-  /** A unary call answered by a JSON-RPC method: request to params, result to the response. */
-  const unary = <Request>(
-    name: string,
-    toParams: (request: Request) => unknown[],
-    toResponse: (result: unknown) => ProtoObject,
-  ): handleUnaryCall<Request, ProtoObject> => {
-    const method: RpcMethod = METHODS.get(name)!;
-    return (call, callback) => {
-      const answer = (result: unknown) => {
-        let response: ProtoObject;
-        try {
-          response = toResponse(result);
-        } catch (error) {
-          return callback(fail(error));
-        }
-        callback(null, response);
-      };
-      try {
-        const denied = auth(call.metadata);
-        if (denied) return callback(fail(denied));
-        const result = method(toParams(call.request), ctx);
-        if (result instanceof Promise) result.then(answer, (error: unknown) => callback(fail(error)));
-        else answer(result);
-      } catch (error) {
-        callback(fail(error));
-      }
-    };
-  };
-
-  const getLogs: handleUnaryCall<{ filter?: LogFilterMessage }, Buffer> = (call, callback) => {
-    try {
-      const denied = auth(call.metadata);
-      if (denied) return callback(fail(denied));
-      const spec = parseFilter(filterObject(call.request.filter), ctx.limits.maxParams);
-      const abort = new AbortController();
-      call.once('cancelled', () => abort.abort());
-      const admit = options.gate && admitFor(options.gate, keyOf(call.metadata));
-      const answer = engine.query(spec, ctx.reader, 'proto', { signal: abort.signal, admit });
-      const send = (chunks: LogChunks) => callback(null, Buffer.concat(chunks as Uint8Array[]));
-      if (Array.isArray(answer)) send(answer);
-      else answer.then(send, (error: unknown) => callback(fail(error)));
-    } catch (error) {
-      callback(fail(error));
-    }
-  };
-
-  const streamContext = {
-    engine,
+  const streamContext: StreamContext = {
+    engine: options.engine,
     reader: ctx.reader,
     limits: ctx.limits,
     timeoutMs: options.streamTimeoutMs ?? STREAM_TIMEOUT_MS,
@@ -192,86 +158,166 @@ export async function startGrpcServer(options: GrpcServerOptions): Promise<GrpcS
     batchBytes: options.streamBatchBytes ?? STREAM_BATCH_BYTES,
     taskLogs: options.streamTaskLogs,
     events,
-    onError,
+    onError: options.onError,
     admission: options.gate?.admission,
   };
-  /** StreamLogs calls running: the ones a shutdown cuts at its bound are ended with UNAVAILABLE. */
-  const streams = new Set<ServerWritableStream<StreamLogsMessage, Buffer>>();
-  const streamLogs: handleServerStreamingCall<StreamLogsMessage, Buffer> = (call) => {
-    const denied = auth(call.metadata);
-    if (denied) {
-      call.emit('error', fail(denied));
-      return;
-    }
-    streams.add(call);
-    void serveStreamLogs(call, streamContext).finally(() => streams.delete(call));
-  };
+  return { options, ctx, events, streamContext, streams: new Set() };
+}
 
-  /**
-   * `handle`, reporting each answered call to the observer as `name` with its outcome (the JSON-RPC code of a failure).
-   */
-  const observed = <Request, Response>(
-    name: string,
-    handle: handleUnaryCall<Request, Response>,
-  ): handleUnaryCall<Request, Response> => {
-    const { observer } = options;
-    if (observer === undefined) return handle;
-    return (call, callback) => {
-      const started = performance.now();
-      handle(call, (error, value) => {
-        observer.onCall(name, error ? jsonRpcCodeOf(error) : CALL_OK, (performance.now() - started) / 1000);
-        callback(error, value);
-      });
+/** Why a call with `metadata` is refused (its API key or its rate limit), or nothing. */
+function denial(front: GrpcFront, metadata: Metadata) {
+  return authenticate(metadata, front.options.auth, front.options.rateLimit);
+}
+
+/** The gRPC status of a failure. */
+function fail(front: GrpcFront, error: unknown) {
+  return toGrpcFailure(error, front.options.onError);
+}
+
+/** A unary call answered by a JSON-RPC method: request to params, result to the response. */
+function unary<Request>(
+  front: GrpcFront,
+  name: string,
+  toParams: (request: Request) => unknown[],
+  toResponse: (result: unknown) => ProtoObject,
+): handleUnaryCall<Request, ProtoObject> {
+  const method: RpcMethod = METHODS.get(name)!;
+  return (call, callback) => {
+    const answer = (result: unknown) => {
+      let response: ProtoObject;
+      try {
+        response = toResponse(result);
+      } catch (error) {
+        return callback(fail(front, error));
+      }
+      callback(null, response);
     };
+    try {
+      const denied = denial(front, call.metadata);
+      if (denied) return callback(fail(front, denied));
+      const result = method(toParams(call.request), front.ctx);
+      if (result instanceof Promise) result.then(answer, (error: unknown) => callback(fail(front, error)));
+      else answer(result);
+    } catch (error) {
+      callback(fail(front, error));
+    }
   };
+}
 
-  const handlers: UntypedServiceImplementation = {
-    GetStorageAt: observed('eth_getStorageAt', unary('eth_getStorageAt', storageAtParams, storageAtResponse)),
-    GetLogs: observed('eth_getLogs', getLogs),
-    GetTransactionByBlockNumberAndIndex: observed(
+/** Answers GetLogs with the protobuf the workers render. */
+function getLogs(
+  front: GrpcFront,
+  call: Parameters<handleUnaryCall<{ filter?: LogFilterMessage }, Buffer>>[0],
+  callback: sendUnaryData<Buffer>,
+): void {
+  const { ctx, options } = front;
+  try {
+    const denied = denial(front, call.metadata);
+    if (denied) return callback(fail(front, denied));
+    const spec = parseFilter(filterObject(call.request.filter), ctx.limits.maxParams);
+    const abort = new AbortController();
+    call.once('cancelled', () => abort.abort());
+    const admit = options.gate && admitFor(options.gate, keyOf(call.metadata));
+    const answer = options.engine.query(spec, ctx.reader, 'proto', { signal: abort.signal, admit });
+    const send = (chunks: LogChunks) => callback(null, Buffer.concat(chunks as Uint8Array[]));
+    if (Array.isArray(answer)) send(answer);
+    else answer.then(send, (error: unknown) => callback(fail(front, error)));
+  } catch (error) {
+    callback(fail(front, error));
+  }
+}
+
+/** Serves a StreamLogs call, kept among the streams running until it ends. */
+function streamLogs(front: GrpcFront, call: ServerWritableStream<StreamLogsMessage, Buffer>): void {
+  const denied = denial(front, call.metadata);
+  if (denied) {
+    call.emit('error', fail(front, denied));
+    return;
+  }
+  const { streams } = front;
+  streams.add(call);
+  void serveStreamLogs(call, front.streamContext).finally(() => streams.delete(call));
+}
+
+/**
+ * `handle`, reporting each answered call to the observer as `name` with its outcome (the JSON-RPC code of a failure).
+ */
+function observed<Request, Response>(
+  front: GrpcFront,
+  name: string,
+  handle: handleUnaryCall<Request, Response>,
+): handleUnaryCall<Request, Response> {
+  const { observer } = front.options;
+  if (observer === undefined) return handle;
+  return (call, callback) => {
+    const started = performance.now();
+    handle(call, (error, value) => {
+      observer.onCall(name, error ? jsonRpcCodeOf(error) : CALL_OK, (performance.now() - started) / 1000);
+      callback(error, value);
+    });
+  };
+}
+
+/** The handlers of the service's calls. */
+function handlersOf(front: GrpcFront): UntypedServiceImplementation {
+  const answered = <Request>(
+    name: string,
+    toParams: (request: Request) => unknown[],
+    toResponse: (result: unknown) => ProtoObject,
+  ) => observed(front, name, unary(front, name, toParams, toResponse));
+  return {
+    GetStorageAt: answered('eth_getStorageAt', storageAtParams, storageAtResponse),
+    GetLogs: observed(front, 'eth_getLogs', (call, callback) => getLogs(front, call, callback)),
+    GetTransactionByBlockNumberAndIndex: answered(
       'eth_getTransactionByBlockNumberAndIndex',
-      unary('eth_getTransactionByBlockNumberAndIndex', txByBlockNumberAndIndexParams, transactionResponse),
+      txByBlockNumberAndIndexParams,
+      transactionResponse,
     ),
-    GetBlockByNumber: observed(
-      'eth_getBlockByNumber',
-      unary('eth_getBlockByNumber', blockByNumberParams, blockResponse),
-    ),
-    GetTransactionByHash: observed(
-      'eth_getTransactionByHash',
-      unary('eth_getTransactionByHash', txByHashParams, transactionResponse),
-    ),
-    GetTransactionReceipt: observed(
-      'eth_getTransactionReceipt',
-      unary('eth_getTransactionReceipt', txByHashParams, receiptResponse),
-    ),
-    GetBlockReceipts: observed(
-      'eth_getBlockReceipts',
-      unary('eth_getBlockReceipts', blockReceiptsParams, blockReceiptsResponse),
-    ),
-    StreamLogs: streamLogs,
+    GetBlockByNumber: answered('eth_getBlockByNumber', blockByNumberParams, blockResponse),
+    GetTransactionByHash: answered('eth_getTransactionByHash', txByHashParams, transactionResponse),
+    GetTransactionReceipt: answered('eth_getTransactionReceipt', txByHashParams, receiptResponse),
+    GetBlockReceipts: answered('eth_getBlockReceipts', blockReceiptsParams, blockReceiptsResponse),
+    StreamLogs: (call: ServerWritableStream<StreamLogsMessage, Buffer>) => streamLogs(front, call),
   };
+}
 
+/** The grpc-js server with the service and reflection added. */
+function createServer(front: GrpcFront): Server {
   // Channelz (per-call tracing for debugging tools) costs every call; nothing here serves it.
   const server = new Server({
     'grpc.enable_channelz': 0,
-    'grpc.max_connection_idle_ms': options.idleTimeoutMs ?? GRPC_IDLE_TIMEOUT_MS,
+    'grpc.max_connection_idle_ms': front.options.idleTimeoutMs ?? GRPC_IDLE_TIMEOUT_MS,
   });
   const { definition, reflection } = serviceDefinition();
-  server.addService(definition, handlers);
+  server.addService(definition, handlersOf(front));
   reflection.addToServer(server);
   // grpc-js would print its own line for a failed bind ("No address added...") before ours says
   // which port and why; an operator can still ask for its logs with GRPC_VERBOSITY.
   if (process.env.GRPC_VERBOSITY === undefined) setLogVerbosity(logVerbosity.NONE);
+  return server;
+}
 
-  // The port is ours, each connection handed to grpc-js: so connections are counted and capped, and
-  // a shutdown can close every one (grpc-js's forceShutdown reaches no connection while channelz is off).
-  const injector = server.createConnectionInjector(ServerCredentials.createInsecure());
+/** The open connections of a front, and who waits for the last to close. */
+interface Connections {
+  sockets: Set<net.Socket>;
+  /** Called once the last connection closes, while a shutdown waits for it. */
+  socketsClosed: (() => void) | undefined;
+}
+
+/** The connection injector of grpc-js. */
+type Injector = ReturnType<Server['createConnectionInjector']>;
+
+/**
+ * The TCP listener handing each connection to `injector` once its first bytes come: connections
+ * past the cap are refused, and one silent past the preface timeout is closed.
+ */
+function connectionListener(front: GrpcFront, connections: Connections, injector: Injector): net.Server {
+  const { options } = front;
+  const { sockets } = connections;
   const maxConnections = options.maxConnections ?? GRPC_MAX_CONNECTIONS;
-  const sockets = new Set<net.Socket>();
-  let socketsClosed: (() => void) | undefined;
   const prefaceMs = options.prefaceTimeoutMs ?? GRPC_PREFACE_TIMEOUT_MS;
   // Paused: the first bytes are waited for here, then handed to HTTP/2 with the connection.
-  const listener = net.createServer({ pauseOnConnect: true }, (socket) => {
+  return net.createServer({ pauseOnConnect: true }, (socket) => {
     if (sockets.size >= maxConnections) {
       options.onRefusal?.('grpc_connections');
       socket.destroy();
@@ -280,7 +326,7 @@ export async function startGrpcServer(options: GrpcServerOptions): Promise<GrpcS
     sockets.add(socket);
     socket.once('close', () => {
       sockets.delete(socket);
-      if (sockets.size === 0) socketsClosed?.();
+      if (sockets.size === 0) connections.socketsClosed?.();
     });
     socket.on('error', () => socket.destroy());
     const silent = setTimeout(() => {
@@ -292,6 +338,10 @@ export async function startGrpcServer(options: GrpcServerOptions): Promise<GrpcS
       if (!socket.destroyed) injector.injectConnection(socket);
     });
   });
+}
+
+/** Makes `listener` listen on the options' address; resolves with the port, rejects with a PortUnavailableError. */
+async function listenPort(listener: net.Server, options: GrpcServerOptions): Promise<number> {
   const port = await new Promise<number | undefined>((resolve) => {
     listener.once('error', () => resolve(undefined));
     listener.listen(options.port, options.host, () => resolve((listener.address() as net.AddressInfo).port));
@@ -304,36 +354,59 @@ export async function startGrpcServer(options: GrpcServerOptions): Promise<GrpcS
       await bindFailureCode(options.host, options.port),
       '--grpc-port, or --grpc-port off',
     );
+  return port;
+}
 
-  /** Ends the streams still running with UNAVAILABLE (sent when their client reads), then closes every connection. */
-  const cut = (): void => {
-    for (const call of streams) call.emit('error', { code: status.UNAVAILABLE, details: 'server is shutting down' });
-    for (const socket of sockets) socket.destroy();
-  };
+/**
+ * Closes the front: no new connections, GOAWAY on the open ones, and after `graceMs` the streams
+ * still running ended with UNAVAILABLE (sent when their client reads) and every connection closed;
+ * resolves true when it had to.
+ */
+function closeFront(
+  front: GrpcFront,
+  parts: { server: Server; injector: Injector; listener: net.Server; connections: Connections },
+  graceMs: number,
+): Promise<boolean> {
+  const { server, injector, listener, connections } = parts;
+  return new Promise<boolean>((resolve) => {
+    listener.close();
+    // GOAWAY on every connection: no new calls; each closes once its calls are done.
+    injector.drain(graceMs + 1_000);
+    const finish = (cutOff: boolean) => {
+      clearTimeout(timer);
+      connections.socketsClosed = undefined;
+      injector.destroy();
+      server.forceShutdown();
+      resolve(cutOff);
+    };
+    const timer = setTimeout(() => {
+      for (const call of front.streams) {
+        call.emit('error', { code: status.UNAVAILABLE, details: 'server is shutting down' });
+      }
+      for (const socket of connections.sockets) socket.destroy();
+      finish(true);
+    }, graceMs);
+    if (connections.sockets.size === 0) finish(false);
+    else connections.socketsClosed = () => finish(false);
+  });
+}
 
+/** Starts the gRPC front; resolves once it listens. */
+export async function startGrpcServer(options: GrpcServerOptions): Promise<GrpcServer> {
+  const front = createGrpcFront(options);
+  const server = createServer(front);
+  // The port is ours, each connection handed to grpc-js: so connections are counted and capped, and
+  // a shutdown can close every one (grpc-js's forceShutdown reaches no connection while channelz is off).
+  const injector = server.createConnectionInjector(ServerCredentials.createInsecure());
+  const connections: Connections = { sockets: new Set(), socketsClosed: undefined };
+  const listener = connectionListener(front, connections, injector);
+  const port = await listenPort(listener, options);
+  const parts = { server, injector, listener, connections };
   return {
     host: options.host,
     port,
-    events,
-    close: (graceMs) =>
-      new Promise<boolean>((resolve) => {
-        listener.close();
-        // GOAWAY on every connection: no new calls; each closes once its calls are done.
-        injector.drain(graceMs + 1_000);
-        const finish = (cutOff: boolean) => {
-          clearTimeout(timer);
-          socketsClosed = undefined;
-          injector.destroy();
-          server.forceShutdown();
-          resolve(cutOff);
-        };
-        const timer = setTimeout(() => {
-          cut();
-          finish(true);
-        }, graceMs);
-        if (sockets.size === 0) finish(false);
-        else socketsClosed = () => finish(false);
-      }),
+    events: front.events,
+    close: (graceMs) => closeFront(front, parts, graceMs),
   };
 }
 

@@ -91,7 +91,8 @@ export function behindHead(floor: number, head: number | undefined): Reply {
 }
 
 /**
- * 400: Content-Length given twice with different values (RFC 9112 §6.3: the framing is unknown, the connection closes).
+ * 400: Content-Length given twice with different values (RFC 9112 §6.3: the framing is unknown, the
+ * connection closes).
  */
 export const CONFLICTING_CONTENT_LENGTH = reply(
   '400 Bad Request',

@@ -25,7 +25,7 @@ import { type AnswerCoding, AS_IS, Compression, type CompressionOptions } from '
 import { answerPreflight } from './cors.js';
 import { InFlight, SHUTTING_DOWN } from './drain.js';
 import { type OpsEndpoints, registerOpsRoutes } from './health.js';
-import { listenOn } from './listen.js';
+import { type Listening, listenOn } from './listen.js';
 import { HeadWaiters, MIN_HEAD_HEADER, parseMinHead } from './minHead.js';
 import { callCount, tooManyConcurrent, tooManyRequests } from './rateLimit.js';
 import {
@@ -45,7 +45,7 @@ import {
   UNSUPPORTED_MEDIA_TYPE,
 } from './replies.js';
 import { CLIENT_CLOSED, type Delivery, type ReplyOptions, sendJson, sendReply } from './respond.js';
-import { type HttpRequest, type HttpResponse, uWS, uwsImplementation } from './uws.js';
+import { type HttpRequest, type HttpResponse, type TemplatedApp, uWS, uwsImplementation } from './uws.js';
 
 /** The result of checking an API key: the store's own (src/store/apiKeys.ts, checkApiKey). */
 export type AuthStatus = ApiKeyStatus;
@@ -242,269 +242,339 @@ function statusOf(reply: Reply): number {
   return Number.parseInt(reply.status, 10);
 }
 
-/** Starts the HTTP front and resolves once it listens. */
-export async function startHttpServer(opts: HttpServerOptions): Promise<HttpServer> {
-  const { handler, auth } = opts;
+/**
+ * What every request of one front reads, made once when the front starts: the request path's
+ * functions take it in place of closing over the start's locals.
+ */
+interface Front {
+  opts: HttpServerOptions;
+  handler: RpcHandler;
+  auth: (key: string) => AuthStatus;
+  /** Largest request body in bytes. */
+  limit: number;
+  logger: Logger;
+  /** The 413 reply to a body over `limit`. */
+  tooLarge: Reply;
+  inFlight: InFlight;
+  compression: Compression | undefined;
+  accessLog: AccessLog;
+  /** The requests waiting for their X-Ethlogd-Min-Head; none without opts.readHead. */
+  waiters: HeadWaiters | undefined;
+}
+
+/** The front of `opts`, its defaults applied. */
+function createFront(opts: HttpServerOptions): Front {
   const limit = opts.maxBodyBytes ?? MAX_BODY_BYTES;
   const logger = opts.logger ?? createLogger();
-  const tooLarge = payloadTooLarge(limit);
-  const inFlight = new InFlight();
+  return {
+    opts,
+    handler: opts.handler,
+    auth: opts.auth,
+    limit,
+    logger,
+    tooLarge: payloadTooLarge(limit),
+    inFlight: new InFlight(),
+    compression: opts.compression && new Compression(opts.compression),
+    accessLog: new AccessLog(logger, opts.accessLog ?? 'off'),
+    waiters: opts.readHead && new HeadWaiters(opts.readHead, opts.minHeadWaitMs),
+  };
+}
 
-  const compression = opts.compression && new Compression(opts.compression);
-  const accessLog = new AccessLog(logger, opts.accessLog ?? 'off');
-  const waiters = opts.readHead && new HeadWaiters(opts.readHead, opts.minHeadWaitMs);
+/** What the request accepts, from its Accept-Encoding (read while uWS's request is valid: in the route handler). */
+function codingOf(front: Front, req: HttpRequest): AnswerCoding {
+  return front.compression?.negotiate(req.getHeader(ACCEPT_ENCODING)) ?? AS_IS;
+}
 
-  /** What the request accepts, from its Accept-Encoding (read while uWS's request is valid: in the route handler). */
-  function codingOf(req: HttpRequest): AnswerCoding {
-    return compression?.negotiate(req.getHeader(ACCEPT_ENCODING)) ?? AS_IS;
+/** Counts a response to an API request by status, as it begins (the metrics). */
+function count(front: Front, status: number): void {
+  front.opts.onResponse?.(status);
+}
+
+/** Sends a fixed reply to an API request: counted, and logged once written. */
+function refuse(
+  front: Front,
+  res: HttpResponse,
+  reply: Reply,
+  entry: AccessEntry | undefined,
+  options: ReplyOptions,
+): void {
+  const { accessLog } = front;
+  count(front, statusOf(reply));
+  sendReply(res, reply, { ...options, storeHead: front.opts.storeHead?.(), onEnd: (end) => accessLog.end(entry, end) });
+}
+
+/**
+ * Sends `text`, the handler's answer to `exchange` (or 429 when the handler found the key's calls
+ * too many: `control.busy`), with `storeHead` as its X-Ethlogd-Head; calls `done` once it is written.
+ */
+function send(
+  front: Front,
+  res: HttpResponse,
+  exchange: Exchange,
+  control: ExchangeControl,
+  text: RpcBody,
+  storeHead: Buffer | undefined,
+  done: () => void,
+): void {
+  const { accessLog, inFlight } = front;
+  const { entry } = exchange;
+  if (control.busy !== undefined) {
+    exchange.answered = true;
+    const answer = typeof text === 'string' ? text : errorBody(control.busy);
+    refuse(front, res, tooManyConcurrent(control.busy, answer), entry, {
+      close: inFlight.closing,
+      coding: exchange.coding,
+    });
+    done();
+    return;
   }
+  exchange.answered = true;
+  count(front, 200);
+  exchange.delivery = sendJson(res, text, {
+    close: inFlight.closing,
+    coding: exchange.coding,
+    storeHead,
+    onEnd: (end) => {
+      accessLog.end(entry, end);
+      done();
+    },
+  });
+}
 
-  /** Counts a response to an API request by status, as it begins (the metrics). */
-  function count(status: number): void {
-    opts.onResponse?.(status);
+/** Sends the answer of the handler to `body`, now or when its promise settles; calls `done` once it is written. */
+function dispatch(front: Front, res: HttpResponse, exchange: Exchange, body: Uint8Array, done: () => void): void {
+  const { logger } = front;
+  // Read in the tick the handler starts in: the snapshot its calls read.
+  const storeHead = front.opts.storeHead?.();
+  const control = new ExchangeControl(exchange);
+  let out: RpcBody | Promise<RpcBody>;
+  try {
+    out = front.handler.handle(body, exchange.entry?.trace, exchange.key, control);
+  } catch (err) {
+    logger.error('http: handler failed', err);
+    send(front, res, exchange, control, INTERNAL_ERROR_BODY, storeHead, done);
+    return;
   }
-
-  /** Sends a fixed reply to an API request: counted, and logged once written. */
-  function refuse(res: HttpResponse, reply: Reply, entry: AccessEntry | undefined, options: ReplyOptions): void {
-    count(statusOf(reply));
-    sendReply(res, reply, { ...options, storeHead: opts.storeHead?.(), onEnd: (end) => accessLog.end(entry, end) });
+  if (!(out instanceof Promise)) {
+    send(front, res, exchange, control, out, storeHead, done);
+    return;
   }
-
-  /** Sends the answer of `handler` to `body`, now or when its promise settles; calls `done` once it is written. */
-  function dispatch(res: HttpResponse, exchange: Exchange, body: Uint8Array, done: () => void): void {
-    const { entry } = exchange;
-    // Read in the tick the handler starts in: the snapshot its calls read.
-    const storeHead = opts.storeHead?.();
-    const control = new ExchangeControl(exchange);
-    const send = (text: RpcBody) => {
-      if (control.busy !== undefined) {
-        exchange.answered = true;
-        const answer = typeof text === 'string' ? text : errorBody(control.busy);
-        refuse(res, tooManyConcurrent(control.busy, answer), entry, {
-          close: inFlight.closing,
-          coding: exchange.coding,
-        });
-        done();
-        return;
-      }
-      exchange.answered = true;
-      count(200);
-      exchange.delivery = sendJson(res, text, {
-        close: inFlight.closing,
-        coding: exchange.coding,
-        storeHead,
-        onEnd: (end) => {
-          accessLog.end(entry, end);
-          done();
-        },
-      });
-    };
-    let out: RpcBody | Promise<RpcBody>;
-    try {
-      out = handler.handle(body, entry?.trace, exchange.key, control);
-    } catch (err) {
-      logger.error('http: handler failed', err);
-      send(INTERNAL_ERROR_BODY);
-      return;
-    }
-    if (!(out instanceof Promise)) {
-      send(out);
-      return;
-    }
-    out
-      .then(
-        (text) => {
-          if (!exchange.aborted) send(text);
-        },
-        (err: unknown) => {
-          logger.error('http: handler failed', err);
-          if (!exchange.aborted) send(INTERNAL_ERROR_BODY);
-        },
-      )
-      .catch((err: unknown) => {
-        logger.error('http: writing an answer failed', err);
-        done();
-      });
-  }
-
-  /**
-   * Dispatches `body` once the store's head is at `floor`: now, or when the follow ingest gets there;
-   * refuses with 503 (a balancer retries elsewhere) when the wait runs out. The body is copied first
-   * when it has to wait: uWS reclaims a body handed over in place once its callback returns.
-   */
-  function dispatchAtHead(
-    res: HttpResponse,
-    exchange: Exchange,
-    body: Uint8Array,
-    floor: number,
-    done: () => void,
-  ): void {
-    if (waiters === undefined || waiters.reached(floor)) return dispatch(res, exchange, body, done);
-    const kept = Buffer.from(body);
-    waiters.wait(floor, (reached) => {
-      if (exchange.aborted) return;
-      if (reached) return dispatch(res, exchange, kept, done);
-      exchange.answered = true;
-      refuse(res, behindHead(floor, opts.readHead?.()), exchange.entry, {
-        close: inFlight.closing,
-        coding: exchange.coding,
-      });
+  out
+    .then(
+      (text) => {
+        if (!exchange.aborted) send(front, res, exchange, control, text, storeHead, done);
+      },
+      (err: unknown) => {
+        logger.error('http: handler failed', err);
+        if (!exchange.aborted) send(front, res, exchange, control, INTERNAL_ERROR_BODY, storeHead, done);
+      },
+    )
+    .catch((err: unknown) => {
+      logger.error('http: writing an answer failed', err);
       done();
     });
-  }
+}
 
-  /**
-   * Answers 400 to a request whose Content-Length is repeated with another value, and closes the
-   * connection: its framing is unknown. The answer waits for the next turn of the event loop: uWS
-   * goes on parsing the bytes already received after a response ended in its handler (even one that
-   * closes the connection), while with a response pending it closes the connection at the next
-   * request instead, so bytes after the body are never served as a request of their own.
-   */
-  function refuseConflict(res: HttpResponse, req: HttpRequest): void {
-    opts.onRefusal?.('content_length');
-    const method = req.getMethod().toUpperCase();
-    const target = route(req.getUrl());
-    const entry = accessLog.begin(target === null ? 'not-found' : 'rpc', method, target?.key);
-    const coding = codingOf(req);
-    let aborted = false;
-    res.onAborted(() => {
-      aborted = true;
-      accessLog.end(entry, { status: CLIENT_CLOSED, bytes: 0, coding: null });
+/**
+ * Dispatches `body` once the store's head is at `floor`: now, or when the follow ingest gets there;
+ * refuses with 503 (a balancer retries elsewhere) when the wait runs out. The body is copied first
+ * when it has to wait: uWS reclaims a body handed over in place once its callback returns.
+ */
+function dispatchAtHead(
+  front: Front,
+  res: HttpResponse,
+  exchange: Exchange,
+  body: Uint8Array,
+  floor: number,
+  done: () => void,
+): void {
+  const { waiters } = front;
+  if (waiters === undefined || waiters.reached(floor)) return dispatch(front, res, exchange, body, done);
+  const kept = Buffer.from(body);
+  waiters.wait(floor, (reached) => {
+    if (exchange.aborted) return;
+    if (reached) return dispatch(front, res, exchange, kept, done);
+    exchange.answered = true;
+    refuse(front, res, behindHead(floor, front.opts.readHead?.()), exchange.entry, {
+      close: front.inFlight.closing,
+      coding: exchange.coding,
     });
-    setImmediate(() => {
-      if (!aborted) refuse(res, CONFLICTING_CONTENT_LENGTH, entry, { close: true, coding });
-    });
-  }
+    done();
+  });
+}
 
-  /**
-   * Runs `handle` for one request: a request whose Content-Length is repeated with another value
-   * is refused first, whatever its route. uWS terminates the process when a route handler returns without
-   * answering or registering onAborted, so a failure here closes the connection instead.
-   */
-  function guarded(
-    handle: (res: HttpResponse, req: HttpRequest) => void,
-  ): (res: HttpResponse, req: HttpRequest) => void {
-    return (res, req) => {
+/**
+ * Answers 400 to a request whose Content-Length is repeated with another value, and closes the
+ * connection: its framing is unknown. The answer waits for the next turn of the event loop: uWS
+ * goes on parsing the bytes already received after a response ended in its handler (even one that
+ * closes the connection), while with a response pending it closes the connection at the next
+ * request instead, so bytes after the body are never served as a request of their own.
+ */
+function refuseConflict(front: Front, res: HttpResponse, req: HttpRequest): void {
+  const { accessLog } = front;
+  front.opts.onRefusal?.('content_length');
+  const method = req.getMethod().toUpperCase();
+  const target = route(req.getUrl());
+  const entry = accessLog.begin(target === null ? 'not-found' : 'rpc', method, target?.key);
+  const coding = codingOf(front, req);
+  let aborted = false;
+  res.onAborted(() => {
+    aborted = true;
+    accessLog.end(entry, { status: CLIENT_CLOSED, bytes: 0, coding: null });
+  });
+  setImmediate(() => {
+    if (!aborted) refuse(front, res, CONFLICTING_CONTENT_LENGTH, entry, { close: true, coding });
+  });
+}
+
+/**
+ * Runs `handle` for one request: a request whose Content-Length is repeated with another value
+ * is refused first, whatever its route. uWS terminates the process when a route handler returns without
+ * answering or registering onAborted, so a failure here closes the connection instead.
+ */
+function guarded(
+  front: Front,
+  handle: (res: HttpResponse, req: HttpRequest) => void,
+): (res: HttpResponse, req: HttpRequest) => void {
+  return (res, req) => {
+    try {
+      if (conflictingLength(req, req.getHeader(CONTENT_LENGTH))) return refuseConflict(front, res, req);
+      handle(res, req);
+    } catch (err) {
+      front.logger.error('http: request failed', err);
       try {
-        if (conflictingLength(req, req.getHeader(CONTENT_LENGTH))) return refuseConflict(res, req);
-        handle(res, req);
-      } catch (err) {
-        logger.error('http: request failed', err);
-        try {
-          res.close();
-        } catch {
-          // The response was already answered or closed: nothing is left to release.
-        }
+        res.close();
+      } catch {
+        // The response was already answered or closed: nothing is left to release.
       }
-    };
+    }
+  };
+}
+
+/** The refusal of a request with API key `key` (not empty): null when the key is valid. */
+function keyDenial(front: Front, key: string): Reply | null {
+  try {
+    const status = front.auth(key);
+    return status === 'valid' ? null : status === 'revoked' ? REVOKED_KEY : INVALID_KEY;
+  } catch (err) {
+    front.logger.error('http: API key check failed', err);
+    return AUTH_FAILURE;
   }
+}
 
-  /**
-   * Answers a POST to `/v3/<key>`. Refusals are answered before the body is read (uWS skips a body
-   * nobody reads and keeps the connection), 413 for an announced length over the limit included;
-   * a chunked body that grows past the limit is read and dropped to its end (body.ts), then 413
-   * closes the connection. A repeated Content-Length with another value is 400 and closes it.
-   */
-  function onPost(res: HttpResponse, req: HttpRequest, key: string): void {
-    const entry = accessLog.begin('rpc', 'POST', key);
-    const coding = codingOf(req);
-    if (inFlight.closing) return refuse(res, SHUTTING_DOWN, entry, { close: true, coding });
-    if (key === '') return refuse(res, MISSING_KEY, entry, { coding });
-    let denied: Reply | null;
-    try {
-      const status = auth(key);
-      denied = status === 'valid' ? null : status === 'revoked' ? REVOKED_KEY : INVALID_KEY;
-    } catch (err) {
-      logger.error('http: API key check failed', err);
-      denied = AUTH_FAILURE;
-    }
-    if (denied !== null) return refuse(res, denied, entry, { coding });
-    if (!isJson(req.getHeader(CONTENT_TYPE))) return refuse(res, UNSUPPORTED_MEDIA_TYPE, entry, { coding });
-    const floor = waiters && parseMinHead(req.getHeader(MIN_HEAD_HEADER));
-    if (floor === null) return refuse(res, INVALID_MIN_HEAD, entry, { coding });
-    const announced = contentLength(req.getHeader(CONTENT_LENGTH));
-    if (announced > limit) {
-      // Answered at once: uWS skips the body nobody reads (the connection stays usable for a client
-      // that sends it all), and one past DISCARD_MAX_BYTES closes the connection unread.
-      opts.onRefusal?.('body_too_large');
-      return refuse(res, tooLarge, entry, { close: announced > DISCARD_MAX_BYTES || inFlight.closing, coding });
-    }
-    const budget = opts.rateLimit?.budget(key);
-    // A key out of tokens is refused once its body is read: each call's error carries its id.
-    const limited = budget?.check(1);
+/** Ends `exchange` when its client goes away: its work stops, and it is counted and logged. */
+function exchangeAborted(front: Front, exchange: Exchange, done: () => void): void {
+  const { entry } = exchange;
+  exchange.aborted = true;
+  exchange.abort?.abort();
+  const { delivery } = exchange;
+  delivery?.stop();
+  if (!exchange.answered) {
+    count(front, CLIENT_CLOSED);
+    front.accessLog.end(entry, { status: CLIENT_CLOSED, bytes: 0, coding: null });
+  } else {
+    const end = { status: 200, bytes: delivery?.bytes ?? 0, coding: delivery?.coding ?? null };
+    front.accessLog.end(entry, end, true);
+  }
+  done();
+}
 
-    const exchange: Exchange = {
-      aborted: false,
-      answered: false,
-      entry,
-      key,
-      coding,
-      delivery: undefined,
-      abort: undefined,
-    };
-    const done = inFlight.enter();
-    res.onAborted(() => {
-      exchange.aborted = true;
-      exchange.abort?.abort();
-      const { delivery } = exchange;
-      delivery?.stop();
-      if (!exchange.answered) {
-        count(CLIENT_CLOSED);
-        accessLog.end(entry, { status: CLIENT_CLOSED, bytes: 0, coding: null });
-      } else accessLog.end(entry, { status: 200, bytes: delivery?.bytes ?? 0, coding: delivery?.coding ?? null }, true);
+/**
+ * Answers a POST to `/v3/<key>`. Refusals are answered before the body is read (uWS skips a body
+ * nobody reads and keeps the connection), 413 for an announced length over the limit included;
+ * a chunked body that grows past the limit is read and dropped to its end (body.ts), then 413
+ * closes the connection. A repeated Content-Length with another value is 400 and closes it.
+ */
+function onPost(front: Front, res: HttpResponse, req: HttpRequest, key: string): void {
+  const { inFlight, limit, opts } = front;
+  const entry = front.accessLog.begin('rpc', 'POST', key);
+  const coding = codingOf(front, req);
+  if (inFlight.closing) return refuse(front, res, SHUTTING_DOWN, entry, { close: true, coding });
+  if (key === '') return refuse(front, res, MISSING_KEY, entry, { coding });
+  const denied = keyDenial(front, key);
+  if (denied !== null) return refuse(front, res, denied, entry, { coding });
+  if (!isJson(req.getHeader(CONTENT_TYPE))) return refuse(front, res, UNSUPPORTED_MEDIA_TYPE, entry, { coding });
+  const floor = front.waiters && parseMinHead(req.getHeader(MIN_HEAD_HEADER));
+  if (floor === null) return refuse(front, res, INVALID_MIN_HEAD, entry, { coding });
+  const announced = contentLength(req.getHeader(CONTENT_LENGTH));
+  if (announced > limit) {
+    // Answered at once: uWS skips the body nobody reads (the connection stays usable for a client
+    // that sends it all), and one past DISCARD_MAX_BYTES closes the connection unread.
+    opts.onRefusal?.('body_too_large');
+    const close = announced > DISCARD_MAX_BYTES || inFlight.closing;
+    return refuse(front, res, front.tooLarge, entry, { close, coding });
+  }
+  const budget = opts.rateLimit?.budget(key);
+  // A key out of tokens is refused once its body is read: each call's error carries its id.
+  const limited = budget?.check(1);
+
+  const exchange: Exchange = {
+    aborted: false,
+    answered: false,
+    entry,
+    key,
+    coding,
+    delivery: undefined,
+    abort: undefined,
+  };
+  const done = inFlight.enter();
+  res.onAborted(() => exchangeAborted(front, exchange, done));
+  readBody(res, announced, limit, {
+    body: (bytes) => {
+      if (entry) entry.bytesIn = bytes.byteLength;
+      const refused = limited ?? budget?.take(callCount(bytes));
+      if (!refused)
+        return floor === undefined
+          ? dispatch(front, res, exchange, bytes, done)
+          : dispatchAtHead(front, res, exchange, bytes, floor, done);
+      exchange.answered = true;
+      refuse(front, res, tooManyRequests(refused, bytes), entry, { close: inFlight.closing, coding });
       done();
+    },
+    tooLarge: (received) => {
+      opts.onRefusal?.('body_too_large');
+      if (entry) entry.bytesIn = received;
+      exchange.answered = true;
+      refuse(front, res, front.tooLarge, entry, { close: true, coding });
+      done();
+    },
+  });
+}
+
+/** Answers every request the `POST /v3/:key` route did not take. */
+function onOther(front: Front, res: HttpResponse, req: HttpRequest): void {
+  const { accessLog } = front;
+  const method = req.getMethod().toLowerCase();
+  const head = method === 'head';
+  const target = route(req.getUrl());
+  if (target === null)
+    return refuse(front, res, NOT_FOUND, accessLog.begin('not-found', method.toUpperCase()), {
+      head,
+      coding: codingOf(front, req),
     });
-    readBody(res, announced, limit, {
-      body: (bytes) => {
-        if (entry) entry.bytesIn = bytes.byteLength;
-        const refused = limited ?? budget?.take(callCount(bytes));
-        if (!refused)
-          return floor === undefined
-            ? dispatch(res, exchange, bytes, done)
-            : dispatchAtHead(res, exchange, bytes, floor, done);
-        exchange.answered = true;
-        refuse(res, tooManyRequests(refused, bytes), entry, { close: inFlight.closing, coding });
-        done();
-      },
-      tooLarge: (received) => {
-        opts.onRefusal?.('body_too_large');
-        if (entry) entry.bytesIn = received;
-        exchange.answered = true;
-        refuse(res, tooLarge, entry, { close: true, coding });
-        done();
-      },
-    });
-  }
+  if (method === 'post') return onPost(front, res, req, target.key);
+  const entry = accessLog.begin('rpc', method.toUpperCase(), target.key);
+  if (method !== 'options')
+    return refuse(front, res, METHOD_NOT_ALLOWED, entry, { head, coding: codingOf(front, req) });
+  answerPreflight(res, req.getHeader('access-control-request-headers'));
+  count(front, 204);
+  accessLog.end(entry, { status: 204, bytes: 0, coding: null });
+}
 
-  /** Answers every request the `POST /v3/:key` route did not take. */
-  function onOther(res: HttpResponse, req: HttpRequest): void {
-    const method = req.getMethod().toLowerCase();
-    const head = method === 'head';
-    const target = route(req.getUrl());
-    if (target === null)
-      return refuse(res, NOT_FOUND, accessLog.begin('not-found', method.toUpperCase()), {
-        head,
-        coding: codingOf(req),
-      });
-    if (method === 'post') return onPost(res, req, target.key);
-    const entry = accessLog.begin('rpc', method.toUpperCase(), target.key);
-    if (method !== 'options') return refuse(res, METHOD_NOT_ALLOWED, entry, { head, coding: codingOf(req) });
-    answerPreflight(res, req.getHeader('access-control-request-headers'));
-    count(204);
-    accessLog.end(entry, { status: 204, bytes: 0, coding: null });
-  }
+/** The reply options of a request to an operations path of `kind`: its coding, and its log line once answered. */
+function opsRequest(front: Front, req: HttpRequest, kind: PathKind): ReplyOptions {
+  const { accessLog } = front;
+  const method = req.getMethod().toUpperCase();
+  const entry = accessLog.begin(kind, method);
+  return { head: method === 'HEAD', coding: codingOf(front, req), onEnd: (end) => accessLog.end(entry, end) };
+}
 
-  /** The reply options of a request to an operations path of `kind`: its coding, and its log line once answered. */
-  function opsRequest(req: HttpRequest, kind: PathKind): ReplyOptions {
-    const method = req.getMethod().toUpperCase();
-    const entry = accessLog.begin(kind, method);
-    return { head: method === 'HEAD', coding: codingOf(req), onEnd: (end) => accessLog.end(entry, end) };
-  }
-
-  const app = uWS.App();
+/** Registers every route of `front` on `app`: the API, the operations paths, WebSocket when asked for, the rest. */
+function registerRoutes(front: Front, app: TemplatedApp): WsFront | undefined {
+  const { opts, inFlight, logger } = front;
   app.post(
     `${API_ROOT}/:key`,
-    guarded((res, req) => onPost(res, req, withoutQuery(req.getParameter(0)))),
+    guarded(front, (res, req) => onPost(front, res, req, withoutQuery(req.getParameter(0)))),
   );
   registerOpsRoutes(
     app,
@@ -513,28 +583,43 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<HttpServ
         inFlight.closing ? { ready: false, reason: 'shutting down' } : (opts.ops?.ready() ?? { ready: true }),
       metrics: opts.ops?.metrics,
     },
-    { guard: guarded, begin: opsRequest, onError: (message, error) => logger.error(message, error) },
+    {
+      guard: (handle) => guarded(front, handle),
+      begin: (req, kind) => opsRequest(front, req, kind),
+      onError: (message, error) => logger.error(message, error),
+    },
   );
   const ws =
     opts.ws &&
     new WsFront({
       ...opts.ws,
-      handler,
-      auth,
+      handler: front.handler,
+      auth: front.auth,
       rateLimit: opts.rateLimit,
       logger,
-      accessLog,
-      maxPayloadBytes: limit,
+      accessLog: front.accessLog,
+      maxPayloadBytes: front.limit,
       inFlight,
       onRefusal: opts.onRefusal,
       subscriptionBudget: opts.subscriptionBudget,
       limitRefusals: opts.limitRefusals,
     });
   ws?.register(app);
-  app.any('/*', guarded(onOther));
-  const { socket, port } = await listenOn(app, opts.host, opts.port, opts.sharePort === true);
-  logger.debug(`http: listening on ${opts.host}:${port} (uWebSockets.js ${uwsImplementation})`);
+  app.any(
+    '/*',
+    guarded(front, (res, req) => onOther(front, res, req)),
+  );
+  return ws;
+}
 
+/** The listening front `front`: `app` with its routes, `ws` on it when asked for, bound at `listening`. */
+function listeningServer(
+  front: Front,
+  app: TemplatedApp,
+  ws: WsFront | undefined,
+  { socket, port }: Listening,
+): HttpServer {
+  const { inFlight, logger, opts } = front;
   let listening = true;
   const refuseRequests = () => {
     inFlight.refuse();
@@ -563,7 +648,7 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<HttpServ
     drain,
     close(graceMs = 0): Promise<number> {
       closed ??= drain(graceMs).then((cut) => {
-        waiters?.close();
+        front.waiters?.close();
         ws?.close();
         (app as { close?: () => void }).close?.();
         (socket as FallbackListenSocket).http?.closeAllConnections();
@@ -572,4 +657,14 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<HttpServ
       return closed;
     },
   };
+}
+
+/** Starts the HTTP front and resolves once it listens. */
+export async function startHttpServer(opts: HttpServerOptions): Promise<HttpServer> {
+  const front = createFront(opts);
+  const app = uWS.App();
+  const ws = registerRoutes(front, app);
+  const listening = await listenOn(app, opts.host, opts.port, opts.sharePort === true);
+  front.logger.debug(`http: listening on ${opts.host}:${listening.port} (uWebSockets.js ${uwsImplementation})`);
+  return listeningServer(front, app, ws, listening);
 }

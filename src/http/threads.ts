@@ -107,7 +107,8 @@ export function httpThreadCount(requested: number | undefined, logger: Logger): 
   const threads = requested ?? defaultHttpThreads();
   if (threads <= 1 || uwsNative) return Math.max(1, threads);
   logger.warn(
-    'http: uWebSockets.js runs its JavaScript fallback, which cannot share a port between threads: serving on one HTTP thread',
+    'http: uWebSockets.js runs its JavaScript fallback, which cannot share a port between threads: ' +
+      'serving on one HTTP thread',
     { requested: threads },
   );
   return 1;

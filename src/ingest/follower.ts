@@ -150,7 +150,8 @@ export class Follower {
     });
     countBlocks(this.ctx.counts, branch);
     this.options.logger.info(
-      `reorganisation: blocks ${ancestor + 1}..${storedHead} moved to orphans, ${branch.length} blocks of the node's branch applied; ` +
+      `reorganisation: blocks ${ancestor + 1}..${storedHead} moved to orphans, ` +
+        `${branch.length} blocks of the node's branch applied; ` +
         `head ${newHead} (${short(reader.header(newHead)!.hash)}…), common ancestor ${ancestor}`,
     );
   }
@@ -170,7 +171,8 @@ export class Follower {
     }
     throw new IngestConflictError(
       'reorg-too-deep',
-      `no block of the store (from ${earliest}, at most ${MAX_REORG_DEPTH} below the head ${storedHead}) is on the node's chain: another chain, or a reorganisation too deep to follow`,
+      `no block of the store (from ${earliest}, at most ${MAX_REORG_DEPTH} below the head ${storedHead}) ` +
+        "is on the node's chain: another chain, or a reorganisation too deep to follow",
     );
   }
 }

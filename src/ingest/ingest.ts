@@ -94,7 +94,8 @@ async function checkStoredHead(ctx: IngestContext, head: number): Promise<void> 
   if (!ref || !bytesEqual(ref.hash, ctx.reader.header(head)!.hash)) {
     throw new IngestConflictError(
       'head-mismatch',
-      `the stored head, block ${head}, is not the node's block ${head} (a reorganisation, or another chain): run with --follow to reconcile`,
+      `the stored head, block ${head}, is not the node's block ${head} ` +
+        '(a reorganisation, or another chain): run with --follow to reconcile',
     );
   }
 }

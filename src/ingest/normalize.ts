@@ -371,7 +371,8 @@ function normalizeReceipt(r: Fields, tx: Transaction, header: BlockHeader, cumul
   if (r.quantity('cumulativeGasUsed') !== cumulative + gasUsed) {
     fail(
       'inconsistent',
-      `${r.where}: cumulativeGasUsed ${String(r.obj.cumulativeGasUsed)} is not the block's gas used so far plus its gasUsed`,
+      `${r.where}: cumulativeGasUsed ${String(r.obj.cumulativeGasUsed)} ` +
+        "is not the block's gas used so far plus its gasUsed",
     );
   }
   const receipt: Receipt = {
@@ -461,7 +462,8 @@ function normalizeReceipts(
       if (!bytesEqual(l.fixed('blockHash', 32), header.hash) || l.number('blockNumber') !== header.number) {
         fail(
           'log-position',
-          `${l.where}: blockHash/blockNumber ${String(l.obj.blockHash)}/${String(l.obj.blockNumber)} are not its block's`,
+          `${l.where}: blockHash/blockNumber ${String(l.obj.blockHash)}/${String(l.obj.blockNumber)} ` +
+            "are not its block's",
         );
       }
       if (

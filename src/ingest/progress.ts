@@ -98,7 +98,8 @@ export class Progress {
     // Work counted in blocks alone (verify) shows no log rate.
     const unit = this.options.rowUnit ?? 'logs';
     const logRate = logs > 0 ? `  ${logs} ${unit}  ${formatRate(logs / seconds)} ${unit}/s` : '';
-    const stats = `${(fraction * 100).toFixed(1).padStart(5)}%  ${formatRate(blockRate)} blocks/s${logRate}  ETA ${formatDuration(eta)}`;
+    const percent = (fraction * 100).toFixed(1).padStart(5);
+    const stats = `${percent}%  ${formatRate(blockRate)} blocks/s${logRate}  ETA ${formatDuration(eta)}`;
     if (!this.tty) return `${this.label}: ${blocks}/${this.total} blocks ${stats}`;
     const filled = Math.round(fraction * BAR_WIDTH);
     return `${this.label} [${'#'.repeat(filled)}${'.'.repeat(BAR_WIDTH - filled)}] ${stats}`;

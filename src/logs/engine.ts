@@ -55,6 +55,80 @@ export interface QueryOptions {
 /** Does nothing: what a settled task's promise becomes for close(), whatever its outcome. */
 function noop(): void {}
 
+/** One query on the pool (LogEngine.pooled): its tasks, what came back and was merged, and how it ends. */
+interface PooledRun {
+  spec: FilterSpec;
+  range: ResolvedRange;
+  format: LogFormat;
+  limits: LogLimits;
+  /** The tasks' block ranges, in order. */
+  tasks: ReturnType<typeof planTasks>;
+  /** Set once the query is answered: its tasks stop at their next check. */
+  cancel: Int32Array;
+  /** When the query fails with DeadlineExceededError (epoch milliseconds). */
+  deadline: number;
+  /** Most tasks in flight at once. */
+  window: number;
+  signal: AbortSignal | undefined;
+  /** The answers of tasks not merged yet, by task. */
+  results: (ScanOk | undefined)[];
+  /** The answer so far, merged in order. */
+  chunks: LogChunks;
+  /** Tasks merged. */
+  merged: number;
+  /** Logs merged. */
+  count: number;
+  /** Tasks sent to the pool. */
+  dispatched: number;
+  /** Tasks on the pool now. */
+  inFlight: number;
+  /** The query is answered or failed. */
+  done: boolean;
+  timer: NodeJS.Timeout | undefined;
+  /** Stops the query when its signal aborts. */
+  onAbort: () => void;
+  resolve: (chunks: LogChunks) => void;
+  reject: (error: Error) => void;
+}
+
+/** Ends `run` once: answered, or failed with `error` (its memory given back); its tasks stop. */
+function finishPooled(run: PooledRun, error?: Error): void {
+  if (run.done) return;
+  run.done = true;
+  Atomics.store(run.cancel, 0, 1);
+  clearTimeout(run.timer);
+  run.signal?.removeEventListener('abort', run.onAbort);
+  const { chunks, results } = run;
+  if (error) {
+    giveBack(chunks);
+    for (const r of results) if (r !== undefined) giveBack([r.bytes]);
+    return run.reject(error);
+  }
+  try {
+    run.resolve(withExtra(chunks, run.count, run.range, run.spec, run.format, run.limits.maxResults));
+  } catch (capError) {
+    run.reject(capError as Error);
+  }
+}
+
+/** Merges the answers of `run` that are next in order, failing it past the result cap; answers it after the last. */
+function mergePooled(run: PooledRun): void {
+  const { results, tasks, limits } = run;
+  while (!run.done && run.merged < tasks.length && results[run.merged]) {
+    const r = results[run.merged]!;
+    results[run.merged] = undefined;
+    if (run.count + r.count > limits.maxResults) {
+      const last = lastFitting(r.blockCounts, run.count, limits.maxResults, tasks[run.merged]![1]);
+      return finishPooled(run, new ResultCapError(run.range.from, last, limits.maxResults));
+    }
+    if (r.count > 0) run.chunks.push(r.bytes);
+    else giveBack([r.bytes]);
+    run.count += r.count;
+    run.merged++;
+  }
+  if (!run.done && run.merged === tasks.length) finishPooled(run);
+}
+
 /** The worker pool and the query path over it. */
 export class LogEngine implements ScanCounts {
   /** The Piscina pool (exposed for tests and metrics). */
@@ -180,113 +254,95 @@ export class LogEngine implements ScanCounts {
     const window = this.threads * TASKS_PER_THREAD;
 
     return new Promise<LogChunks>((resolve, reject) => {
-      const results: (ScanOk | undefined)[] = new Array(tasks.length);
-      const chunks: LogChunks = [];
-      let merged = 0;
-      let count = 0;
-      let dispatched = 0;
-      let inFlight = 0;
-      let done = false;
-
-      const finish = (error?: Error) => {
-        if (done) return;
-        done = true;
-        Atomics.store(cancel, 0, 1);
-        clearTimeout(timer);
-        signal?.removeEventListener('abort', onAbort);
-        if (error) {
-          giveBack(chunks);
-          for (const r of results) if (r !== undefined) giveBack([r.bytes]);
-          return reject(error);
-        }
-        try {
-          resolve(withExtra(chunks, count, range, spec, format, limits.maxResults));
-        } catch (capError) {
-          reject(capError as Error);
-        }
+      const run: PooledRun = {
+        spec,
+        range,
+        format,
+        limits,
+        tasks,
+        cancel,
+        deadline,
+        window,
+        signal,
+        results: new Array(tasks.length),
+        chunks: [],
+        merged: 0,
+        count: 0,
+        dispatched: 0,
+        inFlight: 0,
+        done: false,
+        timer: undefined,
+        onAbort: () => {
+          if (run.done) return;
+          this.cancelled++;
+          finishPooled(run, new QueryCancelledError());
+        },
+        resolve,
+        reject,
       };
-
-      const timer = setTimeout(() => finish(new DeadlineExceededError()), Math.max(0, deadline - Date.now()));
-      const onAbort = () => {
-        if (done) return;
-        this.cancelled++;
-        finish(new QueryCancelledError());
-      };
-      if (signal?.aborted) return finish(new QueryCancelledError());
-      signal?.addEventListener('abort', onAbort, { once: true });
-
-      const merge = () => {
-        while (!done && merged < tasks.length && results[merged]) {
-          const r = results[merged]!;
-          results[merged] = undefined;
-          if (count + r.count > limits.maxResults) {
-            return finish(
-              new ResultCapError(
-                range.from,
-                lastFitting(r.blockCounts, count, limits.maxResults, tasks[merged]![1]),
-                limits.maxResults,
-              ),
-            );
-          }
-          if (r.count > 0) chunks.push(r.bytes);
-          else giveBack([r.bytes]);
-          count += r.count;
-          merged++;
-        }
-        if (!done && merged === tasks.length) finish();
-      };
-      const dispatch = () => {
-        while (!done && inFlight < window && dispatched < tasks.length) {
-          const index = dispatched++;
-          const [from, to] = tasks[index]!;
-          inFlight++;
-          const task: ScanTask = {
-            dataDir: this.options.dataDir,
-            format,
-            from,
-            to,
-            addresses: spec.addresses,
-            topics: spec.topics,
-            deadline,
-            budget: limits.maxResults - count,
-            cancel,
-            out: format === 'json' ? takeSpare() : undefined,
-          };
-          this.submit(task).then(
-            (result) => {
-              inFlight--;
-              if (result.ok) {
-                this.account(result);
-                if (format === 'json') lend(result.bytes.buffer as ArrayBuffer);
-              }
-              if (done) {
-                if (result.ok) giveBack([result.bytes]);
-                return;
-              }
-              if (!result.ok) {
-                this.options.onError('log scan task failed', result.message);
-                return finish(new ScanFailedError());
-              }
-              if (result.stop === 'deadline') return finish(new DeadlineExceededError());
-              // Only close() cancels the tasks of a query still unanswered: its answer would be partial.
-              if (result.stop === 'cancelled') return finish(new ScanFailedError());
-              results[index] = result;
-              merge();
-              dispatch();
-            },
-            (error: unknown) => {
-              inFlight--;
-              if (!this.closing) this.options.onError('log scan worker died', error);
-              finish(new ScanFailedError());
-            },
-          );
-        }
-      };
-
-      if (Date.now() > deadline) return finish(new DeadlineExceededError());
-      merge();
-      dispatch();
+      run.timer = setTimeout(() => finishPooled(run, new DeadlineExceededError()), Math.max(0, deadline - Date.now()));
+      if (signal?.aborted) return finishPooled(run, new QueryCancelledError());
+      signal?.addEventListener('abort', run.onAbort, { once: true });
+      if (Date.now() > deadline) return finishPooled(run, new DeadlineExceededError());
+      mergePooled(run);
+      this.dispatchPooled(run);
     });
+  }
+
+  /** Sends the query's next tasks to the pool while its window has room. */
+  private dispatchPooled(run: PooledRun): void {
+    const { tasks, limits, format } = run;
+    while (!run.done && run.inFlight < run.window && run.dispatched < tasks.length) {
+      const index = run.dispatched++;
+      const [from, to] = tasks[index]!;
+      run.inFlight++;
+      const task: ScanTask = {
+        dataDir: this.options.dataDir,
+        format,
+        from,
+        to,
+        addresses: run.spec.addresses,
+        topics: run.spec.topics,
+        deadline: run.deadline,
+        budget: limits.maxResults - run.count,
+        cancel: run.cancel,
+        out: format === 'json' ? takeSpare() : undefined,
+      };
+      this.submit(task).then(
+        (result) => this.pooledTaskDone(run, index, result),
+        (error: unknown) => this.pooledTaskDied(run, error),
+      );
+    }
+  }
+
+  /** Takes the answer of the query's task `index`: merged in order, or the end of the query. */
+  private pooledTaskDone(run: PooledRun, index: number, result: ScanResult): void {
+    run.inFlight--;
+    if (result.ok) {
+      this.account(result);
+      if (run.format === 'json') lend(result.bytes.buffer as ArrayBuffer);
+    }
+    if (run.done) {
+      if (result.ok) giveBack([result.bytes]);
+      return;
+    }
+    if (!result.ok) {
+      this.options.onError('log scan task failed', result.message);
+      return finishPooled(run, new ScanFailedError());
+    }
+    if (result.stop === 'deadline') return finishPooled(run, new DeadlineExceededError());
+    // Only close() cancels the tasks of a query still unanswered: its answer would be partial.
+    if (result.stop === 'cancelled') return finishPooled(run, new ScanFailedError());
+    run.results[index] = result;
+    mergePooled(run);
+    this.dispatchPooled(run);
+  }
+
+  /** Fails the query whose task's worker died (reported unless the pool is closing). */
+  private pooledTaskDied(run: PooledRun, error: unknown): void {
+    run.inFlight--;
+    if (!this.closing) this.options.onError('log scan worker died', error);
+    finishPooled(run, new ScanFailedError());
   }
 
   /**

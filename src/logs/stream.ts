@@ -145,6 +145,70 @@ function skipBefore(
   return { bytes: bytes.subarray(offset), marks: rest };
 }
 
+/** One streamed query's tasks: its slots and what it has sent to the pool. */
+interface StreamRun {
+  runner: StreamRunner;
+  spec: FilterSpec;
+  format: StreamFormat;
+  deadline: number;
+  /** Logs a task renders before it hands back. */
+  taskLogs: number;
+  /** Most tasks in flight at once. */
+  window: number;
+  /** Set once the stream ends: its tasks stop at their next check. */
+  cancel: Int32Array;
+  slots: Slot[];
+  /** Tasks dispatched so far. */
+  dispatched: number;
+  /** Tasks on the pool now. */
+  inFlight: number;
+}
+
+/** Dispatches the slots from `head` on that are not yet, while the window has room. */
+function fill(run: StreamRun, head: number): void {
+  const { slots, runner, spec } = run;
+  for (let i = head; i < slots.length && run.inFlight < run.window; i++) {
+    const slot = slots[i]!;
+    if (slot.dispatched) continue;
+    const task: ScanTask = {
+      dataDir: runner.dataDir,
+      format: run.format,
+      from: slot.from,
+      to: slot.to,
+      addresses: spec.addresses,
+      topics: spec.topics,
+      deadline: run.deadline,
+      budget: run.taskLogs,
+      cancel: run.cancel,
+    };
+    slot.outcome = runner.run(task);
+    slot.dispatched = true;
+    run.dispatched++;
+    run.inFlight++;
+  }
+}
+
+/**
+ * The chunk of the pending or orphaned block that ends the range, its logs from `start` on; undefined when the range
+ * has none, or `start` is past it.
+ */
+function bundleChunk(run: StreamRun, range: ResolvedRange, start: LogCursor | undefined): StreamChunk | undefined {
+  const bundle = range.pending ?? range.orphan;
+  if (!bundle || (start && start.block > bundle.header.number)) return undefined;
+  const { spec } = run;
+  const fromIndex = start && start.block === bundle.header.number ? start.logIndex : 0;
+  const kind = range.pending ? 'pending' : 'orphan';
+  let rendered: { bytes: Uint8Array; marks: Float64Array };
+  if (run.format === 'jsonl') rendered = renderBundleLines(bundle, compileFilter(spec), kind, fromIndex);
+  else {
+    const writer = new LogProtoWriter();
+    const filter = compileFilter(spec);
+    writer.writeBundle(bundle, (log) => matchLog(filter, log), kind, fromIndex);
+    rendered = writer.take();
+  }
+  return { ...rendered, next: { block: bundle.header.number + 1, logIndex: 0 }, dispatched: run.dispatched };
+}
+
 /** Streams the matches of `spec` over `range` (resolved once, at the start), in order. */
 export async function* streamQuery(
   runner: StreamRunner,
@@ -154,48 +218,32 @@ export async function* streamQuery(
 ): AsyncGenerator<StreamChunk> {
   const start = options.from;
   const deadline = options.deadline ?? Number.POSITIVE_INFINITY;
-  const taskLogs = options.taskLogs ?? STREAM_TASK_LOGS;
-  const format = options.format ?? 'proto';
   const window = runner.threads * TASKS_PER_THREAD;
-  const cancel = new Int32Array(new SharedArrayBuffer(4));
   const first = start ? Math.max(range.from, start.block) : range.from;
   const slots: Slot[] = planTasks(first, range.to, runner.threads, taskShape(spec.addresses)).map(([from, to]) => ({
     from,
     to,
   }));
-  let dispatched = 0;
-  let inFlight = 0;
-
-  const fill = (head: number) => {
-    for (let i = head; i < slots.length && inFlight < window; i++) {
-      const slot = slots[i]!;
-      if (slot.dispatched) continue;
-      const task: ScanTask = {
-        dataDir: runner.dataDir,
-        format,
-        from: slot.from,
-        to: slot.to,
-        addresses: spec.addresses,
-        topics: spec.topics,
-        deadline,
-        budget: taskLogs,
-        cancel,
-      };
-      slot.outcome = runner.run(task);
-      slot.dispatched = true;
-      dispatched++;
-      inFlight++;
-    }
+  const run: StreamRun = {
+    runner,
+    spec,
+    format: options.format ?? 'proto',
+    deadline,
+    taskLogs: options.taskLogs ?? STREAM_TASK_LOGS,
+    window,
+    cancel: new Int32Array(new SharedArrayBuffer(4)),
+    slots,
+    dispatched: 0,
+    inFlight: 0,
   };
-
   try {
     for (let i = 0; i < slots.length; i++) {
       if (Date.now() > deadline) throw new DeadlineExceededError();
-      fill(i);
+      fill(run, i);
       const slot = slots[i]!;
       const outcome = await settle(slot.outcome!, deadline, options.signal);
       slot.outcome = undefined;
-      inFlight--;
+      run.inFlight--;
       if (outcome === ABORTED) return;
       if (outcome === TIMED_OUT) throw new DeadlineExceededError();
       if ('error' in outcome) throw outcome.error;
@@ -208,23 +256,11 @@ export async function* streamQuery(
         if (last < slot.to) slots.splice(i + 1, 0, ...replan(last + 1, slot.to, last - slot.from + 1, window));
       }
       const { bytes, marks } = start ? skipBefore(outcome.bytes, outcome.marks, start) : outcome;
-      yield { bytes, marks, next, dispatched };
+      yield { bytes, marks, next, dispatched: run.dispatched };
     }
-    const bundle = range.pending ?? range.orphan;
-    if (bundle && (!start || start.block <= bundle.header.number)) {
-      const fromIndex = start && start.block === bundle.header.number ? start.logIndex : 0;
-      const kind = range.pending ? 'pending' : 'orphan';
-      let rendered: { bytes: Uint8Array; marks: Float64Array };
-      if (format === 'jsonl') rendered = renderBundleLines(bundle, compileFilter(spec), kind, fromIndex);
-      else {
-        const writer = new LogProtoWriter();
-        const filter = compileFilter(spec);
-        writer.writeBundle(bundle, (log) => matchLog(filter, log), kind, fromIndex);
-        rendered = writer.take();
-      }
-      yield { ...rendered, next: { block: bundle.header.number + 1, logIndex: 0 }, dispatched };
-    }
+    const chunk = bundleChunk(run, range, start);
+    if (chunk !== undefined) yield chunk;
   } finally {
-    Atomics.store(cancel, 0, 1);
+    Atomics.store(run.cancel, 0, 1);
   }
 }

@@ -79,7 +79,8 @@ export class FollowChild {
       const ranMs = performance.now() - started;
       if (ranMs >= REPLICA_HEALTHY_RUN_MS) this.waitMs = REPLICA_RESTART_MIN_MS;
       logger.error(
-        `replica: the follow-mode ingest exited (${signal ?? `code ${code}`}) after ${(ranMs / 1000).toFixed(1)} s: restarting it in ${this.waitMs} ms`,
+        `replica: the follow-mode ingest exited (${signal ?? `code ${code}`}) after ${(ranMs / 1000).toFixed(1)} s: ` +
+          `restarting it in ${this.waitMs} ms`,
       );
       this.restartTimer = setTimeout(() => this.start(), this.waitMs);
       this.waitMs = Math.min(this.waitMs * 2, REPLICA_RESTART_MAX_MS);

@@ -45,7 +45,8 @@ export class NodeWatch {
       if (this.stop.signal.aborted) return;
       if (!this.failing)
         this.logger.warn(
-          `replica: the node's head cannot be read (the lag /ready reports stays at its last value): ${(error as Error).message}`,
+          "replica: the node's head cannot be read (the lag /ready reports stays at its last value): " +
+            (error as Error).message,
         );
       this.failing = true;
     }

@@ -188,6 +188,436 @@ interface ForwardItem {
 }
 
 /**
+ * What every call of one handler reads, made once when the handler is built: the envelope's
+ * functions take it in place of closing over the builder's locals.
+ */
+interface Envelope {
+  /** The methods' context, `rawJson` set. */
+  ctx: MethodContext;
+  onError: ErrorSink;
+  methods: ReadonlyMap<string, RpcMethod>;
+  observer: CallObserver | undefined;
+  cache: AnswerCache | undefined;
+  /** The upstream node's client, with --upstream. */
+  forwarder: Forwarder | undefined;
+}
+
+/** What a client is told to do about a method neither served nor forwarded. */
+function hintFor(env: Envelope, method: string): string | undefined {
+  return env.forwarder !== undefined ? NOT_FORWARDED_HINT : FORWARDABLE.has(method) ? FORWARD_HINT : undefined;
+}
+
+/** When a call started, for the observer (no clock read without one). */
+function clock(env: Envelope): number {
+  return env.observer === undefined ? 0 : performance.now();
+}
+
+/**
+ * Reports an answered call to the observer under its label and to the trace under its name (the
+ * method as the call gave it, which for an unknown method is not its label), and passes its answer through.
+ */
+function answered<T extends RpcBody>(
+  env: Envelope,
+  answer: T,
+  method: string,
+  code: number,
+  started: number,
+  trace: RequestTrace | undefined,
+  name = method,
+): T {
+  const { observer } = env;
+  if (observer !== undefined) observer.onCall(method, code, (performance.now() - started) / 1000);
+  if (trace !== undefined) trace.note(name, code);
+  return answer;
+}
+
+/** The error response of a call refused with `error`, reported as answered. */
+function refuse(
+  env: Envelope,
+  id: string,
+  error: RpcError,
+  method: string,
+  started: number,
+  trace: RequestTrace | undefined,
+  name = method,
+): string {
+  return answered(env, errorResponse(id, error), method, error.code, started, trace, name);
+}
+
+/** The refusal of a request that is not a valid JSON-RPC request (`message` says why), reported as answered. */
+function invalid(env: Envelope, id: string, message: string, trace: RequestTrace | undefined, started = clock(env)) {
+  return refuse(env, id, new InvalidRequestError(message), INVALID_REQUEST, started, trace);
+}
+
+/**
+ * The error response of a call whose method failed with `error`: its RpcError, else an internal
+ * error (reported to onError); `control` hears a refusal for concurrency.
+ */
+function failure(
+  env: Envelope,
+  id: string,
+  error: unknown,
+  method: string,
+  started: number,
+  trace: RequestTrace | undefined,
+  control?: RequestControl,
+): string {
+  const rpc = toRpcError(error);
+  if (rpc instanceof TooManyConcurrentError && control !== undefined) control.busy = rpc;
+  if (rpc !== undefined) return refuse(env, id, rpc, method, started, trace);
+  env.onError('unexpected failure in a method', error);
+  return refuse(env, id, new InternalError(), method, started, trace);
+}
+
+/** The method name of a request, or undefined when it has none. */
+function nameOf(request: unknown): string | undefined {
+  if (request === null || typeof request !== 'object' || Array.isArray(request)) return undefined;
+  const { method } = request as Record<string, unknown>;
+  return typeof method === 'string' ? method : undefined;
+}
+
+/** The label of a request answered without running: its method when known, else UNKNOWN_METHOD or INVALID_REQUEST. */
+function labelOf(env: Envelope, name: string | undefined): string {
+  return name === undefined ? INVALID_REQUEST : env.methods.has(name) ? name : UNKNOWN_METHOD;
+}
+
+/**
+ * The answer to a single call from the cache alone, when its text is that of a canonical call
+ * (canonicalCall.ts) already remembered and its answer is kept: no parsing, no params written.
+ */
+function keptAnswer(env: Envelope, split: CanonicalCall, trace: RequestTrace | undefined): RpcBody | undefined {
+  const cache = env.cache!;
+  const call = cache.callOf(split.rest);
+  if (!call) return undefined;
+  const started = clock(env);
+  const kept = cache.get(call.key, false);
+  return kept === undefined
+    ? undefined
+    : answered(env, jsonResponse(split.id, kept), call.method, CALL_OK, started, trace);
+}
+
+/** The answer to a forwarded call of `method` whose outcome is `outcome`, noted as forwarded. */
+function forwardedAnswer(
+  env: Envelope,
+  idText: string,
+  outcome: Forwarded,
+  method: string,
+  started: number,
+  trace: RequestTrace | undefined,
+): RpcBody {
+  if (trace !== undefined) trace.forwarded++;
+  if ('result' in outcome)
+    return answered(env, resultResponse(idText, outcome.result), method, CALL_OK, started, trace);
+  return failure(env, idText, outcome.error, method, started, trace);
+}
+
+/** Forwards `items` for `caller` together and resolves with their answers in their order. */
+function forwardAll(
+  env: Envelope,
+  items: ForwardItem[],
+  trace: RequestTrace | undefined,
+  caller: string | undefined,
+): Promise<RpcBody[]> {
+  const started = clock(env);
+  return env
+    .forwarder!.forward(
+      items.map(({ method, params }) => ({ method, params })),
+      caller,
+    )
+    .then((outcomes) =>
+      outcomes.map((outcome, k) => forwardedAnswer(env, items[k]!.idText, outcome, items[k]!.method, started, trace)),
+    );
+}
+
+/**
+ * The batch item `request` at `index` as a call to forward, or undefined when it is not one (handleOne answers it).
+ */
+function forwardItem(env: Envelope, request: unknown, index: number): ForwardItem | undefined {
+  if (request === null || typeof request !== 'object' || Array.isArray(request)) return undefined;
+  const { jsonrpc, method, params, id } = request as Record<string, unknown>;
+  if (
+    jsonrpc !== '2.0' ||
+    !isValidId(id) ||
+    typeof method !== 'string' ||
+    env.methods.has(method) ||
+    !env.forwarder!.allows(method)
+  )
+    return undefined;
+  if (params !== undefined && params !== null && !Array.isArray(params)) return undefined;
+  return { index, idText: idJson(id), method, params: (params as unknown[] | null | undefined) ?? [] };
+}
+
+/**
+ * Remembers what the text of a single call (`whole`, cut at its id as `split`) names, the first time one whose answer
+ * is kept comes (keptAnswer).
+ */
+function learnCall(env: Envelope, whole: CanonicalText, request: unknown, method: string, key: string): void {
+  const cache = env.cache!;
+  if (cache.callOf(whole.split.rest) !== undefined) return;
+  cache.rememberCall(whole.split.rest, isCanonical(whole.text, request) ? { method, key } : null);
+}
+
+/**
+ * The refusal of `request` when it is not a well-formed call (an object with a valid id, `jsonrpc`
+ * "2.0" and a string method), or undefined.
+ */
+function malformed(
+  env: Envelope,
+  request: unknown,
+  started: number,
+  trace: RequestTrace | undefined,
+): string | undefined {
+  if (request === null || typeof request !== 'object' || Array.isArray(request)) {
+    return invalid(env, 'null', 'invalid request: a request is a JSON object', trace, started);
+  }
+  const { jsonrpc, method, id } = request as Record<string, unknown>;
+  if (!isValidId(id))
+    return invalid(env, 'null', 'invalid request: "id" must be a string, a number or null', trace, started);
+  if (jsonrpc !== '2.0') return invalid(env, idJson(id), 'invalid request: "jsonrpc" must be "2.0"', trace, started);
+  if (typeof method !== 'string') {
+    return invalid(env, idJson(id), 'invalid request: "method" must be a string', trace, started);
+  }
+  return undefined;
+}
+
+/**
+ * Answers one call; `whole` is the body's text, cut at its id, when the call is the whole body and
+ * canonical in form (not a batch item); `control`'s signal stops its log query when the client goes away;
+ * `control`, given for a call that is the whole body, hears a refusal for concurrency.
+ */
+function handleOne(
+  env: Envelope,
+  request: unknown,
+  trace: RequestTrace | undefined,
+  caller: string | undefined,
+  control: RequestControl | undefined,
+  whole?: CanonicalText,
+  single = false,
+): Answer {
+  const busy = single ? control : undefined;
+  const started = clock(env);
+  const refused = malformed(env, request, started, trace);
+  if (refused !== undefined) return refused;
+  const { method, params, id } = request as { method: string; params: unknown; id: unknown };
+  const idText = idJson(id);
+  const { cache } = env;
+  const fn = env.methods.get(method);
+  const forwarded = fn === undefined && env.forwarder?.allows(method) === true;
+  if (!fn && !forwarded) {
+    const error = new MethodNotFoundError(method, hintFor(env, method));
+    return refuse(env, idText, error, UNKNOWN_METHOD, started, trace, method);
+  }
+  if (params !== undefined && params !== null && !Array.isArray(params)) {
+    return refuse(env, idText, new InvalidParamsError('non-array args'), method, started, trace);
+  }
+  if (!fn)
+    return forwardAll(
+      env,
+      [{ index: 0, idText, method, params: (params as unknown[] | null | undefined) ?? [] }],
+      trace,
+      caller,
+    ).then(([answer]) => answer!);
+  const key = params == null ? cache?.keyOf(method, undefined) : cache?.keyOf(method, params as unknown[]);
+  if (key !== undefined) {
+    const kept = cache!.get(key);
+    if (kept !== undefined) {
+      if (whole !== undefined) learnCall(env, whole, request, method, key);
+      return answered(env, jsonResponse(idText, kept), method, CALL_OK, started, trace);
+    }
+  }
+  try {
+    const result = fn((params as unknown[] | undefined) ?? [], env.ctx, caller, control);
+    if (key !== undefined && keepable(result)) {
+      const response = resultResponse(idText, result, true) as FlatBody;
+      if (cache!.put(key, resultJson(idText, response)) && whole !== undefined)
+        learnCall(env, whole, request, method, key);
+      return answered(env, response, method, CALL_OK, started, trace);
+    }
+    if (result instanceof Promise) {
+      return result.then(
+        (value) => answered(env, resultResponse(idText, value), method, CALL_OK, started, trace),
+        (error) => failure(env, idText, error, method, started, trace, busy),
+      );
+    }
+    return answered(env, resultResponse(idText, result), method, CALL_OK, started, trace);
+  } catch (error) {
+    return failure(env, idText, error, method, started, trace, busy);
+  }
+}
+
+/** One batch being answered: its items' answers so far, and how far it has got. */
+class BatchRun {
+  readonly answers: RpcBody[];
+  /** Bytes of the answers kept so far. */
+  bytes = 0;
+  /** The answers kept are past MAX_BATCH_RESPONSE_BYTES: the items not started yet are refused instead of run. */
+  full = false;
+  /** The next item to start. */
+  next = 0;
+  /** Items started and not answered yet. */
+  active = 0;
+  /** The forwarded items are on their way to the node. */
+  forwarding = false;
+  /** The positions of the forwarded items: not run here. */
+  forwarded: ReadonlySet<number> = new Set();
+  /** Resolves the batch's answer, once it waits for items. */
+  settle: ((body: RpcBody) => void) | undefined = undefined;
+
+  constructor(
+    readonly env: Envelope,
+    readonly requests: unknown[],
+    readonly trace: RequestTrace | undefined,
+    readonly caller: string | undefined,
+    readonly control: RequestControl | undefined,
+  ) {
+    this.answers = new Array(requests.length);
+  }
+}
+
+/**
+ * Keeps item `i`'s answer; once the answers kept pass the cap, the items not started yet are refused instead of run.
+ */
+function keep(run: BatchRun, i: number, body: RpcBody): void {
+  run.answers[i] = body;
+  run.bytes += body.length;
+  if (run.bytes > MAX_BATCH_RESPONSE_BYTES) run.full = true;
+}
+
+/** True once every item of `run` is answered. */
+function finished(run: BatchRun): boolean {
+  return run.active === 0 && run.next === run.requests.length && !run.forwarding;
+}
+
+/**
+ * The batch's response, its answers cut at the cap in item order: the first answer that would
+ * take the total past MAX_BATCH_RESPONSE_BYTES and every one after it become -32003 (already
+ * reported as answered), whichever order they finished in.
+ */
+function respond(run: BatchRun): RpcBody {
+  const { answers } = run;
+  let total = 0;
+  let over = false;
+  for (let i = 0; i < answers.length; i++) {
+    const body = answers[i]!;
+    if (!over && total + body.length <= MAX_BATCH_RESPONSE_BYTES) {
+      total += body.length;
+      continue;
+    }
+    over = true;
+    if (body instanceof JsonParts) body.release();
+    answers[i] = errorResponse(requestId(run.requests[i]), new ResponseTooLargeError());
+  }
+  return batchResponse(answers);
+}
+
+/** Sends the batch's forwarded items to the node together, beside the store's calls. */
+function forwardBatchItems(run: BatchRun): void {
+  const { env } = run;
+  const forwardItems: ForwardItem[] = [];
+  if (env.forwarder !== undefined) {
+    run.requests.forEach((request, i) => {
+      const item = forwardItem(env, request, i);
+      if (item !== undefined) forwardItems.push(item);
+    });
+  }
+  run.forwarded = new Set(forwardItems.map((item) => item.index));
+  run.forwarding = forwardItems.length > 0;
+  if (run.forwarding) {
+    void forwardAll(env, forwardItems, run.trace, run.caller).then((bodies) => {
+      bodies.forEach((body, k) => keep(run, forwardItems[k]!.index, body));
+      run.forwarding = false;
+      if (finished(run)) run.settle?.(respond(run));
+    });
+  }
+}
+
+/** Starts the batch's next items, up to MAX_BATCH_CONCURRENCY at a time; settles the batch once all are answered. */
+function launch(run: BatchRun): void {
+  const { env, requests, trace, control } = run;
+  while (run.active < MAX_BATCH_CONCURRENCY && run.next < requests.length) {
+    const i = run.next++;
+    if (run.forwarded.has(i)) continue;
+    const gone = control?.gone === true;
+    if (run.full || gone) {
+      const name = nameOf(requests[i]);
+      const error = gone ? new CancelledError() : new ResponseTooLargeError();
+      const label = labelOf(env, name);
+      run.answers[i] = refuse(env, requestId(requests[i]), error, label, clock(env), trace, name ?? INVALID_REQUEST);
+      continue;
+    }
+    const answer = handleOne(env, requests[i], trace, run.caller, control);
+    if (answer instanceof Promise) {
+      run.active++;
+      void answer.then((body) => {
+        keep(run, i, body);
+        run.active--;
+        launch(run);
+      });
+    } else keep(run, i, answer);
+  }
+  if (finished(run)) run.settle?.(respond(run));
+}
+
+/**
+ * Runs a batch: synchronous items at once, at most MAX_BATCH_CONCURRENCY asynchronous ones at a
+ * time. An answer that would take the batch's answers past MAX_BATCH_RESPONSE_BYTES is dropped and
+ * answers -32003 `response too large` (as geth), and so does every item not started by then, so a
+ * batch's answer stays within the cap (plus the short error texts) and its memory bounded; once
+ * the client is gone (`control.gone`) the items not yet started are not run either.
+ */
+function handleBatch(
+  env: Envelope,
+  requests: unknown[],
+  trace: RequestTrace | undefined,
+  caller: string | undefined,
+  control: RequestControl | undefined,
+): Answer {
+  if (trace !== undefined) trace.batch = true;
+  if (requests.length === 0) return invalid(env, 'null', 'empty batch', trace);
+  if (requests.length > MAX_BATCH_ITEMS)
+    return invalid(env, 'null', `batch too large: at most ${MAX_BATCH_ITEMS} requests per batch`, trace);
+  const run = new BatchRun(env, requests, trace, caller, control);
+  forwardBatchItems(run);
+  launch(run);
+  if (finished(run)) return respond(run);
+  return new Promise<RpcBody>((resolve) => {
+    run.settle = resolve;
+  });
+}
+
+/** Answers a JSON-RPC body: a single call or a batch. */
+function handle(
+  env: Envelope,
+  body: Uint8Array,
+  trace: RequestTrace | undefined,
+  caller: string | undefined,
+  control: RequestControl | undefined,
+): Answer {
+  let text: string;
+  try {
+    text = bodyText(body);
+  } catch {
+    return refuse(env, 'null', new ParseError(), INVALID_REQUEST, clock(env), trace);
+  }
+  // Cut at its id once: looked up here, remembered by handleOne when it is not known yet.
+  const split = env.cache && splitCanonicalCall(text);
+  const kept = split && keptAnswer(env, split, trace);
+  if (kept) return kept;
+  if (nestsDeeperThan(body, MAX_JSON_DEPTH)) {
+    return invalid(env, 'null', `invalid request: JSON nested deeper than ${MAX_JSON_DEPTH} levels`, trace);
+  }
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    return refuse(env, 'null', new ParseError(), INVALID_REQUEST, clock(env), trace);
+  }
+  return Array.isArray(parsed)
+    ? handleBatch(env, parsed, trace, caller, control)
+    : handleOne(env, parsed, trace, caller, control, split ? { text, split } : undefined, true);
+}
+
+/**
  * Builds the handler that answers JSON-RPC bodies with the methods of METHODS over `ctx`; every
  * answered call is reported to `observer` (metrics) and to the trace a body is handled with (logs).
  * With `cache`, the synchronous answers it may keep are kept and answered from it while the store's
@@ -203,356 +633,17 @@ export function createRpcHandler(
   forward?: ForwardOptions,
 ): RpcHandler {
   const ctx: MethodContext = { ...context, rawJson: true };
-  const forwarder = forward && new Forwarder(forward, ctx.reader);
-  /** What a client is told to do about a method neither served nor forwarded. */
-  const hintFor = (method: string): string | undefined =>
-    forwarder !== undefined ? NOT_FORWARDED_HINT : FORWARDABLE.has(method) ? FORWARD_HINT : undefined;
-  /** When a call started, for the observer (no clock read without one). */
-  const clock = (): number => (observer === undefined ? 0 : performance.now());
-  /**
-   * Reports an answered call to the observer under its label and to the trace under its name (the
-   * method as the call gave it, which for an unknown method is not its label), and passes its answer through.
-   */
-  const answered = <T extends RpcBody>(
-    answer: T,
-    method: string,
-    code: number,
-    started: number,
-    trace: RequestTrace | undefined,
-    name = method,
-  ): T => {
-    if (observer !== undefined) observer.onCall(method, code, (performance.now() - started) / 1000);
-    if (trace !== undefined) trace.note(name, code);
-    return answer;
+  const env: Envelope = {
+    ctx,
+    onError,
+    methods,
+    observer,
+    cache,
+    forwarder: forward && new Forwarder(forward, ctx.reader),
   };
-  const refuse = (
-    id: string,
-    error: RpcError,
-    method: string,
-    started: number,
-    trace: RequestTrace | undefined,
-    name = method,
-  ): string => answered(errorResponse(id, error), method, error.code, started, trace, name);
-  const failure = (
-    id: string,
-    error: unknown,
-    method: string,
-    started: number,
-    trace: RequestTrace | undefined,
-    control?: RequestControl,
-  ): string => {
-    const rpc = toRpcError(error);
-    if (rpc instanceof TooManyConcurrentError && control !== undefined) control.busy = rpc;
-    if (rpc !== undefined) return refuse(id, rpc, method, started, trace);
-    onError('unexpected failure in a method', error);
-    return refuse(id, new InternalError(), method, started, trace);
-  };
-  /** The method name of a request, or undefined when it has none. */
-  const nameOf = (request: unknown): string | undefined => {
-    if (request === null || typeof request !== 'object' || Array.isArray(request)) return undefined;
-    const { method } = request as Record<string, unknown>;
-    return typeof method === 'string' ? method : undefined;
-  };
-  /** The label of a request answered without running: its method when known, else UNKNOWN_METHOD or INVALID_REQUEST. */
-  const labelOf = (name: string | undefined): string =>
-    name === undefined ? INVALID_REQUEST : methods.has(name) ? name : UNKNOWN_METHOD;
-
-  /**
-   * The answer to a single call from the cache alone, when its text is that of a canonical call
-   * (canonicalCall.ts) already remembered and its answer is kept: no parsing, no params written.
-   */
-  const keptAnswer = (split: CanonicalCall, trace: RequestTrace | undefined): RpcBody | undefined => {
-    const call = cache!.callOf(split.rest);
-    if (!call) return undefined;
-    const started = clock();
-    const kept = cache!.get(call.key, false);
-    return kept === undefined
-      ? undefined
-      : answered(jsonResponse(split.id, kept), call.method, CALL_OK, started, trace);
-  };
-  /** The answer to a forwarded call of `method` whose outcome is `outcome`, noted as forwarded. */
-  const forwardedAnswer = (
-    idText: string,
-    outcome: Forwarded,
-    method: string,
-    started: number,
-    trace: RequestTrace | undefined,
-  ): RpcBody => {
-    if (trace !== undefined) trace.forwarded++;
-    if ('result' in outcome) return answered(resultResponse(idText, outcome.result), method, CALL_OK, started, trace);
-    return failure(idText, outcome.error, method, started, trace);
-  };
-  /** Forwards `items` for `caller` together and resolves with their answers in their order. */
-  const forwardAll = (
-    items: ForwardItem[],
-    trace: RequestTrace | undefined,
-    caller: string | undefined,
-  ): Promise<RpcBody[]> => {
-    const started = clock();
-    return forwarder!
-      .forward(
-        items.map(({ method, params }) => ({ method, params })),
-        caller,
-      )
-      .then((outcomes) =>
-        outcomes.map((outcome, k) => forwardedAnswer(items[k]!.idText, outcome, items[k]!.method, started, trace)),
-      );
-  };
-  /**
-   * The batch item `request` at `index` as a call to forward, or undefined when it is not one (handleOne answers it).
-   */
-  const forwardItem = (request: unknown, index: number): ForwardItem | undefined => {
-    if (request === null || typeof request !== 'object' || Array.isArray(request)) return undefined;
-    const { jsonrpc, method, params, id } = request as Record<string, unknown>;
-    if (
-      jsonrpc !== '2.0' ||
-      !isValidId(id) ||
-      typeof method !== 'string' ||
-      methods.has(method) ||
-      !forwarder!.allows(method)
-    )
-      return undefined;
-    if (params !== undefined && params !== null && !Array.isArray(params)) return undefined;
-    return { index, idText: idJson(id), method, params: (params as unknown[] | null | undefined) ?? [] };
-  };
-
-  /**
-   * Remembers what the text of a single call (`whole`, cut at its id as `split`) names, the first time one whose answer
-   * is kept comes (keptAnswer).
-   */
-  const learnCall = (whole: CanonicalText, request: unknown, method: string, key: string): void => {
-    if (cache!.callOf(whole.split.rest) !== undefined) return;
-    cache!.rememberCall(whole.split.rest, isCanonical(whole.text, request) ? { method, key } : null);
-  };
-
-  /**
-   * Answers one call; `whole` is the body's text, cut at its id, when the call is the whole body and
-   * canonical in form (not a batch item); `control`'s signal stops its log query when the client goes away;
-   * `control`, given for a call that is the whole body, hears a refusal for concurrency.
-   */
-  const handleOne = (
-    request: unknown,
-    trace: RequestTrace | undefined,
-    caller: string | undefined,
-    control: RequestControl | undefined,
-    whole?: CanonicalText,
-    single = false,
-  ): Answer => {
-    const busy = single ? control : undefined;
-    const started = clock();
-    if (request === null || typeof request !== 'object' || Array.isArray(request)) {
-      return refuse(
-        'null',
-        new InvalidRequestError('invalid request: a request is a JSON object'),
-        INVALID_REQUEST,
-        started,
-        trace,
-      );
-    }
-    const { jsonrpc, method, params, id } = request as Record<string, unknown>;
-    if (!isValidId(id))
-      return refuse(
-        'null',
-        new InvalidRequestError('invalid request: "id" must be a string, a number or null'),
-        INVALID_REQUEST,
-        started,
-        trace,
-      );
-    const idText = idJson(id);
-    if (jsonrpc !== '2.0')
-      return refuse(
-        idText,
-        new InvalidRequestError('invalid request: "jsonrpc" must be "2.0"'),
-        INVALID_REQUEST,
-        started,
-        trace,
-      );
-    if (typeof method !== 'string')
-      return refuse(
-        idText,
-        new InvalidRequestError('invalid request: "method" must be a string'),
-        INVALID_REQUEST,
-        started,
-        trace,
-      );
-    const fn = methods.get(method);
-    const forwarded = fn === undefined && forwarder?.allows(method) === true;
-    if (!fn && !forwarded)
-      return refuse(idText, new MethodNotFoundError(method, hintFor(method)), UNKNOWN_METHOD, started, trace, method);
-    if (params !== undefined && params !== null && !Array.isArray(params)) {
-      return refuse(idText, new InvalidParamsError('non-array args'), method, started, trace);
-    }
-    if (!fn)
-      return forwardAll(
-        [{ index: 0, idText, method, params: (params as unknown[] | null | undefined) ?? [] }],
-        trace,
-        caller,
-      ).then(([answer]) => answer!);
-    const key = params == null ? cache?.keyOf(method, undefined) : cache?.keyOf(method, params as unknown[]);
-    if (key !== undefined) {
-      const kept = cache!.get(key);
-      if (kept !== undefined) {
-        if (whole !== undefined) learnCall(whole, request, method, key);
-        return answered(jsonResponse(idText, kept), method, CALL_OK, started, trace);
-      }
-    }
-    try {
-      const result = fn((params as unknown[] | undefined) ?? [], ctx, caller, control);
-      if (key !== undefined && keepable(result)) {
-        const response = resultResponse(idText, result, true) as FlatBody;
-        if (cache!.put(key, resultJson(idText, response)) && whole !== undefined)
-          learnCall(whole, request, method, key);
-        return answered(response, method, CALL_OK, started, trace);
-      }
-      if (result instanceof Promise) {
-        return result.then(
-          (value) => answered(resultResponse(idText, value), method, CALL_OK, started, trace),
-          (error) => failure(idText, error, method, started, trace, busy),
-        );
-      }
-      return answered(resultResponse(idText, result), method, CALL_OK, started, trace);
-    } catch (error) {
-      return failure(idText, error, method, started, trace, busy);
-    }
-  };
-
-  /**
-   * Runs a batch: synchronous items at once, at most MAX_BATCH_CONCURRENCY asynchronous ones at a
-   * time. An answer that would take the batch's answers past MAX_BATCH_RESPONSE_BYTES is dropped and
-   * answers -32003 `response too large` (as geth), and so does every item not started by then, so a
-   * batch's answer stays within the cap (plus the short error texts) and its memory bounded; once
-   * the client is gone (`control.gone`) the items not yet started are not run either.
-   */
-  const handleBatch = (
-    requests: unknown[],
-    trace: RequestTrace | undefined,
-    caller: string | undefined,
-    control: RequestControl | undefined,
-  ): Answer => {
-    if (trace !== undefined) trace.batch = true;
-    if (requests.length === 0)
-      return refuse('null', new InvalidRequestError('empty batch'), INVALID_REQUEST, clock(), trace);
-    if (requests.length > MAX_BATCH_ITEMS)
-      return refuse(
-        'null',
-        new InvalidRequestError(`batch too large: at most ${MAX_BATCH_ITEMS} requests per batch`),
-        INVALID_REQUEST,
-        clock(),
-        trace,
-      );
-    const answers: RpcBody[] = new Array(requests.length);
-    let bytes = 0;
-    let full = false;
-    let next = 0;
-    let active = 0;
-    let settle: ((body: RpcBody) => void) | undefined;
-    /**
-     * Keeps item `i`'s answer; once the answers kept pass the cap, the items not started yet are refused instead of
-     * run.
-     */
-    const keep = (i: number, body: RpcBody): void => {
-      answers[i] = body;
-      bytes += body.length;
-      if (bytes > MAX_BATCH_RESPONSE_BYTES) full = true;
-    };
-    /**
-     * The batch's response, its answers cut at the cap in item order: the first answer that would
-     * take the total past MAX_BATCH_RESPONSE_BYTES and every one after it become -32003 (already
-     * reported as answered), whichever order they finished in.
-     */
-    const respond = (): RpcBody => {
-      let total = 0;
-      let over = false;
-      for (let i = 0; i < answers.length; i++) {
-        const body = answers[i]!;
-        if (!over && total + body.length <= MAX_BATCH_RESPONSE_BYTES) {
-          total += body.length;
-          continue;
-        }
-        over = true;
-        if (body instanceof JsonParts) body.release();
-        answers[i] = errorResponse(requestId(requests[i]), new ResponseTooLargeError());
-      }
-      return batchResponse(answers);
-    };
-    // The forwarded items go to the node together, beside the store's calls.
-    const forwardItems: ForwardItem[] = [];
-    if (forwarder !== undefined) {
-      requests.forEach((request, i) => {
-        const item = forwardItem(request, i);
-        if (item !== undefined) forwardItems.push(item);
-      });
-    }
-    const isForwarded = new Set(forwardItems.map((item) => item.index));
-    let forwarding = forwardItems.length > 0;
-    const done = (): boolean => active === 0 && next === requests.length && !forwarding;
-    if (forwarding) {
-      void forwardAll(forwardItems, trace, caller).then((bodies) => {
-        bodies.forEach((body, k) => keep(forwardItems[k]!.index, body));
-        forwarding = false;
-        if (done()) settle?.(respond());
-      });
-    }
-    const launch = (): void => {
-      while (active < MAX_BATCH_CONCURRENCY && next < requests.length) {
-        const i = next++;
-        if (isForwarded.has(i)) continue;
-        const gone = control?.gone === true;
-        if (full || gone) {
-          const name = nameOf(requests[i]);
-          const error = gone ? new CancelledError() : new ResponseTooLargeError();
-          answers[i] = refuse(requestId(requests[i]), error, labelOf(name), clock(), trace, name ?? INVALID_REQUEST);
-          continue;
-        }
-        const answer = handleOne(requests[i], trace, caller, control);
-        if (answer instanceof Promise) {
-          active++;
-          void answer.then((body) => {
-            keep(i, body);
-            active--;
-            launch();
-          });
-        } else keep(i, answer);
-      }
-      if (done()) settle?.(respond());
-    };
-    launch();
-    if (done()) return respond();
-    return new Promise<RpcBody>((resolve) => {
-      settle = resolve;
-    });
-  };
-
   return {
     handle(body: Uint8Array, trace?: RequestTrace, caller?: string, control?: RequestControl): Answer {
-      let text: string;
-      try {
-        text = bodyText(body);
-      } catch {
-        return refuse('null', new ParseError(), INVALID_REQUEST, clock(), trace);
-      }
-      // Cut at its id once: looked up here, remembered by handleOne when it is not known yet.
-      const split = cache && splitCanonicalCall(text);
-      const kept = split && keptAnswer(split, trace);
-      if (kept) return kept;
-      if (nestsDeeperThan(body, MAX_JSON_DEPTH)) {
-        return refuse(
-          'null',
-          new InvalidRequestError(`invalid request: JSON nested deeper than ${MAX_JSON_DEPTH} levels`),
-          INVALID_REQUEST,
-          clock(),
-          trace,
-        );
-      }
-      let parsed: unknown;
-      try {
-        parsed = JSON.parse(text);
-      } catch {
-        return refuse('null', new ParseError(), INVALID_REQUEST, clock(), trace);
-      }
-      return Array.isArray(parsed)
-        ? handleBatch(parsed, trace, caller, control)
-        : handleOne(parsed, trace, caller, control, split ? { text, split } : undefined, true);
+      return handle(env, body, trace, caller, control);
     },
   };
 }

@@ -215,7 +215,8 @@ export class BehindHeadError extends RpcError {
   constructor(floor: number, head: number | undefined) {
     super(
       -32000,
-      `this replica's head is ${head ?? 'no block'}, behind block ${floor} that this API key has been answered at; retry (another replica)`,
+      `this replica's head is ${head ?? 'no block'}, behind block ${floor} that this API key has been answered at; ` +
+        'retry (another replica)',
     );
   }
 }

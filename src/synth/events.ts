@@ -70,7 +70,8 @@ export const CUSTOM_EVENTS: readonly CustomEvent[] = [
   custom('Paused(address)', [], [1, 1]),
   custom('LogMessagePublished(address,uint64,uint32,bytes,uint8)', [true], [6, 12]),
   custom(
-    'OrderFulfilled(bytes32,address,address,address,(uint8,address,uint256,uint256)[],(uint8,address,uint256,uint256,address)[])',
+    'OrderFulfilled(bytes32,address,address,address,' +
+      '(uint8,address,uint256,uint256)[],(uint8,address,uint256,uint256,address)[])',
     [true, true],
     [14, 22],
   ),

@@ -156,6 +156,23 @@ function batchLength(sizes: readonly number[], batchBlocks: number, batchBytes: 
 }
 
 /**
+ * The blocks of `batch` the store does not hold yet: a batch starting at the store's head leaves it out, once it is
+ * checked to be the same block (else the store was written by something else: GenerateRefusedError).
+ */
+function afterStoredHead(batch: SourceBatch, from: Start, dir: string, opts: GeneratorOptions): SourceBatch {
+  const { blocks, logCounts } = batch;
+  if (!from.head || blocks[0]?.number !== from.from) return { blocks, logCounts };
+  if (!bytesEqual(storedBlockHash(blocks[0].header), from.head)) {
+    throw new GenerateRefusedError(
+      `the store at ${dir} is recorded as made with ${provenanceOptions(provenanceOf(opts.seed, opts.density))}, ` +
+        `but its block ${from.from} is not that chain's: ` +
+        `something else wrote to it; generate into another --out`,
+    );
+  }
+  return { blocks: blocks.slice(1), logCounts: logCounts.slice(1) };
+}
+
+/**
  * Generates the chain `opts` describes into the store at `dir` (created if absent), extending a store of the same chain
  * from its head.
  */
@@ -196,17 +213,7 @@ export async function generateStore(dir: string, opts: GenerateStoreOptions): Pr
     const sizes: number[] = [];
     let collectedBytes = 0;
     for await (const batch of source.batches(range)) {
-      let { blocks, logCounts } = batch;
-      if (from.head && blocks[0]?.number === from.from) {
-        if (!bytesEqual(storedBlockHash(blocks[0].header), from.head)) {
-          throw new GenerateRefusedError(
-            `the store at ${dir} is recorded as made with ${provenanceOptions(provenanceOf(opts.seed, opts.density))}, but its block ${from.from} is not that chain's: ` +
-              `something else wrote to it; generate into another --out`,
-          );
-        }
-        blocks = blocks.slice(1);
-        logCounts = logCounts.slice(1);
-      }
+      const { blocks, logCounts } = afterStoredHead(batch, from, dir, opts);
       collected.blocks.push(...blocks);
       collected.logCounts.push(...logCounts);
       for (const b of blocks) {

@@ -61,7 +61,9 @@ function deposited(
     gasUsed,
     effectiveGasPrice: 0n,
     contractAddress: null,
-    extra: `"depositNonce":"${quantityToHex(nonce)}","depositReceiptVersion":"${quantityToHex(DEPOSIT_RECEIPT_VERSION)}"`,
+    extra:
+      `"depositNonce":"${quantityToHex(nonce)}",` +
+      `"depositReceiptVersion":"${quantityToHex(DEPOSIT_RECEIPT_VERSION)}"`,
   };
   return { tx, encoded, receipt };
 }

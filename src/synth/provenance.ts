@@ -68,19 +68,22 @@ export function checkProvenance(
   const elsewhere = `generate into another --out, or delete ${dir} and generate it again`;
   if (!stored) {
     throw new GenerateRefusedError(
-      `${holds} with no record of generating them: ethlogd ingest made it, or an ethlogd generate older than chain version ${CHAIN_VERSION}, ` +
+      `${holds} with no record of generating them: ethlogd ingest made it, ` +
+        `or an ethlogd generate older than chain version ${CHAIN_VERSION}, ` +
         `whose blocks differ from this one's. It cannot be extended: ${elsewhere}`,
     );
   }
   if (stored.chainVersion < wanted.chainVersion) {
     throw new GenerateRefusedError(
-      `${holds} of chain version ${stored.chainVersion}, made by an older ethlogd generate; this one makes version ${wanted.chainVersion}, ` +
+      `${holds} of chain version ${stored.chainVersion}, made by an older ethlogd generate; ` +
+        `this one makes version ${wanted.chainVersion}, ` +
         `whose blocks differ. It cannot be extended: ${elsewhere}`,
     );
   }
   if (stored.chainVersion > wanted.chainVersion) {
     throw new GenerateRefusedError(
-      `${holds} of chain version ${stored.chainVersion}, made by a newer ethlogd generate (this one makes version ${wanted.chainVersion}): extend it with that version`,
+      `${holds} of chain version ${stored.chainVersion}, made by a newer ethlogd generate ` +
+        `(this one makes version ${wanted.chainVersion}): extend it with that version`,
     );
   }
   if (stored.seed !== wanted.seed || stored.density !== wanted.density || stored.chain !== wanted.chain) {

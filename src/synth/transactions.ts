@@ -100,58 +100,28 @@ function versionedHashes(rng: Random, blobs: number): Uint8Array[] {
   return out;
 }
 
-/** Builds the transaction of `d` with gas limit `gas`, computes its hash and returns it with its encoding. */
-export function buildTransaction(ctx: TxContext, d: Draft, gas: bigint): { tx: Transaction; encoded: Uint8Array } {
-  const { rng } = ctx;
-  const priority = rng.pick(PRIORITY_FEES);
-  const maxFee = (ctx.baseFee * rng.pick(MAX_FEE_MULTIPLIERS)) / 100n + priority;
-  const parity = rng.int(0, 1);
-  // The fields every type shares, in the order the random draws were always made (r, then s).
+// Each type's transaction is a literal object, not a spread of the shared fields: spreading cost more than the rest of
+// building a transaction. The shared fields are read from the draft in each (from, to, value, input, nonce, chainId);
+// the draws made for every type come in as parameters, drawn in the order they always were (fees, parity, r, s).
+
+/** A legacy (type 0) transaction of `d`, with EIP-155 replay protection when the draft asks for it. */
+function legacyTransaction(
+  ctx: TxContext,
+  d: Draft,
+  gas: bigint,
+  priority: bigint,
+  parity: number,
+  r: bigint,
+  s: bigint,
+): Transaction {
   const hash = new Uint8Array(32);
   const from = d.sender.address;
   const { to, value, input } = d.call;
-  const nonce = d.nonce;
-  const r = scalar(rng, 256, SECP256K1_N);
-  const s = scalar(rng, 255, HALF_N + 1n);
-  const chainId = ctx.chainId;
-  // Literal objects, not a spread of the shared fields: spreading cost more than the rest of building a transaction.
-  let tx: Transaction;
-  switch (d.type) {
-    case 0:
-      tx = d.protected
-        ? {
-            type: 0,
-            hash,
-            from,
-            to,
-            nonce,
-            gas,
-            value,
-            input,
-            r,
-            s,
-            chainId,
-            gasPrice: ctx.baseFee + priority,
-            v: chainId * 2n + 35n + BigInt(parity),
-          }
-        : {
-            type: 0,
-            hash,
-            from,
-            to,
-            nonce,
-            gas,
-            value,
-            input,
-            r,
-            s,
-            gasPrice: ctx.baseFee + priority,
-            v: 27n + BigInt(parity),
-          };
-      break;
-    case 1:
-      tx = {
-        type: 1,
+  const { nonce } = d;
+  const { chainId } = ctx;
+  return d.protected
+    ? {
+        type: 0,
         hash,
         from,
         to,
@@ -163,71 +133,176 @@ export function buildTransaction(ctx: TxContext, d: Draft, gas: bigint): { tx: T
         s,
         chainId,
         gasPrice: ctx.baseFee + priority,
-        accessList: accessList(ctx, d, true),
-        v: BigInt(parity),
+        v: chainId * 2n + 35n + BigInt(parity),
+      }
+    : {
+        type: 0,
+        hash,
+        from,
+        to,
+        nonce,
+        gas,
+        value,
+        input,
+        r,
+        s,
+        gasPrice: ctx.baseFee + priority,
+        v: 27n + BigInt(parity),
       };
+}
+
+/** An EIP-2930 (type 1) transaction of `d`. */
+function accessListTransaction(
+  ctx: TxContext,
+  d: Draft,
+  gas: bigint,
+  priority: bigint,
+  parity: number,
+  r: bigint,
+  s: bigint,
+): Transaction {
+  const { to, value, input } = d.call;
+  return {
+    type: 1,
+    hash: new Uint8Array(32),
+    from: d.sender.address,
+    to,
+    nonce: d.nonce,
+    gas,
+    value,
+    input,
+    r,
+    s,
+    chainId: ctx.chainId,
+    gasPrice: ctx.baseFee + priority,
+    accessList: accessList(ctx, d, true),
+    v: BigInt(parity),
+  };
+}
+
+/** An EIP-1559 (type 2) transaction of `d`. */
+function feeMarketTransaction(
+  ctx: TxContext,
+  d: Draft,
+  gas: bigint,
+  priority: bigint,
+  maxFee: bigint,
+  parity: number,
+  r: bigint,
+  s: bigint,
+): Transaction {
+  const { to, value, input } = d.call;
+  return {
+    type: 2,
+    hash: new Uint8Array(32),
+    from: d.sender.address,
+    to,
+    nonce: d.nonce,
+    gas,
+    value,
+    input,
+    r,
+    s,
+    chainId: ctx.chainId,
+    maxFeePerGas: maxFee,
+    maxPriorityFeePerGas: priority,
+    accessList: accessList(ctx, d, false),
+    v: BigInt(parity),
+  };
+}
+
+/** An EIP-4844 (type 3) transaction of `d`, its blob fee and versioned hashes drawn after the shared draws. */
+function blobTransaction(
+  ctx: TxContext,
+  d: Draft,
+  gas: bigint,
+  priority: bigint,
+  maxFee: bigint,
+  parity: number,
+  r: bigint,
+  s: bigint,
+): Transaction {
+  const { rng } = ctx;
+  const { to, value, input } = d.call;
+  const hash = new Uint8Array(32);
+  const maxFeePerBlobGas = ctx.blobBaseFee * 2n + BigInt(rng.int(1, 5)) * GWEI;
+  return {
+    type: 3,
+    hash,
+    from: d.sender.address,
+    to,
+    nonce: d.nonce,
+    gas,
+    value,
+    input,
+    r,
+    s,
+    chainId: ctx.chainId,
+    maxFeePerGas: maxFee,
+    maxPriorityFeePerGas: priority,
+    accessList: accessList(ctx, d, false),
+    maxFeePerBlobGas,
+    blobVersionedHashes: versionedHashes(rng, d.blobs),
+    v: BigInt(parity),
+  };
+}
+
+/** An EIP-7702 (type 4) transaction of `d`. */
+function setCodeTransaction(
+  ctx: TxContext,
+  d: Draft,
+  gas: bigint,
+  priority: bigint,
+  maxFee: bigint,
+  parity: number,
+  r: bigint,
+  s: bigint,
+): Transaction {
+  const { to, value, input } = d.call;
+  return {
+    type: 4,
+    hash: new Uint8Array(32),
+    from: d.sender.address,
+    to,
+    nonce: d.nonce,
+    gas,
+    value,
+    input,
+    r,
+    s,
+    chainId: ctx.chainId,
+    maxFeePerGas: maxFee,
+    maxPriorityFeePerGas: priority,
+    accessList: accessList(ctx, d, false),
+    authorizationList: authorizations(ctx, d),
+    v: BigInt(parity),
+  };
+}
+
+/** Builds the transaction of `d` with gas limit `gas`, computes its hash and returns it with its encoding. */
+export function buildTransaction(ctx: TxContext, d: Draft, gas: bigint): { tx: Transaction; encoded: Uint8Array } {
+  const { rng } = ctx;
+  const priority = rng.pick(PRIORITY_FEES);
+  const maxFee = (ctx.baseFee * rng.pick(MAX_FEE_MULTIPLIERS)) / 100n + priority;
+  const parity = rng.int(0, 1);
+  const r = scalar(rng, 256, SECP256K1_N);
+  const s = scalar(rng, 255, HALF_N + 1n);
+  let tx: Transaction;
+  switch (d.type) {
+    case 0:
+      tx = legacyTransaction(ctx, d, gas, priority, parity, r, s);
+      break;
+    case 1:
+      tx = accessListTransaction(ctx, d, gas, priority, parity, r, s);
       break;
     case 2:
-      tx = {
-        type: 2,
-        hash,
-        from,
-        to,
-        nonce,
-        gas,
-        value,
-        input,
-        r,
-        s,
-        chainId,
-        maxFeePerGas: maxFee,
-        maxPriorityFeePerGas: priority,
-        accessList: accessList(ctx, d, false),
-        v: BigInt(parity),
-      };
+      tx = feeMarketTransaction(ctx, d, gas, priority, maxFee, parity, r, s);
       break;
-    case 3: {
-      const maxFeePerBlobGas = ctx.blobBaseFee * 2n + BigInt(rng.int(1, 5)) * GWEI;
-      tx = {
-        type: 3,
-        hash,
-        from,
-        to,
-        nonce,
-        gas,
-        value,
-        input,
-        r,
-        s,
-        chainId,
-        maxFeePerGas: maxFee,
-        maxPriorityFeePerGas: priority,
-        accessList: accessList(ctx, d, false),
-        maxFeePerBlobGas,
-        blobVersionedHashes: versionedHashes(rng, d.blobs),
-        v: BigInt(parity),
-      };
+    case 3:
+      tx = blobTransaction(ctx, d, gas, priority, maxFee, parity, r, s);
       break;
-    }
     case 4:
-      tx = {
-        type: 4,
-        hash,
-        from,
-        to,
-        nonce,
-        gas,
-        value,
-        input,
-        r,
-        s,
-        chainId,
-        maxFeePerGas: maxFee,
-        maxPriorityFeePerGas: priority,
-        accessList: accessList(ctx, d, false),
-        authorizationList: authorizations(ctx, d),
-        v: BigInt(parity),
-      };
+      tx = setCodeTransaction(ctx, d, gas, priority, maxFee, parity, r, s);
       break;
   }
   const encoded = encodeTransaction(tx);

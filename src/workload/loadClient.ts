@@ -185,7 +185,8 @@ export function formatSummary(s: LoadSummary, connections: number): string {
   const [p50, p99, p999] = percentiles(s.latency);
   const lines = [
     `${s.requests} requests in ${s.seconds.toFixed(1)} s over ${connections} connections: ` +
-      `${(s.requests / s.seconds).toFixed(0)} req/s, latency p50 ${p50} / p99 ${p99} / p99.9 ${p999} ms, ${s.errors} errors`,
+      `${(s.requests / s.seconds).toFixed(0)} req/s, ` +
+      `latency p50 ${p50} / p99 ${p99} / p99.9 ${p999} ms, ${s.errors} errors`,
     '',
     '| shape | requests | req/s | p50 ms | p99 ms | p99.9 ms | JSON-RPC errors | HTTP errors | socket errors |',
     '|---|---|---|---|---|---|---|---|---|',

@@ -192,7 +192,8 @@ export class ConnectionSubscriptions {
           ? `this API key's subscriptions may hold ${limits.perKey}`
           : `this server's subscriptions may hold ${limits.total}`;
       throw new LimitExceededError(
-        `subscription over the byte budget: its filter takes ${sub.bytes} bytes and ${scope}; unsubscribe some, or use fewer addresses and topics`,
+        `subscription over the byte budget: its filter takes ${sub.bytes} bytes and ${scope}; ` +
+          'unsubscribe some, or use fewer addresses and topics',
       );
     }
     const id = newId();

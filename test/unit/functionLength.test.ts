@@ -17,28 +17,9 @@ const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 /** Most lines a function may span: what a reader takes in at once. */
 const MAX_FUNCTION_LINES = 80;
 
-/**
- * Functions over the limit, as `file name`, each skipped with the functions nested in it.
- * being split: issue 40 (the entries go as the functions are split, then the list).
- */
-const BEING_SPLIT = new Set([
-  'src/http/server.ts startHttpServer',
-  'src/rpc/dispatcher.ts createRpcHandler',
-  'src/metrics/metrics.ts createServiceMetrics',
-  'src/grpc/server.ts startGrpcServer',
-  'src/service.ts startService',
-  'src/logs/engine.ts pooled',
-  'src/cli/serve.ts serveCommand',
-  // Past 80 lines once the formatter wrapped them at 120 columns.
-  'src/chain/txEncoding.ts transactionFields',
-  'src/logs/stream.ts streamQuery',
-  'src/synth/generateStore.ts generateStore',
-  'src/synth/transactions.ts buildTransaction',
-]);
-
 /** A function of a source file. */
 interface FunctionSpan {
-  /** `file name`, the key of BEING_SPLIT. */
+  /** `file name`. */
   key: string;
   line: number;
   lines: number;
@@ -66,14 +47,14 @@ function functionName(node: ts.SignatureDeclaration): string {
 }
 
 /** The functions with a body in `text` (the source of `file`, relative to the root), nested ones included. */
-function functionSpans(file: string, text: string): (FunctionSpan & { node: ts.Node })[] {
+function functionSpans(file: string, text: string): FunctionSpan[] {
   const source = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, true);
-  const found: (FunctionSpan & { node: ts.Node })[] = [];
+  const found: FunctionSpan[] = [];
   const visit = (node: ts.Node): void => {
     if (ts.isFunctionLike(node) && 'body' in node && node.body !== undefined) {
       const first = source.getLineAndCharacterOfPosition(node.getStart(source)).line;
       const last = source.getLineAndCharacterOfPosition(node.end).line;
-      found.push({ key: `${file} ${functionName(node)}`, line: first + 1, lines: last - first + 1, node });
+      found.push({ key: `${file} ${functionName(node)}`, line: first + 1, lines: last - first + 1 });
     }
     ts.forEachChild(node, visit);
   };
@@ -81,37 +62,21 @@ function functionSpans(file: string, text: string): (FunctionSpan & { node: ts.N
   return found;
 }
 
-/** The functions of `text` over the limit, as `file:line name (N lines)`, but those in `skip` and their nested ones. */
-function longFunctions(file: string, text: string, skip: ReadonlySet<string>): string[] {
-  const spans = functionSpans(file, text);
-  const skipped = spans.filter((span) => skip.has(span.key));
-  const within = (node: ts.Node) => skipped.some((s) => node.pos >= s.node.pos && node.end <= s.node.end);
-  return spans
-    .filter((span) => span.lines > MAX_FUNCTION_LINES && !within(span.node))
+/** The functions of `text` over the limit, as `file:line name (N lines)`. */
+function longFunctions(file: string, text: string): string[] {
+  return functionSpans(file, text)
+    .filter((span) => span.lines > MAX_FUNCTION_LINES)
     .map((span) => `${span.key.replace(' ', `:${span.line} `)} (${span.lines} lines)`);
 }
 
 test(`no function in src is over ${MAX_FUNCTION_LINES} lines`, () => {
   const files = sources(join(ROOT, 'src'));
   assert.ok(files.length > 100, `found the sources (${files.length})`);
-  const long = files.flatMap((path) => longFunctions(relative(ROOT, path), readFileSync(path, 'utf8'), BEING_SPLIT));
+  const long = files.flatMap((path) => longFunctions(relative(ROOT, path), readFileSync(path, 'utf8')));
   assert.deepEqual(long, [], `functions over ${MAX_FUNCTION_LINES} lines:\n${long.join('\n')}`);
 });
 
-test('every function being split is still there and still long (else its entry goes)', () => {
-  const spans = [...BEING_SPLIT].flatMap((key) => {
-    const file = key.split(' ')[0]!;
-    return functionSpans(file, readFileSync(join(ROOT, file), 'utf8')).filter((span) => span.key === key);
-  });
-  const stale = [...BEING_SPLIT].filter((key) => !spans.some((s) => s.key === key && s.lines > MAX_FUNCTION_LINES));
-  assert.deepEqual(
-    stale,
-    [],
-    `no longer over ${MAX_FUNCTION_LINES} lines: remove from BEING_SPLIT:\n${stale.join('\n')}`,
-  );
-});
-
-test('the check counts first to last line, names anonymous functions and skips inside a skipped one', () => {
+test('the check counts first to last line, nested functions included, and names anonymous functions', () => {
   const body = (lines: number) => Array.from({ length: lines - 2 }, (_, i) => `  const v${i} = ${i};`).join('\n');
   const text = [
     `function atLimit() {\n${body(MAX_FUNCTION_LINES)}\n}`,
@@ -122,15 +87,11 @@ test('the check counts first to last line, names anonymous functions and skips i
   ].join('\n');
   const atLine = (name: string) => text.split('\n').findIndex((line) => line.includes(name)) + 1;
   const lines = MAX_FUNCTION_LINES + 1;
-  assert.deepEqual(longFunctions('x.ts', text, new Set()), [
+  assert.deepEqual(longFunctions('x.ts', text), [
     `x.ts:${atLine('overLimit')} overLimit (${lines} lines)`,
     `x.ts:${atLine('arrow')} arrow (${lines} lines)`,
     `x.ts:${atLine('method')} method (${lines} lines)`,
     `x.ts:${atLine('outer')} outer (${lines + 2} lines)`,
     `x.ts:${atLine('run(function')} (anonymous) (${lines} lines)`,
-  ]);
-  assert.deepEqual(longFunctions('x.ts', text, new Set(['x.ts outer', 'x.ts arrow'])), [
-    `x.ts:${atLine('overLimit')} overLimit (${lines} lines)`,
-    `x.ts:${atLine('method')} method (${lines} lines)`,
   ]);
 });

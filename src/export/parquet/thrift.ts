@@ -25,7 +25,10 @@ const SHORT_LIST = 14;
 /** Field ids up to this delta from the previous one go in the field header's high nibble. */
 const MAX_DELTA = 15;
 
-/** The zigzag form of `value` (|value| < 2^52, so the form is a safe integer): 0, -1, 1, -2 … become 0, 1, 2, 3 …. */
+/**
+ * The zigzag form of `value` (|value| < 2^52, so the form is a safe integer): 0, -1, 1, -2 … become
+ * 0, 1, 2, 3 ….
+ */
 function zigzag(value: number): number {
   return value >= 0 ? value * 2 : -value * 2 - 1;
 }
