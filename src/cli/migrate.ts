@@ -10,8 +10,9 @@ export const MIGRATE_USAGE = `Usage: ethlogd migrate --data DIR
 
 Converts a store of layout version ${MIGRATABLE_VERSION} to version ${SCHEMA_VERSION} in place: the transaction-hash
 index and the storage history of all but the newest blocks move from their B-trees into sorted,
-merged runs, and each transaction record is rewritten with its input compacted. Stop the store's writer first (servers may keep serving after it ends). Safe to kill
-and run again: the store is whole after every transaction. A store already at version
+merged runs, and each transaction record is rewritten with its input compacted. Stop the store's
+writer first (servers may keep serving after it ends). Safe to kill and run again: the store is
+whole after every transaction. A store already at version
 ${SCHEMA_VERSION} is left as it is, but for anything left to freeze.
 
 Options:

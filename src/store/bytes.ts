@@ -6,7 +6,8 @@ import { uintBytesView } from '../chain/hex.js';
 import { readVarintWithin, varintEnd, writeVarint } from '../chain/varint.js';
 
 /**
- * Largest bigint a double holds exactly (2^53 − 1): up to it bigint() writes from a number, without bigint arithmetic.
+ * Largest bigint a double holds exactly (2^53 − 1): up to it bigint() writes from a number, without bigint
+ * arithmetic.
  */
 const MAX_EXACT_BIGINT = BigInt(Number.MAX_SAFE_INTEGER);
 
@@ -23,7 +24,10 @@ export function extraText(bytes: Uint8Array): string {
   return fromUtf8.decode(bytes);
 }
 
-/** Whether the word form (ByteWriter.words) of `bytes` is shorter than the bytes: its words' leading zeros outnumber them. */
+/**
+ * Whether the word form (ByteWriter.words) of `bytes` is shorter than the bytes: its words' leading zeros outnumber
+ * them.
+ */
 export function wordsShorter(bytes: Uint8Array): boolean {
   const head = bytes.length % 32;
   let saved = 0;

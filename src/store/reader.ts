@@ -150,7 +150,11 @@ export class StoreReader {
     if (!this.perTick) return undefined;
     if (!this.tickFresh) this.readMarkers();
     // Read once per tick, and only by a reader whose markers are asked for (an answer cache's).
-    this.tickMarksText ??= `${this.tickHead},${this.tickEarliest},${this.tickRollbacks},${this.store.meta.get('safe') as number | undefined},${this.store.meta.get('finalized') as number | undefined}`;
+    if (this.tickMarksText === undefined) {
+      const safe = this.store.meta.get('safe') as number | undefined;
+      const finalized = this.store.meta.get('finalized') as number | undefined;
+      this.tickMarksText = `${this.tickHead},${this.tickEarliest},${this.tickRollbacks},${safe},${finalized}`;
+    }
     return this.tickMarksText;
   }
 

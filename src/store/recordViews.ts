@@ -175,7 +175,7 @@ export class TxOffsets {
   nonce = 0;
   gas = 0;
   value = 0;
-  /** Offset of the input's stored bytes, its length (unpacked), and whether it is stored in the word form (bytes.ts). */
+  /** Offset of the input's stored bytes, its length (unpacked), and whether it is in the word form (bytes.ts). */
   input = 0;
   inputLength = 0;
   inputWords = false;

@@ -124,7 +124,7 @@ class Fence {
     return new Fence(Buffer.concat(parts), width, parts.length);
   }
 
-  /** The index of the first chunk whose last key is not below `key`'s first `width` bytes, or −1 past the run's end. */
+  /** The index of the first chunk whose last key is not below `key`'s first `width` bytes, or −1 past the end. */
   find(key: Buffer): number {
     const w = this.width;
     const lasts = this.lasts;

@@ -93,7 +93,7 @@ export interface Store {
   logAddresses: Database<Buffer, Buffer>;
   /** u64 number → the address ‖ slot prefixes that block wrote (to undo them on a reorganisation). */
   storageWrites: Database<Buffer, Buffer>;
-  /** address20 ‖ u32 segment → the complete segment's blocks with a log from that address (store/addressIndex.ts). */
+  /** address20 ‖ u32 segment → the complete segment's blocks with a log from it (store/addressIndex.ts). */
   addressSegments: Database<Buffer, Buffer>;
   /** u16 bit ‖ u32 segment → that bloom bit of every block of a complete segment. */
   bloomBits: Database<Buffer, Buffer>;
@@ -185,7 +185,8 @@ function staleStore(path: string, version: unknown): string {
     const lacking = missing.length > 1 ? [missing.slice(0, -1).join(', '), missing.at(-1)!] : missing;
     if (version === MIGRATABLE_VERSION)
       return `${what} (it lacks ${lacking.join(' and ')}): convert it with \`ethlogd migrate --data ${path}\``;
-    return `${what} (older stores lack ${lacking.join(' and ')}): build it again with \`ethlogd generate\` or \`ethlogd ingest\` into a new directory`;
+    const rebuild = 'build it again with `ethlogd generate` or `ethlogd ingest` into a new directory';
+    return `${what} (older stores lack ${lacking.join(' and ')}): ${rebuild}`;
   }
   return `${what}: it was written by a newer ethlogd; serve it with that version`;
 }

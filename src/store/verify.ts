@@ -266,7 +266,8 @@ class Verifier {
         const record = number >= run.from ? s.txs.getBinary(encodeTxKey(number, index)) : undefined;
         if (!record || !same(record.subarray(0, TX_PREFIX_BYTES), entry.subarray(0, TX_PREFIX_BYTES))) {
           this.report(
-            `txRuns: run ${id} (${run.from}..${run.to}): ${hex(entry)} is not a stored transaction with that hash prefix`,
+            `txRuns: run ${id} (${run.from}..${run.to}): ${hex(entry)} ` +
+              'is not a stored transaction with that hash prefix',
           );
         } else this.frozenTxs.set(number, (this.frozenTxs.get(number) ?? 0) + 1);
       }

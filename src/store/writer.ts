@@ -85,7 +85,8 @@ export class StoreWriter {
     for (const block of batch.blocks) {
       if (block.receipts.length !== block.transactions.length) {
         throw new ChainContinuityError(
-          `block ${block.header.number} has ${block.receipts.length} receipts for ${block.transactions.length} transactions`,
+          `block ${block.header.number} has ${block.receipts.length} receipts ` +
+            `for ${block.transactions.length} transactions`,
         );
       }
     }

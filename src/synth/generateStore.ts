@@ -128,14 +128,17 @@ function start(store: Store, reader: StoreReader, opts: GeneratorOptions, dir: s
   const chainId = opts.chainId ?? 1n;
   if (meta.earliest !== first || meta.chainId !== chainId) {
     throw new GenerateRefusedError(
-      `the store at ${dir} holds another chain (chain id ${meta.chainId} from block ${meta.earliest}, not chain id ${chainId} from block ${first}): choose another --out`,
+      `the store at ${dir} holds another chain (chain id ${meta.chainId} from block ${meta.earliest}, ` +
+        `not chain id ${chainId} from block ${first}): choose another --out`,
     );
   }
   const last = first + opts.blocks - 1;
   if (meta.head > last) {
     throw new GenerateRefusedError(
-      `the store at ${dir} already holds blocks ${first}–${meta.head} of this chain, more than the ${opts.blocks} asked for, and keeps them: ` +
-        `ask for --blocks ${meta.head - first + 1} or more to extend it, or choose another --out for a ${opts.blocks}-block chain`,
+      `the store at ${dir} already holds blocks ${first}–${meta.head} of this chain, ` +
+        `more than the ${opts.blocks} asked for, and keeps them: ` +
+        `ask for --blocks ${meta.head - first + 1} or more to extend it, ` +
+        `or choose another --out for a ${opts.blocks}-block chain`,
     );
   }
   const parentHash = meta.head > first ? reader.header(meta.head - 1)!.hash : genesisParentHash(opts.seed);
