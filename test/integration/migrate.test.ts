@@ -74,7 +74,7 @@ test('migrate converts a layout-3 store into the store this layout writes', asyn
 
     const first = await runCli(['migrate', '--data', dirs[1]!]);
     assert.equal(first.code, 0, first.stderr);
-    assert.match(first.stdout, /layout version 3 → 4: frozen to block (\d+)/);
+    assert.match(first.stdout, /layout version 3 → 5: frozen to block (\d+)/);
     assert.ok(
       first.stderr.split('\n').filter((line) => line.startsWith('frozen to block')).length > 1,
       'several transactions',
