@@ -102,7 +102,7 @@ export {
 } from './rpc/errors.js';
 export type { RunningService, ServiceOptions } from './service.js';
 export type { ApiKeyEntry } from './store/apiKeys.js';
-export type { VerifyResult } from './store/verify.js';
+export type { VerifiedMark, VerifyOptions, VerifyResult } from './store/verify.js';
 export { type AppendBatch, ChainContinuityError } from './store/writer.js';
 export { type GenerateStoreOptions, type GenerateStoreResult, generateStore } from './synth/generateStore.js';
 export type { BusyContract } from './synth/logTally.js';

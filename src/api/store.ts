@@ -26,7 +26,7 @@ import { type ApiKeyEntry, createApiKey, listApiKeys, revokeApiKey, revokeApiKey
 import { STORE_DATA_FILE } from '../store/dataFile.js';
 import { StoreReader } from '../store/reader.js';
 import { closeStore, openStore, type Store } from '../store/schema.js';
-import { type VerifyResult, verifyStore } from '../store/verify.js';
+import { type VerifyOptions, type VerifyResult, verifyStore } from '../store/verify.js';
 import { type AppendBatch, StoreWriter } from '../store/writer.js';
 import { addressArg, blockId, filterSpec, hashArg, slotArg } from './params.js';
 import type {
@@ -338,11 +338,11 @@ export class EthLogStore {
   }
 
   /**
-   * Checks every block and index of the store (one read snapshot), telling `onBlock` how many of how many blocks it has
-   * checked; lists the problems found.
+   * Checks every block and index of the store (one read snapshot), or with `since` (an earlier result's `mark`) what
+   * was written after it, telling `onBlock` how many of how many blocks it has checked; lists the problems found.
    */
-  verify(onBlock?: (checked: number, total: number) => void): VerifyResult {
-    return verifyStore(this.store, onBlock);
+  verify(options: VerifyOptions | ((checked: number, total: number) => void) = {}): VerifyResult {
+    return verifyStore(this.store, typeof options === 'function' ? { onBlock: options } : options);
   }
 
   /** Creates an API key with `label` and returns it: only its hash is stored, so this is the only time it is seen. */

@@ -1,9 +1,12 @@
 /**
- * A full consistency check of a store (docs/architecture.md §3): every block from earliest to head
+ * A consistency check of a store (docs/architecture.md §3): every block from earliest to head
  * is whole (header, hash index, parent link, transactions and their hash index, logs record,
  * address table, logsBloom, storage history), every complete segment's bloom rows and address index
  * equal what the blocks give, nothing is indexed outside earliest..head, and the meta markers are
- * in range.
+ * in range. Given the mark of an earlier check that found nothing (VerifiedMark), it checks only
+ * what was written since: the blocks after the marked one (while that block's hash is unchanged),
+ * the runs made since and the segments completed since, besides the small recent indexes and the
+ * markers, which it always checks.
  *
  * Records are checked by round trip (decode, encode again, compare bytes), so a damaged or
  * truncated record shows. The check runs synchronously, so it reads one snapshot of the store
@@ -34,6 +37,7 @@ import {
   decodeRunFilterKey,
   decodeStorageChunk,
   RunKind,
+  runStartKey,
   TX_ENTRY_BYTES,
   TX_PREFIX_BYTES,
   txEntryIndex,
@@ -44,12 +48,32 @@ import { FrozenRuns, RUNS_KEY, RUNS_MARK_KEY, type RunManifest, readManifest } f
 import { ADDRESS_INDEX_FLAG, CHAIN_DATABASES, SCHEMA_VERSION, type Store } from './schema.js';
 import { BLOOM_BITS, buildSegmentRows, segmentOf, segmentStart } from './segments.js';
 
+/** What a check that found no problem covered: the blocks up to `to` (whose hash was `hash`) and the runs by id. */
+export interface VerifiedMark {
+  to: number;
+  /** The block's hash, hex: a later check starts after `to` only while it is still the block there. */
+  hash: string;
+  runs: number[];
+}
+
 /** What verifyStore found. */
 export interface VerifyResult {
   /** Blocks from earliest to head (0 for an empty store). */
   blocks: number;
+  /** The first block checked (after the mark given, or earliest); undefined for an empty store. */
+  from?: number;
   /** One line per inconsistency; empty when the store is consistent. */
   problems: string[];
+  /** What this check covered, for the next one to start after; only when it found no problem. */
+  mark?: VerifiedMark;
+}
+
+/** Options of verifyStore. */
+export interface VerifyOptions {
+  /** Told how many of how many blocks it has checked. */
+  onBlock?: (checked: number, total: number) => void;
+  /** An earlier check's mark: only what was written since is checked (everything when it no longer fits). */
+  since?: VerifiedMark;
 }
 
 /**
@@ -103,6 +127,11 @@ class Verifier {
   private manifest: RunManifest = { frozenTo: -1, nextId: 0, runs: [] };
   private readonly runs: FrozenRuns;
 
+  /** The run ids an earlier check covered (empty for a full check). */
+  private verifiedRuns = new Set<number>();
+  /** The last block an earlier check covered (−1 for a full check). */
+  private verifiedTo = -1;
+
   /** A checker of `store`, telling `onBlock` how many of how many blocks it has checked. */
   constructor(
     private readonly store: Store,
@@ -111,14 +140,21 @@ class Verifier {
     this.runs = new FrozenRuns(store);
   }
 
+  /** Whether `since` still describes this store: its block is held with the same hash, at or below the head. */
+  private fits(since: VerifiedMark | undefined, earliest: number, head: number): since is VerifiedMark {
+    if (since === undefined || since.to < earliest || since.to > head) return false;
+    const raw = this.store.headers.getBinary(encodeBlockKey(since.to));
+    return raw !== undefined && hex(storedBlockHash(raw)) === since.hash;
+  }
+
   /** Records a problem. */
   private report(problem: string): void {
     if (this.problems.length < MAX_PROBLEMS) this.problems.push(problem);
     else this.omitted++;
   }
 
-  /** Runs every check and returns the result. */
-  run(): VerifyResult {
+  /** Runs every check (those of what changed since `since`, when it fits) and returns the result. */
+  run(since?: VerifiedMark): VerifyResult {
     const s = this.store;
     const version = s.meta.get('schemaVersion');
     const head = s.meta.get('head');
@@ -126,6 +162,7 @@ class Verifier {
     if (version !== SCHEMA_VERSION && (version !== undefined || head !== undefined))
       this.report(`meta: schema version ${String(version)}, want ${SCHEMA_VERSION}`);
     let blocks = 0;
+    let from: number | undefined;
     if (head === undefined) this.checkEmpty();
     else if (!isBlockNumber(head)) this.report(`meta: head ${JSON.stringify(head)} is not a block number`);
     else {
@@ -134,11 +171,24 @@ class Verifier {
         this.report(`meta: earliest ${JSON.stringify(earliest)} is not a block number at or below head ${head}`);
       else {
         blocks = head - earliest + 1;
-        this.checkChain(earliest, head);
+        if (this.fits(since, earliest, head)) {
+          this.verifiedTo = since.to;
+          this.verifiedRuns = new Set(since.runs);
+        }
+        from = this.verifiedTo + 1 > earliest ? this.verifiedTo + 1 : earliest;
+        this.checkChain(earliest, head, from);
       }
     }
     if (this.omitted > 0) this.problems.push(`… and ${this.omitted} more problems`);
-    return { blocks, problems: this.problems };
+    return { blocks, from, problems: this.problems, mark: this.problems.length === 0 ? this.mark() : undefined };
+  }
+
+  /** What this check covered: up to the head, every run of the manifest. */
+  private mark(): VerifiedMark | undefined {
+    const head = this.store.meta.get('head') as number | undefined;
+    const raw = head === undefined ? undefined : this.store.headers.getBinary(encodeBlockKey(head));
+    if (head === undefined || raw === undefined) return undefined;
+    return { to: head, hash: hex(storedBlockHash(raw)), runs: this.manifest.runs.map((run) => run.id) };
   }
 
   /** A store without a head holds no chain data at all. */
@@ -151,17 +201,19 @@ class Verifier {
     }
   }
 
-  /** Checks a store holding blocks earliest..head. */
-  private checkChain(earliest: number, head: number): void {
+  /** Checks a store holding blocks earliest..head, its blocks from `from` on (those before it checked earlier). */
+  private checkChain(earliest: number, head: number, from: number): void {
     this.checkMeta(head);
     this.checkRuns(earliest, head);
     this.scanStorage(earliest, head);
     this.scanOutside(earliest, head);
     this.scanHashIndexes(earliest, head);
     let parent: BlockHeader | undefined;
-    for (let n = earliest; n <= head; n++) {
+    const before = from > earliest ? this.store.headers.getBinary(encodeBlockKey(from - 1)) : undefined;
+    if (before !== undefined) parent = decodeHeader(before);
+    for (let n = from; n <= head; n++) {
       parent = this.checkBlock(n, parent);
-      this.onBlock?.(n - earliest + 1, head - earliest + 1);
+      this.onBlock?.(n - from + 1, head - from + 1);
     }
     this.checkSegments(earliest, head);
     this.checkOrphans();
@@ -234,16 +286,26 @@ class Verifier {
       if (!byId.has(id) || (kind !== RunKind.Tx && kind !== RunKind.Storage))
         this.report(`runFilters: a filter ${hex(key)} of no run`);
     }
-    this.scanTxRuns(byId);
-    this.scanStorageRuns(byId);
+    const fresh = runs.filter((run) => !this.verifiedRuns.has(run.id)).map((run) => run.id);
+    this.scanTxRuns(byId, this.verifiedRuns.size > 0 ? fresh : undefined);
+    this.scanStorageRuns(byId, this.verifiedRuns.size > 0 ? fresh : undefined);
   }
 
-  /** Checks the transaction-hash chunks and counts their entries per block. */
-  private scanTxRuns(byId: Map<number, RunInfoView>): void {
+  /** The chunks of the runs `ids` of `db`, or all of its chunks (undefined). */
+  private *chunks(db: Store['txRuns'], ids: number[] | undefined): Iterable<{ key: Buffer; value: Buffer }> {
+    if (ids === undefined) {
+      yield* db.getRange();
+      return;
+    }
+    for (const id of ids) yield* db.getRange({ start: runStartKey(id), end: runStartKey(id + 1) });
+  }
+
+  /** Checks the transaction-hash chunks (of the runs `ids`, or all) and counts their entries per block. */
+  private scanTxRuns(byId: Map<number, RunInfoView>, ids?: number[]): void {
     const s = this.store;
     let previous: Buffer | undefined;
     let previousId = -1;
-    for (const { key, value } of s.txRuns.getRange()) {
+    for (const { key, value } of this.chunks(s.txRuns, ids)) {
       const { id, last } = decodeRunChunkKey(key);
       const run = byId.get(id);
       if (!run || value.length === 0 || value.length % TX_ENTRY_BYTES !== 0) {
@@ -276,12 +338,15 @@ class Verifier {
     }
   }
 
-  /** Checks the storage chunks and counts their entries per block (with the recent B-tree's, in scanStorage). */
-  private scanStorageRuns(byId: Map<number, RunInfoView>): void {
+  /**
+   * Checks the storage chunks (of the runs `ids`, or all) and counts their entries per block (with the recent
+   * B-tree's, in scanStorage).
+   */
+  private scanStorageRuns(byId: Map<number, RunInfoView>, ids?: number[]): void {
     const s = this.store;
     let previous: Buffer | undefined;
     let previousId = -1;
-    for (const { key, value } of s.storageRuns.getRange()) {
+    for (const { key, value } of this.chunks(s.storageRuns, ids)) {
       const { id, last } = decodeRunChunkKey(key);
       const run = byId.get(id);
       if (!run) {
@@ -550,6 +615,8 @@ class Verifier {
       else this.addressEntries.set(segment, (this.addressEntries.get(segment) ?? 0) + 1);
     }
     for (let segment = first; complete(segment); segment++) {
+      // A segment complete at the earlier check's block was checked then.
+      if (segmentStart(segment + 1) - 1 <= this.verifiedTo) continue;
       this.checkBloomRows(segment);
       if (indexed) this.checkAddressIndex(segment);
     }
@@ -604,9 +671,9 @@ class Verifier {
 }
 
 /**
- * Checks the whole store for consistency, telling `onBlock` of its progress; returns the number of blocks and every
- * problem found.
+ * Checks the store for consistency (what was written after `since`, when given and still fitting), telling `onBlock`
+ * of its progress; returns the number of blocks, every problem found, and the mark of what it covered.
  */
-export function verifyStore(store: Store, onBlock?: (checked: number, total: number) => void): VerifyResult {
-  return new Verifier(store, onBlock).run();
+export function verifyStore(store: Store, options: VerifyOptions = {}): VerifyResult {
+  return new Verifier(store, options.onBlock).run(options.since);
 }

@@ -21,6 +21,7 @@ import { PROVENANCE_KEY } from '#src/synth/provenance.js';
 import { runCli } from '../support/child.js';
 import { startTestService } from '../support/harness.js';
 import { diffStores } from '../support/storeDiff.js';
+import { pick } from '../support/verifyResult.js';
 
 /** Half the chain: past the end of Cancun (block 23), so the extension starts in Prague with blob gas carried over. */
 const HALF = 60;
@@ -77,7 +78,7 @@ describe('extending a store', () => {
     assert.deepEqual(await diffDirs(extended, atOnce), []);
     const store = openStore(extended, { readOnly: true });
     try {
-      assert.deepEqual(verifyStore(store), { blocks: 2 * HALF, problems: [] });
+      assert.deepEqual(pick(verifyStore(store)), { blocks: 2 * HALF, problems: [] });
     } finally {
       await closeStore(store);
     }
@@ -188,7 +189,7 @@ describe('the write map', () => {
     for (const path of [mapped, unmapped]) {
       const store = openStore(path, { readOnly: true });
       try {
-        assert.deepEqual(verifyStore(store), { blocks: 2 * HALF, problems: [] });
+        assert.deepEqual(pick(verifyStore(store)), { blocks: 2 * HALF, problems: [] });
       } finally {
         await closeStore(store);
       }

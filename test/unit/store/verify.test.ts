@@ -21,10 +21,13 @@ import {
 } from '#src/store/keys.js';
 import { decodeLogs, encodeLogs } from '#src/store/logsRecord.js';
 import { StoreReader } from '#src/store/reader.js';
+import { runStartKey, TX_ENTRY_BYTES } from '#src/store/runChunks.js';
 import { closeStore, openStore, type Store } from '#src/store/schema.js';
 import { SEGMENT_BLOCKS } from '#src/store/segments.js';
-import { type VerifyResult, verifyStore } from '#src/store/verify.js';
+import { type VerifyOptions, type VerifyResult, verifyStore } from '#src/store/verify.js';
+import { StoreWriter } from '#src/store/writer.js';
 import { generateStore } from '#src/synth/generateStore.js';
+import { generateChain, linkBlock } from '#src/synth/generator.js';
 
 /** A small store: block-level damage. */
 const SMALL = { blocks: 120, seed: 'verify', density: 0.05 };
@@ -43,14 +46,14 @@ async function makeStore(opts: { blocks: number; seed: string; density: number }
   return openStore(dir);
 }
 
-/** Applies `damage` in a write transaction, verifies inside it, and rolls everything back. */
-function verifyDamaged(store: Store, damage: () => void): VerifyResult {
+/** Applies `damage` in a write transaction, verifies inside it (with `options`), and rolls everything back. */
+function verifyDamaged(store: Store, damage: () => void, options: VerifyOptions = {}): VerifyResult {
   let result: VerifyResult | undefined;
   assert.throws(
     () =>
       store.env.transactionSync(() => {
         damage();
-        result = verifyStore(store);
+        result = verifyStore(store, options);
         throw new Undo();
       }),
     Undo,
@@ -97,7 +100,9 @@ describe('a small store', () => {
   });
 
   test('a whole store has no problems', () => {
-    assert.deepEqual(verifyStore(store), { blocks: SMALL.blocks, problems: [] });
+    const result = verifyStore(store);
+    assert.deepEqual({ ...result, mark: undefined }, { blocks: SMALL.blocks, from: 0, problems: [], mark: undefined });
+    assert.equal(result.mark?.to, SMALL.blocks - 1);
   });
 
   test('a missing transaction, and its dangling hash index', () => {
@@ -272,7 +277,12 @@ describe('a store past a segment boundary', () => {
   });
 
   test('a whole store has no problems', () => {
-    assert.deepEqual(verifyStore(store), { blocks: SEGMENTED.blocks, problems: [] });
+    const result = verifyStore(store);
+    assert.deepEqual(
+      { ...result, mark: undefined },
+      { blocks: SEGMENTED.blocks, from: 0, problems: [], mark: undefined },
+    );
+    assert.equal(result.mark?.to, SEGMENTED.blocks - 1);
   });
 
   test('a wrong bloom row, a missing address-index entry, and indexes of the incomplete segment', () => {
@@ -295,4 +305,60 @@ describe('a store past a segment boundary', () => {
     );
     assert.equal(r.problems.length, 5, r.problems.join('\n'));
   });
+});
+
+test('after a mark, only what was written since is checked, until the marked block is replaced', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'ethlogd-verify-'));
+  dirs.push(dir);
+  const store = openStore(dir);
+  try {
+    const blocks = [...generateChain({ blocks: 1_600, seed: 'verify-since', density: 0.01 })];
+    const writer = new StoreWriter(store);
+    writer.append({ blocks: blocks.slice(0, 900), chainId: 1n });
+    const first = verifyStore(store);
+    assert.deepEqual(first.problems, []);
+    assert.equal(first.from, 0);
+    assert.equal(first.mark?.to, 899);
+    assert.ok(first.mark!.runs.length > 0, 'the first 900 blocks are partly frozen');
+
+    writer.append({ blocks: blocks.slice(900), chainId: 1n });
+    let total = 0;
+    const second = verifyStore(store, { since: first.mark, onBlock: (_, of) => (total = of) });
+    assert.deepEqual(second.problems, []);
+    assert.equal(second.from, 900);
+    assert.equal(total, 700);
+    assert.equal(second.mark?.to, 1_599);
+    assert.ok(
+      second.mark!.runs.some((id) => !first.mark!.runs.includes(id)),
+      'runs were made since',
+    );
+
+    // Damage after the mark is found; damage before it only by a full check.
+    const later = encodeTxKey(1_000, 0);
+    const earlier = encodeTxKey(100, 0);
+    const damage = (key: Buffer) => () => store.txs.remove(key);
+    assertProblems(verifyDamaged(store, damage(later), { since: first.mark }), /^block 1000: transactions 0\.\./);
+    assert.deepEqual(verifyDamaged(store, damage(earlier), { since: first.mark }).problems, []);
+    assertProblems(verifyDamaged(store, damage(earlier)), /^block 100: transactions 0\.\./);
+    // A chunk of a run made since the mark is checked; one of a run checked before is not.
+    const fresh = second.mark!.runs.find((id) => !first.mark!.runs.includes(id))!;
+    const chunkOf = (id: number) => [...store.txRuns.getKeys({ start: runStartKey(id), limit: 1 })][0]!;
+    const garble = (id: number) => () => store.txRuns.put(Buffer.from(chunkOf(id)), Buffer.alloc(TX_ENTRY_BYTES));
+    assertProblems(verifyDamaged(store, garble(fresh), { since: first.mark }), new RegExp(`^txRuns: run ${fresh}: `));
+
+    // A rollback below the marked block replaces it: the mark no longer fits and everything is checked.
+    const branch = [...generateChain({ blocks: 1_700, seed: 'verify-since-branch', density: 0.01 })].slice(1_401);
+    let parent = blocks[1_400]!.header.hash;
+    const linked = branch.map((block) => {
+      const next = linkBlock(block, parent);
+      parent = next.header.hash;
+      return next;
+    });
+    writer.append({ rollbackTo: 1_400, blocks: linked, chainId: 1n });
+    const third = verifyStore(store, { since: second.mark });
+    assert.deepEqual(third.problems, []);
+    assert.equal(third.from, 0);
+  } finally {
+    await closeStore(store);
+  }
 });
