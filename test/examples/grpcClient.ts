@@ -139,7 +139,8 @@ export async function main(
       (log) => {
         if (logs++ < 3)
           print(
-            `block ${log.blockNumber} log ${log.logIndex}: tx ${hex(log.transactionHash)}, topic0 ${hex(log.topics?.[0])}`,
+            `block ${log.blockNumber} log ${log.logIndex}: tx ` +
+              `${hex(log.transactionHash)}, topic0 ${hex(log.topics?.[0])}`,
           );
       },
     );

@@ -115,7 +115,8 @@ export async function runCampaign(
     const problems = answerProblems(ex, keys, outcome.answer);
     if (problems.length > 0)
       fail(
-        `${ex.method} ${ex.path} (${ex.contentType ?? 'no Content-Type'}), ${ex.kind} body ${Buffer.from(ex.body).toString('utf8').slice(0, 300)}`,
+        `${ex.method} ${ex.path} (${ex.contentType ?? 'no Content-Type'}), ` +
+          `${ex.kind} body ${Buffer.from(ex.body).toString('utf8').slice(0, 300)}`,
         problems,
       );
   });

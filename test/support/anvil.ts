@@ -18,7 +18,8 @@ export const ANVIL_BIN = new URL('../../../node_modules/@foundry-rs/anvil-linux-
 /** Why the anvil tests cannot run here (the reason they are skipped with), or false when anvil is installed. */
 export const ANVIL_MISSING: string | false = existsSync(ANVIL_BIN)
   ? false
-  : `anvil's binary is missing (${ANVIL_BIN}): npm installs it with the optional dependency @foundry-rs/anvil-linux-amd64, on Linux x64 only (this is ${process.platform}-${process.arch})`;
+  : `anvil's binary is missing (${ANVIL_BIN}): npm installs it with the optional dependency ` +
+    `@foundry-rs/anvil-linux-amd64, on Linux x64 only (this is ${process.platform}-${process.arch})`;
 
 /**
  * Private key of anvil's 10th dev account (the default mnemonic's index 9), for transactions anvil cannot sign itself

@@ -48,7 +48,8 @@ export function untolerated(kind: string, ours: unknown, theirs: unknown, tolera
     .filter((path) => !tolerances.some((t) => t.kind === kind && matches(t.path, path)))
     .map(
       (path) =>
-        `${path}: ours ${JSON.stringify(get(ours, path))?.slice(0, 120)}, theirs ${JSON.stringify(get(theirs, path))?.slice(0, 120)}`,
+        `${path}: ours ${JSON.stringify(get(ours, path))?.slice(0, 120)}, ` +
+        `theirs ${JSON.stringify(get(theirs, path))?.slice(0, 120)}`,
     );
 }
 
@@ -98,7 +99,8 @@ export async function compareAnswers(
 export const ANVIL_EXTRAS: readonly Tolerance[] = [
   ...['blobs', 'commitments', 'proofs'].flatMap((field) => {
     const reason =
-      "anvil adds a blob transaction's sidecar to the transaction object; geth does not (the sidecar is not part of the block) and the store keeps none";
+      "anvil adds a blob transaction's sidecar to the transaction object; " +
+      'geth does not (the sidecar is not part of the block) and the store keeps none';
     return [
       { kind: 'block', path: `transactions.*.${field}`, reason },
       { kind: 'transaction', path: field, reason },
@@ -109,13 +111,15 @@ export const ANVIL_EXTRAS: readonly Tolerance[] = [
       kind: 'receipt',
       path: `${prefix}blobGasPrice`,
       reason:
-        "anvil puts the blob base fee on every receipt after Cancun; geth's MarshalReceipt only on a blob transaction's (type 3), which the test checks against anvil's apart",
+        "anvil puts the blob base fee on every receipt after Cancun; geth's MarshalReceipt only " +
+        "on a blob transaction's (type 3), which the test checks against anvil's apart",
     },
     {
       kind: 'receipt',
       path: `${prefix}blockTimestamp`,
       reason:
-        "anvil adds the block's timestamp to a receipt, as a JSON number; geth's receipt has none (its logs carry blockTimestamp, and those match)",
+        "anvil adds the block's timestamp to a receipt, as a JSON number; " +
+        "geth's receipt has none (its logs carry blockTimestamp, and those match)",
     },
   ]),
 ];

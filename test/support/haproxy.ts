@@ -20,7 +20,8 @@ export const HAPROXY_BIN: string | undefined = (process.env.PATH ?? '')
 /** Why the HAProxy tests cannot run here, or false when haproxy is on PATH. */
 export const HAPROXY_MISSING: string | false =
   HAPROXY_BIN === undefined
-    ? 'haproxy is not on PATH: the cluster test did NOT run (Debian: apt-get install -y haproxy; make test-cluster requires it)'
+    ? 'haproxy is not on PATH: the cluster test did NOT run (Debian: ' +
+      'apt-get install -y haproxy; make test-cluster requires it)'
     : false;
 
 /** A running HAProxy. */

@@ -13,7 +13,9 @@ export interface UnreadStream {
   stream: http2.ClientHttp2Stream;
 }
 
-/** Opens a StreamLogs of blocks 0 to `toBlock` on the gRPC port at `host:port` with API key `key`, and never reads it. */
+/**
+ * Opens a StreamLogs of blocks 0 to `toBlock` on the gRPC port at `host:port` with API key `key`, and never reads it.
+ */
 export function openUnreadStream(host: string, port: number, key: string, toBlock: number): UnreadStream {
   const EthLogs = (
     grpc.loadPackageDefinition(loadDefinition()) as unknown as {

@@ -130,14 +130,17 @@ test('rlpUint is minimal big-endian and rlpEncodeAfter prefixes', () => {
   assert.equal(rlpEncodedLength([new Uint8Array(60)]), 64);
 });
 
-test('rlpUint of a bigint is its minimal big-endian bytes, a fresh array each time, up to 256 bits and past them', () => {
-  const minimal = (v: bigint) =>
-    v === 0n ? '0x' : '0x' + v.toString(16).padStart(Math.ceil(v.toString(16).length / 2) * 2, '0');
-  for (const v of [2n ** 53n, 2n ** 255n + 7n, 2n ** 256n - 1n, 2n ** 256n, 2n ** 300n + 1n])
-    assert.equal(bytesToHex(rlpUint(v)), minimal(v));
-  fc.assert(fc.property(fc.bigInt({ min: 0n, max: 2n ** 264n }), (v) => bytesToHex(rlpUint(v)) === minimal(v)));
-  const first = rlpUint(2n ** 255n);
-  const second = rlpUint(2n ** 254n);
-  assert.notEqual(first, second);
-  assert.equal(bytesToHex(first), minimal(2n ** 255n), 'a later call leaves an earlier result as it was');
-});
+test(
+  'rlpUint of a bigint is its minimal big-endian bytes, ' + 'a fresh array each time, up to 256 bits and past them',
+  () => {
+    const minimal = (v: bigint) =>
+      v === 0n ? '0x' : '0x' + v.toString(16).padStart(Math.ceil(v.toString(16).length / 2) * 2, '0');
+    for (const v of [2n ** 53n, 2n ** 255n + 7n, 2n ** 256n - 1n, 2n ** 256n, 2n ** 300n + 1n])
+      assert.equal(bytesToHex(rlpUint(v)), minimal(v));
+    fc.assert(fc.property(fc.bigInt({ min: 0n, max: 2n ** 264n }), (v) => bytesToHex(rlpUint(v)) === minimal(v)));
+    const first = rlpUint(2n ** 255n);
+    const second = rlpUint(2n ** 254n);
+    assert.notEqual(first, second);
+    assert.equal(bytesToHex(first), minimal(2n ** 255n), 'a later call leaves an earlier result as it was');
+  },
+);

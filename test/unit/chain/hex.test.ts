@@ -170,21 +170,25 @@ test('bigIntToBytes is minimal big-endian, empty for zero', () => {
   assert.equal(bigIntToBytes(1n << 256n).length, 33);
 });
 
-test('uintBytesView gives the minimal big-endian bytes of its hex text, at any width (the shared buffer grows), and refuses a negative', () => {
-  const viaHex = (v: bigint) => {
-    const hex = v.toString(16);
-    return v === 0n ? new Uint8Array(0) : new Uint8Array(Buffer.from(hex.length % 2 ? '0' + hex : hex, 'hex'));
-  };
-  fc.assert(
-    fc.property(fc.bigInt({ min: 0n, max: (1n << 700n) - 1n }), (v) =>
-      assert.deepEqual(new Uint8Array(uintBytesView(v)), viaHex(v)),
-    ),
-    { numRuns: 2000 },
-  );
-  for (const v of [0n, 1n, (1n << 64n) - 1n, 1n << 64n, MAX_U256, 1n << 256n, 1n << 1000n, 5n])
-    assert.deepEqual(new Uint8Array(uintBytesView(v)), viaHex(v));
-  assert.throws(() => uintBytesView(-1n), RangeError);
-});
+test(
+  'uintBytesView gives the minimal big-endian bytes of its hex text, ' +
+    'at any width (the shared buffer grows), and refuses a negative',
+  () => {
+    const viaHex = (v: bigint) => {
+      const hex = v.toString(16);
+      return v === 0n ? new Uint8Array(0) : new Uint8Array(Buffer.from(hex.length % 2 ? '0' + hex : hex, 'hex'));
+    };
+    fc.assert(
+      fc.property(fc.bigInt({ min: 0n, max: (1n << 700n) - 1n }), (v) =>
+        assert.deepEqual(new Uint8Array(uintBytesView(v)), viaHex(v)),
+      ),
+      { numRuns: 2000 },
+    );
+    for (const v of [0n, 1n, (1n << 64n) - 1n, 1n << 64n, MAX_U256, 1n << 256n, 1n << 1000n, 5n])
+      assert.deepEqual(new Uint8Array(uintBytesView(v)), viaHex(v));
+    assert.throws(() => uintBytesView(-1n), RangeError);
+  },
+);
 
 test('bigIntToBytes / bytesToBigInt round trip', () => {
   for (const v of [

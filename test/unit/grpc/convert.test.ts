@@ -87,55 +87,62 @@ test('cursors: unset is none, numbers past 2^53 clamp', () => {
   assert.deepEqual(cursorOf({ blockNumber: '18446744073709551615' }), { block: Number.MAX_SAFE_INTEGER, logIndex: 0 });
 });
 
-test('answers: null unset, quantities to uint64 strings or minimal big-endian bytes, unknown fields in extraJson', () => {
-  assert.deepEqual(transactionResponse(null), {});
-  assert.deepEqual(blockResponse(null), {});
-  const tx = transactionResponse({
-    blockHash: null,
-    gas: '0x5208',
-    value: '0x0',
-    gasPrice: '0x1000',
-    type: '0x2',
-    to: null,
-    extra: '0x1',
-    accessList: [],
-  }).transaction as Record<string, unknown>;
-  assert.deepEqual(tx, {
-    gas: '21000',
-    value: Buffer.alloc(0),
-    gasPrice: Buffer.from([0x10, 0x00]),
-    type: 2,
-    accessList: [],
-    extraJson: '{"extra":"0x1"}',
-  });
-  const deposit = transactionResponse({
-    type: '0x7e',
-    sourceHash: '0x' + '11'.repeat(32),
-    mint: '0x5',
-    isSystemTx: true,
-    nonce: '0x2',
-  }).transaction;
-  assert.deepEqual(deposit, {
-    type: 126,
-    nonce: '2',
-    extraJson: `{"sourceHash":"0x${'11'.repeat(32)}","mint":"0x5","isSystemTx":true}`,
-  });
-  const receipt = receiptResponse({ type: '0x7E', gasUsed: '0x5208', l1Fee: '0x10', depositNonce: '0x1' }).receipt;
-  assert.deepEqual(receipt, { type: 126, gasUsed: '21000', extraJson: '{"l1Fee":"0x10","depositNonce":"0x1"}' });
-  assert.deepEqual(blockResponse({ number: '0x1', sendCount: '0x3', transactions: [] }).block, {
-    number: '1',
-    transactions: [],
-    extraJson: '{"sendCount":"0x3"}',
-  });
-  const odd = transactionResponse({ value: '0x123', nonce: '0x1fffffffffffff', gas: '0xffffffffffffffff' })
-    .transaction as Record<string, unknown>;
-  assert.deepEqual(odd, { value: Buffer.from([0x01, 0x23]), nonce: String(2 ** 53 - 1), gas: '18446744073709551615' });
-  const block = blockResponse({ number: null, transactions: ['0x' + '01'.repeat(32)], uncles: [] }).block as Record<
-    string,
-    unknown
-  >;
-  assert.deepEqual(block, { transactionHashes: [b('01'.repeat(32))], uncles: [] });
-  const full = blockResponse({ transactions: [{ nonce: '0x1' }] }).block as Record<string, unknown>;
-  assert.deepEqual(full.transactions, [{ nonce: '1' }]);
-  assert.throws(() => blockResponse({ gasUsed: '0x10000000000000000' }), RangeError);
-});
+test(
+  'answers: null unset, quantities to uint64 strings or ' + 'minimal big-endian bytes, unknown fields in extraJson',
+  () => {
+    assert.deepEqual(transactionResponse(null), {});
+    assert.deepEqual(blockResponse(null), {});
+    const tx = transactionResponse({
+      blockHash: null,
+      gas: '0x5208',
+      value: '0x0',
+      gasPrice: '0x1000',
+      type: '0x2',
+      to: null,
+      extra: '0x1',
+      accessList: [],
+    }).transaction as Record<string, unknown>;
+    assert.deepEqual(tx, {
+      gas: '21000',
+      value: Buffer.alloc(0),
+      gasPrice: Buffer.from([0x10, 0x00]),
+      type: 2,
+      accessList: [],
+      extraJson: '{"extra":"0x1"}',
+    });
+    const deposit = transactionResponse({
+      type: '0x7e',
+      sourceHash: '0x' + '11'.repeat(32),
+      mint: '0x5',
+      isSystemTx: true,
+      nonce: '0x2',
+    }).transaction;
+    assert.deepEqual(deposit, {
+      type: 126,
+      nonce: '2',
+      extraJson: `{"sourceHash":"0x${'11'.repeat(32)}","mint":"0x5","isSystemTx":true}`,
+    });
+    const receipt = receiptResponse({ type: '0x7E', gasUsed: '0x5208', l1Fee: '0x10', depositNonce: '0x1' }).receipt;
+    assert.deepEqual(receipt, { type: 126, gasUsed: '21000', extraJson: '{"l1Fee":"0x10","depositNonce":"0x1"}' });
+    assert.deepEqual(blockResponse({ number: '0x1', sendCount: '0x3', transactions: [] }).block, {
+      number: '1',
+      transactions: [],
+      extraJson: '{"sendCount":"0x3"}',
+    });
+    const odd = transactionResponse({ value: '0x123', nonce: '0x1fffffffffffff', gas: '0xffffffffffffffff' })
+      .transaction as Record<string, unknown>;
+    assert.deepEqual(odd, {
+      value: Buffer.from([0x01, 0x23]),
+      nonce: String(2 ** 53 - 1),
+      gas: '18446744073709551615',
+    });
+    const block = blockResponse({ number: null, transactions: ['0x' + '01'.repeat(32)], uncles: [] }).block as Record<
+      string,
+      unknown
+    >;
+    assert.deepEqual(block, { transactionHashes: [b('01'.repeat(32))], uncles: [] });
+    const full = blockResponse({ transactions: [{ nonce: '0x1' }] }).block as Record<string, unknown>;
+    assert.deepEqual(full.transactions, [{ nonce: '1' }]);
+    assert.throws(() => blockResponse({ gasUsed: '0x10000000000000000' }), RangeError);
+  },
+);

@@ -53,12 +53,16 @@ test('the result cap error carries its suggested range as JSON data', () => {
   });
 });
 
-test("the log engine's errors map through their JSON-RPC answer: a deadline to DEADLINE_EXCEEDED, the cap to RESOURCE_EXHAUSTED", () => {
-  assert.equal(toGrpcFailure(new DeadlineExceededError(), never).code, status.DEADLINE_EXCEEDED);
-  const cap = toGrpcFailure(new ResultCapError(0, 9, 10_000), never);
-  assert.equal(cap.code, status.RESOURCE_EXHAUSTED);
-  assert.deepEqual(cap.metadata.get(CODE_TRAILER), ['-32005']);
-});
+test(
+  "the log engine's errors map through their JSON-RPC answer: " +
+    'a deadline to DEADLINE_EXCEEDED, the cap to RESOURCE_EXHAUSTED',
+  () => {
+    assert.equal(toGrpcFailure(new DeadlineExceededError(), never).code, status.DEADLINE_EXCEEDED);
+    const cap = toGrpcFailure(new ResultCapError(0, 9, 10_000), never);
+    assert.equal(cap.code, status.RESOURCE_EXHAUSTED);
+    assert.deepEqual(cap.metadata.get(CODE_TRAILER), ['-32005']);
+  },
+);
 
 test('an unexpected failure is reported and answered as INTERNAL -32603 without its details', () => {
   const reports: unknown[] = [];

@@ -57,21 +57,24 @@ test('canonical logs written from stored records decode with protobufjs to what 
   );
 });
 
-test('pending logs (unset positions) and orphaned ones (removed) decode with protobufjs as eth_getLogs renders them', () => {
-  const pending = generatePending(OPTS, chain.at(-1)!.header);
-  const all = compileFilter({ addresses: [], topics: [] });
-  for (const [bundle, kind] of [
-    [pending, 'pending'],
-    [chain[9]!, 'orphan'],
-  ] as const) {
-    const proto = new LogProtoWriter();
-    proto.writeBundle(bundle, (log) => matchLog(all, log), kind);
-    const decoded = decode(proto.take().bytes).map(wireLog);
-    assert.ok(decoded.length > 0, kind);
-    assert.deepEqual(
-      decoded,
-      renderBundleMatches(bundle, all, kind).map((text) => JSON.parse(text) as Obj),
-      kind,
-    );
-  }
-});
+test(
+  'pending logs (unset positions) and orphaned ones ' + '(removed) decode with protobufjs as eth_getLogs renders them',
+  () => {
+    const pending = generatePending(OPTS, chain.at(-1)!.header);
+    const all = compileFilter({ addresses: [], topics: [] });
+    for (const [bundle, kind] of [
+      [pending, 'pending'],
+      [chain[9]!, 'orphan'],
+    ] as const) {
+      const proto = new LogProtoWriter();
+      proto.writeBundle(bundle, (log) => matchLog(all, log), kind);
+      const decoded = decode(proto.take().bytes).map(wireLog);
+      assert.ok(decoded.length > 0, kind);
+      assert.deepEqual(
+        decoded,
+        renderBundleMatches(bundle, all, kind).map((text) => JSON.parse(text) as Obj),
+        kind,
+      );
+    }
+  },
+);

@@ -82,18 +82,21 @@ test('negotiation offers only what the server offers', () => {
   assert.deepEqual(negotiate(parseAcceptEncoding('gzip'), []), { coding: null, identity: true });
 });
 
-test('any header at all parses without throwing, to weights from 0 to 1, and negotiates to an offered coding or none', () => {
-  const piece = fc.oneof(
-    fc.constantFrom('gzip', 'br', 'identity', '*', 'x-gzip', ';', ',', 'q=', '=', ' ', '0.5', '1', '0', 'Q', '\t'),
-    fc.string({ maxLength: 8 }),
-  );
-  fc.assert(
-    fc.property(fc.array(piece, { maxLength: 30 }), (pieces) => {
-      const parsed = parseAcceptEncoding(pieces.join(''));
-      for (const q of [...parsed.named.values(), ...(parsed.any === undefined ? [] : [parsed.any])])
-        assert.ok(q >= 0 && q <= 1);
-      const { coding } = negotiate(parsed, OFFERED);
-      assert.ok(coding === null || OFFERED.includes(coding));
-    }),
-  );
-});
+test(
+  'any header at all parses without throwing, to weights from 0 to ' + '1, and negotiates to an offered coding or none',
+  () => {
+    const piece = fc.oneof(
+      fc.constantFrom('gzip', 'br', 'identity', '*', 'x-gzip', ';', ',', 'q=', '=', ' ', '0.5', '1', '0', 'Q', '\t'),
+      fc.string({ maxLength: 8 }),
+    );
+    fc.assert(
+      fc.property(fc.array(piece, { maxLength: 30 }), (pieces) => {
+        const parsed = parseAcceptEncoding(pieces.join(''));
+        for (const q of [...parsed.named.values(), ...(parsed.any === undefined ? [] : [parsed.any])])
+          assert.ok(q >= 0 && q <= 1);
+        const { coding } = negotiate(parsed, OFFERED);
+        assert.ok(coding === null || OFFERED.includes(coding));
+      }),
+    );
+  },
+);

@@ -56,15 +56,18 @@ function refused(code: string, pattern: RegExp): (error: unknown) => boolean {
 const withLogs = chain.find((b) => b.logs.length > 2 && b.transactions.length > 1)!;
 
 describe('normalizeBlock', () => {
-  test('a node answer of every generated block normalises back to the same bundle (every fork and transaction type)', () => {
-    const types = new Set<number>();
-    for (const b of chain) {
-      const bundle = normalizeBlock(asNode(b), b.header.number);
-      assert.deepEqual(bundle, { ...b, storage: [] });
-      b.transactions.forEach((t) => types.add(t.type));
-    }
-    assert.deepEqual([...types].sort(), [0, 1, 2, 3, 4]);
-  });
+  test(
+    'a node answer of every generated block normalises back to ' + 'the same bundle (every fork and transaction type)',
+    () => {
+      const types = new Set<number>();
+      for (const b of chain) {
+        const bundle = normalizeBlock(asNode(b), b.header.number);
+        assert.deepEqual(bundle, { ...b, storage: [] });
+        b.transactions.forEach((t) => types.add(t.type));
+      }
+      assert.deepEqual([...types].sort(), [0, 1, 2, 3, 4]);
+    },
+  );
 
   test('a node without totalDifficulty (geth since 1.14) stores 0; missing mixHash and nonce are zeros', () => {
     const raw = asNode(chain[5]!);
@@ -124,32 +127,36 @@ describe('normalizeBlock', () => {
     assert.throws(() => normalizeBlock(moved, n), refused('inconsistent', /another block or index/));
   });
 
-  test('receipts: a pre-Byzantium root is kept, a missing effectiveGasPrice is computed; a wrong cumulative gas or a missing status is refused', () => {
-    const n = withLogs.header.number;
-    const root = asNode(withLogs);
-    const first = root.receipts[0] as Obj;
-    delete first.status;
-    first.root = '0x' + '5a'.repeat(32);
-    delete first.effectiveGasPrice;
-    const back = normalizeBlock(root, n).receipts[0]!;
-    assert.deepEqual(back.root, new Uint8Array(32).fill(0x5a));
-    assert.equal(back.status, undefined);
-    assert.equal(
-      back.effectiveGasPrice,
-      withLogs.receipts[0]!.effectiveGasPrice,
-      'computed from the transaction and the base fee',
-    );
+  test(
+    'receipts: a pre-Byzantium root is kept, a missing effectiveGasPrice is ' +
+      'computed; a wrong cumulative gas or a missing status is refused',
+    () => {
+      const n = withLogs.header.number;
+      const root = asNode(withLogs);
+      const first = root.receipts[0] as Obj;
+      delete first.status;
+      first.root = '0x' + '5a'.repeat(32);
+      delete first.effectiveGasPrice;
+      const back = normalizeBlock(root, n).receipts[0]!;
+      assert.deepEqual(back.root, new Uint8Array(32).fill(0x5a));
+      assert.equal(back.status, undefined);
+      assert.equal(
+        back.effectiveGasPrice,
+        withLogs.receipts[0]!.effectiveGasPrice,
+        'computed from the transaction and the base fee',
+      );
 
-    const cumulative = asNode(withLogs);
-    (cumulative.receipts[1] as Obj).cumulativeGasUsed = '0x1';
-    assert.throws(() => normalizeBlock(cumulative, n), refused('inconsistent', /receipt 1: cumulativeGasUsed 0x1/));
-    const noStatus = asNode(withLogs);
-    delete (noStatus.receipts[0] as Obj).status;
-    assert.throws(() => normalizeBlock(noStatus, n), refused('malformed', /receipt 0: status is missing/));
-    const badStatus = asNode(withLogs);
-    (badStatus.receipts[0] as Obj).status = '0x2';
-    assert.throws(() => normalizeBlock(badStatus, n), refused('malformed', /receipt 0: status is neither/));
-  });
+      const cumulative = asNode(withLogs);
+      (cumulative.receipts[1] as Obj).cumulativeGasUsed = '0x1';
+      assert.throws(() => normalizeBlock(cumulative, n), refused('inconsistent', /receipt 1: cumulativeGasUsed 0x1/));
+      const noStatus = asNode(withLogs);
+      delete (noStatus.receipts[0] as Obj).status;
+      assert.throws(() => normalizeBlock(noStatus, n), refused('malformed', /receipt 0: status is missing/));
+      const badStatus = asNode(withLogs);
+      (badStatus.receipts[0] as Obj).status = '0x2';
+      assert.throws(() => normalizeBlock(badStatus, n), refused('malformed', /receipt 0: status is neither/));
+    },
+  );
 
   test('malformed fields are named; foreign transaction types are refused', () => {
     const raw = asNode(withLogs);

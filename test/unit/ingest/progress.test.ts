@@ -8,17 +8,20 @@ function fakeStream(isTTY: boolean): { stream: NodeJS.WriteStream; written: stri
   return { stream, written };
 }
 
-test('on a terminal the bar is redrawn in place and finish clears it, printing no summary (the command prints one)', () => {
-  const { stream, written } = fakeStream(true);
-  const p = new Progress(100, { enabled: true, stream, label: 'generate' });
-  p.update({ blocks: 50, txs: 500, logs: 1000 });
-  assert.equal(written.length, 1);
-  assert.match(written[0]!, /^\rgenerate \[#+\.+\] {2}50\.0% {2}.* blocks\/s {2}.* logs\/s {2}ETA /);
-  p.update({ blocks: 51, txs: 510, logs: 1020 });
-  assert.equal(written.length, 1, 'redraws are throttled');
-  assert.ok(p.finish() >= 0);
-  assert.deepEqual(written.slice(1), ['\r\u001b[K']);
-});
+test(
+  'on a terminal the bar is redrawn in place and finish ' + 'clears it, printing no summary (the command prints one)',
+  () => {
+    const { stream, written } = fakeStream(true);
+    const p = new Progress(100, { enabled: true, stream, label: 'generate' });
+    p.update({ blocks: 50, txs: 500, logs: 1000 });
+    assert.equal(written.length, 1);
+    assert.match(written[0]!, /^\rgenerate \[#+\.+\] {2}50\.0% {2}.* blocks\/s {2}.* logs\/s {2}ETA /);
+    p.update({ blocks: 51, txs: 510, logs: 1020 });
+    assert.equal(written.length, 1, 'redraws are throttled');
+    assert.ok(p.finish() >= 0);
+    assert.deepEqual(written.slice(1), ['\r\u001b[K']);
+  },
+);
 
 test('elsewhere plain lines are printed every few seconds, and finish prints nothing', () => {
   const { stream, written } = fakeStream(false);

@@ -99,28 +99,31 @@ test('a batch longer than maxBatchCalls is split into several requests, answers 
   assert.equal(requests, 3);
 });
 
-test('503, 429 (with Retry-After), invalid JSON and a hang are retried with backoff until an answer comes', async () => {
-  const started = Date.now();
-  reset((body, res, n) => {
-    if (n === 1) res.writeHead(503).end('busy');
-    else if (n === 2) res.writeHead(429, { 'Retry-After': '0.05' }).end('slow down');
-    else if (n === 3) res.writeHead(200).end('{"jsonrpc":');
-    else if (n === 4) return;
-    else echo(body, res);
-  });
-  const retried: string[] = [];
-  // Only the hang may time out: at 100 ms an echo delayed by a loaded machine was retried too.
-  const client = new RpcClient(url, {
-    ...fast,
-    retryMaxMs: 100,
-    timeoutMs: 1000,
-    onRetry: (_, e) => retried.push(e.code),
-  });
-  assert.equal(await client.call('x', ['ok']), 'ok');
-  assert.deepEqual(retried, ['http', 'http', 'malformed', 'timeout']);
-  assert.equal(client.stats.retries, 4);
-  assert.ok(Date.now() - started >= 150, 'Retry-After and the timeout were waited for');
-});
+test(
+  '503, 429 (with Retry-After), invalid JSON and a hang ' + 'are retried with backoff until an answer comes',
+  async () => {
+    const started = Date.now();
+    reset((body, res, n) => {
+      if (n === 1) res.writeHead(503).end('busy');
+      else if (n === 2) res.writeHead(429, { 'Retry-After': '0.05' }).end('slow down');
+      else if (n === 3) res.writeHead(200).end('{"jsonrpc":');
+      else if (n === 4) return;
+      else echo(body, res);
+    });
+    const retried: string[] = [];
+    // Only the hang may time out: at 100 ms an echo delayed by a loaded machine was retried too.
+    const client = new RpcClient(url, {
+      ...fast,
+      retryMaxMs: 100,
+      timeoutMs: 1000,
+      onRetry: (_, e) => retried.push(e.code),
+    });
+    assert.equal(await client.call('x', ['ok']), 'ok');
+    assert.deepEqual(retried, ['http', 'http', 'malformed', 'timeout']);
+    assert.equal(client.stats.retries, 4);
+    assert.ok(Date.now() - started >= 150, 'Retry-After and the timeout were waited for');
+  },
+);
 
 test('retries end: the last failure surfaces with its code; a 4xx other than 429 is not retried', async () => {
   reset((_, res) => void res.writeHead(502).end());

@@ -105,12 +105,16 @@ test('rate cost: whole calls per blocksPerCall of the range, at most the burst, 
   for (const [blocks, per, burst, cost] of table) assert.equal(rateCost(blocks, per, burst), cost, `${blocks} blocks`);
 });
 
-test("admitFor charges the key's rate limit by the range before its turn, and refuses when the tokens do not cover it", async () => {
-  const limiter = new RateLimiter({ perSecond: 0.001, burst: 10 });
-  const gate = { admission: new Admission(), rateLimit: limiter, rateCostBlocks: 100 };
-  const admit = admitFor(gate, 'k');
-  (admit(800) as Release)();
-  assert.ok(limiter.check('k', 3) instanceof RateLimitedError, '8 of 10 tokens spent');
-  assert.throws(() => admit(300), RateLimitedError);
-  assert.equal(gate.admission.queries, 0);
-});
+test(
+  "admitFor charges the key's rate limit by the range before " +
+    'its turn, and refuses when the tokens do not cover it',
+  async () => {
+    const limiter = new RateLimiter({ perSecond: 0.001, burst: 10 });
+    const gate = { admission: new Admission(), rateLimit: limiter, rateCostBlocks: 100 };
+    const admit = admitFor(gate, 'k');
+    (admit(800) as Release)();
+    assert.ok(limiter.check('k', 3) instanceof RateLimitedError, '8 of 10 tokens spent');
+    assert.throws(() => admit(300), RateLimitedError);
+    assert.equal(gate.admission.queries, 0);
+  },
+);

@@ -116,15 +116,18 @@ test('candidates are in range, ascending, and hold every block with a matching l
   );
 });
 
-test('the address index is exact: an address-only filter on the complete segment gives the blocks where it logged', () => {
-  for (const address of ADDRESSES) {
-    const expected = chain
-      .slice(0, SEGMENT_BLOCKS)
-      .flatMap((logs, n) => (logs.some((l) => equal(l.address, address)) ? [n] : []));
-    assert.ok(expected.length > 0, 'the address logged somewhere');
-    assert.deepEqual(candidates(0, SEGMENT_BLOCKS - 1, [address], []), expected);
-  }
-});
+test(
+  'the address index is exact: an address-only filter on the ' + 'complete segment gives the blocks where it logged',
+  () => {
+    for (const address of ADDRESSES) {
+      const expected = chain
+        .slice(0, SEGMENT_BLOCKS)
+        .flatMap((logs, n) => (logs.some((l) => equal(l.address, address)) ? [n] : []));
+      assert.ok(expected.length > 0, 'the address logged somewhere');
+      assert.deepEqual(candidates(0, SEGMENT_BLOCKS - 1, [address], []), expected);
+    }
+  },
+);
 
 test('no condition: every block of the range, in both segments', () => {
   const from = SEGMENT_BLOCKS - 5;

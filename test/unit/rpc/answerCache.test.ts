@@ -116,28 +116,31 @@ test('put: the kept answers stay within the budget, the newest kept and the olde
   );
 });
 
-test('call texts: remembered as told, null for a text that is not canonical, forgotten all at once past their bound', () => {
-  const { reader, marks } = markedReader();
-  const cache = new AnswerCache(reader);
-  const call = { method: 'eth_getBlockByNumber', key: cache.keyOf('eth_getBlockByNumber', ['0x1', false])! };
-  assert.equal(cache.callOf(',"method":"eth_getBlockByNumber","params":["0x1",false]}'), undefined);
-  cache.rememberCall(',"method":"eth_getBlockByNumber","params":["0x1",false]}', call);
-  cache.rememberCall(',"method":"eth_getBlockByNumber","params":["0x1", false]}', null);
-  assert.deepEqual(cache.callOf(',"method":"eth_getBlockByNumber","params":["0x1",false]}'), call);
-  assert.equal(cache.callOf(',"method":"eth_getBlockByNumber","params":["0x1", false]}'), null);
-  marks.value = '11,0,0,11,11';
-  assert.equal(cache.get(call.key), undefined);
-  assert.deepEqual(
-    cache.callOf(',"method":"eth_getBlockByNumber","params":["0x1",false]}'),
-    call,
-    'a call text names the same call under any markers',
-  );
-  let n = 0;
-  while (cache.callOf(',"method":"eth_getBlockByNumber","params":["0x1",false]}') !== undefined)
-    cache.rememberCall(`,${n++}`, null);
-  assert.ok(n > 1000 && n <= 100_000, `forgotten after ${n} more texts`);
-  assert.equal(cache.callOf(`,${n - 1}`), null, 'the text that passed the bound is remembered');
-});
+test(
+  'call texts: remembered as told, null for a text that is not ' + 'canonical, forgotten all at once past their bound',
+  () => {
+    const { reader, marks } = markedReader();
+    const cache = new AnswerCache(reader);
+    const call = { method: 'eth_getBlockByNumber', key: cache.keyOf('eth_getBlockByNumber', ['0x1', false])! };
+    assert.equal(cache.callOf(',"method":"eth_getBlockByNumber","params":["0x1",false]}'), undefined);
+    cache.rememberCall(',"method":"eth_getBlockByNumber","params":["0x1",false]}', call);
+    cache.rememberCall(',"method":"eth_getBlockByNumber","params":["0x1", false]}', null);
+    assert.deepEqual(cache.callOf(',"method":"eth_getBlockByNumber","params":["0x1",false]}'), call);
+    assert.equal(cache.callOf(',"method":"eth_getBlockByNumber","params":["0x1", false]}'), null);
+    marks.value = '11,0,0,11,11';
+    assert.equal(cache.get(call.key), undefined);
+    assert.deepEqual(
+      cache.callOf(',"method":"eth_getBlockByNumber","params":["0x1",false]}'),
+      call,
+      'a call text names the same call under any markers',
+    );
+    let n = 0;
+    while (cache.callOf(',"method":"eth_getBlockByNumber","params":["0x1",false]}') !== undefined)
+      cache.rememberCall(`,${n++}`, null);
+    assert.ok(n > 1000 && n <= 100_000, `forgotten after ${n} more texts`);
+    assert.equal(cache.callOf(`,${n - 1}`), null, 'the text that passed the bound is remembered');
+  },
+);
 
 test('get: a miss the caller looks again for is not counted twice', () => {
   const { reader } = markedReader();

@@ -64,7 +64,8 @@ test('the envelope: a table of bodies and their exact answers', async () => {
     [
       'an object id',
       '{"jsonrpc":"2.0","id":{},"method":"echo"}',
-      '{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"invalid request: \\"id\\" must be a string, a number or null"}}',
+      '{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"invalid ' +
+        'request: \\"id\\" must be a string, a number or null"}}',
     ],
     [
       'an unknown method',
@@ -114,30 +115,33 @@ test('every valid id comes back as it was sent', async () => {
   );
 });
 
-test('with an answer cache: a kept method runs once per params under the same markers, each caller gets its id', async () => {
-  let runs = 0;
-  const table = new Map<string, RpcMethod>([
-    ['eth_getBlockByNumber', (params) => (runs++, new RawJson([`{"number":${JSON.stringify(params[0])}}`]))],
-    ['eth_chainId', () => (runs++, '0x1')],
-  ]);
-  const cache = new AnswerCache({ tickMarks: () => '1,0,0,1,1' } as unknown as StoreReader);
-  const { answer } = handler(cache, table);
-  assert.equal(
-    await answer(call('eth_getBlockByNumber', ['0x1', false], 1)),
-    '{"jsonrpc":"2.0","id":1,"result":{"number":"0x1"}}',
-  );
-  assert.equal(
-    await answer(call('eth_getBlockByNumber', ['0x1', false], 'x')),
-    '{"jsonrpc":"2.0","id":"x","result":{"number":"0x1"}}',
-  );
-  assert.equal(runs, 1);
-  await answer(call('eth_getBlockByNumber', ['0x2', false], 2));
-  assert.equal(runs, 2, 'other params run the method');
-  await answer(call('eth_chainId', [], 3));
-  await answer(call('eth_chainId', [], 4));
-  assert.equal(runs, 4, 'a method that is not kept runs every time');
-  assert.deepEqual(cache.counts, { hits: 1, misses: 2 });
-});
+test(
+  'with an answer cache: a kept method runs once per params ' + 'under the same markers, each caller gets its id',
+  async () => {
+    let runs = 0;
+    const table = new Map<string, RpcMethod>([
+      ['eth_getBlockByNumber', (params) => (runs++, new RawJson([`{"number":${JSON.stringify(params[0])}}`]))],
+      ['eth_chainId', () => (runs++, '0x1')],
+    ]);
+    const cache = new AnswerCache({ tickMarks: () => '1,0,0,1,1' } as unknown as StoreReader);
+    const { answer } = handler(cache, table);
+    assert.equal(
+      await answer(call('eth_getBlockByNumber', ['0x1', false], 1)),
+      '{"jsonrpc":"2.0","id":1,"result":{"number":"0x1"}}',
+    );
+    assert.equal(
+      await answer(call('eth_getBlockByNumber', ['0x1', false], 'x')),
+      '{"jsonrpc":"2.0","id":"x","result":{"number":"0x1"}}',
+    );
+    assert.equal(runs, 1);
+    await answer(call('eth_getBlockByNumber', ['0x2', false], 2));
+    assert.equal(runs, 2, 'other params run the method');
+    await answer(call('eth_chainId', [], 3));
+    await answer(call('eth_chainId', [], 4));
+    assert.equal(runs, 4, 'a method that is not kept runs every time');
+    assert.deepEqual(cache.counts, { hits: 1, misses: 2 });
+  },
+);
 
 test('with an answer cache: a canonical call is answered from its text alone, exactly as when parsed', async () => {
   let runs = 0;
@@ -176,21 +180,24 @@ test('with an answer cache: a canonical call is answered from its text alone, ex
   assert.deepEqual(cache.counts, { hits: cases.length - 2, misses: 2 }, 'its miss counted once');
 });
 
-test('with an answer cache: answers from the call text equal parsed answers for any canonical call (property)', async () => {
-  const table = new Map<string, RpcMethod>([['eth_getLogs', (params) => new RawJson([JSON.stringify(params)])]]);
-  const cache = new AnswerCache({ tickMarks: () => '1,0,0,1,1' } as unknown as StoreReader);
-  const { answer } = handler(cache, table);
-  const { answer: plain } = handler(undefined, table);
-  const id = fc.oneof(fc.nat(), fc.integer(), fc.double(), fc.string(), fc.constant(null));
-  await fc.assert(
-    fc.asyncProperty(fc.array(fc.jsonValue(), { maxLength: 3 }), id, id, async (params, first, second) => {
-      const body = (i: unknown) => JSON.stringify({ jsonrpc: '2.0', id: i, method: 'eth_getLogs', params });
-      await answer(body(first));
-      assert.equal(await answer(body(second)), await plain(body(second)));
-    }),
-    { numRuns: 300 },
-  );
-});
+test(
+  'with an answer cache: answers from the call text equal ' + 'parsed answers for any canonical call (property)',
+  async () => {
+    const table = new Map<string, RpcMethod>([['eth_getLogs', (params) => new RawJson([JSON.stringify(params)])]]);
+    const cache = new AnswerCache({ tickMarks: () => '1,0,0,1,1' } as unknown as StoreReader);
+    const { answer } = handler(cache, table);
+    const { answer: plain } = handler(undefined, table);
+    const id = fc.oneof(fc.nat(), fc.integer(), fc.double(), fc.string(), fc.constant(null));
+    await fc.assert(
+      fc.asyncProperty(fc.array(fc.jsonValue(), { maxLength: 3 }), id, id, async (params, first, second) => {
+        const body = (i: unknown) => JSON.stringify({ jsonrpc: '2.0', id: i, method: 'eth_getLogs', params });
+        await answer(body(first));
+        assert.equal(await answer(body(second)), await plain(body(second)));
+      }),
+      { numRuns: 300 },
+    );
+  },
+);
 
 test('a batch is cut at the answer cap in item order, whichever item finished first', async () => {
   const big = 'x'.repeat(Math.ceil(MAX_BATCH_RESPONSE_BYTES * 0.6));

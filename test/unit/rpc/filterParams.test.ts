@@ -120,22 +120,26 @@ test("the limits are the engine's domain errors", () => {
   );
 });
 
-test('property: any well-formed filter parses to its own addresses and topics, counted as addresses plus topic values', () => {
-  const word = (n: number) => fc.uint8Array({ minLength: n, maxLength: n }).map((b) => bytesToHex(b));
-  const position = fc.oneof(fc.constant(null), word(32), fc.array(word(32), { minLength: 1, maxLength: 3 }));
-  fc.assert(
-    fc.property(fc.array(word(20), { maxLength: 4 }), fc.array(position, { maxLength: 4 }), (addresses, topics) => {
-      const spec = parseFilter({ address: addresses, topics }, 5000);
-      assert.deepEqual(spec.addresses.map(bytesToHex), addresses);
-      assert.deepEqual(
-        spec.topics.map((p) => (p === null ? null : p.map(bytesToHex))),
-        topics.map((p) => (p === null ? null : typeof p === 'string' ? [p] : p)),
-      );
-      assert.equal(
-        countFilterParams(spec),
-        addresses.length + topics.reduce((n, p) => n + (p === null ? 0 : typeof p === 'string' ? 1 : p.length), 0),
-      );
-    }),
-    { numRuns: 300 },
-  );
-});
+test(
+  'property: any well-formed filter parses to its own addresses ' +
+    'and topics, counted as addresses plus topic values',
+  () => {
+    const word = (n: number) => fc.uint8Array({ minLength: n, maxLength: n }).map((b) => bytesToHex(b));
+    const position = fc.oneof(fc.constant(null), word(32), fc.array(word(32), { minLength: 1, maxLength: 3 }));
+    fc.assert(
+      fc.property(fc.array(word(20), { maxLength: 4 }), fc.array(position, { maxLength: 4 }), (addresses, topics) => {
+        const spec = parseFilter({ address: addresses, topics }, 5000);
+        assert.deepEqual(spec.addresses.map(bytesToHex), addresses);
+        assert.deepEqual(
+          spec.topics.map((p) => (p === null ? null : p.map(bytesToHex))),
+          topics.map((p) => (p === null ? null : typeof p === 'string' ? [p] : p)),
+        );
+        assert.equal(
+          countFilterParams(spec),
+          addresses.length + topics.reduce((n, p) => n + (p === null ? 0 : typeof p === 'string' ? 1 : p.length), 0),
+        );
+      }),
+      { numRuns: 300 },
+    );
+  },
+);

@@ -38,11 +38,14 @@ test('nestsDeeperThan: 2.5 million levels are refused at the first byte past the
   assert.equal(nestsDeeperThan(bytes('['.repeat(128) + ']'.repeat(128)), 128), false);
 });
 
-test('nestsDeeperThan: agrees with the depth of what JSON.parse reads, strings with brackets and escapes included', () => {
-  fc.assert(
-    fc.property(fc.jsonValue({ maxDepth: 8 }), fc.nat(10), (value, max) => {
-      const text = JSON.stringify(value);
-      assert.equal(nestsDeeperThan(bytes(text), max), depthOf(JSON.parse(text)) > max, text);
-    }),
-  );
-});
+test(
+  'nestsDeeperThan: agrees with the depth of what JSON.parse ' + 'reads, strings with brackets and escapes included',
+  () => {
+    fc.assert(
+      fc.property(fc.jsonValue({ maxDepth: 8 }), fc.nat(10), (value, max) => {
+        const text = JSON.stringify(value);
+        assert.equal(nestsDeeperThan(bytes(text), max), depthOf(JSON.parse(text)) > max, text);
+      }),
+    );
+  },
+);

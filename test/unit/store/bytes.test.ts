@@ -95,34 +95,38 @@ test('bigint round trip and minimal encoding', () => {
   assert.equal(one(MAX_U256), '20' + 'ff'.repeat(32));
 });
 
-test('bigint writes the length-prefixed minimal big-endian bytes, on either side of 2^53 (numbers below it, hex text above)', () => {
-  const reference = (v: bigint) => {
-    if (v === 0n) return '00';
-    const hex = v.toString(16).padStart(Math.ceil(v.toString(16).length / 2) * 2, '0');
-    return (hex.length / 2).toString(16).padStart(2, '0') + hex;
-  };
-  const one = (v: bigint) => new ByteWriter(0).bigint(v).finish().toString('hex');
-  const edges = [
-    1n,
-    255n,
-    256n,
-    (1n << 48n) - 1n,
-    1n << 48n,
-    (1n << 53n) - 2n,
-    (1n << 53n) - 1n,
-    1n << 53n,
-    (1n << 53n) + 1n,
-    (1n << 64n) - 1n,
-  ];
-  for (const [v, hex] of edges.map((v) => [v, reference(v)] as const)) assert.equal(one(v), hex, `${v}`);
-  fc.assert(fc.property(fc.bigInt({ min: 0n, max: MAX_U256 }), (v) => one(v) === reference(v)));
-  fc.assert(
-    fc.property(
-      fc.bigInt({ min: 0n, max: 1n << 54n }),
-      (v) => new ByteReader(new ByteWriter(1).bigint(v).finish()).bigint() === v,
-    ),
-  );
-});
+test(
+  'bigint writes the length-prefixed minimal big-endian bytes, ' +
+    'on either side of 2^53 (numbers below it, hex text above)',
+  () => {
+    const reference = (v: bigint) => {
+      if (v === 0n) return '00';
+      const hex = v.toString(16).padStart(Math.ceil(v.toString(16).length / 2) * 2, '0');
+      return (hex.length / 2).toString(16).padStart(2, '0') + hex;
+    };
+    const one = (v: bigint) => new ByteWriter(0).bigint(v).finish().toString('hex');
+    const edges = [
+      1n,
+      255n,
+      256n,
+      (1n << 48n) - 1n,
+      1n << 48n,
+      (1n << 53n) - 2n,
+      (1n << 53n) - 1n,
+      1n << 53n,
+      (1n << 53n) + 1n,
+      (1n << 64n) - 1n,
+    ];
+    for (const [v, hex] of edges.map((v) => [v, reference(v)] as const)) assert.equal(one(v), hex, `${v}`);
+    fc.assert(fc.property(fc.bigInt({ min: 0n, max: MAX_U256 }), (v) => one(v) === reference(v)));
+    fc.assert(
+      fc.property(
+        fc.bigInt({ min: 0n, max: 1n << 54n }),
+        (v) => new ByteReader(new ByteWriter(1).bigint(v).finish()).bigint() === v,
+      ),
+    );
+  },
+);
 
 test('range writes a slice as fixed writes its subarray', () => {
   fc.assert(
@@ -260,24 +264,27 @@ const abiLike = fc
   )
   .map(([head, words]) => Buffer.concat([head, ...words]));
 
-test('words round-trips any bytes in either form; wordsEnd finds the end; wordsShorter says which form is shorter', () => {
-  fc.assert(
-    fc.property(fc.oneof(abiLike, fc.uint8Array({ maxLength: 300 })), fc.boolean(), (bytes, words) => {
-      const w = new ByteWriter();
-      w.u8(0xaa).words(bytes, words).u8(0xbb);
-      const out = w.finish();
-      const r = new ByteReader(out);
-      assert.equal(r.u8(), 0xaa);
-      assert.deepEqual(Buffer.from(r.words()), Buffer.from(bytes));
-      assert.equal(r.u8(), 0xbb);
-      assert.equal(r.done(), true);
-      const start = 1 + (bytes.length * 2 + 1 < 128 ? 1 : 2);
-      if (words) assert.equal(wordsEnd(out, start, bytes.length), out.length - 1);
-      const size = (form: boolean) => new ByteWriter().words(bytes, form).finish().length;
-      assert.equal(wordsShorter(bytes), size(true) < size(false), Buffer.from(bytes).toString('hex'));
-    }),
-  );
-});
+test(
+  'words round-trips any bytes in either form; wordsEnd finds the ' + 'end; wordsShorter says which form is shorter',
+  () => {
+    fc.assert(
+      fc.property(fc.oneof(abiLike, fc.uint8Array({ maxLength: 300 })), fc.boolean(), (bytes, words) => {
+        const w = new ByteWriter();
+        w.u8(0xaa).words(bytes, words).u8(0xbb);
+        const out = w.finish();
+        const r = new ByteReader(out);
+        assert.equal(r.u8(), 0xaa);
+        assert.deepEqual(Buffer.from(r.words()), Buffer.from(bytes));
+        assert.equal(r.u8(), 0xbb);
+        assert.equal(r.done(), true);
+        const start = 1 + (bytes.length * 2 + 1 < 128 ? 1 : 2);
+        if (words) assert.equal(wordsEnd(out, start, bytes.length), out.length - 1);
+        const size = (form: boolean) => new ByteWriter().words(bytes, form).finish().length;
+        assert.equal(wordsShorter(bytes), size(true) < size(false), Buffer.from(bytes).toString('hex'));
+      }),
+    );
+  },
+);
 
 test('words: a transfer call keeps its selector and strips each word', () => {
   const call = Buffer.from(`a9059cbb${'00'.repeat(12)}${'11'.repeat(20)}${'00'.repeat(31)}05`, 'hex');

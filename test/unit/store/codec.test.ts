@@ -404,26 +404,29 @@ test('transaction offsets point at every field, for every type', () => {
 /** Members kept as a node gave them: text of any JSON object's members (non-ASCII included). */
 const KEPT = '"sourceHash":"0x' + '11'.repeat(32) + '","mint":"0x5","note":"d\u00e9p\u00f4t \u2713","n":[1,{"a":null}]';
 
-test('kept members round-trip on headers, transactions of a type not modelled (with every other field) and bundles', () => {
-  const rng = new Rng(500);
-  const header = {
-    ...baseHeader(rng),
-    extra: '"l1BlockNumber":"0x10","sendCount":"0x2","sendRoot":"0x' + 'ab'.repeat(32) + '"',
-  };
-  assert.deepStrictEqual(decodeHeader(encodeHeader(header)), header);
-  for (const tx of Object.values(sampleTxs(rng))) {
-    const kept: Transaction = { ...tx, type: 0x7e, extra: KEPT };
-    assert.deepStrictEqual(decodeTx(encodeTx(kept)), kept);
-  }
-  const empty: Transaction = { ...makeTx(rng), type: 0x99, extra: '' };
-  assert.deepStrictEqual(decodeTx(encodeTx(empty)), empty);
-  assert.throws(() => encodeTx({ ...makeTx(rng), type: 0x100, extra: '' }), /does not fit the record's type byte/);
-  const bundle = makeBundle(rng, 77, rng.bytes(32), 3);
-  bundle.header.extra = header.extra;
-  bundle.transactions[1] = { ...bundle.transactions[1]!, type: 0x64, extra: KEPT };
-  bundle.receipts[1] = { ...bundle.receipts[1]!, extra: '"gasUsedForL1":"0x0","l1BlockNumber":"0x10"' };
-  assert.deepStrictEqual(decodeBundle(encodeBundle(bundle)), bundle);
-});
+test(
+  'kept members round-trip on headers, transactions of a type ' + 'not modelled (with every other field) and bundles',
+  () => {
+    const rng = new Rng(500);
+    const header = {
+      ...baseHeader(rng),
+      extra: '"l1BlockNumber":"0x10","sendCount":"0x2","sendRoot":"0x' + 'ab'.repeat(32) + '"',
+    };
+    assert.deepStrictEqual(decodeHeader(encodeHeader(header)), header);
+    for (const tx of Object.values(sampleTxs(rng))) {
+      const kept: Transaction = { ...tx, type: 0x7e, extra: KEPT };
+      assert.deepStrictEqual(decodeTx(encodeTx(kept)), kept);
+    }
+    const empty: Transaction = { ...makeTx(rng), type: 0x99, extra: '' };
+    assert.deepStrictEqual(decodeTx(encodeTx(empty)), empty);
+    assert.throws(() => encodeTx({ ...makeTx(rng), type: 0x100, extra: '' }), /does not fit the record's type byte/);
+    const bundle = makeBundle(rng, 77, rng.bytes(32), 3);
+    bundle.header.extra = header.extra;
+    bundle.transactions[1] = { ...bundle.transactions[1]!, type: 0x64, extra: KEPT };
+    bundle.receipts[1] = { ...bundle.receipts[1]!, extra: '"gasUsedForL1":"0x0","l1BlockNumber":"0x10"' };
+    assert.deepStrictEqual(decodeBundle(encodeBundle(bundle)), bundle);
+  },
+);
 
 test('offsets find kept members after every other field of a header and a transaction', () => {
   const rng = new Rng(501);

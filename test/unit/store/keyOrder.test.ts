@@ -29,26 +29,30 @@ test('random keys of one length, with duplicates, in every size around the inser
   }
 });
 
-test('keys that share long prefixes: storage keys of a few contracts, slots of a few patterns, one slot written many times', () => {
-  const rng = new Rng(7);
-  const contracts = Array.from({ length: 5 }, () => rng.bytes(20));
-  // Two contracts that share their first 11 bytes: a tie run that ends inside a pass.
-  contracts.push(Buffer.concat([contracts[0]!.subarray(0, 11), rng.bytes(9)]));
-  const keys: Uint8Array[] = [];
-  for (let i = 0; i < 20_000; i++) {
-    const address = contracts[rng.int(contracts.length)]!;
-    const slot = rng.chance(0.3) ? Buffer.concat([new Uint8Array(31), Uint8Array.of(rng.int(4))]) : rng.bytes(32);
-    const suffix = new Uint8Array(8).fill(255);
-    suffix[7] = 255 - rng.int(3);
-    keys.push(Buffer.concat([address, slot, suffix]));
-  }
-  check(keys, 'storage-like keys');
-  // Every key equal: the given order is kept.
-  check(
-    Array.from({ length: 50 }, () => Buffer.from(keys[0]!)),
-    'equal keys',
-  );
-});
+test(
+  'keys that share long prefixes: storage keys of a few ' +
+    'contracts, slots of a few patterns, one slot written many times',
+  () => {
+    const rng = new Rng(7);
+    const contracts = Array.from({ length: 5 }, () => rng.bytes(20));
+    // Two contracts that share their first 11 bytes: a tie run that ends inside a pass.
+    contracts.push(Buffer.concat([contracts[0]!.subarray(0, 11), rng.bytes(9)]));
+    const keys: Uint8Array[] = [];
+    for (let i = 0; i < 20_000; i++) {
+      const address = contracts[rng.int(contracts.length)]!;
+      const slot = rng.chance(0.3) ? Buffer.concat([new Uint8Array(31), Uint8Array.of(rng.int(4))]) : rng.bytes(32);
+      const suffix = new Uint8Array(8).fill(255);
+      suffix[7] = 255 - rng.int(3);
+      keys.push(Buffer.concat([address, slot, suffix]));
+    }
+    check(keys, 'storage-like keys');
+    // Every key equal: the given order is kept.
+    check(
+      Array.from({ length: 50 }, () => Buffer.from(keys[0]!)),
+      'equal keys',
+    );
+  },
+);
 
 test('keys of mixed lengths are refused', () => {
   assert.throws(() => keyOrder([new Uint8Array(32), new Uint8Array(31)]), RangeError);

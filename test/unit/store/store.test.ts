@@ -204,58 +204,61 @@ test('append two batches and read everything back', async () => {
   });
 });
 
-test('storage history: value at N is the last write at or before N, zero before the first, zero write clears', async () => {
-  await withStore((store) => {
-    const chain = buildChain();
-    const writer = new StoreWriter(store);
-    const reader = new StoreReader(store);
-    const { addrA, addrB, slotS, slotT } = chain;
-    const slots: Record<string, [Uint8Array, Uint8Array]> = {
-      AS: [addrA, slotS],
-      AS1: [addrA, nextSlot(slotS)],
-      AT: [addrA, slotT],
-      BT: [addrB, slotT],
-      BS: [addrB, slotS],
-    };
-    const check = (upTo: number) => {
-      for (const [label, [address, slot]] of Object.entries(slots)) {
-        for (let n = 0; n <= 110; n = n < 95 ? n + 19 : n + 1) {
-          // Only writes already committed count.
-          const history = chain.history[label]!.filter(([b]) => b <= upTo);
-          const got = reader.storageAt(address, slot, n);
-          assert.equal(got.length, 32);
-          assert.deepStrictEqual(
-            Buffer.from(got).toString('hex'),
-            Buffer.from(expectedAt(history, n)).toString('hex'),
-            `${label} at ${n} after ${upTo}`,
-          );
+test(
+  'storage history: value at N is the last write at or ' + 'before N, zero before the first, zero write clears',
+  async () => {
+    await withStore((store) => {
+      const chain = buildChain();
+      const writer = new StoreWriter(store);
+      const reader = new StoreReader(store);
+      const { addrA, addrB, slotS, slotT } = chain;
+      const slots: Record<string, [Uint8Array, Uint8Array]> = {
+        AS: [addrA, slotS],
+        AS1: [addrA, nextSlot(slotS)],
+        AT: [addrA, slotT],
+        BT: [addrB, slotT],
+        BS: [addrB, slotS],
+      };
+      const check = (upTo: number) => {
+        for (const [label, [address, slot]] of Object.entries(slots)) {
+          for (let n = 0; n <= 110; n = n < 95 ? n + 19 : n + 1) {
+            // Only writes already committed count.
+            const history = chain.history[label]!.filter(([b]) => b <= upTo);
+            const got = reader.storageAt(address, slot, n);
+            assert.equal(got.length, 32);
+            assert.deepStrictEqual(
+              Buffer.from(got).toString('hex'),
+              Buffer.from(expectedAt(history, n)).toString('hex'),
+              `${label} at ${n} after ${upTo}`,
+            );
+          }
         }
-      }
-    };
-    check(0);
-    writer.append({ blocks: chain.batch1, chainId: 1n });
-    check(102);
-    writer.append({ blocks: chain.batch2 });
-    check(105);
+      };
+      check(0);
+      writer.append({ blocks: chain.batch1, chainId: 1n });
+      check(102);
+      writer.append({ blocks: chain.batch2 });
+      check(105);
 
-    // Spot checks of the history, spelled out.
-    assert.deepStrictEqual(reader.storageAt(addrA, slotS, 99), ZERO_WORD);
-    assert.deepStrictEqual(reader.storageAt(addrA, slotS, 100), word('2a'));
-    assert.deepStrictEqual(reader.storageAt(addrA, slotS, 101), word('2a'));
-    assert.deepStrictEqual(reader.storageAt(addrA, slotS, 102), filled(32, 0xff));
-    assert.deepStrictEqual(reader.storageAt(addrA, slotS, 103), filled(32, 0xff));
-    assert.deepStrictEqual(reader.storageAt(addrA, slotS, 104), ZERO_WORD);
-    assert.deepStrictEqual(reader.storageAt(addrA, slotS, 105), word('0100'));
-    assert.deepStrictEqual(reader.storageAt(addrA, slotS, Number.MAX_SAFE_INTEGER), word('0100'));
-    // The neighbouring slot written at 101 never leaks into slot S before its first write.
-    assert.deepStrictEqual(reader.storageAt(addrA, nextSlot(slotS), 100), ZERO_WORD);
-    assert.deepStrictEqual(reader.storageAt(addrA, nextSlot(slotS), 101), Uint8Array.of(0x80, ...new Uint8Array(31)));
-    assert.deepStrictEqual(reader.storageAt(addrB, slotT, 104), Uint8Array.of(0x80, ...new Uint8Array(31)));
-    assert.deepStrictEqual(reader.storageAt(addrB, slotT, 105), ZERO_WORD);
-    assert.deepStrictEqual(reader.storageAt(filled(20, 0xff), filled(32, 0xff), 105), ZERO_WORD);
-    assert.deepStrictEqual(reader.storageAt(new Uint8Array(20), new Uint8Array(32), 105), ZERO_WORD);
-  });
-});
+      // Spot checks of the history, spelled out.
+      assert.deepStrictEqual(reader.storageAt(addrA, slotS, 99), ZERO_WORD);
+      assert.deepStrictEqual(reader.storageAt(addrA, slotS, 100), word('2a'));
+      assert.deepStrictEqual(reader.storageAt(addrA, slotS, 101), word('2a'));
+      assert.deepStrictEqual(reader.storageAt(addrA, slotS, 102), filled(32, 0xff));
+      assert.deepStrictEqual(reader.storageAt(addrA, slotS, 103), filled(32, 0xff));
+      assert.deepStrictEqual(reader.storageAt(addrA, slotS, 104), ZERO_WORD);
+      assert.deepStrictEqual(reader.storageAt(addrA, slotS, 105), word('0100'));
+      assert.deepStrictEqual(reader.storageAt(addrA, slotS, Number.MAX_SAFE_INTEGER), word('0100'));
+      // The neighbouring slot written at 101 never leaks into slot S before its first write.
+      assert.deepStrictEqual(reader.storageAt(addrA, nextSlot(slotS), 100), ZERO_WORD);
+      assert.deepStrictEqual(reader.storageAt(addrA, nextSlot(slotS), 101), Uint8Array.of(0x80, ...new Uint8Array(31)));
+      assert.deepStrictEqual(reader.storageAt(addrB, slotT, 104), Uint8Array.of(0x80, ...new Uint8Array(31)));
+      assert.deepStrictEqual(reader.storageAt(addrB, slotT, 105), ZERO_WORD);
+      assert.deepStrictEqual(reader.storageAt(filled(20, 0xff), filled(32, 0xff), 105), ZERO_WORD);
+      assert.deepStrictEqual(reader.storageAt(new Uint8Array(20), new Uint8Array(32), 105), ZERO_WORD);
+    });
+  },
+);
 
 test('pending block: set, kept when not mentioned, cleared with null', async () => {
   await withStore((store) => {
@@ -277,60 +280,64 @@ test('pending block: set, kept when not mentioned, cleared with null', async () 
   });
 });
 
-test('ChainContinuityError: missing chain id, wrong block number, wrong parent hash; failed batches leave nothing behind', async () => {
-  await withStore((store) => {
-    const chain = buildChain();
-    const writer = new StoreWriter(store);
-    const reader = new StoreReader(store);
+test(
+  'ChainContinuityError: missing chain id, wrong block number, ' +
+    'wrong parent hash; failed batches leave nothing behind',
+  async () => {
+    await withStore((store) => {
+      const chain = buildChain();
+      const writer = new StoreWriter(store);
+      const reader = new StoreReader(store);
 
-    const empty = snapshot(store);
-    assert.throws(() => writer.append({ blocks: chain.batch1 }), ChainContinuityError);
-    assert.deepStrictEqual(snapshot(store), empty);
-    assert.equal(reader.meta(), undefined);
+      const empty = snapshot(store);
+      assert.throws(() => writer.append({ blocks: chain.batch1 }), ChainContinuityError);
+      assert.deepStrictEqual(snapshot(store), empty);
+      assert.equal(reader.meta(), undefined);
 
-    // A gap inside the first batch: 100 then 102.
-    assert.throws(
-      () => writer.append({ blocks: [chain.batch1[0]!, chain.batch1[2]!], chainId: 1n }),
-      ChainContinuityError,
-    );
-    assert.deepStrictEqual(snapshot(store), empty);
-    assert.equal(reader.header(100), undefined);
+      // A gap inside the first batch: 100 then 102.
+      assert.throws(
+        () => writer.append({ blocks: [chain.batch1[0]!, chain.batch1[2]!], chainId: 1n }),
+        ChainContinuityError,
+      );
+      assert.deepStrictEqual(snapshot(store), empty);
+      assert.equal(reader.header(100), undefined);
 
-    writer.append({ blocks: chain.batch1, chainId: 1n, safe: 101, finalized: 100 });
-    const before = snapshot(store);
-    const metaBefore = reader.meta();
+      writer.append({ blocks: chain.batch1, chainId: 1n, safe: 101, finalized: 100 });
+      const before = snapshot(store);
+      const metaBefore = reader.meta();
 
-    const [b103, b104] = chain.batch2 as [BlockBundle, BlockBundle];
-    // Wrong number: skipping 103.
-    assert.throws(() => writer.append({ blocks: [b104] }), ChainContinuityError);
-    // Wrong number: re-appending the head.
-    assert.throws(() => writer.append({ blocks: [chain.batch1[2]!] }), ChainContinuityError);
-    // Wrong number after a valid first block, with markers and pending in the same batch.
-    assert.throws(
-      () => writer.append({ blocks: [b103, b103], safe: 103, finalized: 103, pending: chain.pending }),
-      ChainContinuityError,
-    );
-    // Wrong parent hash on the first block of the batch.
-    const orphanLike: BlockBundle = { ...b103, header: { ...b103.header, parentHash: chain.rng.bytes(32) } };
-    assert.throws(() => writer.append({ blocks: [orphanLike] }), /does not extend/);
-    // Wrong parent hash on the second block, after a valid one with storage writes.
-    const badChild: BlockBundle = { ...b104, header: { ...b104.header, parentHash: chain.batch1[0]!.header.hash } };
-    assert.throws(() => writer.append({ blocks: [b103, badChild], safe: 103, pending: null }), ChainContinuityError);
+      const [b103, b104] = chain.batch2 as [BlockBundle, BlockBundle];
+      // Wrong number: skipping 103.
+      assert.throws(() => writer.append({ blocks: [b104] }), ChainContinuityError);
+      // Wrong number: re-appending the head.
+      assert.throws(() => writer.append({ blocks: [chain.batch1[2]!] }), ChainContinuityError);
+      // Wrong number after a valid first block, with markers and pending in the same batch.
+      assert.throws(
+        () => writer.append({ blocks: [b103, b103], safe: 103, finalized: 103, pending: chain.pending }),
+        ChainContinuityError,
+      );
+      // Wrong parent hash on the first block of the batch.
+      const orphanLike: BlockBundle = { ...b103, header: { ...b103.header, parentHash: chain.rng.bytes(32) } };
+      assert.throws(() => writer.append({ blocks: [orphanLike] }), /does not extend/);
+      // Wrong parent hash on the second block, after a valid one with storage writes.
+      const badChild: BlockBundle = { ...b104, header: { ...b104.header, parentHash: chain.batch1[0]!.header.hash } };
+      assert.throws(() => writer.append({ blocks: [b103, badChild], safe: 103, pending: null }), ChainContinuityError);
 
-    assert.deepStrictEqual(snapshot(store), before);
-    assert.deepStrictEqual(reader.meta(), metaBefore);
-    assert.equal(reader.header(103), undefined);
-    assert.equal(reader.numberByHash(b103.header.hash), undefined);
-    assert.equal(reader.txLocation(b103.transactions[0]!.hash), undefined);
-    assert.deepStrictEqual(reader.storageAt(chain.addrB, chain.slotS, 103), ZERO_WORD);
-    assert.equal(reader.pending(), undefined);
+      assert.deepStrictEqual(snapshot(store), before);
+      assert.deepStrictEqual(reader.meta(), metaBefore);
+      assert.equal(reader.header(103), undefined);
+      assert.equal(reader.numberByHash(b103.header.hash), undefined);
+      assert.equal(reader.txLocation(b103.transactions[0]!.hash), undefined);
+      assert.deepStrictEqual(reader.storageAt(chain.addrB, chain.slotS, 103), ZERO_WORD);
+      assert.equal(reader.pending(), undefined);
 
-    // The store still accepts the right continuation.
-    writer.append({ blocks: chain.batch2 });
-    checkBlocks(reader, [...chain.batch1, ...chain.batch2]);
-    assert.deepStrictEqual(reader.meta(), { chainId: 1n, earliest: 100, head: 105, safe: 101, finalized: 100 });
-  });
-});
+      // The store still accepts the right continuation.
+      writer.append({ blocks: chain.batch2 });
+      checkBlocks(reader, [...chain.batch1, ...chain.batch2]);
+      assert.deepStrictEqual(reader.meta(), { chainId: 1n, earliest: 100, head: 105, safe: 101, finalized: 100 });
+    });
+  },
+);
 
 test('a store reopens with its data, read-only too; a foreign schema version is refused', async () => {
   const dir = tempDir();
@@ -362,7 +369,8 @@ test('a store reopens with its data, read-only too; a foreign schema version is 
     assert.throws(
       () => openStore(dir),
       new RegExp(
-        `has layout version ${SCHEMA_VERSION + 1}, this build reads version ${SCHEMA_VERSION}: it was written by a newer ethlogd`,
+        `has layout version ${SCHEMA_VERSION + 1}, this build reads ` +
+          `version ${SCHEMA_VERSION}: it was written by a newer ethlogd`,
       ),
     );
     const env = open({ path: dir, maxDbs: 16 });
@@ -370,21 +378,33 @@ test('a store reopens with its data, read-only too; a foreign schema version is 
     await env.close();
     assert.throws(
       () => openStore(dir, { readOnly: true }),
-      /has layout version 1, this build reads version 5 \(older stores lack the receipts, each block's transaction hashes, the frozen runs and other chains' transactions and fields \(OP stack, Arbitrum\) and compact transaction inputs\): build it again with `ethlogd generate` or `ethlogd ingest`/,
+      new RegExp(
+        'has layout version 1, this build reads version 5 \\(older stores lack the ' +
+          "receipts, each block's transaction hashes, the frozen runs and other chains' " +
+          'transactions and fields \\(OP stack, Arbitrum\\) and compact transaction ' +
+          'inputs\\): build it again with `ethlogd generate` or `ethlogd ingest`',
+      ),
     );
     const env2 = open({ path: dir, maxDbs: 16 });
     env2.openDB({ name: 'meta' }).putSync('schemaVersion', 2);
     await env2.close();
     assert.throws(
       () => openStore(dir, { readOnly: true }),
-      /has layout version 2, this build reads version 5 \(older stores lack each block's transaction hashes, the frozen runs and other chains'/,
+      new RegExp(
+        'has layout version 2, this build reads version 5 \\(older stores lack ' +
+          "each block's transaction hashes, the frozen runs and other chains'",
+      ),
     );
     const env3 = open({ path: dir, maxDbs: 16 });
     env3.openDB({ name: 'meta' }).putSync('schemaVersion', 3);
     await env3.close();
     assert.throws(
       () => openStore(dir, { readOnly: true }),
-      /has layout version 3, this build reads version 5 \(it lacks the frozen runs and other chains' transactions and fields \(OP stack, Arbitrum\) and compact transaction inputs\): convert it with `ethlogd migrate --data /,
+      new RegExp(
+        'has layout version 3, this build reads version 5 \\(it lacks the frozen runs and ' +
+          "other chains' transactions and fields \\(OP stack, Arbitrum\\) and compact " +
+          'transaction inputs\\): convert it with `ethlogd migrate --data ',
+      ),
     );
     assert.throws(() => openStore(dir, { readOnly: true, migrating: true }), /has layout version 3/);
     const env4 = open({ path: dir, maxDbs: 16 });
@@ -392,7 +412,10 @@ test('a store reopens with its data, read-only too; a foreign schema version is 
     await env4.close();
     assert.throws(
       () => openStore(dir, { migrating: true }),
-      /has layout version 4, this build reads version 5 \(older stores lack compact transaction inputs\): build it again/,
+      new RegExp(
+        'has layout version 4, this build reads version 5 \\(older ' +
+          'stores lack compact transaction inputs\\): build it again',
+      ),
     );
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });

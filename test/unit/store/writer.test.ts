@@ -109,105 +109,114 @@ function reorgFixture() {
   return { chain, at, A, S, T, U, V };
 }
 
-test('reorganisation in one transaction: orphans by hash, indexes undone, storage history kept, markers clamped', async () => {
-  await withStore((store) => {
-    const { chain, at, A, S, T, U, V } = reorgFixture();
-    const writer = new StoreWriter(store);
-    const reader = new StoreReader(store);
-    writer.append({ blocks: chain.slice(0, 6), chainId: 1n });
-    writer.append({ blocks: chain.slice(6), safe: 1010, finalized: 1009 });
-    assert.deepEqual(reader.meta(), { chainId: 1n, earliest: START, head: 1011, safe: 1010, finalized: 1009 });
+test(
+  'reorganisation in one transaction: orphans by hash, ' + 'indexes undone, storage history kept, markers clamped',
+  async () => {
+    await withStore((store) => {
+      const { chain, at, A, S, T, U, V } = reorgFixture();
+      const writer = new StoreWriter(store);
+      const reader = new StoreReader(store);
+      writer.append({ blocks: chain.slice(0, 6), chainId: 1n });
+      writer.append({ blocks: chain.slice(6), safe: 1010, finalized: 1009 });
+      assert.deepEqual(reader.meta(), { chainId: 1n, earliest: START, head: 1011, safe: 1010, finalized: 1009 });
 
-    const ROLLBACK = 1006;
-    const old = chain.slice(ROLLBACK + 1 - START); // 1007..1011
-    const branch = forkOf(old.slice(0, 2), at(ROLLBACK).header.hash, 'new', [
-      [{ address: A, slot: S, value: word(0x44) }],
-      [
-        { address: A, slot: U, value: word(0x66) },
-        { address: A, slot: V, value: word(0x77) },
-      ],
-    ]);
-    // Re-included transactions: one at the same position (1007, 0), one moved from (1009, 2) to (1008, 1).
-    const samePlace = at(1007).transactions[0]!;
-    const moved = at(1009).transactions[2]!;
-    branch[0]!.transactions[0] = samePlace;
-    branch[1]!.transactions[1] = moved;
+      const ROLLBACK = 1006;
+      const old = chain.slice(ROLLBACK + 1 - START); // 1007..1011
+      const branch = forkOf(old.slice(0, 2), at(ROLLBACK).header.hash, 'new', [
+        [{ address: A, slot: S, value: word(0x44) }],
+        [
+          { address: A, slot: U, value: word(0x66) },
+          { address: A, slot: V, value: word(0x77) },
+        ],
+      ]);
+      // Re-included transactions: one at the same position (1007, 0), one moved from (1009, 2) to (1008, 1).
+      const samePlace = at(1007).transactions[0]!;
+      const moved = at(1009).transactions[2]!;
+      branch[0]!.transactions[0] = samePlace;
+      branch[1]!.transactions[1] = moved;
 
-    writer.append({ rollbackTo: ROLLBACK, blocks: branch });
+      writer.append({ rollbackTo: ROLLBACK, blocks: branch });
 
-    assert.deepEqual(reader.meta(), { chainId: 1n, earliest: START, head: 1008, safe: ROLLBACK, finalized: ROLLBACK });
+      assert.deepEqual(reader.meta(), {
+        chainId: 1n,
+        earliest: START,
+        head: 1008,
+        safe: ROLLBACK,
+        finalized: ROLLBACK,
+      });
 
-    // The old branch: served by hash from orphans, whole, and no longer canonical.
-    for (const b of old) {
-      const orphan = reader.orphan(b.header.hash);
-      assert.ok(orphan, `block ${b.header.number} is an orphan`);
-      assert.deepEqual(orphan.header, b.header);
-      assert.deepEqual(orphan.transactions, b.transactions);
-      assert.deepEqual(orphan.logs, b.logs);
-      assert.equal(reader.numberByHash(b.header.hash), undefined);
-      for (const tx of b.transactions) {
-        if (tx === samePlace || tx === moved) continue;
-        assert.equal(reader.txLocation(tx.hash), undefined, `old tx ${hex(tx.hash)} of ${b.header.number}`);
+      // The old branch: served by hash from orphans, whole, and no longer canonical.
+      for (const b of old) {
+        const orphan = reader.orphan(b.header.hash);
+        assert.ok(orphan, `block ${b.header.number} is an orphan`);
+        assert.deepEqual(orphan.header, b.header);
+        assert.deepEqual(orphan.transactions, b.transactions);
+        assert.deepEqual(orphan.logs, b.logs);
+        assert.equal(reader.numberByHash(b.header.hash), undefined);
+        for (const tx of b.transactions) {
+          if (tx === samePlace || tx === moved) continue;
+          assert.equal(reader.txLocation(tx.hash), undefined, `old tx ${hex(tx.hash)} of ${b.header.number}`);
+        }
       }
-    }
-    assert.deepEqual(reader.txLocation(samePlace.hash), { number: 1007, index: 0 });
-    assert.deepEqual(reader.txLocation(moved.hash), { number: 1008, index: 1 });
-    assert.deepEqual(reader.transaction(1008, 1), moved);
+      assert.deepEqual(reader.txLocation(samePlace.hash), { number: 1007, index: 0 });
+      assert.deepEqual(reader.txLocation(moved.hash), { number: 1008, index: 1 });
+      assert.deepEqual(reader.transaction(1008, 1), moved);
 
-    // The new branch is canonical.
-    for (const b of branch) {
-      const n = b.header.number;
-      assert.deepEqual(reader.header(n), b.header);
-      assert.equal(reader.numberByHash(b.header.hash), n);
-      assert.deepEqual(reader.transactions(n), b.transactions);
-      assert.deepEqual(reader.logs(n), b.logs);
-      b.transactions.forEach((tx, i) => assert.deepEqual(reader.txLocation(tx.hash), { number: n, index: i }));
-      assert.equal(reader.orphan(b.header.hash), undefined);
-    }
-    // Above the new head nothing is left.
-    for (let n = 1009; n <= 1011; n++) {
-      assert.equal(reader.header(n), undefined);
-      assert.deepEqual(reader.transactions(n), []);
-      assert.deepEqual(reader.logs(n), []);
-      assert.equal(reader.transaction(n, 0), undefined);
-      assert.equal(store.storageWrites.getBinary(encodeBlockKey(n)), undefined);
-    }
-    // Below the fork point nothing changed.
-    for (const b of chain.slice(0, ROLLBACK + 1 - START)) {
-      assert.equal(reader.numberByHash(b.header.hash), b.header.number);
-      assert.equal(reader.orphan(b.header.hash), undefined);
-      b.transactions.forEach((tx, i) =>
-        assert.deepEqual(reader.txLocation(tx.hash), { number: b.header.number, index: i }),
-      );
-    }
-
-    // Storage: the controlled slots...
-    assert.deepEqual(reader.storageAt(A, S, 1002), word(0));
-    assert.deepEqual(reader.storageAt(A, S, 1003), word(0x11));
-    assert.deepEqual(reader.storageAt(A, S, ROLLBACK), word(0x11));
-    assert.deepEqual(reader.storageAt(A, S, 1007), word(0x44));
-    assert.deepEqual(reader.storageAt(A, S, 1011), word(0x44));
-    assert.deepEqual(reader.storageAt(A, T, 1009), word(0), 'a slot written only by the old branch is gone');
-    assert.deepEqual(reader.storageAt(A, T, 2_000_000), word(0));
-    assert.deepEqual(reader.storageAt(A, U, 1008), word(0x66));
-    assert.deepEqual(reader.storageAt(A, V, 1008), word(0x77), 'same block number, new value');
-    assert.deepEqual(reader.storageAt(A, V, 1007), word(0));
-    // ...and every slot any block of either branch wrote, at every height, against a model of the canonical chain.
-    const canonical = [...chain.slice(0, ROLLBACK + 1 - START), ...branch];
-    const slots = new Map<string, StorageWrite>();
-    for (const b of [...chain, ...branch]) for (const w of b.storage) slots.set(hex(w.address) + hex(w.slot), w);
-    assert.ok(slots.size > 40, `enough slots (${slots.size})`);
-    for (const w of slots.values()) {
-      for (let n = START - 1; n <= 1012; n++) {
-        assert.deepEqual(
-          reader.storageAt(w.address, w.slot, n),
-          expectedStorage(canonical, w.address, w.slot, n),
-          `${hex(w.slot)} at ${n}`,
+      // The new branch is canonical.
+      for (const b of branch) {
+        const n = b.header.number;
+        assert.deepEqual(reader.header(n), b.header);
+        assert.equal(reader.numberByHash(b.header.hash), n);
+        assert.deepEqual(reader.transactions(n), b.transactions);
+        assert.deepEqual(reader.logs(n), b.logs);
+        b.transactions.forEach((tx, i) => assert.deepEqual(reader.txLocation(tx.hash), { number: n, index: i }));
+        assert.equal(reader.orphan(b.header.hash), undefined);
+      }
+      // Above the new head nothing is left.
+      for (let n = 1009; n <= 1011; n++) {
+        assert.equal(reader.header(n), undefined);
+        assert.deepEqual(reader.transactions(n), []);
+        assert.deepEqual(reader.logs(n), []);
+        assert.equal(reader.transaction(n, 0), undefined);
+        assert.equal(store.storageWrites.getBinary(encodeBlockKey(n)), undefined);
+      }
+      // Below the fork point nothing changed.
+      for (const b of chain.slice(0, ROLLBACK + 1 - START)) {
+        assert.equal(reader.numberByHash(b.header.hash), b.header.number);
+        assert.equal(reader.orphan(b.header.hash), undefined);
+        b.transactions.forEach((tx, i) =>
+          assert.deepEqual(reader.txLocation(tx.hash), { number: b.header.number, index: i }),
         );
       }
-    }
-  });
-});
+
+      // Storage: the controlled slots...
+      assert.deepEqual(reader.storageAt(A, S, 1002), word(0));
+      assert.deepEqual(reader.storageAt(A, S, 1003), word(0x11));
+      assert.deepEqual(reader.storageAt(A, S, ROLLBACK), word(0x11));
+      assert.deepEqual(reader.storageAt(A, S, 1007), word(0x44));
+      assert.deepEqual(reader.storageAt(A, S, 1011), word(0x44));
+      assert.deepEqual(reader.storageAt(A, T, 1009), word(0), 'a slot written only by the old branch is gone');
+      assert.deepEqual(reader.storageAt(A, T, 2_000_000), word(0));
+      assert.deepEqual(reader.storageAt(A, U, 1008), word(0x66));
+      assert.deepEqual(reader.storageAt(A, V, 1008), word(0x77), 'same block number, new value');
+      assert.deepEqual(reader.storageAt(A, V, 1007), word(0));
+      // ...and every slot any block of either branch wrote, at every height, against a model of the canonical chain.
+      const canonical = [...chain.slice(0, ROLLBACK + 1 - START), ...branch];
+      const slots = new Map<string, StorageWrite>();
+      for (const b of [...chain, ...branch]) for (const w of b.storage) slots.set(hex(w.address) + hex(w.slot), w);
+      assert.ok(slots.size > 40, `enough slots (${slots.size})`);
+      for (const w of slots.values()) {
+        for (let n = START - 1; n <= 1012; n++) {
+          assert.deepEqual(
+            reader.storageAt(w.address, w.slot, n),
+            expectedStorage(canonical, w.address, w.slot, n),
+            `${hex(w.slot)} at ${n}`,
+          );
+        }
+      }
+    });
+  },
+);
 
 test('a refused rollback (below earliest, above head, or with a bad branch) changes nothing', async () => {
   await withStore((store) => {
@@ -365,57 +374,60 @@ function checkRows(store: Store, segment: number, blocks: Map<number, BlockBundl
 
 const byNumber = (blocks: BlockBundle[]) => new Map(blocks.map((b) => [b.header.number, b]));
 
-test('bloom rows: written when a segment completes, deleted by a rollback below the boundary, rewritten, rebuilt', async () => {
-  await withStore((store) => {
-    const rng = new Rng(4096);
-    const writer = new StoreWriter(store);
-    const reader = new StoreReader(store);
-    const chain = tinyBlocks(rng, 0, SEGMENT_BLOCKS + 10, new Uint8Array(32));
+test(
+  'bloom rows: written when a segment completes, ' + 'deleted by a rollback below the boundary, rewritten, rebuilt',
+  async () => {
+    await withStore((store) => {
+      const rng = new Rng(4096);
+      const writer = new StoreWriter(store);
+      const reader = new StoreReader(store);
+      const chain = tinyBlocks(rng, 0, SEGMENT_BLOCKS + 10, new Uint8Array(32));
 
-    // Up to the last block but one of segment 0: no rows yet.
-    writer.append({ blocks: chain.slice(0, 2000), chainId: 1n });
-    writer.append({ blocks: chain.slice(2000, SEGMENT_BLOCKS - 1) });
-    assert.equal(storedRows(store, 0).size, 0, 'an open segment has no rows');
-    // A batch that crosses the boundary completes segment 0.
-    writer.append({ blocks: chain.slice(SEGMENT_BLOCKS - 1) });
-    checkRows(store, 0, byNumber(chain));
-    assert.equal(storedRows(store, 1).size, 0, 'segment 1 is still open');
+      // Up to the last block but one of segment 0: no rows yet.
+      writer.append({ blocks: chain.slice(0, 2000), chainId: 1n });
+      writer.append({ blocks: chain.slice(2000, SEGMENT_BLOCKS - 1) });
+      assert.equal(storedRows(store, 0).size, 0, 'an open segment has no rows');
+      // A batch that crosses the boundary completes segment 0.
+      writer.append({ blocks: chain.slice(SEGMENT_BLOCKS - 1) });
+      checkRows(store, 0, byNumber(chain));
+      assert.equal(storedRows(store, 1).size, 0, 'segment 1 is still open');
 
-    // A rollback that stays at or above the boundary keeps the rows.
-    const keep = snapshot(store).bloomBits;
-    writer.append({ rollbackTo: SEGMENT_BLOCKS - 1, blocks: [] });
-    assert.deepEqual(snapshot(store).bloomBits, keep);
+      // A rollback that stays at or above the boundary keeps the rows.
+      const keep = snapshot(store).bloomBits;
+      writer.append({ rollbackTo: SEGMENT_BLOCKS - 1, blocks: [] });
+      assert.deepEqual(snapshot(store).bloomBits, keep);
 
-    // A rollback below the boundary deletes them.
-    writer.append({ rollbackTo: SEGMENT_BLOCKS - 2, blocks: [] });
-    assert.equal(storedRows(store, 0).size, 0, 'rows of a reopened segment are gone');
-    assert.equal(reader.meta()!.head, SEGMENT_BLOCKS - 2);
+      // A rollback below the boundary deletes them.
+      writer.append({ rollbackTo: SEGMENT_BLOCKS - 2, blocks: [] });
+      assert.equal(storedRows(store, 0).size, 0, 'rows of a reopened segment are gone');
+      assert.equal(reader.meta()!.head, SEGMENT_BLOCKS - 2);
 
-    // Re-appending the same blocks past the boundary rewrites them.
-    writer.append({ blocks: chain.slice(SEGMENT_BLOCKS - 1) });
-    checkRows(store, 0, byNumber(chain));
-    assert.deepEqual(snapshot(store).bloomBits, keep);
+      // Re-appending the same blocks past the boundary rewrites them.
+      writer.append({ blocks: chain.slice(SEGMENT_BLOCKS - 1) });
+      checkRows(store, 0, byNumber(chain));
+      assert.deepEqual(snapshot(store).bloomBits, keep);
 
-    // A reorganisation across the boundary, in one batch: the rows follow the new branch.
-    const FORK = SEGMENT_BLOCKS - 20;
-    const branch = tinyBlocks(rng, FORK + 1, 40, chain[FORK]!.header.hash);
-    writer.append({ rollbackTo: FORK, blocks: branch });
-    const canonical = [...chain.slice(0, FORK + 1), ...branch];
-    checkRows(store, 0, byNumber(canonical));
-    assert.notDeepEqual(snapshot(store).bloomBits, keep);
-    assert.equal(reader.meta()!.head, FORK + 40);
+      // A reorganisation across the boundary, in one batch: the rows follow the new branch.
+      const FORK = SEGMENT_BLOCKS - 20;
+      const branch = tinyBlocks(rng, FORK + 1, 40, chain[FORK]!.header.hash);
+      writer.append({ rollbackTo: FORK, blocks: branch });
+      const canonical = [...chain.slice(0, FORK + 1), ...branch];
+      checkRows(store, 0, byNumber(canonical));
+      assert.notDeepEqual(snapshot(store).bloomBits, keep);
+      assert.equal(reader.meta()!.head, FORK + 40);
 
-    // Deleted rows are rebuilt from the headers; the complete segment and the open one are visited.
-    const rebuiltFrom = snapshot(store).bloomBits;
-    store.env.transactionSync(() => {
-      for (const { key } of store.bloomBits.getRange()) store.bloomBits.remove(key);
+      // Deleted rows are rebuilt from the headers; the complete segment and the open one are visited.
+      const rebuiltFrom = snapshot(store).bloomBits;
+      store.env.transactionSync(() => {
+        for (const { key } of store.bloomBits.getRange()) store.bloomBits.remove(key);
+      });
+      assert.equal(storedRows(store, 0).size, 0);
+      assert.equal(writer.rebuildIndexes(), 2);
+      checkRows(store, 0, byNumber(canonical));
+      assert.deepEqual(snapshot(store).bloomBits, rebuiltFrom);
     });
-    assert.equal(storedRows(store, 0).size, 0);
-    assert.equal(writer.rebuildIndexes(), 2);
-    checkRows(store, 0, byNumber(canonical));
-    assert.deepEqual(snapshot(store).bloomBits, rebuiltFrom);
-  });
-});
+  },
+);
 
 test('bloom rows of a store that starts inside a segment: blocks before the earliest are zero bits', async () => {
   await withStore((store) => {
@@ -482,75 +494,79 @@ function putOneByOne(store: Store, blocks: BlockRecords[], chainId?: bigint): vo
   });
 }
 
-test('appends and key-ordered puts store what plain puts in block order store: across a segment boundary, a reorganisation below it, repeated keys, stray keys above the head', async () => {
-  await withStore((store) =>
-    withStore((reference) => {
-      const FIRST = SEGMENT_BLOCKS - 20;
-      // Mainnet density: the second batch and the branch put more keys a database than orderedPuts leaves unordered.
-      const chain = [...generateChain({ blocks: 90, seed: 'write-order', density: 1, startNumber: FIRST })];
-      const at = (n: number) => chain[n - FIRST]!;
-      // A transaction hash twice in one batch (the later block's location stays) and a slot written twice in one block
-      // (the later value stays).
-      at(FIRST + 12).transactions[1] = at(FIRST + 11).transactions[0]!;
-      const write = at(FIRST + 13).storage[0]!;
-      at(FIRST + 13).storage.push({ ...write, value: word(0x5a) });
-      const writer = new StoreWriter(store);
-      const referenceWriter = new StoreWriter(reference);
-      const records = (blocks: BlockBundle[]) => blocks.map(encodeBlockRecords);
-      // The transaction hashes as the writer puts them.
-      const txHashPuts: Buffer[] = [];
-      const put = store.txByHash.put.bind(store.txByHash);
-      store.txByHash.put = (key: Buffer, value: Buffer) => (txHashPuts.push(key), put(key, value));
+test(
+  'appends and key-ordered puts store what plain puts in block order store: ' +
+    'across a segment boundary, a reorganisation below it, repeated keys, stray keys above the head',
+  async () => {
+    await withStore((store) =>
+      withStore((reference) => {
+        const FIRST = SEGMENT_BLOCKS - 20;
+        // Mainnet density: the second batch and the branch put more keys a database than orderedPuts leaves unordered.
+        const chain = [...generateChain({ blocks: 90, seed: 'write-order', density: 1, startNumber: FIRST })];
+        const at = (n: number) => chain[n - FIRST]!;
+        // A transaction hash twice in one batch (the later block's location stays) and a slot written twice in one
+        // block (the later value stays).
+        at(FIRST + 12).transactions[1] = at(FIRST + 11).transactions[0]!;
+        const write = at(FIRST + 13).storage[0]!;
+        at(FIRST + 13).storage.push({ ...write, value: word(0x5a) });
+        const writer = new StoreWriter(store);
+        const referenceWriter = new StoreWriter(reference);
+        const records = (blocks: BlockBundle[]) => blocks.map(encodeBlockRecords);
+        // The transaction hashes as the writer puts them.
+        const txHashPuts: Buffer[] = [];
+        const put = store.txByHash.put.bind(store.txByHash);
+        store.txByHash.put = (key: Buffer, value: Buffer) => (txHashPuts.push(key), put(key, value));
 
-      const batches = [chain.slice(0, 9), chain.slice(9, 80)];
-      for (const [i, blocks] of batches.entries()) {
-        txHashPuts.length = 0;
-        writer.appendRecords({ blocks: records(blocks), chainId: i === 0 ? 1n : undefined });
-        putOneByOne(reference, records(blocks), i === 0 ? 1n : undefined);
-      }
-      assert.ok(txHashPuts.length >= MIN_ORDERED_PUTS, `${txHashPuts.length} transaction hashes in the second batch`);
-      for (let i = 1; i < txHashPuts.length; i++)
-        assert.ok(Buffer.compare(txHashPuts[i - 1]!, txHashPuts[i]!) <= 0, 'transaction hashes put in key order');
-      assert.ok(new StoreReader(store).meta()!.head >= SEGMENT_BLOCKS, 'segment 0 completed');
-      // A reorganisation below the boundary (segment 0 open again), its branch crossing it again.
-      const ROLLBACK = SEGMENT_BLOCKS - 4;
-      const branch = forkOf(chain.slice(ROLLBACK + 1 - FIRST, 80), at(ROLLBACK).header.hash, 'branch', []);
-      writer.appendRecords({ rollbackTo: ROLLBACK, blocks: records(branch) });
-      referenceWriter.appendRecords({ rollbackTo: ROLLBACK, blocks: [] });
-      putOneByOne(reference, records(branch));
-      // Keys above the head that a store should not hold: appending is refused there and the entry put where it
-      // belongs.
-      const head = branch.at(-1)!.header.number;
-      for (const s of [store, reference]) {
-        s.env.transactionSync(() => {
-          s.headers.put(encodeBlockKey(head + 3), Buffer.from('stray header'));
-          s.txs.put(encodeTxKey(head + 1, 0), Buffer.from('stray transaction'));
-        });
-      }
-      const next = forkOf(
-        chain.slice(80),
-        branch.at(-1)!.header.hash,
-        'next',
-        chain.slice(80).map((b) => b.storage),
-      );
-      writer.appendRecords({ blocks: records(next) });
-      putOneByOne(reference, records(next));
-      referenceWriter.rebuildIndexes();
+        const batches = [chain.slice(0, 9), chain.slice(9, 80)];
+        for (const [i, blocks] of batches.entries()) {
+          txHashPuts.length = 0;
+          writer.appendRecords({ blocks: records(blocks), chainId: i === 0 ? 1n : undefined });
+          putOneByOne(reference, records(blocks), i === 0 ? 1n : undefined);
+        }
+        assert.ok(txHashPuts.length >= MIN_ORDERED_PUTS, `${txHashPuts.length} transaction hashes in the second batch`);
+        for (let i = 1; i < txHashPuts.length; i++)
+          assert.ok(Buffer.compare(txHashPuts[i - 1]!, txHashPuts[i]!) <= 0, 'transaction hashes put in key order');
+        assert.ok(new StoreReader(store).meta()!.head >= SEGMENT_BLOCKS, 'segment 0 completed');
+        // A reorganisation below the boundary (segment 0 open again), its branch crossing it again.
+        const ROLLBACK = SEGMENT_BLOCKS - 4;
+        const branch = forkOf(chain.slice(ROLLBACK + 1 - FIRST, 80), at(ROLLBACK).header.hash, 'branch', []);
+        writer.appendRecords({ rollbackTo: ROLLBACK, blocks: records(branch) });
+        referenceWriter.appendRecords({ rollbackTo: ROLLBACK, blocks: [] });
+        putOneByOne(reference, records(branch));
+        // Keys above the head that a store should not hold: appending is refused there and the entry put where it
+        // belongs.
+        const head = branch.at(-1)!.header.number;
+        for (const s of [store, reference]) {
+          s.env.transactionSync(() => {
+            s.headers.put(encodeBlockKey(head + 3), Buffer.from('stray header'));
+            s.txs.put(encodeTxKey(head + 1, 0), Buffer.from('stray transaction'));
+          });
+        }
+        const next = forkOf(
+          chain.slice(80),
+          branch.at(-1)!.header.hash,
+          'next',
+          chain.slice(80).map((b) => b.storage),
+        );
+        writer.appendRecords({ blocks: records(next) });
+        putOneByOne(reference, records(next));
+        referenceWriter.rebuildIndexes();
 
-      assert.deepEqual(snapshot(store), snapshot(reference));
-      const reader = new StoreReader(store);
-      assert.deepEqual(reader.txLocation(at(FIRST + 11).transactions[0]!.hash), { number: FIRST + 12, index: 1 });
-      assert.deepEqual(reader.storageAt(write.address, write.slot, FIRST + 13), word(0x5a));
-      assert.equal(reader.numberByHash(next.at(-1)!.header.hash), next.at(-1)!.header.number);
-      // MDB_APPEND leaves full pages full, where plain puts of ascending keys split them in half.
-      const leafPages = (s: Store) => (s.txs.getStats() as { treeLeafPageCount: number }).treeLeafPageCount;
-      assert.ok(
-        leafPages(store) < leafPages(reference),
-        `${leafPages(store)} leaf pages of transactions appended, ${leafPages(reference)} put`,
-      );
-    }),
-  );
-});
+        assert.deepEqual(snapshot(store), snapshot(reference));
+        const reader = new StoreReader(store);
+        assert.deepEqual(reader.txLocation(at(FIRST + 11).transactions[0]!.hash), { number: FIRST + 12, index: 1 });
+        assert.deepEqual(reader.storageAt(write.address, write.slot, FIRST + 13), word(0x5a));
+        assert.equal(reader.numberByHash(next.at(-1)!.header.hash), next.at(-1)!.header.number);
+        // MDB_APPEND leaves full pages full, where plain puts of ascending keys split them in half.
+        const leafPages = (s: Store) => (s.txs.getStats() as { treeLeafPageCount: number }).treeLeafPageCount;
+        assert.ok(
+          leafPages(store) < leafPages(reference),
+          `${leafPages(store)} leaf pages of transactions appended, ${leafPages(reference)} put`,
+        );
+      }),
+    );
+  },
+);
 
 test('a batch that does not continue the chain is refused before any put', async () => {
   await withStore((store) => {

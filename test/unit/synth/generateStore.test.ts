@@ -89,90 +89,105 @@ test('generateStore writes the chain, markers and pending block, read back throu
   }
 });
 
-test('generateStore extends a store it made with the same options to a longer chain, with the pending block of the new head', async () => {
-  const dir = tempDir();
-  const first = await generateStore(dir, { ...OPTS, blocks: 40, progress: false });
-  assert.deepEqual([first.blocks, first.earliest, first.head], [40, 0, 39]);
-  const result = await generateStore(dir, { ...OPTS, progress: false });
-  assert.deepEqual([result.blocks, result.earliest, result.head], [110, 0, 149]);
-  assert.equal(
-    result.logs,
-    chain.slice(40).reduce((n, b) => n + b.logs.length, 0),
-  );
-  const again = await generateStore(dir, { ...OPTS, progress: false });
-  assert.deepEqual([again.blocks, again.head, again.busiest], [0, 149, []]);
+test(
+  'generateStore extends a store it made with the same options to ' +
+    'a longer chain, with the pending block of the new head',
+  async () => {
+    const dir = tempDir();
+    const first = await generateStore(dir, { ...OPTS, blocks: 40, progress: false });
+    assert.deepEqual([first.blocks, first.earliest, first.head], [40, 0, 39]);
+    const result = await generateStore(dir, { ...OPTS, progress: false });
+    assert.deepEqual([result.blocks, result.earliest, result.head], [110, 0, 149]);
+    assert.equal(
+      result.logs,
+      chain.slice(40).reduce((n, b) => n + b.logs.length, 0),
+    );
+    const again = await generateStore(dir, { ...OPTS, progress: false });
+    assert.deepEqual([again.blocks, again.head, again.busiest], [0, 149, []]);
 
-  const check = openStore(dir, { readOnly: true });
-  try {
-    const reader = new StoreReader(check);
-    assert.equal(reader.meta()!.head, 149);
-    for (const n of [39, 40, 41, 149]) assert.equal(hex(reader.header(n)!.hash), hex(chain[n]!.header.hash));
-    assert.equal(hex(reader.pending()!.header.hash), hex(generatePending(OPTS, chain[149]!.header).header.hash));
-    assert.deepEqual(storedProvenance(check), { chainVersion: CHAIN_VERSION, seed: OPTS.seed, density: OPTS.density });
-  } finally {
-    await closeStore(check);
-  }
-});
+    const check = openStore(dir, { readOnly: true });
+    try {
+      const reader = new StoreReader(check);
+      assert.equal(reader.meta()!.head, 149);
+      for (const n of [39, 40, 41, 149]) assert.equal(hex(reader.header(n)!.hash), hex(chain[n]!.header.hash));
+      assert.equal(hex(reader.pending()!.header.hash), hex(generatePending(OPTS, chain[149]!.header).header.hash));
+      assert.deepEqual(storedProvenance(check), {
+        chainVersion: CHAIN_VERSION,
+        seed: OPTS.seed,
+        density: OPTS.density,
+      });
+    } finally {
+      await closeStore(check);
+    }
+  },
+);
 
-test('generateStore refuses another seed or density, fewer blocks than stored, and a store it has no record of making', async () => {
-  const dir = tempDir();
-  await generateStore(dir, { ...OPTS, blocks: 40, progress: false });
-  const refused = (pattern: RegExp) => (error: unknown) =>
-    error instanceof GenerateRefusedError && pattern.test(error.message);
-  await assert.rejects(
-    generateStore(dir, { ...OPTS, seed: 'another', progress: false }),
-    refused(
-      /holds blocks 0–39 of another chain \(--seed "store" --density 0\.05, not --seed "another" --density 0\.05\)/,
-    ),
-  );
-  await assert.rejects(
-    generateStore(dir, { ...OPTS, density: 0.5, progress: false }),
-    refused(/run generate with --seed "store" --density 0\.05/),
-  );
-  await assert.rejects(
-    generateStore(dir, { ...OPTS, blocks: 39, progress: false }),
-    refused(/already holds blocks 0–39 of this chain, more than the 39 asked for/),
-  );
+test(
+  'generateStore refuses another seed or density, ' +
+    'fewer blocks than stored, and a store it has no record of making',
+  async () => {
+    const dir = tempDir();
+    await generateStore(dir, { ...OPTS, blocks: 40, progress: false });
+    const refused = (pattern: RegExp) => (error: unknown) =>
+      error instanceof GenerateRefusedError && pattern.test(error.message);
+    await assert.rejects(
+      generateStore(dir, { ...OPTS, seed: 'another', progress: false }),
+      refused(
+        /holds blocks 0–39 of another chain \(--seed "store" --density 0\.05, not --seed "another" --density 0\.05\)/,
+      ),
+    );
+    await assert.rejects(
+      generateStore(dir, { ...OPTS, density: 0.5, progress: false }),
+      refused(/run generate with --seed "store" --density 0\.05/),
+    );
+    await assert.rejects(
+      generateStore(dir, { ...OPTS, blocks: 39, progress: false }),
+      refused(/already holds blocks 0–39 of this chain, more than the 39 asked for/),
+    );
 
-  const unrecorded = tempDir();
-  const store = openStore(unrecorded);
-  new StoreWriter(store).append({ blocks: chain.slice(0, 40), chainId: 1n });
-  await closeStore(store);
-  await assert.rejects(
-    generateStore(unrecorded, { ...OPTS, progress: false }),
-    refused(/holds blocks 0–39 with no record of generating them/),
-  );
+    const unrecorded = tempDir();
+    const store = openStore(unrecorded);
+    new StoreWriter(store).append({ blocks: chain.slice(0, 40), chainId: 1n });
+    await closeStore(store);
+    await assert.rejects(
+      generateStore(unrecorded, { ...OPTS, progress: false }),
+      refused(/holds blocks 0–39 with no record of generating them/),
+    );
 
-  const check = openStore(dir, { readOnly: true });
-  try {
-    assert.equal(new StoreReader(check).meta()!.head, 39, 'nothing was added');
-  } finally {
-    await closeStore(check);
-  }
-});
+    const check = openStore(dir, { readOnly: true });
+    try {
+      assert.equal(new StoreReader(check).meta()!.head, 39, 'nothing was added');
+    } finally {
+      await closeStore(check);
+    }
+  },
+);
 
-test('generateStore counts the busiest contracts of the blocks it generated, with their commonest topic0s', async () => {
-  const result = await generateStore(tempDir(), { ...OPTS, blocks: 60, progress: false });
-  const counts = new Map<string, number>();
-  const topics = new Map<string, number>();
-  for (const b of chain.slice(0, 60))
-    for (const log of b.logs) counts.set(hex(log.address), (counts.get(hex(log.address)) ?? 0) + 1);
-  const ranked = [...counts.entries()].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1)).slice(0, 3);
-  assert.deepEqual(
-    result.busiest.map((c) => [hex(c.address), c.logs]),
-    ranked,
-  );
-  for (const b of chain.slice(0, 60)) {
-    for (const log of b.logs)
-      if (hex(log.address) === ranked[0]![0] && log.topics[0])
-        topics.set(hex(log.topics[0]), (topics.get(hex(log.topics[0])) ?? 0) + 1);
-  }
-  const rankedTopics = [...topics.entries()].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1)).slice(0, 2);
-  assert.deepEqual(
-    result.busiest[0]!.topics.map((t) => [hex(t.topic0), t.logs]),
-    rankedTopics,
-  );
-});
+test(
+  'generateStore counts the busiest contracts of the ' + 'blocks it generated, with their commonest topic0s',
+  async () => {
+    const result = await generateStore(tempDir(), { ...OPTS, blocks: 60, progress: false });
+    const counts = new Map<string, number>();
+    const topics = new Map<string, number>();
+    for (const b of chain.slice(0, 60))
+      for (const log of b.logs) counts.set(hex(log.address), (counts.get(hex(log.address)) ?? 0) + 1);
+    const ranked = [...counts.entries()].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1)).slice(0, 3);
+    assert.deepEqual(
+      result.busiest.map((c) => [hex(c.address), c.logs]),
+      ranked,
+    );
+    for (const b of chain.slice(0, 60)) {
+      for (const log of b.logs)
+        if (hex(log.address) === ranked[0]![0] && log.topics[0])
+          topics.set(hex(log.topics[0]), (topics.get(hex(log.topics[0])) ?? 0) + 1);
+    }
+    const rankedTopics = [...topics.entries()].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1)).slice(0, 2);
+    assert.deepEqual(
+      result.busiest[0]!.topics.map((t) => [hex(t.topic0), t.logs]),
+      rankedTopics,
+    );
+  },
+);
 
 test('without a pending block the stored one is cleared, also when extending a store that had one', async () => {
   const dir = tempDir();
@@ -191,63 +206,67 @@ test('without a pending block the stored one is cleared, also when extending a s
   }
 });
 
-test('a write transaction holds batchBlocks blocks (fewer when their records reach batchBytes), gathered from the smaller batches a source hands over; the store is the same whatever the size', async () => {
-  const appendRecords = StoreWriter.prototype.appendRecords;
-  const sizes: number[] = [];
-  StoreWriter.prototype.appendRecords = function (this: StoreWriter, batch) {
-    sizes.push(batch.blocks.length);
-    return appendRecords.call(this, batch);
-  };
-  const hashes = async (batchBlocks: number | undefined, threads: number, batchBytes?: number) => {
-    sizes.length = 0;
-    const dir = tempDir();
-    await generateStore(dir, { ...OPTS, batchBlocks, batchBytes, threads, progress: false });
-    const store = openStore(dir, { readOnly: true });
-    try {
-      const reader = new StoreReader(store);
-      return { sizes: [...sizes], hashes: chain.map((_, n) => hex(reader.header(n)!.hash)) };
-    } finally {
-      await closeStore(store);
-    }
-  };
-  try {
-    const want = chain.map((b) => hex(b.header.hash));
-    for (const [batchBlocks, threads, expected] of [
-      [100, 0, [100, 50]],
-      [undefined, 0, [150]],
-      [16, 0, [16, 16, 16, 16, 16, 16, 16, 16, 16, 6]],
-      [100, 2, [100, 50]],
-    ] as const) {
-      const got = await hashes(batchBlocks, threads);
-      assert.deepEqual(got.sizes, expected, `batchBlocks ${batchBlocks}, threads ${threads}`);
-      assert.deepEqual(got.hashes, want, `batchBlocks ${batchBlocks}, threads ${threads}`);
-    }
-    // A byte budget cuts a transaction at the first block whose records reach it.
-    const bytes = chain.map((b) => blockRecordsBytes(encodeBlockRecords(b)));
-    const forty = bytes.slice(0, 40).reduce((a, b) => a + b, 0);
-    for (const threads of [0, 2]) {
-      const one = await hashes(100, threads, 1);
-      assert.deepEqual(one.sizes, Array(150).fill(1), `batchBytes 1, threads ${threads}`);
-      const got = await hashes(100, threads, forty);
-      assert.equal(got.sizes[0], 40, `threads ${threads}`);
-      let at = 0;
-      for (const [i, size] of got.sizes.entries()) {
-        const chunk = bytes.slice(at, at + size);
-        const total = chunk.reduce((a, b) => a + b, 0);
-        if (i < got.sizes.length - 1)
-          assert.ok(
-            size === 100 || (total >= forty && total - chunk.at(-1)! < forty),
-            `transaction ${i}: ${size} blocks, ${total} bytes`,
-          );
-        at += size;
+test(
+  'a write transaction holds batchBlocks blocks (fewer when their records reach batchBytes), ' +
+    'gathered from the smaller batches a source hands over; the store is the same whatever the size',
+  async () => {
+    const appendRecords = StoreWriter.prototype.appendRecords;
+    const sizes: number[] = [];
+    StoreWriter.prototype.appendRecords = function (this: StoreWriter, batch) {
+      sizes.push(batch.blocks.length);
+      return appendRecords.call(this, batch);
+    };
+    const hashes = async (batchBlocks: number | undefined, threads: number, batchBytes?: number) => {
+      sizes.length = 0;
+      const dir = tempDir();
+      await generateStore(dir, { ...OPTS, batchBlocks, batchBytes, threads, progress: false });
+      const store = openStore(dir, { readOnly: true });
+      try {
+        const reader = new StoreReader(store);
+        return { sizes: [...sizes], hashes: chain.map((_, n) => hex(reader.header(n)!.hash)) };
+      } finally {
+        await closeStore(store);
       }
-      assert.equal(at, 150);
-      assert.deepEqual(got.hashes, want);
+    };
+    try {
+      const want = chain.map((b) => hex(b.header.hash));
+      for (const [batchBlocks, threads, expected] of [
+        [100, 0, [100, 50]],
+        [undefined, 0, [150]],
+        [16, 0, [16, 16, 16, 16, 16, 16, 16, 16, 16, 6]],
+        [100, 2, [100, 50]],
+      ] as const) {
+        const got = await hashes(batchBlocks, threads);
+        assert.deepEqual(got.sizes, expected, `batchBlocks ${batchBlocks}, threads ${threads}`);
+        assert.deepEqual(got.hashes, want, `batchBlocks ${batchBlocks}, threads ${threads}`);
+      }
+      // A byte budget cuts a transaction at the first block whose records reach it.
+      const bytes = chain.map((b) => blockRecordsBytes(encodeBlockRecords(b)));
+      const forty = bytes.slice(0, 40).reduce((a, b) => a + b, 0);
+      for (const threads of [0, 2]) {
+        const one = await hashes(100, threads, 1);
+        assert.deepEqual(one.sizes, Array(150).fill(1), `batchBytes 1, threads ${threads}`);
+        const got = await hashes(100, threads, forty);
+        assert.equal(got.sizes[0], 40, `threads ${threads}`);
+        let at = 0;
+        for (const [i, size] of got.sizes.entries()) {
+          const chunk = bytes.slice(at, at + size);
+          const total = chunk.reduce((a, b) => a + b, 0);
+          if (i < got.sizes.length - 1)
+            assert.ok(
+              size === 100 || (total >= forty && total - chunk.at(-1)! < forty),
+              `transaction ${i}: ${size} blocks, ${total} bytes`,
+            );
+          at += size;
+        }
+        assert.equal(at, 150);
+        assert.deepEqual(got.hashes, want);
+      }
+    } finally {
+      StoreWriter.prototype.appendRecords = appendRecords;
     }
-  } finally {
-    StoreWriter.prototype.appendRecords = appendRecords;
-  }
-});
+  },
+);
 
 test('generateWriteMap: the write map when a transaction is expected to hold 32 MiB of records or more', () => {
   const MIB = 1024 * 1024;

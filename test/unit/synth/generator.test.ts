@@ -311,9 +311,13 @@ function recordsDigest(blocks: Iterable<BlockBundle>): string {
   return hex(keccak256(w.written()));
 }
 
-test(`the chain is pinned: its records hash as recorded (other bytes from the same options need a new CHAIN_VERSION, now ${CHAIN_VERSION}, or SCHEMA_VERSION)`, () => {
-  // Every fork era at a tenth of mainnet's density, and the first mainnet-density blocks of the Prague era.
-  assert.equal(recordsDigest(chain), PINNED_UNIT_CHAIN);
-  const mainnet = generateChain({ blocks: 4, seed: 'pinned', density: 1, startNumber: schedule.prague });
-  assert.equal(recordsDigest(mainnet), PINNED_MAINNET_BLOCKS);
-});
+test(
+  'the chain is pinned: its records hash as recorded (other bytes from the same ' +
+    `options need a new CHAIN_VERSION, now ${CHAIN_VERSION}, or SCHEMA_VERSION)`,
+  () => {
+    // Every fork era at a tenth of mainnet's density, and the first mainnet-density blocks of the Prague era.
+    assert.equal(recordsDigest(chain), PINNED_UNIT_CHAIN);
+    const mainnet = generateChain({ blocks: 4, seed: 'pinned', density: 1, startNumber: schedule.prague });
+    assert.equal(recordsDigest(mainnet), PINNED_MAINNET_BLOCKS);
+  },
+);

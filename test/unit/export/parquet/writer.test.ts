@@ -138,19 +138,23 @@ async function read(path: string): Promise<Cell[][]> {
     );
 }
 
-test("a file encoded into a reused output (a worker thread's, after a larger file) has the bytes of one encoded into a new one", () => {
-  const large = sample(ROWS).columns;
-  const small = sample(ROWS >> 2).columns;
-  for (const compression of COMPRESSIONS) {
-    const out = new ByteWriter(16);
-    const first = Buffer.from(encodeParquet(large, compression, out));
-    assert.ok(first.equals(encodeParquet(large, compression)), `${compression}: the large file`);
-    assert.ok(
-      Buffer.from(encodeParquet(small, compression, out)).equals(encodeParquet(small, compression)),
-      `${compression}: the smaller file after it`,
-    );
-  }
-});
+test(
+  "a file encoded into a reused output (a worker thread's, " +
+    'after a larger file) has the bytes of one encoded into a new one',
+  () => {
+    const large = sample(ROWS).columns;
+    const small = sample(ROWS >> 2).columns;
+    for (const compression of COMPRESSIONS) {
+      const out = new ByteWriter(16);
+      const first = Buffer.from(encodeParquet(large, compression, out));
+      assert.ok(first.equals(encodeParquet(large, compression)), `${compression}: the large file`);
+      assert.ok(
+        Buffer.from(encodeParquet(small, compression, out)).equals(encodeParquet(small, compression)),
+        `${compression}: the smaller file after it`,
+      );
+    }
+  },
+);
 
 test('every type, with nulls, in every compression, read back by DuckDB cell for cell', async () => {
   const { columns, expected } = sample(ROWS);
@@ -195,7 +199,8 @@ test('the footer: codec, null counts, unsigned bounds of the integer columns, di
   writeFileSync(path, encodeParquet(columns, 'zstd'));
   const meta = (
     await db.runAndReadAll(
-      `SELECT path_in_schema, compression, stats_null_count, stats_min_value, stats_max_value, sum(num_values) OVER (PARTITION BY path_in_schema) FROM parquet_metadata('${path}')`,
+      'SELECT path_in_schema, compression, stats_null_count, stats_min_value, stats_max_value, ' +
+        `sum(num_values) OVER (PARTITION BY path_in_schema) FROM parquet_metadata('${path}')`,
     )
   ).getRows();
   const nulls = expected.filter((r) => r[0] === null).length;
