@@ -245,7 +245,8 @@ describe('one line per request', () => {
     const socket = net.connect(service.port, '127.0.0.1');
     await once(socket, 'connect');
     socket.write(
-      `POST /v3/${dataset.key} HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{"jsonrpc":`,
+      `POST /v3/${dataset.key} HTTP/1.1\r\nHost: x\r\nContent-Type: ` +
+        'application/json\r\nContent-Length: 1000\r\n\r\n{"jsonrpc":',
     );
     socket.end();
     const [line] = await captured.waitFor(isRequest, 1, from);
@@ -305,43 +306,46 @@ describe('sampling and off', () => {
 });
 
 describe('serve --http-threads 2 in a child process', () => {
-  test("every stderr line is one whole JSON line; each request has its line, the worker thread's among them", async () => {
-    const cli = startCli(['serve', '--data', dataset.dir, '--port', '0', '--threads', '1', '--http-threads', '2']);
-    try {
-      const [first] = (await once(createInterface({ input: cli.child.stdout! }), 'line')) as [string];
-      const url = /^listening on (http:\/\/\S+)$/.exec(first)![1]!;
-      const REQUESTS = 48;
-      // Each on a connection of its own, so the kernel spreads them over both threads.
-      await Promise.all(
-        Array.from({ length: REQUESTS }, async (_, i) => {
-          const res = await exchange(`${url}/v3/${dataset.key}`, {
-            body: JSON.stringify(call('eth_chainId', [], i)),
-            headers: { connection: 'close' },
-          });
-          assert.equal(res.status, 200);
-        }),
-      );
-      const logged = () => (cli.stderr().match(/"msg":"request"/g) ?? []).length;
-      while (logged() < REQUESTS)
-        await Promise.race([
-          once(cli.child.stderr!, 'data'),
-          cli.exited.then((code) => Promise.reject(new Error(`serve exited (${code}):\n${cli.stderr()}`))),
-        ]);
-      const lines = cli
-        .stderr()
-        .split('\n')
-        .filter((line) => line !== '');
-      const records = lines.map((line) => JSON.parse(line) as LogRecord);
-      const requests = records.filter(isRequest);
-      assert.equal(requests.length, REQUESTS);
-      assert.ok(
-        requests.some((r) => r.thread === 1),
-        "the worker thread's lines reach stderr",
-      );
-      assert.ok(!cli.stderr().includes(dataset.key));
-    } finally {
-      cli.child.kill('SIGTERM');
-      await cli.exited;
-    }
-  });
+  test(
+    'every stderr line is one whole JSON line; ' + "each request has its line, the worker thread's among them",
+    async () => {
+      const cli = startCli(['serve', '--data', dataset.dir, '--port', '0', '--threads', '1', '--http-threads', '2']);
+      try {
+        const [first] = (await once(createInterface({ input: cli.child.stdout! }), 'line')) as [string];
+        const url = /^listening on (http:\/\/\S+)$/.exec(first)![1]!;
+        const REQUESTS = 48;
+        // Each on a connection of its own, so the kernel spreads them over both threads.
+        await Promise.all(
+          Array.from({ length: REQUESTS }, async (_, i) => {
+            const res = await exchange(`${url}/v3/${dataset.key}`, {
+              body: JSON.stringify(call('eth_chainId', [], i)),
+              headers: { connection: 'close' },
+            });
+            assert.equal(res.status, 200);
+          }),
+        );
+        const logged = () => (cli.stderr().match(/"msg":"request"/g) ?? []).length;
+        while (logged() < REQUESTS)
+          await Promise.race([
+            once(cli.child.stderr!, 'data'),
+            cli.exited.then((code) => Promise.reject(new Error(`serve exited (${code}):\n${cli.stderr()}`))),
+          ]);
+        const lines = cli
+          .stderr()
+          .split('\n')
+          .filter((line) => line !== '');
+        const records = lines.map((line) => JSON.parse(line) as LogRecord);
+        const requests = records.filter(isRequest);
+        assert.equal(requests.length, REQUESTS);
+        assert.ok(
+          requests.some((r) => r.thread === 1),
+          "the worker thread's lines reach stderr",
+        );
+        assert.ok(!cli.stderr().includes(dataset.key));
+      } finally {
+        cli.child.kill('SIGTERM');
+        await cli.exited;
+      }
+    },
+  );
 });

@@ -106,54 +106,58 @@ after(async () => {
 });
 
 describe('admission of log queries', () => {
-  test("one key's heavy batch: its further calls get -32005 (429 for a single call), another key answers, leaving cancels", async () => {
-    const calls = Array.from({ length: BATCH }, (_, i) => ({
-      jsonrpc: '2.0',
-      id: i,
-      method: 'eth_getLogs',
-      params: [heavy],
-    }));
-    const abort = new AbortController();
-    const batch = post(dataset.key, calls, abort.signal).catch((error: unknown) => error);
-    // The batch holds its key's one running slot and its three queue places.
-    await until(async () => (await metric('ethlogd_log_queries_waiting')) === 3, 'the batch fills its queue');
-
-    const single = await post(dataset.key, { jsonrpc: '2.0', id: 'x', method: 'eth_getLogs', params: [heavy] });
-    assert.equal(single.status, 429);
-    assert.ok(Number(single.retryAfter) >= 1, 'Retry-After in whole seconds');
-    const refused = single.json as RpcResponse;
-    assert.equal(refused.error?.code, -32005);
-    assert.equal(refused.error?.message, 'too many concurrent requests');
-
-    // Another key's calls answer: point lookups, and log queries on the pool (the process's second slot).
-    const number = (await post(other, { jsonrpc: '2.0', id: 1, method: 'eth_blockNumber', params: [] }))
-      .json as RpcResponse;
-    assert.equal(number.result, `0x${(BLOCKS - 1).toString(16)}`);
-    const logs = (
-      await post(other, {
+  test(
+    "one key's heavy batch: its further calls get -32005 " +
+      '(429 for a single call), another key answers, leaving cancels',
+    async () => {
+      const calls = Array.from({ length: BATCH }, (_, i) => ({
         jsonrpc: '2.0',
-        id: 2,
+        id: i,
         method: 'eth_getLogs',
-        params: [{ fromBlock: '0x10', toBlock: '0x20' }],
-      })
-    ).json as RpcResponse;
-    assert.ok(Array.isArray(logs.result) && logs.result.length > 0, JSON.stringify(logs.error));
-    assert.ok((await metric('ethlogd_refusals_total', '{reason="log_queries"}')) >= 1);
+        params: [heavy],
+      }));
+      const abort = new AbortController();
+      const batch = post(dataset.key, calls, abort.signal).catch((error: unknown) => error);
+      // The batch holds its key's one running slot and its three queue places.
+      await until(async () => (await metric('ethlogd_log_queries_waiting')) === 3, 'the batch fills its queue');
 
-    const poolBefore = await metric('ethlogd_getlogs_queries_total', '{path="pool"}');
-    abort.abort();
-    await batch;
-    await until(
-      async () =>
-        (await metric('ethlogd_log_queries_running')) === 0 && (await metric('ethlogd_log_queries_waiting')) === 0,
-      'the batch stops',
-    );
-    assert.ok((await metric('ethlogd_getlogs_cancelled_total')) >= 1, 'the running query was cancelled');
-    const poolAfter = await metric('ethlogd_getlogs_queries_total', '{path="pool"}');
-    // The items not started when the client left never reach the pool.
-    assert.ok(poolAfter < BATCH, `${poolAfter} pool queries for a batch of ${BATCH}`);
-    assert.ok(poolAfter - poolBefore <= 8, `${poolAfter - poolBefore} queries started after the client left`);
-  });
+      const single = await post(dataset.key, { jsonrpc: '2.0', id: 'x', method: 'eth_getLogs', params: [heavy] });
+      assert.equal(single.status, 429);
+      assert.ok(Number(single.retryAfter) >= 1, 'Retry-After in whole seconds');
+      const refused = single.json as RpcResponse;
+      assert.equal(refused.error?.code, -32005);
+      assert.equal(refused.error?.message, 'too many concurrent requests');
+
+      // Another key's calls answer: point lookups, and log queries on the pool (the process's second slot).
+      const number = (await post(other, { jsonrpc: '2.0', id: 1, method: 'eth_blockNumber', params: [] }))
+        .json as RpcResponse;
+      assert.equal(number.result, `0x${(BLOCKS - 1).toString(16)}`);
+      const logs = (
+        await post(other, {
+          jsonrpc: '2.0',
+          id: 2,
+          method: 'eth_getLogs',
+          params: [{ fromBlock: '0x10', toBlock: '0x20' }],
+        })
+      ).json as RpcResponse;
+      assert.ok(Array.isArray(logs.result) && logs.result.length > 0, JSON.stringify(logs.error));
+      assert.ok((await metric('ethlogd_refusals_total', '{reason="log_queries"}')) >= 1);
+
+      const poolBefore = await metric('ethlogd_getlogs_queries_total', '{path="pool"}');
+      abort.abort();
+      await batch;
+      await until(
+        async () =>
+          (await metric('ethlogd_log_queries_running')) === 0 && (await metric('ethlogd_log_queries_waiting')) === 0,
+        'the batch stops',
+      );
+      assert.ok((await metric('ethlogd_getlogs_cancelled_total')) >= 1, 'the running query was cancelled');
+      const poolAfter = await metric('ethlogd_getlogs_queries_total', '{path="pool"}');
+      // The items not started when the client left never reach the pool.
+      assert.ok(poolAfter < BATCH, `${poolAfter} pool queries for a batch of ${BATCH}`);
+      assert.ok(poolAfter - poolBefore <= 8, `${poolAfter - poolBefore} queries started after the client left`);
+    },
+  );
 
   test('StreamLogs past the streams per key is refused with RESOURCE_EXHAUSTED and -32005', async () => {
     const client = new EthLogs(`127.0.0.1:${svc.grpcPort}`, grpc.credentials.createInsecure());

@@ -125,43 +125,46 @@ describe('byte budgets', () => {
     assert.equal((await call(dataset.key, 'eth_uninstallFilter', [id])).result, true);
   });
 
-  test('filters of 5,000 parameters: refused past the key budget, then past the process budget, counted, given back', async () => {
-    const installed: string[] = [];
-    let refusal: RpcResponse | undefined;
-    while (refusal === undefined) {
-      const answer = await call(dataset.key, 'eth_newFilter', [largeFilter()]);
-      if (answer.error) refusal = answer;
-      else installed.push(answer.result as string);
-      assert.ok(installed.length < 100, 'a budget refuses');
-    }
-    assert.equal(refusal.error!.code, -32005);
-    assert.match(refusal.error!.message, /filter over the byte budget: .* of this API key/);
-    // About 130 KB a filter: the key's 2 MiB hold fifteen or sixteen.
-    assert.ok(installed.length >= 14 && installed.length <= 16, `${installed.length} filters`);
-
-    let more = 0;
-    for (;;) {
-      const answer = await call(other, 'eth_newFilter', [largeFilter()]);
-      if (answer.error) {
-        assert.match(answer.error.message, /of this server/);
-        break;
+  test(
+    'filters of 5,000 parameters: refused past the key budget, ' + 'then past the process budget, counted, given back',
+    async () => {
+      const installed: string[] = [];
+      let refusal: RpcResponse | undefined;
+      while (refusal === undefined) {
+        const answer = await call(dataset.key, 'eth_newFilter', [largeFilter()]);
+        if (answer.error) refusal = answer;
+        else installed.push(answer.result as string);
+        assert.ok(installed.length < 100, 'a budget refuses');
       }
-      more++;
-      assert.ok(more < 100, 'the process budget refuses');
-    }
-    assert.ok(more >= 1 && installed.length + more <= 24, `${more} more for another key`);
-    const held = await metric('ethlogd_filters_bytes');
-    assert.ok(held <= TOTAL && held > TOTAL - 200_000, `${held} bytes held`);
-    assert.ok((await metric('ethlogd_refusals_total', '{reason="filter_bytes"}')) >= 2);
+      assert.equal(refusal.error!.code, -32005);
+      assert.match(refusal.error!.message, /filter over the byte budget: .* of this API key/);
+      // About 130 KB a filter: the key's 2 MiB hold fifteen or sixteen.
+      assert.ok(installed.length >= 14 && installed.length <= 16, `${installed.length} filters`);
 
-    // Uninstalling gives the bytes back: the key installs again.
-    assert.equal((await call(dataset.key, 'eth_uninstallFilter', [installed.pop()])).result, true);
-    installed.push((await call(dataset.key, 'eth_newFilter', [largeFilter()])).result as string);
-    assert.equal(typeof installed.at(-1), 'string');
+      let more = 0;
+      for (;;) {
+        const answer = await call(other, 'eth_newFilter', [largeFilter()]);
+        if (answer.error) {
+          assert.match(answer.error.message, /of this server/);
+          break;
+        }
+        more++;
+        assert.ok(more < 100, 'the process budget refuses');
+      }
+      assert.ok(more >= 1 && installed.length + more <= 24, `${more} more for another key`);
+      const held = await metric('ethlogd_filters_bytes');
+      assert.ok(held <= TOTAL && held > TOTAL - 200_000, `${held} bytes held`);
+      assert.ok((await metric('ethlogd_refusals_total', '{reason="filter_bytes"}')) >= 2);
 
-    for (const id of installed) assert.equal((await call(dataset.key, 'eth_uninstallFilter', [id])).result, true);
-    assert.ok((await metric('ethlogd_filters_bytes')) < held, 'the bytes are given back');
-  });
+      // Uninstalling gives the bytes back: the key installs again.
+      assert.equal((await call(dataset.key, 'eth_uninstallFilter', [installed.pop()])).result, true);
+      installed.push((await call(dataset.key, 'eth_newFilter', [largeFilter()])).result as string);
+      assert.equal(typeof installed.at(-1), 'string');
+
+      for (const id of installed) assert.equal((await call(dataset.key, 'eth_uninstallFilter', [id])).result, true);
+      assert.ok((await metric('ethlogd_filters_bytes')) < held, 'the bytes are given back');
+    },
+  );
 
   test("a key's logs subscriptions on sockets of both threads share one budget", async () => {
     const sockets: WebSocket[] = [];

@@ -319,7 +319,8 @@ describe('a store made, keyed and served from the command line', () => {
     assert.match(bad.stderr, /^ethlogd serve: --port must be an integer from 0 to 65535/m);
   });
 
-  test('a busy port: serve names the front, the port and the reason, says nothing of listening and exits 2; --grpc-port off overrides the config file', {
+  test('a busy port: serve names the front, the port and the reason, ' +
+    'says nothing of listening and exits 2; --grpc-port off overrides the config file', {
     timeout: 60_000,
   }, async () => {
     const holder = createServer();
@@ -336,7 +337,8 @@ describe('a store made, keyed and served from the command line', () => {
         assert.equal(ran.stdout, '', 'nothing says it listens');
         assert.equal(
           ran.stderr,
-          `ethlogd serve: ${front}: cannot listen on 127.0.0.1:${busy}: the port is in use by another process (choose another ${option})\n`,
+          `ethlogd serve: ${front}: cannot listen on 127.0.0.1:${busy}: ` +
+            `the port is in use by another process (choose another ${option})\n`,
         );
       }
     } finally {
@@ -403,93 +405,112 @@ describe('a store made, keyed and served from the command line', () => {
     assert.equal(ran.code, 2);
     assert.match(
       ran.stderr,
-      /^ethlogd generate: the store at .* of another chain \(--seed "cli" --density 0\.05, not --seed "other" --density 0\.05\)/m,
+      new RegExp(
+        '^ethlogd generate: the store at .* of another chain \\(--seed ' +
+          '"cli" --density 0\\.05, not --seed "other" --density 0\\.05\\)',
+        'm',
+      ),
     );
   });
 });
 
 describe('a lost key is revoked by its id', () => {
-  test('keys revoke takes the id keys list shows, or its first 8+ digits; an unknown or ambiguous id revokes nothing', async () => {
-    const data = join(dir, 'revoke-by-id');
-    assert.equal(
-      (await cli(['generate', '--out', data, '--blocks', '3', '--seed', SEED, '--density', String(DENSITY)])).code,
-      0,
-    );
-    const keys: string[] = [];
-    for (const label of ['one', 'two'])
-      keys.push(lines((await cli(['keys', 'create', '--data', data, '--label', label])).stdout).at(-1)!);
-    const ids = keys.map((k) => createHash('sha256').update(k).digest('hex'));
-    const unknown = await cli(['keys', 'revoke', '--data', data, 'ffffffff' + ids[0]!.slice(8)]);
-    assert.equal(unknown.code, 1);
-    assert.match(
-      unknown.stderr,
-      /no key is f+[0-9a-f]+, nor has an id starting with it \(ethlogd keys list shows the ids\)/,
-    );
-    const short = await cli(['keys', 'revoke', '--data', data, ids[0]!.slice(0, 5)]);
-    assert.equal(short.code, 1, 'fewer than 8 digits name nothing');
-    const byPrefix = await cli(['keys', 'revoke', '--data', data, ids[0]!.slice(0, 12)]);
-    assert.equal(byPrefix.code, 0, byPrefix.stderr);
-    const byId = await cli(['keys', 'revoke', '--data', data, ids[1]!]);
-    assert.equal(byId.code, 0, byId.stderr);
-    const listed = lines((await cli(['keys', 'list', '--data', data])).stdout);
-    for (const id of ids) assert.match(listed.find((l) => l.startsWith(id))!, /\srevoked \d{4}-/, id);
-  });
+  test(
+    'keys revoke takes the id keys list shows, or its first 8+ ' + 'digits; an unknown or ambiguous id revokes nothing',
+    async () => {
+      const data = join(dir, 'revoke-by-id');
+      assert.equal(
+        (await cli(['generate', '--out', data, '--blocks', '3', '--seed', SEED, '--density', String(DENSITY)])).code,
+        0,
+      );
+      const keys: string[] = [];
+      for (const label of ['one', 'two'])
+        keys.push(lines((await cli(['keys', 'create', '--data', data, '--label', label])).stdout).at(-1)!);
+      const ids = keys.map((k) => createHash('sha256').update(k).digest('hex'));
+      const unknown = await cli(['keys', 'revoke', '--data', data, 'ffffffff' + ids[0]!.slice(8)]);
+      assert.equal(unknown.code, 1);
+      assert.match(
+        unknown.stderr,
+        /no key is f+[0-9a-f]+, nor has an id starting with it \(ethlogd keys list shows the ids\)/,
+      );
+      const short = await cli(['keys', 'revoke', '--data', data, ids[0]!.slice(0, 5)]);
+      assert.equal(short.code, 1, 'fewer than 8 digits name nothing');
+      const byPrefix = await cli(['keys', 'revoke', '--data', data, ids[0]!.slice(0, 12)]);
+      assert.equal(byPrefix.code, 0, byPrefix.stderr);
+      const byId = await cli(['keys', 'revoke', '--data', data, ids[1]!]);
+      assert.equal(byId.code, 0, byId.stderr);
+      const listed = lines((await cli(['keys', 'list', '--data', data])).stdout);
+      for (const id of ids) assert.match(listed.find((l) => l.startsWith(id))!, /\srevoked \d{4}-/, id);
+    },
+  );
 });
 
 describe('help and usage errors', () => {
-  test('only generate and ingest create a store: every other command on a missing or empty directory exits 2 and creates nothing', async () => {
-    const typo = join(dir, 'typo');
-    const empty = join(dir, 'empty');
-    mkdirSync(empty);
-    const every = (data: string) => [
-      ['keys', 'create', '--data', data],
-      ['keys', 'list', '--data', data],
-      ['keys', 'revoke', '--data', data, 'ab'.repeat(32)],
-      ['reindex', '--data', data],
-      ['verify', '--data', data],
-      ['snapshot', '--data', data, '--out', join(dir, 'snapshot-out')],
-      ['query', 'logs', '--data', data],
-      ['serve', '--data', data, '--port', '0'],
-    ];
-    // Every command on the missing directory: one that created anything before its check would
-    // create it. They all check with args.ts's existingStore, which looks for the store's file, not
-    // the directory: the empty directory is refused too (a writer and serve show it).
-    const commands = [
-      ...every(typo),
-      ...every(empty).filter(([name, action]) => action === 'create' || name === 'serve'),
-    ];
-    // Independent commands, none of which may write: run side by side.
-    for (const [args, ran] of await Promise.all(commands.map(async (args) => [args, await cli(args)] as const))) {
-      assert.equal(ran.code, 2, `${args.join(' ')}: ${ran.stderr}`);
-      assert.match(ran.stderr, /no store at .* \(create one with ethlogd generate or ethlogd ingest\)/, args.join(' '));
-    }
-    assert.equal(existsSync(typo), false, 'the typo made no directory');
-    assert.deepEqual(readdirSync(empty), [], 'the empty directory stays empty');
-  });
+  test(
+    'only generate and ingest create a store: every other command on ' +
+      'a missing or empty directory exits 2 and creates nothing',
+    async () => {
+      const typo = join(dir, 'typo');
+      const empty = join(dir, 'empty');
+      mkdirSync(empty);
+      const every = (data: string) => [
+        ['keys', 'create', '--data', data],
+        ['keys', 'list', '--data', data],
+        ['keys', 'revoke', '--data', data, 'ab'.repeat(32)],
+        ['reindex', '--data', data],
+        ['verify', '--data', data],
+        ['snapshot', '--data', data, '--out', join(dir, 'snapshot-out')],
+        ['query', 'logs', '--data', data],
+        ['serve', '--data', data, '--port', '0'],
+      ];
+      // Every command on the missing directory: one that created anything before its check would
+      // create it. They all check with args.ts's existingStore, which looks for the store's file, not
+      // the directory: the empty directory is refused too (a writer and serve show it).
+      const commands = [
+        ...every(typo),
+        ...every(empty).filter(([name, action]) => action === 'create' || name === 'serve'),
+      ];
+      // Independent commands, none of which may write: run side by side.
+      for (const [args, ran] of await Promise.all(commands.map(async (args) => [args, await cli(args)] as const))) {
+        assert.equal(ran.code, 2, `${args.join(' ')}: ${ran.stderr}`);
+        assert.match(
+          ran.stderr,
+          /no store at .* \(create one with ethlogd generate or ethlogd ingest\)/,
+          args.join(' '),
+        );
+      }
+      assert.equal(existsSync(typo), false, 'the typo made no directory');
+      assert.deepEqual(readdirSync(empty), [], 'the empty directory stays empty');
+    },
+  );
 
-  test("serve's forwarding options: refused without a node, or naming a method never forwarded, never echoing the URL", async () => {
-    const missing = join(dir, 'no-store');
-    const secret = 'KEY-5e1f0c';
-    const cases: [string[], RegExp][] = [
-      [['--upstream-timeout-ms', '5'], /--upstream-timeout-ms needs --upstream URL \(or --follow-rpc URL\)/],
-      [['--upstream-send'], /--upstream-send needs --upstream URL/],
-      [
-        ['--upstream', `http://u:${secret}@127.0.0.1:1/${secret}`, '--upstream-methods', 'eth_call,admin_peers'],
-        /--upstream-methods: admin_peers is never forwarded/,
-      ],
-      [
-        ['--upstream', `http://127.0.0.1:1/${secret}`, '--upstream-methods', 'eth_sendRawTransaction'],
-        /--upstream-methods: eth_sendRawTransaction is forwarded only with --upstream-send/,
-      ],
-      [['--upstream', `ftp://127.0.0.1/${secret}`], /--upstream must be an http:\/\/ or https:\/\/ URL/],
-    ];
-    for (const [args, message] of cases) {
-      const ran = await cli(['serve', '--data', missing, ...args]);
-      assert.equal(ran.code, 2, `${args.join(' ')}: ${ran.stderr}`);
-      assert.match(ran.stderr, message);
-      assert.ok(!ran.stderr.includes(secret) && !ran.stdout.includes(secret), ran.stderr);
-    }
-  });
+  test(
+    "serve's forwarding options: refused without a node, " +
+      'or naming a method never forwarded, never echoing the URL',
+    async () => {
+      const missing = join(dir, 'no-store');
+      const secret = 'KEY-5e1f0c';
+      const cases: [string[], RegExp][] = [
+        [['--upstream-timeout-ms', '5'], /--upstream-timeout-ms needs --upstream URL \(or --follow-rpc URL\)/],
+        [['--upstream-send'], /--upstream-send needs --upstream URL/],
+        [
+          ['--upstream', `http://u:${secret}@127.0.0.1:1/${secret}`, '--upstream-methods', 'eth_call,admin_peers'],
+          /--upstream-methods: admin_peers is never forwarded/,
+        ],
+        [
+          ['--upstream', `http://127.0.0.1:1/${secret}`, '--upstream-methods', 'eth_sendRawTransaction'],
+          /--upstream-methods: eth_sendRawTransaction is forwarded only with --upstream-send/,
+        ],
+        [['--upstream', `ftp://127.0.0.1/${secret}`], /--upstream must be an http:\/\/ or https:\/\/ URL/],
+      ];
+      for (const [args, message] of cases) {
+        const ran = await cli(['serve', '--data', missing, ...args]);
+        assert.equal(ran.code, 2, `${args.join(' ')}: ${ran.stderr}`);
+        assert.match(ran.stderr, message);
+        assert.ok(!ran.stderr.includes(secret) && !ran.stdout.includes(secret), ran.stderr);
+      }
+    },
+  );
 
   const commands = ['serve', 'generate', 'keys', 'reindex', 'verify', 'snapshot', 'workload', 'loadtest'];
 
@@ -519,38 +540,44 @@ describe('help and usage errors', () => {
     }
   });
 
-  test('a bad flag, a missing value or a missing required option exits 2 with the line and a --help pointer', async () => {
-    const cases: [string[], RegExp][] = [
-      [['generate', '--bogus'], /ethlogd generate: .*--bogus/],
-      [['serve', '--data', dir, '--nope', '1'], /ethlogd serve: .*--nope/],
-      [['keys', 'list', '--data', dir, '--wat'], /ethlogd keys: .*--wat/],
-      [['reindex', '--frobnicate'], /ethlogd reindex: .*--frobnicate/],
-      [['generate', '--blocks', '5'], /ethlogd generate: --out is required/],
-      [['generate', '--out', join(dir, 'x'), '--blocks', 'many'], /ethlogd generate: --blocks must be an integer/],
-      [
-        ['generate', '--out', join(dir, 'x'), '--blocks', '5', '--batch-blocks', '0'],
-        /ethlogd generate: --batch-blocks must be an integer from 1 to 1000000/,
-      ],
-      [['serve', '--data', dir, '--port', '70000'], /ethlogd serve: --port must be an integer from 0 to 65535/],
-      [['keys', 'explode', '--data', dir], /ethlogd keys: unknown keys action "explode"/],
-    ];
-    for (const [[args, message], ran] of await Promise.all(cases.map(async (c) => [c, await cli(c[0])] as const))) {
-      assert.equal(ran.code, 2, `${args.join(' ')}: ${ran.stderr}`);
-      assert.match(ran.stderr, message, args.join(' '));
+  test(
+    'a bad flag, a missing value or a missing required ' + 'option exits 2 with the line and a --help pointer',
+    async () => {
+      const cases: [string[], RegExp][] = [
+        [['generate', '--bogus'], /ethlogd generate: .*--bogus/],
+        [['serve', '--data', dir, '--nope', '1'], /ethlogd serve: .*--nope/],
+        [['keys', 'list', '--data', dir, '--wat'], /ethlogd keys: .*--wat/],
+        [['reindex', '--frobnicate'], /ethlogd reindex: .*--frobnicate/],
+        [['generate', '--blocks', '5'], /ethlogd generate: --out is required/],
+        [['generate', '--out', join(dir, 'x'), '--blocks', 'many'], /ethlogd generate: --blocks must be an integer/],
+        [
+          ['generate', '--out', join(dir, 'x'), '--blocks', '5', '--batch-blocks', '0'],
+          /ethlogd generate: --batch-blocks must be an integer from 1 to 1000000/,
+        ],
+        [['serve', '--data', dir, '--port', '70000'], /ethlogd serve: --port must be an integer from 0 to 65535/],
+        [['keys', 'explode', '--data', dir], /ethlogd keys: unknown keys action "explode"/],
+      ];
+      for (const [[args, message], ran] of await Promise.all(cases.map(async (c) => [c, await cli(c[0])] as const))) {
+        assert.equal(ran.code, 2, `${args.join(' ')}: ${ran.stderr}`);
+        assert.match(ran.stderr, message, args.join(' '));
+        assert.match(
+          ran.stderr,
+          new RegExp(`^ethlogd ${args[0]}: [^\\n]+\\nRun "ethlogd ${args[0]} --help" for its options\\.\\n$`),
+          args.join(' '),
+        );
+      }
+      const unknown = await cli(['frobnicate']);
+      assert.equal(unknown.code, 2);
       assert.match(
-        ran.stderr,
-        new RegExp(`^ethlogd ${args[0]}: [^\\n]+\\nRun "ethlogd ${args[0]} --help" for its options\\.\\n$`),
-        args.join(' '),
+        unknown.stderr,
+        new RegExp(
+          '^unknown command "frobnicate" \\(commands: serve, generate, ' +
+            '[^\\n]*\\)\\nRun "ethlogd --help" for what each does\\.\\n$',
+        ),
       );
-    }
-    const unknown = await cli(['frobnicate']);
-    assert.equal(unknown.code, 2);
-    assert.match(
-      unknown.stderr,
-      /^unknown command "frobnicate" \(commands: serve, generate, [^\n]*\)\nRun "ethlogd --help" for what each does\.\n$/,
-    );
-    const none = await cli([]);
-    assert.equal(none.code, 2);
-    assert.match(none.stdout, /^Usage: ethlogd <command>/);
-  });
+      const none = await cli([]);
+      assert.equal(none.code, 2);
+      assert.match(none.stdout, /^Usage: ethlogd <command>/);
+    },
+  );
 });

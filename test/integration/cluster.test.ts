@@ -260,7 +260,8 @@ after(async () => {
   if (root !== undefined) rmSync(root, { recursive: true, force: true });
 });
 
-test('cluster: three replicas behind HAProxy, a replica killed and restarted, a reorganisation: no failed request, no head going back, identical stores', {
+test('cluster: three replicas behind HAProxy, a replica killed and restarted, ' +
+  'a reorganisation: no failed request, no head going back, identical stores', {
   skip: SKIP,
 }, async (t) => {
   let stopping = false;
@@ -322,7 +323,8 @@ test('cluster: three replicas behind HAProxy, a replica killed and restarted, a 
       `the WebSocket through HAProxy hears the head ${Number(tip.number)} (${subscriber.connections} connections)`,
     );
     t.diagnostic(
-      `WebSocket: ${subscriber.hashes.size} heads over ${subscriber.connections} connections, upgrades taken by ${[...subscriber.replicas].join(', ')}`,
+      `WebSocket: ${subscriber.hashes.size} heads over ${subscriber.connections} ` +
+        `connections, upgrades taken by ${[...subscriber.replicas].join(', ')}`,
     );
     t.diagnostic(`killed and restarted ${victimName} (it served ${answered.get(victimName)} of ${KEYS} keys)`);
   } finally {
@@ -344,7 +346,8 @@ test('cluster: three replicas behind HAProxy, a replica killed and restarted, a 
     assert.equal(
       back,
       -1,
-      `key ${i}: X-Ethlogd-Head went back from ${run.heads[back - 1]} to ${run.heads[back]} (answers by ${[...run.servedBy].join(', ')})`,
+      `key ${i}: X-Ethlogd-Head went back from ${run.heads[back - 1]} to ` +
+        `${run.heads[back]} (answers by ${[...run.servedBy].join(', ')})`,
     );
     assert.ok(run.requests > 10, `key ${i} sent requests throughout`);
   }

@@ -168,44 +168,55 @@ describe('compressed answers', () => {
     assert.ok(reference.get(ALL_LOGS)!.body.length > 30_000_000);
   });
 
-  test('without Accept-Encoding: the bytes of a service with compression off, with a Content-Length; Vary says they could differ', async () => {
-    for (const { label, body } of BODIES) {
-      const res = await exchange(rpcUrl(on), { body });
-      const ref = reference.get(body)!;
-      assert.equal(res.headers['content-encoding'], undefined, label);
-      assert.ok(res.body.equals(ref.body), label);
-      assert.equal(res.headers['content-length'], String(ref.body.length), label);
-      assert.equal(res.headers.vary, 'Accept-Encoding', label);
-      assert.equal(ref.headers.vary, undefined, `${label}: compression off says no Vary`);
-    }
-  });
-
-  test('gzip and brotli answers decode to the same bytes: small ones as they are, whole ones with a Content-Length, large ones chunked', async () => {
-    for (const [accept, coding] of [
-      ['gzip', 'gzip'],
-      ['gzip, deflate', 'gzip'],
-      ['br', 'br'],
-      ['gzip, deflate, br', 'br'],
-      ['br;q=0.5, gzip', 'gzip'],
-    ] as const) {
-      for (const { label, body, size } of BODIES) {
-        const what = `${label}, Accept-Encoding: ${accept}`;
-        const res = await exchange(rpcUrl(on), { body, headers: { 'accept-encoding': accept } });
+  test(
+    'without Accept-Encoding: the bytes of a service with compression ' +
+      'off, with a Content-Length; Vary says they could differ',
+    async () => {
+      for (const { label, body } of BODIES) {
+        const res = await exchange(rpcUrl(on), { body });
         const ref = reference.get(body)!;
-        assert.equal(res.status, 200, what);
-        assert.equal(res.headers['content-type'], 'application/json', what);
-        assert.equal(res.headers.vary, 'Accept-Encoding', what);
-        assert.equal(res.headers['content-encoding'], size === 'small' ? undefined : coding, what);
-        assert.ok(decoded(res).equals(ref.body), what);
-        if (size === 'streamed') {
-          assert.equal(res.headers['transfer-encoding'], 'chunked', what);
-          assert.equal(res.headers['content-length'], undefined, what);
-        } else assert.equal(res.headers['content-length'], String(res.body.length), what);
-        if (size !== 'small')
-          assert.ok(res.body.length < ref.body.length / 1.5, `${what}: ${res.body.length} of ${ref.body.length} bytes`);
+        assert.equal(res.headers['content-encoding'], undefined, label);
+        assert.ok(res.body.equals(ref.body), label);
+        assert.equal(res.headers['content-length'], String(ref.body.length), label);
+        assert.equal(res.headers.vary, 'Accept-Encoding', label);
+        assert.equal(ref.headers.vary, undefined, `${label}: compression off says no Vary`);
       }
-    }
-  });
+    },
+  );
+
+  test(
+    'gzip and brotli answers decode to the same bytes: small ones as they ' +
+      'are, whole ones with a Content-Length, large ones chunked',
+    async () => {
+      for (const [accept, coding] of [
+        ['gzip', 'gzip'],
+        ['gzip, deflate', 'gzip'],
+        ['br', 'br'],
+        ['gzip, deflate, br', 'br'],
+        ['br;q=0.5, gzip', 'gzip'],
+      ] as const) {
+        for (const { label, body, size } of BODIES) {
+          const what = `${label}, Accept-Encoding: ${accept}`;
+          const res = await exchange(rpcUrl(on), { body, headers: { 'accept-encoding': accept } });
+          const ref = reference.get(body)!;
+          assert.equal(res.status, 200, what);
+          assert.equal(res.headers['content-type'], 'application/json', what);
+          assert.equal(res.headers.vary, 'Accept-Encoding', what);
+          assert.equal(res.headers['content-encoding'], size === 'small' ? undefined : coding, what);
+          assert.ok(decoded(res).equals(ref.body), what);
+          if (size === 'streamed') {
+            assert.equal(res.headers['transfer-encoding'], 'chunked', what);
+            assert.equal(res.headers['content-length'], undefined, what);
+          } else assert.equal(res.headers['content-length'], String(res.body.length), what);
+          if (size !== 'small')
+            assert.ok(
+              res.body.length < ref.body.length / 1.5,
+              `${what}: ${res.body.length} of ${ref.body.length} bytes`,
+            );
+        }
+      }
+    },
+  );
 
   test('the whole chain of logs (tens of MB) streams compressed and decodes to the same bytes', async () => {
     const res = await exchange(rpcUrl(on), { body: ALL_LOGS, headers: { 'accept-encoding': 'gzip' } });
@@ -213,27 +224,30 @@ describe('compressed answers', () => {
     assert.ok(decoded(res).equals(reference.get(ALL_LOGS)!.body));
   });
 
-  test('identity refused: even small answers and refusals come compressed; nothing acceptable: as they are', async () => {
-    const small = BODIES[0]!.body;
-    const refused = await exchange(rpcUrl(on), { body: small, headers: { 'accept-encoding': 'identity;q=0, gzip' } });
-    assert.equal(refused.headers['content-encoding'], 'gzip');
-    assert.ok(decoded(refused).equals(reference.get(small)!.body));
-    const starRefused = await exchange(rpcUrl(on), { body: small, headers: { 'accept-encoding': '*;q=0, br' } });
-    assert.equal(starRefused.headers['content-encoding'], 'br');
-    assert.ok(decoded(starRefused).equals(reference.get(small)!.body));
-    const nothing = await exchange(rpcUrl(on), { body: small, headers: { 'accept-encoding': '*;q=0' } });
-    assert.equal(nothing.headers['content-encoding'], undefined);
-    assert.ok(nothing.body.equals(reference.get(small)!.body));
+  test(
+    'identity refused: even small answers and refusals ' + 'come compressed; nothing acceptable: as they are',
+    async () => {
+      const small = BODIES[0]!.body;
+      const refused = await exchange(rpcUrl(on), { body: small, headers: { 'accept-encoding': 'identity;q=0, gzip' } });
+      assert.equal(refused.headers['content-encoding'], 'gzip');
+      assert.ok(decoded(refused).equals(reference.get(small)!.body));
+      const starRefused = await exchange(rpcUrl(on), { body: small, headers: { 'accept-encoding': '*;q=0, br' } });
+      assert.equal(starRefused.headers['content-encoding'], 'br');
+      assert.ok(decoded(starRefused).equals(reference.get(small)!.body));
+      const nothing = await exchange(rpcUrl(on), { body: small, headers: { 'accept-encoding': '*;q=0' } });
+      assert.equal(nothing.headers['content-encoding'], undefined);
+      assert.ok(nothing.body.equals(reference.get(small)!.body));
 
-    const plain401 = await exchange(rpcUrl(off, dataset.revokedKey), { body: small });
-    const coded401 = await exchange(rpcUrl(on, dataset.revokedKey), {
-      body: small,
-      headers: { 'accept-encoding': 'gzip, identity;q=0' },
-    });
-    assert.deepEqual([plain401.status, coded401.status], [401, 401]);
-    assert.equal(coded401.headers['content-encoding'], 'gzip');
-    assert.ok(decoded(coded401).equals(plain401.body));
-  });
+      const plain401 = await exchange(rpcUrl(off, dataset.revokedKey), { body: small });
+      const coded401 = await exchange(rpcUrl(on, dataset.revokedKey), {
+        body: small,
+        headers: { 'accept-encoding': 'gzip, identity;q=0' },
+      });
+      assert.deepEqual([plain401.status, coded401.status], [401, 401]);
+      assert.equal(coded401.headers['content-encoding'], 'gzip');
+      assert.ok(decoded(coded401).equals(plain401.body));
+    },
+  );
 
   test('HEAD: /metrics and a 405 say the coding and the length GET would have', async () => {
     const head = await exchange(`${on.url}/metrics`, { method: 'HEAD', headers: { 'accept-encoding': 'gzip' } });
@@ -258,35 +272,40 @@ describe('compressed answers', () => {
     assert.equal(health.headers['content-length'], String('{"status":"ok"}'.length));
   });
 
-  test('a client that does not read holds a large compressed answer back while the server answers others, then gets it whole', async () => {
-    // The answer (~6 MB gzipped) is larger than Linux lets a socket pair buffer by default (tcp_wmem's 4 MiB
-    // plus the receiver's window): the server meets backpressure and resumes from onWritable.
-    const socket = net.connect(on.port, '127.0.0.1');
-    socket.pause();
-    await once(socket, 'connect');
-    socket.write(
-      `POST /v3/${dataset.key} HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nAccept-Encoding: gzip\r\nContent-Length: ${Buffer.byteLength(ALL_LOGS)}\r\n\r\n${ALL_LOGS}`,
-    );
-    const other = await exchange(rpcUrl(on), { body: BODIES[2]!.body, headers: { 'accept-encoding': 'gzip' } });
-    assert.ok(
-      decoded(other).equals(reference.get(BODIES[2]!.body)!.body),
-      'answered while the other client does not read',
-    );
-    const raw = await new Promise<Buffer>((resolve, reject) => {
-      const chunks: Buffer[] = [];
-      socket.on('data', (c: Buffer) => {
-        chunks.push(c);
-        if (c.subarray(-LAST_CHUNK.length).toString('latin1') === LAST_CHUNK) resolve(Buffer.concat(chunks));
+  test(
+    'a client that does not read holds a large compressed answer ' +
+      'back while the server answers others, then gets it whole',
+    async () => {
+      // The answer (~6 MB gzipped) is larger than Linux lets a socket pair buffer by default (tcp_wmem's 4 MiB
+      // plus the receiver's window): the server meets backpressure and resumes from onWritable.
+      const socket = net.connect(on.port, '127.0.0.1');
+      socket.pause();
+      await once(socket, 'connect');
+      socket.write(
+        `POST /v3/${dataset.key} HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nAccept-Encoding: ` +
+          `gzip\r\nContent-Length: ${Buffer.byteLength(ALL_LOGS)}\r\n\r\n${ALL_LOGS}`,
+      );
+      const other = await exchange(rpcUrl(on), { body: BODIES[2]!.body, headers: { 'accept-encoding': 'gzip' } });
+      assert.ok(
+        decoded(other).equals(reference.get(BODIES[2]!.body)!.body),
+        'answered while the other client does not read',
+      );
+      const raw = await new Promise<Buffer>((resolve, reject) => {
+        const chunks: Buffer[] = [];
+        socket.on('data', (c: Buffer) => {
+          chunks.push(c);
+          if (c.subarray(-LAST_CHUNK.length).toString('latin1') === LAST_CHUNK) resolve(Buffer.concat(chunks));
+        });
+        socket.on('error', reject);
+        socket.resume();
       });
-      socket.on('error', reject);
-      socket.resume();
-    });
-    socket.destroy();
-    const { head, body } = dechunk(raw);
-    assert.match(head, /^HTTP\/1\.1 200 OK\r\n/);
-    assert.match(head, /\r\ncontent-encoding: gzip\r\n/i);
-    assert.ok(gunzipSync(body).equals(reference.get(ALL_LOGS)!.body));
-  });
+      socket.destroy();
+      const { head, body } = dechunk(raw);
+      assert.match(head, /^HTTP\/1\.1 200 OK\r\n/);
+      assert.match(head, /\r\ncontent-encoding: gzip\r\n/i);
+      assert.ok(gunzipSync(body).equals(reference.get(ALL_LOGS)!.body));
+    },
+  );
 });
 
 describe('the operator decides', () => {
@@ -335,59 +354,65 @@ describe('the operator decides', () => {
 });
 
 describe('a client that leaves mid-stream', () => {
-  test('the compressor stops, the request is logged as aborted with the bytes sent, and nothing is left in flight', async (t) => {
-    const log = captureLogger('info');
-    const service = await serve({ logger: log.logger, shutdownGraceMs: 0 });
-    let closed = false;
-    try {
-      for (const accept of ['gzip', 'br']) {
-        const from = log.lines.length;
-        await new Promise<void>((resolve, reject) => {
-          const req = http.request(
-            rpcUrl(service),
-            { method: 'POST', headers: { 'content-type': 'application/json', 'accept-encoding': accept } },
-            (res) => {
-              assert.equal(res.headers['content-encoding'], accept);
-              res.once('data', () => {
-                req.destroy();
-                resolve();
-              });
-            },
-          );
-          req.on('error', (err: NodeJS.ErrnoException) => {
-            if (err.code !== 'ECONNRESET') reject(err);
+  test(
+    'the compressor stops, the request is logged as aborted ' + 'with the bytes sent, and nothing is left in flight',
+    async (t) => {
+      const log = captureLogger('info');
+      const service = await serve({ logger: log.logger, shutdownGraceMs: 0 });
+      let closed = false;
+      try {
+        for (const accept of ['gzip', 'br']) {
+          const from = log.lines.length;
+          await new Promise<void>((resolve, reject) => {
+            const req = http.request(
+              rpcUrl(service),
+              { method: 'POST', headers: { 'content-type': 'application/json', 'accept-encoding': accept } },
+              (res) => {
+                assert.equal(res.headers['content-encoding'], accept);
+                res.once('data', () => {
+                  req.destroy();
+                  resolve();
+                });
+              },
+            );
+            req.on('error', (err: NodeJS.ErrnoException) => {
+              if (err.code !== 'ECONNRESET') reject(err);
+            });
+            req.end(ALL_LOGS);
           });
-          req.end(ALL_LOGS);
+          const [line] = await log.waitFor((r) => r.msg === 'request', 1, from);
+          assert.equal(line!.aborted, true, accept);
+          assert.equal(line!.status, 200);
+          assert.equal(line!.encoding, accept);
+          const whole =
+            accept === 'gzip'
+              ? gzipSync(reference.get(ALL_LOGS)!.body, { level: DEFAULT_GZIP_LEVEL }).length
+              : brotliCompressSync(reference.get(ALL_LOGS)!.body, {
+                  params: { [constants.BROTLI_PARAM_QUALITY]: DEFAULT_BROTLI_QUALITY },
+                }).length;
+          t.diagnostic(
+            `${accept}: ${String(line!.bytesOut)} of about ${whole} compressed bytes sent before the client left`,
+          );
+          assert.ok(
+            typeof line!.bytesOut === 'number' && line!.bytesOut > 0 && line!.bytesOut < whole,
+            `${accept}: ${String(line!.bytesOut)} of ${whole} bytes sent`,
+          );
+        }
+        const after = await exchange(rpcUrl(service), {
+          body: BODIES[2]!.body,
+          headers: { 'accept-encoding': 'gzip' },
         });
-        const [line] = await log.waitFor((r) => r.msg === 'request', 1, from);
-        assert.equal(line!.aborted, true, accept);
-        assert.equal(line!.status, 200);
-        assert.equal(line!.encoding, accept);
-        const whole =
-          accept === 'gzip'
-            ? gzipSync(reference.get(ALL_LOGS)!.body, { level: DEFAULT_GZIP_LEVEL }).length
-            : brotliCompressSync(reference.get(ALL_LOGS)!.body, {
-                params: { [constants.BROTLI_PARAM_QUALITY]: DEFAULT_BROTLI_QUALITY },
-              }).length;
-        t.diagnostic(
-          `${accept}: ${String(line!.bytesOut)} of about ${whole} compressed bytes sent before the client left`,
+        assert.ok(decoded(after).equals(reference.get(BODIES[2]!.body)!.body), 'the server answers on');
+        const outcome = await service.close();
+        closed = true;
+        assert.deepEqual(
+          { clean: outcome.clean, cut: outcome.httpRequestsCut },
+          { clean: true, cut: 0 },
+          'no request left in flight',
         );
-        assert.ok(
-          typeof line!.bytesOut === 'number' && line!.bytesOut > 0 && line!.bytesOut < whole,
-          `${accept}: ${String(line!.bytesOut)} of ${whole} bytes sent`,
-        );
+      } finally {
+        if (!closed) await service.close();
       }
-      const after = await exchange(rpcUrl(service), { body: BODIES[2]!.body, headers: { 'accept-encoding': 'gzip' } });
-      assert.ok(decoded(after).equals(reference.get(BODIES[2]!.body)!.body), 'the server answers on');
-      const outcome = await service.close();
-      closed = true;
-      assert.deepEqual(
-        { clean: outcome.clean, cut: outcome.httpRequestsCut },
-        { clean: true, cut: 0 },
-        'no request left in flight',
-      );
-    } finally {
-      if (!closed) await service.close();
-    }
-  });
+    },
+  );
 });

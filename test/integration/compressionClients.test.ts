@@ -74,66 +74,74 @@ for (const batch of [false, true]) {
       viaOff = createPublicClient({ transport: transport(off) });
     });
 
-    test('logs, full blocks, receipts and errors equal those of a service with compression off; the large ones came gzipped', async () => {
-      const from = onLog.lines.length;
-      const read = (client: PublicClient) =>
-        Promise.all([
-          client.getLogs({ fromBlock: 0n, toBlock: BigInt(HEAD) }),
-          client.getBlock({ blockNumber: 7n, includeTransactions: true }),
-          client.getBlockReceipts({ blockNumber: 8n }),
-          client.getChainId(),
-        ]);
-      const [mine, reference] = await Promise.all([read(viaOn), read(viaOff)]);
-      assert.ok(mine[0].length > 1_000, `${mine[0].length} logs`);
-      assert.deepEqual(plain(mine), plain(reference));
-      const refused = await refusal(() => viaOn.getLogs({ fromBlock: 5n, toBlock: 4n }));
-      assert.match(String((refused as { details?: string }).details), /invalid block range params/);
-      assert.deepEqual(refused, await refusal(() => viaOff.getLogs({ fromBlock: 5n, toBlock: 4n })));
-      const lines = await requestLines(from, batch ? 2 : 5);
-      assert.ok(
-        lines.some((l) => l.encoding === 'gzip'),
-        `codings: ${lines.map((l) => String(l.encoding)).join(', ')}`,
-      );
-    });
+    test(
+      'logs, full blocks, receipts and errors equal those of a ' +
+        'service with compression off; the large ones came gzipped',
+      async () => {
+        const from = onLog.lines.length;
+        const read = (client: PublicClient) =>
+          Promise.all([
+            client.getLogs({ fromBlock: 0n, toBlock: BigInt(HEAD) }),
+            client.getBlock({ blockNumber: 7n, includeTransactions: true }),
+            client.getBlockReceipts({ blockNumber: 8n }),
+            client.getChainId(),
+          ]);
+        const [mine, reference] = await Promise.all([read(viaOn), read(viaOff)]);
+        assert.ok(mine[0].length > 1_000, `${mine[0].length} logs`);
+        assert.deepEqual(plain(mine), plain(reference));
+        const refused = await refusal(() => viaOn.getLogs({ fromBlock: 5n, toBlock: 4n }));
+        assert.match(String((refused as { details?: string }).details), /invalid block range params/);
+        assert.deepEqual(refused, await refusal(() => viaOff.getLogs({ fromBlock: 5n, toBlock: 4n })));
+        const lines = await requestLines(from, batch ? 2 : 5);
+        assert.ok(
+          lines.some((l) => l.encoding === 'gzip'),
+          `codings: ${lines.map((l) => String(l.encoding)).join(', ')}`,
+        );
+      },
+    );
   });
 }
 
 describe('ethers v6 JsonRpcProvider', () => {
-  test('logs, full blocks, receipts and errors equal those of a service with compression off; the large ones came gzipped', async () => {
-    const provider = (service: RunningService) =>
-      new JsonRpcProvider(endpoint(service), undefined, { staticNetwork: true, polling: false });
-    const viaOn = provider(on);
-    const viaOff = provider(off);
-    try {
-      const from = onLog.lines.length;
-      const read = (p: JsonRpcProvider) =>
-        Promise.all([
-          p.getLogs({ fromBlock: 0, toBlock: HEAD }),
-          p.getBlock(7, true),
-          p.send('eth_getBlockReceipts', [hex(8)]),
-          p.getTransactionReceipt(`0x${'0'.repeat(64)}`),
-        ]);
-      const [mine, reference] = await Promise.all([read(viaOn), read(viaOff)]);
-      assert.ok(mine[0].length > 1_000, `${mine[0].length} logs`);
-      assert.deepEqual(plain(mine[0].map((log) => log.toJSON())), plain(reference[0].map((log) => log.toJSON())));
-      assert.deepEqual(plain(mine[1]!.toJSON()), plain(reference[1]!.toJSON()));
-      assert.deepEqual(
-        mine[1]!.prefetchedTransactions.map((tx) => plain(tx.toJSON())),
-        reference[1]!.prefetchedTransactions.map((tx) => plain(tx.toJSON())),
-      );
-      assert.deepEqual(mine[2], reference[2]);
-      assert.equal(mine[3], null);
-      const refused = await refusal(() => viaOn.getLogs({ fromBlock: 5, toBlock: 4 }));
-      assert.deepEqual((refused as { rpc?: unknown }).rpc, { code: -32602, message: 'invalid block range params' });
-      assert.deepEqual(refused, await refusal(() => viaOff.getLogs({ fromBlock: 5, toBlock: 4 })));
-      const lines = await requestLines(from, 2);
-      assert.ok(
-        lines.some((l) => l.encoding === 'gzip'),
-        `codings: ${lines.map((l) => String(l.encoding)).join(', ')}`,
-      );
-    } finally {
-      viaOn.destroy();
-      viaOff.destroy();
-    }
-  });
+  test(
+    'logs, full blocks, receipts and errors equal those of a ' +
+      'service with compression off; the large ones came gzipped',
+    async () => {
+      const provider = (service: RunningService) =>
+        new JsonRpcProvider(endpoint(service), undefined, { staticNetwork: true, polling: false });
+      const viaOn = provider(on);
+      const viaOff = provider(off);
+      try {
+        const from = onLog.lines.length;
+        const read = (p: JsonRpcProvider) =>
+          Promise.all([
+            p.getLogs({ fromBlock: 0, toBlock: HEAD }),
+            p.getBlock(7, true),
+            p.send('eth_getBlockReceipts', [hex(8)]),
+            p.getTransactionReceipt(`0x${'0'.repeat(64)}`),
+          ]);
+        const [mine, reference] = await Promise.all([read(viaOn), read(viaOff)]);
+        assert.ok(mine[0].length > 1_000, `${mine[0].length} logs`);
+        assert.deepEqual(plain(mine[0].map((log) => log.toJSON())), plain(reference[0].map((log) => log.toJSON())));
+        assert.deepEqual(plain(mine[1]!.toJSON()), plain(reference[1]!.toJSON()));
+        assert.deepEqual(
+          mine[1]!.prefetchedTransactions.map((tx) => plain(tx.toJSON())),
+          reference[1]!.prefetchedTransactions.map((tx) => plain(tx.toJSON())),
+        );
+        assert.deepEqual(mine[2], reference[2]);
+        assert.equal(mine[3], null);
+        const refused = await refusal(() => viaOn.getLogs({ fromBlock: 5, toBlock: 4 }));
+        assert.deepEqual((refused as { rpc?: unknown }).rpc, { code: -32602, message: 'invalid block range params' });
+        assert.deepEqual(refused, await refusal(() => viaOff.getLogs({ fromBlock: 5, toBlock: 4 })));
+        const lines = await requestLines(from, 2);
+        assert.ok(
+          lines.some((l) => l.encoding === 'gzip'),
+          `codings: ${lines.map((l) => String(l.encoding)).join(', ')}`,
+        );
+      } finally {
+        viaOn.destroy();
+        viaOff.destroy();
+      }
+    },
+  );
 });

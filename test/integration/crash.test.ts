@@ -211,7 +211,9 @@ describe('generate killed at random moments', () => {
         await closeStore(expected);
       }
       t.diagnostic(
-        `generate: ${GENERATE_KILLS} SIGKILLs (${modes.startup} while starting, ${modes.progress} mid-generation), each verified (${Math.round(verifyMs)} ms verifying); heads after the kills: ${heads.join(', ')}`,
+        `generate: ${GENERATE_KILLS} SIGKILLs (${modes.startup} while starting, ` +
+          `${modes.progress} mid-generation), each verified (${Math.round(verifyMs)} ` +
+          `ms verifying); heads after the kills: ${heads.join(', ')}`,
       );
     } finally {
       if (store) await closeStore(store);

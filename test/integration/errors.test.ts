@@ -279,7 +279,9 @@ describe('-32601 method not found', () => {
       'eth_sendRawTransaction',
     ]) {
       const res = await svc.call(method, []);
-      const message = `the method ${method} does not exist/is not available; ethlogd answers it when started with --upstream URL (a node it forwards such calls to)`;
+      const message =
+        `the method ${method} does not exist/is not available; ethlogd answers it when ` +
+        'started with --upstream URL (a node it forwards such calls to)';
       assert.deepEqual(res.error, { code: -32601, message }, method);
     }
   });
@@ -301,13 +303,16 @@ describe('-32602 rows of eth_getLogs (docs/api.md §8)', () => {
     );
   });
 
-  test('a numeric toBlock beyond the head: block range extends beyond current head block (geth), naming the head', async () => {
-    const res = await svc.call('eth_getLogs', [{ fromBlock: '0x0', toBlock: hex(head() + 1) }]);
-    assert.deepEqual(res.error, {
-      code: -32602,
-      message: `block range extends beyond current head block (the head is ${hex(head())})`,
-    });
-  });
+  test(
+    'a numeric toBlock beyond the head: block range extends ' + 'beyond current head block (geth), naming the head',
+    async () => {
+      const res = await svc.call('eth_getLogs', [{ fromBlock: '0x0', toBlock: hex(head() + 1) }]);
+      assert.deepEqual(res.error, {
+        code: -32602,
+        message: `block range extends beyond current head block (the head is ${hex(head())})`,
+      });
+    },
+  );
 
   test('blockHash with fromBlock and/or toBlock', async () => {
     const blockHash = bytesToHex(chain[3]!.header.hash);
@@ -748,11 +753,13 @@ function filterRejections(): RejectionCase[] {
     ],
     [
       { address: [a, '0x' + '11'.repeat(19)] },
-      'invalid argument 0: invalid address at index 1: hex has invalid length 19 after decoding; expected 20 for address',
+      'invalid argument 0: invalid address at index 1: ' +
+        'hex has invalid length 19 after decoding; expected 20 for address',
     ],
     [
       { address: [a, a, '0x' + '11'.repeat(21)] },
-      'invalid argument 0: invalid address at index 2: hex has invalid length 21 after decoding; expected 20 for address',
+      'invalid argument 0: invalid address at index 2: ' +
+        'hex has invalid length 21 after decoding; expected 20 for address',
     ],
     [{ address: ['11'.repeat(20)] }, 'invalid argument 0: invalid address at index 0: hex string without 0x prefix'],
     [{ address: [a, 5] }, 'invalid argument 0: non-string address at index 1'],
@@ -904,82 +911,85 @@ describe('accepted edge forms', () => {
     );
   });
 
-  test('eth_getStorageAt: storage keys without 0x, of odd length, padded, upper-case; the block optional or null', async () => {
-    // A plain (small) slot first written after block 0 (its value in that block), and a mapping
-    // slot, from the generator.
-    let small: { address: string; slot: number; block: number; value: string } | undefined;
-    let mapped: { address: string; slot: string } | undefined;
-    const written = new Set<string>();
-    for (const b of chain) {
-      for (const w of b.storage) {
-        const address = bytesToHex(w.address);
-        const isSmall = w.slot.subarray(0, 31).every((x) => x === 0);
-        if (!small && isSmall && b.header.number > 0 && !written.has(address + bytesToHex(w.slot))) {
-          // The slot's last write in this block is its value after the block.
-          const last = b.storage
-            .filter((x) => bytesToHex(x.address) === address && bytesToHex(x.slot) === bytesToHex(w.slot))
-            .at(-1)!;
-          if (last.value.some((x) => x !== 0))
-            small = { address, slot: w.slot[31]!, block: b.header.number, value: bytesToHex(last.value) };
+  test(
+    'eth_getStorageAt: storage keys without 0x, of odd length, ' + 'padded, upper-case; the block optional or null',
+    async () => {
+      // A plain (small) slot first written after block 0 (its value in that block), and a mapping
+      // slot, from the generator.
+      let small: { address: string; slot: number; block: number; value: string } | undefined;
+      let mapped: { address: string; slot: string } | undefined;
+      const written = new Set<string>();
+      for (const b of chain) {
+        for (const w of b.storage) {
+          const address = bytesToHex(w.address);
+          const isSmall = w.slot.subarray(0, 31).every((x) => x === 0);
+          if (!small && isSmall && b.header.number > 0 && !written.has(address + bytesToHex(w.slot))) {
+            // The slot's last write in this block is its value after the block.
+            const last = b.storage
+              .filter((x) => bytesToHex(x.address) === address && bytesToHex(x.slot) === bytesToHex(w.slot))
+              .at(-1)!;
+            if (last.value.some((x) => x !== 0))
+              small = { address, slot: w.slot[31]!, block: b.header.number, value: bytesToHex(last.value) };
+          }
+          if (!mapped && !isSmall && /[a-f]/.test(bytesToHex(w.slot).slice(2)))
+            mapped = { address, slot: bytesToHex(w.slot) };
         }
-        if (!mapped && !isSmall && /[a-f]/.test(bytesToHex(w.slot).slice(2)))
-          mapped = { address, slot: bytesToHex(w.slot) };
+        for (const w of b.storage) written.add(bytesToHex(w.address) + bytesToHex(w.slot));
       }
-      for (const w of b.storage) written.add(bytesToHex(w.address) + bytesToHex(w.slot));
-    }
-    assert.ok(small && mapped, 'the generator writes plain and mapping slots');
-    assert.ok(small.block > 0);
-    const zero = '0x' + '00'.repeat(32);
-    assert.notEqual(small.value, zero);
-    const s = small.slot.toString(16);
-    const canonical = '0x' + s.padStart(64, '0');
-    const at = (key: unknown, block: unknown, address = small!.address) =>
-      svc.result('eth_getStorageAt', [address, key, block]);
-    const writtenAt = hex(small.block);
-    for (const key of [s, '0x' + s, '0' + s, '0x0' + s, '0X' + s, '0'.repeat(63) + s, canonical]) {
-      assert.equal(await at(key, writtenAt), small.value, key);
-    }
-    assert.equal(await at(canonical, writtenAt, upperDigits(small.address)), small.value, 'upper-case address');
-    // Without the block argument, or with null: latest.
-    const latest = await at(canonical, 'latest');
-    assert.equal(await svc.result('eth_getStorageAt', [small.address, canonical]), latest);
-    assert.equal(await at(canonical, null), latest);
-    // Empty keys are slot 0 (geth's decodeHash).
-    const slot0 = await at('0x0', 'latest');
-    for (const key of ['', '0x', '0', '00', '0x' + '0'.repeat(64)])
-      assert.equal(await at(key, 'latest'), slot0, JSON.stringify(key));
-    // Upper-case digits in a mapping slot, with and without 0x.
-    const mappedValue = await at(mapped.slot, 'latest', mapped.address);
-    assert.equal(await at(upperDigits(mapped.slot), 'latest', mapped.address), mappedValue);
-    assert.equal(await at(mapped.slot.slice(2).toUpperCase(), 'latest', mapped.address), mappedValue);
-    // EIP-1898 objects and a bare hash select the block: zero before the first write, the value at it.
-    const before = small.block - 1;
-    for (const [n, value] of [
-      [before, zero],
-      [small.block, small.value],
-    ] as const) {
-      const forms: unknown[] = [
-        hex(n),
-        { blockNumber: hex(n) },
-        { blockHash: blockHashOf(n) },
-        { blockHash: blockHashOf(n), requireCanonical: true },
-        { blockHash: blockHashOf(n), requireCanonical: false },
-        blockHashOf(n),
-        upperDigits(blockHashOf(n)),
-      ];
-      for (const block of forms)
-        assert.equal(await at(canonical, block), value, `${JSON.stringify(block)} (block ${n})`);
-    }
-    for (const block of [
-      { blockNumber: 'latest' },
-      { blockHash: blockHashOf(head()) },
-      { blockNumber: hex(head()) },
-      blockHashOf(head()),
-    ]) {
-      assert.equal(await at(canonical, block), latest, JSON.stringify(block));
-    }
-    assert.equal(await at(canonical, '0x0'), await at(canonical, { blockNumber: '0x0' }));
-  });
+      assert.ok(small && mapped, 'the generator writes plain and mapping slots');
+      assert.ok(small.block > 0);
+      const zero = '0x' + '00'.repeat(32);
+      assert.notEqual(small.value, zero);
+      const s = small.slot.toString(16);
+      const canonical = '0x' + s.padStart(64, '0');
+      const at = (key: unknown, block: unknown, address = small!.address) =>
+        svc.result('eth_getStorageAt', [address, key, block]);
+      const writtenAt = hex(small.block);
+      for (const key of [s, '0x' + s, '0' + s, '0x0' + s, '0X' + s, '0'.repeat(63) + s, canonical]) {
+        assert.equal(await at(key, writtenAt), small.value, key);
+      }
+      assert.equal(await at(canonical, writtenAt, upperDigits(small.address)), small.value, 'upper-case address');
+      // Without the block argument, or with null: latest.
+      const latest = await at(canonical, 'latest');
+      assert.equal(await svc.result('eth_getStorageAt', [small.address, canonical]), latest);
+      assert.equal(await at(canonical, null), latest);
+      // Empty keys are slot 0 (geth's decodeHash).
+      const slot0 = await at('0x0', 'latest');
+      for (const key of ['', '0x', '0', '00', '0x' + '0'.repeat(64)])
+        assert.equal(await at(key, 'latest'), slot0, JSON.stringify(key));
+      // Upper-case digits in a mapping slot, with and without 0x.
+      const mappedValue = await at(mapped.slot, 'latest', mapped.address);
+      assert.equal(await at(upperDigits(mapped.slot), 'latest', mapped.address), mappedValue);
+      assert.equal(await at(mapped.slot.slice(2).toUpperCase(), 'latest', mapped.address), mappedValue);
+      // EIP-1898 objects and a bare hash select the block: zero before the first write, the value at it.
+      const before = small.block - 1;
+      for (const [n, value] of [
+        [before, zero],
+        [small.block, small.value],
+      ] as const) {
+        const forms: unknown[] = [
+          hex(n),
+          { blockNumber: hex(n) },
+          { blockHash: blockHashOf(n) },
+          { blockHash: blockHashOf(n), requireCanonical: true },
+          { blockHash: blockHashOf(n), requireCanonical: false },
+          blockHashOf(n),
+          upperDigits(blockHashOf(n)),
+        ];
+        for (const block of forms)
+          assert.equal(await at(canonical, block), value, `${JSON.stringify(block)} (block ${n})`);
+      }
+      for (const block of [
+        { blockNumber: 'latest' },
+        { blockHash: blockHashOf(head()) },
+        { blockNumber: hex(head()) },
+        blockHashOf(head()),
+      ]) {
+        assert.equal(await at(canonical, block), latest, JSON.stringify(block));
+      }
+      assert.equal(await at(canonical, '0x0'), await at(canonical, { blockNumber: '0x0' }));
+    },
+  );
 
   test('zero-argument methods: params absent, null or empty', async () => {
     const expected: Record<string, unknown> = {

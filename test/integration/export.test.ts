@@ -422,13 +422,16 @@ describe('a generated chain, against the served JSON-RPC answers', () => {
     );
   });
 
-  test('a filtered logs export (address and topic0, --filter JSON) has the rows of the same eth_getLogs filter', async () => {
-    const dir = join(work, 'filtered');
-    const got = (await Promise.all(files(dir).map((f) => rows(join(dir, f))))).flat();
-    const want = (await svc.result('eth_getLogs', [filter])) as Obj[];
-    assert.ok(want.length > 1, 'the filter matches logs');
-    assert.deepEqual(got.map(logFromRow), want.map(logFromRpc));
-  });
+  test(
+    'a filtered logs export (address and topic0, ' + '--filter JSON) has the rows of the same eth_getLogs filter',
+    async () => {
+      const dir = join(work, 'filtered');
+      const got = (await Promise.all(files(dir).map((f) => rows(join(dir, f))))).flat();
+      const want = (await svc.result('eth_getLogs', [filter])) as Obj[];
+      assert.ok(want.length > 1, 'the filter matches logs');
+      assert.deepEqual(got.map(logFromRow), want.map(logFromRpc));
+    },
+  );
 
   test('--hex writes the same values as 0x-hex text', async () => {
     const dir = join(work, 'hex');
@@ -439,24 +442,28 @@ describe('a generated chain, against the served JSON-RPC answers', () => {
     }
   });
 
-  test('snappy, lz4 and none read back the same rows as zstd (logs, and transactions in lz4 and none); the same export twice gives the same bytes', async () => {
-    const path = fileName('transactions', 0, CHUNK - 1);
-    for (const compression of ['lz4', 'none'])
-      assert.deepEqual(await rows(join(work, compression, path)), await rows(join(out, path)), compression);
-    for (const compression of OTHER_CODECS) {
-      for (const [from, to] of chunks()) {
-        const name = fileName('logs', from, to);
-        assert.deepEqual(
-          await rows(join(work, `logs-${compression}`, name)),
-          await rows(join(out, name)),
-          `${compression}: ${name}`,
-        );
+  test(
+    'snappy, lz4 and none read back the same rows as zstd (logs, ' +
+      'and transactions in lz4 and none); the same export twice gives the same bytes',
+    async () => {
+      const path = fileName('transactions', 0, CHUNK - 1);
+      for (const compression of ['lz4', 'none'])
+        assert.deepEqual(await rows(join(work, compression, path)), await rows(join(out, path)), compression);
+      for (const compression of OTHER_CODECS) {
+        for (const [from, to] of chunks()) {
+          const name = fileName('logs', from, to);
+          assert.deepEqual(
+            await rows(join(work, `logs-${compression}`, name)),
+            await rows(join(out, name)),
+            `${compression}: ${name}`,
+          );
+        }
       }
-    }
-    const again = join(work, 'again');
-    for (const name of files(again))
-      assert.ok(readFileSync(join(again, name)).equals(readFileSync(join(out, name))), name);
-  });
+      const again = join(work, 'again');
+      for (const name of files(again))
+        assert.ok(readFileSync(join(again, name)).equals(readFileSync(join(out, name))), name);
+    },
+  );
 
   test('a rerun skips complete files, removes temporaries and replaces a shorter chunk at the head', async () => {
     const dir = join(work, 'rerun');
@@ -488,7 +495,10 @@ describe('a generated chain, against the served JSON-RPC answers', () => {
     assert.equal(refused.code, 2, refused.stderr);
     assert.match(
       refused.stderr,
-      /holds 4 blocks files written with other options \(no --hex\): export into another directory, run again with those options to resume, or pass --overwrite/,
+      new RegExp(
+        'holds 4 blocks files written with other options \\(no --hex\\): export into another ' +
+          'directory, run again with those options to resume, or pass --overwrite',
+      ),
     );
     assert.deepEqual(
       files(dir).map((name) => readFileSync(join(dir, name))),
@@ -554,24 +564,37 @@ describe('an anvil chain ingested into a store', { skip: ANVIL_MISSING }, () => 
     await anvil?.stop();
   });
 
-  test('every file of every datatype equals what the served store answers, file names from chain id 31337', async () => {
-    const out = join(work, 'anvil');
-    const head = Number(await served.result('eth_blockNumber', []));
-    const chainId = BigInt((await served.result('eth_chainId', [])) as string);
-    await Promise.all(
-      ['logs', 'blocks', 'transactions', 'receipts'].map((kind) =>
-        exportOk([kind, '--data', ingested.dir, '--out', out, '--chunk-blocks', String(ANVIL_CHUNK), '--threads', '1']),
-      ),
-    );
-    const list = chunks(head + 1, ANVIL_CHUNK);
-    assert.equal(files(out).length, 4 * list.length);
-    assert.ok((await compareLogs(served, out, 'network_31337', list, chainId)) > 0, 'the workload logged');
-    await compareBlocks(served, out, 'network_31337', list, chainId);
-    assert.ok(
-      (await compareTransactions(served, out, 'network_31337', list, chainId)).length >= 3,
-      'several transaction types',
-    );
-  });
+  test(
+    'every file of every datatype equals what the served ' + 'store answers, file names from chain id 31337',
+    async () => {
+      const out = join(work, 'anvil');
+      const head = Number(await served.result('eth_blockNumber', []));
+      const chainId = BigInt((await served.result('eth_chainId', [])) as string);
+      await Promise.all(
+        ['logs', 'blocks', 'transactions', 'receipts'].map((kind) =>
+          exportOk([
+            kind,
+            '--data',
+            ingested.dir,
+            '--out',
+            out,
+            '--chunk-blocks',
+            String(ANVIL_CHUNK),
+            '--threads',
+            '1',
+          ]),
+        ),
+      );
+      const list = chunks(head + 1, ANVIL_CHUNK);
+      assert.equal(files(out).length, 4 * list.length);
+      assert.ok((await compareLogs(served, out, 'network_31337', list, chainId)) > 0, 'the workload logged');
+      await compareBlocks(served, out, 'network_31337', list, chainId);
+      assert.ok(
+        (await compareTransactions(served, out, 'network_31337', list, chainId)).length >= 3,
+        'several transaction types',
+      );
+    },
+  );
 });
 
 describe('interrupted exports', () => {
@@ -651,54 +674,58 @@ describe('interrupted exports', () => {
 });
 
 describe('a failed chunk', () => {
-  test("a worker failure (a chunk past the store's head, as a store fault) rejects with its reason; every other chunk is complete or absent, no temporary left", async () => {
-    const reference = join(work, 'failed-reference');
-    await exportOk([
-      'blocks',
-      '--data',
-      dataset.dir,
-      '--out',
-      reference,
-      '--chunk-blocks',
-      String(CHUNK),
-      '--to',
-      String(3 * CHUNK - 1),
-    ]);
-    const dir = join(work, 'failed');
-    mkdirSync(dir);
-    const store = openStore(dataset.dir, { readOnly: true });
-    const chainId = new StoreReader(store).chainId();
-    await closeStore(store);
-    // Chunks 75–99 and 100–124 reach past the head (89): their workers fail, whichever first.
-    const job = {
-      dataDir: dataset.dir,
-      out: dir,
-      kind: 'blocks' as const,
-      from: 0,
-      to: 5 * CHUNK - 1,
-      addresses: [],
-      topics: [],
-      chainId,
-      chunkBlocks: CHUNK,
-      compression: 'zstd' as const,
-      hex: false,
-      threads: 2,
-    };
-    await assert.rejects(
-      runExport(job),
-      /export of blocks (75–99|100–124) failed: Error: block (90|100) is not in the store/,
-    );
-    assert.deepEqual(
-      files(dir).filter((name) => name.startsWith('.')),
-      [],
-      'no temporary left',
-    );
-    for (const name of files(dir))
-      assert.ok(
-        files(reference).includes(name) && readFileSync(join(dir, name)).equals(readFileSync(join(reference, name))),
-        `${name} is complete`,
+  test(
+    "a worker failure (a chunk past the store's head, as a store fault) rejects with " +
+      'its reason; every other chunk is complete or absent, no temporary left',
+    async () => {
+      const reference = join(work, 'failed-reference');
+      await exportOk([
+        'blocks',
+        '--data',
+        dataset.dir,
+        '--out',
+        reference,
+        '--chunk-blocks',
+        String(CHUNK),
+        '--to',
+        String(3 * CHUNK - 1),
+      ]);
+      const dir = join(work, 'failed');
+      mkdirSync(dir);
+      const store = openStore(dataset.dir, { readOnly: true });
+      const chainId = new StoreReader(store).chainId();
+      await closeStore(store);
+      // Chunks 75–99 and 100–124 reach past the head (89): their workers fail, whichever first.
+      const job = {
+        dataDir: dataset.dir,
+        out: dir,
+        kind: 'blocks' as const,
+        from: 0,
+        to: 5 * CHUNK - 1,
+        addresses: [],
+        topics: [],
+        chainId,
+        chunkBlocks: CHUNK,
+        compression: 'zstd' as const,
+        hex: false,
+        threads: 2,
+      };
+      await assert.rejects(
+        runExport(job),
+        /export of blocks (75–99|100–124) failed: Error: block (90|100) is not in the store/,
       );
-  });
+      assert.deepEqual(
+        files(dir).filter((name) => name.startsWith('.')),
+        [],
+        'no temporary left',
+      );
+      for (const name of files(dir))
+        assert.ok(
+          files(reference).includes(name) && readFileSync(join(dir, name)).equals(readFileSync(join(reference, name))),
+          `${name} is complete`,
+        );
+    },
+  );
 });
 
 describe('usage errors exit 2 with a clear message', () => {

@@ -83,7 +83,8 @@ async function metric(name: string, labels = ''): Promise<number> {
   return line === undefined ? Number.NaN : Number(line.slice(line.lastIndexOf(' ') + 1));
 }
 
-test(`${SOCKETS} sockets × ${MAX_SUBSCRIPTIONS_PER_CONNECTION} logs subscriptions: calls answered during the fan-out, every log delivered, a stalled subscriber dropped`, {
+test(`${SOCKETS} sockets × ${MAX_SUBSCRIPTIONS_PER_CONNECTION} logs subscriptions: ` +
+  'calls answered during the fan-out, every log delivered, a stalled subscriber dropped', {
   timeout: 180_000,
 }, async () => {
   const subscribers = await Promise.all(Array.from({ length: SOCKETS }, () => subscriber()));

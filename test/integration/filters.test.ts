@@ -99,7 +99,8 @@ test('a block filter reports the new blocks in order, polled on any thread', { t
   assert.deepEqual((await call('eth_getFilterChanges', [id])).error, { code: -32000, message: 'filter not found' });
 });
 
-test('a log filter reports new matching logs, then after a reorganisation the dropped ones removed and the new branch; getFilterLogs is eth_getLogs of its range', {
+test('a log filter reports new matching logs, then after a reorganisation the dropped ' +
+  'ones removed and the new branch; getFilterLogs is eth_getLogs of its range', {
   timeout: 60_000,
 }, async () => {
   const blocks = nextBlocks(reader, 3);
@@ -161,37 +162,43 @@ async function batchAs(key: string, calls: [string, unknown[]][]): Promise<RpcRe
   return (await res.json()) as RpcResponse[];
 }
 
-test(`one API key holds at most ${MAX_FILTERS_PER_KEY} filters; another key still installs, and uninstalling frees room`, async () => {
-  const other = createApiKey(store, 'second client');
-  const installed = await batchAs(
-    dataset.key,
-    Array.from({ length: MAX_FILTERS_PER_KEY }, () => ['eth_newBlockFilter', []] as [string, unknown[]]),
-  );
-  assert.ok(
-    installed.every((r) => typeof r.result === 'string'),
-    'the first key fills its share',
-  );
-  const [over] = await batchAs(dataset.key, [['eth_newFilter', [{}]]]);
-  assert.deepEqual(over!.error, {
-    code: -32005,
-    message: `too many filters installed for this API key (at most ${MAX_FILTERS_PER_KEY}): uninstall some, or let them expire`,
-  });
-  const [theirs] = await batchAs(other, [['eth_newBlockFilter', []]]);
-  assert.equal(typeof theirs!.result, 'string', 'another key is not held back');
-  await batchAs(
-    dataset.key,
-    installed.slice(0, 1).map((r) => ['eth_uninstallFilter', [r.result]]),
-  );
-  const [again] = await batchAs(dataset.key, [['eth_newBlockFilter', []]]);
-  assert.equal(typeof again!.result, 'string', 'room again after an uninstall');
-  const ids = [...installed.slice(1).map((r) => r.result), again!.result];
-  const removed = await batchAs(
-    dataset.key,
-    ids.map((id) => ['eth_uninstallFilter', [id]]),
-  );
-  assert.ok(removed.every((r) => r.result === true));
-  assert.equal((await batchAs(other, [['eth_uninstallFilter', [theirs!.result]]]))[0]!.result, true);
-});
+test(
+  `one API key holds at most ${MAX_FILTERS_PER_KEY} filters; ` +
+    'another key still installs, and uninstalling frees room',
+  async () => {
+    const other = createApiKey(store, 'second client');
+    const installed = await batchAs(
+      dataset.key,
+      Array.from({ length: MAX_FILTERS_PER_KEY }, () => ['eth_newBlockFilter', []] as [string, unknown[]]),
+    );
+    assert.ok(
+      installed.every((r) => typeof r.result === 'string'),
+      'the first key fills its share',
+    );
+    const [over] = await batchAs(dataset.key, [['eth_newFilter', [{}]]]);
+    assert.deepEqual(over!.error, {
+      code: -32005,
+      message:
+        'too many filters installed for this API key (at most ' +
+        `${MAX_FILTERS_PER_KEY}): uninstall some, or let them expire`,
+    });
+    const [theirs] = await batchAs(other, [['eth_newBlockFilter', []]]);
+    assert.equal(typeof theirs!.result, 'string', 'another key is not held back');
+    await batchAs(
+      dataset.key,
+      installed.slice(0, 1).map((r) => ['eth_uninstallFilter', [r.result]]),
+    );
+    const [again] = await batchAs(dataset.key, [['eth_newBlockFilter', []]]);
+    assert.equal(typeof again!.result, 'string', 'room again after an uninstall');
+    const ids = [...installed.slice(1).map((r) => r.result), again!.result];
+    const removed = await batchAs(
+      dataset.key,
+      ids.map((id) => ['eth_uninstallFilter', [id]]),
+    );
+    assert.ok(removed.every((r) => r.result === true));
+    assert.equal((await batchAs(other, [['eth_uninstallFilter', [theirs!.result]]]))[0]!.result, true);
+  },
+);
 
 test(`a filter not polled for ${FILTER_IDLE_MS / 60_000} minutes is dropped; each poll keeps it`, () => {
   let now = 0;

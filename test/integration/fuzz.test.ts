@@ -68,7 +68,8 @@ after(async () => {
   dataset?.remove();
 });
 
-test(`fuzz: ${RUNS} HTTP exchanges and ${RAW_RUNS} raw socket exchanges, every answer well-formed, the server up, its memory bounded`, {
+test(`fuzz: ${RUNS} HTTP exchanges and ${RAW_RUNS} raw socket exchanges, ` +
+  'every answer well-formed, the server up, its memory bounded', {
   timeout: 24 * 3600_000,
 }, async (t: TestContext) => {
   const report = await runCampaign(
@@ -79,14 +80,18 @@ test(`fuzz: ${RUNS} HTTP exchanges and ${RAW_RUNS} raw socket exchanges, every a
   );
   const growth = report.rssMiB.after - report.rssMiB.baseline;
   t.diagnostic(
-    `fuzzed ${report.exchanges} HTTP requests (${report.calls} JSON-RPC calls in them) and ${report.raw} raw socket exchanges ` +
-      `(${report.rawHeld} held open by the server until the client gave up) in ${report.seconds.toFixed(1)} s; seed ${SEED}`,
+    `fuzzed ${report.exchanges} HTTP requests (${report.calls} ` +
+      `JSON-RPC calls in them) and ${report.raw} raw socket exchanges ` +
+      `(${report.rawHeld} held open by the server until the client ` +
+      `gave up) in ${report.seconds.toFixed(1)} s; seed ${SEED}`,
   );
   t.diagnostic(
-    `bodies: ${JSON.stringify(report.byKind)}; statuses: ${JSON.stringify(report.byStatus)}; ${report.closedWhileSending} closed while sending`,
+    `bodies: ${JSON.stringify(report.byKind)}; statuses: ${JSON.stringify(report.byStatus)}` +
+      `; ${report.closedWhileSending} closed while sending`,
   );
   t.diagnostic(
-    `server RSS: ${report.rssMiB.baseline.toFixed(0)} MiB after warm-up, ${report.rssQuartersMiB.map((m) => m.toFixed(0)).join(' / ')} MiB at each quarter of the run, ` +
+    `server RSS: ${report.rssMiB.baseline.toFixed(0)} MiB after warm-up, ` +
+      `${report.rssQuartersMiB.map((m) => m.toFixed(0)).join(' / ')} MiB at each quarter of the run, ` +
       `peak ${report.rssMiB.peak.toFixed(0)} MiB`,
   );
   assert.ok(

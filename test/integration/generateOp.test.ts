@@ -117,58 +117,62 @@ describe('generate --chain op', () => {
     );
   });
 
-  test('every block opens with the L1-attributes deposit; user deposits mint; other receipts carry L1 fees; JSON from records equals the reference', async () => {
-    const store = openStore(join(dir, 'op'), { readOnly: true });
-    const reader = new StoreReader(store);
-    let minted = 0;
-    let feeReceipts = 0;
-    try {
-      for (let n = 0; n < BLOCKS; n++) {
-        const block = (await ours('eth_getBlockByNumber', [hex(n), true])) as Obj;
-        const reference = JSON.parse(
-          JSON.stringify(formatBlock(reader.header(n)!, { full: reader.transactions(n) }, false)),
-        ) as Obj;
-        assert.deepEqual(block, reference, `block ${n}: the records' JSON is the reference renderer's`);
-        const txs = block.transactions as Obj[];
-        assert.equal(txs[0]!.type, '0x7e');
-        assert.equal(txs[0]!.from, '0xdeaddeaddeaddeaddeaddeaddeaddeaddead0001');
-        assert.equal(txs[0]!.to, '0x4200000000000000000000000000000000000015');
-        assert.equal(txs[0]!.nonce, hex(n));
-        for (const tx of txs.filter((t) => t.type === '0x7e')) {
-          const encoded = encodeDeposit({
-            sourceHash: hexToBytes(tx.sourceHash)!,
-            from: hexToBytes(tx.from)!,
-            to: hexToBytes(tx.to)!,
-            mint: tx.mint === undefined ? undefined : BigInt(tx.mint as string),
-            value: BigInt(tx.value as string),
-            gas: BigInt(tx.gas as string),
-            isSystemTx: tx.isSystemTx === true,
-            input: hexToBytes(tx.input)!,
-          });
-          assert.equal(tx.hash, bytesToHex(keccak256(encoded)), 'a deposit hash is keccak256 of its encoding');
-          if (tx.mint !== undefined) minted++;
-        }
-        const receipts = (await ours('eth_getBlockReceipts', [hex(n)])) as Obj[];
-        receipts.forEach((r, i) => {
-          if (txs[i]!.type === '0x7e') assert.equal(r.depositReceiptVersion, '0x1');
-          else {
-            assert.ok(
-              typeof r.l1Fee === 'string' && typeof r.l1GasUsed === 'string',
-              `block ${n} receipt ${i} has L1 fees`,
-            );
-            feeReceipts++;
+  test(
+    'every block opens with the L1-attributes deposit; user deposits mint; ' +
+      'other receipts carry L1 fees; JSON from records equals the reference',
+    async () => {
+      const store = openStore(join(dir, 'op'), { readOnly: true });
+      const reader = new StoreReader(store);
+      let minted = 0;
+      let feeReceipts = 0;
+      try {
+        for (let n = 0; n < BLOCKS; n++) {
+          const block = (await ours('eth_getBlockByNumber', [hex(n), true])) as Obj;
+          const reference = JSON.parse(
+            JSON.stringify(formatBlock(reader.header(n)!, { full: reader.transactions(n) }, false)),
+          ) as Obj;
+          assert.deepEqual(block, reference, `block ${n}: the records' JSON is the reference renderer's`);
+          const txs = block.transactions as Obj[];
+          assert.equal(txs[0]!.type, '0x7e');
+          assert.equal(txs[0]!.from, '0xdeaddeaddeaddeaddeaddeaddeaddeaddead0001');
+          assert.equal(txs[0]!.to, '0x4200000000000000000000000000000000000015');
+          assert.equal(txs[0]!.nonce, hex(n));
+          for (const tx of txs.filter((t) => t.type === '0x7e')) {
+            const encoded = encodeDeposit({
+              sourceHash: hexToBytes(tx.sourceHash)!,
+              from: hexToBytes(tx.from)!,
+              to: hexToBytes(tx.to)!,
+              mint: tx.mint === undefined ? undefined : BigInt(tx.mint as string),
+              value: BigInt(tx.value as string),
+              gas: BigInt(tx.gas as string),
+              isSystemTx: tx.isSystemTx === true,
+              input: hexToBytes(tx.input)!,
+            });
+            assert.equal(tx.hash, bytesToHex(keccak256(encoded)), 'a deposit hash is keccak256 of its encoding');
+            if (tx.mint !== undefined) minted++;
           }
-        });
-        assert.equal(receipts.at(-1)!.cumulativeGasUsed, block.gasUsed, "the deposits' gas is in the block's");
-        const tx = (await ours('eth_getTransactionByHash', [txs[0]!.hash])) as Obj;
-        assert.deepEqual(tx, txs[0]);
+          const receipts = (await ours('eth_getBlockReceipts', [hex(n)])) as Obj[];
+          receipts.forEach((r, i) => {
+            if (txs[i]!.type === '0x7e') assert.equal(r.depositReceiptVersion, '0x1');
+            else {
+              assert.ok(
+                typeof r.l1Fee === 'string' && typeof r.l1GasUsed === 'string',
+                `block ${n} receipt ${i} has L1 fees`,
+              );
+              feeReceipts++;
+            }
+          });
+          assert.equal(receipts.at(-1)!.cumulativeGasUsed, block.gasUsed, "the deposits' gas is in the block's");
+          const tx = (await ours('eth_getTransactionByHash', [txs[0]!.hash])) as Obj;
+          assert.deepEqual(tx, txs[0]);
+        }
+      } finally {
+        await closeStore(store);
       }
-    } finally {
-      await closeStore(store);
-    }
-    assert.ok(minted > 3, 'user deposits minting ETH');
-    assert.ok(feeReceipts > 50);
-  });
+      assert.ok(minted > 3, 'user deposits minting ETH');
+      assert.ok(feeReceipts > 50);
+    },
+  );
 
   test("export carries the deposits and the receipts' L1 fields (extra_fields)", async () => {
     const out = join(dir, 'export');
@@ -179,7 +183,8 @@ describe('generate --chain op', () => {
       const file = (kind: string) => join(out, readdirSync(out).find((f) => f.includes(`__${kind}__`))!);
       const deposits = (
         await db.runAndReadAll(
-          `SELECT transaction_type, extra_fields FROM read_parquet('${file('transactions')}') WHERE transaction_type = 126`,
+          "SELECT transaction_type, extra_fields FROM read_parquet('" +
+            `${file('transactions')}') WHERE transaction_type = 126`,
         )
       ).getRows();
       assert.equal(deposits.length >= BLOCKS, true);

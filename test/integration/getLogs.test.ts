@@ -248,39 +248,43 @@ describe('concurrency and batches', () => {
     assert.deepEqual(order, ['blockNumber', 'getLogs']);
   });
 
-  test("answers rendered into memory used again and again stay intact: a slow reader's, and concurrent ranges of every size", async () => {
-    // A whole-range answer (about 20 MB, more than the socket takes) read slowly: its memory stays
-    // its own while ranges from one block (inline, a few KB) to 200 (the pool, about 1 MB) are
-    // answered in three rounds, each rendering into the answer buffers the rounds before gave back.
-    let release!: () => void;
-    const whole = { fromBlock: '0x0', toBlock: hex(HEAD) };
-    const slow = postOwnConnection(
-      svc,
-      { jsonrpc: '2.0', id: 'slow', method: 'eth_getLogs', params: [whole] },
-      new Promise<void>((resolve) => (release = resolve)),
-    );
-    await slow.started;
-    const ranges = Array.from({ length: 24 }, (_, i) => {
-      const length = [1, 3, 12, 40, 90, 200][i % 6]!;
-      const from = (i * 47) % (HEAD - length);
-      return { fromBlock: hex(from), toBlock: hex(from + length - 1) };
-    });
-    for (let round = 0; round < 3; round++) {
-      const answers = await Promise.all(
-        ranges.map((filter, i) => svc.post({ jsonrpc: '2.0', id: i, method: 'eth_getLogs', params: [filter] })),
+  test(
+    'answers rendered into memory used again and again stay intact: ' +
+      "a slow reader's, and concurrent ranges of every size",
+    async () => {
+      // A whole-range answer (about 20 MB, more than the socket takes) read slowly: its memory stays
+      // its own while ranges from one block (inline, a few KB) to 200 (the pool, about 1 MB) are
+      // answered in three rounds, each rendering into the answer buffers the rounds before gave back.
+      let release!: () => void;
+      const whole = { fromBlock: '0x0', toBlock: hex(HEAD) };
+      const slow = postOwnConnection(
+        svc,
+        { jsonrpc: '2.0', id: 'slow', method: 'eth_getLogs', params: [whole] },
+        new Promise<void>((resolve) => (release = resolve)),
       );
-      answers.forEach(({ status, json }, i) => {
-        assert.equal(status, 200);
-        assert.deepEqual(
-          (json as RpcResponse).result,
-          (oracle(ranges[i]!, { maxResults: 1e9 }) as { logs: Obj[] }).logs,
-          `round ${round}, range ${i}`,
-        );
+      await slow.started;
+      const ranges = Array.from({ length: 24 }, (_, i) => {
+        const length = [1, 3, 12, 40, 90, 200][i % 6]!;
+        const from = (i * 47) % (HEAD - length);
+        return { fromBlock: hex(from), toBlock: hex(from + length - 1) };
       });
-    }
-    release();
-    assert.deepEqual((await slow.response).result, (oracle(whole, { maxResults: 1e9 }) as { logs: Obj[] }).logs);
-  });
+      for (let round = 0; round < 3; round++) {
+        const answers = await Promise.all(
+          ranges.map((filter, i) => svc.post({ jsonrpc: '2.0', id: i, method: 'eth_getLogs', params: [filter] })),
+        );
+        answers.forEach(({ status, json }, i) => {
+          assert.equal(status, 200);
+          assert.deepEqual(
+            (json as RpcResponse).result,
+            (oracle(ranges[i]!, { maxResults: 1e9 }) as { logs: Obj[] }).logs,
+            `round ${round}, range ${i}`,
+          );
+        });
+      }
+      release();
+      assert.deepEqual((await slow.response).result, (oracle(whole, { maxResults: 1e9 }) as { logs: Obj[] }).logs);
+    },
+  );
 
   test('a batch of several eth_getLogs and point lookups answers in order', async () => {
     const a = { fromBlock: hex(5), toBlock: hex(40) };
@@ -672,57 +676,61 @@ test('eth_getLogs by the hash of a reorganised-out block: its logs with removed:
   }
 });
 
-test('a block replaced by a reorganisation is filtered by its new bloom and rendered anew, though the service had cached the old one', async () => {
-  const small = await makeDataset(40, 0.05, 'replaced');
-  try {
-    const writable = openStore(small.dir);
-    const r = new StoreReader(writable);
-    const head = r.meta()!.head;
-    // The replacement of the head carries the logs (and transactions, and bloom) of the block before it.
-    let donor = head - 1;
-    while (r.logs(donor).length === 0) donor--;
-    const headBloom = Buffer.from(r.header(head)!.logsBloom);
-    const absent = r.logs(donor).find((l) => !bloomHas(headBloom, l.address));
-    assert.ok(absent, 'an address of the donor block that the head block bloom rules out');
-    const address = bytesToHex(absent.address);
-    const filter = { fromBlock: hex(head), toBlock: hex(head), address };
-
-    const svc = await startTestService(small);
+test(
+  'a block replaced by a reorganisation is filtered by its new bloom ' +
+    'and rendered anew, though the service had cached the old one',
+  async () => {
+    const small = await makeDataset(40, 0.05, 'replaced');
     try {
-      assert.deepEqual(await svc.result('eth_getLogs', [filter]), [], 'the old head has no log of that address');
-      const oldBlock = (await svc.result('eth_getBlockByNumber', [hex(head), false])) as Obj;
+      const writable = openStore(small.dir);
+      const r = new StoreReader(writable);
+      const head = r.meta()!.head;
+      // The replacement of the head carries the logs (and transactions, and bloom) of the block before it.
+      let donor = head - 1;
+      while (r.logs(donor).length === 0) donor--;
+      const headBloom = Buffer.from(r.header(head)!.logsBloom);
+      const absent = r.logs(donor).find((l) => !bloomHas(headBloom, l.address));
+      assert.ok(absent, 'an address of the donor block that the head block bloom rules out');
+      const address = bytesToHex(absent.address);
+      const filter = { fromBlock: hex(head), toBlock: hex(head), address };
 
-      const old = r.header(head)!;
-      const from = r.header(donor)!;
-      const header = { ...old, hash: Buffer.from(old.hash).fill(0xab, 0, 4), logsBloom: from.logsBloom };
-      new StoreWriter(writable).append({
-        rollbackTo: head - 1,
-        blocks: [
-          {
-            header,
-            transactions: r.transactions(donor),
-            receipts: r.receipts(donor),
-            logs: r.logs(donor),
-            storage: [],
-          },
-        ],
-      });
+      const svc = await startTestService(small);
+      try {
+        assert.deepEqual(await svc.result('eth_getLogs', [filter]), [], 'the old head has no log of that address');
+        const oldBlock = (await svc.result('eth_getBlockByNumber', [hex(head), false])) as Obj;
 
-      const logs = (await svc.result('eth_getLogs', [filter])) as Obj[];
-      assert.equal(logs.length, r.logs(head).filter((l) => bytesToHex(l.address) === address).length);
-      assert.ok(logs.length > 0);
-      for (const log of logs) assert.equal(log.blockHash, bytesToHex(header.hash));
-      const block = (await svc.result('eth_getBlockByNumber', [hex(head), false])) as Obj;
-      assert.notEqual(block.hash, oldBlock.hash);
-      assert.equal(block.hash, bytesToHex(header.hash));
+        const old = r.header(head)!;
+        const from = r.header(donor)!;
+        const header = { ...old, hash: Buffer.from(old.hash).fill(0xab, 0, 4), logsBloom: from.logsBloom };
+        new StoreWriter(writable).append({
+          rollbackTo: head - 1,
+          blocks: [
+            {
+              header,
+              transactions: r.transactions(donor),
+              receipts: r.receipts(donor),
+              logs: r.logs(donor),
+              storage: [],
+            },
+          ],
+        });
+
+        const logs = (await svc.result('eth_getLogs', [filter])) as Obj[];
+        assert.equal(logs.length, r.logs(head).filter((l) => bytesToHex(l.address) === address).length);
+        assert.ok(logs.length > 0);
+        for (const log of logs) assert.equal(log.blockHash, bytesToHex(header.hash));
+        const block = (await svc.result('eth_getBlockByNumber', [hex(head), false])) as Obj;
+        assert.notEqual(block.hash, oldBlock.hash);
+        assert.equal(block.hash, bytesToHex(header.hash));
+      } finally {
+        await svc.close();
+        await closeStore(writable);
+      }
     } finally {
-      await svc.close();
-      await closeStore(writable);
+      small.remove();
     }
-  } finally {
-    small.remove();
-  }
-});
+  },
+);
 
 /** Whether a 2048-bit logsBloom has the three bits of `item`. */
 function bloomHas(bloom: Uint8Array, item: Uint8Array): boolean {

@@ -621,77 +621,83 @@ describe('StreamLogs', () => {
     expected = await httpLogs({}, 0, HEAD);
   });
 
-  test('more than 10,000 logs to a slow client: the server waits for it, then a cancel and a resume from the cursor deliver every log once', async () => {
-    assert.ok(expected.length > 10_000, `${expected.length} logs`);
-    const events = svc.grpcEvents!;
-    let waiting: StreamProgress | undefined;
-    let onStall = () => {};
-    const onWaiting = (p: StreamProgress) => {
-      waiting = p;
-      onStall();
-    };
-    const onDrained = () => (waiting = undefined);
-    events.on('stream-waiting', onWaiting);
-    events.on('stream-drained', onDrained);
-    const finished = new Promise<StreamProgress & { outcome: string }>((resolve) =>
-      events.once('stream-finished', resolve),
-    );
-    const received: Obj[] = [];
-    const stalls: (StreamProgress & { received: number })[] = [];
-    let cursor: Obj | undefined;
-    try {
-      const s = stream({ filter: whole });
-      await new Promise<void>((resolve, reject) => {
-        let batches = 0;
-        let cancelled = false;
-        // The slow client: every 25 batches it stops reading until the server, having filled the
-        // buffers between them, waits for it; then it reads on. Past 6,000 logs it cancels.
-        s.on('data', (batch: Obj) => {
-          if (cancelled) return;
-          received.push(...(batch.logs ?? []).map(wireLog));
-          cursor = batch.next;
-          if (received.length >= 6_000) {
-            cancelled = true;
-            s.cancel();
-            return;
-          }
-          if (++batches % 25 !== 0) return;
-          s.pause();
-          onStall = () => {
-            if (!waiting) return;
-            stalls.push({ ...waiting, received: received.length });
-            onStall = () => {};
-            s.resume();
-          };
-          onStall();
+  test(
+    'more than 10,000 logs to a slow client: the server waits for it, ' +
+      'then a cancel and a resume from the cursor deliver every log once',
+    async () => {
+      assert.ok(expected.length > 10_000, `${expected.length} logs`);
+      const events = svc.grpcEvents!;
+      let waiting: StreamProgress | undefined;
+      let onStall = () => {};
+      const onWaiting = (p: StreamProgress) => {
+        waiting = p;
+        onStall();
+      };
+      const onDrained = () => (waiting = undefined);
+      events.on('stream-waiting', onWaiting);
+      events.on('stream-drained', onDrained);
+      const finished = new Promise<StreamProgress & { outcome: string }>((resolve) =>
+        events.once('stream-finished', resolve),
+      );
+      const received: Obj[] = [];
+      const stalls: (StreamProgress & { received: number })[] = [];
+      let cursor: Obj | undefined;
+      try {
+        const s = stream({ filter: whole });
+        await new Promise<void>((resolve, reject) => {
+          let batches = 0;
+          let cancelled = false;
+          // The slow client: every 25 batches it stops reading until the server, having filled the
+          // buffers between them, waits for it; then it reads on. Past 6,000 logs it cancels.
+          s.on('data', (batch: Obj) => {
+            if (cancelled) return;
+            received.push(...(batch.logs ?? []).map(wireLog));
+            cursor = batch.next;
+            if (received.length >= 6_000) {
+              cancelled = true;
+              s.cancel();
+              return;
+            }
+            if (++batches % 25 !== 0) return;
+            s.pause();
+            onStall = () => {
+              if (!waiting) return;
+              stalls.push({ ...waiting, received: received.length });
+              onStall = () => {};
+              s.resume();
+            };
+            onStall();
+          });
+          s.on('error', (error: grpc.ServiceError) =>
+            error.code === grpc.status.CANCELLED ? resolve() : reject(error),
+          );
+          s.on('end', () => reject(new Error('the stream ended before the client cancelled it')));
         });
-        s.on('error', (error: grpc.ServiceError) => (error.code === grpc.status.CANCELLED ? resolve() : reject(error)));
-        s.on('end', () => reject(new Error('the stream ended before the client cancelled it')));
-      });
-    } finally {
-      events.off('stream-waiting', onWaiting);
-      events.off('stream-drained', onDrained);
-    }
-    assert.ok(stalls.length >= 3, `${stalls.length} stalls`);
-    for (const stall of stalls) {
-      assert.ok(
-        stall.logs - stall.received <= IN_TRANSIT_LOGS,
-        `the server ran ${stall.logs - stall.received} logs ahead of a paused client`,
-      );
-      assert.ok(
-        stall.dispatched <= stall.chunks + WINDOW,
-        `${stall.dispatched} tasks dispatched for ${stall.chunks} chunks written`,
-      );
-    }
-    const end = await finished;
-    assert.equal(end.outcome, 'cancelled');
-    assert.ok(end.logs < expected.length, 'the server stopped when the client cancelled');
+      } finally {
+        events.off('stream-waiting', onWaiting);
+        events.off('stream-drained', onDrained);
+      }
+      assert.ok(stalls.length >= 3, `${stalls.length} stalls`);
+      for (const stall of stalls) {
+        assert.ok(
+          stall.logs - stall.received <= IN_TRANSIT_LOGS,
+          `the server ran ${stall.logs - stall.received} logs ahead of a paused client`,
+        );
+        assert.ok(
+          stall.dispatched <= stall.chunks + WINDOW,
+          `${stall.dispatched} tasks dispatched for ${stall.chunks} chunks written`,
+        );
+      }
+      const end = await finished;
+      assert.equal(end.outcome, 'cancelled');
+      assert.ok(end.logs < expected.length, 'the server stopped when the client cancelled');
 
-    const rest = await collect(stream({ filter: whole, resumeFrom: cursor }));
-    assert.equal(received.length + rest.logs.length, expected.length, 'nothing repeated, nothing missed');
-    assert.deepEqual([...received, ...rest.logs], expected);
-    assert.deepEqual(rest.batches.at(-1)!.next, { blockNumber: String(HEAD + 1), logIndex: '0' });
-  });
+      const rest = await collect(stream({ filter: whole, resumeFrom: cursor }));
+      assert.equal(received.length + rest.logs.length, expected.length, 'nothing repeated, nothing missed');
+      assert.deepEqual([...received, ...rest.logs], expected);
+      assert.deepEqual(rest.batches.at(-1)!.next, { blockNumber: String(HEAD + 1), logIndex: '0' });
+    },
+  );
 
   test('a stream resumed from any log position starts exactly there', async () => {
     for (const k of [0, 1, 137, 2_500, 7_777, expected.length - 1]) {

@@ -77,7 +77,8 @@ async function refusals(reason: string): Promise<number> {
   return Number(new RegExp(`^ethlogd_refusals_total\\{reason="${reason}"\\} (\\d+)$`, 'm').exec(text)?.[1]);
 }
 
-test('a connection that sends nothing is closed after the preface timeout, one without a call after the idle timeout; calls answer', {
+test('a connection that sends nothing is closed after the preface ' +
+  'timeout, one without a call after the idle timeout; calls answer', {
   timeout: 15_000,
 }, async () => {
   const before = await refusals('grpc_preface_timeout');
@@ -93,7 +94,8 @@ test('a connection that sends nothing is closed after the preface timeout, one w
   assert.equal(await smallCall(), grpc.status.OK);
 });
 
-test(`over ${MAX_CONNECTIONS} connections, a new one is closed as it connects (UNAVAILABLE) and counted; one freed is taken again`, {
+test(`over ${MAX_CONNECTIONS} connections, a new one is closed as it ` +
+  'connects (UNAVAILABLE) and counted; one freed is taken again', {
   timeout: 30_000,
 }, async () => {
   const before = await refusals('grpc_connections');

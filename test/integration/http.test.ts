@@ -145,7 +145,10 @@ function errorOf(code: number, message: string): unknown {
 
 /** Raw HTTP/1.1 request text for a POST of `body` to `path`. */
 function rawPost(path: string, body: string, extra = ''): string {
-  return `POST ${path} HTTP/1.1\r\nHost: ${HOST}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n${extra}\r\n${body}`;
+  return (
+    `POST ${path} HTTP/1.1\r\nHost: ${HOST}\r\nContent-Type: ` +
+    `application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n${extra}\r\n${body}`
+  );
 }
 
 /** Reads `count` Content-Length-framed responses from a raw socket, in arrival order. */
@@ -410,34 +413,40 @@ describe('HTTP front', () => {
     assert.deepEqual(JSON.parse(over.body), errorOf(-32600, 'request body too large, limit 1000 bytes'));
   });
 
-  test('a body announced over 5 MiB gets 413 before it is sent; uWS skips it and the connection answers the next request', async () => {
-    const socket = await connect(server.port);
-    const length = 5 * 1024 * 1024 + 1;
-    const first = readRawResponses(socket, 1);
-    socket.write(
-      `POST /v3/${key} HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${length}\r\n\r\n`,
-    );
-    const [res] = (await first) as [RawResponse];
-    assert.equal(res.status, 413);
-    assert.doesNotMatch(res.head, /connection: close/i);
-    assert.deepEqual(JSON.parse(res.body), errorOf(-32600, `request body too large, limit ${5 * 1024 * 1024} bytes`));
-    const next = readRawResponses(socket, 1);
-    const body = JSON.stringify({ method: 'length' });
-    socket.write(' '.repeat(length));
-    socket.write(
-      `POST /v3/${key} HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body}`,
-    );
-    const [answer] = (await next) as [RawResponse];
-    assert.equal(answer.status, 200);
-    assert.equal((JSON.parse(answer.body) as { result: number }).result, body.length);
-    socket.destroy();
-  });
+  test(
+    'a body announced over 5 MiB gets 413 before it is sent; ' +
+      'uWS skips it and the connection answers the next request',
+    async () => {
+      const socket = await connect(server.port);
+      const length = 5 * 1024 * 1024 + 1;
+      const first = readRawResponses(socket, 1);
+      socket.write(
+        `POST /v3/${key} HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${length}\r\n\r\n`,
+      );
+      const [res] = (await first) as [RawResponse];
+      assert.equal(res.status, 413);
+      assert.doesNotMatch(res.head, /connection: close/i);
+      assert.deepEqual(JSON.parse(res.body), errorOf(-32600, `request body too large, limit ${5 * 1024 * 1024} bytes`));
+      const next = readRawResponses(socket, 1);
+      const body = JSON.stringify({ method: 'length' });
+      socket.write(' '.repeat(length));
+      socket.write(
+        `POST /v3/${key} HTTP/1.1\r\nHost: x\r\nContent-Type: ` +
+          `application/json\r\nContent-Length: ${body.length}\r\n\r\n${body}`,
+      );
+      const [answer] = (await next) as [RawResponse];
+      assert.equal(answer.status, 200);
+      assert.equal((JSON.parse(answer.body) as { result: number }).result, body.length);
+      socket.destroy();
+    },
+  );
 
   test('a body announced over DISCARD_MAX_BYTES gets 413 before any body is sent', async () => {
     const socket = await connect(server.port);
     const answers = readRawResponses(socket, 1);
     socket.write(
-      `POST /v3/${key} HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${DISCARD_MAX_BYTES + 1}\r\n\r\n`,
+      `POST /v3/${key} HTTP/1.1\r\nHost: x\r\nContent-Type: ` +
+        `application/json\r\nContent-Length: ${DISCARD_MAX_BYTES + 1}\r\n\r\n`,
     );
     const [res] = (await answers) as [RawResponse];
     assert.equal(res.status, 413);
@@ -480,8 +489,14 @@ describe('HTTP front', () => {
     // On another thread the upload runs while the server answers, as from any other client.
     const source = `
       const { parentPort, workerData } = require('node:worker_threads');
-      fetch(workerData, { method: 'POST', headers: { 'content-type': 'application/json' }, body: 'x'.repeat(6_000_000) })
-        .then(async (res) => parentPort.postMessage({ status: res.status, body: await res.text() }), (error) => parentPort.postMessage({ error: String(error.cause ?? error) }));
+      fetch(workerData, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: 'x'.repeat(6_000_000),
+      }).then(
+        async (res) => parentPort.postMessage({ status: res.status, body: await res.text() }),
+        (error) => parentPort.postMessage({ error: String(error.cause ?? error) }),
+      );
     `;
     for (let i = 0; i < 5; i++) {
       const worker = new Worker(source, { eval: true, workerData: `${base()}/v3/${key}` });
@@ -673,7 +688,8 @@ describe('HTTP front', () => {
   test('a client that aborts mid-body does not disturb the server', async () => {
     const socket = await connect(server.port);
     socket.write(
-      `POST /v3/${key} HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{"jsonrpc":`,
+      `POST /v3/${key} HTTP/1.1\r\nHost: x\r\nContent-Type: ` +
+        'application/json\r\nContent-Length: 1000\r\n\r\n{"jsonrpc":',
     );
     socket.destroy();
     const res = await request(server.port, {

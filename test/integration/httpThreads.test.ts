@@ -262,29 +262,33 @@ describe('two HTTP threads on one port', () => {
     }
   });
 
-  test('each thread answers a small eth_getLogs inline and hands a large one to the pool; /metrics counts both paths of both threads', async () => {
-    const INLINE = 'ethlogd_getlogs_queries_total{path="inline"}';
-    const POOL = 'ethlogd_getlogs_queries_total{path="pool"}';
-    const paths = async () => {
-      const text = await scrape(threaded);
-      return { inline: sample(text, INLINE), pool: sample(text, POOL) };
-    };
-    for (const [filter, path] of [
-      [{ fromBlock: '0x5', toBlock: '0x6' }, 'inline'],
-      [{ fromBlock: '0x0', toBlock: '0x63' }, 'pool'],
-    ] as const) {
-      const before = await paths();
-      const answers = await fromEveryThread(threaded, () => post(threaded, call('eth_getLogs', [filter])));
-      const after = await paths();
-      const other = path === 'inline' ? 'pool' : 'inline';
-      assert.equal(
-        after[path] - before[path],
-        answers.length,
-        `${answers.length} queries on the ${path} path, by threads ${answers.map((a) => a.thread).join(',')}`,
-      );
-      assert.equal(after[other] - before[other], 0);
-    }
-  });
+  test(
+    'each thread answers a small eth_getLogs inline and hands a large ' +
+      'one to the pool; /metrics counts both paths of both threads',
+    async () => {
+      const INLINE = 'ethlogd_getlogs_queries_total{path="inline"}';
+      const POOL = 'ethlogd_getlogs_queries_total{path="pool"}';
+      const paths = async () => {
+        const text = await scrape(threaded);
+        return { inline: sample(text, INLINE), pool: sample(text, POOL) };
+      };
+      for (const [filter, path] of [
+        [{ fromBlock: '0x5', toBlock: '0x6' }, 'inline'],
+        [{ fromBlock: '0x0', toBlock: '0x63' }, 'pool'],
+      ] as const) {
+        const before = await paths();
+        const answers = await fromEveryThread(threaded, () => post(threaded, call('eth_getLogs', [filter])));
+        const after = await paths();
+        const other = path === 'inline' ? 'pool' : 'inline';
+        assert.equal(
+          after[path] - before[path],
+          answers.length,
+          `${answers.length} queries on the ${path} path, by threads ${answers.map((a) => a.thread).join(',')}`,
+        );
+        assert.equal(after[other] - before[other], 0);
+      }
+    },
+  );
 
   test('/health, /ready and /metrics answer on every thread', async () => {
     assert.deepEqual(JSON.parse(await sameOnFreshConnections('/health')), { status: 'ok' });
@@ -296,29 +300,32 @@ describe('two HTTP threads on one port', () => {
       assert.match(await scrape(threaded), new RegExp(`^${THREAD_SERIES}\\{thread="1"\\} `, 'm'));
   });
 
-  test('a key created and revoked by another process (`ethlogd keys`) is served, then refused, by both threads', async () => {
-    const created = await run(process.execPath, [
-      CLI,
-      'keys',
-      'create',
-      '--data',
-      dataset.dir,
-      '--label',
-      'revoked-while-serving',
-    ]);
-    const key = created.stdout.trim().split('\n').pop()!;
-    for (const { answer } of await fromEveryThread(threaded, () => post(threaded, call('eth_chainId', []), key)))
-      assert.equal(answer.status, 200);
-    await run(process.execPath, [CLI, 'keys', 'revoke', '--data', dataset.dir, key]);
-    for (const { answer } of await fromEveryThread(threaded, () => post(threaded, call('eth_chainId', []), key))) {
-      assert.equal(answer.status, 401);
-      assert.deepEqual(JSON.parse(answer.body), {
-        jsonrpc: '2.0',
-        id: null,
-        error: { code: UNAUTHORIZED, message: REVOKED_KEY_MESSAGE },
-      });
-    }
-  });
+  test(
+    'a key created and revoked by another process ' + '(`ethlogd keys`) is served, then refused, by both threads',
+    async () => {
+      const created = await run(process.execPath, [
+        CLI,
+        'keys',
+        'create',
+        '--data',
+        dataset.dir,
+        '--label',
+        'revoked-while-serving',
+      ]);
+      const key = created.stdout.trim().split('\n').pop()!;
+      for (const { answer } of await fromEveryThread(threaded, () => post(threaded, call('eth_chainId', []), key)))
+        assert.equal(answer.status, 200);
+      await run(process.execPath, [CLI, 'keys', 'revoke', '--data', dataset.dir, key]);
+      for (const { answer } of await fromEveryThread(threaded, () => post(threaded, call('eth_chainId', []), key))) {
+        assert.equal(answer.status, 401);
+        assert.deepEqual(JSON.parse(answer.body), {
+          jsonrpc: '2.0',
+          id: null,
+          error: { code: UNAUTHORIZED, message: REVOKED_KEY_MESSAGE },
+        });
+      }
+    },
+  );
 
   test('the rate limit is one bucket per key across threads', async () => {
     const BURST = 3;

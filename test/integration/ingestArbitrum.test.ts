@@ -68,25 +68,29 @@ async function differencesFrom(calls: Call[], expected: unknown[]): Promise<stri
 }
 
 describe('ingest from an Arbitrum node, and of a type nobody models', () => {
-  test('a store of one kind refuses another: --chain op on an Arbitrum store, and Nitro blocks into a store given as ethereum', async () => {
-    const [one, two] = [mkdtempSync(join(tmpdir(), 'ethlogd-kind-')), mkdtempSync(join(tmpdir(), 'ethlogd-kind-'))];
-    try {
-      assert.equal(
-        (await runIngest({ rpc: node.url, dataDir: one, storage: 'none', to: 1, logger })).chainKind,
-        'arbitrum',
-      );
-      await assert.rejects(
-        runIngest({ rpc: node.url, dataDir: one, storage: 'none', chain: 'op', logger }),
-        (e: Error) => e instanceof IngestConflictError && /holds an arbitrum chain, not op/.test(e.message),
-      );
-      await assert.rejects(
-        runIngest({ rpc: node.url, dataDir: two, storage: 'none', chain: 'ethereum', logger }),
-        /blocks 0\.\.\d+ are of an arbitrum chain, the store's is ethereum/,
-      );
-    } finally {
-      for (const d of [one, two]) rmSync(d, { recursive: true, force: true });
-    }
-  });
+  test(
+    'a store of one kind refuses another: --chain op on an Arbitrum ' +
+      'store, and Nitro blocks into a store given as ethereum',
+    async () => {
+      const [one, two] = [mkdtempSync(join(tmpdir(), 'ethlogd-kind-')), mkdtempSync(join(tmpdir(), 'ethlogd-kind-'))];
+      try {
+        assert.equal(
+          (await runIngest({ rpc: node.url, dataDir: one, storage: 'none', to: 1, logger })).chainKind,
+          'arbitrum',
+        );
+        await assert.rejects(
+          runIngest({ rpc: node.url, dataDir: one, storage: 'none', chain: 'op', logger }),
+          (e: Error) => e instanceof IngestConflictError && /holds an arbitrum chain, not op/.test(e.message),
+        );
+        await assert.rejects(
+          runIngest({ rpc: node.url, dataDir: two, storage: 'none', chain: 'ethereum', logger }),
+          /blocks 0\.\.\d+ are of an arbitrum chain, the store's is ethereum/,
+        );
+      } finally {
+        for (const d of [one, two]) rmSync(d, { recursive: true, force: true });
+      }
+    },
+  );
 
   test('the fixtures hold every Arbitrum type, an ordinary one and 0x99', () => {
     const types = new Set(chain.flatMap((b) => (b.block.transactions as Obj[]).map((t) => t.type)));
@@ -111,22 +115,25 @@ describe('ingest from an Arbitrum node, and of a type nobody models', () => {
     assert.deepEqual(await differencesFrom(calls, expected), []);
   });
 
-  test("every transaction by hash and by block and index is the node's (0x99 with nested and non-ASCII members)", async () => {
-    const calls: Call[] = [];
-    const expected: unknown[] = [];
-    for (const { block } of chain) {
-      for (const tx of block.transactions as Obj[]) {
-        calls.push({ method: 'eth_getTransactionByHash', params: [tx.hash] });
-        calls.push({ method: 'eth_getTransactionByBlockHashAndIndex', params: [block.hash, tx.transactionIndex] });
-        expected.push(tx, tx);
+  test(
+    'every transaction by hash and by block and index is the ' + "node's (0x99 with nested and non-ASCII members)",
+    async () => {
+      const calls: Call[] = [];
+      const expected: unknown[] = [];
+      for (const { block } of chain) {
+        for (const tx of block.transactions as Obj[]) {
+          calls.push({ method: 'eth_getTransactionByHash', params: [tx.hash] });
+          calls.push({ method: 'eth_getTransactionByBlockHashAndIndex', params: [block.hash, tx.transactionIndex] });
+          expected.push(tx, tx);
+        }
       }
-    }
-    assert.deepEqual(await differencesFrom(calls, expected), []);
-    const unknown = chain.flatMap((b) => b.block.transactions as Obj[]).find((t) => t.type === '0x99')!;
-    const [reply] = await batchCalls(endpoint, [{ method: 'eth_getTransactionByHash', params: [unknown.hash] }]);
-    assert.deepEqual(reply!.result, unknown);
-    assert.deepEqual(Object.keys(reply!.result as Obj).sort(), Object.keys(unknown).sort());
-  });
+      assert.deepEqual(await differencesFrom(calls, expected), []);
+      const unknown = chain.flatMap((b) => b.block.transactions as Obj[]).find((t) => t.type === '0x99')!;
+      const [reply] = await batchCalls(endpoint, [{ method: 'eth_getTransactionByHash', params: [unknown.hash] }]);
+      assert.deepEqual(reply!.result, unknown);
+      assert.deepEqual(Object.keys(reply!.result as Obj).sort(), Object.keys(unknown).sort());
+    },
+  );
 
   test("every receipt, every block's receipts and every block's logs are the node's", async () => {
     const calls: Call[] = [];

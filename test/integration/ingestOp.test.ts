@@ -150,83 +150,91 @@ async function compareChain(): Promise<{ blocks: Obj[]; problems: string[] }> {
 }
 
 describe('ingest from an OP-stack node (anvil --network optimism)', { skip: ANVIL_MISSING }, () => {
-  test('copies a chain of deposits and every ordinary type, follows it through a reorganisation, and serves it as anvil does', async () => {
-    const head = await anvil.head();
-    const copied = await runIngest({
-      rpc: anvil.url,
-      dataDir: dir,
-      to: head - 4,
-      logger,
-      tuning: { blocksPerRequest: 5, commitBlocks: 7 },
-    });
-    assert.equal(copied.head, head - 4);
-    assert.equal(copied.chainKind, 'op', 'the kind is detected from the deposits and recorded');
-    const store = openStore(dir);
-    const key = createApiKey(store, 'op');
-    await closeStore(store);
-    const stop = new AbortController();
-    const following = runIngest({
-      rpc: anvil.url,
-      dataDir: dir,
-      follow: true,
-      pollMs: 10,
-      signal: stop.signal,
-      logger,
-    });
-    service = await startService({ dataDir: dir, host: '127.0.0.1', port: 0, logger, threads: 1 });
-    endpoint = `${service.url}/v3/${key}`;
-    const caughtUp = async () => {
-      const tip = await anvil.rpc<Obj>('eth_getBlockByNumber', ['latest', false]);
-      await until(
-        async () => ((await ours('eth_getBlockByNumber', ['latest', false])) as Obj | null)?.hash === tip.hash,
-        `our head is anvil's ${String(tip.number)}`,
+  test(
+    'copies a chain of deposits and every ordinary type, ' +
+      'follows it through a reorganisation, and serves it as anvil does',
+    async () => {
+      const head = await anvil.head();
+      const copied = await runIngest({
+        rpc: anvil.url,
+        dataDir: dir,
+        to: head - 4,
+        logger,
+        tuning: { blocksPerRequest: 5, commitBlocks: 7 },
+      });
+      assert.equal(copied.head, head - 4);
+      assert.equal(copied.chainKind, 'op', 'the kind is detected from the deposits and recorded');
+      const store = openStore(dir);
+      const key = createApiKey(store, 'op');
+      await closeStore(store);
+      const stop = new AbortController();
+      const following = runIngest({
+        rpc: anvil.url,
+        dataDir: dir,
+        follow: true,
+        pollMs: 10,
+        signal: stop.signal,
+        logger,
+      });
+      service = await startService({ dataDir: dir, host: '127.0.0.1', port: 0, logger, threads: 1 });
+      endpoint = `${service.url}/v3/${key}`;
+      const caughtUp = async () => {
+        const tip = await anvil.rpc<Obj>('eth_getBlockByNumber', ['latest', false]);
+        await until(
+          async () => ((await ours('eth_getBlockByNumber', ['latest', false])) as Obj | null)?.hash === tip.hash,
+          `our head is anvil's ${String(tip.number)}`,
+        );
+      };
+      try {
+        await caughtUp();
+        await mine(FOLLOWED);
+        await caughtUp();
+        const snapshot = await anvil.rpc<string>('evm_snapshot', []);
+        await mine(2);
+        await caughtUp();
+        const replaced = await anvil.rpc<Obj>('eth_getBlockByNumber', ['latest', true]);
+        assert.equal(await anvil.rpc('evm_revert', [snapshot]), true);
+        await workload.syncNonces();
+        await mine(3);
+        await caughtUp();
+        const orphan = (await ours('eth_getBlockByHash', [replaced.hash, true])) as Obj;
+        assert.equal(
+          orphan.hash,
+          replaced.hash,
+          'the reorganised-out block of deposits is served by hash from orphans',
+        );
+        assert.deepEqual(orphan.transactions, replaced.transactions, 'with its deposits as anvil gave them');
+      } finally {
+        stop.abort();
+        await following;
+      }
+      const { blocks, problems } = await compareChain();
+      assert.deepEqual(problems, []);
+      const txs = blocks.flatMap((b) => b.transactions as Obj[]);
+      const types = new Set(txs.map((t) => t.type));
+      assert.deepEqual(
+        [...types].sort(),
+        ['0x0', '0x1', '0x2', '0x3', '0x4', '0x7e'],
+        'deposits and every ordinary type anvil takes on optimism',
       );
-    };
-    try {
-      await caughtUp();
-      await mine(FOLLOWED);
-      await caughtUp();
-      const snapshot = await anvil.rpc<string>('evm_snapshot', []);
-      await mine(2);
-      await caughtUp();
-      const replaced = await anvil.rpc<Obj>('eth_getBlockByNumber', ['latest', true]);
-      assert.equal(await anvil.rpc('evm_revert', [snapshot]), true);
-      await workload.syncNonces();
-      await mine(3);
-      await caughtUp();
-      const orphan = (await ours('eth_getBlockByHash', [replaced.hash, true])) as Obj;
-      assert.equal(orphan.hash, replaced.hash, 'the reorganised-out block of deposits is served by hash from orphans');
-      assert.deepEqual(orphan.transactions, replaced.transactions, 'with its deposits as anvil gave them');
-    } finally {
-      stop.abort();
-      await following;
-    }
-    const { blocks, problems } = await compareChain();
-    assert.deepEqual(problems, []);
-    const txs = blocks.flatMap((b) => b.transactions as Obj[]);
-    const types = new Set(txs.map((t) => t.type));
-    assert.deepEqual(
-      [...types].sort(),
-      ['0x0', '0x1', '0x2', '0x3', '0x4', '0x7e'],
-      'deposits and every ordinary type anvil takes on optimism',
-    );
-    const deposits = txs.filter((t) => t.type === '0x7e');
-    const minted = (t: Obj) => t.mint !== undefined && t.mint !== '0x0';
-    assert.ok(deposits.some(minted) && deposits.some((t) => !minted(t)), 'deposits with and without mint');
-    for (const b of blocks.slice(2))
-      assert.equal((b.transactions as Obj[])[0]!.type, '0x7e', `block ${String(b.number)} opens with a deposit`);
-    const depositLogs = (await ours('eth_getLogs', [
-      { fromBlock: '0x0', toBlock: 'latest', address: workload.emitters[0] },
-    ])) as Obj[];
-    const depositHashes = new Set(deposits.map((t) => t.hash));
-    assert.ok(
-      depositLogs.some((l) => depositHashes.has(l.transactionHash)),
-      'a deposit emitted logs',
-    );
-    const receipt = (await ours('eth_getTransactionReceipt', [deposits[0]!.hash])) as Obj;
-    assert.ok(
-      'depositNonce' in receipt && 'depositReceiptVersion' in receipt,
-      'a deposit receipt keeps depositNonce and depositReceiptVersion',
-    );
-  });
+      const deposits = txs.filter((t) => t.type === '0x7e');
+      const minted = (t: Obj) => t.mint !== undefined && t.mint !== '0x0';
+      assert.ok(deposits.some(minted) && deposits.some((t) => !minted(t)), 'deposits with and without mint');
+      for (const b of blocks.slice(2))
+        assert.equal((b.transactions as Obj[])[0]!.type, '0x7e', `block ${String(b.number)} opens with a deposit`);
+      const depositLogs = (await ours('eth_getLogs', [
+        { fromBlock: '0x0', toBlock: 'latest', address: workload.emitters[0] },
+      ])) as Obj[];
+      const depositHashes = new Set(deposits.map((t) => t.hash));
+      assert.ok(
+        depositLogs.some((l) => depositHashes.has(l.transactionHash)),
+        'a deposit emitted logs',
+      );
+      const receipt = (await ours('eth_getTransactionReceipt', [deposits[0]!.hash])) as Obj;
+      assert.ok(
+        'depositNonce' in receipt && 'depositReceiptVersion' in receipt,
+        'a deposit receipt keeps depositNonce and depositReceiptVersion',
+      );
+    },
+  );
 });

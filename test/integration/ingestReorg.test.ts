@@ -27,7 +27,8 @@ import { Workload } from '../support/workload.js';
  * What our server answers about reorganised-out blocks that anvil does not (anvil forgets them: null, "unknown block").
  */
 const ORPHAN_DIFFERENCES =
-  'ethlogd serves a reorganised-out block by hash from orphans, its logs with removed: true; anvil answers null / "unknown block"';
+  'ethlogd serves a reorganised-out block by hash from orphans, ' +
+  'its logs with removed: true; anvil answers null / "unknown block"';
 
 type Obj = Record<string, unknown>;
 const hex = (n: number) => '0x' + n.toString(16);
@@ -181,7 +182,8 @@ test('evm_revert to a snapshot, then a shorter branch: rolled back, then the new
   assert.equal(await ours('eth_getBlockByNumber', [hex(head), false]), null, 'blocks above the new head are gone');
 });
 
-test('SIGTERM stops the follower cleanly; copy mode then refuses a head the node reorganised away, follow mode repairs it', {
+test('SIGTERM stops the follower cleanly; copy mode then refuses a ' +
+  'head the node reorganised away, follow mode repairs it', {
   skip: ANVIL_MISSING,
 }, async () => {
   follower.child.kill('SIGTERM');

@@ -128,7 +128,8 @@ function percentile(values: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))]!;
 }
 
-test('point lookups and realtime eth_getLogs are not starved while whole-range eth_getLogs run; nothing is lost; timeouts honour the deadline', {
+test('point lookups and realtime eth_getLogs are not starved while whole-range ' +
+  'eth_getLogs run; nothing is lost; timeouts honour the deadline', {
   timeout: 120_000,
 }, async (t: TestContext) => {
   const heavy: unknown[] = [
@@ -228,10 +229,14 @@ test('point lookups and realtime eth_getLogs are not starved while whole-range e
   const p50 = percentile(lookupMs, 50);
   const p99 = percentile(lookupMs, 99);
   t.diagnostic(
-    `${sent} requests in ${DURATION_MS} ms, all answered: ${lookupMs.length} point lookups (p50 ${p50.toFixed(1)} ms, p90 ${percentile(lookupMs, 90).toFixed(1)} ms, ` +
-      `p99 ${p99.toFixed(1)} ms, max ${Math.max(...lookupMs).toFixed(1)} ms) beside ${heavyAnswers.length} whole-range eth_getLogs ` +
-      `(${timedOut.length} timed out, answered ${percentile(overshoot, 50).toFixed(0)} ms past the deadline at p50, ${lateness.toFixed(0)} ms at most; ` +
-      `${heavyAnswers.length - timedOut.length} completed); a heavy query alone is answered in ${serverMs.toFixed(0)} ms and read in ${wholeMs.toFixed(0)} ms here, the deadline ${timeoutMs} ms`,
+    `${sent} requests in ${DURATION_MS} ms, all answered: ${lookupMs.length} point ` +
+      `lookups (p50 ${p50.toFixed(1)} ms, p90 ${percentile(lookupMs, 90).toFixed(1)} ms, ` +
+      `p99 ${p99.toFixed(1)} ms, max ${Math.max(...lookupMs).toFixed(1)} ` +
+      `ms) beside ${heavyAnswers.length} whole-range eth_getLogs ` +
+      `(${timedOut.length} timed out, answered ${percentile(overshoot, 50).toFixed(0)} ` +
+      `ms past the deadline at p50, ${lateness.toFixed(0)} ms at most; ` +
+      `${heavyAnswers.length - timedOut.length} completed); a heavy query alone is answered in ` +
+      `${serverMs.toFixed(0)} ms and read in ${wholeMs.toFixed(0)} ms here, the deadline ${timeoutMs} ms`,
   );
   const longest = Math.max(...lookupMs);
   assert.ok(

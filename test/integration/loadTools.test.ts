@@ -55,49 +55,56 @@ after(async () => {
   if (dir !== undefined) rmSync(dir, { recursive: true, force: true });
 });
 
-test('workload --mix all covers every shape, the same seed gives the same corpus, and every request answers', async () => {
-  const out = join(dir, 'all.jsonl');
-  const made = await cli([
-    'workload',
-    '--data',
-    dataset.dir,
-    '--out',
-    out,
-    '--mix',
-    'all',
-    '--count',
-    '440',
-    '--seed',
-    's1',
-  ]);
-  assert.equal(made.code, 0, made.stderr);
-  assert.match(made.stdout, /^440 requests \(mix all\) from blocks 0–159/);
-  const corpus = lines(out);
-  assert.deepEqual(new Set(corpus.map((r) => r.shape)), new Set(SHAPES.map((s) => s.name)));
-  const again = join(dir, 'again.jsonl');
-  assert.equal(
-    (await cli(['workload', '--data', dataset.dir, '--out', again, '--mix', 'all', '--count', '440', '--seed', 's1']))
-      .code,
-    0,
-  );
-  assert.equal(readFileSync(again, 'utf8'), readFileSync(out, 'utf8'));
-  const distinct = new Set(
-    corpus
-      .filter((r) => r.shape !== 'eth_blockNumber' && r.shape !== 'block_latest')
-      .map((r) => JSON.stringify(r.body)),
-  );
-  assert.ok(distinct.size > 300, `${distinct.size} distinct bodies`);
+test(
+  'workload --mix all covers every shape, the same seed ' + 'gives the same corpus, and every request answers',
+  async () => {
+    const out = join(dir, 'all.jsonl');
+    const made = await cli([
+      'workload',
+      '--data',
+      dataset.dir,
+      '--out',
+      out,
+      '--mix',
+      'all',
+      '--count',
+      '440',
+      '--seed',
+      's1',
+    ]);
+    assert.equal(made.code, 0, made.stderr);
+    assert.match(made.stdout, /^440 requests \(mix all\) from blocks 0–159/);
+    const corpus = lines(out);
+    assert.deepEqual(new Set(corpus.map((r) => r.shape)), new Set(SHAPES.map((s) => s.name)));
+    const again = join(dir, 'again.jsonl');
+    assert.equal(
+      (await cli(['workload', '--data', dataset.dir, '--out', again, '--mix', 'all', '--count', '440', '--seed', 's1']))
+        .code,
+      0,
+    );
+    assert.equal(readFileSync(again, 'utf8'), readFileSync(out, 'utf8'));
+    const distinct = new Set(
+      corpus
+        .filter((r) => r.shape !== 'eth_blockNumber' && r.shape !== 'block_latest')
+        .map((r) => JSON.stringify(r.body)),
+    );
+    assert.ok(distinct.size > 300, `${distinct.size} distinct bodies`);
 
-  for (const request of corpus) {
-    const { status, json } = await service.post(request.body);
-    assert.equal(status, 200, request.shape);
-    for (const answer of Array.isArray(json) ? json : [json]) {
-      const a = answer as { error?: unknown; result?: unknown };
-      assert.equal(a.error, undefined, `${request.shape} ${JSON.stringify(request.body)}: ${JSON.stringify(a.error)}`);
-      assert.notEqual(a.result, null, `${request.shape} ${JSON.stringify(request.body)} found nothing`);
+    for (const request of corpus) {
+      const { status, json } = await service.post(request.body);
+      assert.equal(status, 200, request.shape);
+      for (const answer of Array.isArray(json) ? json : [json]) {
+        const a = answer as { error?: unknown; result?: unknown };
+        assert.equal(
+          a.error,
+          undefined,
+          `${request.shape} ${JSON.stringify(request.body)}: ${JSON.stringify(a.error)}`,
+        );
+        assert.notEqual(a.result, null, `${request.shape} ${JSON.stringify(request.body)} found nothing`);
+      }
     }
-  }
-});
+  },
+);
 
 test('the named mixes draw only their shapes, and a custom mix file its own', async () => {
   for (const mix of ['realtime', 'backfill', 'explorer']) {
@@ -145,7 +152,11 @@ test('loadtest replays a corpus: a progress line, req/s, percentiles and no erro
   assert.match(ran.stderr, /^1\/1 s: \d+ requests, \d+ req\/s, 0 errors$/m);
   assert.match(
     ran.stdout,
-    /^[1-9]\d* requests in [\d.]+ s over 4 connections: \d+ req\/s, latency p50 [\d.]+ \/ p99 [\d.]+ \/ p99\.9 [\d.]+ ms, 0 errors$/m,
+    new RegExp(
+      '^[1-9]\\d* requests in [\\d.]+ s over 4 connections: \\d+ req\\/s, ' +
+        'latency p50 [\\d.]+ \\/ p99 [\\d.]+ \\/ p99\\.9 [\\d.]+ ms, 0 errors$',
+      'm',
+    ),
   );
   assert.match(ran.stdout, /^\| tx_by_hash \| [1-9]\d* \| \d+ \| [\d.]+ \| [\d.]+ \| [\d.]+ \| 0 \| 0 \| 0 \|$/m);
 });

@@ -151,55 +151,58 @@ const PATHS: { name: string; inlineBudgetUs?: number }[] = [
   { name: 'planned' },
 ];
 
-test(`engine equals oracle on ${FILTERS} random filters, byte for byte, inline, on the pool and as planned`, async (t) => {
-  const limits: LogLimits = { ...DEFAULT_LOG_LIMITS, maxResults: 1500 };
-  const engines = PATHS.map(
-    (path) =>
-      new LogEngine({
-        dataDir: dataset.dir,
-        limits,
-        threads: 2,
-        inlineBudgetUs: path.inlineBudgetUs,
-        onError: (m, e) => assert.fail(`${m}: ${String(e)}`),
-      }),
-  );
-  try {
-    const r = prng(20261121);
-    let nonEmpty = 0;
-    let capped = 0;
-    for (let i = 0; i < FILTERS; i++) {
-      const raw = randomFilter(r);
-      const spec = parseFilter(raw, limits.maxParams);
-      const expected = await outcome(() => oracleGetLogs(remembered, spec, limits));
-      for (const [k, engine] of engines.entries()) {
-        assert.deepEqual(
-          await outcome(() => engine.query(spec, reader)),
-          expected,
-          `${PATHS[k]!.name}, filter ${i}: ${JSON.stringify(raw)}`,
-        );
-      }
-      if ('ok' in expected && expected.ok.length > 0) nonEmpty++;
-      if ('error' in expected) capped++;
-    }
-    // About a quarter of the random filters match something (150 of 600 on chain version 3); a fifth at least, or the
-    // campaign compares mostly empty answers.
-    assert.ok(nonEmpty >= FILTERS / 5, `enough filters match something (${nonEmpty})`);
-    assert.ok(capped > 0, 'some filters hit the cap');
-    t.diagnostic(`${nonEmpty} filters matched something, ${capped} answered an error`);
-    const [inline, pool, planned] = engines.map((e) => e.paths);
-    assert.equal(inline!.pool, 0, 'an unbounded budget answers every query inline');
-    assert.equal(pool!.inline, 0, 'a negative budget sends every query to the pool');
-    assert.ok(inline!.inline > FILTERS / 2);
-    assert.equal(pool!.pool, inline!.inline, 'the same queries reached a path');
-    assert.equal(planned!.inline + planned!.pool, inline!.inline);
-    assert.ok(
-      planned!.inline > 0 && planned!.pool > 0,
-      `the planner used both paths (inline ${planned!.inline}, pool ${planned!.pool})`,
+test(
+  `engine equals oracle on ${FILTERS} random filters, ` + 'byte for byte, inline, on the pool and as planned',
+  async (t) => {
+    const limits: LogLimits = { ...DEFAULT_LOG_LIMITS, maxResults: 1500 };
+    const engines = PATHS.map(
+      (path) =>
+        new LogEngine({
+          dataDir: dataset.dir,
+          limits,
+          threads: 2,
+          inlineBudgetUs: path.inlineBudgetUs,
+          onError: (m, e) => assert.fail(`${m}: ${String(e)}`),
+        }),
     );
-  } finally {
-    await Promise.all(engines.map((e) => e.close()));
-  }
-});
+    try {
+      const r = prng(20261121);
+      let nonEmpty = 0;
+      let capped = 0;
+      for (let i = 0; i < FILTERS; i++) {
+        const raw = randomFilter(r);
+        const spec = parseFilter(raw, limits.maxParams);
+        const expected = await outcome(() => oracleGetLogs(remembered, spec, limits));
+        for (const [k, engine] of engines.entries()) {
+          assert.deepEqual(
+            await outcome(() => engine.query(spec, reader)),
+            expected,
+            `${PATHS[k]!.name}, filter ${i}: ${JSON.stringify(raw)}`,
+          );
+        }
+        if ('ok' in expected && expected.ok.length > 0) nonEmpty++;
+        if ('error' in expected) capped++;
+      }
+      // About a quarter of the random filters match something (150 of 600 on chain version 3); a fifth at least, or the
+      // campaign compares mostly empty answers.
+      assert.ok(nonEmpty >= FILTERS / 5, `enough filters match something (${nonEmpty})`);
+      assert.ok(capped > 0, 'some filters hit the cap');
+      t.diagnostic(`${nonEmpty} filters matched something, ${capped} answered an error`);
+      const [inline, pool, planned] = engines.map((e) => e.paths);
+      assert.equal(inline!.pool, 0, 'an unbounded budget answers every query inline');
+      assert.equal(pool!.inline, 0, 'a negative budget sends every query to the pool');
+      assert.ok(inline!.inline > FILTERS / 2);
+      assert.equal(pool!.pool, inline!.inline, 'the same queries reached a path');
+      assert.equal(planned!.inline + planned!.pool, inline!.inline);
+      assert.ok(
+        planned!.inline > 0 && planned!.pool > 0,
+        `the planner used both paths (inline ${planned!.inline}, pool ${planned!.pool})`,
+      );
+    } finally {
+      await Promise.all(engines.map((e) => e.close()));
+    }
+  },
+);
 
 test('complete segments have bloom rows; every log of a block is found through them', async () => {
   const engine = new LogEngine({
@@ -227,24 +230,28 @@ test('complete segments have bloom rows; every log of a block is found through t
   }
 });
 
-test("an error the pool cannot pin on a task (Piscina's 'Unexpected message from Worker') is reported, not thrown; queries go on", async () => {
-  const reported: string[] = [];
-  const engine = new LogEngine({
-    dataDir: dataset.dir,
-    limits: DEFAULT_LOG_LIMITS,
-    threads: 1,
-    inlineBudgetUs: -1,
-    onError: (m) => reported.push(m),
-  });
-  try {
-    // What Piscina does with such a message: emit 'error' on the pool, which throws when nobody listens.
+test(
+  "an error the pool cannot pin on a task (Piscina's 'Unexpected " +
+    "message from Worker') is reported, not thrown; queries go on",
+  async () => {
+    const reported: string[] = [];
+    const engine = new LogEngine({
+      dataDir: dataset.dir,
+      limits: DEFAULT_LOG_LIMITS,
+      threads: 1,
+      inlineBudgetUs: -1,
+      onError: (m) => reported.push(m),
+    });
+    try {
+      // What Piscina does with such a message: emit 'error' on the pool, which throws when nobody listens.
+      engine.pool.emit('error', new Error('Unexpected message from Worker: {}'));
+      assert.deepEqual(reported, ['log scan pool failed']);
+      const spec = parseFilter({ fromBlock: '0x0', toBlock: '0x3' }, 5000);
+      assert.ok(Array.isArray(await engine.query(spec, reader)));
+    } finally {
+      await engine.close();
+    }
     engine.pool.emit('error', new Error('Unexpected message from Worker: {}'));
-    assert.deepEqual(reported, ['log scan pool failed']);
-    const spec = parseFilter({ fromBlock: '0x0', toBlock: '0x3' }, 5000);
-    assert.ok(Array.isArray(await engine.query(spec, reader)));
-  } finally {
-    await engine.close();
-  }
-  engine.pool.emit('error', new Error('Unexpected message from Worker: {}'));
-  assert.equal(reported.length, 1, 'not reported once the engine closes (shutdown)');
-});
+    assert.equal(reported.length, 1, 'not reported once the engine closes (shutdown)');
+  },
+);

@@ -90,7 +90,8 @@ function subscribe(url: string, address: string): Promise<Subscriber> {
   });
 }
 
-test(`${SUBSCRIBERS} WebSocket subscribers each receive every log of ${BLOCKS} appended blocks once, in order; the server's memory stays bounded`, {
+test(`${SUBSCRIBERS} WebSocket subscribers each receive every log of ${BLOCKS} ` +
+  "appended blocks once, in order; the server's memory stays bounded", {
   timeout: 300_000,
 }, async (t: TestContext) => {
   const address = busiestAddress();
@@ -131,7 +132,9 @@ test(`${SUBSCRIBERS} WebSocket subscribers each receive every log of ${BLOCKS} a
     assert.deepEqual(s.logs, expected, `subscriber ${i}: every log once, in order`);
   for (const s of subscribers) s.socket.terminate();
   t.diagnostic(
-    `${SUBSCRIBERS} subscribers × ${expected.length} logs = ${SUBSCRIBERS * expected.length} notifications; server RSS ${Math.round(rssBefore / 1024)} MiB with the sockets open, ${Math.round(rssAfter / 1024)} MiB after the run`,
+    `${SUBSCRIBERS} subscribers × ${expected.length} logs = ${SUBSCRIBERS * expected.length}` +
+      ` notifications; server RSS ${Math.round(rssBefore / 1024)} MiB with the sockets open, ` +
+      `${Math.round(rssAfter / 1024)} MiB after the run`,
   );
   assert.ok(
     rssAfter - rssBefore < RSS_GROWTH_LIMIT_KIB,

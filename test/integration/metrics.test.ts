@@ -258,51 +258,55 @@ describe('metrics', () => {
 });
 
 describe('where eth_getLogs runs', () => {
-  test('a query within the inline budget runs inline, the same query one block longer (just over it) on the pool; both are counted by path', async () => {
-    // A range without conditions: every block is a candidate, so the planner's estimate is known
-    // exactly from the answer (blocks and logs), and the budget is set to the shorter query's.
-    const head = await headBlock();
-    const to = Math.max(1, head - 1);
-    const ask = async (last: number, url = endpoint()) =>
-      (
+  test(
+    'a query within the inline budget runs inline, the same query one ' +
+      'block longer (just over it) on the pool; both are counted by path',
+    async () => {
+      // A range without conditions: every block is a candidate, so the planner's estimate is known
+      // exactly from the answer (blocks and logs), and the budget is set to the shorter query's.
+      const head = await headBlock();
+      const to = Math.max(1, head - 1);
+      const ask = async (last: number, url = endpoint()) =>
         (
-          await post(JSON.stringify(call('eth_getLogs', [{ fromBlock: '0x0', toBlock: `0x${last.toString(16)}` }])), {
-            url,
-          })
-        ).json as { result: unknown[] }
-      ).result;
-    const logs = (await ask(to)).length;
-    const store = openStore(dataset.dir, { readOnly: true });
-    let recordBytes = 0;
-    for (let n = 0; n <= to; n++) recordBytes += new StoreReader(store).logsRecord(n)?.length ?? 0;
-    await closeStore(store);
-    const budget = inlineCost({ bloomBlocks: 0, segments: 0, candidates: to + 1, recordBytes, logs });
-    const svc = await startService({
-      dataDir: dataset.dir,
-      host: '127.0.0.1',
-      port: 0,
-      logger: createLogger('warn'),
-      threads: 1,
-      inlineBudgetUs: budget,
-    });
-    try {
-      const paths = async () => {
-        const now = await scrape(svc);
-        return {
-          inline: now.get('ethlogd_getlogs_queries_total', { path: 'inline' }),
-          pool: now.get('ethlogd_getlogs_queries_total', { path: 'pool' }),
+          (
+            await post(JSON.stringify(call('eth_getLogs', [{ fromBlock: '0x0', toBlock: `0x${last.toString(16)}` }])), {
+              url,
+            })
+          ).json as { result: unknown[] }
+        ).result;
+      const logs = (await ask(to)).length;
+      const store = openStore(dataset.dir, { readOnly: true });
+      let recordBytes = 0;
+      for (let n = 0; n <= to; n++) recordBytes += new StoreReader(store).logsRecord(n)?.length ?? 0;
+      await closeStore(store);
+      const budget = inlineCost({ bloomBlocks: 0, segments: 0, candidates: to + 1, recordBytes, logs });
+      const svc = await startService({
+        dataDir: dataset.dir,
+        host: '127.0.0.1',
+        port: 0,
+        logger: createLogger('warn'),
+        threads: 1,
+        inlineBudgetUs: budget,
+      });
+      try {
+        const paths = async () => {
+          const now = await scrape(svc);
+          return {
+            inline: now.get('ethlogd_getlogs_queries_total', { path: 'inline' }),
+            pool: now.get('ethlogd_getlogs_queries_total', { path: 'pool' }),
+          };
         };
-      };
-      const url = `${svc.url}/v3/${dataset.key}`;
-      assert.deepEqual(await paths(), { inline: 0, pool: 0 });
-      assert.equal((await ask(to, url)).length, logs);
-      assert.deepEqual(await paths(), { inline: 1, pool: 0 }, 'at the budget: inline');
-      assert.deepEqual(await ask(to + 1, url), await ask(to + 1));
-      assert.deepEqual(await paths(), { inline: 1, pool: 1 }, 'one block more: over the budget, on the pool');
-    } finally {
-      await svc.close();
-    }
-  });
+        const url = `${svc.url}/v3/${dataset.key}`;
+        assert.deepEqual(await paths(), { inline: 0, pool: 0 });
+        assert.equal((await ask(to, url)).length, logs);
+        assert.deepEqual(await paths(), { inline: 1, pool: 0 }, 'at the budget: inline');
+        assert.deepEqual(await ask(to + 1, url), await ask(to + 1));
+        assert.deepEqual(await paths(), { inline: 1, pool: 1 }, 'one block more: over the budget, on the pool');
+      } finally {
+        await svc.close();
+      }
+    },
+  );
 });
 
 describe('health endpoints', () => {
@@ -319,17 +323,23 @@ describe('health endpoints', () => {
     assert.equal(posted.headers.get('allow'), 'GET, HEAD');
   });
 
-  test('GET /ready: 200 with the head and its hash while the store is open and has blocks (lag null: it follows no node)', async () => {
-    const head = await headBlock();
-    const { hash } = (
-      (await post(JSON.stringify(call('eth_getBlockByNumber', ['latest', false])))).json as { result: { hash: string } }
-    ).result;
-    const res = await fetch(`${service.url}/ready`);
-    assert.equal(res.status, 200);
-    assert.deepEqual(await res.json(), { ready: true, status: 'ready', head, hash, lag: null });
-    const asHead = await fetch(`${service.url}/ready`, { method: 'HEAD' });
-    assert.equal(asHead.status, 200);
-  });
+  test(
+    'GET /ready: 200 with the head and its hash while the store ' +
+      'is open and has blocks (lag null: it follows no node)',
+    async () => {
+      const head = await headBlock();
+      const { hash } = (
+        (await post(JSON.stringify(call('eth_getBlockByNumber', ['latest', false])))).json as {
+          result: { hash: string };
+        }
+      ).result;
+      const res = await fetch(`${service.url}/ready`);
+      assert.equal(res.status, 200);
+      assert.deepEqual(await res.json(), { ready: true, status: 'ready', head, hash, lag: null });
+      const asHead = await fetch(`${service.url}/ready`, { method: 'HEAD' });
+      assert.equal(asHead.status, 200);
+    },
+  );
 
   test('a store without blocks is not ready (503 with the reason); with metrics off /metrics is 404', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'ethlogd-empty-'));
@@ -444,7 +454,8 @@ describe('HTTP responses hook', () => {
       const body = '{"jsonrpc":"2.0","id":1,"method":"eth_chainId"}';
       const socket = net.connect(server.port, '127.0.0.1', () => {
         socket.write(
-          `POST /v3/k HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body}`,
+          'POST /v3/k HTTP/1.1\r\nHost: x\r\nContent-Type: ' +
+            `application/json\r\nContent-Length: ${body.length}\r\n\r\n${body}`,
         );
       });
       socket.on('error', () => {});

@@ -1,8 +1,8 @@
 /**
  * `ethlogd migrate` (store/migrate.ts, run as the CLI): a layout-3 store (the transaction-hash index and the storage
- * history wholly in their B-trees, no runs, transaction inputs as their bytes) is converted in place into exactly the store this
- * layout's writer makes of the same chain, database by database; a second run changes nothing; a
- * store of another older version is refused.
+ * history wholly in their B-trees, no runs, transaction inputs as their bytes) is converted in place into exactly the
+ * store this layout's writer makes of the same chain, database by database; a second run changes nothing; a store of
+ * another older version is refused.
  */
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -69,7 +69,11 @@ test('migrate converts a layout-3 store into the store this layout writes', asyn
     const refused = await runCli(['verify', '--data', dirs[1]!]);
     assert.match(
       refused.stderr,
-      /layout version 3, this build reads version 5 \(it lacks the frozen runs and other chains' transactions and fields \(OP stack, Arbitrum\) and compact transaction inputs\): convert it with `ethlogd migrate --data /,
+      new RegExp(
+        'layout version 3, this build reads version 5 \\(it lacks the frozen runs and ' +
+          "other chains' transactions and fields \\(OP stack, Arbitrum\\) and compact " +
+          'transaction inputs\\): convert it with `ethlogd migrate --data ',
+      ),
     );
 
     const first = await runCli(['migrate', '--data', dirs[1]!]);

@@ -554,26 +554,30 @@ function checkLog(log: Obj, at: { block: Obj; txHashes: string[] } | null, what:
 // ---------------------------------------------------------------------------------------------
 
 describe('coverage of the dataset', () => {
-  test('the header fields name the same fork eras as the generator schedule, and every era holds every type it allows', () => {
-    const seen = new Map<Fork, Set<TxKind>>(FORKS.map((f) => [f, new Set()]));
-    for (const b of full) {
-      const fork = forkOfBlock(b);
-      assert.equal(FORKS.indexOf(fork), forkOf(Number(b.number as string)), `block ${String(b.number)}`);
-      for (const tx of b.transactions as Obj[]) seen.get(fork)!.add(kindOf(tx));
-    }
-    const base: TxKind[] = ['0-unprotected', '0-eip155', '1', '2'];
-    const expected: Record<Fork, TxKind[]> = {
-      london: base,
-      shanghai: base,
-      cancun: [...base, '3'],
-      prague: [...base, '3', '4'],
-    };
-    for (const fork of FORKS) assert.deepEqual([...seen.get(fork)!].sort(), [...expected[fork]].sort(), fork);
-    assert.ok(
-      (full as Obj[]).some((b) => (b.transactions as Obj[]).some((t) => t.to === null)),
-      'some contract creations',
-    );
-  });
+  test(
+    'the header fields name the same fork eras as the generator ' +
+      'schedule, and every era holds every type it allows',
+    () => {
+      const seen = new Map<Fork, Set<TxKind>>(FORKS.map((f) => [f, new Set()]));
+      for (const b of full) {
+        const fork = forkOfBlock(b);
+        assert.equal(FORKS.indexOf(fork), forkOf(Number(b.number as string)), `block ${String(b.number)}`);
+        for (const tx of b.transactions as Obj[]) seen.get(fork)!.add(kindOf(tx));
+      }
+      const base: TxKind[] = ['0-unprotected', '0-eip155', '1', '2'];
+      const expected: Record<Fork, TxKind[]> = {
+        london: base,
+        shanghai: base,
+        cancun: [...base, '3'],
+        prague: [...base, '3', '4'],
+      };
+      for (const fork of FORKS) assert.deepEqual([...seen.get(fork)!].sort(), [...expected[fork]].sort(), fork);
+      assert.ok(
+        (full as Obj[]).some((b) => (b.transactions as Obj[]).some((t) => t.to === null)),
+        'some contract creations',
+      );
+    },
+  );
 });
 
 describe('block objects', () => {
@@ -680,30 +684,34 @@ describe('transaction objects', () => {
     assert.ok(checked > 1000, `${checked} transactions`);
   });
 
-  test('each (fork, type) pair the same through every lookup: by hash, by block number and index, by block hash and index', async () => {
-    const firsts = new Map<string, { block: Obj; index: number; tx: Obj }>();
-    for (const b of full) {
-      (b.transactions as Obj[]).forEach((tx, index) => {
-        const key = `${forkOfBlock(b)} ${kindOf(tx)}`;
-        if (!firsts.has(key)) firsts.set(key, { block: b, index, tx });
-      });
-    }
-    assert.equal(firsts.size, 4 + 4 + 5 + 6, [...firsts.keys()].join(', '));
-    const entries = [...firsts.entries()];
-    const calls: [string, unknown[]][] = entries.flatMap(([, { block, index, tx }]): [string, unknown[]][] => [
-      ['eth_getTransactionByHash', [tx.hash]],
-      ['eth_getTransactionByBlockNumberAndIndex', [block.number, hex(index)]],
-      ['eth_getTransactionByBlockHashAndIndex', [block.hash, hex(index)]],
-    ]);
-    const results = (await batch(calls)) as Obj[];
-    entries.forEach(([key, { tx }], k) => {
-      for (let m = 0; m < 3; m++) {
-        const got = results[3 * k + m]!;
-        assert.deepEqual(Object.keys(got), txKeys(kindOf(tx)), `${key} via ${calls[3 * k + m]![0]}`);
-        assert.deepEqual(got, tx, `${key} via ${calls[3 * k + m]![0]}`);
+  test(
+    'each (fork, type) pair the same through every lookup: ' +
+      'by hash, by block number and index, by block hash and index',
+    async () => {
+      const firsts = new Map<string, { block: Obj; index: number; tx: Obj }>();
+      for (const b of full) {
+        (b.transactions as Obj[]).forEach((tx, index) => {
+          const key = `${forkOfBlock(b)} ${kindOf(tx)}`;
+          if (!firsts.has(key)) firsts.set(key, { block: b, index, tx });
+        });
       }
-    });
-  });
+      assert.equal(firsts.size, 4 + 4 + 5 + 6, [...firsts.keys()].join(', '));
+      const entries = [...firsts.entries()];
+      const calls: [string, unknown[]][] = entries.flatMap(([, { block, index, tx }]): [string, unknown[]][] => [
+        ['eth_getTransactionByHash', [tx.hash]],
+        ['eth_getTransactionByBlockNumberAndIndex', [block.number, hex(index)]],
+        ['eth_getTransactionByBlockHashAndIndex', [block.hash, hex(index)]],
+      ]);
+      const results = (await batch(calls)) as Obj[];
+      entries.forEach(([key, { tx }], k) => {
+        for (let m = 0; m < 3; m++) {
+          const got = results[3 * k + m]!;
+          assert.deepEqual(Object.keys(got), txKeys(kindOf(tx)), `${key} via ${calls[3 * k + m]![0]}`);
+          assert.deepEqual(got, tx, `${key} via ${calls[3 * k + m]![0]}`);
+        }
+      });
+    },
+  );
 
   test('pending transactions by hash and by (pending, index): null positions, fee cap as gasPrice', async () => {
     const txs = pendingFull.transactions as Obj[];

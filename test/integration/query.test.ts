@@ -147,17 +147,21 @@ after(async () => {
 });
 
 describe('query logs against eth_getLogs', () => {
-  test('past the 10,000 cap eth_getLogs answers -32005; query streams every log, the union of smaller eth_getLogs ranges', async () => {
-    const capped = await http.call('eth_getLogs', [{ fromBlock: 'earliest', toBlock: 'latest' }]);
-    assert.equal(capped.error?.code, -32005);
-    assert.ok(all.length > 10_000, `${all.length} logs`);
-    const [flags, json] = await Promise.all([
-      queryLogs(['--from', 'earliest', '--to', 'latest'], query),
-      queryLogs(['--filter', '{"fromBlock":"0x0","toBlock":"latest"}']),
-    ]);
-    assert.deepEqual(flags, all);
-    assert.deepEqual(json, all);
-  });
+  test(
+    'past the 10,000 cap eth_getLogs answers -32005; ' +
+      'query streams every log, the union of smaller eth_getLogs ranges',
+    async () => {
+      const capped = await http.call('eth_getLogs', [{ fromBlock: 'earliest', toBlock: 'latest' }]);
+      assert.equal(capped.error?.code, -32005);
+      assert.ok(all.length > 10_000, `${all.length} logs`);
+      const [flags, json] = await Promise.all([
+        queryLogs(['--from', 'earliest', '--to', 'latest'], query),
+        queryLogs(['--filter', '{"fromBlock":"0x0","toBlock":"latest"}']),
+      ]);
+      assert.deepEqual(flags, all);
+      assert.deepEqual(json, all);
+    },
+  );
 
   test('filters from flags and from --filter answer exactly what eth_getLogs answers', async () => {
     const sample = JSON.parse(all[Math.floor(all.length / 2)]!) as RpcLog;
@@ -259,22 +263,25 @@ describe('query logs against eth_getLogs', () => {
     assert.equal(empty.stdout, CSV_COLUMNS.join(',') + '\n');
   });
 
-  test('--resume-from BLOCK:LOGINDEX continues right after that log (decimal or hex), nothing after the last', async () => {
-    const log = JSON.parse(all[5000]!) as RpcLog;
-    const filtered = await httpLogs({ topics: [TRANSFER], fromBlock: '0x0', toBlock: '0x12b' });
-    const [first, middle, hex, last, filteredRest] = await Promise.all([
-      queryLogs(['--from', '0', '--to', 'latest', '--resume-from', position(all[0]!)]),
-      queryLogs(['--from', '0', '--to', 'latest', '--resume-from', position(all[all.length - 100]!)]),
-      queryLogs(['--from', '0', '--to', 'latest', '--resume-from', `${log.blockNumber}:${log.logIndex}`]),
-      queryLogs(['--from', '0', '--to', 'latest', '--resume-from', position(all.at(-1)!)]),
-      queryLogs(['--topic0', TRANSFER, '--from', '0', '--to', '299', '--resume-from', position(filtered[100]!)]),
-    ]);
-    assert.deepEqual(first, all.slice(1));
-    assert.deepEqual(middle, all.slice(all.length - 99));
-    assert.deepEqual(hex, all.slice(5001));
-    assert.deepEqual(last, []);
-    assert.deepEqual(filteredRest, filtered.slice(101));
-  });
+  test(
+    '--resume-from BLOCK:LOGINDEX continues right after ' + 'that log (decimal or hex), nothing after the last',
+    async () => {
+      const log = JSON.parse(all[5000]!) as RpcLog;
+      const filtered = await httpLogs({ topics: [TRANSFER], fromBlock: '0x0', toBlock: '0x12b' });
+      const [first, middle, hex, last, filteredRest] = await Promise.all([
+        queryLogs(['--from', '0', '--to', 'latest', '--resume-from', position(all[0]!)]),
+        queryLogs(['--from', '0', '--to', 'latest', '--resume-from', position(all[all.length - 100]!)]),
+        queryLogs(['--from', '0', '--to', 'latest', '--resume-from', `${log.blockNumber}:${log.logIndex}`]),
+        queryLogs(['--from', '0', '--to', 'latest', '--resume-from', position(all.at(-1)!)]),
+        queryLogs(['--topic0', TRANSFER, '--from', '0', '--to', '299', '--resume-from', position(filtered[100]!)]),
+      ]);
+      assert.deepEqual(first, all.slice(1));
+      assert.deepEqual(middle, all.slice(all.length - 99));
+      assert.deepEqual(hex, all.slice(5001));
+      assert.deepEqual(last, []);
+      assert.deepEqual(filteredRest, filtered.slice(101));
+    },
+  );
 });
 
 describe('query logs in a pipeline', () => {
@@ -298,7 +305,8 @@ describe('query logs in a pipeline', () => {
     assert.ok(all.includes(lines(p.stdout())[0]!), 'the first line is a whole log');
   });
 
-  test('SIGINT stops it between two logs (exit 130) and names the position to resume from; resumed, nothing is missed', {
+  test('SIGINT stops it between two logs (exit 130) and names the ' +
+    'position to resume from; resumed, nothing is missed', {
     timeout: 30_000,
   }, async () => {
     const p = startCli(['query', 'logs', '--data', dataset.dir, '--from', '0', '--to', 'latest']);
@@ -338,12 +346,18 @@ describe('query logs in a pipeline', () => {
       [
         'logs',
         ['--filter', '{"blockHash":"0x' + '11'.repeat(32) + '","fromBlock":"0x1"}'],
-        /^ethlogd query: error -32602: invalid argument 0: cannot specify both BlockHash and FromBlock\/ToBlock, choose one or the other\n$/,
+        new RegExp(
+          '^ethlogd query: error -32602: invalid argument 0: cannot specify both ' +
+            'BlockHash and FromBlock\\/ToBlock, choose one or the other\\n$',
+        ),
       ],
       [
         'logs',
         ['--from', '0', '--to', 'latest', '--timeout-ms', '1'],
-        /^ethlogd query: error -32005: query timeout exceeded(; resume with --resume-from \d+:\d+|; no log was written yet: run it again with a larger --timeout-ms)\n$/,
+        new RegExp(
+          '^ethlogd query: error -32005: query timeout exceeded(; resume with --resume-from ' +
+            '\\d+:\\d+|; no log was written yet: run it again with a larger --timeout-ms)\\n$',
+        ),
       ],
       [
         'storage',
@@ -533,52 +547,55 @@ describe('query block, tx and storage against the JSON-RPC methods', () => {
     ]);
   });
 
-  test('storage at latest, at a block, by block hash, slot in hex or decimal: the eth_getStorageAt string', async () => {
-    const chain = [...generateChain({ blocks: BLOCKS, seed: SEED, density: DENSITY })];
-    const writer = chain.find((b) => b.header.number > 0 && b.storage.length > 0)!;
-    const write = writer.storage[0]!;
-    const address = bytesToHex(write.address);
-    const slot = bytesToHex(write.slot);
-    const number = quantityToHex(writer.header.number);
-    const before = quantityToHex(writer.header.number - 1);
-    const hash = bytesToHex(writer.header.hash);
-    const value = await answer('eth_getStorageAt', [address, slot, number]);
-    assert.notEqual(value, JSON.stringify('0x' + '00'.repeat(32)), 'a slot with a value');
-    const cases: [string[], unknown[]][] = [
-      [
-        ['--slot', slot],
-        [address, slot, 'latest'],
-      ],
-      [
-        ['--slot', slot, '--block', number],
-        [address, slot, number],
-      ],
-      [
-        ['--slot', slot, '--block', String(writer.header.number)],
-        [address, slot, number],
-      ],
-      [
-        ['--slot', slot, '--block', hash],
-        [address, slot, { blockHash: hash }],
-      ],
-      [
-        ['--slot', slot, '--block', before],
-        [address, slot, before],
-      ],
-      [
-        ['--slot', '0'],
-        [address, '0x0', 'latest'],
-      ],
-    ];
-    // One case in a child process: the CLI's own output and exit; the rest in this process.
-    await Promise.all(
-      cases.map(async ([args, params], i) =>
-        assert.equal(
-          await one('storage', ['--address', address, ...args], i === 3 ? query : queryHere),
-          await answer('eth_getStorageAt', params),
-          args.join(' '),
+  test(
+    'storage at latest, at a block, by block hash, ' + 'slot in hex or decimal: the eth_getStorageAt string',
+    async () => {
+      const chain = [...generateChain({ blocks: BLOCKS, seed: SEED, density: DENSITY })];
+      const writer = chain.find((b) => b.header.number > 0 && b.storage.length > 0)!;
+      const write = writer.storage[0]!;
+      const address = bytesToHex(write.address);
+      const slot = bytesToHex(write.slot);
+      const number = quantityToHex(writer.header.number);
+      const before = quantityToHex(writer.header.number - 1);
+      const hash = bytesToHex(writer.header.hash);
+      const value = await answer('eth_getStorageAt', [address, slot, number]);
+      assert.notEqual(value, JSON.stringify('0x' + '00'.repeat(32)), 'a slot with a value');
+      const cases: [string[], unknown[]][] = [
+        [
+          ['--slot', slot],
+          [address, slot, 'latest'],
+        ],
+        [
+          ['--slot', slot, '--block', number],
+          [address, slot, number],
+        ],
+        [
+          ['--slot', slot, '--block', String(writer.header.number)],
+          [address, slot, number],
+        ],
+        [
+          ['--slot', slot, '--block', hash],
+          [address, slot, { blockHash: hash }],
+        ],
+        [
+          ['--slot', slot, '--block', before],
+          [address, slot, before],
+        ],
+        [
+          ['--slot', '0'],
+          [address, '0x0', 'latest'],
+        ],
+      ];
+      // One case in a child process: the CLI's own output and exit; the rest in this process.
+      await Promise.all(
+        cases.map(async ([args, params], i) =>
+          assert.equal(
+            await one('storage', ['--address', address, ...args], i === 3 ? query : queryHere),
+            await answer('eth_getStorageAt', params),
+            args.join(' '),
+          ),
         ),
-      ),
-    );
-  });
+      );
+    },
+  );
 });

@@ -192,23 +192,26 @@ describe('gRPC', () => {
 });
 
 describe('keys changed by another process', () => {
-  test('a key created by `ethlogd keys create` works at once; `keys revoke` refuses it from the next request on', async () => {
-    const created = await run(process.execPath, [CLI, 'keys', 'create', '--data', dataset.dir, '--label', 'late']);
-    const key = created.stdout.trim().split('\n').at(-1)!;
-    assert.match(key, /^[0-9a-f]{64}$/);
-    assert.equal((await post(key, call(1))).status, 200);
-    assert.ok('ok' in (await grpcCall(key)));
-    await run(process.execPath, [CLI, 'keys', 'revoke', '--data', dataset.dir, key]);
-    const refused = await post(key, call(2));
-    assert.equal(refused.status, 401);
-    assert.deepEqual(refused.json, {
-      jsonrpc: '2.0',
-      id: null,
-      error: { code: UNAUTHORIZED, message: REVOKED_KEY_MESSAGE },
-    });
-    const grpcRefused = await grpcCall(key);
-    assert.ok('code' in grpcRefused);
-    assert.equal(grpcRefused.code, grpc.status.UNAUTHENTICATED);
-    assert.deepEqual(grpcRefused.jsonrpc, { code: UNAUTHORIZED, message: REVOKED_KEY_MESSAGE });
-  });
+  test(
+    'a key created by `ethlogd keys create` works at once; ' + '`keys revoke` refuses it from the next request on',
+    async () => {
+      const created = await run(process.execPath, [CLI, 'keys', 'create', '--data', dataset.dir, '--label', 'late']);
+      const key = created.stdout.trim().split('\n').at(-1)!;
+      assert.match(key, /^[0-9a-f]{64}$/);
+      assert.equal((await post(key, call(1))).status, 200);
+      assert.ok('ok' in (await grpcCall(key)));
+      await run(process.execPath, [CLI, 'keys', 'revoke', '--data', dataset.dir, key]);
+      const refused = await post(key, call(2));
+      assert.equal(refused.status, 401);
+      assert.deepEqual(refused.json, {
+        jsonrpc: '2.0',
+        id: null,
+        error: { code: UNAUTHORIZED, message: REVOKED_KEY_MESSAGE },
+      });
+      const grpcRefused = await grpcCall(key);
+      assert.ok('code' in grpcRefused);
+      assert.equal(grpcRefused.code, grpc.status.UNAUTHENTICATED);
+      assert.deepEqual(grpcRefused.jsonrpc, { code: UNAUTHORIZED, message: REVOKED_KEY_MESSAGE });
+    },
+  );
 });

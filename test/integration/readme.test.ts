@@ -177,21 +177,24 @@ for (const example of examples) {
   });
 }
 
-test("docs/library.md's example is test/examples/library.ts, and it reads, streams and serves make run's store", async () => {
-  const start = LIBRARY.indexOf('```ts\n') + '```ts\n'.length;
-  const example = readFileSync(new URL('../../../test/examples/library.ts', import.meta.url), 'utf8');
-  assert.equal(LIBRARY.slice(start, LIBRARY.indexOf('```\n', start)), example);
-  // As the page runs it: its own process (this one holds the store open for the examples' server).
-  const { stdout } = await run(
-    process.execPath,
-    [fileURLToPath(new URL('../examples/library.js', import.meta.url)), 'data/default'],
-    { cwd: dir, encoding: 'utf8' },
-  );
-  const printed = stdout.trimEnd().split('\n');
-  assert.match(printed.at(-2)!, /^[1-9]\d* logs of 0x[0-9a-f]{40}$/, stdout);
-  assert.match(printed[0]!, new RegExp(`^head ${MAKE_RUN_CHAIN.blocks - 1} 0x[0-9a-f]{64}: \\d+ transactions$`));
-  assert.match(printed.at(-1)!, /^served at http:\/\/127\.0\.0\.1:\d+\/v3\/<key>: eth_blockNumber 0x[0-9a-f]+$/);
-});
+test(
+  "docs/library.md's example is test/examples/library.ts, " + "and it reads, streams and serves make run's store",
+  async () => {
+    const start = LIBRARY.indexOf('```ts\n') + '```ts\n'.length;
+    const example = readFileSync(new URL('../../../test/examples/library.ts', import.meta.url), 'utf8');
+    assert.equal(LIBRARY.slice(start, LIBRARY.indexOf('```\n', start)), example);
+    // As the page runs it: its own process (this one holds the store open for the examples' server).
+    const { stdout } = await run(
+      process.execPath,
+      [fileURLToPath(new URL('../examples/library.js', import.meta.url)), 'data/default'],
+      { cwd: dir, encoding: 'utf8' },
+    );
+    const printed = stdout.trimEnd().split('\n');
+    assert.match(printed.at(-2)!, /^[1-9]\d* logs of 0x[0-9a-f]{40}$/, stdout);
+    assert.match(printed[0]!, new RegExp(`^head ${MAKE_RUN_CHAIN.blocks - 1} 0x[0-9a-f]{64}: \\d+ transactions$`));
+    assert.match(printed.at(-1)!, /^served at http:\/\/127\.0\.0\.1:\d+\/v3\/<key>: eth_blockNumber 0x[0-9a-f]+$/);
+  },
+);
 
 test("docs/export.md's program is test/examples/exportQuery.ts; its DuckDB counts equal eth_getLogs'", async () => {
   const section = EXPORT.indexOf('## From a program');

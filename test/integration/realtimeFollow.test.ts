@@ -55,7 +55,8 @@ const caughtUp = (): Promise<number> => caughtUpWith(anvil, endpoint);
 
 /** A log's identity and state, as viem reports it or as eth_getLogs answers it. */
 const place = (l: { blockNumber?: unknown; logIndex?: unknown; transactionHash?: unknown; removed?: unknown }) =>
-  `${BigInt(l.blockNumber as string | bigint)}:${Number(l.logIndex)}:${String(l.transactionHash)}:${l.removed === true ? 'removed' : 'live'}`;
+  `${BigInt(l.blockNumber as string | bigint)}:${Number(l.logIndex)}:` +
+  `${String(l.transactionHash)}:${l.removed === true ? 'removed' : 'live'}`;
 
 before(async () => {
   if (ANVIL_MISSING) return;
@@ -79,7 +80,8 @@ after(async () => {
   if (dir !== undefined) rmSync(dir, { recursive: true, force: true });
 });
 
-test(`viem and ethers v6, over WebSocket and HTTP, get every log of ${MINED} blocks mined on anvil and copied by ingest --follow once, in order; after anvil_reorg the dropped logs removed (viem), then the new branch`, {
+test(`viem and ethers v6, over WebSocket and HTTP, get every log of ${MINED} blocks mined on anvil and copied by ` +
+  'ingest --follow once, in order; after anvil_reorg the dropped logs removed (viem), then the new branch', {
   skip: ANVIL_MISSING,
   timeout: 180_000,
 }, async () => {

@@ -143,7 +143,8 @@ test('every JSON-RPC answer carries X-Ethlogd-Head, the head its calls saw: resu
   assert.ok(Number(refused.head) >= Number(single.head), 'the head never goes back');
 });
 
-test('behind its node by more than --max-lag-blocks: /ready 503 with the lag, eth_syncing the syncing object; a failed ingest is logged, restarted, and catches up', {
+test('behind its node by more than --max-lag-blocks: /ready 503 with the lag, ' +
+  'eth_syncing the syncing object; a failed ingest is logged, restarted, and catches up', {
   skip: ANVIL_MISSING,
 }, async () => {
   const head = Number((await ready()).body.head);

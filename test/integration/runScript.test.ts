@@ -54,7 +54,8 @@ test('the banner states how long make run took to be ready, then the endpoint wi
   assert.match(
     out,
     new RegExp(
-      `ethlogd serves ${dataset.dir} at:\\n  http://127\\.0\\.0\\.1:0/v3/${readFileSync(`${dataset.dir}.key`, 'utf8').trim()}`,
+      `ethlogd serves ${dataset.dir} at:\\n  http://127\\.0\\.0\\.1:0/v3/` +
+        `${readFileSync(`${dataset.dir}.key`, 'utf8').trim()}`,
     ),
   );
 });

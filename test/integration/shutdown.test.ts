@@ -125,7 +125,10 @@ class RawConnection {
 /** The head of a POST of `length` body bytes to the API with `key`, optionally asking for 100-continue. */
 function postHead(key: string, length: number, expectContinue = false): string {
   const expect = expectContinue ? 'Expect: 100-continue\r\n' : '';
-  return `POST /v3/${key} HTTP/1.1\r\nHost: ${HOST}\r\nContent-Type: application/json\r\nContent-Length: ${length}\r\n${expect}\r\n`;
+  return (
+    `POST /v3/${key} HTTP/1.1\r\nHost: ${HOST}\r\nContent-Type: ` +
+    `application/json\r\nContent-Length: ${length}\r\n${expect}\r\n`
+  );
 }
 
 /** Starts `serve` over the dataset and resolves with the process, its HTTP port and its gRPC port once it listens. */
@@ -254,7 +257,8 @@ test('SIGTERM with a request stuck past the drain bound: it is cut off and serve
 /** How long past the drain bound the process may take to exit: closing sockets, the pool and the store. */
 const EXIT_MARGIN_MS = 5_000;
 
-test('SIGTERM with a StreamLogs whose client never reads: its connection is closed at the bound and serve exits within the bound + 5 s', {
+test('SIGTERM with a StreamLogs whose client never reads: its connection is closed ' +
+  'at the bound and serve exits within the bound + 5 s', {
   timeout: 60_000,
 }, async (t) => {
   const { cli, grpcPort } = await serve();

@@ -139,7 +139,8 @@ test('snapshot refuses an existing destination and a missing store, creating not
   assert.equal(existsSync(join(dir, 'x')), false);
 });
 
-test('a snapshot of a store following anvil seeds a replica: ingest --follow on it reaches the node and both stores end identical', {
+test('a snapshot of a store following anvil seeds a replica: ' +
+  'ingest --follow on it reaches the node and both stores end identical', {
   skip: ANVIL_MISSING,
 }, async () => {
   const anvil = await Anvil.start(['--hardfork', 'prague', '--no-mining']);

@@ -103,53 +103,65 @@ describe('strict HTTP', () => {
     await othersServed();
   });
 
-  test('two different Content-Length headers get 400 and close; bytes after the body are never served as a request', async () => {
-    const before = await refusals('content_length');
-    const got = await send(
-      post(
-        `Host: x\r\nContent-Type: application/json\r\nContent-Length: ${CALL.length}\r\nContent-Length: ${CALL.length + 1}\r\n`,
-      ) + CALL,
-    );
-    const { status, body: answer } = parse(got);
-    assert.equal(status, 400);
-    assert.deepEqual(answer.error, { code: -32600, message: 'conflicting Content-Length headers' });
-    assert.match(got.bytes, /\r\nConnection: close\r\n/i);
-    // A request smuggled after the body by the first length (a proxy framing it by the second):
-    // the connection closes, answering neither.
-    const smuggled = `GET /health HTTP/1.1\r\nHost: x\r\n\r\n`;
-    const body = CALL + smuggled;
-    const cut = await send(
-      post(
-        `Host: x\r\nContent-Type: application/json\r\nContent-Length: ${CALL.length}\r\nContent-Length: ${body.length}\r\n`,
-      ) + body,
-    );
-    assert.deepEqual(cut, { bytes: '', closed: true });
-    assert.equal(await refusals('content_length'), before + 2);
-    const same = await send(
-      post(
-        `Host: x\r\nContent-Type: application/json\r\nContent-Length: ${CALL.length}\r\nContent-Length: ${CALL.length}\r\n`,
-      ) + CALL,
-    );
-    assert.equal(parse(same).body.result, '0x9', 'the same length twice is one length');
-    await othersServed();
-  });
+  test(
+    'two different Content-Length headers get 400 and close; ' + 'bytes after the body are never served as a request',
+    async () => {
+      const before = await refusals('content_length');
+      const got = await send(
+        post(
+          'Host: x\r\nContent-Type: application/json\r\nContent-Length: ' +
+            `${CALL.length}\r\nContent-Length: ${CALL.length + 1}\r\n`,
+        ) + CALL,
+      );
+      const { status, body: answer } = parse(got);
+      assert.equal(status, 400);
+      assert.deepEqual(answer.error, { code: -32600, message: 'conflicting Content-Length headers' });
+      assert.match(got.bytes, /\r\nConnection: close\r\n/i);
+      // A request smuggled after the body by the first length (a proxy framing it by the second):
+      // the connection closes, answering neither.
+      const smuggled = `GET /health HTTP/1.1\r\nHost: x\r\n\r\n`;
+      const body = CALL + smuggled;
+      const cut = await send(
+        post(
+          'Host: x\r\nContent-Type: application/json\r\nContent-Length: ' +
+            `${CALL.length}\r\nContent-Length: ${body.length}\r\n`,
+        ) + body,
+      );
+      assert.deepEqual(cut, { bytes: '', closed: true });
+      assert.equal(await refusals('content_length'), before + 2);
+      const same = await send(
+        post(
+          'Host: x\r\nContent-Type: application/json\r\nContent-Length: ' +
+            `${CALL.length}\r\nContent-Length: ${CALL.length}\r\n`,
+        ) + CALL,
+      );
+      assert.equal(parse(same).body.result, '0x9', 'the same length twice is one length');
+      await othersServed();
+    },
+  );
 
-  test('uWS closes at once, unanswered and unserved: Transfer-Encoding with Content-Length, invalid lengths, HTTP/1.1 without Host', async () => {
-    const heads = [
-      post(
-        `Host: x\r\nContent-Type: application/json\r\nContent-Length: ${CALL.length}\r\nTransfer-Encoding: chunked\r\n`,
-      ) + `${CALL.length.toString(16)}\r\n${CALL}\r\n0\r\n\r\n`,
-      post(`Host: x\r\nContent-Type: application/json\r\nTransfer-Encoding: gzip\r\n`) + CALL,
-      post(`Host: x\r\nContent-Type: application/json\r\nContent-Length: 1x\r\n`) + CALL,
-      post(`Host: x\r\nContent-Type: application/json\r\nContent-Length: -5\r\n`) + CALL,
-      post(`Host: x\r\nContent-Type: application/json\r\nContent-Length: +${CALL.length}\r\n`) + CALL,
-      post(`Content-Type: application/json\r\nContent-Length: ${CALL.length}\r\n`) + CALL,
-    ];
-    for (const head of heads) assert.deepEqual(await send(head), { bytes: '', closed: true }, JSON.stringify(head));
-    await othersServed();
-  });
+  test(
+    'uWS closes at once, unanswered and unserved: Transfer-Encoding ' +
+      'with Content-Length, invalid lengths, HTTP/1.1 without Host',
+    async () => {
+      const heads = [
+        post(
+          'Host: x\r\nContent-Type: application/json\r\nContent-Length: ' +
+            `${CALL.length}\r\nTransfer-Encoding: chunked\r\n`,
+        ) + `${CALL.length.toString(16)}\r\n${CALL}\r\n0\r\n\r\n`,
+        post(`Host: x\r\nContent-Type: application/json\r\nTransfer-Encoding: gzip\r\n`) + CALL,
+        post(`Host: x\r\nContent-Type: application/json\r\nContent-Length: 1x\r\n`) + CALL,
+        post(`Host: x\r\nContent-Type: application/json\r\nContent-Length: -5\r\n`) + CALL,
+        post(`Host: x\r\nContent-Type: application/json\r\nContent-Length: +${CALL.length}\r\n`) + CALL,
+        post(`Content-Type: application/json\r\nContent-Length: ${CALL.length}\r\n`) + CALL,
+      ];
+      for (const head of heads) assert.deepEqual(await send(head), { bytes: '', closed: true }, JSON.stringify(head));
+      await othersServed();
+    },
+  );
 
-  test('uWS holds until its idle timeout, then closes unanswered and unserved: NUL or CR in a value, obs-fold, 49 headers, HTTP/1.0, bare LF', {
+  test('uWS holds until its idle timeout, then closes unanswered and unserved: ' +
+    'NUL or CR in a value, obs-fold, 49 headers, HTTP/1.0, bare LF', {
     timeout: 60_000,
   }, async () => {
     const headers = (count: number) => Array.from({ length: count }, (_, i) => `X-${i}: v\r\n`).join('');
@@ -161,7 +173,8 @@ describe('strict HTTP', () => {
       post(`Host: x\r\n${headers(46)}${length}`) + CALL,
       post(`Host: x\r\n${length}`, 'HTTP/1.0') + CALL,
       post(`Host x\r\n${length}`) + CALL,
-      `POST /v3/${dataset.key} HTTP/1.1\nHost: x\nContent-Type: application/json\nContent-Length: ${CALL.length}\n\n${CALL}`,
+      `POST /v3/${dataset.key} HTTP/1.1\nHost: x\nContent-Type: ` +
+        `application/json\nContent-Length: ${CALL.length}\n\n${CALL}`,
     ];
     // All at once: each waits out uWS's 10 s HTTP idle timeout.
     const got = await Promise.all(heads.map(send));
@@ -172,22 +185,26 @@ describe('strict HTTP', () => {
     await othersServed();
   });
 
-  test(`a body nested deeper than ${MAX_JSON_DEPTH} levels gets -32600 without being parsed; ${MAX_JSON_DEPTH} levels are parsed`, async () => {
-    const deep = await svc.post('['.repeat(2_500_000));
-    assert.equal(deep.status, 200);
-    assert.deepEqual((deep.json as RpcResponse).error, {
-      code: -32600,
-      message: `invalid request: JSON nested deeper than ${MAX_JSON_DEPTH} levels`,
-    });
-    const nested = '['.repeat(MAX_JSON_DEPTH - 1) + ']'.repeat(MAX_JSON_DEPTH - 1);
-    const atLimit = await svc.post(`{"jsonrpc":"2.0","id":1,"method":"eth_blockNumber","params":[],"x":${nested}}`);
-    assert.equal(
-      (atLimit.json as RpcResponse).result,
-      '0x9',
-      'the call object and a member nested to exactly the limit',
-    );
-    await othersServed();
-  });
+  test(
+    `a body nested deeper than ${MAX_JSON_DEPTH} levels gets -32600 ` +
+      `without being parsed; ${MAX_JSON_DEPTH} levels are parsed`,
+    async () => {
+      const deep = await svc.post('['.repeat(2_500_000));
+      assert.equal(deep.status, 200);
+      assert.deepEqual((deep.json as RpcResponse).error, {
+        code: -32600,
+        message: `invalid request: JSON nested deeper than ${MAX_JSON_DEPTH} levels`,
+      });
+      const nested = '['.repeat(MAX_JSON_DEPTH - 1) + ']'.repeat(MAX_JSON_DEPTH - 1);
+      const atLimit = await svc.post(`{"jsonrpc":"2.0","id":1,"method":"eth_blockNumber","params":[],"x":${nested}}`);
+      assert.equal(
+        (atLimit.json as RpcResponse).result,
+        '0x9',
+        'the call object and a member nested to exactly the limit',
+      );
+      await othersServed();
+    },
+  );
 });
 
 describe('strict WebSocket', () => {

@@ -299,7 +299,10 @@ describe('a node that fails', () => {
     assert.equal(fast.error?.code, -32011);
     assert.match(
       fast.error!.message,
-      /^no backend available: the upstream node is failing: its circuit breaker is open, next try in \d+ ms; retry later$/,
+      new RegExp(
+        '^no backend available: the upstream node is failing: ' +
+          'its circuit breaker is open, next try in \\d+ ms; retry later$',
+      ),
     );
     assert.equal(node.requests.length, before, 'an open breaker sends nothing');
     node.fate = () => 'echo';

@@ -42,7 +42,8 @@ after(async () => {
 const place = (l: Pick<Log, 'blockNumber' | 'logIndex' | 'transactionHash'>) =>
   `${l.blockNumber}:${l.logIndex}:${l.transactionHash}`;
 
-test('viem over webSocket (watchBlocks, watchEvent) and over http (createEventFilter, watchEvent) sees every new block and log once, in order', {
+test('viem over webSocket (watchBlocks, watchEvent) and over http ' +
+  '(createEventFilter, watchEvent) sees every new block and log once, in order', {
   timeout: 120_000,
 }, async () => {
   const writer = new StoreWriter(store);

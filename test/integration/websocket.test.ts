@@ -200,7 +200,8 @@ describe('WebSocket JSON-RPC', () => {
     }
   });
 
-  test('frames: binary JSON is answered, garbage gets a parse error, a flood is answered whole, a message over the body limit closes the socket with 1009', {
+  test('frames: binary JSON is answered, garbage gets a parse error, ' +
+    'a flood is answered whole, a message over the body limit closes the socket with 1009', {
     timeout: 60_000,
   }, async () => {
     const client = await Client.open(`/ws/v3/${dataset.key}`);
@@ -228,7 +229,8 @@ describe('WebSocket JSON-RPC', () => {
     assert.equal(await svc.result('eth_chainId', []), chainId, 'the server goes on');
   });
 
-  test('fuzzed frames (bytes, text, JSON, calls of every kind) each get valid JSON-RPC or nothing, and the socket stays', {
+  test('fuzzed frames (bytes, text, JSON, calls of every kind) each ' +
+    'get valid JSON-RPC or nothing, and the socket stays', {
     timeout: 120_000,
   }, async () => {
     const socket = await new Promise<WebSocket>((resolve, reject) => {
@@ -302,45 +304,48 @@ describe('WebSocket JSON-RPC', () => {
     assert.equal(await refusedUpgrade('/ws/v3/'), 404, 'no key in the path: not an API path');
   });
 
-  test('subscription errors: unknown name, a range in a logs filter, a bad filter, an unknown id; unsubscribe once', async () => {
-    const client = await Client.open(`/ws/v3/${dataset.key}`);
-    try {
-      assert.deepEqual((await client.call('eth_subscribe', ['pendingBlocks'])).error, {
-        code: -32601,
-        message: 'no "pendingBlocks" subscription in eth namespace',
-      });
-      assert.equal(
-        ((await client.call('eth_subscribe', ['logs', { fromBlock: '0x1' }])).error as { code: number }).code,
-        -32602,
-      );
-      assert.equal(
-        ((await client.call('eth_subscribe', ['logs', { address: '0x12' }])).error as { code: number }).code,
-        -32602,
-      );
-      assert.deepEqual((await client.call('eth_unsubscribe', ['0x1234'])).error, {
-        code: -32000,
-        message: 'subscription not found',
-      });
-      const id = await client.subscribe(['newHeads']);
-      assert.match(id, /^0x[0-9a-f]{32}$/);
-      assert.equal((await client.call('eth_unsubscribe', [id])).result, true);
-      assert.deepEqual((await client.call('eth_unsubscribe', [id])).error, {
-        code: -32000,
-        message: 'subscription not found',
-      });
-      const batch = (await client.send(
-        [
-          { jsonrpc: '2.0', id: 1, method: 'eth_subscribe', params: ['newHeads'] },
-          { jsonrpc: '2.0', id: 2, method: 'eth_blockNumber', params: [] },
-        ],
-        'batch',
-      )) as Record<string, unknown>[];
-      assert.match(batch[0]!.result as string, /^0x[0-9a-f]{32}$/, 'a subscription in a batch');
-      assert.equal(batch[1]!.result, await svc.result('eth_blockNumber', []));
-    } finally {
-      client.socket.close();
-    }
-  });
+  test(
+    'subscription errors: unknown name, a range in a logs ' + 'filter, a bad filter, an unknown id; unsubscribe once',
+    async () => {
+      const client = await Client.open(`/ws/v3/${dataset.key}`);
+      try {
+        assert.deepEqual((await client.call('eth_subscribe', ['pendingBlocks'])).error, {
+          code: -32601,
+          message: 'no "pendingBlocks" subscription in eth namespace',
+        });
+        assert.equal(
+          ((await client.call('eth_subscribe', ['logs', { fromBlock: '0x1' }])).error as { code: number }).code,
+          -32602,
+        );
+        assert.equal(
+          ((await client.call('eth_subscribe', ['logs', { address: '0x12' }])).error as { code: number }).code,
+          -32602,
+        );
+        assert.deepEqual((await client.call('eth_unsubscribe', ['0x1234'])).error, {
+          code: -32000,
+          message: 'subscription not found',
+        });
+        const id = await client.subscribe(['newHeads']);
+        assert.match(id, /^0x[0-9a-f]{32}$/);
+        assert.equal((await client.call('eth_unsubscribe', [id])).result, true);
+        assert.deepEqual((await client.call('eth_unsubscribe', [id])).error, {
+          code: -32000,
+          message: 'subscription not found',
+        });
+        const batch = (await client.send(
+          [
+            { jsonrpc: '2.0', id: 1, method: 'eth_subscribe', params: ['newHeads'] },
+            { jsonrpc: '2.0', id: 2, method: 'eth_blockNumber', params: [] },
+          ],
+          'batch',
+        )) as Record<string, unknown>[];
+        assert.match(batch[0]!.result as string, /^0x[0-9a-f]{32}$/, 'a subscription in a batch');
+        assert.equal(batch[1]!.result, await svc.result('eth_blockNumber', []));
+      } finally {
+        client.socket.close();
+      }
+    },
+  );
 
   test(`at most ${MAX_SUBSCRIPTIONS_PER_CONNECTION} subscriptions per connection; the socket stays`, async () => {
     const client = await Client.open(`/ws/v3/${dataset.key}`);
@@ -354,74 +359,78 @@ describe('WebSocket JSON-RPC', () => {
     }
   });
 
-  test('newHeads and logs follow appended blocks in order; a reorganisation sends the dropped logs with removed: true, then the new branch', async () => {
-    const client = await Client.open(`/ws/v3/${dataset.key}`);
-    try {
-      const first = nextBlocks(reader, 3);
-      const address = busyAddress(first);
-      const heads = await client.subscribe(['newHeads']);
-      const logs = await client.subscribe(['logs', { address }]);
-      const all = await client.subscribe(['logs', {}]);
+  test(
+    'newHeads and logs follow appended blocks in order; a reorganisation sends ' +
+      'the dropped logs with removed: true, then the new branch',
+    async () => {
+      const client = await Client.open(`/ws/v3/${dataset.key}`);
+      try {
+        const first = nextBlocks(reader, 3);
+        const address = busyAddress(first);
+        const heads = await client.subscribe(['newHeads']);
+        const logs = await client.subscribe(['logs', { address }]);
+        const all = await client.subscribe(['logs', {}]);
 
-      writer.append({ blocks: first.slice(0, 1) });
-      writer.append({ blocks: first.slice(1) });
-      const from = quantityToHex(first[0]!.header.number);
-      const to = quantityToHex(first[2]!.header.number);
-      const expectedLogs = (await visible('eth_getLogs', [{ fromBlock: from, toBlock: to, address }])) as unknown[];
-      const expectedAll = (await visible('eth_getLogs', [{ fromBlock: from, toBlock: to }])) as unknown[];
-      assert.ok(expectedLogs.length > 0);
+        writer.append({ blocks: first.slice(0, 1) });
+        writer.append({ blocks: first.slice(1) });
+        const from = quantityToHex(first[0]!.header.number);
+        const to = quantityToHex(first[2]!.header.number);
+        const expectedLogs = (await visible('eth_getLogs', [{ fromBlock: from, toBlock: to, address }])) as unknown[];
+        const expectedAll = (await visible('eth_getLogs', [{ fromBlock: from, toBlock: to }])) as unknown[];
+        assert.ok(expectedLogs.length > 0);
 
-      const gotHeads = (await client.notifications(heads, 3)) as Record<string, unknown>[];
-      for (let i = 0; i < 3; i++) {
-        const block = (await visible('eth_getBlockByNumber', [
-          quantityToHex(first[i]!.header.number),
-          false,
-        ])) as Record<string, unknown>;
-        const { transactions: _t, uncles: _u, size: _s, totalDifficulty: _d, withdrawals: _w, ...header } = block;
-        assert.deepEqual(gotHeads[i], header, `head ${i}: the block's header fields`);
+        const gotHeads = (await client.notifications(heads, 3)) as Record<string, unknown>[];
+        for (let i = 0; i < 3; i++) {
+          const block = (await visible('eth_getBlockByNumber', [
+            quantityToHex(first[i]!.header.number),
+            false,
+          ])) as Record<string, unknown>;
+          const { transactions: _t, uncles: _u, size: _s, totalDifficulty: _d, withdrawals: _w, ...header } = block;
+          assert.deepEqual(gotHeads[i], header, `head ${i}: the block's header fields`);
+        }
+        assert.deepEqual(
+          await client.notifications(logs, expectedLogs.length),
+          expectedLogs,
+          'the address filter: every log, in order',
+        );
+        assert.deepEqual(
+          await client.notifications(all, expectedAll.length),
+          expectedAll,
+          'no filter: every log of the new blocks',
+        );
+
+        // Replace the last two blocks by a branch of three.
+        const dropped = expectedLogs.filter((l) => (l as { blockNumber: string }).blockNumber !== from) as Record<
+          string,
+          unknown
+        >[];
+        const branch = nextBlocks(reader, 3, first[0]!.header.number);
+        writer.append({ rollbackTo: first[0]!.header.number, blocks: branch });
+        const branchFrom = quantityToHex(branch[0]!.header.number);
+        const branchTo = quantityToHex(branch[2]!.header.number);
+        const branchLogs = (await visible('eth_getLogs', [
+          { fromBlock: branchFrom, toBlock: branchTo, address },
+        ])) as unknown[];
+        const removed = [...dropped]
+          .sort((a, b) => Number(b.blockNumber) - Number(a.blockNumber) || Number(a.logIndex) - Number(b.logIndex))
+          .map((l) => ({ ...l, removed: true }));
+        const after = await client.notifications(logs, expectedLogs.length + removed.length + branchLogs.length);
+        assert.deepEqual(
+          after.slice(expectedLogs.length),
+          [...removed, ...branchLogs],
+          'dropped logs newest block first with removed: true, then the new branch',
+        );
+        const newHeads = (await client.notifications(heads, 6)).slice(3) as { number: string; hash: string }[];
+        assert.deepEqual(
+          newHeads.map((h) => h.hash),
+          branch.map((b) => bytesToHex(b.header.hash)),
+          'newHeads: the new branch',
+        );
+      } finally {
+        client.socket.close();
       }
-      assert.deepEqual(
-        await client.notifications(logs, expectedLogs.length),
-        expectedLogs,
-        'the address filter: every log, in order',
-      );
-      assert.deepEqual(
-        await client.notifications(all, expectedAll.length),
-        expectedAll,
-        'no filter: every log of the new blocks',
-      );
-
-      // Replace the last two blocks by a branch of three.
-      const dropped = expectedLogs.filter((l) => (l as { blockNumber: string }).blockNumber !== from) as Record<
-        string,
-        unknown
-      >[];
-      const branch = nextBlocks(reader, 3, first[0]!.header.number);
-      writer.append({ rollbackTo: first[0]!.header.number, blocks: branch });
-      const branchFrom = quantityToHex(branch[0]!.header.number);
-      const branchTo = quantityToHex(branch[2]!.header.number);
-      const branchLogs = (await visible('eth_getLogs', [
-        { fromBlock: branchFrom, toBlock: branchTo, address },
-      ])) as unknown[];
-      const removed = [...dropped]
-        .sort((a, b) => Number(b.blockNumber) - Number(a.blockNumber) || Number(a.logIndex) - Number(b.logIndex))
-        .map((l) => ({ ...l, removed: true }));
-      const after = await client.notifications(logs, expectedLogs.length + removed.length + branchLogs.length);
-      assert.deepEqual(
-        after.slice(expectedLogs.length),
-        [...removed, ...branchLogs],
-        'dropped logs newest block first with removed: true, then the new branch',
-      );
-      const newHeads = (await client.notifications(heads, 6)).slice(3) as { number: string; hash: string }[];
-      assert.deepEqual(
-        newHeads.map((h) => h.hash),
-        branch.map((b) => bytesToHex(b.header.hash)),
-        'newHeads: the new branch',
-      );
-    } finally {
-      client.socket.close();
-    }
-  });
+    },
+  );
 
   test("a revoked key's open socket is closed with 1008", { timeout: 30_000 }, async () => {
     const key = createApiKey(store, 'soon revoked');
