@@ -203,7 +203,9 @@ export function sampleRequests(
   const recent = Math.min(100, head + 1);
   const logQueries: LogQuery[] = [
     {
-      label: `one contract over the whole chain (the busiest under the ${MAX_LOG_RESULTS}-log cap, ${byAddress.get(address)} logs)`,
+      label:
+        'one contract over the whole chain (the busiest under the ' +
+        `${MAX_LOG_RESULTS}-log cap, ${byAddress.get(address)} logs)`,
       filter: { ...whole, address },
     },
     {
@@ -211,7 +213,9 @@ export function sampleRequests(
       filter: { ...whole, address: pairAddress, topics: [pairTopic] },
     },
     {
-      label: `a topic0 alone over the whole chain (emitted by ${emitters.get(widest)!.size} contracts, ${byTopic.get(widest)} logs)`,
+      label:
+        'a topic0 alone over the whole chain (emitted by ' +
+        `${emitters.get(widest)!.size} contracts, ${byTopic.get(widest)} logs)`,
       filter: { ...whole, topics: [widest] },
     },
     {
@@ -266,7 +270,8 @@ export async function measureAnvil(o: AnvilBenchOptions): Promise<AnvilBenchResu
     const { methods, logQueries, txs, logs } = sampleRequests(store, head);
     await closeStore(store);
     console.log(
-      `  anvil chain: ${head + 1} blocks, ${txs} txs, ${logs} logs (mined in ${mineSeconds.toFixed(1)} s, ingested with storage diffs in ${ingestSeconds.toFixed(1)} s)`,
+      `  anvil chain: ${head + 1} blocks, ${txs} txs, ${logs} logs (mined in ` +
+        `${mineSeconds.toFixed(1)} s, ingested with storage diffs in ${ingestSeconds.toFixed(1)} s)`,
     );
 
     // The answer cache off: these rows repeat each call, and compare the work of answering it with anvil's.
@@ -343,7 +348,9 @@ export async function measureAnvil(o: AnvilBenchOptions): Promise<AnvilBenchResu
         const [mine, theirs] = [await load(urls[0], requests), await load(urls[1], requests)];
         rows.push(
           {
-            figure: `${m.name} vs anvil (${SAMPLES} distinct requests, ${chain}, ${o.connections} keep-alive connections)`,
+            figure:
+              `${m.name} vs anvil (${SAMPLES} distinct requests, ` +
+              `${chain}, ${o.connections} keep-alive connections)`,
             ours: mine.rps,
             unit: 'req/s',
             baseline: theirs.rps,
@@ -355,7 +362,9 @@ export async function measureAnvil(o: AnvilBenchOptions): Promise<AnvilBenchResu
                 : undefined,
           },
           {
-            figure: `${m.name} vs anvil, one client, p50 (p99 ours ${percentile(oursMs, 99).toFixed(2)} ms, anvil ${percentile(anvilMs, 99).toFixed(2)} ms)`,
+            figure:
+              `${m.name} vs anvil, one client, p50 (p99 ours ${percentile(oursMs, 99).toFixed(2)} ` +
+              `ms, anvil ${percentile(anvilMs, 99).toFixed(2)} ms)`,
             ours: percentile(oursMs, 50),
             unit: 'ms',
             baseline: percentile(anvilMs, 50),
@@ -374,7 +383,9 @@ export async function measureAnvil(o: AnvilBenchOptions): Promise<AnvilBenchResu
           o.logReps,
         );
         rows.push({
-          figure: `eth_getLogs vs anvil: ${q.label}, one client, p50 (p99 ours ${percentile(oursMs, 99).toFixed(1)} ms, anvil ${percentile(anvilMs, 99).toFixed(1)} ms)`,
+          figure:
+            `eth_getLogs vs anvil: ${q.label}, one client, p50 (p99 ours ` +
+            `${percentile(oursMs, 99).toFixed(1)} ms, anvil ${percentile(anvilMs, 99).toFixed(1)} ms)`,
           ours: percentile(oursMs, 50),
           unit: 'ms',
           baseline: percentile(anvilMs, 50),

@@ -126,7 +126,9 @@ export async function measureCluster(o: ClusterBenchOptions): Promise<Row[]> {
     const generator = wrk
       ? `wrk -t1 -c${o.connections} on core ${GENERATOR_CPU}`
       : `autocannon -c${o.connections} in the benchmark's process on core ${GENERATOR_CPU} (wrk is not installed)`;
-    const note = `eth_blockNumber and eth_getBlockByNumber(latest) alternated, ${generator}, replicas and HAProxy on core ${SERVER_CPU}, ${o.seconds} s per run, one run${bad > 0 ? `; ${bad} failed requests` : ''}`;
+    const note =
+      `eth_blockNumber and eth_getBlockByNumber(latest) alternated, ${generator}, replicas and HAProxy on core ` +
+      `${SERVER_CPU}, ${o.seconds} s per run, one run${bad > 0 ? `; ${bad} failed requests` : ''}`;
     const ms = (l: Load) => `p50 ${l.p50Ms.toFixed(2)} / p99 ${l.p99Ms.toFixed(2)} ms`;
     return [
       {
@@ -178,7 +180,9 @@ async function main(): Promise<void> {
   });
   for (const row of rows)
     console.log(
-      `${row.figure}: ${row.ours.toFixed(0)} ${row.unit}${row.baseline === undefined ? '' : ` (${row.baselineName}: ${row.baseline.toFixed(0)})`}${row.note ? `  [${row.note}]` : ''}`,
+      `${row.figure}: ${row.ours.toFixed(0)} ${row.unit}` +
+        `${row.baseline === undefined ? '' : ` (${row.baselineName}: ${row.baseline.toFixed(0)})`}` +
+        `${row.note ? `  [${row.note}]` : ''}`,
     );
 }
 

@@ -171,7 +171,8 @@ async function main(): Promise<void> {
       }
 
       console.log(
-        `\nThe eth_getLogs answer streamed (as src/http/respond.ts streams answers over 64 KiB): CPU ms per MB, median of ${reps}:\n`,
+        '\nThe eth_getLogs answer streamed (as src/http/respond.ts streams ' +
+          `answers over 64 KiB): CPU ms per MB, median of ${reps}:\n`,
       );
       for (const codec of STREAM_CODECS) {
         const runs: number[] = [];

@@ -37,7 +37,9 @@ function inspect(spec: DatasetSpec): { stale: string } | { complete: boolean } {
     if (!made) return { stale: `${spec.dir} has no record of the generator that made it` };
     if (made.chainVersion !== CHAIN_VERSION || made.seed !== spec.seed || made.density !== spec.density) {
       return {
-        stale: `${spec.dir} holds chain version ${made.chainVersion}, seed ${made.seed}, density ${made.density}; wanted version ${CHAIN_VERSION}, seed ${spec.seed}, density ${spec.density}`,
+        stale:
+          `${spec.dir} holds chain version ${made.chainVersion}, seed ${made.seed}, density ` +
+          `${made.density}; wanted version ${CHAIN_VERSION}, seed ${spec.seed}, density ${spec.density}`,
       };
     }
     const blocks = (new StoreReader(store).head() ?? -1) + 1;

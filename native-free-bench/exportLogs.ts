@@ -77,7 +77,9 @@ export async function measureExport(dataDir: string): Promise<Row[]> {
     const lines = `${logs} logs of blocks 0–${head}`;
     return [
       {
-        figure: `export: every log to Parquet (zstd, 1,000-block files), ${lines}, against query logs (JSONL) in the same run`,
+        figure:
+          'export: every log to Parquet (zstd, 1,000-block files), ' +
+          `${lines}, against query logs (JSONL) in the same run`,
         ours: logs / exported.seconds,
         unit: 'logs/s',
         baseline: logs / jsonl.seconds,

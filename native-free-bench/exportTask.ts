@@ -52,5 +52,7 @@ const rate = (list: typeof runs) => Math.round(sum(list, 'rows') / (sum(list, 'm
 const cpuPerLog = (list: typeof runs) => (sum(list, 'cpuUs') / sum(list, 'rows')).toFixed(2);
 const [cold, warm] = [runs.slice(0, 1), runs.slice(2)];
 console.log(
-  `${resolve(root)}: load ${loadMs.toFixed(0)} ms, first chunk ${rate(cold)} rows/s (${cpuPerLog(cold)} µs CPU a log), warm ${rate(warm)} rows/s (${cpuPerLog(warm)} µs CPU a log) (${runs[0]!.rows + runs[1]!.rows} logs)`,
+  `${resolve(root)}: load ${loadMs.toFixed(0)} ms, first chunk ${rate(cold)} ` +
+    `rows/s (${cpuPerLog(cold)} µs CPU a log), warm ${rate(warm)} rows/s (` +
+    `${cpuPerLog(warm)} µs CPU a log) (${runs[0]!.rows + runs[1]!.rows} logs)`,
 );

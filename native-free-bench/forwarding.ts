@@ -168,8 +168,11 @@ export async function measureForwarding(
         const forwarded = await load(ours.url, [ours.pid, anvil.pid], [...bodies], o, wrk, true);
         measured.push({ name, calls: n, direct, forwarded });
         console.log(
-          `  ${name}: anvil ${fmtRps(direct.rps)} req/s p50 ${fmtMs(direct.p50Ms)} ms; through ethlogd ${fmtRps(forwarded.rps)} req/s p50 ${fmtMs(forwarded.p50Ms)} ms; ` +
-            `CPU µs per call: ethlogd ${(forwarded.cpuUsBy[0]! / n).toFixed(1)}, anvil ${(forwarded.cpuUsBy[1]! / n).toFixed(1)} (direct ${(direct.cpuUsBy[0]! / n).toFixed(1)}); bad ${direct.bad}/${forwarded.bad}`,
+          `  ${name}: anvil ${fmtRps(direct.rps)} req/s p50 ${fmtMs(direct.p50Ms)} ms; ` +
+            `through ethlogd ${fmtRps(forwarded.rps)} req/s p50 ${fmtMs(forwarded.p50Ms)} ms; ` +
+            `CPU µs per call: ethlogd ${(forwarded.cpuUsBy[0]! / n).toFixed(1)}, anvil ` +
+            `${(forwarded.cpuUsBy[1]! / n).toFixed(1)} (direct ` +
+            `${(direct.cpuUsBy[0]! / n).toFixed(1)}); bad ${direct.bad}/${forwarded.bad}`,
         );
       }
       const all = measured.flatMap((m) => rows(m, wrk ? 'wrk' : 'autocannon'));

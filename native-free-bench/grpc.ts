@@ -221,7 +221,8 @@ async function main(): Promise<void> {
       ] as const) {
         const unary = await unaryRate(lookup, head, seconds, concurrency);
         console.log(
-          `${query.name}, ${name}: ${unary.rate.toFixed(0)} calls/s, p50 ${unary.p50.toFixed(2)} ms, p99 ${unary.p99.toFixed(2)} ms`,
+          `${query.name}, ${name}: ${unary.rate.toFixed(0)} calls/s, p50 ` +
+            `${unary.p50.toFixed(2)} ms, p99 ${unary.p99.toFixed(2)} ms`,
         );
       }
     }
@@ -235,7 +236,8 @@ async function main(): Promise<void> {
       const s = await streamRate(c, md, from, head, decode);
       const extra = decode ? '' : `, ${(s.bytes / s.seconds / 1e6).toFixed(0)} MB/s`;
       console.log(
-        `StreamLogs unfiltered, ${head - from + 1} blocks, ${name}: ${s.logs} logs in ${s.seconds.toFixed(2)} s = ${(s.logs / s.seconds).toFixed(0)} logs/s${extra}`,
+        `StreamLogs unfiltered, ${head - from + 1} blocks, ${name}: ${s.logs} logs in ` +
+          `${s.seconds.toFixed(2)} s = ${(s.logs / s.seconds).toFixed(0)} logs/s${extra}`,
       );
     }
   } finally {

@@ -172,7 +172,9 @@ export async function measureHttp(o: HttpBenchOptions): Promise<{ rows: Row[]; t
       await bare.stop();
     }
     rows.push({
-      figure: `point lookups over HTTP (eth_getTransactionByHash, ${answerBytes} B answers, ${o.connections} keep-alive connections)`,
+      figure:
+        `point lookups over HTTP (eth_getTransactionByHash, ${answerBytes} B ` +
+        `answers, ${o.connections} keep-alive connections)`,
       ours: singleRps,
       unit: 'req/s',
       baseline: bareRps,
@@ -219,11 +221,16 @@ export async function measureHttp(o: HttpBenchOptions): Promise<{ rows: Row[]; t
       decoded.push(performance.now() - t);
     }
     rows.push({
-      figure: `a ${count}-log answer (every log of the last ${span} blocks: read, serialise, send), time to the last byte at one client, p50 (with the client's fetch + UTF-8 decode: ${percentile(decoded, 50).toFixed(1)} ms)`,
+      figure:
+        `a ${count}-log answer (every log of the last ${span} blocks: read, serialise, ` +
+        "send), time to the last byte at one client, p50 (with the client's fetch + " +
+        `UTF-8 decode: ${percentile(decoded, 50).toFixed(1)} ms)`,
       ours: percentile(times, 50),
       unit: 'ms',
       target: { kind: 'max', value: 15, text: '≤ 15 ms' },
-      note: 'over HTTP: from sending the request to receiving the last byte of the answer (node:http, bytes counted, not decoded)',
+      note:
+        'over HTTP: from sending the request to receiving the last byte ' +
+        'of the answer (node:http, bytes counted, not decoded)',
     });
 
     const transfer = bytesToHex(d.transferTopic);

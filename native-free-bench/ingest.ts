@@ -166,50 +166,72 @@ export async function measureIngest(blocks: number, dataset: DatasetSpec): Promi
     const ratio = (a: number, b: number) => `${(a / b).toFixed(2)}×`;
     return [
       {
-        figure: `ingest from the generator, blocks built in the writer's thread (generate --threads 0; ${blocks} blocks, ${sequential.logs} logs, up to ${WRITE_BATCH_BLOCKS} blocks per write transaction)`,
+        figure:
+          `ingest from the generator, blocks built in the writer's thread (generate --threads 0; ${blocks} ` +
+          `blocks, ${sequential.logs} logs, up to ${WRITE_BATCH_BLOCKS} blocks per write transaction)`,
         ours: sequential.rate,
         unit: 'logs/s',
         target: { kind: 'min', value: 400_000, text: '≥ 400k logs/s' },
         note: 'generate --threads 0: building, encoding and writing share one thread',
       },
       {
-        figure: `ingest from the generator, blocks built in ${threads} worker threads (generate --threads ${threads}, one per core: its default from 2 cores on; same blocks)`,
+        figure:
+          `ingest from the generator, blocks built in ${threads} worker threads ` +
+          `(generate --threads ${threads}, one per core: its default from 2 cores on; same blocks)`,
         ours: parallel.rate,
         unit: 'logs/s',
         target: { kind: 'min', value: 400_000, text: '≥ 400k logs/s' },
-        note: `${ratio(parallel.rate, sequential.rate)} the writer's-thread rate of this run; includes starting the threads`,
+        note:
+          `${ratio(parallel.rate, sequential.rate)} the writer's-thread ` +
+          'rate of this run; includes starting the threads',
       },
       {
-        figure: `ingest from the generator extending the ${dataset.blocks}-block benchmark dataset (density ${dataset.density}) by ${extendBlocks} blocks, ${extend.logs} logs (writer's thread)`,
+        figure:
+          `ingest from the generator extending the ${dataset.blocks}-block benchmark dataset (density ` +
+          `${dataset.density}) by ${extendBlocks} blocks, ${extend.logs} logs (writer's thread)`,
         ours: extend.rate,
         unit: 'logs/s',
-        note: `${ratio(extend.rate, sequential.rate)} the rate into a fresh store: the random puts of a large store dirty a page each`,
+        note:
+          `${ratio(extend.rate, sequential.rate)} the rate into a fresh ` +
+          'store: the random puts of a large store dirty a page each',
       },
       {
-        figure: `ingest: the store's write path alone (pre-generated mainnet blocks, encoded and appended up to ${WRITE_BATCH_BLOCKS} per transaction)`,
+        figure:
+          "ingest: the store's write path alone (pre-generated mainnet blocks, " +
+          `encoded and appended up to ${WRITE_BATCH_BLOCKS} per transaction)`,
         ours: writes.blocks,
         unit: 'logs/s',
         target: { kind: 'min', value: 1_000_000, text: '≥ 1M logs/s' },
       },
       {
-        figure: `ingest: the store's write path alone, records encoded beforehand (what worker threads hand over; up to ${WRITE_BATCH_BLOCKS} blocks per transaction)`,
+        figure:
+          "ingest: the store's write path alone, records encoded beforehand " +
+          `(what worker threads hand over; up to ${WRITE_BATCH_BLOCKS} blocks per transaction)`,
         ours: writes.records,
         unit: 'logs/s',
         target: { kind: 'min', value: 1_000_000, text: '≥ 1M logs/s' },
-        note: `${ratio(writes.records, writes.blocks)} the rate with encoding; ${writes.entriesPerLog.toFixed(2)} LMDB puts per log (one per transaction, its hash, and storage write)`,
+        note:
+          `${ratio(writes.records, writes.blocks)} the rate with encoding; ${writes.entriesPerLog.toFixed(2)} ` +
+          'LMDB puts per log (one per transaction, its hash, and storage write)',
       },
       {
-        figure: `ingest: one LMDB put through lmdb-js at best (${FLOOR_PUTS} random 32-byte keys in key order, one write transaction, a fresh store)`,
+        figure:
+          `ingest: one LMDB put through lmdb-js at best (${FLOOR_PUTS} random ` +
+          '32-byte keys in key order, one write transaction, a fresh store)',
         ours: putMicros,
         unit: 'µs/put',
         note: 'the floor of every put the write path makes',
       },
       {
-        figure: `ingest: the write path's ceiling on this layout (${writes.entriesPerLog.toFixed(2)} puts per log at the put cost above, everything else free)`,
+        figure:
+          `ingest: the write path's ceiling on this layout (${writes.entriesPerLog.toFixed(2)} ` +
+          'puts per log at the put cost above, everything else free)',
         ours: 1e6 / (writes.entriesPerLog * putMicros),
         unit: 'logs/s',
         target: { kind: 'min', value: 1_000_000, text: '≥ 1M logs/s' },
-        note: `the records-only row reaches ${((100 * writes.records * writes.entriesPerLog * putMicros) / 1e6).toFixed(0)}% of it`,
+        note:
+          'the records-only row reaches ' +
+          `${((100 * writes.records * writes.entriesPerLog * putMicros) / 1e6).toFixed(0)}% of it`,
       },
       {
         figure: 'store size per log: logs and their indexes (logs, address tables, bloom bits, address index)',

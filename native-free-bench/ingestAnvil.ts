@@ -90,10 +90,12 @@ try {
   const head = await anvil.head();
   const logs = (await anvil.rpc<unknown[]>('eth_getLogs', [{ fromBlock: '0x0', toBlock: quantityToHex(head) }])).length;
   console.log(
-    `anvil mined ${head + 1} blocks with ${logs} logs (${(logs / (head + 1)).toFixed(1)} per block) in ${generated.wall.toFixed(1)} s`,
+    `anvil mined ${head + 1} blocks with ${logs} logs (` +
+      `${(logs / (head + 1)).toFixed(1)} per block) in ${generated.wall.toFixed(1)} s`,
   );
   console.log(
-    `ingest settings: ${perRequest} blocks per request, ${inFlight} requests in flight; machine: ${(await import('node:os')).availableParallelism()} cores\n`,
+    `ingest settings: ${perRequest} blocks per request, ${inFlight} requests in ` +
+      `flight; machine: ${(await import('node:os')).availableParallelism()} cores\n`,
   );
   const rows: string[][] = [['run', 'seconds', 'blocks/s', 'logs/s', 'anvil CPU s', 'ingest CPU s']];
   const row = (name: string, m: { wall: number; anvilCpu: number; ourCpu: number }) =>

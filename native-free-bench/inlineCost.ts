@@ -116,7 +116,9 @@ async function main(): Promise<void> {
   for (const [name, measured, planned] of rows)
     console.log(`${name.padEnd(100)}${measured.toFixed(4).padStart(11)}${planned.toFixed(4).padStart(13)}`);
   console.log(
-    `one-block eth_getLogs, all CPU of this process (main thread and the worker): pool ${pooled.toFixed(1)} µs, inline ${inline.toFixed(1)} µs; the pool adds ${(pooled - inline).toFixed(1)} µs (inline budget ${INLINE_BUDGET_US} µs)`,
+    'one-block eth_getLogs, all CPU of this process (main thread and the worker): ' +
+      `pool ${pooled.toFixed(1)} µs, inline ${inline.toFixed(1)} µs; the pool adds ` +
+      `${(pooled - inline).toFixed(1)} µs (inline budget ${INLINE_BUDGET_US} µs)`,
   );
 }
 

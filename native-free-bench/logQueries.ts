@@ -87,7 +87,9 @@ export async function measureLogQueries(dataDir: string, seed: string, reps: num
       const oracleP50 = percentile(oracle, 50);
       latencyByRange.push({ blocks: size, oursMs: p50, oracleMs: oracleP50 });
       rows.push({
-        figure: `eth_getLogs, one address in ~1% of blocks, ${size} blocks, p50 (p99 ${percentile(ours, 99).toFixed(1)} ms)`,
+        figure:
+          `eth_getLogs, one address in ~1% of blocks, ${size} ` +
+          `blocks, p50 (p99 ${percentile(ours, 99).toFixed(1)} ms)`,
         ours: p50,
         unit: 'ms',
         baseline: oracleP50,
@@ -106,7 +108,9 @@ export async function measureLogQueries(dataDir: string, seed: string, reps: num
       scanTwo.push(await time(() => engine(2).query(scanBound, reader)));
     }
     rows.push({
-      figure: `scan-bound query (absent 4th topic: saturated blooms pass most blocks, every record read, nothing matches; ${head + 1} blocks): 2 workers, p50`,
+      figure:
+        'scan-bound query (absent 4th topic: saturated blooms pass most blocks, ' +
+        `every record read, nothing matches; ${head + 1} blocks): 2 workers, p50`,
       ours: percentile(scanTwo, 50),
       unit: 'ms',
       baseline: percentile(scanOne, 50),

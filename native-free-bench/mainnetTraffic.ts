@@ -230,15 +230,19 @@ function badLine(loads: [string, Load][]): string[] {
 /** Pass 1's table. */
 function anvilTable(results: PinnedResult[], chain: string): string {
   const lines = [
-    `Distinct requests, answer cache off (${chain}; wrk -t1 -c${CONNECTIONS} on core ${GENERATOR_CPU}, each server on core ${SERVER_CPU}):`,
+    `Distinct requests, answer cache off (${chain}; wrk -t1 -c${CONNECTIONS} ` +
+      `on core ${GENERATOR_CPU}, each server on core ${SERVER_CPU}):`,
     '',
-    '| shape | anvil req/s | ethlogd req/s | / anvil | % of bare | p99 anvil / ethlogd | p99.9 anvil / ethlogd | CPU µs anvil / ethlogd |',
+    '| shape | anvil req/s | ethlogd req/s | / anvil | % of bare | ' +
+      'p99 anvil / ethlogd | p99.9 anvil / ethlogd | CPU µs anvil / ethlogd |',
     '|---|---|---|---|---|---|---|---|',
   ];
   for (const r of results) {
     lines.push(
-      `| ${r.shape.name}, ${r.shape.calls.length} distinct | ${fmtRps(r.anvil.rps)} | ${fmtRps(r.ours.rps)} | ${(r.ours.rps / r.anvil.rps).toFixed(2)}× | ${((100 * r.ours.rps) / r.bare.rps).toFixed(0)}% | ` +
-        `${fmtMs(r.anvil.p99Ms)} / ${fmtMs(r.ours.p99Ms)} ms | ${fmtMs(r.anvil.p999Ms)} / ${fmtMs(r.ours.p999Ms)} ms | ${r.anvil.cpuUs.toFixed(0)} / ${r.ours.cpuUs.toFixed(0)} |`,
+      `| ${r.shape.name}, ${r.shape.calls.length} distinct | ${fmtRps(r.anvil.rps)} | ${fmtRps(r.ours.rps)} ` +
+        `| ${(r.ours.rps / r.anvil.rps).toFixed(2)}× | ${((100 * r.ours.rps) / r.bare.rps).toFixed(0)}% | ` +
+        `${fmtMs(r.anvil.p99Ms)} / ${fmtMs(r.ours.p99Ms)} ms | ${fmtMs(r.anvil.p999Ms)} / ` +
+        `${fmtMs(r.ours.p999Ms)} ms | ${r.anvil.cpuUs.toFixed(0)} / ${r.ours.cpuUs.toFixed(0)} |`,
     );
   }
   lines.push(
@@ -339,7 +343,9 @@ async function anvilPass(
             ours: await one(ours, 'ethlogd'),
           };
           console.log(
-            `  ${shape.name}: bare ${fmtRps(r.bare.rps)}, anvil ${fmtRps(r.anvil.rps)}, ethlogd ${fmtRps(r.ours.rps)} req/s; p99 ${fmtMs(r.anvil.p99Ms)} / ${fmtMs(r.ours.p99Ms)} ms; CPU µs ${r.anvil.cpuUs.toFixed(0)} / ${r.ours.cpuUs.toFixed(0)}`,
+            `  ${shape.name}: bare ${fmtRps(r.bare.rps)}, anvil ${fmtRps(r.anvil.rps)}, ethlogd ` +
+              `${fmtRps(r.ours.rps)} req/s; p99 ${fmtMs(r.anvil.p99Ms)} / ${fmtMs(r.ours.p99Ms)} ms; ` +
+              `CPU µs ${r.anvil.cpuUs.toFixed(0)} / ${r.ours.cpuUs.toFixed(0)}`,
           );
           return r;
         });
@@ -375,7 +381,9 @@ function mainnetTable(results: MainnetResult[], chain: string): string {
     const perLog = r.logsPerAnswer > 0 && !r.shared ? (r.load.cpuUs / r.logsPerAnswer).toFixed(2) : '–';
     const cpu = r.shared ? `${r.load.cpuUs.toFixed(0)} (both loads)` : r.load.cpuUs.toFixed(0);
     lines.push(
-      `| ${r.name} | ${fmtRps(r.load.rps)} | ${r.logsPerAnswer > 0 ? fmtLogs(r.load.rps * r.logsPerAnswer) : '–'} | ${ms3(r.load)} | ${cpu} | ${perLog} |`,
+      `| ${r.name} | ${fmtRps(r.load.rps)} | ` +
+        `${r.logsPerAnswer > 0 ? fmtLogs(r.load.rps * r.logsPerAnswer) : '–'}` +
+        ` | ${ms3(r.load)} | ${cpu} | ${perLog} |`,
     );
   }
   lines.push(...badLine(results.map((r) => [r.name, r.load])));
@@ -441,7 +449,9 @@ async function mainnetPass(
   const windows = logWindows(logsPerBlock);
   if (windows.length === 0) throw new Error(`no window of whole blocks holds ${WINDOW_LOGS} logs or fewer`);
   const perWindow = mean(windows.map((w) => w.logs));
-  const chain = `${head + 1} blocks generated at density ${MAINNET_DENSITY}, ${(perBlock * (head + 1)).toFixed(0)} logs, ${txHashes.length} transactions, ${index.slots.length} written slots`;
+  const chain =
+    `${head + 1} blocks generated at density ${MAINNET_DENSITY}, ${(perBlock * (head + 1)).toFixed(0)} ` +
+    `logs, ${txHashes.length} transactions, ${index.slots.length} written slots`;
   console.log(`  traffic pass 2: ${chain}`);
 
   const byHash = index.hashes.map((blockHash) => logs({ blockHash }));
@@ -453,7 +463,9 @@ async function mainnetPass(
   ];
   const lookups = interleave(lookupLists, Math.min(MIX_TURNS, Math.max(...lookupLists.map((l) => l.length))));
   const blockName = `eth_getLogs {blockHash}, every block (mean ${perBlock.toFixed(0)} logs)`;
-  const rangeName = `eth_getLogs ${windows.length} windows of ~${mean(windows.map((w) => w.to - w.from + 1)).toFixed(0)} blocks, no address (mean ${perWindow.toFixed(0)} logs)`;
+  const rangeName =
+    `eth_getLogs ${windows.length} windows of ~${mean(windows.map((w) => w.to - w.from + 1)).toFixed(0)} ` +
+    `blocks, no address (mean ${perWindow.toFixed(0)} logs)`;
   const results: MainnetResult[] = [];
   const mismatches: string[] = [];
   const bodies = (calls: Call[]) => calls.map(rpcBody);
@@ -463,7 +475,8 @@ async function mainnetPass(
     mismatches.push(...(await unanswered(pinned.url, 'getLogs {blockHash}', byHash, (i) => logsPerBlock[i]!)));
     mismatches.push(...(await unanswered(pinned.url, 'getLogs window', ranges, (i) => windows[i]!.logs)));
     mismatches.push(...(await unanswered(pinned.url, 'point lookup', lookups)));
-    const name = `${blockName}, pinned: wrk -c${MAINNET_CONNECTIONS} on core ${GENERATOR_CPU}, server on core ${SERVER_CPU}`;
+    const name =
+      `${blockName}, pinned: wrk -c${MAINNET_CONNECTIONS} on ` + `core ${GENERATOR_CPU}, server on core ${SERVER_CPU}`;
     results.push({
       name,
       logsPerAnswer: perBlock,
@@ -486,7 +499,9 @@ async function mainnetPass(
   }
   const free = await startPinned(serveArgs(o.dataDir), undefined, `/v3/${key}`);
   try {
-    const name = `${blockName}, unpinned: wrk -c${MAINNET_CONNECTIONS}, server on ${availableParallelism()} cores (default threads)`;
+    const name =
+      `${blockName}, unpinned: wrk -c${MAINNET_CONNECTIONS}, ` +
+      `server on ${availableParallelism()} cores (default threads)`;
     results.push({
       name,
       logsPerAnswer: perBlock,
@@ -509,7 +524,9 @@ async function mainnetPass(
         shared: true,
       },
       {
-        name: `mixed, unpinned: point lookups (a tx by hash, a block by number, a written slot in turn; ${lookups.length} bodies), wrk -c${MIXED_CONNECTIONS}`,
+        name:
+          'mixed, unpinned: point lookups (a tx by hash, a block by number, ' +
+          `a written slot in turn; ${lookups.length} bodies), wrk -c${MIXED_CONNECTIONS}`,
         logsPerAnswer: 0,
         load: points!,
         shared: true,
@@ -563,7 +580,9 @@ async function mainnetPass(
       ours: range.load.cpuUs / 1000,
       unit: 'ms',
       target: max(10 * (perWindow / WINDOW_LOGS), `≤ 10 ms per ${WINDOW_LOGS} logs`, false),
-      note: `p50 ${fmtMs(range.load.p50Ms)} ms, p99 ${fmtMs(range.load.p99Ms)} ms, p99.9 ${fmtMs(range.load.p999Ms)} ms`,
+      note:
+        `p50 ${fmtMs(range.load.p50Ms)} ms, p99 ${fmtMs(range.load.p99Ms)} ` +
+        `ms, p99.9 ${fmtMs(range.load.p999Ms)} ms`,
     },
     {
       figure: `traffic: ${blockName}, logs/s on ${availableParallelism()} cores (unpinned)`,
@@ -579,7 +598,9 @@ async function mainnetPass(
       note: `p99.9 ${fmtMs(blockFree.load.p999Ms)} ms`,
     },
     {
-      figure: `traffic: mixed load, point lookups p99 beside eth_getLogs {blockHash} (unpinned, ${MIXED_CONNECTIONS} + ${MIXED_CONNECTIONS} connections)`,
+      figure:
+        'traffic: mixed load, point lookups p99 beside eth_getLogs {blockHash} ' +
+        `(unpinned, ${MIXED_CONNECTIONS} + ${MIXED_CONNECTIONS} connections)`,
       ours: mixedPoints.load.p99Ms,
       unit: 'ms',
       target: max(5, '≤ 5 ms', false),

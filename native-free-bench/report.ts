@@ -52,7 +52,10 @@ function fmt(n: number | undefined): string {
 
 /** The machine line printed with the table. */
 export function machine(): string {
-  return `${availableParallelism()} cores (${cpus()[0]?.model ?? 'unknown cpu'}), ${(totalmem() / 2 ** 30).toFixed(0)} GiB, Node ${process.version}`;
+  return (
+    `${availableParallelism()} cores (${cpus()[0]?.model ?? 'unknown cpu'}), ` +
+    `${(totalmem() / 2 ** 30).toFixed(0)} GiB, Node ${process.version}`
+  );
 }
 
 /** Renders the table as Markdown (also readable on a terminal). */
@@ -67,7 +70,10 @@ export function table(rows: Row[]): string {
           : `${(r.baseline / r.ours >= 1 ? r.baseline / r.ours : r.ours / r.baseline).toFixed(2)}×`;
       const base = r.baseline === undefined ? '' : `${fmt(r.baseline)} ${r.unit} (${r.baselineName})`;
       const m = met(r);
-      return `| ${r.figure} | ${fmt(r.ours)} ${r.unit} | ${base} | ${ratio} | ${r.target?.text ?? ''} | ${m === undefined ? '' : m ? 'yes' : 'no'} |`;
+      return (
+        `| ${r.figure} | ${fmt(r.ours)} ${r.unit} | ${base} | ${ratio} | ` +
+        `${r.target?.text ?? ''} | ${m === undefined ? '' : m ? 'yes' : 'no'} |`
+      );
     }),
   ];
   return lines.join('\n');
@@ -80,7 +86,8 @@ function svg(chart: ChartData): string {
   const half = (w - 3 * pad) / 2;
   const parts: string[] = [];
   const text = (x: number, y: number, s: string, anchor = 'middle', size = 11) =>
-    `<text x="${x.toFixed(1)}" y="${y.toFixed(1)}" font-size="${size}" text-anchor="${anchor}" font-family="sans-serif">${s}</text>`;
+    `<text x="${x.toFixed(1)}" y="${y.toFixed(1)}" font-size="${size}" ` +
+    `text-anchor="${anchor}" font-family="sans-serif">${s}</text>`;
   // Left: latency (log scale) against range size (log scale).
   const pts = chart.latencyByRange;
   if (pts.length > 0) {
@@ -94,7 +101,8 @@ function svg(chart: ChartData): string {
     const line = (key: 'oursMs' | 'oracleMs', color: string) => {
       const p = pts.filter((q) => q[key] !== undefined);
       parts.push(
-        `<polyline fill="none" stroke="${color}" stroke-width="2" points="${p.map((q) => `${X(q.blocks)},${Y(q[key]!)}`).join(' ')}"/>`,
+        `<polyline fill="none" stroke="${color}" stroke-width="2" points="` +
+          `${p.map((q) => `${X(q.blocks)},${Y(q[key]!)}`).join(' ')}"/>`,
       );
       for (const q of p)
         parts.push(
@@ -120,7 +128,8 @@ function svg(chart: ChartData): string {
       const bh = (b.rps / max) * (h - 2 * pad - 10);
       const x = left + i * bw + bw * 0.15;
       parts.push(
-        `<rect x="${x}" y="${h - pad - bh}" width="${bw * 0.7}" height="${bh}" fill="${b.name.startsWith('bare') ? '#7f8c8d' : b.name.startsWith('anvil') ? '#c0392b' : '#2471a3'}"/>`,
+        `<rect x="${x}" y="${h - pad - bh}" width="${bw * 0.7}" height="${bh}" fill="` +
+          `${b.name.startsWith('bare') ? '#7f8c8d' : b.name.startsWith('anvil') ? '#c0392b' : '#2471a3'}"/>`,
       );
       parts.push(
         text(x + bw * 0.35, h - pad - bh - 4, fmt(b.rps), 'middle', 9),
@@ -129,7 +138,10 @@ function svg(chart: ChartData): string {
     });
     parts.push(text(left + half / 2, h - 10, 'requests/s over HTTP (same load generator)'));
   }
-  return `<svg xmlns="http://www.w3.org/2000/svg" width="${w}" height="${h}" viewBox="0 0 ${w} ${h}"><rect width="100%" height="100%" fill="white"/>${parts.join('')}</svg>\n`;
+  return (
+    `<svg xmlns="http://www.w3.org/2000/svg" width="${w}" height="${h}" viewBox="0 0 ${w} ` +
+    `${h}"><rect width="100%" height="100%" fill="white"/>${parts.join('')}</svg>\n`
+  );
 }
 
 /** One small chart: a figure's values against the chain length (both axes logarithmic). */
@@ -152,13 +164,15 @@ export function panelsSvg(panels: Panel[]): string {
   const h = Math.ceil(panels.length / PANELS_PER_ROW) * ph;
   const parts: string[] = [];
   const text = (x: number, y: number, s: string, anchor = 'middle', size = 10) =>
-    `<text x="${x.toFixed(1)}" y="${y.toFixed(1)}" font-size="${size}" text-anchor="${anchor}" font-family="sans-serif">${s}</text>`;
+    `<text x="${x.toFixed(1)}" y="${y.toFixed(1)}" font-size="${size}" ` +
+    `text-anchor="${anchor}" font-family="sans-serif">${s}</text>`;
   panels.forEach((panel, i) => {
     const ox = (i % PANELS_PER_ROW) * pw;
     const oy = Math.floor(i / PANELS_PER_ROW) * ph;
     const pts = panel.points.filter((p) => p.value > 0 && Number.isFinite(p.value));
     parts.push(
-      `<rect x="${ox + pad}" y="${oy + 30}" width="${pw - 1.5 * pad}" height="${ph - 30 - pad}" fill="none" stroke="#999"/>`,
+      `<rect x="${ox + pad}" y="${oy + 30}" width="${pw - 1.5 * pad}" ` +
+        `height="${ph - 30 - pad}" fill="none" stroke="#999"/>`,
     );
     parts.push(text(ox + pw / 2, oy + 18, `${panel.title} (${panel.unit})`, 'middle', 11));
     if (pts.length === 0) return;
@@ -169,7 +183,8 @@ export function panelsSvg(panels: Panel[]): string {
     const X = (b: number) => ox + pad + ((Math.log10(b) - x0) / (x1 - x0)) * (pw - 1.5 * pad);
     const Y = (v: number) => oy + ph - pad - ((Math.log10(v) - y0) / (y1 - y0)) * (ph - 30 - pad);
     parts.push(
-      `<polyline fill="none" stroke="#2471a3" stroke-width="2" points="${pts.map((p) => `${X(p.blocks)},${Y(p.value)}`).join(' ')}"/>`,
+      '<polyline fill="none" stroke="#2471a3" stroke-width="2" points="' +
+        `${pts.map((p) => `${X(p.blocks)},${Y(p.value)}`).join(' ')}"/>`,
     );
     for (const p of pts) {
       parts.push(
@@ -180,7 +195,10 @@ export function panelsSvg(panels: Panel[]): string {
     }
     parts.push(text(ox + pw / 2, oy + ph - pad + 26, 'blocks in the chain (log)', 'middle', 9));
   });
-  return `<svg xmlns="http://www.w3.org/2000/svg" width="${w}" height="${h}" viewBox="0 0 ${w} ${h}"><rect width="100%" height="100%" fill="white"/>${parts.join('')}</svg>\n`;
+  return (
+    `<svg xmlns="http://www.w3.org/2000/svg" width="${w}" height="${h}" viewBox="0 0 ${w} ` +
+    `${h}"><rect width="100%" height="100%" fill="white"/>${parts.join('')}</svg>\n`
+  );
 }
 
 /** Prints the table and writes results/<name>.json and results/<name>.svg. */

@@ -407,33 +407,45 @@ function rowsOf(r: SizeResult): Row[] {
     lookup(`eth_getStorageAt, ${POINT_LOOKUPS} random slots at random blocks, cold`, l.storageCold),
     lookup('eth_getStorageAt, the same again, warm', l.storageWarm),
     {
-      figure: `${at}: serve's resident memory after the queries (its own, RssAnon: ${r.serveAnonMiB.toFixed(0)} MiB; the rest the store's mapped pages)`,
+      figure:
+        `${at}: serve's resident memory after the queries (its own, RssAnon: ` +
+        `${r.serveAnonMiB.toFixed(0)} MiB; the rest the store's mapped pages)`,
       ours: r.serveRssMiB,
       unit: 'MiB',
     },
     {
-      figure: `${at}: eth_getLogs, one address (~1% of blocks, ${q.address.logs} logs) over the whole chain, p50 (p99 ${q.address.p99.toFixed(1)} ms)`,
+      figure:
+        `${at}: eth_getLogs, one address (~1% of blocks, ${q.address.logs} logs) ` +
+        `over the whole chain, p50 (p99 ${q.address.p99.toFixed(1)} ms)`,
       ours: q.address.p50,
       unit: 'ms',
     },
     {
-      figure: `${at}: eth_getLogs, that address + its topic0 (${q.addressTopic.logs} logs) over the whole chain, p50 (p99 ${q.addressTopic.p99.toFixed(1)} ms)`,
+      figure:
+        `${at}: eth_getLogs, that address + its topic0 (${q.addressTopic.logs} logs) ` +
+        `over the whole chain, p50 (p99 ${q.addressTopic.p99.toFixed(1)} ms)`,
       ours: q.addressTopic.p50,
       unit: 'ms',
     },
     {
-      figure: `${at}: eth_getLogs, an absent address over the whole chain (p50 ${q.sparse.p50.toFixed(1)} ms, p99 ${q.sparse.p99.toFixed(1)} ms)`,
+      figure:
+        `${at}: eth_getLogs, an absent address over the whole chain (p50 ` +
+        `${q.sparse.p50.toFixed(1)} ms, p99 ${q.sparse.p99.toFixed(1)} ms)`,
       ours: r.blocks / (q.sparse.p50 / 1000),
       unit: 'blocks/s',
       target: { kind: 'min', value: 20_000_000, text: '≥ 20M blocks/s at 1M blocks' },
     },
     {
-      figure: `${at}: eth_getLogs, the last ${RECENT_BLOCKS} blocks for one contract (${q.recent.logs} logs), p50 (p99 ${q.recent.p99.toFixed(2)} ms)`,
+      figure:
+        `${at}: eth_getLogs, the last ${RECENT_BLOCKS} blocks for one contract (` +
+        `${q.recent.logs} logs), p50 (p99 ${q.recent.p99.toFixed(2)} ms)`,
       ours: q.recent.p50,
       unit: 'ms',
     },
     {
-      figure: `${at}: eth_getLogs, the head block by hash (${q.byHash.logs} logs), p50 (p99 ${q.byHash.p99.toFixed(2)} ms)`,
+      figure:
+        `${at}: eth_getLogs, the head block by hash (${q.byHash.logs} ` +
+        `logs), p50 (p99 ${q.byHash.p99.toFixed(2)} ms)`,
       ours: q.byHash.p50,
       unit: 'ms',
     },
@@ -503,7 +515,8 @@ async function main(): Promise<void> {
   console.log(
     `scale benchmark: sizes ${sizes.join(', ')} blocks at density ${density} ` +
       `(${(fitting.freeBytes / 2 ** 30).toFixed(0)} GiB free: ${largest} blocks take about ` +
-      `${((largest * density * BYTES_PER_BLOCK_AT_DENSITY_1) / 2 ** 30).toFixed(1)} GiB at the old layout's size; the largest density that fits half: ${fitting.density}); store in ${dir}`,
+      `${((largest * density * BYTES_PER_BLOCK_AT_DENSITY_1) / 2 ** 30).toFixed(1)} GiB at the old ` +
+      `layout's size; the largest density that fits half: ${fitting.density}); store in ${dir}`,
   );
   rmSync(dir, { recursive: true, force: true });
   const results: SizeResult[] = [];

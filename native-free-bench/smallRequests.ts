@@ -229,13 +229,19 @@ const pct = (share: number) => `${(100 * share).toFixed(0)}%`;
 /** The section's table, in the issue's layout. */
 export function smallTable(results: ShapeResult[], generator: string): string {
   const lines = [
-    `| request | bare req/s | anvil req/s | ethlogd req/s | ethlogd / anvil | ethlogd / bare | p50 anvil / ethlogd | p99 anvil / ethlogd | p99 unpinned, median of 3, anvil / ethlogd (HTTP thread per core) | CPU µs anvil / ethlogd | no answer cache: req/s, / anvil, CPU µs |`,
+    '| request | bare req/s | anvil req/s | ethlogd req/s | ethlogd / anvil | ethlogd / bare | ' +
+      'p50 anvil / ethlogd | p99 anvil / ethlogd | p99 unpinned, median of 3, anvil / ethlogd ' +
+      '(HTTP thread per core) | CPU µs anvil / ethlogd | no answer cache: req/s, / anvil, CPU µs |',
     '|---|---|---|---|---|---|---|---|---|---|---|',
   ];
   for (const r of results) {
     lines.push(
-      `| ${r.shape.name} | ${fmtRps(r.bare.rps)} | ${fmtRps(r.anvil.rps)} | ${fmtRps(r.ours.rps)} | ${(r.ours.rps / r.anvil.rps).toFixed(2)}× | ${((100 * r.ours.rps) / r.bare.rps).toFixed(0)}% | ` +
-        `${fmtMs(r.anvil.p50Ms)} / ${fmtMs(r.ours.p50Ms)} ms | ${fmtMs(r.anvil.p99Ms)} / ${fmtMs(r.ours.p99Ms)} ms | ${fmtMs(r.anvilFree.p99Ms)} / ${fmtMs(r.oursFree.p99Ms)} (${fmtMs(r.oursFreeAll.p99Ms)}) ms | ${r.anvil.cpuUs.toFixed(0)} / ${r.ours.cpuUs.toFixed(0)} | ${fmtRps(r.cold.rps)}, ${(r.cold.rps / r.anvil.rps).toFixed(2)}×, ${r.cold.cpuUs.toFixed(0)} |`,
+      `| ${r.shape.name} | ${fmtRps(r.bare.rps)} | ${fmtRps(r.anvil.rps)} | ${fmtRps(r.ours.rps)} | ` +
+        `${(r.ours.rps / r.anvil.rps).toFixed(2)}× | ${((100 * r.ours.rps) / r.bare.rps).toFixed(0)}% | ` +
+        `${fmtMs(r.anvil.p50Ms)} / ${fmtMs(r.ours.p50Ms)} ms | ${fmtMs(r.anvil.p99Ms)} / ` +
+        `${fmtMs(r.ours.p99Ms)} ms | ${fmtMs(r.anvilFree.p99Ms)} / ${fmtMs(r.oursFree.p99Ms)} (` +
+        `${fmtMs(r.oursFreeAll.p99Ms)}) ms | ${r.anvil.cpuUs.toFixed(0)} / ${r.ours.cpuUs.toFixed(0)} | ` +
+        `${fmtRps(r.cold.rps)}, ${(r.cold.rps / r.anvil.rps).toFixed(2)}×, ${r.cold.cpuUs.toFixed(0)} |`,
     );
   }
   const waits = results.map((r) => `${r.shape.name} ${pct(r.oursFree.waitShare)} / ${pct(r.oursFreeAll.waitShare)}`);
@@ -243,7 +249,8 @@ export function smallTable(results: ShapeResult[], generator: string): string {
     '',
     `Load generator: ${generator}.`,
     '',
-    `Unpinned, the largest share of the measured time an ethlogd thread was runnable but waited for a core (/proc/PID/task/TID/schedstat), default threads / an HTTP thread per core: ${waits.join('; ')}.`,
+    'Unpinned, the largest share of the measured time an ethlogd thread was runnable but waited for a core ' +
+      `(/proc/PID/task/TID/schedstat), default threads / an HTTP thread per core: ${waits.join('; ')}.`,
   );
   return lines.join('\n');
 }
@@ -285,7 +292,9 @@ function rows(r: ShapeResult, generator: string, chain: string): Row[] {
       baseline: r.anvilFree.p99Ms,
       baselineName: 'anvil',
       target: max(1, '≤ anvil'),
-      note: `median of ${UNPINNED_ROUNDS} interleaved runs; a thread waited for a core ${pct(r.oursFree.waitShare)} of the time`,
+      note:
+        `median of ${UNPINNED_ROUNDS} interleaved runs; a thread waited for a ` +
+        `core ${pct(r.oursFree.waitShare)} of the time`,
     },
     {
       figure: `small: ${r.shape.name}, p99 vs anvil (unpinned, an HTTP thread per core)`,
@@ -345,7 +354,9 @@ async function httpThreadScaling(
   if (cores < 4)
     return {
       rows: [],
-      text: `1 vs 2 HTTP threads: not measured, this machine has ${cores} cores (it takes 4: the load generator's, two for the server, one spare).`,
+      text:
+        `1 vs 2 HTTP threads: not measured, this machine has ${cores} cores ` +
+        "(it takes 4: the load generator's, two for the server, one spare).",
     };
   const picked = [shapes[0]!, shapes[1]!, shapes.find((s) => s.name === 'eth_getBlockByNumber (hashes)')!];
   const rowsOut: Row[] = [];
@@ -476,7 +487,8 @@ export async function measureSmallRequests(
   const wrk = hasWrk();
   const generator = wrk
     ? `wrk -t1 -c${o.connections} on core ${GENERATOR_CPU}, servers on core ${SERVER_CPU}`
-    : `autocannon (wrk is not installed: apt-get install wrk), in the benchmark's process on core ${GENERATOR_CPU}, servers on core ${SERVER_CPU}`;
+    : "autocannon (wrk is not installed: apt-get install wrk), in the benchmark's " +
+      `process on core ${GENERATOR_CPU}, servers on core ${SERVER_CPU}`;
   if (!wrk) execFileSync('taskset', ['-a', '-cp', GENERATOR_CPU, String(process.pid)], { stdio: 'ignore' });
   return withAnvilChain(o.blocks, 'bench-small', async ({ anvil, dir, head, store, key }) => {
     const shapes: Shape[] = [
@@ -525,7 +537,10 @@ export async function measureSmallRequests(
           cold: await load(cold.url, [cold.pid], bodies, o, wrk, true),
         };
         console.log(
-          `  ${shape.name}: bare ${fmtRps(result.bare.rps)}, anvil ${fmtRps(result.anvil.rps)}, ethlogd ${fmtRps(result.ours.rps)} (answer cache off ${fmtRps(result.cold.rps)}) req/s; CPU µs ${result.anvil.cpuUs.toFixed(0)} / ${result.ours.cpuUs.toFixed(0)} (${result.cold.cpuUs.toFixed(0)})`,
+          `  ${shape.name}: bare ${fmtRps(result.bare.rps)}, anvil ${fmtRps(result.anvil.rps)}` +
+            `, ethlogd ${fmtRps(result.ours.rps)} (answer cache off ${fmtRps(result.cold.rps)}) ` +
+            `req/s; CPU µs ${result.anvil.cpuUs.toFixed(0)} / ${result.ours.cpuUs.toFixed(0)} (` +
+            `${result.cold.cpuUs.toFixed(0)})`,
         );
         return { ...result, anvilFree: result.anvil, oursFree: result.ours, oursFreeAll: result.ours };
       });
@@ -552,7 +567,9 @@ export async function measureSmallRequests(
         r.oursFreeAll = medianByP99(runs.all);
         const p99s = (loads: Load[]) => loads.map((l) => fmtMs(l.p99Ms)).join('/');
         console.log(
-          `  unpinned ${r.shape.name}: p99 anvil ${p99s(runs.anvil)}, ethlogd ${p99s(runs.ours)} (an HTTP thread per core ${p99s(runs.all)}) ms; an ethlogd thread waited for a core ${pct(r.oursFree.waitShare)} of the time (${pct(r.oursFreeAll.waitShare)})`,
+          `  unpinned ${r.shape.name}: p99 anvil ${p99s(runs.anvil)}, ethlogd ${p99s(runs.ours)} ` +
+            `(an HTTP thread per core ${p99s(runs.all)}) ms; an ethlogd thread waited for a core ` +
+            `${pct(r.oursFree.waitShare)} of the time (${pct(r.oursFreeAll.waitShare)})`,
         );
       }
     } finally {
