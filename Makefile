@@ -20,7 +20,7 @@ DATA_MARK    := $(DATA)/.made-layout-$(LAYOUT)-chain-$(CHAIN)
 # True when make generated the dataset in DATA (any .made-layout-* mark, older ones included).
 MADE_BY_MAKE  = ls $(DATA)/.made-layout-* >/dev/null 2>&1
 
-.PHONY: all install build data run test lint clean clean-data
+.PHONY: all install build data run test lint clean clean-data hooks
 
 all: build
 
@@ -72,6 +72,10 @@ lint: $(NODE_MODULES)
 
 clean:
 	rm -rf dist
+
+# The repository's git hooks (scripts/hooks): commit-msg checks a subject's length and area prefix.
+hooks:
+	git config core.hooksPath scripts/hooks
 
 .PHONY: bench bench-quick bench-small bench-traffic bench-scale bench-hostile
 

@@ -14,8 +14,8 @@
  * disk at a million blocks (printed), unless given, so runs of fewer sizes measure the same chain.
  * Written to native-free-bench/results/scale.*.
  *
- * node dist/native-free-bench/scale.js [--blocks 210000 | --sizes 10000,100000] [--density 1] [--measure-all] [--dir
- * data/scale] [--reps 15]
+ * node dist/native-free-bench/scale.js [--blocks 210000 | --sizes 10000,100000] [--density 1] [--measure-all]
+ * [--no-verify] [--dir data/scale] [--reps 15]   (--no-verify: no verify at any size)
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync, rmSync, statfsSync, writeFileSync } from 'node:fs';
@@ -72,8 +72,8 @@ interface SizeResult {
   writtenBytesPerLog: number;
   bytesPerLog: number;
   /** verify's time at this size, checking what the size added since the last (incremental), and its rate. */
-  verifySeconds: number;
-  verifyLogsPerSecond: number;
+  verifySeconds?: number;
+  verifyLogsPerSecond?: number;
   serveRssMiB?: number;
   /**
    * The part of it that is the process's own memory (RssAnon); the rest is LMDB's mapped pages of the store (RssFile),
@@ -344,6 +344,7 @@ async function measureSize(
   reps: number,
   logsBefore: number,
   full: boolean,
+  verify: boolean,
 ): Promise<SizeResult> {
   const { stdout: out, writeBytes } = await generateWithIo([
     'generate',
@@ -367,10 +368,13 @@ async function measureSize(
     bytesPerLog: storeDiskBytes(dir) / logs,
   };
   // verify at every size, each run checking what the last size added (its mark is kept in the store directory).
-  const started = performance.now();
-  cli(['verify', '--data', dir]);
-  const verifySeconds = (performance.now() - started) / 1000;
-  const checked = { ...measured, verifySeconds, verifyLogsPerSecond: Number(generated[1]) / verifySeconds };
+  let checked: SizeResult = measured;
+  if (verify) {
+    const started = performance.now();
+    cli(['verify', '--data', dir]);
+    const verifySeconds = (performance.now() - started) / 1000;
+    checked = { ...measured, verifySeconds, verifyLogsPerSecond: Number(generated[1]) / verifySeconds };
+  }
   if (!full) return checked;
   return { ...checked, ...(await measureServe(dir, blocks - 1, reps)) };
 }
@@ -386,12 +390,14 @@ function rowsOf(r: SizeResult): Row[] {
       unit: 'B/log',
     },
     { figure: `${at}: store file per log (${r.logs} logs)`, ours: r.bytesPerLog, unit: 'B/log' },
-    {
+  ];
+  if (r.verifySeconds !== undefined && r.verifyLogsPerSecond !== undefined) {
+    growth.push({
       figure: `${at}: verify of the logs added since the last size (${r.verifySeconds.toFixed(1)} s)`,
       ours: r.verifyLogsPerSecond,
       unit: 'logs/s',
-    },
-  ];
+    });
+  }
   const q = r.query;
   const l = r.lookups;
   if (!q || !l || r.serveAnonMiB === undefined || r.serveRssMiB === undefined) return growth;
@@ -477,7 +483,12 @@ function panelsOf(results: SizeResult[]): Panel[] {
     served('absent address, whole chain', 'blocks/s', (r) => r.blocks / (r.query.sparse.p50 / 1000)),
     served(`last ${RECENT_BLOCKS} blocks, one contract, p50`, 'ms', (r) => r.query.recent.p50),
     served('head block by hash, p50', 'ms', (r) => r.query.byHash.p50),
-    series('verify of the logs added', 'logs/s', (r) => r.verifyLogsPerSecond),
+    {
+      ...series('verify of the logs added', 'logs/s', (r) => r.verifyLogsPerSecond ?? 0),
+      points: results.flatMap((r) =>
+        r.verifyLogsPerSecond === undefined ? [] : [{ blocks: r.blocks, value: r.verifyLogsPerSecond }],
+      ),
+    },
   ].filter((panel) => panel.points.length > 0);
 }
 
@@ -490,6 +501,7 @@ async function main(): Promise<void> {
       dir: { type: 'string' },
       reps: { type: 'string' },
       'measure-all': { type: 'boolean' },
+      'no-verify': { type: 'boolean' },
     },
   });
   const last = Number(values.blocks ?? DEFAULT_BLOCKS);
@@ -530,6 +542,7 @@ async function main(): Promise<void> {
         reps,
         results.at(-1)?.logs ?? 0,
         values['measure-all'] === true || blocks === largest,
+        values['no-verify'] !== true,
       ),
     );
     console.log(
