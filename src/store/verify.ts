@@ -414,10 +414,15 @@ class Verifier {
     }
   }
 
-  /** Every blockByHash and txByHash entry names a stored block or transaction with that hash. */
+  /**
+   * Every blockByHash and txByHash entry names a stored block or transaction with that hash (a blockByHash entry of a
+   * block an earlier check covered is not read again: its header is a random read, most of an incremental check's
+   * time on a store larger than memory).
+   */
   private scanHashIndexes(earliest: number, head: number): void {
     for (const { key, value } of this.store.blockByHash.getRange()) {
       const number = value.length === BLOCK_KEY_BYTES ? decodeBlockKey(value) : -1;
+      if (number >= earliest && number <= this.verifiedTo) continue;
       const raw =
         number >= earliest && number <= head ? this.store.headers.getBinary(encodeBlockKey(number)) : undefined;
       if (!raw || !same(storedBlockHash(raw), key))
