@@ -66,60 +66,49 @@ function accessListFields(tx: Transaction): RlpItem[] {
   ];
 }
 
-/** The fields of an EIP-1559 (type 2) transaction. */
-function feeMarketFields(tx: Transaction): RlpItem[] {
+/**
+ * The fields types 2, 3 and 4 start with, in EIP-1559's order; `to` may be empty (a creation) only when `creates`.
+ */
+function dynamicFeeFields(tx: Transaction, creates: boolean): RlpItem[] {
   return [
     rlpUint(need(tx.chainId, 'chainId', tx)),
     rlpUint(tx.nonce),
     rlpUint(need(tx.maxPriorityFeePerGas, 'maxPriorityFeePerGas', tx)),
     rlpUint(need(tx.maxFeePerGas, 'maxFeePerGas', tx)),
     rlpUint(tx.gas),
-    tx.to ?? EMPTY,
+    creates ? (tx.to ?? EMPTY) : need(tx.to ?? undefined, 'to', tx),
     rlpUint(tx.value),
     tx.input,
     accessListItem(need(tx.accessList, 'accessList', tx)),
-    rlpUint(tx.v),
-    rlpUint(tx.r),
-    rlpUint(tx.s),
   ];
+}
+
+/** The signature's fields, last in every type. */
+function signatureFields(tx: Transaction): RlpItem[] {
+  return [rlpUint(tx.v), rlpUint(tx.r), rlpUint(tx.s)];
+}
+
+/** The fields of an EIP-1559 (type 2) transaction. */
+function feeMarketFields(tx: Transaction): RlpItem[] {
+  return [...dynamicFeeFields(tx, true), ...signatureFields(tx)];
 }
 
 /** The fields of an EIP-4844 (type 3) transaction. */
 function blobFields(tx: Transaction): RlpItem[] {
   return [
-    rlpUint(need(tx.chainId, 'chainId', tx)),
-    rlpUint(tx.nonce),
-    rlpUint(need(tx.maxPriorityFeePerGas, 'maxPriorityFeePerGas', tx)),
-    rlpUint(need(tx.maxFeePerGas, 'maxFeePerGas', tx)),
-    rlpUint(tx.gas),
-    need(tx.to ?? undefined, 'to', tx),
-    rlpUint(tx.value),
-    tx.input,
-    accessListItem(need(tx.accessList, 'accessList', tx)),
+    ...dynamicFeeFields(tx, false),
     rlpUint(need(tx.maxFeePerBlobGas, 'maxFeePerBlobGas', tx)),
     need(tx.blobVersionedHashes, 'blobVersionedHashes', tx),
-    rlpUint(tx.v),
-    rlpUint(tx.r),
-    rlpUint(tx.s),
+    ...signatureFields(tx),
   ];
 }
 
 /** The fields of an EIP-7702 (type 4) transaction. */
 function setCodeFields(tx: Transaction): RlpItem[] {
   return [
-    rlpUint(need(tx.chainId, 'chainId', tx)),
-    rlpUint(tx.nonce),
-    rlpUint(need(tx.maxPriorityFeePerGas, 'maxPriorityFeePerGas', tx)),
-    rlpUint(need(tx.maxFeePerGas, 'maxFeePerGas', tx)),
-    rlpUint(tx.gas),
-    need(tx.to ?? undefined, 'to', tx),
-    rlpUint(tx.value),
-    tx.input,
-    accessListItem(need(tx.accessList, 'accessList', tx)),
+    ...dynamicFeeFields(tx, false),
     authorizationItem(need(tx.authorizationList, 'authorizationList', tx)),
-    rlpUint(tx.v),
-    rlpUint(tx.r),
-    rlpUint(tx.s),
+    ...signatureFields(tx),
   ];
 }
 
