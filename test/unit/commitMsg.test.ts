@@ -19,6 +19,7 @@ const CASES: [message: string, passes: boolean][] = [
   [`docs: ${'x'.repeat(67)}\n`, false],
   // Characters, not bytes: 72 of them, some of two or three bytes.
   [`docs: “ünïcode” ${'x'.repeat(56)}\n`, true],
+  [`docs: “ünïcode” ${'x'.repeat(57)}\n`, false],
   ['no area prefix here\n', false],
   ['store/verify:no space after the colon\n', false],
   ['# a comment git strips\nhttp/server: the subject after it\n', true],
