@@ -460,10 +460,14 @@ function rowsOf(r: SizeResult): Row[] {
 
 /** The charts: each figure against the chain length. */
 function panelsOf(results: SizeResult[]): Panel[] {
-  const series = (title: string, unit: string, value: (r: SizeResult) => number): Panel => ({
+  // A size without the figure (verify left out) has no point.
+  const series = (title: string, unit: string, value: (r: SizeResult) => number | undefined): Panel => ({
     title,
     unit,
-    points: results.map((r) => ({ blocks: r.blocks, value: value(r) })),
+    points: results.flatMap((r) => {
+      const v = value(r);
+      return v === undefined ? [] : [{ blocks: r.blocks, value: v }];
+    }),
   });
   const full = results.filter((r) => r.query !== undefined);
   const served = (title: string, unit: string, value: (r: Required<SizeResult>) => number): Panel => ({
@@ -483,12 +487,7 @@ function panelsOf(results: SizeResult[]): Panel[] {
     served('absent address, whole chain', 'blocks/s', (r) => r.blocks / (r.query.sparse.p50 / 1000)),
     served(`last ${RECENT_BLOCKS} blocks, one contract, p50`, 'ms', (r) => r.query.recent.p50),
     served('head block by hash, p50', 'ms', (r) => r.query.byHash.p50),
-    {
-      ...series('verify of the logs added', 'logs/s', (r) => r.verifyLogsPerSecond ?? 0),
-      points: results.flatMap((r) =>
-        r.verifyLogsPerSecond === undefined ? [] : [{ blocks: r.blocks, value: r.verifyLogsPerSecond }],
-      ),
-    },
+    series('verify of the logs added', 'logs/s', (r) => r.verifyLogsPerSecond),
   ].filter((panel) => panel.points.length > 0);
 }
 
