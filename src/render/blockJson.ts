@@ -52,14 +52,19 @@ const OPEN_BRACE = 0x7b;
 const CLOSE_BRACE = 0x7d;
 
 /**
- * Reads transaction `index` of the block being rendered: its record (valid until the next read), or undefined past the
- * last.
+ * Reads the block being rendered's transactions: `hashes` its txHashes record (undefined for none), `record` the
+ * record of transaction `index` (undefined when not stored); each valid until the next read.
  */
-export type TxRecordSource = (index: number) => Uint8Array | undefined;
+export interface BlockTxSource {
+  hashes(): Uint8Array | undefined;
+  record(index: number): Uint8Array | undefined;
+}
 
 const offsets = new HeaderOffsets();
 const txBlock = new TxBlock();
 let header = new Uint8Array(4096);
+/** The block's transaction hashes, copied out of the read buffer the transaction records are read into. */
+let hashCopy = new Uint8Array(32 * 1024);
 
 /** Writes the block's withdrawals array (the header has them). */
 function writeWithdrawals(w: JsonWriter, raw: Uint8Array, h: HeaderOffsets): void {
@@ -86,14 +91,18 @@ function writeWithdrawals(w: JsonWriter, raw: Uint8Array, h: HeaderOffsets): voi
 
 /**
  * Writes the canonical block whose header record is `record` as geth's RPCMarshalBlock JSON plus
- * totalDifficulty, with its transactions (read from `txs` from index 0 until it returns undefined)
- * in full or as hashes. `record` may be a read buffer that `txs` overwrites: it is copied first.
+ * totalDifficulty, with its transactions (from `txs`) as hashes or in full. `record` and the hashes
+ * may be read buffers that the next read overwrites: each is copied before the next read.
  */
-export function writeBlockJson(w: JsonWriter, record: Uint8Array, txs: TxRecordSource, full: boolean): void {
+export function writeBlockJson(w: JsonWriter, record: Uint8Array, txs: BlockTxSource, full: boolean): void {
   const length = record.length;
   if (header.length < length) header = new Uint8Array(Math.max(length, 2 * header.length));
   header.set(record.subarray(0, length));
   const raw = header;
+  const hashes = txs.hashes();
+  const hashBytes = hashes?.length ?? 0;
+  if (hashCopy.length < hashBytes) hashCopy = new Uint8Array(Math.max(hashBytes, 2 * hashCopy.length));
+  if (hashes !== undefined) hashCopy.set(hashes.subarray(0, hashBytes));
   const h = readHeaderOffsets(raw, offsets);
   const start = w.length;
   if (h.baseFeePerGas >= 0) quantityField(w, BASE_FEE, raw, h.baseFeePerGas);
@@ -121,14 +130,15 @@ export function writeBlockJson(w: JsonWriter, record: Uint8Array, txs: TxRecordS
   quantityField(w, TOTAL_DIFFICULTY, raw, h.totalDifficulty);
   w.bytes(TRANSACTIONS);
   if (full) txBlock.load(raw, h);
-  for (let i = 0; ; i++) {
-    const tx = txs(i);
-    if (tx === undefined) break;
+  for (let i = 0, at = 0; at < hashBytes; i++, at += 32) {
     if (i > 0) w.byte(COMMA);
-    if (full) writeTxJson(w, tx, txBlock, i);
-    else {
+    if (full) {
+      const tx = txs.record(i);
+      if (tx === undefined) throw new Error(`transaction ${i} of block ${h.number} is not stored`);
+      writeTxJson(w, tx, hashCopy, at, txBlock, i);
+    } else {
       w.bytes(QUOTE_0X);
-      w.hex(tx, 0, 32);
+      w.hex(hashCopy, at, at + 32);
       w.byte(QUOTE);
     }
   }

@@ -180,10 +180,18 @@ const offsets = new TxOffsets();
 
 /**
  * Writes the canonical transaction record `raw` as geth's RPCTransaction JSON: transaction `index`
- * of the block loaded into `block`. Throws on a record with neither a gas price nor a fee cap, as
- * the reference does.
+ * of the block loaded into `block`, whose hash is the 32 bytes of `hashes` at `hashAt` (the
+ * block's txHashes record holds them; the record does not). Throws on a record with neither a gas
+ * price nor a fee cap, as the reference does.
  */
-export function writeTxJson(w: JsonWriter, raw: Uint8Array, block: TxBlock, index: number): void {
+export function writeTxJson(
+  w: JsonWriter,
+  raw: Uint8Array,
+  hashes: Uint8Array,
+  hashAt: number,
+  block: TxBlock,
+  index: number,
+): void {
   const o = readTxOffsets(raw, offsets);
   if (o.extra >= 0) {
     writeKeptTx(w, raw, o, block, index);
@@ -194,7 +202,7 @@ export function writeTxJson(w: JsonWriter, raw: Uint8Array, block: TxBlock, inde
   w.bytes(GAS);
   writeQuantity(w, raw, o.gas);
   writeFees(w, raw, o, block);
-  dataField(w, HASH, raw, 0, 32);
+  dataField(w, HASH, hashes, hashAt, hashAt + 32);
   if (!o.inputWords) dataField(w, INPUT, raw, o.input, o.input + o.inputLength);
   else {
     w.bytes(INPUT);

@@ -39,7 +39,7 @@ export interface BlockRecords {
   number: number;
   /** The header record; its hash and parent hash sit at recordViews' storedBlockHash and storedParentHash. */
   header: Buffer;
-  /** The transaction records, in order; each starts with the transaction's hash. */
+  /** The transaction records, in order (without their hashes: txHashes holds them). */
   txs: Buffer[];
   /** The transactions' hashes in order, concatenated. */
   txHashes: Buffer | undefined;

@@ -1,8 +1,9 @@
 /**
  * Value codecs for headers, transactions and whole blocks (orphans, the pending block), as
- * encode/decode pairs. A transaction's record starts with its 32-byte hash so readers that only
- * need the hash can slice it without decoding. Members of a node's object kept as given (`extra`:
- * other chains' fields, types not modelled) close a record as UTF-8 JSON text, length-prefixed.
+ * encode/decode pairs. A canonical transaction's record holds no hash: the block's txHashes record
+ * holds each hash once, and a reader takes it from there. Members of a node's object kept as given
+ * (`extra`: other chains' fields, types not modelled) close a record as UTF-8 JSON text,
+ * length-prefixed.
  */
 import type {
   AccessListEntry,
@@ -139,24 +140,27 @@ function readAccessList(r: ByteReader): AccessListEntry[] {
 }
 
 /**
- * How a transaction record holds its input: in the word form when shorter (InputForm.Words, the txs database), or as
- * the bytes (InputForm.Bytes: layout 3's records, which `ethlogd migrate` rewrites, and orphans and the pending
- * block, kept as layout 3 wrote them).
+ * The forms of a transaction record. TxForm.Stored is the txs database's: no hash (the block's
+ * txHashes record holds it), the input in the word form when shorter (bytes.ts). The others start
+ * with the 32-byte hash: TxForm.Hashed is layout 5's records, TxForm.Bytes (the input as bytes)
+ * layout 3's and the transactions of orphans and the pending block, kept as layout 3 wrote them;
+ * `ethlogd migrate` rewrites the older layouts' records as TxForm.Stored.
  */
-export const enum InputForm {
-  Bytes = 0,
-  Words = 1,
+export const enum TxForm {
+  Stored = 0,
+  Hashed = 1,
+  Bytes = 2,
 }
 
-/** Encodes a transaction; the record starts with the 32-byte hash. */
-export function encodeTx(tx: Transaction, form = InputForm.Words): Buffer {
+/** Encodes a transaction as a record of `form`. */
+export function encodeTx(tx: Transaction, form = TxForm.Stored): Buffer {
   const w = new ByteWriter(256 + tx.input.length);
   writeTx(w, tx, form);
   return w.finish();
 }
 
-/** Writes a transaction's record (encodeTx's bytes) to `w`. */
-export function writeTx(w: ByteWriter, tx: Transaction, form = InputForm.Words): void {
+/** Writes a transaction's record of `form` (encodeTx's bytes) to `w`. */
+export function writeTx(w: ByteWriter, tx: Transaction, form = TxForm.Stored): void {
   const flags =
     (tx.to !== null ? TxFlag.To : 0) |
     (tx.chainId !== undefined ? TxFlag.ChainId : 0) |
@@ -167,11 +171,12 @@ export function writeTx(w: ByteWriter, tx: Transaction, form = InputForm.Words):
     (tx.authorizationList !== undefined ? TxFlag.Authorizations : 0) |
     (tx.extra !== undefined ? TxFlag.Extra : 0);
   if (tx.type > 0xff) throw new RangeError(`transaction type ${tx.type} does not fit the record's type byte`);
-  w.fixed(tx.hash).u8(tx.type).u8(flags).fixed(tx.from);
+  if (form !== TxForm.Stored) w.fixed(tx.hash);
+  w.u8(tx.type).u8(flags).fixed(tx.from);
   if (tx.to !== null) w.fixed(tx.to);
   w.bigint(tx.nonce).bigint(tx.gas).bigint(tx.value);
-  if (form === InputForm.Words) w.words(tx.input, wordsShorter(tx.input));
-  else w.bytes(tx.input);
+  if (form === TxForm.Bytes) w.bytes(tx.input);
+  else w.words(tx.input, wordsShorter(tx.input));
   w.bigint(tx.v).bigint(tx.r).bigint(tx.s);
   if (flags & TxFlag.ChainId) w.bigint(tx.chainId!);
   if (flags & TxFlag.GasPrice) w.bigint(tx.gasPrice!);
@@ -189,10 +194,19 @@ export function writeTx(w: ByteWriter, tx: Transaction, form = InputForm.Words):
   if (flags & TxFlag.Extra) w.bytes(extraBytes(tx.extra!));
 }
 
-/** Decodes a transaction record whose input is in `form`. */
-export function decodeTx(bytes: Uint8Array, form = InputForm.Words): Transaction {
+/** Decodes a record of TxForm.Stored, whose transaction has hash `hash` (from the block's txHashes record). */
+export function decodeTx(bytes: Uint8Array, hash: Uint8Array): Transaction {
+  return readTx(new ByteReader(bytes), hash, TxForm.Stored);
+}
+
+/** Decodes a record that starts with its hash (TxForm.Hashed or TxForm.Bytes). */
+export function decodeHashedTx(bytes: Uint8Array, form: TxForm.Hashed | TxForm.Bytes): Transaction {
   const r = new ByteReader(bytes);
-  const hash = r.fixed(32);
+  return readTx(r, r.fixed(32), form);
+}
+
+/** Reads a transaction record of `form` from `r`, past its hash when it has one. */
+function readTx(r: ByteReader, hash: Uint8Array, form: TxForm): Transaction {
   const type = r.u8();
   const flags = r.u8();
   const from = r.fixed(20);
@@ -205,7 +219,7 @@ export function decodeTx(bytes: Uint8Array, form = InputForm.Words): Transaction
     nonce: r.bigint(),
     gas: r.bigint(),
     value: r.bigint(),
-    input: form === InputForm.Words ? r.words() : r.bytes(),
+    input: form === TxForm.Bytes ? r.bytes() : r.words(),
     v: r.bigint(),
     r: r.bigint(),
     s: r.bigint(),
@@ -245,7 +259,7 @@ export function decodeTx(bytes: Uint8Array, form = InputForm.Words): Transaction
 export function encodeBundle(bundle: BlockBundle): Buffer {
   const w = new ByteWriter(64 * 1024);
   w.bytes(encodeHeader(bundle.header)).varint(bundle.transactions.length);
-  for (const tx of bundle.transactions) w.bytes(encodeTx(tx, InputForm.Bytes));
+  for (const tx of bundle.transactions) w.bytes(encodeTx(tx, TxForm.Bytes));
   w.bytes(encodeLogs(bundle.logs));
   w.bytes(encodeReceipts(bundle.receipts));
   return w.finish();
@@ -255,7 +269,7 @@ export function encodeBundle(bundle: BlockBundle): Buffer {
 export function decodeBundle(bytes: Uint8Array): BlockBundle {
   const r = new ByteReader(bytes);
   const header = decodeHeader(r.bytes());
-  const transactions = Array.from({ length: r.varint() }, () => decodeTx(r.bytes(), InputForm.Bytes));
+  const transactions = Array.from({ length: r.varint() }, () => decodeHashedTx(r.bytes(), TxForm.Bytes));
   const logs = decodeLogs(r.bytes());
   const receipts = decodeReceipts(r.bytes());
   return { header, transactions, receipts, logs, storage: [] };

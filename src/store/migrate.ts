@@ -1,14 +1,16 @@
 /**
- * Converts a store of layout 3 (MIGRATABLE_VERSION) to this one in place: this layout is layout 3
- * plus frozen runs and transaction inputs in the word form (store/bytes.ts), and a store of it
- * with nothing frozen holds what a layout-3 store holds once its transaction records are
- * rewritten, so the records are rewritten and the version moves in one transaction, and the blocks
- * behind the freeze point are then frozen a few units a transaction (freezer.ts). Killed at any
- * point, the store is a whole store of one layout; running it again goes on from there.
+ * Converts a store of an older layout (MIGRATABLE_VERSIONS: 3 or 5) to this one in place. This
+ * layout is layout 5 with transaction records that do not hold their hash (the block's txHashes
+ * record does), and layout 5 is layout 3 plus frozen runs and transaction inputs in the word form
+ * (store/bytes.ts); a store of this layout with nothing frozen holds what a layout-3 store holds
+ * once its transaction records are rewritten. So the records are rewritten and the version moves
+ * in one transaction, and the blocks behind the freeze point are then frozen a few units a
+ * transaction (freezer.ts). Killed at any point, the store is a whole store of one layout; running
+ * it again goes on from there.
  */
-import { decodeTx, encodeTx, InputForm } from './codec.js';
+import { decodeHashedTx, encodeTx, TxForm } from './codec.js';
 import { FREEZE_BLOCKS, Freezer, FrozenBatch, freezeTarget } from './freezer.js';
-import { closeStore, MIGRATABLE_VERSION, openStore, SCHEMA_VERSION, type Store } from './schema.js';
+import { closeStore, MIGRATABLE_VERSIONS, openStore, SCHEMA_VERSION, type Store } from './schema.js';
 
 /**
  * Units frozen per write transaction: each takes its entries out of the B-trees at random places, so a transaction
@@ -35,9 +37,9 @@ export async function migrateStore(
   const store = openStore(dir, { migrating: true });
   try {
     const from = store.meta.get('schemaVersion') as number;
-    if (from === MIGRATABLE_VERSION) {
+    if (MIGRATABLE_VERSIONS.includes(from)) {
       store.env.transactionSync(() => {
-        rewriteTxRecords(store);
+        rewriteTxRecords(store, from === 3 ? TxForm.Bytes : TxForm.Hashed);
         store.meta.put('schemaVersion', SCHEMA_VERSION);
       });
     }
@@ -63,16 +65,17 @@ export async function migrateStore(
 }
 
 /**
- * Rewrites every transaction record of a layout-3 store with its input in the word form (within a write transaction),
- * REWRITE_BATCH records read, then put, at a time: no put while a range reads the database.
+ * Rewrites every transaction record of an older layout (records of `form`, each starting with its hash) as this
+ * layout's (TxForm.Stored) within a write transaction, REWRITE_BATCH records read, then put, at a time: no put while a
+ * range reads the database.
  */
-function rewriteTxRecords(store: Store): void {
+function rewriteTxRecords(store: Store, form: TxForm.Bytes | TxForm.Hashed): void {
   let start: Buffer | undefined;
   for (;;) {
     const batch: { key: Buffer; value: Buffer }[] = [];
     for (const { key, value } of store.txs.getRange({ start, limit: REWRITE_BATCH })) {
       if (start !== undefined && batch.length === 0 && key.equals(start)) continue;
-      batch.push({ key: Buffer.from(key), value: encodeTx(decodeTx(value, InputForm.Bytes)) });
+      batch.push({ key: Buffer.from(key), value: encodeTx(decodeHashedTx(value, form)) });
     }
     for (const { key, value } of batch) store.txs.put(key, value);
     if (batch.length === 0) return;

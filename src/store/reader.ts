@@ -188,8 +188,9 @@ export class StoreReader {
 
   /** Transaction `index` of canonical block `number`. */
   transaction(number: number, index: number): Transaction | undefined {
-    const raw = this.store.txs.getBinaryFast(encodeTxKey(number, index));
-    return raw === undefined ? undefined : decodeTx(raw);
+    const hash = this.txHash(number, index);
+    const raw = hash && this.store.txs.getBinaryFast(encodeTxKey(number, index));
+    return raw ? decodeTx(raw, hash!) : undefined;
   }
 
   /**
@@ -202,9 +203,10 @@ export class StoreReader {
 
   /** All transactions of canonical block `number`, in order. */
   transactions(number: number): Transaction[] {
+    const hashes = this.txHashes(number);
     const out: Transaction[] = [];
     const range = this.store.txs.getRange({ start: encodeTxKey(number, 0), end: encodeBlockKey(number + 1) });
-    for (const { value } of range) out.push(decodeTx(value));
+    for (const { value } of range) out.push(decodeTx(value, hashes[out.length]!));
     return out;
   }
 
@@ -227,10 +229,13 @@ export class StoreReader {
     return out;
   }
 
-  /** The hash of transaction `index` of canonical block `number` (no decoding). */
+  /** The hash of transaction `index` of canonical block `number` (a copy, from the block's txHashes record). */
   txHash(number: number, index: number): Uint8Array | undefined {
-    const raw = this.store.txs.getBinaryFast(encodeTxKey(number, index));
-    return raw === undefined ? undefined : new Uint8Array(raw.subarray(0, 32));
+    const raw = this.txHashesRecord(number);
+    const at = index * HASH_BYTES;
+    return raw === undefined || index < 0 || at + HASH_BYTES > raw.length
+      ? undefined
+      : new Uint8Array(raw.subarray(at, at + HASH_BYTES));
   }
 
   /** The raw logs record of canonical block `number`. */

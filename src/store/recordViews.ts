@@ -160,13 +160,14 @@ export function readHeaderOffsets(raw: Uint8Array, out: HeaderOffsets): HeaderOf
   return out;
 }
 
-/** Offset of the 20-byte sender in a transaction record (after the hash, type and flags). */
-export const TX_FROM_OFFSET = 34;
+/** Offset of the 20-byte sender in a transaction record (after the type and flags). */
+export const TX_FROM_OFFSET = 2;
 
 /**
- * Where each field of an encoded transaction sits, filled in place by readTxOffsets. The hash is at
- * 0, the sender at TX_FROM_OFFSET. Quantities are offsets of their length byte (then minimal
- * big-endian bytes); `type` and the counts are values. A field the transaction lacks is -1.
+ * Where each field of a stored transaction record (TxForm.Stored: no hash) sits, filled in place by
+ * readTxOffsets. The type is at 0, the flags at 1, the sender at TX_FROM_OFFSET. Quantities are
+ * offsets of their length byte (then minimal big-endian bytes); `type` and the counts are values. A
+ * field the transaction lacks is -1.
  */
 export class TxOffsets {
   type = 0;
@@ -203,10 +204,10 @@ export class TxOffsets {
   extraLength = 0;
 }
 
-/** Fills `out` with the field offsets of the transaction record `raw` (written by encodeTx), decoding nothing else. */
+/** Fills `out` with the field offsets of the stored transaction record `raw` (encodeTx's), decoding nothing else. */
 export function readTxOffsets(raw: Uint8Array, out: TxOffsets): TxOffsets {
-  out.type = raw[32]!;
-  const flags = raw[33]!;
+  out.type = raw[0]!;
+  const flags = raw[1]!;
   let p = TX_FROM_OFFSET + 20;
   out.to = -1;
   if (flags & TxFlag.To) {

@@ -171,8 +171,8 @@ export class FrozenRuns {
   private readonly seek = Buffer.allocUnsafe(STORAGE_KEY_BYTES);
   /** A chunk key, reused. */
   private readonly chunkKey = Buffer.allocUnsafe(RUN_KEY_ID_BYTES + STORAGE_KEY_BYTES);
-  /** A transaction key (u64 number ‖ u32 index), reused. */
-  private readonly txKey = Buffer.allocUnsafe(12);
+  /** A block key (u64 number), reused. */
+  private readonly blockKey = Buffer.allocUnsafe(8);
   /**
    * The block numbers and indexes of a chunk's entries of one hash prefix, copied out before their records are read.
    */
@@ -230,7 +230,7 @@ export class FrozenRuns {
   /**
    * Where the transaction with this hash sits in the frozen blocks: the runs newest first, each
    * skipped when its filter rules the hash out, else its one chunk that can hold the hash's prefix
-   * read, and every entry of that prefix checked against the transaction record's full hash.
+   * read, and every entry of that prefix checked against the full hash in its block's txHashes record.
    */
   txLocation(hash: Uint8Array): { number: number; index: number } | undefined {
     const manifest = this.manifest();
@@ -263,7 +263,7 @@ export class FrozenRuns {
       if (compareBytes(value, mid * TX_ENTRY_BYTES, prefix, 0, TX_PREFIX_BYTES) < 0) lo = mid + 1;
       else hi = mid;
     }
-    // Copied out first: reading a transaction record reuses the buffer the chunk was read into.
+    // Copied out first: reading a block's hashes reuses the buffer the chunk was read into.
     const matches = this.matches;
     matches.length = 0;
     for (let at = lo * TX_ENTRY_BYTES; at < length; at += TX_ENTRY_BYTES) {
@@ -277,14 +277,14 @@ export class FrozenRuns {
     return undefined;
   }
 
-  /** Whether transaction `index` of block `number` has this hash (its record starts with it). */
+  /** Whether transaction `index` of block `number` has this hash (in the block's txHashes record). */
   private txHashIs(number: number, index: number, hash: Uint8Array): boolean {
-    const key = this.txKey;
+    const key = this.blockKey;
     key.writeUInt32BE(Math.floor(number / 2 ** 32), 0);
     key.writeUInt32BE(number % 2 ** 32, 4);
-    key.writeUInt32BE(index, 8);
-    const record = this.store.txs.getBinaryFast(key);
-    return record !== undefined && compareBytes(record, 0, hash, 0, 32) === 0;
+    const hashes = this.store.txHashes.getBinaryFast(key);
+    const at = index * 32;
+    return hashes !== undefined && at + 32 <= hashes.length && compareBytes(hashes, at, hash, 0, 32) === 0;
   }
 
   /**

@@ -49,16 +49,17 @@ export const CHAIN_DATABASES = [
  * Version of the on-disk layout (2 added the receipts, 3 each block's transaction hashes, 4 the frozen
  * runs of the transaction-hash index and the storage history, and the members of other chains'
  * blocks, transactions and receipts kept as their node gave them, 5 transaction inputs in the word
- * form and no storage-write list for a frozen block); a store written by another version is
- * refused, but for MIGRATABLE_VERSION, which `ethlogd migrate` brings to this one.
+ * form and no storage-write list for a frozen block, 6 transaction records without their hash, which
+ * the block's txHashes record holds once); a store written by another version is refused, but for
+ * MIGRATABLE_VERSIONS, which `ethlogd migrate` brings to this one.
  */
-export const SCHEMA_VERSION = 5;
+export const SCHEMA_VERSION = 6;
 
 /**
- * The older layout `ethlogd migrate` converts in place (store/migrate.ts): its records read as this version's but for
- * the transaction records, which it rewrites.
+ * The older layouts `ethlogd migrate` converts in place (store/migrate.ts): their records read as this version's but
+ * for the transaction records, which it rewrites.
  */
-export const MIGRATABLE_VERSION = 3;
+export const MIGRATABLE_VERSIONS: readonly number[] = [3, 5];
 
 /** What each layout version added, for the message refusing an older store. */
 const ADDED_IN: Readonly<Record<number, string>> = {
@@ -66,6 +67,7 @@ const ADDED_IN: Readonly<Record<number, string>> = {
   3: "each block's transaction hashes",
   4: "the frozen runs and other chains' transactions and fields (OP stack, Arbitrum)",
   5: 'compact transaction inputs',
+  6: 'transaction records without their hash',
 };
 
 /** Most named databases the environment holds (the layout uses fewer; room for later ones). */
@@ -112,7 +114,7 @@ export interface OpenStoreOptions {
   readOnly?: boolean;
   /** Whether a writable store maps its file writable (LMDB's MDB_WRITEMAP, below); default true. */
   writeMap?: boolean;
-  /** Opens a writable store of MIGRATABLE_VERSION too (for `ethlogd migrate`), leaving its version as it is. */
+  /** Opens a writable store of MIGRATABLE_VERSIONS too (for `ethlogd migrate`), leaving its version as it is. */
   migrating?: boolean;
 }
 
@@ -168,7 +170,7 @@ export function openStore(path: string, options: OpenStoreOptions = {}): Store {
   else if (
     version !== undefined &&
     version !== SCHEMA_VERSION &&
-    !(options.migrating === true && !readOnly && version === MIGRATABLE_VERSION)
+    !(options.migrating === true && !readOnly && typeof version === 'number' && MIGRATABLE_VERSIONS.includes(version))
   ) {
     throw new Error(staleStore(path, version));
   }
@@ -183,7 +185,7 @@ function staleStore(path: string, version: unknown): string {
       .filter(([added]) => Number(added) > version)
       .map(([, what]) => what);
     const lacking = missing.length > 1 ? [missing.slice(0, -1).join(', '), missing.at(-1)!] : missing;
-    if (version === MIGRATABLE_VERSION)
+    if (MIGRATABLE_VERSIONS.includes(version))
       return `${what} (it lacks ${lacking.join(' and ')}): convert it with \`ethlogd migrate --data ${path}\``;
     const rebuild = 'build it again with `ethlogd generate` or `ethlogd ingest` into a new directory';
     return `${what} (older stores lack ${lacking.join(' and ')}): ${rebuild}`;

@@ -325,8 +325,8 @@ class Verifier {
         const number = txEntryNumber(entry, 0);
         if (number > run.to) continue;
         const index = txEntryIndex(entry, 0);
-        const record = number >= run.from ? s.txs.getBinary(encodeTxKey(number, index)) : undefined;
-        if (!record || !same(record.subarray(0, TX_PREFIX_BYTES), entry.subarray(0, TX_PREFIX_BYTES))) {
+        const hash = number >= run.from ? this.storedTxHash(number, index) : undefined;
+        if (!hash || !same(hash.subarray(0, TX_PREFIX_BYTES), entry.subarray(0, TX_PREFIX_BYTES))) {
           this.report(
             `txRuns: run ${id} (${run.from}..${run.to}): ${hex(entry)} ` +
               'is not a stored transaction with that hash prefix',
@@ -429,8 +429,9 @@ class Verifier {
         this.report(`blockByHash: ${hex(key)} → ${hex(value)} is not a stored block with that hash`);
     }
     for (const { key, value } of this.store.txByHash.getRange()) {
-      const raw = value.length === TX_KEY_BYTES ? this.store.txs.getBinary(value) : undefined;
-      if (!raw || !same(raw.subarray(0, HASH_BYTES), key))
+      const at = value.length === TX_KEY_BYTES ? decodeTxKey(value) : undefined;
+      const hash = at && this.store.txs.getBinary(value) && this.storedTxHash(at.number, at.index);
+      if (!hash || !same(hash, key))
         this.report(`txByHash: ${hex(key)} → ${hex(value)} is not a stored transaction with that hash`);
       else if (decodeTxKey(value).number <= this.manifest.frozenTo)
         this.report(`txByHash: ${hex(key)} → ${hex(value)} is a frozen block's (to ${this.manifest.frozenTo})`);
@@ -484,12 +485,26 @@ class Verifier {
     }
   }
 
+  /** The hash of transaction `index` of block `n` in the block's txHashes record (undefined when it has none). */
+  private storedTxHash(n: number, index: number): Buffer | undefined {
+    const list = this.store.txHashes.getBinary(encodeBlockKey(n));
+    const at = index * HASH_BYTES;
+    return list && at + HASH_BYTES <= list.length ? list.subarray(at, at + HASH_BYTES) : undefined;
+  }
+
   /**
-   * Transactions 0..txCount−1 present, decodable, hash-indexed, their hashes the block's txHashes value; none beyond.
+   * Transactions 0..txCount−1 present, decodable with their hashes (the block's txHashes value, one per transaction)
+   * and hash-indexed; none beyond.
    */
   private checkTransactions(n: number, txCount: number): void {
     const s = this.store;
-    const hashes: Buffer[] = [];
+    const list = s.txHashes.getBinary(encodeBlockKey(n));
+    if (txCount === 0 ? list !== undefined : list === undefined || list.length !== txCount * HASH_BYTES) {
+      this.report(
+        `block ${n}: the transaction hashes value holds ${(list?.length ?? 0) / HASH_BYTES} hashes ` +
+          `for the header's ${txCount} transactions`,
+      );
+    }
     let expected = 0;
     for (const { key, value } of s.txs.getRange({ start: encodeTxKey(n, 0), end: encodeBlockKey(n + 1) })) {
       const { index } = decodeTxKey(key);
@@ -499,14 +514,15 @@ class Verifier {
       }
       if (index !== expected) this.report(`block ${n}: transactions ${expected}..${index - 1} missing`);
       expected = index + 1;
+      const hashAt = index * HASH_BYTES;
+      if (!list || hashAt + HASH_BYTES > list.length) continue;
+      const hash = list.subarray(hashAt, hashAt + HASH_BYTES);
       try {
-        if (!same(encodeTx(decodeTx(value)), value))
+        if (!same(encodeTx(decodeTx(value, hash)), value))
           this.report(`block ${n}: transaction ${index} record does not round-trip`);
       } catch (error) {
         this.report(`block ${n}: transaction ${index} does not decode: ${describe(error)}`);
       }
-      const hash = value.subarray(0, HASH_BYTES);
-      hashes.push(hash);
       if (n <= this.manifest.frozenTo) {
         const found = this.runs.txLocation(hash);
         if (!found) this.report(`block ${n}: transaction ${index} (${hex(hash)}) is in no run`);
@@ -518,7 +534,8 @@ class Verifier {
       if (!at) this.report(`block ${n}: transaction ${index} (${hex(hash)}) is not in txByHash`);
       else if (!same(at, key)) {
         // A transaction may be included again later (after a reorganisation): the index then names the later place.
-        const later = decodeTxKey(at).number > n && s.txs.getBinary(at)?.subarray(0, HASH_BYTES);
+        const place = decodeTxKey(at);
+        const later = place.number > n && this.storedTxHash(place.number, place.index);
         if (!later || !same(later, hash))
           this.report(`block ${n}: txByHash of transaction ${index} points to ${hex(at)}`);
       }
@@ -529,12 +546,6 @@ class Verifier {
       this.report(
         `block ${n}: ${frozen} frozen transaction-hash entries for ${n <= this.manifest.frozenTo ? txCount : 0}`,
       );
-    const list = s.txHashes.getBinary(encodeBlockKey(n));
-    if (hashes.length === 0 ? list !== undefined : list === undefined || !same(list, Buffer.concat(hashes))) {
-      this.report(
-        `block ${n}: the transaction hashes value is not the hashes of its ${hashes.length} transactions in order`,
-      );
-    }
   }
 
   /** The logs record decodes, fits the transactions, matches the address table and the header's logsBloom. */

@@ -270,11 +270,11 @@ export class StoreWriter {
     randomKeys.blockByHash.add(hash, blockKey);
     const frozen = n <= randomKeys.target;
     for (let i = 0; i < r.txs.length; i++) {
-      const tx = r.txs[i]!;
       const txKey = encodeTxKey(n, i);
-      appendEntry(s.txs, txKey, tx);
-      if (frozen) randomKeys.frozen.addTx(tx, n, i);
-      else randomKeys.txByHash.add(tx.subarray(0, 32), txKey);
+      appendEntry(s.txs, txKey, r.txs[i]!);
+      const txHash = r.txHashes!.subarray(i * 32, i * 32 + 32);
+      if (frozen) randomKeys.frozen.addTx(txHash, n, i);
+      else randomKeys.txByHash.add(txHash, txKey);
     }
     if (r.txHashes) appendEntry(s.txHashes, blockKey, r.txHashes);
     if (r.receipts) appendEntry(s.receipts, blockKey, r.receipts);

@@ -35,7 +35,12 @@ function blockJson(reader: StoreReader, number: number, full: boolean): RawJson 
   // Copied: rendering reads the transaction records into the buffer the header is a view of.
   const blockHash = Buffer.from(hash);
   out.reset();
-  writeBlockJson(out, header, (i) => reader.txRecord(number, i), full);
+  writeBlockJson(
+    out,
+    header,
+    { hashes: () => reader.txHashesRecord(number), record: (i) => reader.txRecord(number, i) },
+    full,
+  );
   const text = out.latin1();
   rendered.set(number, full, blockHash, text);
   return new RawJson([text]);
@@ -49,10 +54,11 @@ function txJson(reader: StoreReader, number: number, index: number): RawJson | n
     throw new Error(`transaction ${index} of block ${number} is stored without its header`);
   }
   txBlock.load(header, readHeaderOffsets(header, headerOffsets));
-  const tx = reader.txRecord(number, index);
-  if (tx === undefined) return null;
+  const hash = reader.txHash(number, index);
+  const tx = hash && reader.txRecord(number, index);
+  if (!tx) return null;
   out.reset();
-  writeTxJson(out, tx, txBlock, index);
+  writeTxJson(out, tx, hash!, 0, txBlock, index);
   return new RawJson([out.latin1()]);
 }
 

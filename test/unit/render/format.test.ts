@@ -32,14 +32,15 @@ function fastTx(tx: Transaction, h: BlockHeader, index: number): string {
   const record = encodeHeader(h);
   const block = new TxBlock().load(record, readHeaderOffsets(record, new HeaderOffsets()));
   const w = new JsonWriter(16);
-  writeTxJson(w, encodeTx(tx), block, index);
+  writeTxJson(w, encodeTx(tx), tx.hash, 0, block, index);
   return w.latin1();
 }
 
 function fastBlock(h: BlockHeader, txs: Transaction[], full: boolean): string {
   const records = txs.map((tx) => encodeTx(tx));
   const w = new JsonWriter(16);
-  writeBlockJson(w, encodeHeader(h), (i) => records[i], full);
+  const hashes = txs.length === 0 ? undefined : Buffer.concat(txs.map((tx) => tx.hash));
+  writeBlockJson(w, encodeHeader(h), { hashes: () => hashes, record: (i) => records[i] }, full);
   return w.latin1();
 }
 
@@ -295,7 +296,7 @@ test('a reused block context reloads when any field it renders differs, even one
     const record = encodeHeader(h);
     block.load(record, readHeaderOffsets(record, offsets));
     const w = new JsonWriter();
-    writeTxJson(w, encodeTx(tx), block, 1);
+    writeTxJson(w, encodeTx(tx), tx.hash, 0, block, 1);
     assert.equal(w.latin1(), JSON.stringify(formatTransaction(tx, position(h), 1)));
   }
 });

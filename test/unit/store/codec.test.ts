@@ -1,7 +1,16 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { BlockBundle, BlockHeader, Transaction } from '#src/chain/types.js';
-import { decodeBundle, decodeHeader, decodeTx, encodeBundle, encodeHeader, encodeTx } from '#src/store/codec.js';
+import {
+  decodeBundle,
+  decodeHashedTx,
+  decodeHeader,
+  decodeTx,
+  encodeBundle,
+  encodeHeader,
+  encodeTx,
+  TxForm,
+} from '#src/store/codec.js';
 import {
   HeaderOffsets,
   headerTimestamp,
@@ -196,35 +205,40 @@ function sampleTxs(rng: Rng): Record<string, Transaction> {
 test('tx round trip for every type 0-4 with the fields each type carries', () => {
   const rng = new Rng(200);
   for (const [name, tx] of Object.entries(sampleTxs(rng))) {
-    const decoded = decodeTx(encodeTx(tx));
+    const decoded = decodeTx(encodeTx(tx), tx.hash);
     assert.deepStrictEqual(decoded, tx, name);
+    for (const form of [TxForm.Hashed, TxForm.Bytes] as const)
+      assert.deepStrictEqual(decodeHashedTx(encodeTx(tx, form), form), tx, `${name}, form ${form}`);
   }
 });
 
 test('tx decoding keeps absent optional fields absent and `to` null for creations', () => {
   const txs = sampleTxs(new Rng(201));
-  const pre155 = decodeTx(encodeTx(txs.legacyPre155!));
+  const pre155 = decodeTx(encodeTx(txs.legacyPre155!), txs.legacyPre155!.hash);
   assert.equal('chainId' in pre155, false);
   assert.equal('accessList' in pre155, false);
   assert.equal('maxFeePerGas' in pre155, false);
-  assert.equal(decodeTx(encodeTx(txs.legacyCreation!)).to, null);
-  assert.equal(decodeTx(encodeTx(txs.dynamicFeeCreation!)).to, null);
-  assert.equal('gasPrice' in decodeTx(encodeTx(txs.dynamicFee!)), false);
-  assert.deepStrictEqual(decodeTx(encodeTx(txs.accessListEmpty!)).accessList, []);
+  assert.equal(decodeTx(encodeTx(txs.legacyCreation!), txs.legacyCreation!.hash).to, null);
+  assert.equal(decodeTx(encodeTx(txs.dynamicFeeCreation!), txs.dynamicFeeCreation!.hash).to, null);
+  assert.equal('gasPrice' in decodeTx(encodeTx(txs.dynamicFee!), txs.dynamicFee!.hash), false);
+  assert.deepStrictEqual(decodeTx(encodeTx(txs.accessListEmpty!), txs.accessListEmpty!.hash).accessList, []);
 });
 
-test('the first 32 bytes of an encoded tx are its hash', () => {
+test('a stored tx record holds no hash; the hashed forms are 32 bytes longer and start with it', () => {
   const rng = new Rng(202);
   for (const tx of [...Object.values(sampleTxs(rng)), makeTx(rng)]) {
-    const encoded = encodeTx(tx);
-    assert.deepStrictEqual(new Uint8Array(encoded.subarray(0, 32)), tx.hash);
+    const stored = encodeTx(tx);
+    const hashed = encodeTx(tx, TxForm.Hashed);
+    assert.deepStrictEqual(new Uint8Array(hashed.subarray(0, 32)), tx.hash);
+    assert.deepStrictEqual(hashed.subarray(32), stored);
+    assert.equal(stored[0], tx.type);
   }
 });
 
 test('tx with a large input round trips (writer growth)', () => {
   const rng = new Rng(203);
   const tx: Transaction = { ...makeTx(rng), input: rng.bytes(200_000) };
-  assert.deepStrictEqual(decodeTx(encodeTx(tx)), tx);
+  assert.deepStrictEqual(decodeTx(encodeTx(tx), tx.hash), tx);
 });
 
 test('bundle round trip (storage writes are not kept)', () => {
@@ -415,10 +429,10 @@ test(
     assert.deepStrictEqual(decodeHeader(encodeHeader(header)), header);
     for (const tx of Object.values(sampleTxs(rng))) {
       const kept: Transaction = { ...tx, type: 0x7e, extra: KEPT };
-      assert.deepStrictEqual(decodeTx(encodeTx(kept)), kept);
+      assert.deepStrictEqual(decodeTx(encodeTx(kept), kept.hash), kept);
     }
     const empty: Transaction = { ...makeTx(rng), type: 0x99, extra: '' };
-    assert.deepStrictEqual(decodeTx(encodeTx(empty)), empty);
+    assert.deepStrictEqual(decodeTx(encodeTx(empty), empty.hash), empty);
     assert.throws(() => encodeTx({ ...makeTx(rng), type: 0x100, extra: '' }), /does not fit the record's type byte/);
     const bundle = makeBundle(rng, 77, rng.bytes(32), 3);
     bundle.header.extra = header.extra;

@@ -379,10 +379,11 @@ test('a store reopens with its data, read-only too; a foreign schema version is 
     assert.throws(
       () => openStore(dir, { readOnly: true }),
       new RegExp(
-        'has layout version 1, this build reads version 5 \\(older stores lack the ' +
+        'has layout version 1, this build reads version 6 \\(older stores lack the ' +
           "receipts, each block's transaction hashes, the frozen runs and other chains' " +
-          'transactions and fields \\(OP stack, Arbitrum\\) and compact transaction ' +
-          'inputs\\): build it again with `ethlogd generate` or `ethlogd ingest`',
+          'transactions and fields \\(OP stack, Arbitrum\\), compact transaction ' +
+          'inputs and transaction records without their hash\\): build it again with ' +
+          '`ethlogd generate` or `ethlogd ingest`',
       ),
     );
     const env2 = open({ path: dir, maxDbs: 16 });
@@ -391,7 +392,7 @@ test('a store reopens with its data, read-only too; a foreign schema version is 
     assert.throws(
       () => openStore(dir, { readOnly: true }),
       new RegExp(
-        'has layout version 2, this build reads version 5 \\(older stores lack ' +
+        'has layout version 2, this build reads version 6 \\(older stores lack ' +
           "each block's transaction hashes, the frozen runs and other chains'",
       ),
     );
@@ -401,9 +402,10 @@ test('a store reopens with its data, read-only too; a foreign schema version is 
     assert.throws(
       () => openStore(dir, { readOnly: true }),
       new RegExp(
-        'has layout version 3, this build reads version 5 \\(it lacks the frozen runs and ' +
-          "other chains' transactions and fields \\(OP stack, Arbitrum\\) and compact " +
-          'transaction inputs\\): convert it with `ethlogd migrate --data ',
+        'has layout version 3, this build reads version 6 \\(it lacks the frozen runs and ' +
+          "other chains' transactions and fields \\(OP stack, Arbitrum\\), compact " +
+          'transaction inputs and transaction records without their hash\\): convert it with ' +
+          '`ethlogd migrate --data ',
       ),
     );
     assert.throws(() => openStore(dir, { readOnly: true, migrating: true }), /has layout version 3/);
@@ -413,8 +415,18 @@ test('a store reopens with its data, read-only too; a foreign schema version is 
     assert.throws(
       () => openStore(dir, { migrating: true }),
       new RegExp(
-        'has layout version 4, this build reads version 5 \\(older ' +
-          'stores lack compact transaction inputs\\): build it again',
+        'has layout version 4, this build reads version 6 \\(older ' +
+          'stores lack compact transaction inputs and transaction records without their hash\\): build it again',
+      ),
+    );
+    const env5 = open({ path: dir, maxDbs: 16 });
+    env5.openDB({ name: 'meta' }).putSync('schemaVersion', 5);
+    await env5.close();
+    assert.throws(
+      () => openStore(dir, { readOnly: true }),
+      new RegExp(
+        'has layout version 5, this build reads version 6 \\(it lacks transaction records ' +
+          'without their hash\\): convert it with `ethlogd migrate --data ',
       ),
     );
   } finally {

@@ -480,7 +480,7 @@ function putOneByOne(store: Store, blocks: BlockRecords[], chainId?: bigint): vo
       r.txs.forEach((tx, i) => {
         const txKey = encodeTxKey(n, i);
         store.txs.put(txKey, tx);
-        store.txByHash.put(tx.subarray(0, 32), txKey);
+        store.txByHash.put(r.txHashes!.subarray(i * 32, i * 32 + 32), txKey);
       });
       if (r.txHashes) store.txHashes.put(blockKey, r.txHashes);
       if (r.receipts) store.receipts.put(blockKey, r.receipts);

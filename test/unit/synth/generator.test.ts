@@ -33,10 +33,10 @@ const hex = bytesToHex;
 const OPTS: GeneratorOptions = { blocks: 200, seed: 'unit', density: 0.1 };
 /**
  * The records digest (recordsDigest) of OPTS's chain, and of four mainnet-density blocks from the Prague era's first,
- * as CHAIN_VERSION 3 makes them and layout 5 stores them.
+ * as CHAIN_VERSION 3 makes them and layout 6 stores them.
  */
-const PINNED_UNIT_CHAIN = '0xc9f1718e322bac6882ed3e4dafdfc496f4c48385c0c6b823b69b0651a5d6c8fc';
-const PINNED_MAINNET_BLOCKS = '0x6fe5117e8a92eaa0c6ceb6986532c433dea43911a3f87b451143a514b267bdb2';
+const PINNED_UNIT_CHAIN = '0x986c3fac135de52ef450b48ca861290a92fd71b9a7c2367d17f8231f92753788';
+const PINNED_MAINNET_BLOCKS = '0x114c156e2e5833874924af0247c457bd351886f051dafc2d772eb1b0689d978d';
 const chain: BlockBundle[] = [...generateChain(OPTS)];
 
 function fingerprint(blocks: BlockBundle[]): string[] {
