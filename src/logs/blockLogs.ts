@@ -30,6 +30,7 @@ export function renderCanonicalMatches(
 export function canonicalContext(reader: StoreReader, number: number): LogContext {
   const header = reader.header(number)!;
   const hashes = new Map<number, string>();
+  let stored: Uint8Array[] | undefined;
   return {
     blockHash: bytesToHex(header.hash),
     blockNumber: quantityToHex(number),
@@ -37,7 +38,9 @@ export function canonicalContext(reader: StoreReader, number: number): LogContex
     txHash: (i) => {
       let h = hashes.get(i);
       if (h === undefined) {
-        h = bytesToHex(reader.txHash(number, i)!);
+        // The block's hashes in one read, at the first log that needs one.
+        stored ??= reader.txHashes(number);
+        h = bytesToHex(stored[i]!);
         hashes.set(i, h);
       }
       return h;

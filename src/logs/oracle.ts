@@ -63,7 +63,12 @@ function bundle(b: BlockBundle): LogBlock {
 /** Canonical block `n` as a LogBlock (its header read once, at the first match). */
 function canonical(reader: StoreReader, n: number): LogBlock {
   let header: BlockBundle['header'] | undefined;
-  return { header: () => (header ??= reader.header(n)!), txHash: (i) => reader.txHash(n, i)!, logs: reader.logs(n) };
+  let hashes: Uint8Array[] | undefined;
+  return {
+    header: () => (header ??= reader.header(n)!),
+    txHash: (i) => (hashes ??= reader.txHashes(n))[i]!,
+    logs: reader.logs(n),
+  };
 }
 
 /**
