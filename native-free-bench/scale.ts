@@ -18,12 +18,13 @@
  * [--no-verify] [--dir data/scale] [--reps 15]   (--no-verify: no verify at any size)
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdirSync, readFileSync, rmSync, statfsSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, statfsSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { dirname, join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { bytesToHex, quantityToHex } from '#src/chain/hex.js';
 import { createApiKey } from '#src/store/apiKeys.js';
+import { STORE_DATA_FILE } from '#src/store/dataFile.js';
 import { encodeBlockKey } from '#src/store/keys.js';
 import { StoreReader } from '#src/store/reader.js';
 import { closeStore, openStore, storeDiskBytes } from '#src/store/schema.js';
@@ -76,6 +77,8 @@ interface SizeResult {
   generateLogsPerSecond: number;
   /** Disk bytes the generating process wrote (write_bytes) per log it added. */
   writtenBytesPerLog: number;
+  /** Bytes the store file grew by per log added (the size the writes are set against: goal ≤ 3× this). */
+  grownBytesPerLog: number;
   bytesPerLog: number;
   /** verify's time at this size, checking what the size added since the last (incremental), and its rate. */
   verifySeconds?: number;
@@ -354,6 +357,7 @@ async function measureSize(
   full: boolean,
   verify: boolean,
 ): Promise<SizeResult> {
+  const bytesBefore = existsSync(join(dir, STORE_DATA_FILE)) ? storeDiskBytes(dir) : 0;
   const { stdout: out, writeBytes } = await generateWithIo([
     'generate',
     '--out',
@@ -373,6 +377,7 @@ async function measureSize(
     logs,
     generateLogsPerSecond: Number(generated[2]),
     writtenBytesPerLog: writeBytes / Number(generated[1]),
+    grownBytesPerLog: (storeDiskBytes(dir) - bytesBefore) / Number(generated[1]),
     bytesPerLog: storeDiskBytes(dir) / logs,
   };
   // verify at every size, each run checking what the last size added (its mark is kept in the store directory).
@@ -393,7 +398,9 @@ function rowsOf(r: SizeResult): Row[] {
   const growth: Row[] = [
     { figure: `${at}: generate (the blocks added to reach this size)`, ours: r.generateLogsPerSecond, unit: 'logs/s' },
     {
-      figure: `${at}: disk bytes generate wrote per log added (write_bytes)`,
+      figure:
+        `${at}: disk bytes generate wrote per log added (write_bytes; the file grew ` +
+        `${r.grownBytesPerLog.toFixed(0)} B/log: ${(r.writtenBytesPerLog / r.grownBytesPerLog).toFixed(2)}×)`,
       ours: r.writtenBytesPerLog,
       unit: 'B/log',
     },
