@@ -576,3 +576,31 @@ test('a store path whose name has a dot is a directory too (lmdb would take it f
     fs.rmSync(parent, { recursive: true, force: true });
   }
 });
+
+/** The VmFlags of this process's mapping of the store file in `dir` (/proc/self/smaps), undefined when not mapped. */
+function mapFlags(dir: string): string[] | undefined {
+  const file = path.join(fs.realpathSync(dir), 'data.mdb');
+  const smaps = fs.readFileSync('/proc/self/smaps', 'utf8').split('\n');
+  const at = smaps.findIndex((line) => line.endsWith(` ${file}`));
+  if (at < 0) return undefined;
+  const flags = smaps.slice(at + 1).find((line) => line.startsWith('VmFlags:'));
+  return flags?.slice('VmFlags:'.length).trim().split(/\s+/);
+}
+
+test('a writable store maps its file advised random (no read-ahead); a read-only one keeps read-ahead', async () => {
+  const dirs = [0, 1].map(() => fs.mkdtempSync(path.join(os.tmpdir(), 'ethlogd-store-map-')));
+  try {
+    const writable = openStore(dirs[0]!);
+    const seeded = openStore(dirs[1]!);
+    await closeStore(seeded);
+    const readOnly = openStore(dirs[1]!, { readOnly: true });
+    // 'rr' is the kernel's mark of a mapping advised MADV_RANDOM (LMDB's MDB_NORDAHEAD).
+    assert.ok(mapFlags(dirs[0]!)?.includes('rr'), `writable: ${mapFlags(dirs[0]!)?.join(' ')}`);
+    const readFlags = mapFlags(dirs[1]!);
+    assert.ok(readFlags !== undefined && !readFlags.includes('rr'), `read-only: ${readFlags?.join(' ')}`);
+    await closeStore(writable);
+    await closeStore(readOnly);
+  } finally {
+    for (const dir of dirs) fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
