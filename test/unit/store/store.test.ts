@@ -15,7 +15,7 @@ import {
   revokeApiKey,
 } from '#src/store/apiKeys.js';
 import { StoreReader } from '#src/store/reader.js';
-import { closeStore, openStore, SCHEMA_VERSION, type Store } from '#src/store/schema.js';
+import { closeStore, type OpenStoreOptions, openStore, SCHEMA_VERSION, type Store } from '#src/store/schema.js';
 import { ChainContinuityError, StoreWriter } from '#src/store/writer.js';
 import { filled, makeBundle, Rng } from './fixtures.js';
 
@@ -373,62 +373,57 @@ test('a store reopens with its data, read-only too; a foreign schema version is 
           `version ${SCHEMA_VERSION}: it was written by a newer ethlogd`,
       ),
     );
-    const env = open({ path: dir, maxDbs: 16 });
-    env.openDB({ name: 'meta' }).putSync('schemaVersion', 1);
-    await env.close();
-    assert.throws(
-      () => openStore(dir, { readOnly: true }),
-      new RegExp(
-        'has layout version 1, this build reads version 6 \\(older stores lack the ' +
+    // Each older version: how an open refuses it (what it lacks, and rebuild or migrate), and the open that does.
+    const older: { version: number; options: OpenStoreOptions; message: string }[] = [
+      {
+        version: 1,
+        options: { readOnly: true },
+        message:
+          'has layout version 1, this build reads version 6 \\(older stores lack the ' +
           "receipts, each block's transaction hashes, the frozen runs and other chains' " +
           'transactions and fields \\(OP stack, Arbitrum\\), compact transaction ' +
           'inputs and transaction records without their hash\\): build it again with ' +
           '`ethlogd generate` or `ethlogd ingest`',
-      ),
-    );
-    const env2 = open({ path: dir, maxDbs: 16 });
-    env2.openDB({ name: 'meta' }).putSync('schemaVersion', 2);
-    await env2.close();
-    assert.throws(
-      () => openStore(dir, { readOnly: true }),
-      new RegExp(
-        'has layout version 2, this build reads version 6 \\(older stores lack ' +
+      },
+      {
+        version: 2,
+        options: { readOnly: true },
+        message:
+          'has layout version 2, this build reads version 6 \\(older stores lack ' +
           "each block's transaction hashes, the frozen runs and other chains'",
-      ),
-    );
-    const env3 = open({ path: dir, maxDbs: 16 });
-    env3.openDB({ name: 'meta' }).putSync('schemaVersion', 3);
-    await env3.close();
-    assert.throws(
-      () => openStore(dir, { readOnly: true }),
-      new RegExp(
-        'has layout version 3, this build reads version 6 \\(it lacks the frozen runs and ' +
+      },
+      {
+        version: 3,
+        options: { readOnly: true },
+        message:
+          'has layout version 3, this build reads version 6 \\(it lacks the frozen runs and ' +
           "other chains' transactions and fields \\(OP stack, Arbitrum\\), compact " +
           'transaction inputs and transaction records without their hash\\): convert it with ' +
           '`ethlogd migrate --data ',
-      ),
-    );
-    assert.throws(() => openStore(dir, { readOnly: true, migrating: true }), /has layout version 3/);
-    const env4 = open({ path: dir, maxDbs: 16 });
-    env4.openDB({ name: 'meta' }).putSync('schemaVersion', 4);
-    await env4.close();
-    assert.throws(
-      () => openStore(dir, { migrating: true }),
-      new RegExp(
-        'has layout version 4, this build reads version 6 \\(older ' +
-          'stores lack compact transaction inputs and transaction records without their hash\\): build it again',
-      ),
-    );
-    const env5 = open({ path: dir, maxDbs: 16 });
-    env5.openDB({ name: 'meta' }).putSync('schemaVersion', 5);
-    await env5.close();
-    assert.throws(
-      () => openStore(dir, { readOnly: true }),
-      new RegExp(
-        'has layout version 5, this build reads version 6 \\(it lacks transaction records ' +
+      },
+      // Migrating opens a writable store only.
+      { version: 3, options: { readOnly: true, migrating: true }, message: 'has layout version 3' },
+      {
+        version: 4,
+        options: { migrating: true },
+        message:
+          'has layout version 4, this build reads version 6 \\(older stores lack compact transaction inputs ' +
+          'and transaction records without their hash\\): build it again',
+      },
+      {
+        version: 5,
+        options: { readOnly: true },
+        message:
+          'has layout version 5, this build reads version 6 \\(it lacks transaction records ' +
           'without their hash\\): convert it with `ethlogd migrate --data ',
-      ),
-    );
+      },
+    ];
+    for (const { version, options, message } of older) {
+      const env = open({ path: dir, maxDbs: 16 });
+      env.openDB({ name: 'meta' }).putSync('schemaVersion', version);
+      await env.close();
+      assert.throws(() => openStore(dir, options), new RegExp(message), `version ${version}`);
+    }
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
   }
