@@ -180,20 +180,23 @@ function accessListTransaction(
   };
 }
 
-/** An EIP-1559 (type 2) transaction of `d`. */
-function feeMarketTransaction(
+/**
+ * The fields a fee-market transaction (type 2, 3 or 4) of `d` shares, in the order they are drawn and listed: its
+ * access list drawn here, after whatever the caller drew before.
+ */
+function feeMarketFields(
   ctx: TxContext,
   d: Draft,
+  type: 2 | 3 | 4,
   gas: bigint,
   priority: bigint,
   maxFee: bigint,
-  parity: number,
   r: bigint,
   s: bigint,
-): Transaction {
+): Omit<Transaction, 'v'> {
   const { to, value, input } = d.call;
   return {
-    type: 2,
+    type,
     hash: new Uint8Array(32),
     from: d.sender.address,
     to,
@@ -207,8 +210,21 @@ function feeMarketTransaction(
     maxFeePerGas: maxFee,
     maxPriorityFeePerGas: priority,
     accessList: accessList(ctx, d, false),
-    v: BigInt(parity),
   };
+}
+
+/** An EIP-1559 (type 2) transaction of `d`. */
+function feeMarketTransaction(
+  ctx: TxContext,
+  d: Draft,
+  gas: bigint,
+  priority: bigint,
+  maxFee: bigint,
+  parity: number,
+  r: bigint,
+  s: bigint,
+): Transaction {
+  return { ...feeMarketFields(ctx, d, 2, gas, priority, maxFee, r, s), v: BigInt(parity) };
 }
 
 /** An EIP-4844 (type 3) transaction of `d`, its blob fee and versioned hashes drawn after the shared draws. */
@@ -223,28 +239,10 @@ function blobTransaction(
   s: bigint,
 ): Transaction {
   const { rng } = ctx;
-  const { to, value, input } = d.call;
-  const hash = new Uint8Array(32);
+  // Drawn before the access list, as the chain's version pins.
   const maxFeePerBlobGas = ctx.blobBaseFee * 2n + BigInt(rng.int(1, 5)) * GWEI;
-  return {
-    type: 3,
-    hash,
-    from: d.sender.address,
-    to,
-    nonce: d.nonce,
-    gas,
-    value,
-    input,
-    r,
-    s,
-    chainId: ctx.chainId,
-    maxFeePerGas: maxFee,
-    maxPriorityFeePerGas: priority,
-    accessList: accessList(ctx, d, false),
-    maxFeePerBlobGas,
-    blobVersionedHashes: versionedHashes(rng, d.blobs),
-    v: BigInt(parity),
-  };
+  const fields = feeMarketFields(ctx, d, 3, gas, priority, maxFee, r, s);
+  return { ...fields, maxFeePerBlobGas, blobVersionedHashes: versionedHashes(rng, d.blobs), v: BigInt(parity) };
 }
 
 /** An EIP-7702 (type 4) transaction of `d`. */
@@ -258,25 +256,8 @@ function setCodeTransaction(
   r: bigint,
   s: bigint,
 ): Transaction {
-  const { to, value, input } = d.call;
-  return {
-    type: 4,
-    hash: new Uint8Array(32),
-    from: d.sender.address,
-    to,
-    nonce: d.nonce,
-    gas,
-    value,
-    input,
-    r,
-    s,
-    chainId: ctx.chainId,
-    maxFeePerGas: maxFee,
-    maxPriorityFeePerGas: priority,
-    accessList: accessList(ctx, d, false),
-    authorizationList: authorizations(ctx, d),
-    v: BigInt(parity),
-  };
+  const fields = feeMarketFields(ctx, d, 4, gas, priority, maxFee, r, s);
+  return { ...fields, authorizationList: authorizations(ctx, d), v: BigInt(parity) };
 }
 
 /** Builds the transaction of `d` with gas limit `gas`, computes its hash and returns it with its encoding. */
