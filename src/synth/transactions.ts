@@ -213,53 +213,6 @@ function feeMarketFields(
   };
 }
 
-/** An EIP-1559 (type 2) transaction of `d`. */
-function feeMarketTransaction(
-  ctx: TxContext,
-  d: Draft,
-  gas: bigint,
-  priority: bigint,
-  maxFee: bigint,
-  parity: number,
-  r: bigint,
-  s: bigint,
-): Transaction {
-  return { ...feeMarketFields(ctx, d, 2, gas, priority, maxFee, r, s), v: BigInt(parity) };
-}
-
-/** An EIP-4844 (type 3) transaction of `d`, its blob fee and versioned hashes drawn after the shared draws. */
-function blobTransaction(
-  ctx: TxContext,
-  d: Draft,
-  gas: bigint,
-  priority: bigint,
-  maxFee: bigint,
-  parity: number,
-  r: bigint,
-  s: bigint,
-): Transaction {
-  const { rng } = ctx;
-  // Drawn before the access list, as the chain's version pins.
-  const maxFeePerBlobGas = ctx.blobBaseFee * 2n + BigInt(rng.int(1, 5)) * GWEI;
-  const fields = feeMarketFields(ctx, d, 3, gas, priority, maxFee, r, s);
-  return { ...fields, maxFeePerBlobGas, blobVersionedHashes: versionedHashes(rng, d.blobs), v: BigInt(parity) };
-}
-
-/** An EIP-7702 (type 4) transaction of `d`. */
-function setCodeTransaction(
-  ctx: TxContext,
-  d: Draft,
-  gas: bigint,
-  priority: bigint,
-  maxFee: bigint,
-  parity: number,
-  r: bigint,
-  s: bigint,
-): Transaction {
-  const fields = feeMarketFields(ctx, d, 4, gas, priority, maxFee, r, s);
-  return { ...fields, authorizationList: authorizations(ctx, d), v: BigInt(parity) };
-}
-
 /** Builds the transaction of `d` with gas limit `gas`, computes its hash and returns it with its encoding. */
 export function buildTransaction(ctx: TxContext, d: Draft, gas: bigint): { tx: Transaction; encoded: Uint8Array } {
   const { rng } = ctx;
@@ -277,14 +230,21 @@ export function buildTransaction(ctx: TxContext, d: Draft, gas: bigint): { tx: T
       tx = accessListTransaction(ctx, d, gas, priority, parity, r, s);
       break;
     case 2:
-      tx = feeMarketTransaction(ctx, d, gas, priority, maxFee, parity, r, s);
+      tx = { ...feeMarketFields(ctx, d, 2, gas, priority, maxFee, r, s), v: BigInt(parity) };
       break;
-    case 3:
-      tx = blobTransaction(ctx, d, gas, priority, maxFee, parity, r, s);
+    case 3: {
+      // EIP-4844: the blob fee drawn before the access list, the versioned hashes after (the chain's version pins it).
+      const maxFeePerBlobGas = ctx.blobBaseFee * 2n + BigInt(rng.int(1, 5)) * GWEI;
+      const fields = feeMarketFields(ctx, d, 3, gas, priority, maxFee, r, s);
+      tx = { ...fields, maxFeePerBlobGas, blobVersionedHashes: versionedHashes(rng, d.blobs), v: BigInt(parity) };
       break;
-    case 4:
-      tx = setCodeTransaction(ctx, d, gas, priority, maxFee, parity, r, s);
+    }
+    case 4: {
+      // EIP-7702: the authorizations are drawn after the access list.
+      const fields = feeMarketFields(ctx, d, 4, gas, priority, maxFee, r, s);
+      tx = { ...fields, authorizationList: authorizations(ctx, d), v: BigInt(parity) };
       break;
+    }
   }
   const encoded = encodeTransaction(tx);
   tx.hash = keccak256(encoded);
