@@ -19,7 +19,7 @@ import { type DatasetSpec, ensureDataset } from './dataset.js';
 import type { Row } from './report.js';
 
 /** The databases that hold logs and their indexes. */
-const LOG_DATABASES = ['logs', 'logAddresses', 'bloomBits', 'addressSegments'] as const;
+const LOG_DATABASES = ['logs', 'bloomBits', 'addressSegments'] as const;
 
 interface Stats {
   pageSize: number;

@@ -1,12 +1,12 @@
 /**
- * Scanning one candidate block for a filter: reject a bloom false positive by the block's address
- * table, then match its raw logs record and render the matches (recordScan.ts). The step both the
+ * Scanning one candidate block for a filter: read its raw logs record, reject a bloom false positive
+ * by the address table at its front, then match the record and render the matches (recordScan.ts). The step both the
  * pool's workers and the inline path run, so both render byte-identical answers.
  */
 
 import type { RecordBlock, RecordRenderer } from '../render/recordLog.js';
 import { writeBlockKey } from '../store/keys.js';
-import { addressTableHas } from '../store/logsRecord.js';
+import { addressTableHas, logAddressTable } from '../store/logsRecord.js';
 import type { StoreReader } from '../store/reader.js';
 import { headerTimestamp, storedBlockHash } from '../store/recordViews.js';
 import type { JsonSink } from './jsonSink.js';
@@ -139,14 +139,11 @@ function scanner(
   const key = Buffer.alloc(8);
   return (n, out) => {
     writeBlockKey(key, n);
-    if (addresses.length > 0) {
-      const table = store.logAddresses.getBinaryFast(key);
-      if (table === undefined || !addressTableHas(table, addresses)) return 0;
-    }
     // Scanned in place; copied at its first match (keep), since rendering reads header and transaction records into the
     // same buffer.
     const raw = store.logs.getBinaryFast(key);
     if (raw === undefined) return 0;
+    if (addresses.length > 0 && !addressTableHas(logAddressTable(raw), addresses)) return 0;
     if (reads) {
       if (reads.admit !== undefined && !reads.admit(raw.length)) return SCAN_REFUSED;
       reads.recordBytes += raw.length;

@@ -12,7 +12,7 @@ export interface QueryWork {
   bloomBlocks: number;
   /** Complete segments whose address index or bloom rows are read. */
   segments: number;
-  /** Candidate blocks whose address table is read (and with it, when it passes, the logs record). */
+  /** Candidate blocks whose logs record is read and its address table searched (and, when it passes, scanned). */
   candidates: number;
   /** Bytes of the logs records scanned. */
   recordBytes: number;
@@ -25,8 +25,8 @@ export interface QueryWork {
  * `node dist/native-free-bench/inlineCost.js` on a generated store at mainnet density (about 480
  * logs a block), one shape per unit, rounded up: a header read and bloom test (the thread's header
  * memory warm, as realtime queries find it; a cold read costs about 1 µs), a complete segment's
- * address index and topic rows, a candidate's address table, a byte of a logs record scanned (read
- * and walked), a log rendered with its transaction hash.
+ * address index and topic rows, a candidate's logs record read and its address table searched, a
+ * byte of a logs record scanned (read and walked), a log rendered with its transaction hash.
  */
 export const INLINE_COST_US: Readonly<QueryWork> = {
   bloomBlocks: 0.1,

@@ -146,6 +146,12 @@ export class ByteWriter {
     return this;
   }
 
+  /** Forgets what was written, keeping the buffer (a writer reused for one record after another). */
+  clear(): this {
+    this.pos = 0;
+    return this;
+  }
+
   /** Bytes written so far. */
   get length(): number {
     return this.pos;

@@ -3,6 +3,9 @@
  * big-endian so that byte order is numeric order.
  */
 
+/** Bytes of a block or transaction hash (a key of blockByHash and txByHash, an entry of a txHashes value). */
+export const HASH_BYTES = 32;
+
 /** Largest u64, the base of the descending block order in storage keys. */
 const U64_MAX = 0xffffffffffffffffn;
 

@@ -8,11 +8,11 @@
  */
 import { compareBytes, stripLeadingZeros } from '../chain/hex.js';
 import type { Log } from '../chain/types.js';
+import { readVarint, varintEnd } from '../chain/varint.js';
 import { ByteReader, ByteWriter } from './bytes.js';
 
-function hexKey(bytes: Uint8Array): string {
-  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('latin1');
-}
+/** Bytes of an address in the record's address table. */
+const ADDRESS_BYTES = 20;
 
 /** A log's data, in the word form when it is whole words (the scans and renderers read such data word by word). */
 function writeData(w: ByteWriter, data: Uint8Array): void {
@@ -90,22 +90,18 @@ export function decodeLogs(bytes: Uint8Array): Log[] {
   });
 }
 
-/** Reads only the sorted distinct-address table at the front of a logs record. */
-export function decodeLogAddresses(bytes: Uint8Array): Uint8Array[] {
-  const r = new ByteReader(bytes);
-  return Array.from({ length: r.varint() }, () => r.fixed(20));
-}
-
-/** The sorted distinct addresses of a block's logs, concatenated: the value of the logAddresses database. */
-export function encodeLogAddresses(logs: Log[]): Buffer {
-  const set = new Map<string, Uint8Array>();
-  for (const log of logs) set.set(hexKey(log.address), log.address);
-  return Buffer.concat([...set.values()].sort(Buffer.compare));
+/**
+ * The sorted distinct-address table at the front of a logs record, the 20-byte addresses
+ * concatenated: a view of the record, nothing decoded.
+ */
+export function logAddressTable(record: Uint8Array): Uint8Array {
+  const count = readVarint(record, 0);
+  return record.subarray(varintEnd, varintEnd + count * ADDRESS_BYTES);
 }
 
 /**
- * Whether a sorted table of 20-byte addresses (a logAddresses value) holds any of `addresses`, by
- * binary search: the cheap rejection of a bloom false positive.
+ * Whether a sorted table of 20-byte addresses (logAddressTable) holds any of `addresses`, by
+ * binary search: the cheap rejection of a block before its logs are scanned.
  */
 export function addressTableHas(table: Uint8Array, addresses: Uint8Array[]): boolean {
   const count = Math.floor(table.length / 20);

@@ -1,15 +1,19 @@
 /**
- * Converts a store of an older layout (MIGRATABLE_VERSIONS: 3 or 5) to this one in place. This
- * layout is layout 5 with transaction records that do not hold their hash (the block's txHashes
- * record does), and layout 5 is layout 3 plus frozen runs and transaction inputs in the word form
- * (store/bytes.ts); a store of this layout with nothing frozen holds what a layout-3 store holds
- * once its transaction records are rewritten. So the records are rewritten and the version moves
- * in one transaction, and the blocks behind the freeze point are then frozen a few units a
- * transaction (freezer.ts). Killed at any point, the store is a whole store of one layout; running
- * it again goes on from there.
+ * Converts a store of an older layout (MIGRATABLE_VERSIONS: 3, 5 or 6) to this one in place. This
+ * layout is layout 6 with one transactions record a block (blockTxsRecord.ts) where layout 6 kept
+ * one record a transaction, and without the log-address database (the logs records hold the same
+ * tables); layout 6 is layout 5 with transaction records that do not hold their hash, and layout 5
+ * is layout 3 plus frozen runs and transaction inputs in the word form (store/bytes.ts). So the
+ * transaction records are rewritten, a few thousand a write transaction, each block's at once into
+ * its one record; the version moves once all are; the log-address database is dropped; and the
+ * blocks behind the freeze point are then frozen a few units a transaction (freezer.ts). Killed at
+ * any point, the store holds whole blocks of either form under the old version, refused but by
+ * `ethlogd migrate`, which goes on from there.
  */
+import { encodeBlockTxs } from './blockTxsRecord.js';
 import { decodeHashedTx, encodeTx, TxForm } from './codec.js';
 import { FREEZE_BLOCKS, Freezer, FrozenBatch, freezeTarget } from './freezer.js';
+import { decodeTxKey, encodeBlockKey } from './keys.js';
 import { closeStore, MIGRATABLE_VERSIONS, openStore, SCHEMA_VERSION, type Store } from './schema.js';
 
 /**
@@ -18,8 +22,20 @@ import { closeStore, MIGRATABLE_VERSIONS, openStore, SCHEMA_VERSION, type Store 
  */
 const MIGRATE_UNITS_PER_TRANSACTION = 4;
 
-/** Transaction records read before they are put back rewritten (the read buffers are copied, so a few MB). */
+/**
+ * Transaction records read before their blocks' records are put (the read buffers are copied, so a few MB), a write
+ * transaction each.
+ */
 const REWRITE_BATCH = 10_000;
+
+/** Bytes of a key of the one-record-a-transaction layouts: u64 number ‖ u32 index. */
+const OLD_TX_KEY_BYTES = 12;
+
+/** Databases of older layouts this one does not have, dropped by migrate. */
+const RETIRED_DATABASES = ['logAddresses'] as const;
+
+/** The transaction record form of each migratable layout. */
+const TX_FORM_OF: Readonly<Record<number, TxForm>> = { 3: TxForm.Bytes, 5: TxForm.Hashed, 6: TxForm.Stored };
 
 /** What migrateStore did. */
 export interface MigrateResult {
@@ -38,11 +54,12 @@ export async function migrateStore(
   try {
     const from = store.meta.get('schemaVersion') as number;
     if (MIGRATABLE_VERSIONS.includes(from)) {
-      store.env.transactionSync(() => {
-        rewriteTxRecords(store, from === 3 ? TxForm.Bytes : TxForm.Hashed);
-        store.meta.put('schemaVersion', SCHEMA_VERSION);
-      });
+      const form = TX_FORM_OF[from]!;
+      for (let start: Buffer | undefined = encodeBlockKey(0); start !== undefined; )
+        start = packTxRecords(store, form, start);
+      store.meta.putSync('schemaVersion', SCHEMA_VERSION);
     }
+    for (const name of RETIRED_DATABASES) store.env.openDB({ name, keyEncoding: 'binary' }).dropSync();
     const freezer = new Freezer(store);
     const head = store.meta.get('head') as number | undefined;
     if (head === undefined) return { from, frozenTo: -1 };
@@ -65,20 +82,35 @@ export async function migrateStore(
 }
 
 /**
- * Rewrites every transaction record of an older layout (records of `form`, each starting with its hash) as this
- * layout's (TxForm.Stored) within a write transaction, REWRITE_BATCH records read, then put, at a time: no put while a
- * range reads the database.
+ * In one write transaction, rewrites the transaction records of the first blocks from `start` still kept one record a
+ * transaction (records of `form`, keyed number ‖ index) as their blocks' records (keyed number), about REWRITE_BATCH
+ * records of whole blocks: all read, then put, no put while a range reads the database. Returns where the next call
+ * starts (undefined when no block is left).
  */
-function rewriteTxRecords(store: Store, form: TxForm.Bytes | TxForm.Hashed): void {
-  let start: Buffer | undefined;
-  for (;;) {
-    const batch: { key: Buffer; value: Buffer }[] = [];
-    for (const { key, value } of store.txs.getRange({ start, limit: REWRITE_BATCH })) {
-      if (start !== undefined && batch.length === 0 && key.equals(start)) continue;
-      batch.push({ key: Buffer.from(key), value: encodeTx(decodeHashedTx(value, form)) });
+function packTxRecords(store: Store, form: TxForm, start: Buffer): Buffer | undefined {
+  const blocks = new Map<number, { keys: Buffer[]; records: Uint8Array[] }>();
+  let records = 0;
+  let next: Buffer | undefined;
+  for (const { key, value } of store.txs.getRange({ start })) {
+    if (key.length !== OLD_TX_KEY_BYTES) continue;
+    const { number } = decodeTxKey(key);
+    let block = blocks.get(number);
+    if (block === undefined) {
+      if (records >= REWRITE_BATCH) {
+        next = encodeBlockKey(number);
+        break;
+      }
+      blocks.set(number, (block = { keys: [], records: [] }));
     }
-    for (const { key, value } of batch) store.txs.put(key, value);
-    if (batch.length === 0) return;
-    start = batch.at(-1)!.key;
+    block.keys.push(Buffer.from(key));
+    block.records.push(form === TxForm.Stored ? Buffer.from(value) : encodeTx(decodeHashedTx(value, form)));
+    records++;
   }
+  store.env.transactionSync(() => {
+    for (const [number, block] of blocks) {
+      for (const key of block.keys) store.txs.remove(key);
+      store.txs.put(encodeBlockKey(number), encodeBlockTxs(block.records));
+    }
+  });
+  return next;
 }

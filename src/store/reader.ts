@@ -3,25 +3,22 @@
  */
 import type { ChainKind } from '../chain/chainKind.js';
 import type { BlockBundle, BlockHeader, ChainMeta, Log, Receipt, Transaction } from '../chain/types.js';
+import { BlockTxsReader } from './blockTxsRecord.js';
 import { decodeBundle, decodeHeader, decodeTx } from './codec.js';
 import {
   decodeBlockKey,
   decodeTxKey,
   encodeBlockKey,
-  encodeTxKey,
+  HASH_BYTES,
   STORAGE_KEY_BYTES,
   STORAGE_PREFIX_BYTES,
   writeBlockKey,
   writeStorageKey,
-  writeTxKey,
 } from './keys.js';
 import { decodeLogs } from './logsRecord.js';
 import { decodeReceipts } from './receiptsRecord.js';
 import { FrozenRuns } from './runs.js';
 import { CHAIN_KIND_KEY, ROLLBACKS_KEY, type Store } from './schema.js';
-
-/** Bytes of a transaction hash (a txHashes value holds one per transaction). */
-const HASH_BYTES = 32;
 
 /** Where a transaction sits: block number and index in the block. */
 export interface TxLocation {
@@ -50,7 +47,11 @@ export interface StoreReaderOptions {
 export class StoreReader {
   /** Key buffers the raw point reads reuse (LMDB copies a key before the read returns). */
   private readonly blockKey = Buffer.allocUnsafe(8);
-  private readonly txKey = Buffer.allocUnsafe(12);
+  /** Expands the transactions of the record txRecord read (LMDB's read buffer, read at once). */
+  private readonly txReader = new BlockTxsReader();
+  /** A copy of the transactions record txRecords read, and the reader over it. */
+  private txsCopy = new Uint8Array(64 * 1024);
+  private readonly txsReader = new BlockTxsReader();
   private readonly storageKey = Buffer.allocUnsafe(STORAGE_KEY_BYTES);
 
   /** The frozen runs of the transaction-hash index and the storage history. */
@@ -177,7 +178,20 @@ export class StoreReader {
    * view of LMDB's read buffer, valid only until the next read of this store.
    */
   txRecord(number: number, index: number): Uint8Array | undefined {
-    return this.store.txs.getBinaryFast(writeTxKey(this.txKey, number, index));
+    const raw = this.store.txs.getBinaryFast(writeBlockKey(this.blockKey, number));
+    return raw === undefined ? undefined : this.txReader.load(raw).record(index);
+  }
+
+  /**
+   * The transaction records of canonical block `number`, undecoded, for reading many in order (a full block): the
+   * block's record read once and copied, valid until the next txRecords call; undefined when it has none.
+   */
+  txRecords(number: number): BlockTxsReader | undefined {
+    const raw = this.store.txs.getBinaryFast(writeBlockKey(this.blockKey, number));
+    if (raw === undefined) return undefined;
+    if (this.txsCopy.length < raw.length) this.txsCopy = new Uint8Array(2 * raw.length);
+    this.txsCopy.set(raw.subarray(0, raw.length));
+    return this.txsReader.load(this.txsCopy.subarray(0, raw.length));
   }
 
   /** The number of the canonical block with this hash. */
@@ -189,7 +203,7 @@ export class StoreReader {
   /** Transaction `index` of canonical block `number`. */
   transaction(number: number, index: number): Transaction | undefined {
     const hash = this.txHash(number, index);
-    const raw = hash && this.store.txs.getBinaryFast(encodeTxKey(number, index));
+    const raw = hash && this.txRecord(number, index);
     return raw ? decodeTx(raw, hash!) : undefined;
   }
 
@@ -204,9 +218,9 @@ export class StoreReader {
   /** All transactions of canonical block `number`, in order. */
   transactions(number: number): Transaction[] {
     const hashes = this.txHashes(number);
+    const records = this.txRecords(number);
     const out: Transaction[] = [];
-    const range = this.store.txs.getRange({ start: encodeTxKey(number, 0), end: encodeBlockKey(number + 1) });
-    for (const { value } of range) out.push(decodeTx(value, hashes[out.length]!));
+    for (let i = 0; i < (records?.count ?? 0); i++) out.push(decodeTx(records!.record(i)!, hashes[i]!));
     return out;
   }
 

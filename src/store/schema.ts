@@ -35,7 +35,6 @@ export const CHAIN_DATABASES = [
   'txByHash',
   'receipts',
   'logs',
-  'logAddresses',
   'storage',
   'storageWrites',
   'bloomBits',
@@ -50,16 +49,17 @@ export const CHAIN_DATABASES = [
  * runs of the transaction-hash index and the storage history, and the members of other chains'
  * blocks, transactions and receipts kept as their node gave them, 5 transaction inputs in the word
  * form and no storage-write list for a frozen block, 6 transaction records without their hash, which
- * the block's txHashes record holds once); a store written by another version is refused, but for
- * MIGRATABLE_VERSIONS, which `ethlogd migrate` brings to this one.
+ * the block's txHashes record holds once, 7 one transactions record a block, and no log-address
+ * database beside the logs records' own tables); a store written by another version is refused,
+ * but for MIGRATABLE_VERSIONS, which `ethlogd migrate` brings to this one.
  */
-export const SCHEMA_VERSION = 6;
+export const SCHEMA_VERSION = 7;
 
 /**
  * The older layouts `ethlogd migrate` converts in place (store/migrate.ts): their records read as this version's but
- * for the transaction records, which it rewrites.
+ * for the transaction records, which it rewrites as one record a block, and the log-address database, which it drops.
  */
-export const MIGRATABLE_VERSIONS: readonly number[] = [3, 5];
+export const MIGRATABLE_VERSIONS: readonly number[] = [3, 5, 6];
 
 /** What each layout version added, for the message refusing an older store. */
 const ADDED_IN: Readonly<Record<number, string>> = {
@@ -68,6 +68,7 @@ const ADDED_IN: Readonly<Record<number, string>> = {
   4: "the frozen runs and other chains' transactions and fields (OP stack, Arbitrum)",
   5: 'compact transaction inputs',
   6: 'transaction records without their hash',
+  7: 'one transactions record a block',
 };
 
 /** Most named databases the environment holds (the layout uses fewer; room for later ones). */
@@ -89,10 +90,6 @@ export interface Store {
   receipts: Database<Buffer, Buffer>;
   logs: Database<Buffer, Buffer>;
   storage: Database<Buffer, Buffer>;
-  /**
-   * u64 number → the block's distinct log addresses, sorted (rejects bloom false positives without reading the logs).
-   */
-  logAddresses: Database<Buffer, Buffer>;
   /** u64 number → the address ‖ slot prefixes that block wrote (to undo them on a reorganisation). */
   storageWrites: Database<Buffer, Buffer>;
   /** address20 ‖ u32 segment → the complete segment's blocks with a log from it (store/addressIndex.ts). */
@@ -167,7 +164,6 @@ export function openStore(path: string, options: OpenStoreOptions = {}): Store {
     receipts: bin('receipts'),
     logs: bin('logs'),
     storage: bin('storage'),
-    logAddresses: bin('logAddresses'),
     storageWrites: bin('storageWrites'),
     bloomBits: bin('bloomBits'),
     addressSegments: bin('addressSegments'),

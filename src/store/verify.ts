@@ -15,6 +15,7 @@
 import { BloomCache } from '../chain/bloomCache.js';
 import type { BlockHeader, Log } from '../chain/types.js';
 import { collectSegmentAddresses, encodeSegmentBlocks } from './addressIndex.js';
+import { BlockTxsReader, decodeBlockTxs, encodeBlockTxs } from './blockTxsRecord.js';
 import { decodeBundle, decodeHeader, decodeTx, encodeBundle, encodeHeader, encodeTx } from './codec.js';
 import {
   decodeAddressSegmentKey,
@@ -27,9 +28,10 @@ import {
   encodeBloomBitsKey,
   encodeStorageKey,
   encodeTxKey,
+  HASH_BYTES,
   STORAGE_PREFIX_BYTES,
 } from './keys.js';
-import { decodeLogs, encodeLogAddresses, encodeLogs } from './logsRecord.js';
+import { decodeLogs, encodeLogs, logAddressTable } from './logsRecord.js';
 import { decodeReceipts, encodeReceipts } from './receiptsRecord.js';
 import { headerLogsBloom, storedBlockHash } from './recordViews.js';
 import {
@@ -87,9 +89,8 @@ const TX_KEY_BYTES = 12;
 const BLOOM_BITS_KEY_BYTES = 6;
 const ADDRESS_SEGMENT_KEY_BYTES = 24;
 
-/** Bytes of an address and of a hash. */
+/** Bytes of an address. */
 const ADDRESS_BYTES = 20;
-const HASH_BYTES = 32;
 
 /** Meta entries the first batch writes together with the head. */
 const CHAIN_META = [
@@ -117,6 +118,8 @@ class Verifier {
   readonly problems: string[] = [];
   private omitted = 0;
   private readonly bloom = new BloomCache();
+  /** Walks a transactions record (the hash index's entries are checked against them). */
+  private readonly txReader = new BlockTxsReader();
   /** Storage keys per block number, counted by one scan of the storage database. */
   private readonly storageKeys = new Map<number, number>();
   /** Address-index entries per segment, counted by one scan of the addressSegments database. */
@@ -404,7 +407,7 @@ class Verifier {
   /** Entries of the block-keyed databases below earliest or above head. */
   private scanOutside(earliest: number, head: number): void {
     const ranges = [{ end: encodeBlockKey(earliest) }, { start: encodeBlockKey(head + 1) }];
-    for (const name of ['headers', 'logs', 'logAddresses', 'receipts', 'storageWrites', 'txs', 'txHashes'] as const) {
+    for (const name of ['headers', 'logs', 'receipts', 'storageWrites', 'txs', 'txHashes'] as const) {
       for (const range of ranges) {
         for (const key of this.store[name].getKeys(range)) {
           const where = key.length >= BLOCK_KEY_BYTES ? `block ${decodeBlockKey(key)}` : `key ${hex(key)}`;
@@ -430,7 +433,7 @@ class Verifier {
     }
     for (const { key, value } of this.store.txByHash.getRange()) {
       const at = value.length === TX_KEY_BYTES ? decodeTxKey(value) : undefined;
-      const hash = at && this.store.txs.getBinary(value) && this.storedTxHash(at.number, at.index);
+      const hash = at && this.storedTxRecord(at.number, at.index) && this.storedTxHash(at.number, at.index);
       if (!hash || !same(hash, key))
         this.report(`txByHash: ${hex(key)} → ${hex(value)} is not a stored transaction with that hash`);
       else if (decodeTxKey(value).number <= this.manifest.frozenTo)
@@ -485,6 +488,12 @@ class Verifier {
     }
   }
 
+  /** Whether block `n`'s transactions record holds a transaction `index`. */
+  private storedTxRecord(n: number, index: number): boolean {
+    const raw = this.store.txs.getBinaryFast(encodeBlockKey(n));
+    return raw !== undefined && this.txReader.load(raw).record(index) !== undefined;
+  }
+
   /** The hash of transaction `index` of block `n` in the block's txHashes record (undefined when it has none). */
   private storedTxHash(n: number, index: number): Buffer | undefined {
     const list = this.store.txHashes.getBinary(encodeBlockKey(n));
@@ -493,8 +502,8 @@ class Verifier {
   }
 
   /**
-   * Transactions 0..txCount−1 present, decodable with their hashes (the block's txHashes value, one per transaction)
-   * and hash-indexed; none beyond.
+   * The block's transactions record holds transactions 0..txCount−1, round-trips, and each decodes with its hash (the
+   * block's txHashes value, one per transaction) and is hash-indexed; none beyond.
    */
   private checkTransactions(n: number, txCount: number): void {
     const s = this.store;
@@ -505,40 +514,22 @@ class Verifier {
           `for the header's ${txCount} transactions`,
       );
     }
-    let expected = 0;
-    for (const { key, value } of s.txs.getRange({ start: encodeTxKey(n, 0), end: encodeBlockKey(n + 1) })) {
-      const { index } = decodeTxKey(key);
-      if (index >= txCount) {
-        this.report(`block ${n}: transaction ${index} beyond the header's ${txCount}`);
-        continue;
-      }
-      if (index !== expected) this.report(`block ${n}: transactions ${expected}..${index - 1} missing`);
-      expected = index + 1;
+    const records = this.blockTxRecords(n);
+    for (let index = txCount; index < records.length; index++)
+      this.report(`block ${n}: transaction ${index} beyond the header's ${txCount}`);
+    const expected = Math.min(records.length, txCount);
+    for (let index = 0; index < expected; index++) {
       const hashAt = index * HASH_BYTES;
       if (!list || hashAt + HASH_BYTES > list.length) continue;
       const hash = list.subarray(hashAt, hashAt + HASH_BYTES);
+      const record = records[index]!;
       try {
-        if (!same(encodeTx(decodeTx(value, hash)), value))
+        if (!same(encodeTx(decodeTx(record, hash)), record))
           this.report(`block ${n}: transaction ${index} record does not round-trip`);
       } catch (error) {
         this.report(`block ${n}: transaction ${index} does not decode: ${describe(error)}`);
       }
-      if (n <= this.manifest.frozenTo) {
-        const found = this.runs.txLocation(hash);
-        if (!found) this.report(`block ${n}: transaction ${index} (${hex(hash)}) is in no run`);
-        else if (found.number !== n || found.index !== index)
-          this.report(`block ${n}: the runs place transaction ${index} at ${found.number}/${found.index}`);
-        continue;
-      }
-      const at = s.txByHash.getBinary(Buffer.from(hash));
-      if (!at) this.report(`block ${n}: transaction ${index} (${hex(hash)}) is not in txByHash`);
-      else if (!same(at, key)) {
-        // A transaction may be included again later (after a reorganisation): the index then names the later place.
-        const place = decodeTxKey(at);
-        const later = place.number > n && this.storedTxHash(place.number, place.index);
-        if (!later || !same(later, hash))
-          this.report(`block ${n}: txByHash of transaction ${index} points to ${hex(at)}`);
-      }
+      this.checkTxIndexed(n, index, hash);
     }
     if (expected < txCount) this.report(`block ${n}: transactions ${expected}..${txCount - 1} missing`);
     const frozen = this.frozenTxs.get(n) ?? 0;
@@ -547,8 +538,42 @@ class Verifier {
         `block ${n}: ${frozen} frozen transaction-hash entries for ${n <= this.manifest.frozenTo ? txCount : 0}`,
       );
   }
+  /** The TxForm.Stored records in block `n`'s transactions record (none when it is missing or does not decode). */
+  private blockTxRecords(n: number): Uint8Array[] {
+    const raw = this.store.txs.getBinary(encodeBlockKey(n));
+    if (raw === undefined) return [];
+    try {
+      const records = decodeBlockTxs(raw);
+      if (!same(encodeBlockTxs(records), raw)) this.report(`block ${n}: transactions record does not round-trip`);
+      if (records.length === 0) this.report(`block ${n}: an empty transactions record`);
+      return records;
+    } catch (error) {
+      this.report(`block ${n}: transactions record does not decode: ${describe(error)}`);
+      return [];
+    }
+  }
 
-  /** The logs record decodes, fits the transactions, matches the address table and the header's logsBloom. */
+  /** Transaction `index` of block `n`, whose hash is `hash`, is where the frozen runs or txByHash say it is. */
+  private checkTxIndexed(n: number, index: number, hash: Buffer): void {
+    if (n <= this.manifest.frozenTo) {
+      const found = this.runs.txLocation(hash);
+      if (!found) this.report(`block ${n}: transaction ${index} (${hex(hash)}) is in no run`);
+      else if (found.number !== n || found.index !== index)
+        this.report(`block ${n}: the runs place transaction ${index} at ${found.number}/${found.index}`);
+      return;
+    }
+    const at = this.store.txByHash.getBinary(Buffer.from(hash));
+    if (!at) this.report(`block ${n}: transaction ${index} (${hex(hash)}) is not in txByHash`);
+    else if (!same(at, encodeTxKey(n, index))) {
+      // A transaction may be included again later (after a reorganisation): the index then names the later place.
+      const place = decodeTxKey(at);
+      const later = place.number > n && this.storedTxHash(place.number, place.index);
+      if (!later || !same(later, hash))
+        this.report(`block ${n}: txByHash of transaction ${index} points to ${hex(at)}`);
+    }
+  }
+
+  /** The logs record decodes, round-trips (its address table too), fits the transactions and the header's logsBloom. */
   private checkLogs(n: number, header: BlockHeader): void {
     const s = this.store;
     const key = encodeBlockKey(n);
@@ -571,12 +596,6 @@ class Verifier {
         this.report(`block ${n}: log ${i} names transaction ${log.txIndex} after ${previous}`);
       previous = log.txIndex;
     });
-    const table = s.logAddresses.getBinary(key);
-    if (!record) {
-      if (table) this.report(`block ${n}: an address table but no logs record`);
-    } else if (!table || !same(table, encodeLogAddresses(logs))) {
-      this.report(`block ${n}: the address table is not the sorted distinct addresses of its logs`);
-    }
     if (!same(this.bloom.logsBloom(logs), header.logsBloom))
       this.report(`block ${n}: logsBloom is not the OR of its ${logs.length} logs' blooms`);
   }
@@ -657,7 +676,10 @@ class Verifier {
   /** A complete segment's address index holds exactly the addresses of its blocks' address tables. */
   private checkAddressIndex(segment: number): void {
     const start = segmentStart(segment);
-    const expected = collectSegmentAddresses((i) => this.store.logAddresses.getBinary(encodeBlockKey(start + i)));
+    const expected = collectSegmentAddresses((i) => {
+      const record = this.store.logs.getBinary(encodeBlockKey(start + i));
+      return record === undefined ? undefined : logAddressTable(record);
+    });
     let wrong = 0;
     for (const [address, offsets] of expected) {
       const stored = this.store.addressSegments.getBinary(

@@ -20,9 +20,10 @@ import {
   encodeBloomBitsKey,
   encodeStorageKey,
   encodeTxKey,
+  HASH_BYTES,
   STORAGE_PREFIX_BYTES,
 } from './keys.js';
-import { decodeLogAddresses } from './logsRecord.js';
+import { logAddressTable } from './logsRecord.js';
 import { OrderedPuts } from './orderedPuts.js';
 import { StoreReader } from './reader.js';
 import { headerLogsBloom, storedBlockHash, storedParentHash } from './recordViews.js';
@@ -154,9 +155,9 @@ export class StoreWriter {
   }
 
   /**
-   * Rewrites the derived log indexes from the stored blocks: every block's address table and every
-   * complete segment's bloom-bits rows (for a store written before they existed, or to repair
-   * them). One write transaction per segment; returns the segments visited.
+   * Rewrites the derived log indexes from the stored blocks: every complete segment's bloom-bits
+   * rows and address index (for a store written before they existed, or to repair them). One
+   * write transaction per segment; returns the segments visited.
    */
   rebuildIndexes(): number {
     const meta = this.reader.meta();
@@ -164,17 +165,8 @@ export class StoreWriter {
     const s = this.store;
     const last = segmentOf(meta.head);
     for (let segment = segmentOf(meta.earliest); segment <= last; segment++) {
-      s.env.transactionSync(() => {
-        const from = Math.max(meta.earliest, segmentStart(segment));
-        const to = Math.min(meta.head, segmentStart(segment + 1) - 1);
-        for (let n = from; n <= to; n++) {
-          const key = encodeBlockKey(n);
-          const record = s.logs.getBinary(key);
-          if (record) s.logAddresses.put(key, Buffer.concat(decodeLogAddresses(record)));
-          else s.logAddresses.remove(key);
-        }
-        if (to === segmentStart(segment + 1) - 1) this.putSegmentIndexes(segment);
-      });
+      if (meta.head < segmentStart(segment + 1) - 1) continue;
+      s.env.transactionSync(() => this.putSegmentIndexes(segment));
     }
     s.meta.putSync(ADDRESS_INDEX_FLAG, true);
     return last - segmentOf(meta.earliest) + 1;
@@ -200,7 +192,10 @@ export class StoreWriter {
   /** The addresses of a segment's stored blocks, with their block offsets. */
   private segmentAddresses(segment: number): Map<string, number[]> {
     const start = segmentStart(segment);
-    return collectSegmentAddresses((i) => this.store.logAddresses.getBinary(encodeBlockKey(start + i)));
+    return collectSegmentAddresses((i) => {
+      const record = this.store.logs.getBinaryFast(encodeBlockKey(start + i));
+      return record === undefined ? undefined : logAddressTable(record);
+    });
   }
 
   /** Deletes a segment's bloom-bits rows and address index (it is no longer complete). */
@@ -231,15 +226,13 @@ export class StoreWriter {
       s.headers.remove(key);
       s.blockByHash.remove(Buffer.from(header.hash));
       transactions.forEach((tx, i) => {
-        const txKey = encodeTxKey(n, i);
-        s.txs.remove(txKey);
         const at = s.txByHash.getBinary(Buffer.from(tx.hash));
-        if (at && Buffer.compare(at, txKey) === 0) s.txByHash.remove(Buffer.from(tx.hash));
+        if (at && Buffer.compare(at, encodeTxKey(n, i)) === 0) s.txByHash.remove(Buffer.from(tx.hash));
       });
+      s.txs.remove(key);
       s.txHashes.remove(key);
       s.receipts.remove(key);
       s.logs.remove(key);
-      s.logAddresses.remove(key);
       const writes = s.storageWrites.getBinary(key);
       if (writes) {
         for (let off = 0; off < writes.length; off += STORAGE_PREFIX_BYTES) {
@@ -269,18 +262,16 @@ export class StoreWriter {
     appendEntry(s.headers, blockKey, r.header);
     randomKeys.blockByHash.add(hash, blockKey);
     const frozen = n <= randomKeys.target;
-    for (let i = 0; i < r.txs.length; i++) {
-      const txKey = encodeTxKey(n, i);
-      appendEntry(s.txs, txKey, r.txs[i]!);
-      const txHash = r.txHashes!.subarray(i * 32, i * 32 + 32);
+    if (r.txs) appendEntry(s.txs, blockKey, r.txs);
+    for (let i = 0; i < r.txCount; i++) {
+      const txHash = r.txHashes!.subarray(i * HASH_BYTES, (i + 1) * HASH_BYTES);
       if (frozen) randomKeys.frozen.addTx(txHash, n, i);
-      else randomKeys.txByHash.add(txHash, txKey);
+      else randomKeys.txByHash.add(txHash, encodeTxKey(n, i));
     }
     if (r.txHashes) appendEntry(s.txHashes, blockKey, r.txHashes);
     if (r.receipts) appendEntry(s.receipts, blockKey, r.receipts);
     s.orphans.remove(hash);
     if (r.logs) appendEntry(s.logs, blockKey, r.logs);
-    if (r.logAddresses) appendEntry(s.logAddresses, blockKey, r.logAddresses);
     for (let i = 0; i < r.storageKeys.length; i++) {
       if (frozen) randomKeys.frozen.addStorage(r.storageKeys[i]!, r.storageValues[i]!);
       else randomKeys.storage.add(r.storageKeys[i]!, r.storageValues[i]!);

@@ -237,7 +237,7 @@ export async function generateStore(dir: string, opts: GenerateStoreOptions): Pr
         const finishing = head === last ? { pending: opts.pending === false ? null : batch.pending! } : {};
         append({ blocks: chunk, ...markers(head, first), ...finishing });
         counts.blocks += chunk.length;
-        for (const b of chunk) counts.txs += b.txs.length;
+        for (const b of chunk) counts.txs += b.txCount;
         for (const n of collected.logCounts.splice(0, chunk.length)) counts.logs += n;
         progress.update(counts);
       } while (full() || (finished && collected.blocks.length > 0));

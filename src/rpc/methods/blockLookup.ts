@@ -10,6 +10,7 @@ import { formatBlock, formatTransaction } from '../../render/format.js';
 import { JsonWriter } from '../../render/jsonWriter.js';
 import { RenderedBlocks } from '../../render/renderedBlocks.js';
 import { TxBlock, writeTxJson } from '../../render/txJson.js';
+import type { BlockTxsReader } from '../../store/blockTxsRecord.js';
 import type { StoreReader } from '../../store/reader.js';
 import { HeaderOffsets, readHeaderOffsets, storedBlockHash } from '../../store/recordViews.js';
 import type { ResolvedBlock } from '../blocks.js';
@@ -35,12 +36,10 @@ function blockJson(reader: StoreReader, number: number, full: boolean): RawJson 
   // Copied: rendering reads the transaction records into the buffer the header is a view of.
   const blockHash = Buffer.from(hash);
   out.reset();
-  writeBlockJson(
-    out,
-    header,
-    { hashes: () => reader.txHashesRecord(number), record: (i) => reader.txRecord(number, i) },
-    full,
-  );
+  // Read at the first transaction: after writeBlockJson has copied the header and the hashes out of lmdb's read buffer.
+  let records: BlockTxsReader | undefined;
+  const record = (i: number) => (records ??= reader.txRecords(number))?.record(i);
+  writeBlockJson(out, header, { hashes: () => reader.txHashesRecord(number), record }, full);
   const text = out.latin1();
   rendered.set(number, full, blockHash, text);
   return new RawJson([text]);

@@ -10,7 +10,7 @@ import {
   orSegmentBlocks,
 } from '#src/store/addressIndex.js';
 import { decodeAddressSegmentKey, encodeAddressSegmentKey } from '#src/store/keys.js';
-import { encodeLogAddresses } from '#src/store/logsRecord.js';
+import { encodeLogs, logAddressTable } from '#src/store/logsRecord.js';
 import { closeStore, openStore } from '#src/store/schema.js';
 import { ROW_BYTES, SEGMENT_BLOCKS } from '#src/store/segments.js';
 import { StoreWriter } from '#src/store/writer.js';
@@ -54,7 +54,7 @@ test('the writer indexes each complete segment by address and drops it on a roll
     const blocks = [...generateChain({ blocks: SEGMENT_BLOCKS + 8, seed: 'addr', density: 0.002, pending: false })];
     for (let i = 0; i < blocks.length; i += 512) writer.append({ blocks: blocks.slice(i, i + 512), chainId: 1n });
     const expected = collectSegmentAddresses((i) =>
-      blocks[i]!.logs.length ? encodeLogAddresses(blocks[i]!.logs) : undefined,
+      blocks[i]!.logs.length ? logAddressTable(encodeLogs(blocks[i]!.logs)) : undefined,
     );
     assert.ok(expected.size > 0);
     for (const [address, offsets] of expected) {

@@ -1,16 +1,17 @@
 /**
  * blockRecords: a block's records are exactly what the per-record codecs encode (header,
- * transactions and their hashes, receipts, logs and their address table, storage keys, values and prefixes), and
+ * transactions and their hashes, receipts, logs, storage keys, values and prefixes), and
  * several blocks written into one buffer read back as views, each the same.
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { BlockBundle } from '#src/chain/types.js';
 import { type BlockRecords, encodeBlockRecords, readBlockRecords, writeBlockRecords } from '#src/store/blockRecords.js';
+import { encodeBlockTxs } from '#src/store/blockTxsRecord.js';
 import { ByteReader, ByteWriter } from '#src/store/bytes.js';
 import { encodeHeader, encodeTx } from '#src/store/codec.js';
 import { encodeStorageKey, STORAGE_PREFIX_BYTES } from '#src/store/keys.js';
-import { encodeLogAddresses, encodeLogs } from '#src/store/logsRecord.js';
+import { encodeLogs } from '#src/store/logsRecord.js';
 import { encodeReceipts } from '#src/store/receiptsRecord.js';
 import { generateChain } from '#src/synth/generator.js';
 
@@ -29,11 +30,11 @@ function expected(block: BlockBundle): BlockRecords {
   return {
     number: n,
     header: encodeHeader(block.header),
-    txs: block.transactions.map((tx) => encodeTx(tx)),
+    txCount: block.transactions.length,
+    txs: block.transactions.length > 0 ? encodeBlockTxs(block.transactions.map((tx) => encodeTx(tx))) : undefined,
     txHashes: block.transactions.length > 0 ? Buffer.concat(block.transactions.map((tx) => tx.hash)) : undefined,
     receipts: block.receipts.length > 0 ? encodeReceipts(block.receipts) : undefined,
     logs: block.logs.length > 0 ? encodeLogs(block.logs) : undefined,
-    logAddresses: block.logs.length > 0 ? encodeLogAddresses(block.logs) : undefined,
     storageKeys: keys,
     storageValues: block.storage.map((w) => strip(w.value)),
     storageWrites: keys.length > 0 ? Buffer.concat(keys.map((k) => k.subarray(0, STORAGE_PREFIX_BYTES))) : undefined,

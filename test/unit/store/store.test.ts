@@ -379,26 +379,27 @@ test('a store reopens with its data, read-only too; a foreign schema version is 
         version: 1,
         options: { readOnly: true },
         message:
-          'has layout version 1, this build reads version 6 \\(older stores lack the ' +
+          'has layout version 1, this build reads version 7 \\(older stores lack the ' +
           "receipts, each block's transaction hashes, the frozen runs and other chains' " +
           'transactions and fields \\(OP stack, Arbitrum\\), compact transaction ' +
-          'inputs and transaction records without their hash\\): build it again with ' +
-          '`ethlogd generate` or `ethlogd ingest`',
+          'inputs, transaction records without their hash and one transactions record a block\\): ' +
+          'build it again with `ethlogd generate` or `ethlogd ingest`',
       },
       {
         version: 2,
         options: { readOnly: true },
         message:
-          'has layout version 2, this build reads version 6 \\(older stores lack ' +
+          'has layout version 2, this build reads version 7 \\(older stores lack ' +
           "each block's transaction hashes, the frozen runs and other chains'",
       },
       {
         version: 3,
         options: { readOnly: true },
         message:
-          'has layout version 3, this build reads version 6 \\(it lacks the frozen runs and ' +
+          'has layout version 3, this build reads version 7 \\(it lacks the frozen runs and ' +
           "other chains' transactions and fields \\(OP stack, Arbitrum\\), compact " +
-          'transaction inputs and transaction records without their hash\\): convert it with ' +
+          'transaction inputs, transaction records without their hash and one transactions record a block\\): ' +
+          'convert it with ' +
           '`ethlogd migrate --data ',
       },
       // Migrating opens a writable store only.
@@ -407,15 +408,22 @@ test('a store reopens with its data, read-only too; a foreign schema version is 
         version: 4,
         options: { migrating: true },
         message:
-          'has layout version 4, this build reads version 6 \\(older stores lack compact transaction inputs ' +
-          'and transaction records without their hash\\): build it again',
+          'has layout version 4, this build reads version 7 \\(older stores lack compact transaction inputs, ' +
+          'transaction records without their hash and one transactions record a block\\): build it again',
       },
       {
         version: 5,
         options: { readOnly: true },
         message:
-          'has layout version 5, this build reads version 6 \\(it lacks transaction records ' +
-          'without their hash\\): convert it with `ethlogd migrate --data ',
+          'has layout version 5, this build reads version 7 \\(it lacks transaction records ' +
+          'without their hash and one transactions record a block\\): convert it with `ethlogd migrate --data ',
+      },
+      {
+        version: 6,
+        options: { readOnly: true },
+        message:
+          'has layout version 6, this build reads version 7 \\(it lacks one transactions record a block\\): ' +
+          'convert it with `ethlogd migrate --data ',
       },
     ];
     for (const { version, options, message } of older) {

@@ -10,6 +10,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
+import { decodeBlockTxs, encodeBlockTxs } from '#src/store/blockTxsRecord.js';
 import { decodeHeader, encodeBundle, encodeHeader } from '#src/store/codec.js';
 import {
   decodeTxKey,
@@ -19,7 +20,7 @@ import {
   encodeStorageKey,
   encodeTxKey,
 } from '#src/store/keys.js';
-import { decodeLogs, encodeLogs } from '#src/store/logsRecord.js';
+import { decodeLogs, encodeLogs, logAddressTable } from '#src/store/logsRecord.js';
 import { StoreReader } from '#src/store/reader.js';
 import { runStartKey, TX_ENTRY_BYTES } from '#src/store/runChunks.js';
 import { closeStore, openStore, type Store } from '#src/store/schema.js';
@@ -106,24 +107,27 @@ describe('a small store', () => {
   });
 
   test('a missing transaction, and its dangling hash index', () => {
-    const r = verifyDamaged(store, () => store.txs.remove(encodeTxKey(n, 1)));
+    const records = decodeBlockTxs(store.txs.getBinary(encodeBlockKey(n))!);
+    const r = verifyDamaged(store, () => store.txs.put(encodeBlockKey(n), encodeBlockTxs(records.slice(0, 1))));
     assertProblems(
       r,
-      new RegExp(`^block ${n}: transactions 1\\.\\.1 missing$`),
+      new RegExp(`^block ${n}: transactions 1\\.\\.${records.length - 1} missing$`),
       /^txByHash: 0x[0-9a-f]{64} → 0x[0-9a-f]{24} is not a stored transaction/,
     );
   });
 
   test('a transaction beyond the header count, and one missing from the hash index', () => {
-    const extra = store.txs.getBinary(encodeTxKey(n, 0))!;
+    const extra = decodeBlockTxs(store.txs.getBinary(encodeBlockKey(n))!)[0]!;
+    const next = store.txs.getBinary(encodeBlockKey(n + 1));
+    const records = next ? decodeBlockTxs(next) : [];
     const hash = store.txHashes.getBinary(encodeBlockKey(n))!.subarray(0, 32);
     const r = verifyDamaged(store, () => {
-      store.txs.put(encodeTxKey(n + 1, 999), extra);
+      store.txs.put(encodeBlockKey(n + 1), encodeBlockTxs([...records, extra]));
       store.txByHash.remove(hash);
     });
     assertProblems(
       r,
-      new RegExp(`^block ${n + 1}: transaction 999 beyond`),
+      new RegExp(`^block ${n + 1}: transaction ${records.length} beyond`),
       new RegExp(`^block ${n}: transaction 0 \\(0x[0-9a-f]+\\) is not in txByHash$`),
     );
   });
@@ -163,12 +167,12 @@ describe('a small store', () => {
     const r = verifyDamaged(store, () => {
       store.headers.put(encodeBlockKey(above), store.headers.getBinary(encodeBlockKey(n))!);
       store.logs.put(encodeBlockKey(above), store.logs.getBinary(encodeBlockKey(n))!);
-      store.logAddresses.put(encodeBlockKey(above), store.logAddresses.getBinary(encodeBlockKey(n))!);
+      store.txs.put(encodeBlockKey(above), store.txs.getBinary(encodeBlockKey(n))!);
       store.storageWrites.put(encodeBlockKey(above), store.storageWrites.getBinary(encodeBlockKey(n))!);
       store.txHashes.put(encodeBlockKey(above), store.txHashes.getBinary(encodeBlockKey(n))!);
       store.storage.put(encodeStorageKey(new Uint8Array(20).fill(1), new Uint8Array(32), above), Buffer.from([7]));
     });
-    for (const name of ['headers', 'logs', 'logAddresses', 'storageWrites', 'txHashes'])
+    for (const name of ['headers', 'logs', 'txs', 'storageWrites', 'txHashes'])
       assertProblems(r, new RegExp(`^${name}: an entry for block ${above}, outside 0\\.\\.${head}$`));
     assertProblems(r, new RegExp(`^storage: key 0x0101[0-9a-f]+ is at block ${above}, outside`));
   });
@@ -193,7 +197,7 @@ describe('a small store', () => {
     );
   });
 
-  test('a logs record naming a transaction the block lacks; a stale address table', () => {
+  test('a logs record naming a transaction the block lacks', () => {
     const key = encodeBlockKey(n);
     const logs = decodeLogs(store.logs.getBinary(key)!);
     const txCount = decodeHeader(store.headers.getBinary(key)!).txCount;
@@ -202,13 +206,8 @@ describe('a small store', () => {
         key,
         encodeLogs(logs.map((log, i) => (i === logs.length - 1 ? { ...log, txIndex: txCount } : log))),
       );
-      store.logAddresses.put(encodeBlockKey(n + 1), Buffer.alloc(20, 0xee));
     });
-    assertProblems(
-      r,
-      new RegExp(`^block ${n}: log ${logs.length - 1} names transaction ${txCount} of ${txCount}$`),
-      new RegExp(`^block ${n + 1}: (an address table but no logs record|the address table is not)`),
-    );
+    assertProblems(r, new RegExp(`^block ${n}: log ${logs.length - 1} names transaction ${txCount} of ${txCount}$`));
   });
 
   test('a truncated logs record is named, not decoded forever', () => {
@@ -291,7 +290,7 @@ describe('a store past a segment boundary', () => {
 
   test('a wrong bloom row, a missing address-index entry, and indexes of the incomplete segment', () => {
     const n = blockWithLogs(store, 0, false);
-    const address = store.logAddresses.getBinary(encodeBlockKey(n))!.subarray(0, 20);
+    const address = logAddressTable(store.logs.getBinary(encodeBlockKey(n))!).subarray(0, 20);
     const row = store.bloomBits.getBinary(encodeBloomBitsKey(5, 0))!;
     const r = verifyDamaged(store, () => {
       store.bloomBits.put(encodeBloomBitsKey(5, 0), Buffer.from(row.map((b) => b ^ 1)));
@@ -338,8 +337,8 @@ test('after a mark, only what was written since is checked, until the marked blo
     );
 
     // Damage after the mark is found; damage before it only by a full check.
-    const later = encodeTxKey(1_000, 0);
-    const earlier = encodeTxKey(100, 0);
+    const later = encodeBlockKey(1_000);
+    const earlier = encodeBlockKey(100);
     const damage = (key: Buffer) => () => store.txs.remove(key);
     assertProblems(verifyDamaged(store, damage(later), { since: first.mark }), /^block 1000: transactions 0\.\./);
     assert.deepEqual(verifyDamaged(store, damage(earlier), { since: first.mark }).problems, []);

@@ -35,8 +35,8 @@ const OPTS: GeneratorOptions = { blocks: 200, seed: 'unit', density: 0.1 };
  * The records digest (recordsDigest) of OPTS's chain, and of four mainnet-density blocks from the Prague era's first,
  * as CHAIN_VERSION 3 makes them and layout 6 stores them.
  */
-const PINNED_UNIT_CHAIN = '0x986c3fac135de52ef450b48ca861290a92fd71b9a7c2367d17f8231f92753788';
-const PINNED_MAINNET_BLOCKS = '0x114c156e2e5833874924af0247c457bd351886f051dafc2d772eb1b0689d978d';
+const PINNED_UNIT_CHAIN = '0x9deb967b93228b37fe50e679ebb41a5af59693fa489cf52c7c27c41b4b03ea94';
+const PINNED_MAINNET_BLOCKS = '0x878eece16aa5cb804cf73533b8d65b6d49deb1a0c063ad34278d764113427a0a';
 const chain: BlockBundle[] = [...generateChain(OPTS)];
 
 function fingerprint(blocks: BlockBundle[]): string[] {

@@ -1,0 +1,215 @@
+/**
+ * The record holding all transaction records of one block (the txs database's value), as an
+ * encode/decode pair. One value a block, not one entry a transaction: an entry costs LMDB about
+ * 37 bytes beyond its record (node header, key, page slack), a block's record one overflow page's
+ * slack; and a transaction's sender or recipient that an earlier transaction of the block named
+ * (a third of senders, two fifths of recipients at mainnet density) is kept as a reference.
+ *
+ * Layout: varint count; then per transaction a varint length and that many bytes: the record of
+ * TxForm.Stored (codec.ts) with its `from` and `to` (when TxFlag.To) each replaced by a varint
+ * reference: 0 and the 20 bytes, or the offset in this value of an earlier such 20 bytes, plus 1.
+ * A reader expands a transaction back into its TxForm.Stored record (BlockTxsReader).
+ */
+import { readVarint, varintEnd, varintSize } from '../chain/varint.js';
+import { ByteReader, ByteWriter } from './bytes.js';
+import { TxFlag } from './codec.js';
+
+/** Bytes of an address. */
+const ADDRESS_BYTES = 20;
+/** Where `from` starts in a TxForm.Stored record: after its type and flags bytes. */
+const FROM_AT = 2;
+/** Where `to` starts in a TxForm.Stored record that has one. */
+const TO_AT = FROM_AT + ADDRESS_BYTES;
+/** A reference that says the address's 20 bytes follow it. */
+const LITERAL = 0;
+
+/** The literal addresses of the value being written: an address's hash → its index in Written. */
+const seen = new Map<number, number>();
+
+/** A hash of the 20 bytes at `bytes[at]` (a Map key; equal hashes are confirmed byte by byte). */
+function addressHash(bytes: Uint8Array, at: number): number {
+  return (
+    ((bytes[at]! << 24) | (bytes[at + 1]! << 16) | (bytes[at + 18]! << 8) | bytes[at + 19]!) ^
+    ((bytes[at + 8]! << 16) | (bytes[at + 9]! << 8) | bytes[at + 10]!)
+  );
+}
+
+function sameAddress(a: Uint8Array, aAt: number, b: Uint8Array, bAt: number): boolean {
+  for (let i = 0; i < ADDRESS_BYTES; i++) if (a[aAt + i] !== b[bAt + i]) return false;
+  return true;
+}
+
+/**
+ * Writes a block's transaction records (TxForm.Stored, in order; record i is `bytes[ends[i−1], ends[i])`, the first
+ * from 0) to `w` as one block record.
+ */
+export function writeBlockTxs(w: ByteWriter, bytes: Uint8Array, ends: readonly number[]): void {
+  const base = w.length;
+  seen.clear();
+  const written: Written = { offsets: [], sources: [] };
+  w.varint(ends.length);
+  let start = 0;
+  for (const end of ends) {
+    const hasTo = (bytes[start + 1]! & TxFlag.To) !== 0;
+    const restAt = start + (hasTo ? TO_AT + ADDRESS_BYTES : TO_AT);
+    const fromRef = reference(bytes, start + FROM_AT, written);
+    const toRef = hasTo ? reference(bytes, start + TO_AT, written) : LITERAL;
+    const refBytes = refSize(fromRef) + (hasTo ? refSize(toRef) : 0);
+    const length = FROM_AT + refBytes + (end - restAt);
+    w.varint(length).range(bytes, start, start + FROM_AT);
+    writeRef(w, base, bytes, start + FROM_AT, fromRef, written);
+    if (hasTo) writeRef(w, base, bytes, start + TO_AT, toRef, written);
+    w.range(bytes, restAt, end);
+    start = end;
+  }
+}
+
+/** The addresses written as literals so far: the k-th's offset in the value and in the records' bytes. */
+interface Written {
+  offsets: number[];
+  sources: number[];
+}
+
+/** The reference for the address at `bytes[at]`: an earlier one's value offset + 1, or LITERAL. */
+function reference(bytes: Uint8Array, at: number, written: Written): number {
+  const k = seen.get(addressHash(bytes, at));
+  return k !== undefined && sameAddress(bytes, written.sources[k]!, bytes, at) ? written.offsets[k]! + 1 : LITERAL;
+}
+
+function refSize(ref: number): number {
+  return ref === LITERAL ? 1 + ADDRESS_BYTES : varintSize(ref);
+}
+
+function writeRef(w: ByteWriter, base: number, bytes: Uint8Array, at: number, ref: number, written: Written): void {
+  w.varint(ref);
+  if (ref !== LITERAL) return;
+  seen.set(addressHash(bytes, at), written.offsets.length);
+  written.offsets.push(w.length - base);
+  written.sources.push(at);
+  w.range(bytes, at, at + ADDRESS_BYTES);
+}
+
+/** Encodes a block's transaction records (TxForm.Stored, in order) as one block record. */
+export function encodeBlockTxs(records: readonly Uint8Array[]): Buffer {
+  const all = Buffer.concat(records);
+  const ends: number[] = [];
+  let end = 0;
+  for (const r of records) ends.push((end += r.length));
+  const w = new ByteWriter(64 + all.length);
+  writeBlockTxs(w, all, ends);
+  return w.finish();
+}
+
+/**
+ * Reads transaction records out of a block record, expanded into their TxForm.Stored bytes: load
+ * a record, then ask for transactions by index (in order, each costs a step; out of order, the
+ * walk starts again). A record returned is a view of the reader's own buffer, valid until its next
+ * record() call; the loaded bytes must stay as they are meanwhile. Reads records this store wrote
+ * or verify checked (decodeBlockTxs checks untrusted ones).
+ */
+export class BlockTxsReader {
+  private raw: Uint8Array = new Uint8Array(0);
+  /** Transactions in the loaded record. */
+  count = 0;
+  private first = 0;
+  /** The index of the transaction at `at`. */
+  private index = 0;
+  private at = 0;
+  private out = new Uint8Array(512);
+
+  /** Loads a block record (kept as a view: the caller keeps the bytes). */
+  load(raw: Uint8Array): this {
+    this.raw = raw;
+    this.count = raw.length === 0 ? 0 : readVarint(raw, 0);
+    this.first = raw.length === 0 ? 0 : varintEnd;
+    this.index = 0;
+    this.at = this.first;
+    return this;
+  }
+
+  /** Transaction `i`'s TxForm.Stored record (a view, see the class); undefined when the block has no such index. */
+  record(i: number): Uint8Array | undefined {
+    if (!Number.isInteger(i) || i < 0 || i >= this.count) return undefined;
+    const raw = this.raw;
+    if (i < this.index) {
+      this.index = 0;
+      this.at = this.first;
+    }
+    while (this.index < i) {
+      this.at = readVarint(raw, this.at) + varintEnd;
+      this.index++;
+    }
+    const length = readVarint(raw, this.at);
+    const start = varintEnd;
+    const end = start + length;
+    this.index = i + 1;
+    this.at = end;
+    return this.expand(start, end);
+  }
+
+  /** Expands the stored transaction at `raw[start, end)` into `out`. */
+  private expand(start: number, end: number): Uint8Array {
+    const raw = this.raw;
+    if (this.out.length < end - start + 2 * ADDRESS_BYTES) this.out = new Uint8Array(2 * (end - start) + 64);
+    const out = this.out;
+    out[0] = raw[start]!;
+    out[1] = raw[start + 1]!;
+    const hasTo = (raw[start + 1]! & TxFlag.To) !== 0;
+    let p = this.address(start + FROM_AT, FROM_AT);
+    let o = TO_AT;
+    if (hasTo) {
+      p = this.address(p, TO_AT);
+      o += ADDRESS_BYTES;
+    }
+    out.set(raw.subarray(p, end), o);
+    return out.subarray(0, o + end - p);
+  }
+
+  /** Copies the address the reference at `raw[p]` names to `out[o]`; returns where the reference ends. */
+  private address(p: number, o: number): number {
+    const raw = this.raw;
+    const ref = readVarint(raw, p);
+    const after = varintEnd;
+    const at = ref === LITERAL ? after : ref - 1;
+    this.out.set(raw.subarray(at, at + ADDRESS_BYTES), o);
+    return ref === LITERAL ? after + ADDRESS_BYTES : after;
+  }
+}
+
+/**
+ * Decodes a block record into its transactions' TxForm.Stored records (copies), checking it as
+ * untrusted bytes: throws RangeError on a damaged record.
+ */
+export function decodeBlockTxs(raw: Uint8Array): Uint8Array[] {
+  const r = new ByteReader(raw);
+  const count = r.varint();
+  const out: Uint8Array[] = [];
+  for (let i = 0; i < count; i++) {
+    const length = r.varint();
+    const start = r.pos;
+    if (start + length > raw.length || length < FROM_AT + 1)
+      throw new RangeError(`transaction ${i} runs past its record`);
+    const w = new ByteWriter(length + 2 * ADDRESS_BYTES);
+    w.range(raw, start, start + FROM_AT);
+    r.skip(FROM_AT);
+    const hasTo = (raw[start + 1]! & TxFlag.To) !== 0;
+    for (let k = hasTo ? 2 : 1; k > 0; k--) w.fixed(referencedAddress(r, raw, start + length));
+    if (r.pos > start + length) throw new RangeError(`transaction ${i}'s addresses run past it`);
+    w.range(raw, r.pos, start + length);
+    r.skip(start + length - r.pos);
+    out.push(w.finish());
+  }
+  if (!r.done()) throw new RangeError('bytes after the last transaction');
+  return out;
+}
+
+/** The address a reference at `r` names (a view), checked to lie within `raw` before `end`. */
+function referencedAddress(r: ByteReader, raw: Uint8Array, end: number): Uint8Array {
+  const ref = r.varint();
+  if (ref === LITERAL) {
+    if (r.pos + ADDRESS_BYTES > end) throw new RangeError('an address runs past its transaction');
+    return r.view(ADDRESS_BYTES);
+  }
+  if (ref - 1 + ADDRESS_BYTES > r.pos) throw new RangeError(`a reference to offset ${ref - 1}, not before it`);
+  return raw.subarray(ref - 1, ref - 1 + ADDRESS_BYTES);
+}
