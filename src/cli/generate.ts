@@ -93,11 +93,13 @@ export async function generateCommand(argv: string[]): Promise<number> {
       return 0;
     }
     const rate = Math.round(result.logs / Math.max(result.seconds, 1e-9));
+    const writeRate = Math.round(result.logs / Math.max(result.writeSeconds, 1e-9));
     const from = result.head - result.blocks + 1;
     console.log(
       `generated ${result.blocks} blocks, ${result.txs} transactions, ${result.logs} logs ` +
         `in ${result.seconds.toFixed(1)} s ` +
-        `(${rate} logs/s) into ${out} (blocks ${from}–${result.head})`,
+        `(${rate} logs/s; the writer's transactions ${result.writeSeconds.toFixed(1)} s, ${writeRate} logs/s) ` +
+        `into ${out} (blocks ${from}–${result.head})`,
     );
     for (const line of busiestHint(result)) console.log(line);
     return 0;

@@ -94,6 +94,11 @@ export interface GenerateStoreResult {
   logs: number;
   txs: number;
   seconds: number;
+  /**
+   * Seconds of `seconds` spent in the writer's transactions (the write path alone: records encoded by the generating
+   * threads, appended, indexed, frozen and merged, committed).
+   */
+  writeSeconds: number;
   /** The stored chain's first and last block. */
   earliest: number;
   head: number;
@@ -175,6 +180,36 @@ function afterStoredHead(batch: SourceBatch, from: Start, dir: string, opts: Gen
   return { blocks: blocks.slice(1), logCounts: logCounts.slice(1) };
 }
 
+/** Appends generated batches to the store, timing the writer's transactions. */
+class TimedAppender {
+  private nanoseconds = 0n;
+
+  constructor(
+    private readonly store: Store,
+    private readonly writer: StoreWriter,
+    private readonly opts: GenerateStoreOptions,
+  ) {}
+
+  append(batch: RecordsBatch): void {
+    const started = process.hrtime.bigint();
+    if (this.writer.meta() !== undefined) this.writer.appendRecords(batch);
+    else {
+      // The store's first blocks: the record of what made them commits with them.
+      const { seed, density, chain, chainId } = this.opts;
+      this.store.env.transactionSync(() => {
+        recordProvenance(this.store, provenanceOf(seed, density, chain === 'op' ? 'op' : undefined));
+        this.writer.appendRecords({ ...batch, chainId: chainId ?? 1n, chainKind: chain });
+      });
+    }
+    this.nanoseconds += process.hrtime.bigint() - started;
+  }
+
+  /** Seconds spent in append. */
+  seconds(): number {
+    return Number(this.nanoseconds) / 1e9;
+  }
+}
+
 /**
  * Generates the chain `opts` describes into the store at `dir` (created if absent), extending a store of the same chain
  * from its head.
@@ -195,14 +230,8 @@ export async function generateStore(dir: string, opts: GenerateStoreOptions): Pr
     const tallyFrom = from.head ? from.from + 1 : from.from;
     const progress = new Progress(last - tallyFrom + 1, { enabled: opts.progress === true, label: 'generate' });
     const counts = { blocks: 0, txs: 0, logs: 0 };
-    const append = (batch: RecordsBatch) => {
-      if (writer.meta() !== undefined) return writer.appendRecords(batch);
-      // The store's first blocks: the record of what made them commits with them.
-      store.env.transactionSync(() => {
-        recordProvenance(store, provenanceOf(opts.seed, opts.density, opts.chain === 'op' ? 'op' : undefined));
-        writer.appendRecords({ ...batch, chainId: opts.chainId ?? 1n, chainKind: opts.chain });
-      });
-    };
+    const appender = new TimedAppender(store, writer, opts);
+    const append = (batch: RecordsBatch) => appender.append(batch);
     const range: SourceRange = {
       from: from.from,
       to: last,
@@ -246,6 +275,7 @@ export async function generateStore(dir: string, opts: GenerateStoreOptions): Pr
     return {
       ...counts,
       seconds,
+      writeSeconds: appender.seconds(),
       earliest: first,
       head: last,
       busiest: await source.busiest(BUSIEST_CONTRACTS, BUSIEST_TOPICS),
