@@ -1,9 +1,9 @@
 /**
  * The store's write path alone at a store's size: `--blocks` mainnet-density blocks continuing the
- * chain of the store in `--dir` (as `generate` would extend it, relinked onto its head), encoded
- * into records beforehand (what generating threads hand the writer), appended with
- * StoreWriter.appendRecords in generate's batches; the same number of blocks into a fresh store is
- * the baseline. The ratio says how much the store's size slows its writes (issue goal: a large
+ * chain of the store in `--dir` (as `generate` would extend it, relinked onto its head), appended
+ * with StoreWriter.appendRecords in generate's batches, each batch encoded into records (what
+ * generating threads hand the writer) before its write transaction, and only the write
+ * transactions timed; the same number of blocks into a fresh store is the baseline. The ratio says how much the store's size slows its writes (issue goal: a large
  * store's rate at least 80% of a fresh one's). Merges of the frozen runs fall in some windows and
  * not others (a level-1 merge every 2,048 blocks, a level-2 one every 16,384), and a fresh chain's
  * first blocks have none, so a short window's ratio says as much about the merges it holds as
@@ -28,44 +28,46 @@ import { machine, table } from './report.js';
 /** Blocks appended by default: two of generate's write transactions at mainnet density (about 1M logs). */
 const DEFAULT_BLOCKS = 2 * DEFAULT_BATCH_BLOCKS;
 
-/** Appends `records` to the store in `dir` in generate's batches; returns logs/s. */
-async function append(dir: string, records: BlockRecords[], logs: number, chainId?: bigint): Promise<number> {
+/**
+ * Appends `count` blocks of the generated chain from `from` on (linked onto `parent` when given) to the store in `dir`
+ * in generate's batches, each batch encoded into records before its write transaction, which alone is timed; returns
+ * logs/s of the write transactions and the logs appended. Only one batch of records is in memory at a time, so a window
+ * may be a tenth of a 100M-log run.
+ */
+async function append(
+  dir: string,
+  chain: { seed: string; density: number; from: number; count: number; parent?: Uint8Array },
+  chainId?: bigint,
+): Promise<{ logsPerSecond: number; logs: number }> {
   const store = openStore(dir);
+  let logs = 0;
+  let ms = 0;
   try {
     const writer = new StoreWriter(store);
-    const started = performance.now();
-    for (let at = 0; at < records.length; at += DEFAULT_BATCH_BLOCKS) {
-      writer.appendRecords({
-        blocks: records.slice(at, at + DEFAULT_BATCH_BLOCKS),
-        chainId: at === 0 ? chainId : undefined,
-      });
+    let parent = chain.parent;
+    const blocks = generateChain({
+      blocks: chain.count,
+      seed: chain.seed,
+      density: chain.density,
+      startNumber: chain.from,
+    });
+    for (let at = 0; at < chain.count; at += DEFAULT_BATCH_BLOCKS) {
+      const records: BlockRecords[] = [];
+      for (let i = at; i < Math.min(chain.count, at + DEFAULT_BATCH_BLOCKS); i++) {
+        const generated = blocks.next().value as BlockBundle;
+        const block = parent === undefined ? generated : linkBlock(generated, parent);
+        if (parent !== undefined) parent = block.header.hash;
+        logs += block.logs.length;
+        records.push(encodeBlockRecords(block));
+      }
+      const started = performance.now();
+      writer.appendRecords({ blocks: records, chainId: at === 0 ? chainId : undefined });
+      ms += performance.now() - started;
     }
-    return logs / ((performance.now() - started) / 1000);
+    return { logsPerSecond: logs / (ms / 1000), logs };
   } finally {
     await closeStore(store);
   }
-}
-
-/**
- * The records of `count` blocks of the generated chain from `from` on (linked onto `parent` when given), and their log
- * count: each block encoded as it is generated, so only the records stay in memory.
- */
-function encodedChain(
-  seed: string,
-  density: number,
-  from: number,
-  count: number,
-  parent?: Uint8Array,
-): { records: BlockRecords[]; logs: number } {
-  const records: BlockRecords[] = [];
-  let logs = 0;
-  for (const generated of generateChain({ blocks: count, seed, density, startNumber: from })) {
-    const block: BlockBundle = parent === undefined ? generated : linkBlock(generated, parent);
-    if (parent !== undefined) parent = block.header.hash;
-    logs += block.logs.length;
-    records.push(encodeBlockRecords(block));
-  }
-  return { records, logs };
 }
 
 async function main(): Promise<void> {
@@ -88,13 +90,16 @@ async function main(): Promise<void> {
   const fresh = mkdtempSync(join(tmpdir(), 'ethlogd-write-path-'));
   let baseline: number;
   try {
-    const first = encodedChain(generator.seed, generator.density, 0, blocks);
-    baseline = await append(fresh, first.records, first.logs, 1n);
+    baseline = (await append(fresh, { ...generator, from: 0, count: blocks }, 1n)).logsPerSecond;
   } finally {
     rmSync(fresh, { recursive: true, force: true });
   }
-  const { records, logs } = encodedChain(generator.seed, generator.density, meta.head + 1, blocks, parent);
-  const large = await append(values.dir, records, logs);
+  const { logsPerSecond: large, logs } = await append(values.dir, {
+    ...generator,
+    from: meta.head + 1,
+    count: blocks,
+    parent,
+  });
   console.log(`Machine: ${machine()}\n`);
   console.log(
     table([
