@@ -1,5 +1,5 @@
 /**
- * `ethlogd migrate`: converts a store of an older layout version (3 or 5) to this one, in place.
+ * `ethlogd migrate`: converts a store of an older layout version (3, 5 or 6) to this one, in place.
  */
 import { migrateStore } from '../store/migrate.js';
 import { MIGRATABLE_VERSIONS, SCHEMA_VERSION } from '../store/schema.js';
@@ -8,12 +8,14 @@ import { existingStore, parse } from './args.js';
 /** Usage text of `migrate`. */
 export const MIGRATE_USAGE = `Usage: ethlogd migrate --data DIR
 
-Converts a store of layout version ${MIGRATABLE_VERSIONS.join(' or ')} to version ${SCHEMA_VERSION} in place: each
-transaction record is rewritten without its hash (the block's list of hashes keeps it) and with its
-input compacted, and the transaction-hash index and the storage history of all but the newest blocks
-move from their B-trees into sorted, merged runs. Stop the store's writer first (servers may keep
-serving after it ends). Safe to kill and run again: the store is whole after every transaction. A
-store already at version ${SCHEMA_VERSION} is left as it is, but for anything left to freeze.
+Converts a store of layout version ${MIGRATABLE_VERSIONS.join(', ')} to version ${SCHEMA_VERSION} in place: each
+block's transaction records are rewritten into one record (without their hashes, which the block's
+list of hashes keeps, and with their inputs compacted), the log-address database is dropped (the logs
+records hold the same tables), and the transaction-hash index and the storage history of all but the
+newest blocks move from their B-trees into sorted, merged runs. Stop the store's writer first
+(servers may keep serving after it ends). Safe to kill and run again: every transaction leaves whole
+blocks, and a run again goes on from there. A store already at version ${SCHEMA_VERSION} is left as it
+is, but for anything left to freeze.
 
 Options:
   --data DIR     store directory                                       required
