@@ -10,7 +10,7 @@
  * reference: 0 and the 20 bytes, or the offset in this value of an earlier such 20 bytes, plus 1.
  * A reader expands a transaction back into its TxForm.Stored record (BlockTxsReader).
  */
-import { readVarint, varintEnd, varintSize } from '../chain/varint.js';
+import { readVarintWithin, varintEnd, varintSize } from '../chain/varint.js';
 import { ByteReader, ByteWriter } from './bytes.js';
 import { TxFlag } from './codec.js';
 
@@ -104,8 +104,8 @@ export function encodeBlockTxs(records: readonly Uint8Array[]): Buffer {
  * Reads transaction records out of a block record, expanded into their TxForm.Stored bytes: load
  * a record, then ask for transactions by index (in order, each costs a step; out of order, the
  * walk starts again). A record returned is a view of the reader's own buffer, valid until its next
- * record() call; the loaded bytes must stay as they are meanwhile. Reads records this store wrote
- * or verify checked (decodeBlockTxs checks untrusted ones).
+ * record() call; the loaded bytes must stay as they are meanwhile. Its reads stay within the
+ * value, so a damaged record gives undefined, not a hang; decodeBlockTxs checks a record whole.
  */
 export class BlockTxsReader {
   private raw: Uint8Array = new Uint8Array(0);
@@ -120,8 +120,8 @@ export class BlockTxsReader {
   /** Loads a block record (kept as a view: the caller keeps the bytes). */
   load(raw: Uint8Array): this {
     this.raw = raw;
-    this.count = raw.length === 0 ? 0 : readVarint(raw, 0);
-    this.first = raw.length === 0 ? 0 : varintEnd;
+    this.count = Math.max(0, readVarintWithin(raw, 0, raw.length));
+    this.first = this.count === 0 ? 0 : varintEnd;
     this.index = 0;
     this.at = this.first;
     return this;
@@ -135,42 +135,51 @@ export class BlockTxsReader {
       this.index = 0;
       this.at = this.first;
     }
+    // Bounded reads: a damaged record ends the walk (undefined) instead of reading past the value.
     while (this.index < i) {
-      this.at = readVarint(raw, this.at) + varintEnd;
+      const length = readVarintWithin(raw, this.at, raw.length);
+      if (length < 0) return undefined;
+      this.at = varintEnd + length;
       this.index++;
     }
-    const length = readVarint(raw, this.at);
+    const length = readVarintWithin(raw, this.at, raw.length);
     const start = varintEnd;
     const end = start + length;
+    if (length < FROM_AT + 1 || end > raw.length) return undefined;
     this.index = i + 1;
     this.at = end;
     return this.expand(start, end);
   }
 
-  /** Expands the stored transaction at `raw[start, end)` into `out`. */
-  private expand(start: number, end: number): Uint8Array {
+  /** Expands the stored transaction at `raw[start, end)` into `out` (undefined when its addresses are damaged). */
+  private expand(start: number, end: number): Uint8Array | undefined {
     const raw = this.raw;
     if (this.out.length < end - start + 2 * ADDRESS_BYTES) this.out = new Uint8Array(2 * (end - start) + 64);
     const out = this.out;
     out[0] = raw[start]!;
     out[1] = raw[start + 1]!;
     const hasTo = (raw[start + 1]! & TxFlag.To) !== 0;
-    let p = this.address(start + FROM_AT, FROM_AT);
+    let p = this.address(start + FROM_AT, FROM_AT, end);
     let o = TO_AT;
-    if (hasTo) {
-      p = this.address(p, TO_AT);
+    if (hasTo && p >= 0) {
+      p = this.address(p, TO_AT, end);
       o += ADDRESS_BYTES;
     }
+    if (p < 0) return undefined;
     out.set(raw.subarray(p, end), o);
     return out.subarray(0, o + end - p);
   }
 
-  /** Copies the address the reference at `raw[p]` names to `out[o]`; returns where the reference ends. */
-  private address(p: number, o: number): number {
+  /**
+   * Copies the address the reference at `raw[p]` names to `out[o]`; returns where the reference ends (−1 when it or
+   * its address runs past `end`).
+   */
+  private address(p: number, o: number, end: number): number {
     const raw = this.raw;
-    const ref = readVarint(raw, p);
+    const ref = readVarintWithin(raw, p, end);
     const after = varintEnd;
     const at = ref === LITERAL ? after : ref - 1;
+    if (ref < 0 || at + ADDRESS_BYTES > (ref === LITERAL ? end : raw.length)) return -1;
     this.out.set(raw.subarray(at, at + ADDRESS_BYTES), o);
     return ref === LITERAL ? after + ADDRESS_BYTES : after;
   }

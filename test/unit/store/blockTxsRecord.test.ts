@@ -125,8 +125,13 @@ test('a damaged transactions record is refused, not read past its end', () => {
     .map((tx) => encodeTx(tx));
   assert.ok(list.length >= 2);
   const raw = encodeBlockTxs(list);
-  for (const cut of [1, 5, raw.length >> 1, raw.length - 1])
+  for (const cut of [1, 5, raw.length >> 1, raw.length - 1]) {
     assert.throws(() => decodeBlockTxs(raw.subarray(0, cut)), RangeError, `cut at ${cut}`);
+    // The reader stays within the bytes it has: a transaction past the cut is undefined, not read from beyond it.
+    const reader = new BlockTxsReader().load(raw.subarray(0, cut));
+    assert.equal(reader.record(list.length - 1), undefined, `cut at ${cut}`);
+  }
+  assert.equal(new BlockTxsReader().load(Buffer.from([0x80, 0x80])).count, 0, 'a count that runs past the bytes');
   assert.throws(() => decodeBlockTxs(Buffer.concat([raw, Buffer.from([0])])), RangeError);
   // A reference forward (to bytes after it): the first transaction's sender made to point past itself.
   const forward = Buffer.from(raw);
