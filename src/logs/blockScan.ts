@@ -1,7 +1,8 @@
 /**
- * Scanning one candidate block for a filter: read its raw logs record, reject a bloom false positive
- * by the address table at its front, then match the record and render the matches (recordScan.ts). The step both the
- * pool's workers and the inline path run, so both render byte-identical answers.
+ * Scanning one candidate block for a filter: read its raw logs record, reject a bloom false
+ * positive by the address table at its front, then match the record and render the matches
+ * (recordScan.ts). The step both the pool's workers and the inline path run, so both render
+ * byte-identical answers.
  */
 
 import type { RecordBlock, RecordRenderer } from '../render/recordLog.js';

@@ -11,7 +11,7 @@
  * A reader expands a transaction back into its TxForm.Stored record (BlockTxsReader).
  */
 import { readVarintWithin, varintEnd, varintSize } from '../chain/varint.js';
-import { ByteReader, ByteWriter } from './bytes.js';
+import { ByteWriter } from './bytes.js';
 import { TxFlag } from './codec.js';
 
 /** Bytes of an address. */
@@ -117,11 +117,17 @@ export class BlockTxsReader {
   private at = 0;
   private out = new Uint8Array(512);
 
+  /** Where the transaction after the last one read starts (the record's length once all are read). */
+  get end(): number {
+    return this.at;
+  }
+
   /** Loads a block record (kept as a view: the caller keeps the bytes). */
   load(raw: Uint8Array): this {
     this.raw = raw;
-    this.count = Math.max(0, readVarintWithin(raw, 0, raw.length));
-    this.first = this.count === 0 ? 0 : varintEnd;
+    const count = readVarintWithin(raw, 0, raw.length);
+    this.count = Math.max(0, count);
+    this.first = count < 0 ? 0 : varintEnd;
     this.index = 0;
     this.at = this.first;
     return this;
@@ -179,7 +185,8 @@ export class BlockTxsReader {
     const ref = readVarintWithin(raw, p, end);
     const after = varintEnd;
     const at = ref === LITERAL ? after : ref - 1;
-    if (ref < 0 || at + ADDRESS_BYTES > (ref === LITERAL ? end : raw.length)) return -1;
+    // A reference names bytes before it (as the writer makes them), a literal lies within its transaction.
+    if (ref < 0 || at + ADDRESS_BYTES > (ref === LITERAL ? end : p)) return -1;
     this.out.set(raw.subarray(at, at + ADDRESS_BYTES), o);
     return ref === LITERAL ? after + ADDRESS_BYTES : after;
   }
@@ -190,35 +197,14 @@ export class BlockTxsReader {
  * untrusted bytes: throws RangeError on a damaged record.
  */
 export function decodeBlockTxs(raw: Uint8Array): Uint8Array[] {
-  const r = new ByteReader(raw);
-  const count = r.varint();
+  if (readVarintWithin(raw, 0, raw.length) < 0) throw new RangeError('the transaction count is damaged');
+  const reader = new BlockTxsReader().load(raw);
   const out: Uint8Array[] = [];
-  for (let i = 0; i < count; i++) {
-    const length = r.varint();
-    const start = r.pos;
-    if (start + length > raw.length || length < FROM_AT + 1)
-      throw new RangeError(`transaction ${i} runs past its record`);
-    const w = new ByteWriter(length + 2 * ADDRESS_BYTES);
-    w.range(raw, start, start + FROM_AT);
-    r.skip(FROM_AT);
-    const hasTo = (raw[start + 1]! & TxFlag.To) !== 0;
-    for (let k = hasTo ? 2 : 1; k > 0; k--) w.fixed(referencedAddress(r, raw, start + length));
-    if (r.pos > start + length) throw new RangeError(`transaction ${i}'s addresses run past it`);
-    w.range(raw, r.pos, start + length);
-    r.skip(start + length - r.pos);
-    out.push(w.finish());
+  for (let i = 0; i < reader.count; i++) {
+    const record = reader.record(i);
+    if (record === undefined) throw new RangeError(`transaction ${i} is damaged or runs past its record`);
+    out.push(Uint8Array.from(record));
   }
-  if (!r.done()) throw new RangeError('bytes after the last transaction');
+  if (reader.end !== raw.length) throw new RangeError('bytes after the last transaction');
   return out;
-}
-
-/** The address a reference at `r` names (a view), checked to lie within `raw` before `end`. */
-function referencedAddress(r: ByteReader, raw: Uint8Array, end: number): Uint8Array {
-  const ref = r.varint();
-  if (ref === LITERAL) {
-    if (r.pos + ADDRESS_BYTES > end) throw new RangeError('an address runs past its transaction');
-    return r.view(ADDRESS_BYTES);
-  }
-  if (ref - 1 + ADDRESS_BYTES > r.pos) throw new RangeError(`a reference to offset ${ref - 1}, not before it`);
-  return raw.subarray(ref - 1, ref - 1 + ADDRESS_BYTES);
 }
