@@ -45,15 +45,18 @@ function blockJson(reader: StoreReader, number: number, full: boolean): RawJson 
   return new RawJson([text]);
 }
 
-/** Transaction `index` of canonical block `number` as JSON text; null when it is not stored. */
-function txJson(reader: StoreReader, number: number, index: number): RawJson | null {
+/**
+ * Transaction `index` of canonical block `number` as JSON text; null when it is not stored. `knownHash` is its hash
+ * when the caller found it by it (not read again from the block's hashes).
+ */
+function txJson(reader: StoreReader, number: number, index: number, knownHash?: Uint8Array): RawJson | null {
   const header = reader.headerRecord(number);
   if (header === undefined) {
     if (reader.txRecord(number, index) === undefined) return null;
     throw new Error(`transaction ${index} of block ${number} is stored without its header`);
   }
   txBlock.load(header, readHeaderOffsets(header, headerOffsets));
-  const hash = reader.txHash(number, index);
+  const hash = knownHash ?? reader.txHash(number, index);
   const tx = hash && reader.txRecord(number, index);
   if (!tx) return null;
   out.reset();
@@ -88,15 +91,22 @@ export function renderBundle(bundle: BlockBundle, full: boolean, pending: boolea
 
 /**
  * Renders transaction `index` of a resolved block (RawJson when `rawJson` and canonical); null when either is absent.
+ * `knownHash`: its hash, when the caller located it by it (the store's hash index confirms the whole hash).
  */
-export function renderTxAt(reader: StoreReader, block: ResolvedBlock, index: bigint, rawJson = false): unknown {
+export function renderTxAt(
+  reader: StoreReader,
+  block: ResolvedBlock,
+  index: bigint,
+  rawJson = false,
+  knownHash?: Uint8Array,
+): unknown {
   if (block === null || index > 0xffffffffn) return null;
   const i = Number(index);
   if ('pending' in block) {
     const tx = block.pending.transactions[i];
     return tx ? formatTransaction(tx, null, i) : null;
   }
-  if (rawJson) return txJson(reader, block.number, i);
+  if (rawJson) return txJson(reader, block.number, i, knownHash);
   const tx = reader.transaction(block.number, i);
   if (!tx) return null;
   const h = reader.header(block.number)!;
