@@ -7,7 +7,10 @@
  * A value is either sorted u16 block offsets (when few) or a ROW_BYTES bitmap (bit i = block
  * start+i, the bloom rows' layout); a bitmap is exactly ROW_BYTES long, a list always shorter.
  */
-import { ROW_BYTES, SEGMENT_BLOCKS } from './segments.js';
+import { encodeBlockKey } from './keys.js';
+import { logAddressTable } from './logsRecord.js';
+import type { Store } from './schema.js';
+import { ROW_BYTES, SEGMENT_BLOCKS, segmentStart } from './segments.js';
 
 /** Most offsets kept as a list: 255 offsets take 510 bytes, under a bitmap's 512. */
 const MAX_LISTED = ROW_BYTES / 2 - 1;
@@ -27,6 +30,16 @@ export function collectSegmentAddresses(tableAt: (i: number) => Uint8Array | und
     }
   }
   return out;
+}
+
+/** collectSegmentAddresses over a segment's stored blocks: the address tables at the front of their logs records. */
+export function storedSegmentAddresses(store: Store, segment: number): Map<string, number[]> {
+  const start = segmentStart(segment);
+  // Each table is read before the next record is: a view of lmdb's read buffer serves.
+  return collectSegmentAddresses((i) => {
+    const record = store.logs.getBinaryFast(encodeBlockKey(start + i));
+    return record === undefined ? undefined : logAddressTable(record);
+  });
 }
 
 /** Encodes a segment's offsets (ascending) for one address as a list or a bitmap. */

@@ -23,8 +23,13 @@ const TO_AT = FROM_AT + ADDRESS_BYTES;
 /** A reference that says the address's 20 bytes follow it. */
 const LITERAL = 0;
 
-/** The literal addresses of the value being written: an address's hash → its index in Written. */
+/**
+ * The literal addresses of the value being written: an address's hash → k, and the k-th literal's offset in the value
+ * and in the records' bytes (reused from block to block).
+ */
 const seen = new Map<number, number>();
+const literalOffsets: number[] = [];
+const literalSources: number[] = [];
 
 /** A hash of the 20 bytes at `bytes[at]` (a Map key; equal hashes are confirmed byte by byte). */
 function addressHash(bytes: Uint8Array, at: number): number {
@@ -46,46 +51,41 @@ function sameAddress(a: Uint8Array, aAt: number, b: Uint8Array, bAt: number): bo
 export function writeBlockTxs(w: ByteWriter, bytes: Uint8Array, ends: readonly number[]): void {
   const base = w.length;
   seen.clear();
-  const written: Written = { offsets: [], sources: [] };
+  literalOffsets.length = 0;
+  literalSources.length = 0;
   w.varint(ends.length);
   let start = 0;
   for (const end of ends) {
     const hasTo = (bytes[start + 1]! & TxFlag.To) !== 0;
     const restAt = start + (hasTo ? TO_AT + ADDRESS_BYTES : TO_AT);
-    const fromRef = reference(bytes, start + FROM_AT, written);
-    const toRef = hasTo ? reference(bytes, start + TO_AT, written) : LITERAL;
+    const fromRef = reference(bytes, start + FROM_AT);
+    const toRef = hasTo ? reference(bytes, start + TO_AT) : LITERAL;
     const refBytes = refSize(fromRef) + (hasTo ? refSize(toRef) : 0);
     const length = FROM_AT + refBytes + (end - restAt);
     w.varint(length).range(bytes, start, start + FROM_AT);
-    writeRef(w, base, bytes, start + FROM_AT, fromRef, written);
-    if (hasTo) writeRef(w, base, bytes, start + TO_AT, toRef, written);
+    writeRef(w, base, bytes, start + FROM_AT, fromRef);
+    if (hasTo) writeRef(w, base, bytes, start + TO_AT, toRef);
     w.range(bytes, restAt, end);
     start = end;
   }
 }
 
-/** The addresses written as literals so far: the k-th's offset in the value and in the records' bytes. */
-interface Written {
-  offsets: number[];
-  sources: number[];
-}
-
 /** The reference for the address at `bytes[at]`: an earlier one's value offset + 1, or LITERAL. */
-function reference(bytes: Uint8Array, at: number, written: Written): number {
+function reference(bytes: Uint8Array, at: number): number {
   const k = seen.get(addressHash(bytes, at));
-  return k !== undefined && sameAddress(bytes, written.sources[k]!, bytes, at) ? written.offsets[k]! + 1 : LITERAL;
+  return k !== undefined && sameAddress(bytes, literalSources[k]!, bytes, at) ? literalOffsets[k]! + 1 : LITERAL;
 }
 
 function refSize(ref: number): number {
   return ref === LITERAL ? 1 + ADDRESS_BYTES : varintSize(ref);
 }
 
-function writeRef(w: ByteWriter, base: number, bytes: Uint8Array, at: number, ref: number, written: Written): void {
+function writeRef(w: ByteWriter, base: number, bytes: Uint8Array, at: number, ref: number): void {
   w.varint(ref);
   if (ref !== LITERAL) return;
-  seen.set(addressHash(bytes, at), written.offsets.length);
-  written.offsets.push(w.length - base);
-  written.sources.push(at);
+  seen.set(addressHash(bytes, at), literalOffsets.length);
+  literalOffsets.push(w.length - base);
+  literalSources.push(at);
   w.range(bytes, at, at + ADDRESS_BYTES);
 }
 

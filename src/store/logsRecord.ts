@@ -104,16 +104,15 @@ export function logAddressTable(record: Uint8Array): Uint8Array {
  * binary search: the cheap rejection of a block before its logs are scanned.
  */
 export function addressTableHas(table: Uint8Array, addresses: Uint8Array[]): boolean {
-  const count = Math.floor(table.length / 20);
-  const base = 0;
+  const count = Math.floor(table.length / ADDRESS_BYTES);
   const buf = Buffer.from(table.buffer, table.byteOffset, table.byteLength);
   for (const address of addresses) {
     let lo = 0;
     let hi = count - 1;
     while (lo <= hi) {
       const mid = (lo + hi) >> 1;
-      const off = base + mid * 20;
-      const c = buf.compare(address, 0, 20, off, off + 20);
+      const off = mid * ADDRESS_BYTES;
+      const c = buf.compare(address, 0, ADDRESS_BYTES, off, off + ADDRESS_BYTES);
       if (c === 0) return true;
       if (c < 0) lo = mid + 1;
       else hi = mid - 1;

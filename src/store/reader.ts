@@ -200,9 +200,9 @@ export class StoreReader {
     return raw === undefined ? undefined : decodeBlockKey(raw);
   }
 
-  /** Transaction `index` of canonical block `number`. */
-  transaction(number: number, index: number): Transaction | undefined {
-    const hash = this.txHash(number, index);
+  /** Transaction `index` of canonical block `number`; `knownHash` is its hash when the caller found it by it. */
+  transaction(number: number, index: number, knownHash?: Uint8Array): Transaction | undefined {
+    const hash = knownHash ?? this.txHash(number, index);
     const raw = hash && this.txRecord(number, index);
     return raw ? decodeTx(raw, hash!) : undefined;
   }

@@ -14,7 +14,7 @@
  */
 import { BloomCache } from '../chain/bloomCache.js';
 import type { BlockHeader, Log } from '../chain/types.js';
-import { collectSegmentAddresses, encodeSegmentBlocks } from './addressIndex.js';
+import { encodeSegmentBlocks, storedSegmentAddresses } from './addressIndex.js';
 import { BlockTxsReader, decodeBlockTxs, encodeBlockTxs } from './blockTxsRecord.js';
 import { decodeBundle, decodeHeader, decodeTx, encodeBundle, encodeHeader, encodeTx } from './codec.js';
 import {
@@ -31,7 +31,7 @@ import {
   HASH_BYTES,
   STORAGE_PREFIX_BYTES,
 } from './keys.js';
-import { decodeLogs, encodeLogs, logAddressTable } from './logsRecord.js';
+import { decodeLogs, encodeLogs } from './logsRecord.js';
 import { decodeReceipts, encodeReceipts } from './receiptsRecord.js';
 import { headerLogsBloom, storedBlockHash } from './recordViews.js';
 import {
@@ -675,11 +675,7 @@ class Verifier {
 
   /** A complete segment's address index holds exactly the addresses of its blocks' address tables. */
   private checkAddressIndex(segment: number): void {
-    const start = segmentStart(segment);
-    const expected = collectSegmentAddresses((i) => {
-      const record = this.store.logs.getBinary(encodeBlockKey(start + i));
-      return record === undefined ? undefined : logAddressTable(record);
-    });
+    const expected = storedSegmentAddresses(this.store, segment);
     let wrong = 0;
     for (const [address, offsets] of expected) {
       const stored = this.store.addressSegments.getBinary(

@@ -10,7 +10,7 @@
 import type { Database, PutOptions } from 'lmdb';
 import type { ChainKind } from '../chain/chainKind.js';
 import type { BlockBundle, ChainMeta } from '../chain/types.js';
-import { collectSegmentAddresses, encodeSegmentBlocks } from './addressIndex.js';
+import { encodeSegmentBlocks, storedSegmentAddresses } from './addressIndex.js';
 import { type BlockRecords, encodeBlockRecords } from './blockRecords.js';
 import { encodeBundle } from './codec.js';
 import { Freezer, FrozenBatch, freezeTarget } from './freezer.js';
@@ -23,7 +23,6 @@ import {
   HASH_BYTES,
   STORAGE_PREFIX_BYTES,
 } from './keys.js';
-import { logAddressTable } from './logsRecord.js';
 import { OrderedPuts } from './orderedPuts.js';
 import { StoreReader } from './reader.js';
 import { headerLogsBloom, storedBlockHash, storedParentHash } from './recordViews.js';
@@ -181,7 +180,7 @@ export class StoreWriter {
       return raw === undefined ? undefined : headerLogsBloom(raw);
     });
     rows.forEach((row, bit) => s.bloomBits.put(encodeBloomBitsKey(bit, segment), Buffer.from(row)));
-    for (const [address, offsets] of this.segmentAddresses(segment)) {
+    for (const [address, offsets] of storedSegmentAddresses(this.store, segment)) {
       s.addressSegments.put(
         encodeAddressSegmentKey(Buffer.from(address, 'latin1'), segment),
         encodeSegmentBlocks(offsets),
@@ -189,20 +188,11 @@ export class StoreWriter {
     }
   }
 
-  /** The addresses of a segment's stored blocks, with their block offsets. */
-  private segmentAddresses(segment: number): Map<string, number[]> {
-    const start = segmentStart(segment);
-    return collectSegmentAddresses((i) => {
-      const record = this.store.logs.getBinaryFast(encodeBlockKey(start + i));
-      return record === undefined ? undefined : logAddressTable(record);
-    });
-  }
-
   /** Deletes a segment's bloom-bits rows and address index (it is no longer complete). */
   private dropSegmentIndexes(segment: number): void {
     const s = this.store;
     for (let bit = 0; bit < BLOOM_BITS; bit++) s.bloomBits.remove(encodeBloomBitsKey(bit, segment));
-    for (const address of this.segmentAddresses(segment).keys()) {
+    for (const address of storedSegmentAddresses(this.store, segment).keys()) {
       s.addressSegments.remove(encodeAddressSegmentKey(Buffer.from(address, 'latin1'), segment));
     }
   }

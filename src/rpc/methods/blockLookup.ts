@@ -107,7 +107,7 @@ export function renderTxAt(
     return tx ? formatTransaction(tx, null, i) : null;
   }
   if (rawJson) return txJson(reader, block.number, i, knownHash);
-  const tx = reader.transaction(block.number, i);
+  const tx = reader.transaction(block.number, i, knownHash);
   if (!tx) return null;
   const h = reader.header(block.number)!;
   return formatTransaction(
