@@ -27,8 +27,33 @@ const HIGH = 1 - LOW;
 export function keyOrder(keys: readonly Uint8Array[]): Uint32Array {
   if (keys.length > MAX_ORDERED_KEYS)
     throw new RangeError(`cannot order ${keys.length} keys, at most ${MAX_ORDERED_KEYS}`);
-  const ordering = new Ordering(keys);
+  const width = keys.length > 0 ? keys[0]!.length : 0;
+  const ordering = new Ordering(keys.length, width);
+  for (let i = 0; i < keys.length; i++) {
+    const key = keys[i]!;
+    if (key.length !== width)
+      throw new RangeError(`keys of ${width} and ${key.length} bytes: keyOrder orders keys of one length`);
+    ordering.packed.set(key, i * ordering.stride);
+  }
   ordering.orderRun(0, keys.length, 0);
+  return ordering.order;
+}
+
+/**
+ * keyOrder of `count` keys of `width` bytes lying side by side in `bytes` (key i at i · width): fixed-width entries
+ * kept in one buffer, with no object per key.
+ */
+export function packedKeyOrder(bytes: Uint8Array, width: number, count: number): Uint32Array {
+  if (count > MAX_ORDERED_KEYS) throw new RangeError(`cannot order ${count} keys, at most ${MAX_ORDERED_KEYS}`);
+  if (bytes.length < count * width) throw new RangeError(`${bytes.length} bytes cannot hold ${count} keys of ${width}`);
+  const ordering = new Ordering(count, width);
+  const { packed, stride } = ordering;
+  for (let i = 0; i < count; i++) {
+    const from = i * width;
+    const to = i * stride;
+    for (let b = 0; b < width; b++) packed[to + b] = bytes[from + b]!;
+  }
+  ordering.orderRun(0, count, 0);
   return ordering.order;
 }
 
@@ -39,15 +64,13 @@ export function keyOrder(keys: readonly Uint8Array[]): Uint32Array {
 class Ordering {
   /** The indexes of the keys, ordered run by run. */
   readonly order: Uint32Array;
-  /** Every key's length. */
-  private readonly width: number;
   /**
    * Bytes from one key to the next in `packed`: the key and BYTES_PER_PASS zero bytes, so a pass near a key's end reads
    * zeros, not the next key.
    */
-  private readonly stride: number;
-  /** The keys, copied side by side: a pass reads a key in one place, not through its buffer object. */
-  private readonly packed: Uint8Array;
+  readonly stride: number;
+  /** The keys, copied side by side by the caller: a pass reads a key in one place, not through its buffer object. */
+  readonly packed: Uint8Array;
   /** One sort word per key: BYTES_PER_PASS key bytes above the key's place in its run. */
   private readonly words: BigUint64Array;
   /** The sort words as u32 halves (HIGH and LOW of each). */
@@ -55,19 +78,15 @@ class Ordering {
   /** A run's order before its pass, read back through the places the sorted words hold. */
   private readonly given: Uint32Array;
 
-  constructor(keys: readonly Uint8Array[]) {
-    const count = keys.length;
-    this.width = count > 0 ? keys[0]!.length : 0;
-    this.stride = this.width + BYTES_PER_PASS;
+  /** An ordering of `count` keys of `width` bytes, to be copied into `packed` (key i at i · stride). */
+  constructor(
+    count: number,
+    private readonly width: number,
+  ) {
+    this.stride = width + BYTES_PER_PASS;
     this.packed = new Uint8Array(count * this.stride);
     this.order = new Uint32Array(count);
-    for (let i = 0; i < count; i++) {
-      const key = keys[i]!;
-      if (key.length !== this.width)
-        throw new RangeError(`keys of ${this.width} and ${key.length} bytes: keyOrder orders keys of one length`);
-      this.packed.set(key, i * this.stride);
-      this.order[i] = i;
-    }
+    for (let i = 0; i < count; i++) this.order[i] = i;
     this.words = new BigUint64Array(count);
     this.halves = new Uint32Array(this.words.buffer);
     this.given = new Uint32Array(count);

@@ -126,28 +126,34 @@ export class StorageChunkWriter {
   /** Entries in the chunk. */
   count = 0;
 
-  /** Bytes the entry would take (shared prefix counted against the chunk's last key). */
-  private entryBytes(key: Uint8Array, value: Uint8Array): { shared: number; bytes: number } {
-    const shared = this.count > 0 ? sharedPrefix(this.previous, key) : 0;
-    return { shared, bytes: 3 + key.length - shared + value.length };
-  }
-
   /** Adds an entry when it fits the chunk; returns whether it did. Keys must come in ascending order. */
   add(key: Uint8Array, value: Uint8Array): boolean {
-    if (key.length !== STORAGE_KEY_BYTES || value.length > 32)
-      throw new RangeError(`a storage entry of a ${key.length}-byte key and a ${value.length}-byte value`);
-    const { shared, bytes } = this.entryBytes(key, value);
-    if (this.length + bytes > CHUNK_BYTES) return false;
+    return this.addParts(key, value, 0, value.length);
+  }
+
+  /**
+   * add with the value given as `length` bytes of `source` from `start` (a merge copies it out of the chunk it reads,
+   * with no view per entry).
+   */
+  addParts(key: Uint8Array, source: Uint8Array, start: number, length: number): boolean {
+    if (key.length !== STORAGE_KEY_BYTES || length > 32)
+      throw new RangeError(`a storage entry of a ${key.length}-byte key and a ${length}-byte value`);
+    const previous = this.previous;
+    const shared = this.count > 0 ? sharedPrefix(previous, key) : 0;
+    if (this.length + 3 + STORAGE_KEY_BYTES - shared + length > CHUNK_BYTES) return false;
     const out = this.bytes;
     let at = this.length;
     out[at++] = shared;
-    out[at++] = key.length - shared;
-    out.set(key.subarray(shared), at);
-    at += key.length - shared;
-    out[at++] = value.length;
-    out.set(value, at);
-    this.length = at + value.length;
-    this.previous.set(key);
+    out[at++] = STORAGE_KEY_BYTES - shared;
+    // The key's bytes after the shared prefix go to the chunk and to `previous` (whose prefix already matches).
+    for (let i = shared; i < STORAGE_KEY_BYTES; i++) {
+      const byte = key[i]!;
+      out[at++] = byte;
+      previous[i] = byte;
+    }
+    out[at++] = length;
+    for (let i = 0; i < length; i++) out[at++] = source[start + i]!;
+    this.length = at;
     this.count++;
     return true;
   }
@@ -169,10 +175,11 @@ export class StorageChunkWriter {
  */
 export class StorageChunkReader {
   readonly key = Buffer.alloc(STORAGE_KEY_BYTES);
-  private readonly chunk: Buffer;
+  /** The chunk; the current entry's value is its bytes [valueStart, valueEnd). */
+  readonly chunk: Buffer;
   private at = 0;
-  private valueStart = 0;
-  private valueEnd = 0;
+  valueStart = 0;
+  valueEnd = 0;
 
   constructor(chunk: Uint8Array) {
     this.chunk = Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
@@ -191,7 +198,8 @@ export class StorageChunkReader {
     const rest = c[this.at + 1]!;
     if (shared + rest !== STORAGE_KEY_BYTES || this.at + 2 + rest + 1 > c.length)
       throw new RangeError('malformed storage chunk');
-    c.copy(this.key, shared, this.at + 2, this.at + 2 + rest);
+    const key = this.key;
+    for (let i = 0, from = this.at + 2; i < rest; i++) key[shared + i] = c[from + i]!;
     const at = this.at + 2 + rest;
     const length = c[at]!;
     if (length > 32 || at + 1 + length > c.length) throw new RangeError('malformed storage chunk');

@@ -51,21 +51,46 @@ export function filterBytes(keys: number): number {
 
 /** Sets a key's bits in `filter`. */
 export function filterAdd(filter: Uint8Array, hash: KeyHash): void {
+  filterAddHashes(filter, hash.h1, hash.h2);
+}
+
+/** filterAdd with the key's two hashes as numbers (a merge's loop, with no hash object per key). */
+export function filterAddHashes(filter: Uint8Array, h1: number, h2: number): void {
   const bits = filter.length * 8;
-  let h = hash.h1;
+  const inverse = 1 / bits;
+  let h = h1;
   for (let i = 0; i < FILTER_PROBES; i++) {
-    const bit = h % bits;
+    const bit = remainder(h, bits, inverse);
     filter[bit >>> 3]! |= 1 << (bit & 7);
-    h = (h + hash.h2) >>> 0;
+    h = (h + h2) >>> 0;
   }
+}
+
+/**
+ * h % bits for a u32 `h`, through a multiplication by `inverse` (1 / bits) rather than the floating-point remainder
+ * the engine computes for numbers past 2^31: the quotient is off by at most one, which the comparisons mend.
+ */
+function remainder(h: number, bits: number, inverse: number): number {
+  const r = h - Math.floor(h * inverse) * bits;
+  return r < 0 ? r + bits : r >= bits ? r - bits : r;
+}
+
+/** Sets the bits of the transaction-run entry at `bytes[offset]` (its hash prefix: txKeyHash's hashes) in `filter`. */
+export function filterAddTxEntry(filter: Uint8Array, bytes: Uint8Array, offset: number): void {
+  const h1 =
+    ((bytes[offset]! << 24) | (bytes[offset + 1]! << 16) | (bytes[offset + 2]! << 8) | bytes[offset + 3]!) >>> 0;
+  const h2 =
+    (bytes[offset + 4]! << 24) | (bytes[offset + 5]! << 16) | (bytes[offset + 6]! << 8) | bytes[offset + 7]! | 1;
+  filterAddHashes(filter, h1, h2);
 }
 
 /** Whether `filter` may hold the key (false: it certainly does not). */
 export function filterMayHold(filter: Uint8Array, hash: KeyHash): boolean {
   const bits = filter.length * 8;
+  const inverse = 1 / bits;
   let h = hash.h1;
   for (let i = 0; i < FILTER_PROBES; i++) {
-    const bit = h % bits;
+    const bit = remainder(h, bits, inverse);
     if ((filter[bit >>> 3]! & (1 << (bit & 7))) === 0) return false;
     h = (h + hash.h2) >>> 0;
   }

@@ -6,7 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { keyOrder } from '#src/store/keyOrder.js';
+import { keyOrder, packedKeyOrder } from '#src/store/keyOrder.js';
 import { Rng } from './fixtures.js';
 
 /** The order a stable sort with Buffer.compare gives (equal keys by index). */
@@ -15,7 +15,10 @@ function expectedOrder(keys: Uint8Array[]): number[] {
 }
 
 function check(keys: Uint8Array[], what: string): void {
-  assert.deepEqual([...keyOrder(keys)], expectedOrder(keys), what);
+  const expected = expectedOrder(keys);
+  assert.deepEqual([...keyOrder(keys)], expected, what);
+  const width = keys[0]?.length ?? 0;
+  assert.deepEqual([...packedKeyOrder(Buffer.concat(keys), width, keys.length)], expected, `${what}, packed`);
 }
 
 test('random keys of one length, with duplicates, in every size around the insertion threshold', () => {
@@ -56,4 +59,12 @@ test(
 
 test('keys of mixed lengths are refused', () => {
   assert.throws(() => keyOrder([new Uint8Array(32), new Uint8Array(31)]), RangeError);
+});
+
+test('packed keys: a buffer longer than its keys is read up to them, one too short is refused', () => {
+  const rng = new Rng(3);
+  const keys = Array.from({ length: 50 }, () => rng.bytes(16));
+  const bytes = Buffer.concat([...keys, rng.bytes(40)]);
+  assert.deepEqual([...packedKeyOrder(bytes, 16, keys.length)], expectedOrder(keys));
+  assert.throws(() => packedKeyOrder(new Uint8Array(31), 16, 2), RangeError);
 });

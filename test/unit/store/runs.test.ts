@@ -11,7 +11,7 @@ import path from 'node:path';
 import { test } from 'node:test';
 import fc from 'fast-check';
 import type { BlockBundle } from '#src/chain/types.js';
-import { FREEZE_BLOCKS, FREEZE_LAG, freezeTarget, MERGE_FAN_IN } from '#src/store/freezer.js';
+import { FREEZE_BLOCKS, FREEZE_LAG, Freezer, FrozenBatch, freezeTarget, MERGE_FAN_IN } from '#src/store/freezer.js';
 import { decodeBlockKey, encodeBlockKey, encodeStorageKey } from '#src/store/keys.js';
 import { StoreReader } from '#src/store/reader.js';
 import {
@@ -26,7 +26,15 @@ import {
   encodeTxEntry,
   RunKind,
 } from '#src/store/runChunks.js';
-import { filterAdd, filterBytes, filterMayHold, storageKeyHash, txKeyHash } from '#src/store/runFilter.js';
+import {
+  filterAdd,
+  filterAddHashes,
+  filterAddTxEntry,
+  filterBytes,
+  filterMayHold,
+  storageKeyHash,
+  txKeyHash,
+} from '#src/store/runFilter.js';
 import { readManifest, storageKeyNumber, writeInvertedNumber } from '#src/store/runs.js';
 import { closeStore, openStore, type Store } from '#src/store/schema.js';
 import { verifyStore } from '#src/store/verify.js';
@@ -123,6 +131,53 @@ test('a filter holds every key added to it', () => {
       }
       for (const key of keys)
         assert.ok(filterMayHold(tx, txKeyHash(key)) && filterMayHold(storage, storageKeyHash(key)));
+    }),
+  );
+});
+
+/** The filter bits a key sets, by the definition: probe i is (h1 + i · h2) mod 2^32, taken modulo the filter's bits. */
+function expectedBits(bytes: number, h1: number, h2: number): Set<number> {
+  const bits = bytes * 8;
+  const out = new Set<number>();
+  for (let i = 0, h = h1 >>> 0; i < 6; i++, h = (h + h2) >>> 0) out.add(h % bits);
+  return out;
+}
+
+function setBits(filter: Uint8Array): Set<number> {
+  const out = new Set<number>();
+  for (let i = 0; i < filter.length * 8; i++) if (filter[i >>> 3]! & (1 << (i & 7))) out.add(i);
+  return out;
+}
+
+test('a key sets the bits of its definition, for any hashes and filter size', () => {
+  const u32 = fc.integer({ min: 0, max: 2 ** 32 - 1 });
+  fc.assert(
+    fc.property(u32, u32, fc.integer({ min: 1, max: 1 << 20 }), (h1, h2, keys) => {
+      const bytes = filterBytes(keys);
+      const filter = new Uint8Array(bytes);
+      filterAddHashes(filter, h1, h2 | 1);
+      assert.deepEqual(setBits(filter), expectedBits(bytes, h1, (h2 | 1) >>> 0));
+    }),
+  );
+  // Hashes next to multiples of the filter's bits, where a quotient computed in floating point is off by one.
+  for (const bytes of [8, 1000, 131_072, 1_234_567]) {
+    const bits = bytes * 8;
+    for (const h1 of [bits - 1, bits, bits + 1, Math.floor(2 ** 32 / bits) * bits - 1, 2 ** 32 - 1]) {
+      const filter = new Uint8Array(bytes);
+      filterAddHashes(filter, h1, 1);
+      assert.deepEqual(setBits(filter), expectedBits(bytes, h1, 1), `${h1} into ${bits} bits`);
+    }
+  }
+});
+
+test("a transaction-run entry sets the bits of its hash prefix's txKeyHash", () => {
+  fc.assert(
+    fc.property(fc.uint8Array({ minLength: 40, maxLength: 40 }), fc.integer({ min: 0, max: 24 }), (bytes, offset) => {
+      const byEntry = new Uint8Array(filterBytes(3));
+      const byHash = new Uint8Array(filterBytes(3));
+      filterAddTxEntry(byEntry, bytes, offset);
+      filterAdd(byHash, txKeyHash(bytes.subarray(offset, offset + 8)));
+      assert.deepEqual(byEntry, byHash);
     }),
   );
 });
@@ -285,3 +340,29 @@ function relink(blocks: BlockBundle[], parent: Uint8Array): BlockBundle[] {
     return linked;
   });
 }
+
+test("entries sharing a hash prefix stay in one chunk, grown past a chunk's count", async () => {
+  await withStores(1, async ([store]) => {
+    const batch = new FrozenBatch();
+    // 250 entries of distinct prefixes below the shared one, then 300 of one prefix (as one transaction included in
+    // many blocks would give), then one above it: the first chunk must take all 550, the last entry a chunk of its own.
+    for (let i = 0; i < 250; i++) batch.addTx(Buffer.concat([Uint8Array.of(1, i), new Uint8Array(30)]), i, 0);
+    for (let i = 0; i < 300; i++) batch.addTx(new Uint8Array(32).fill(9), 250 + Math.floor(i / 100), i % 100);
+    batch.addTx(new Uint8Array(32).fill(0xee), 253, 100);
+    store!.env.transactionSync(() => new Freezer(store!).freeze(0, FREEZE_BLOCKS - 1, 0, batch));
+    const chunks = [...store!.txRuns.getRange({})].map(({ key, value }) => ({
+      last: Buffer.from(decodeRunChunkKey(key).last).toString('hex'),
+      entries: value.length / 16,
+    }));
+    assert.deepEqual(chunks, [
+      { last: '0909090909090909', entries: 550 },
+      { last: 'eeeeeeeeeeeeeeee', entries: 1 },
+    ]);
+    const entries = [...store!.txRuns.getRange({})][0]!.value;
+    assert.deepEqual(decodeTxEntry(entries.subarray(549 * 16, 550 * 16)), {
+      prefix: new Uint8Array(8).fill(9),
+      number: 252,
+      index: 99,
+    });
+  });
+});
