@@ -384,6 +384,11 @@ function storageKeysEqual(a: Uint8Array, b: Uint8Array): boolean {
   return true;
 }
 
+/** The chunk values of run `id` of a runs database, in key order. */
+function chunkValues(db: Store['txRuns'], id: number): Iterator<{ value: Buffer }> {
+  return db.getRange({ start: runStartKey(id), end: runStartKey(id + 1) })[Symbol.iterator]();
+}
+
 /** The big-endian u32 at `bytes[at]`. */
 function u32(bytes: Uint8Array, at: number): number {
   return ((bytes[at]! << 24) | (bytes[at + 1]! << 16) | (bytes[at + 2]! << 8) | bytes[at + 3]!) >>> 0;
@@ -405,9 +410,7 @@ class TxRunCursor {
   done = false;
 
   constructor(store: Store, run: RunInfo) {
-    this.chunks = store.txRuns
-      .getRange({ start: runStartKey(run.id), end: runStartKey(run.id + 1) })
-      [Symbol.iterator]();
+    this.chunks = chunkValues(store.txRuns, run.id);
     this.to = run.to;
     this.at = -TX_ENTRY_BYTES;
     this.next();
@@ -474,9 +477,7 @@ class StorageRunCursor {
   done = false;
 
   constructor(store: Store, run: RunInfo) {
-    this.chunks = store.storageRuns
-      .getRange({ start: runStartKey(run.id), end: runStartKey(run.id + 1) })
-      [Symbol.iterator]();
+    this.chunks = chunkValues(store.storageRuns, run.id);
     this.to = run.to;
     this.next();
   }
