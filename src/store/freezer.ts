@@ -18,7 +18,6 @@ import {
   RunKind,
   runStartKey,
   STORAGE_KEY_BYTES,
-  StorageChunkReader,
   StorageChunkWriter,
   TX_ENTRY_BYTES,
   TX_PREFIX_BYTES,
@@ -26,7 +25,15 @@ import {
   writeTxEntry,
 } from './runChunks.js';
 import { filterAdd, filterAddTxEntry, filterBytes, storageKeyHash } from './runFilter.js';
-import { type RunInfo, type RunManifest, readManifest, storageKeyNumber, writeManifest } from './runs.js';
+import {
+  type RunInfo,
+  type RunManifest,
+  readManifest,
+  StorageRunCursor,
+  storageKeyNumber,
+  TxRunCursor,
+  writeManifest,
+} from './runs.js';
 import type { Store } from './schema.js';
 
 /**
@@ -61,16 +68,10 @@ export class TxEntryList {
   bytes = Buffer.allocUnsafe(64 * TX_ENTRY_BYTES);
   count = 0;
 
-  /** Appends the entry of the transaction whose hash starts at `hash[offset]`. */
-  add(hash: Uint8Array, offset: number, number: number, index: number): void {
+  /** Appends the entry of transaction `index` of block `number`, of hash `hash`. */
+  add(hash: Uint8Array, number: number, index: number): void {
     this.reserve(1);
-    writeTxEntry(
-      this.bytes,
-      this.count * TX_ENTRY_BYTES,
-      hash.subarray(offset, offset + TX_PREFIX_BYTES),
-      number,
-      index,
-    );
+    writeTxEntry(this.bytes, this.count * TX_ENTRY_BYTES, hash, number, index);
     this.count++;
   }
 
@@ -104,7 +105,7 @@ export class FrozenBatch {
   readonly blocks: number[] = [];
 
   addTx(hash: Uint8Array, number: number, index: number): void {
-    this.txEntries.add(hash, 0, number, index);
+    this.txEntries.add(hash, number, index);
   }
 
   addStorage(key: Buffer, value: Buffer): void {
@@ -144,19 +145,17 @@ class RunWriter {
    * chunk a seek finds holds them all.
    */
   addTx(bytes: Uint8Array, offset: number): void {
+    if (
+      this.txInChunk >= TX_CHUNK_ENTRIES &&
+      !samePrefix(this.txChunk, (this.txInChunk - 1) * TX_ENTRY_BYTES, bytes, offset)
+    )
+      this.flushTx();
     let chunk = this.txChunk;
     const at = this.txInChunk * TX_ENTRY_BYTES;
-    if (this.txInChunk >= TX_CHUNK_ENTRIES) {
-      if (!samePrefix(chunk, at - TX_ENTRY_BYTES, bytes, offset)) {
-        this.flushTx();
-        this.addTx(bytes, offset);
-        return;
-      }
-      if (at + TX_ENTRY_BYTES > chunk.length) {
-        const grown = Buffer.allocUnsafe(chunk.length * 2);
-        chunk.copy(grown, 0, 0, at);
-        this.txChunk = chunk = grown;
-      }
+    if (at + TX_ENTRY_BYTES > chunk.length) {
+      const grown = Buffer.allocUnsafe(chunk.length * 2);
+      chunk.copy(grown, 0, 0, at);
+      this.txChunk = chunk = grown;
     }
     for (let i = 0; i < TX_ENTRY_BYTES; i++) chunk[at + i] = bytes[offset + i]!;
     this.txInChunk++;
@@ -269,7 +268,7 @@ export class Freezer {
     if (hashes) {
       for (let i = 0, at = 0; at < hashes.length; i++, at += 32) {
         const hash = hashes.subarray(at, at + 32);
-        tx.add(hash, 0, n, i);
+        tx.add(hash, n, i);
         const location = s.txByHash.getBinary(hash);
         // A later inclusion of the same transaction (after a reorganisation) keeps its entry.
         if (location && location.readUInt32BE(0) * 2 ** 32 + location.readUInt32BE(4) === n) s.txByHash.remove(hash);
@@ -384,63 +383,6 @@ function storageKeysEqual(a: Uint8Array, b: Uint8Array): boolean {
   return true;
 }
 
-/** The chunk values of run `id` of a runs database, in key order. */
-function chunkValues(db: Store['txRuns'], id: number): Iterator<{ value: Buffer }> {
-  return db.getRange({ start: runStartKey(id), end: runStartKey(id + 1) })[Symbol.iterator]();
-}
-
-/** The big-endian u32 at `bytes[at]`. */
-function u32(bytes: Uint8Array, at: number): number {
-  return ((bytes[at]! << 24) | (bytes[at + 1]! << 16) | (bytes[at + 2]! << 8) | bytes[at + 3]!) >>> 0;
-}
-
-/**
- * A run's transaction-hash entries in key order, those past run.to left out: the current one at `bytes[at]`, its 16
- * bytes also as four big-endian u32 words (k0…k3), so a merge orders heads with number comparisons.
- */
-class TxRunCursor {
-  private readonly chunks: Iterator<{ value: Buffer }>;
-  private readonly to: number;
-  bytes: Uint8Array = new Uint8Array(0);
-  at = 0;
-  k0 = 0;
-  k1 = 0;
-  k2 = 0;
-  k3 = 0;
-  done = false;
-
-  constructor(store: Store, run: RunInfo) {
-    this.chunks = chunkValues(store.txRuns, run.id);
-    this.to = run.to;
-    this.at = -TX_ENTRY_BYTES;
-    this.next();
-  }
-
-  /** Moves to the next entry; sets done past the last. */
-  next(): void {
-    for (;;) {
-      this.at += TX_ENTRY_BYTES;
-      if (this.at + TX_ENTRY_BYTES > this.bytes.length) {
-        const chunk = this.chunks.next();
-        if (chunk.done) {
-          this.done = true;
-          return;
-        }
-        this.bytes = chunk.value.value;
-        this.at = -TX_ENTRY_BYTES;
-        continue;
-      }
-      if (txEntryNumber(this.bytes, this.at) > this.to) continue;
-      const { bytes, at } = this;
-      this.k0 = u32(bytes, at);
-      this.k1 = u32(bytes, at + 4);
-      this.k2 = u32(bytes, at + 8);
-      this.k3 = u32(bytes, at + 12);
-      return;
-    }
-  }
-}
-
 /** Whether cursor a's entry orders before b's. */
 function txBefore(a: TxRunCursor, b: TxRunCursor): boolean {
   if (a.k0 !== b.k0) return a.k0 < b.k0;
@@ -462,42 +404,6 @@ function mergeTxRuns(cursors: TxRunCursor[], writer: RunWriter): void {
     writer.addTx(cursor.bytes, cursor.at);
     cursor.next();
     if (cursor.done) live.splice(best, 1);
-  }
-}
-
-/**
- * A run's storage entries in key order, those past run.to left out: the current one in `reader` (key and value range),
- * its key's first four bytes also as a number (k0).
- */
-class StorageRunCursor {
-  private readonly chunks: Iterator<{ value: Buffer }>;
-  private readonly to: number;
-  reader: StorageChunkReader | undefined;
-  k0 = 0;
-  done = false;
-
-  constructor(store: Store, run: RunInfo) {
-    this.chunks = chunkValues(store.storageRuns, run.id);
-    this.to = run.to;
-    this.next();
-  }
-
-  /** Moves to the next entry; sets done past the last. */
-  next(): void {
-    for (;;) {
-      if (this.reader === undefined || !this.reader.next()) {
-        const chunk = this.chunks.next();
-        if (chunk.done) {
-          this.done = true;
-          return;
-        }
-        this.reader = new StorageChunkReader(chunk.value.value);
-        continue;
-      }
-      if (storageKeyNumber(this.reader.key) > this.to) continue;
-      this.k0 = u32(this.reader.key, 0);
-      return;
-    }
   }
 }
 

@@ -5,7 +5,8 @@
  * has two parts, its transaction-hash entries (txRuns) and its storage entries (storageRuns), each
  * in chunks keyed by run id ‖ last key (runChunks.ts), and a bloom filter per part (runFilters).
  * The manifest in meta lists the runs, oldest first, and the freeze point. This module reads them:
- * the manifest, the filters (cached, a run never changes) and the lookups, newest run first.
+ * the manifest, the filters (cached, a run never changes), the lookups, newest run first, and a
+ * run's entries in key order (the cursors a merge reads its inputs through).
  */
 import { STORAGE_PREFIX_BYTES } from './keys.js';
 import {
@@ -80,25 +81,96 @@ export function storageKeyNumber(key: Uint8Array): number {
   return high * 2 ** 32 + low;
 }
 
+/** The chunk values of run `id` of a runs database, in key order. */
+function chunkValues(db: Store['txRuns'], id: number): Iterator<{ value: Buffer }> {
+  return db.getRange({ start: runStartKey(id), end: runStartKey(id + 1) })[Symbol.iterator]();
+}
+
+/** The big-endian u32 at `bytes[at]`. */
+function u32(bytes: Uint8Array, at: number): number {
+  return ((bytes[at]! << 24) | (bytes[at + 1]! << 16) | (bytes[at + 2]! << 8) | bytes[at + 3]!) >>> 0;
+}
+
 /**
- * A run's transaction-hash entries in key order (views into the chunk values, valid while the range's transaction
- * lasts), those past run.to left out.
+ * A run's transaction-hash entries in key order, those past run.to left out: the current one at `bytes[at]`, its 16
+ * bytes also as four big-endian u32 words (k0…k3), so a merge orders heads with number comparisons.
  */
-export function* txRunEntries(store: Store, run: RunInfo): Generator<Uint8Array> {
-  for (const { value } of store.txRuns.getRange({ start: runStartKey(run.id), end: runStartKey(run.id + 1) })) {
-    for (let at = 0; at + TX_ENTRY_BYTES <= value.length; at += TX_ENTRY_BYTES) {
-      if (txEntryNumber(value, at) <= run.to) yield value.subarray(at, at + TX_ENTRY_BYTES);
+export class TxRunCursor {
+  private readonly chunks: Iterator<{ value: Buffer }>;
+  private readonly to: number;
+  bytes: Uint8Array = new Uint8Array(0);
+  at = 0;
+  k0 = 0;
+  k1 = 0;
+  k2 = 0;
+  k3 = 0;
+  done = false;
+
+  constructor(store: Store, run: RunInfo) {
+    this.chunks = chunkValues(store.txRuns, run.id);
+    this.to = run.to;
+    this.at = -TX_ENTRY_BYTES;
+    this.next();
+  }
+
+  /** Moves to the next entry; sets done past the last. */
+  next(): void {
+    for (;;) {
+      this.at += TX_ENTRY_BYTES;
+      if (this.at + TX_ENTRY_BYTES > this.bytes.length) {
+        const chunk = this.chunks.next();
+        if (chunk.done) {
+          this.done = true;
+          return;
+        }
+        this.bytes = chunk.value.value;
+        this.at = -TX_ENTRY_BYTES;
+        continue;
+      }
+      if (txEntryNumber(this.bytes, this.at) > this.to) continue;
+      const { bytes, at } = this;
+      this.k0 = u32(bytes, at);
+      this.k1 = u32(bytes, at + 4);
+      this.k2 = u32(bytes, at + 8);
+      this.k3 = u32(bytes, at + 12);
+      return;
     }
   }
 }
 
 /**
- * A run's storage entries in key order (the reader's buffers, valid until the next step), those past run.to left out.
+ * A run's storage entries in key order, those past run.to left out: the current one in `reader` (key and value range),
+ * its key's first four bytes also as a number (k0).
  */
-export function* storageRunEntries(store: Store, run: RunInfo): Generator<StorageChunkReader> {
-  for (const { value } of store.storageRuns.getRange({ start: runStartKey(run.id), end: runStartKey(run.id + 1) })) {
-    const reader = new StorageChunkReader(value);
-    while (reader.next()) if (storageKeyNumber(reader.key) <= run.to) yield reader;
+export class StorageRunCursor {
+  private readonly chunks: Iterator<{ value: Buffer }>;
+  private readonly to: number;
+  reader: StorageChunkReader | undefined;
+  k0 = 0;
+  done = false;
+
+  constructor(store: Store, run: RunInfo) {
+    this.chunks = chunkValues(store.storageRuns, run.id);
+    this.to = run.to;
+    this.next();
+  }
+
+  /** Moves to the next entry; sets done past the last. */
+  next(): void {
+    for (;;) {
+      if (this.reader === undefined || !this.reader.next()) {
+        const chunk = this.chunks.next();
+        if (chunk.done) {
+          this.done = true;
+          return;
+        }
+        this.reader = new StorageChunkReader(chunk.value.value);
+        continue;
+      }
+      if (storageKeyNumber(this.reader.key) > this.to) continue;
+      this.k0 = u32(this.reader.key, 0);
+      return;
+    }
   }
 }
 

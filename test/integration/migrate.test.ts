@@ -14,7 +14,7 @@ import { decodeBlockTxs } from '#src/store/blockTxsRecord.js';
 import { decodeTx, encodeTx, TxForm } from '#src/store/codec.js';
 import { decodeBlockKey, encodeBlockKey, encodeTxKey, STORAGE_PREFIX_BYTES } from '#src/store/keys.js';
 import { logAddressTable } from '#src/store/logsRecord.js';
-import { RUNS_KEY, RUNS_MARK_KEY, readManifest, storageKeyNumber, storageRunEntries } from '#src/store/runs.js';
+import { RUNS_KEY, RUNS_MARK_KEY, readManifest, StorageRunCursor, storageKeyNumber } from '#src/store/runs.js';
 import { closeStore, openStore, SCHEMA_VERSION, type Store } from '#src/store/schema.js';
 import { verifyStore } from '#src/store/verify.js';
 import { StoreWriter } from '#src/store/writer.js';
@@ -77,7 +77,8 @@ function toLayout3(store: Store): void {
     // Layout 3 kept every block's storage-write list; this layout drops a frozen block's.
     const writes = new Map<number, Buffer[]>();
     for (const run of manifest?.runs ?? [])
-      for (const entry of storageRunEntries(store, run)) {
+      for (let cursor = new StorageRunCursor(store, run); !cursor.done; cursor.next()) {
+        const entry = cursor.reader!;
         store.storage.put(Buffer.from(entry.key), Buffer.from(entry.value));
         const number = storageKeyNumber(entry.key);
         writes.set(number, [...(writes.get(number) ?? []), Buffer.from(entry.key.subarray(0, STORAGE_PREFIX_BYTES))]);
