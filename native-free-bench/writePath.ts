@@ -1,7 +1,7 @@
 /**
  * The store's write path alone at a store's size: `--blocks` mainnet-density blocks continuing the
  * chain of the store in `--dir` (as `generate` would extend it, relinked onto its head), appended
- * with StoreWriter.appendRecords in generate's batches, each batch encoded into records (what
+ * with StoreWriter.appendRecords in generate's batches and with its markers, each batch encoded into records (what
  * generating threads hand the writer) before its write transaction, and only the write
  * transactions timed; the same number of blocks into a fresh store is the baseline. The ratio
  * says how much the store's size slows its writes (issue goal: a large store's rate at least 80%
@@ -22,8 +22,8 @@ import { type BlockRecords, encodeBlockRecords } from '#src/store/blockRecords.j
 import { StoreReader } from '#src/store/reader.js';
 import { closeStore, openStore } from '#src/store/schema.js';
 import { StoreWriter } from '#src/store/writer.js';
-import { DEFAULT_BATCH_BLOCKS } from '#src/synth/generateStore.js';
-import { generateChain, linkBlock } from '#src/synth/generator.js';
+import { DEFAULT_BATCH_BLOCKS, freezeAlignedLength } from '#src/synth/generateStore.js';
+import { generateChain, linkBlock, markers } from '#src/synth/generator.js';
 import { storedProvenance } from '#src/synth/provenance.js';
 import { machine, table } from './report.js';
 
@@ -38,7 +38,7 @@ const DEFAULT_BLOCKS = 2 * DEFAULT_BATCH_BLOCKS;
  */
 async function append(
   dir: string,
-  chain: { seed: string; density: number; from: number; count: number; parent?: Uint8Array },
+  chain: { seed: string; density: number; earliest: number; from: number; count: number; parent?: Uint8Array },
   chainId?: bigint,
 ): Promise<{ logsPerSecond: number; logs: number }> {
   const store = openStore(dir);
@@ -53,9 +53,10 @@ async function append(
       density: chain.density,
       startNumber: chain.from,
     });
-    for (let at = 0; at < chain.count; at += DEFAULT_BATCH_BLOCKS) {
+    for (let at = 0, length = 0; at < chain.count; at += length) {
+      length = freezeAlignedLength(chain.from + at, Math.min(DEFAULT_BATCH_BLOCKS, chain.count - at), chain.earliest);
       const records: BlockRecords[] = [];
-      for (let i = at; i < Math.min(chain.count, at + DEFAULT_BATCH_BLOCKS); i++) {
+      for (let i = at; i < at + length; i++) {
         const generated = blocks.next().value as BlockBundle;
         const block = parent === undefined ? generated : linkBlock(generated, parent);
         if (parent !== undefined) parent = block.header.hash;
@@ -63,7 +64,12 @@ async function append(
         records.push(encodeBlockRecords(block));
       }
       const started = performance.now();
-      writer.appendRecords({ blocks: records, chainId: at === 0 ? chainId : undefined });
+      const head = chain.from + at + length - 1;
+      writer.appendRecords({
+        blocks: records,
+        chainId: at === 0 ? chainId : undefined,
+        ...markers(head, chain.earliest),
+      });
       ms += performance.now() - started;
     }
     return { logsPerSecond: logs / (ms / 1000), logs };
@@ -92,12 +98,13 @@ async function main(): Promise<void> {
   const fresh = mkdtempSync(join(tmpdir(), 'ethlogd-write-path-'));
   let baseline: number;
   try {
-    baseline = (await append(fresh, { ...generator, from: 0, count: blocks }, 1n)).logsPerSecond;
+    baseline = (await append(fresh, { ...generator, earliest: 0, from: 0, count: blocks }, 1n)).logsPerSecond;
   } finally {
     rmSync(fresh, { recursive: true, force: true });
   }
   const { logsPerSecond: large, logs } = await append(values.dir, {
     ...generator,
+    earliest: meta.earliest,
     from: meta.head + 1,
     count: blocks,
     parent,

@@ -45,8 +45,10 @@ import type { Store } from './schema.js';
 export const FREEZE_BLOCKS = 256;
 
 /**
- * Blocks behind the head a unit must be to freeze: four epochs, twice mainnet's finality (64 blocks),
- * so reorganisations (one or two blocks, almost all) touch only the recent B-trees. A deeper rollback
+ * Blocks behind the head a unit must be to freeze when no later block is finalized: four epochs,
+ * twice mainnet's finality (64 blocks), so reorganisations (one or two blocks, almost all) touch only
+ * the recent B-trees. A finalized block cannot reorganise, so a unit at or below it freezes at once
+ * (a bulk copy far behind the node's head freezes its batches straight into runs). A deeper rollback
  * (ingest follows up to MAX_REORG_DEPTH, 4,096) is still exact: runs past its block are dropped and
  * the one holding it is cut short (`to` lowered; its later entries ignored until a merge drops them).
  */
@@ -114,9 +116,21 @@ export class FrozenBatch {
   }
 }
 
-/** The last block of the units that may freeze at head `head` (−1 when none). */
-export function freezeTarget(head: number): number {
-  return Math.floor((head - FREEZE_LAG + 1) / FREEZE_BLOCKS) * FREEZE_BLOCKS - 1;
+/**
+ * The last block of the units that may freeze at head `head` with block `finalized` final (−1 when none): those at or
+ * below the finalized block or FREEZE_LAG behind the head, whichever reaches further.
+ */
+export function freezeTarget(head: number, finalized = -1): number {
+  const point = Math.max(head - FREEZE_LAG, Math.min(finalized, head));
+  return Math.floor((point + 1) / FREEZE_BLOCKS) * FREEZE_BLOCKS - 1;
+}
+
+/**
+ * Whether a batch ending at `head` with block `finalized` final freezes every block it may: its freeze point ends a
+ * unit, so none of the batch's blocks at or below it waits in the recent B-trees for the next batch.
+ */
+export function freezesWholeUnits(head: number, finalized = -1): boolean {
+  return freezeTarget(head, finalized) === Math.max(head - FREEZE_LAG, Math.min(finalized, head));
 }
 
 /** Writes one run's chunks (in key order, appended) and its filter. */

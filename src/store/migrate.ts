@@ -64,7 +64,7 @@ export async function migrateStore(
     const head = store.meta.get('head') as number | undefined;
     if (head === undefined) return { from, frozenTo: -1 };
     const earliest = store.meta.get('earliest') as number;
-    const target = freezeTarget(head);
+    const target = freezeTarget(head, store.meta.get('finalized') as number | undefined);
     let frozenTo = Math.max(freezer.frozenTo(), earliest - 1);
     while (frozenTo < target) {
       const step = Math.min(

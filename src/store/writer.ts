@@ -4,8 +4,8 @@
  * A batch is checked whole before anything is written; then the entries keyed by block number go
  * after the last ones (MDB_APPEND), and those keyed by hash or storage slot, which land anywhere
  * in their B-trees, are put once all the batch's blocks are in, in key order when they are many
- * (orderedPuts.ts). Blocks FREEZE_LAG behind the head leave those B-trees for sorted runs in the
- * same transaction (freezer.ts), so the B-trees stay the size of the recent blocks.
+ * (orderedPuts.ts). Finalized blocks, or those FREEZE_LAG behind the head, leave those B-trees for
+ * sorted runs in the same transaction (freezer.ts), so the B-trees stay the size of the recent blocks.
  */
 import type { Database, PutOptions } from 'lmdb';
 import type { ChainKind } from '../chain/chainKind.js';
@@ -109,7 +109,8 @@ export class StoreWriter {
       const earliest = meta ? meta.earliest : batch.blocks[0]!.number;
       const last = batch.blocks.at(-1);
       // Blocks at or below the target freeze in this transaction: a batch's own go straight into their run.
-      const target = freezeTarget(last ? last.number : meta!.head);
+      const finalized = batch.finalized ?? (s.meta.get('finalized') as number | undefined);
+      const target = freezeTarget(last ? last.number : meta!.head, finalized);
       const frozen = new FrozenBatch();
       const randomKeys = {
         blockByHash: new OrderedPuts(s.blockByHash),

@@ -9,6 +9,7 @@
 import { bytesEqual } from '../chain/hex.js';
 import { Progress } from '../ingest/progress.js';
 import { blockRecordsBytes } from '../store/blockRecords.js';
+import { FREEZE_BLOCKS, freezesWholeUnits } from '../store/freezer.js';
 import { StoreReader } from '../store/reader.js';
 import { storedBlockHash } from '../store/recordViews.js';
 import { closeStore, openStore, type Store } from '../store/schema.js';
@@ -164,6 +165,20 @@ function batchLength(sizes: readonly number[], batchBlocks: number, batchBytes: 
 }
 
 /**
+ * The longest write transaction of at most `length` blocks from block `from` (a chain from `earliest`), and less than
+ * FREEZE_BLOCKS shorter, after which every block the markers finalize is frozen: the writer then freezes the batch's
+ * finalized blocks straight from it, where a batch ending mid-unit would put the unit's blocks into the recent
+ * B-trees and the next batch take them out again. `length` when no such end is near.
+ */
+export function freezeAlignedLength(from: number, length: number, earliest: number): number {
+  for (let n = length; n > Math.max(0, length - FREEZE_BLOCKS); n--) {
+    const head = from + n - 1;
+    if (freezesWholeUnits(head, markers(head, earliest).finalized)) return n;
+  }
+  return length;
+}
+
+/**
  * The blocks of `batch` the store does not hold yet: a batch starting at the store's head leaves it out, once it is
  * checked to be the same block (else the store was written by something else: GenerateRefusedError).
  */
@@ -256,10 +271,13 @@ export async function generateStore(dir: string, opts: GenerateStoreOptions): Pr
       const finished = (blocks.length > 0 ? blocks[blocks.length - 1]!.number : from.from) === last;
       const full = () => collected.blocks.length >= batchBlocks || collectedBytes >= batchBytes;
       if (!finished && !full()) continue;
-      // Write transactions of batchBlocks blocks (fewer when they pass batchBytes), whatever the source's cut; the last
-      // one takes the rest (none when the store held the chain already).
+      // Write transactions of batchBlocks blocks (fewer when they pass batchBytes, and ended where the finalized blocks
+      // fill whole frozen units), whatever the source's cut; the last one takes the rest (none when the store held the
+      // chain already).
       do {
-        const length = batchLength(sizes, batchBlocks, batchBytes);
+        const next = collected.blocks[0];
+        const fits = batchLength(sizes, batchBlocks, batchBytes);
+        const length = next === undefined ? 0 : freezeAlignedLength(next.number, fits, first);
         const chunk = collected.blocks.splice(0, length);
         for (const size of sizes.splice(0, length)) collectedBytes -= size;
         const head = chunk.length > 0 ? chunk[chunk.length - 1]!.number : from.from;

@@ -11,7 +11,15 @@ import path from 'node:path';
 import { test } from 'node:test';
 import fc from 'fast-check';
 import type { BlockBundle } from '#src/chain/types.js';
-import { FREEZE_BLOCKS, FREEZE_LAG, Freezer, FrozenBatch, freezeTarget, MERGE_FAN_IN } from '#src/store/freezer.js';
+import {
+  FREEZE_BLOCKS,
+  FREEZE_LAG,
+  Freezer,
+  FrozenBatch,
+  freezesWholeUnits,
+  freezeTarget,
+  MERGE_FAN_IN,
+} from '#src/store/freezer.js';
 import { decodeBlockKey, encodeBlockKey, encodeStorageKey } from '#src/store/keys.js';
 import { StoreReader } from '#src/store/reader.js';
 import {
@@ -197,10 +205,27 @@ function u256(n: number): Uint8Array {
   return out;
 }
 
-test('the freeze target trails the head by FREEZE_LAG, in whole units', () => {
-  assert.equal(freezeTarget(FREEZE_BLOCKS + FREEZE_LAG - 2), -1);
-  assert.equal(freezeTarget(FREEZE_BLOCKS + FREEZE_LAG - 1), FREEZE_BLOCKS - 1);
-  assert.equal(freezeTarget(3 * FREEZE_BLOCKS + FREEZE_LAG + 5), 3 * FREEZE_BLOCKS - 1);
+test('the freeze target trails the head by FREEZE_LAG or reaches the finalized block, in whole units', () => {
+  const U = FREEZE_BLOCKS;
+  const cases: { head: number; finalized?: number; target: number; whole: boolean }[] = [
+    { head: U + FREEZE_LAG - 2, target: -1, whole: false },
+    { head: U + FREEZE_LAG - 1, target: U - 1, whole: true },
+    { head: 3 * U + FREEZE_LAG + 5, target: 3 * U - 1, whole: false },
+    // A finalized block behind the lag's point changes nothing.
+    { head: 4 * U + 20, finalized: 2 * U, target: 3 * U - 1, whole: false },
+    // One past it reaches further: its last complete unit.
+    { head: 4 * U + 20, finalized: 4 * U - 2, target: 3 * U - 1, whole: false },
+    { head: 4 * U + 20, finalized: 4 * U - 1, target: 4 * U - 1, whole: true },
+    // A finalized head (a bulk copy far behind the node's head) freezes every complete unit.
+    { head: 4 * U - 1, finalized: 4 * U - 1, target: 4 * U - 1, whole: true },
+    { head: 4 * U + 9, finalized: 4 * U + 9, target: 4 * U - 1, whole: false },
+    // A marker past the head counts as the head.
+    { head: 2 * U - 1, finalized: 9 * U, target: 2 * U - 1, whole: true },
+  ];
+  for (const { head, finalized, target, whole } of cases) {
+    assert.equal(freezeTarget(head, finalized), target, `target at ${head}, finalized ${finalized}`);
+    assert.equal(freezesWholeUnits(head, finalized), whole, `whole units at ${head}, finalized ${finalized}`);
+  }
 });
 
 /** A chain long enough for one merge to level 1 and more level-0 runs after it. */
@@ -328,6 +353,55 @@ test('lookups through freezing, merges and deep rollbacks; the same runs whateve
           assert.equal(reader.txLocation(tx.hash), undefined, 'an orphaned transaction');
       }
     }
+    assert.deepEqual(verifyStore(a!).problems, []);
+  });
+});
+
+test('finalized blocks freeze in the batch that brings them; the same store as one block a batch', async () => {
+  const blocks = [...generateChain({ blocks: BLOCKS, seed: 'runs-final', density: DENSITY })];
+  /** The transactions of blocks after `n` up to `head`. */
+  const txsAfter = (n: number, head: number) =>
+    blocks.slice(n + 1, head + 1).reduce((sum, block) => sum + block.transactions.length, 0);
+  await withStores(3, async ([a, b, c]) => {
+    const expected = new Expected();
+    const writerA = new StoreWriter(a!);
+    const reader = new StoreReader(a!);
+    // Store a: batches whose finalized block (64 behind, as generate marks) ends a unit, and two that do not.
+    const cuts = [FREEZE_BLOCKS + 64, 2 * FREEZE_BLOCKS + 64, 2 * FREEZE_BLOCKS + 200, 5 * FREEZE_BLOCKS + 64, BLOCKS];
+    let at = 0;
+    for (const cut of cuts) {
+      const head = cut - 1;
+      writerA.append({ blocks: blocks.slice(at, cut), chainId: 1n, safe: head - 32, finalized: head - 64 });
+      blocks.slice(at, cut).forEach((block) => expected.add(block));
+      at = cut;
+      const frozenTo = readManifest(a!)!.frozenTo;
+      assert.equal(frozenTo, freezeTarget(head, head - 64), `frozen after block ${head}`);
+      // Only the blocks after the freeze point are in the recent B-tree.
+      assert.equal(a!.txByHash.getKeysCount(), txsAfter(frozenTo, head), `recent transactions after block ${head}`);
+      expected.check(reader, head, `after block ${head}`);
+    }
+    // Store b: one block a batch with the same markers; store c without markers, then a batch that only marks.
+    const writerB = new StoreWriter(b!);
+    for (const block of blocks) {
+      const n = block.header.number;
+      writerB.append({ blocks: [block], chainId: 1n, safe: Math.max(0, n - 32), finalized: Math.max(0, n - 64) });
+    }
+    assert.deepEqual(diffStores(a!, b!), []);
+    const writerC = new StoreWriter(c!);
+    writerC.append({ blocks, chainId: 1n });
+    assert.equal(readManifest(c!)!.frozenTo, freezeTarget(BLOCKS - 1));
+    writerC.append({ blocks: [], safe: BLOCKS - 33, finalized: BLOCKS - 65 });
+    assert.deepEqual(diffStores(a!, c!), []);
+    assert.deepEqual(verifyStore(a!).problems, []);
+
+    // A rollback below the finalized block (a node that reorganised past finality) is still exact.
+    const to = readManifest(a!)!.frozenTo - 3;
+    const branch = [...generateChain({ blocks: BLOCKS + 10, seed: 'runs-final-branch', density: DENSITY })];
+    const linked = relink(branch.slice(to + 1), blocks[to]!.header.hash);
+    writerA.append({ rollbackTo: to, blocks: linked, finalized: to });
+    expected.rollback(to);
+    linked.forEach((block) => expected.add(block));
+    expected.check(reader, linked.at(-1)!.header.number, 'after a rollback past the finalized block');
     assert.deepEqual(verifyStore(a!).problems, []);
   });
 });

@@ -3,15 +3,17 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
+import fc from 'fast-check';
 import { bytesToHex } from '#src/chain/hex.js';
 import { mappingSlot } from '#src/chain/storageSlot.js';
 import type { BlockBundle } from '#src/chain/types.js';
 import { blockRecordsBytes, encodeBlockRecords } from '#src/store/blockRecords.js';
+import { FREEZE_BLOCKS, freezesWholeUnits } from '#src/store/freezer.js';
 import { StoreReader } from '#src/store/reader.js';
 import { closeStore, openStore } from '#src/store/schema.js';
 import { StoreWriter } from '#src/store/writer.js';
 import { TRANSFER_TOPIC } from '#src/synth/events.js';
-import { generateStore, generateWriteMap } from '#src/synth/generateStore.js';
+import { freezeAlignedLength, generateStore, generateWriteMap } from '#src/synth/generateStore.js';
 import { CHAIN_VERSION, generateChain, generatePending, markers } from '#src/synth/generator.js';
 import { GenerateRefusedError, storedProvenance } from '#src/synth/provenance.js';
 
@@ -287,4 +289,29 @@ test('generateWriteMap: the write map when a transaction is expected to hold 32 
       expected,
       `density ${density}, ${blocks} blocks, ${bytes / MIB} MiB`,
     );
+});
+
+test('a write transaction ends where its finalized blocks fill whole frozen units, when such an end is near', () => {
+  const U = FREEZE_BLOCKS;
+  // generate finalizes 64 blocks behind the head: a transaction ending at block k·U + 63 freezes all it may.
+  assert.equal(freezeAlignedLength(0, 1024, 0), 3 * U + 64);
+  assert.equal(freezeAlignedLength(3 * U + 64, 1024, 0), 1024);
+  assert.equal(freezeAlignedLength(3 * U + 64, 1000, 0), 3 * U);
+  // No such end within the transaction: it keeps its length.
+  assert.equal(freezeAlignedLength(0, 100, 0), 100);
+  assert.equal(freezeAlignedLength(U, 20, 0), 20);
+  fc.assert(
+    fc.property(
+      fc.integer({ min: 0, max: 10_000 }),
+      fc.integer({ min: 1, max: 3000 }),
+      fc.integer({ min: 0, max: 2000 }),
+      (from, length, back) => {
+        const earliest = Math.max(0, from - back);
+        const aligned = (n: number) => freezesWholeUnits(from + n - 1, markers(from + n - 1, earliest).finalized);
+        const got = freezeAlignedLength(from, length, earliest);
+        const candidates = Array.from({ length: Math.min(length, U) }, (_, i) => length - i).filter(aligned);
+        assert.equal(got, candidates[0] ?? length);
+      },
+    ),
+  );
 });
