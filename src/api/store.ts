@@ -192,8 +192,8 @@ export class EthLogStore {
 
   /**
    * The storage slots canonical block `number` wrote (address and 32-byte slot), as eth_getStorageAt takes them; none
-   * for a block not held or frozen (older than the newest 128 to 383 blocks: the store keeps a block's list of
-   * written slots only until its writes move to the storage history's sorted runs).
+   * for a block not held or frozen (in a whole unit of 256 blocks at or below the finalized block or 128 behind the
+   * head: the store keeps a block's list of written slots only until its writes move to the storage history's runs).
    */
   writtenSlots(number: number): { address: Uint8Array; slot: Uint8Array }[] {
     return this.reader.writtenSlots(number);
