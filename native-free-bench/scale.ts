@@ -23,13 +23,13 @@ import { request } from 'node:http';
 import { dirname, join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { bytesToHex, quantityToHex } from '#src/chain/hex.js';
+import type { BlockBundle } from '#src/chain/types.js';
 import { createApiKey } from '#src/store/apiKeys.js';
 import { STORE_DATA_FILE } from '#src/store/dataFile.js';
-import { encodeBlockKey } from '#src/store/keys.js';
 import { StoreReader } from '#src/store/reader.js';
 import { closeStore, openStore, storeDiskBytes } from '#src/store/schema.js';
 import { ANSWER_UPDATED_TOPIC } from '#src/synth/events.js';
-import { rareAddress } from '#src/synth/generator.js';
+import { generateChain, rareAddress } from '#src/synth/generator.js';
 import { startChild } from './http.js';
 import { percentile } from './logQueries.js';
 import { machine, type Panel, panelsSvg, type Row, table } from './report.js';
@@ -181,12 +181,13 @@ function timedCall(url: string, body: string): Promise<{ ms: number }> {
 
 /**
  * Random point lookups over the whole chain: transactions of random blocks by hash, and slots of random blocks' writes
- * at random later blocks.
+ * at random later blocks. A block's writes come from the generator (the chain's seed and `density`): a frozen block
+ * keeps no list of them, so sampling the stored lists would pick only the recent blocks'.
  */
 function lookupSamples(
-  store: ReturnType<typeof openStore>,
   reader: StoreReader,
   head: number,
+  density: number,
   seed = 0x2545f491,
 ): { txs: string[]; slots: string[] } {
   const random = (n: number) => {
@@ -212,23 +213,19 @@ function lookupSamples(
         }),
       );
     }
-    const writes = store.storageWrites.getBinary(encodeBlockKey(n));
-    if (writes && slots.length < POINT_LOOKUPS) {
-      const at = random(writes.length / 52) * 52;
-      const block = n + random(head - n + 1);
-      slots.push(
-        JSON.stringify({
-          jsonrpc: '2.0',
-          id: 1,
-          method: 'eth_getStorageAt',
-          params: [
-            bytesToHex(writes.subarray(at, at + 20)),
-            bytesToHex(writes.subarray(at + 20, at + 52)),
-            quantityToHex(block),
-          ],
-        }),
-      );
-    }
+    if (slots.length >= POINT_LOOKUPS) continue;
+    const writes = (generateChain({ blocks: 1, seed: SEED, density, startNumber: n }).next().value as BlockBundle)
+      .storage;
+    if (writes.length === 0) continue;
+    const write = writes[random(writes.length)]!;
+    slots.push(
+      JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'eth_getStorageAt',
+        params: [bytesToHex(write.address), bytesToHex(write.slot), quantityToHex(n + random(head - n + 1))],
+      }),
+    );
   }
   return { txs, slots };
 }
@@ -275,13 +272,14 @@ function rssMiB(pid: number, field: 'VmRSS' | 'RssAnon'): number {
 async function measureServe(
   dir: string,
   head: number,
+  density: number,
   reps: number,
 ): Promise<Pick<SizeResult, 'serveRssMiB' | 'serveAnonMiB' | 'query' | 'lookups'>> {
   const store = openStore(dir);
   const key = createApiKey(store, 'bench-scale');
   const reader = new StoreReader(store);
-  const samples = lookupSamples(store, reader, head);
-  const warmup = lookupSamples(store, reader, head, SERVER_WARMUP_SEED);
+  const samples = lookupSamples(reader, head, density);
+  const warmup = lookupSamples(reader, head, density, SERVER_WARMUP_SEED);
   const headHash = bytesToHex(reader.header(head)!.hash);
   // The realtime range asks for the contract of the newest log at or below the head.
   let newest = head;
@@ -396,7 +394,7 @@ async function measureSize(
     checked = { ...measured, verifySeconds, verifyLogsPerSecond: Number(generated[1]) / verifySeconds };
   }
   if (!full) return checked;
-  return { ...checked, ...(await measureServe(dir, blocks - 1, reps)) };
+  return { ...checked, ...(await measureServe(dir, blocks - 1, density, reps)) };
 }
 
 /** The table rows of one size. */
