@@ -121,8 +121,12 @@ export class FrozenBatch {
  * below the finalized block or FREEZE_LAG behind the head, whichever reaches further.
  */
 export function freezeTarget(head: number, finalized = -1): number {
-  const point = Math.max(head - FREEZE_LAG, Math.min(finalized, head));
-  return Math.floor((point + 1) / FREEZE_BLOCKS) * FREEZE_BLOCKS - 1;
+  return Math.floor((freezePoint(head, finalized) + 1) / FREEZE_BLOCKS) * FREEZE_BLOCKS - 1;
+}
+
+/** The last block that may freeze at head `head` with block `finalized` final, before rounding down to whole units. */
+function freezePoint(head: number, finalized: number): number {
+  return Math.max(head - FREEZE_LAG, Math.min(finalized, head));
 }
 
 /**
@@ -130,7 +134,7 @@ export function freezeTarget(head: number, finalized = -1): number {
  * unit, so none of the batch's blocks at or below it waits in the recent B-trees for the next batch.
  */
 export function freezesWholeUnits(head: number, finalized = -1): boolean {
-  return freezeTarget(head, finalized) === Math.max(head - FREEZE_LAG, Math.min(finalized, head));
+  return freezeTarget(head, finalized) === freezePoint(head, finalized);
 }
 
 /** Writes one run's chunks (in key order, appended) and its filter. */

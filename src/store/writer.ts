@@ -109,6 +109,7 @@ export class StoreWriter {
       const earliest = meta ? meta.earliest : batch.blocks[0]!.number;
       const last = batch.blocks.at(-1);
       // Blocks at or below the target freeze in this transaction: a batch's own go straight into their run.
+      // The stored marker, not meta's finalized, which stands in the head for a store that never set one.
       const finalized = batch.finalized ?? (s.meta.get('finalized') as number | undefined);
       const target = freezeTarget(last ? last.number : meta!.head, finalized);
       const frozen = new FrozenBatch();
