@@ -5,7 +5,7 @@
  * Shared by the small-requests, mainnet-traffic and cluster sections.
  */
 
-import { execFile, execFileSync, spawnSync } from 'node:child_process';
+import { execFile, execFileSync, spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -109,20 +109,59 @@ export function wrkMs(figure: string): number {
 
 /** The line the script's done() prints the p99.9 latency on. */
 const P999_LINE = 'Latency p99.9:';
+/** The line the script's done() prints the answers it found wrong on (wrkScript's `check`). */
+const FAILED_LINE = 'Failed answers:';
+/**
+ * The line the script prints when it has stopped after `stopAfter` answers: wrk's main thread sleeps out its -d
+ * whatever its threads do, so runWrkPass interrupts it (SIGINT: wrk reports what it measured and exits).
+ */
+const STOPPED_LINE = 'Stopped after the last answer';
+
+/** What a wrkScript does besides cycling its bodies. */
+export interface WrkScriptOptions {
+  /** Stops wrk after this many answers (with -c1: this many requests, each body once per pass). */
+  stopAfter?: number;
+  /**
+   * Counts the answers that are not a 200 with a result (a JSON-RPC error, or a null result: a lookup that found
+   * nothing), printed on FAILED_LINE; wrk itself sees only the status.
+   */
+  check?: boolean;
+}
+
+/** The Lua that counts answers and wrong ones, and stops after `stopAfter` (0: never); globals read in done(). */
+function answerHook(stopAfter: number): string {
+  return `answered = 0
+failed = 0
+response = function(status, headers, body)
+  answered = answered + 1
+  if status ~= 200 or not body:find('"result":', 1, true) or body:find('"result":null', 1, true) then
+    failed = failed + 1
+  end
+  if ${stopAfter} > 0 and answered == ${stopAfter} then
+    wrk.thread:stop()
+    io.write("${STOPPED_LINE}\\n")
+    io.flush()
+  end
+end
+`;
+}
 
 /**
  * A wrk Lua script that POSTs `bodies` in turn, to each of `paths` in turn when given (else to the
  * URL's path), and prints the p99.9 latency when done (wrk's --latency stops at p99). The bodies sit
  * in a file of their own, one a line, read when the script loads: a table of string literals stops
  * compiling past LuaJIT's constants per function, and the mainnet-traffic section cycles more bodies.
+ * With `options`, it checks the answers and may stop after a number of them (a response() hook costs
+ * wrk a parse of each answer, so loads without it stay as they are).
  */
-export function wrkScript(bodies: string[], paths?: string[]): string {
+export function wrkScript(bodies: string[], paths?: string[], options: WrkScriptOptions = {}): string {
   const dir = mkdtempSync(join(tmpdir(), 'ethlogd-wrk-'));
   const bodyFile = join(dir, 'bodies.txt');
   if (bodies.some((b) => b.includes('\n')))
     throw new Error('wrkScript: a body holds a newline (the body file keeps one a line)');
   writeFileSync(bodyFile, bodies.map((b) => `${b}\n`).join(''));
   const quotedPaths = (paths ?? []).map((p) => `[==[${p}]==]`).join(',\n');
+  const hooked = options.check === true || options.stopAfter !== undefined;
   const path = join(dir, 'post.lua');
   writeFileSync(
     path,
@@ -131,13 +170,18 @@ for line in io.lines([==[${bodyFile}]==]) do bodies[#bodies + 1] = line end
 local paths = {${quotedPaths}}
 local i = 0
 local j = 0
+local threads = {}
+setup = function(thread) threads[#threads + 1] = thread end
 request = function()
   i = i % #bodies + 1
   if i == 1 and #paths > 0 then j = j % #paths + 1 end
   return wrk.format("POST", paths[j], { ["Content-Type"] = "application/json" }, bodies[i])
 end
-done = function(summary, latency, requests)
+${hooked ? answerHook(options.stopAfter ?? 0) : ''}done = function(summary, latency, requests)
   io.write(string.format("${P999_LINE} %.0fus\\n", latency:percentile(99.9)))
+  local failed = 0
+  for _, thread in ipairs(threads) do failed = failed + (thread:get("failed") or 0) end
+  io.write(string.format("${FAILED_LINE} %d\\n", failed))
 end
 `,
   );
@@ -161,8 +205,28 @@ export async function runWrk(
   }
 }
 
-/** The figures of a wrk report (runWrk's output). */
-function parseWrk(out: string): {
+/**
+ * Runs wrk -t1 -c1 against `url` on GENERATOR_CPU with `script`, a wrkScript with `stopAfter`, until the script has
+ * its last answer (at most `limitSeconds`); resolves to wrk's report.
+ */
+export function runWrkPass(url: string, script: string, limitSeconds: number): Promise<string> {
+  const args = ['-c', GENERATOR_CPU, 'wrk', '-t1', '-c1', `-d${limitSeconds}s`, '--latency', '-s', script, url];
+  return new Promise((resolve, reject) => {
+    const child = spawn('taskset', args, { stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    let err = '';
+    child.stdout.on('data', (chunk: Buffer) => {
+      out += chunk.toString();
+      if (out.includes(STOPPED_LINE)) child.kill('SIGINT');
+    });
+    child.stderr.on('data', (chunk: Buffer) => (err += chunk.toString()));
+    child.on('error', reject);
+    child.on('close', (code) => (code === 0 ? resolve(out) : reject(new Error(`wrk exited with ${code}: ${err}`))));
+  });
+}
+
+/** The figures of a wrk report (runWrk's output); `bad` counts the script's failed answers too. */
+export function parseWrk(out: string): {
   rps: number;
   p50Ms: number;
   p99Ms: number;
@@ -178,7 +242,10 @@ function parseWrk(out: string): {
     p99Ms: wrkMs(/ 99%\s+(\S+)/.exec(out)![1]!),
     p999Ms: wrkMs(new RegExp(`${P999_LINE} (\\S+)`).exec(out)![1]!),
     requests: Number(/(\d+) requests in/.exec(out)![1]),
-    bad: non2xx + (errors ? errors.slice(1).reduce((sum, n) => sum + Number(n), 0) : 0),
+    bad:
+      non2xx +
+      Number(new RegExp(`${FAILED_LINE} (\\d+)`).exec(out)?.[1] ?? 0) +
+      (errors ? errors.slice(1).reduce((sum, n) => sum + Number(n), 0) : 0),
   };
 }
 

@@ -5,17 +5,21 @@
  * rate of the blocks just added, the disk bytes generate wrote per log added (write_bytes of
  * /proc/PID/io: write amplification) and the store's bytes per log; at the last size (every size
  * with --measure-all), after `verify` of what the size added (its rate recorded at every size), over
- * HTTP against a fresh `serve`: eth_getTransactionByHash
- * of random hashes (cold: each hash's first lookup; warm: the same again) and eth_getStorageAt of
- * random slots at random blocks, p50/p99 of long-range eth_getLogs (one address over the
- * whole chain, that address with its topic0, and a sparse whole-range query of an absent address,
- * in blocks/s) and of the realtime ones (the last 10 blocks for one address, the head block by
- * hash), then the server's resident memory. The density is the one that fits this machine's
+ * HTTP against a fresh `serve`: p50/p99 of long-range eth_getLogs (one address over the whole chain,
+ * that address with its topic0, and a sparse whole-range query of an absent address, in blocks/s)
+ * and of the realtime ones (the last 10 blocks for one address, the head block by hash); then, with
+ * the server pinned to one core and wrk (one connection) on the other, eth_getTransactionByHash of
+ * random hashes and eth_getStorageAt of random slots at random blocks (cold: one pass, each call's
+ * first; warm: the same calls for 10 s), beside two controls (eth_chainId on the same server, a bare
+ * uWebSockets.js server answering as many bytes); then the server's resident memory. The density is
+ * the one that fits this machine's
  * disk at a million blocks (printed), unless given, so runs of fewer sizes measure the same chain.
  * Written to native-free-bench/results/scale.*.
  *
  * node dist/native-free-bench/scale.js [--blocks 210000 | --sizes 10000,100000] [--density 1] [--measure-all]
  * [--no-verify] [--dir data/scale] [--reps 15]   (--no-verify: no verify at any size)
+ * node dist/native-free-bench/scale.js --serve-only [--dir data/scale] [--density 1]   (the serve figures of the store
+ * an earlier run left, into results/scale-serve.*)
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync, statfsSync, writeFileSync } from 'node:fs';
@@ -32,6 +36,7 @@ import { ANSWER_UPDATED_TOPIC } from '#src/synth/events.js';
 import { generateChain, rareAddress } from '#src/synth/generator.js';
 import { startChild } from './http.js';
 import { percentile } from './logQueries.js';
+import { hasWrk, parseWrk, pin, runWrk, runWrkPass, SERVER_CPU, wrkScript } from './pinnedLoad.js';
 import { machine, type Panel, panelsSvg, type Row, table } from './report.js';
 
 /** The chain length by default: about 100M logs at mainnet density. */
@@ -42,6 +47,15 @@ const STEPS = 10;
 const DEFAULT_SIZES = Array.from({ length: STEPS }, (_, i) => Math.round(((i + 1) * DEFAULT_BLOCKS) / STEPS));
 /** Point lookups timed per kind at the last size (random hashes and slots; each cold once, then warm). */
 const POINT_LOOKUPS = 2_000;
+/** Seconds of each warm point-lookup load: the sampled calls again and again (~30 passes, a p99.9 of ~60k calls). */
+const WARM_SECONDS = 10;
+/**
+ * Seconds of eth_chainId load after the server is pinned and before the cold passes: the first few hundred ms of a load
+ * on a newly pinned server run slower whatever they ask (a bare server's first 2,000 calls: p99 1.26 ms against 0.4).
+ */
+const PINNED_WARMUP_SECONDS = 2;
+/** The longest a cold pass may take (wrk stops itself after the pass's last answer). */
+const COLD_PASS_LIMIT_SECONDS = 600;
 /** Interval of the /proc/PID/io poll of the generating process, in ms. */
 const IO_POLL_MS = 100;
 /** Bytes a block takes in the store at density 1 (whole file: about 660 B per log, about 480 logs a block). */
@@ -95,10 +109,23 @@ interface SizeResult {
    */
   serveAnonMiB?: number;
   query?: Record<QueryName, { p50: number; p99: number; logs: number }>;
-  lookups?: Record<LookupName, { p50: number; p99: number }>;
+  lookups?: Record<LookupName, Latency>;
+  /** The mean size of a transaction's answer, in bytes: what the bare server answers. */
+  txAnswerBytes?: number;
 }
 
-type LookupName = 'txCold' | 'txWarm' | 'storageCold' | 'storageWarm';
+/** Latency percentiles of a wrk load, in ms. */
+interface Latency {
+  p50: number;
+  p99: number;
+  p999: number;
+}
+
+/**
+ * The point lookups, and two controls measured beside them: eth_chainId on the same server (a call that reads
+ * nothing) and a bare uWebSockets.js server answering as many bytes as a transaction (the transport alone).
+ */
+type LookupName = 'txCold' | 'txWarm' | 'storageCold' | 'storageWarm' | 'chainIdWarm' | 'bareWarm';
 
 type QueryName = 'address' | 'addressTopic' | 'sparse' | 'recent' | 'byHash';
 
@@ -155,22 +182,18 @@ function timedQuery(url: string, body: string): Promise<{ ms: number; logs: numb
   });
 }
 
-/** Milliseconds from sending one JSON-RPC call until its answer's last byte; throws on an error answer. */
-function timedCall(url: string, body: string): Promise<{ ms: number }> {
+/** The size of one JSON-RPC call's answer, in bytes; throws on an error answer. */
+function answerBytes(url: string, body: string): Promise<number> {
   return new Promise((resolve, reject) => {
-    const started = performance.now();
     const req = request(url, { method: 'POST', headers: { 'content-type': 'application/json' } }, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (c: Buffer) => chunks.push(c));
       res.on('end', () => {
-        const ms = performance.now() - started;
-        const answer = JSON.parse(Buffer.concat(chunks).toString()) as {
-          result?: unknown;
-          error?: { message: string };
-        };
+        const text = Buffer.concat(chunks);
+        const answer = JSON.parse(text.toString()) as { result?: unknown; error?: { message: string } };
         if (answer.result === undefined || answer.result === null)
           reject(new Error(`${body} answered ${JSON.stringify(answer)}`));
-        else resolve({ ms });
+        else resolve(text.length);
       });
       res.on('error', reject);
     });
@@ -268,13 +291,47 @@ function rssMiB(pid: number, field: 'VmRSS' | 'RssAnon'): number {
   return Number(kib) / 1024;
 }
 
+/** One wrk -t1 -c1 load of `bodies` on GENERATOR_CPU: one pass of them when `onePass`, else `seconds` of them. */
+async function lookupLoad(url: string, bodies: string[], onePass: boolean, seconds = WARM_SECONDS): Promise<Latency> {
+  const script = wrkScript(bodies, undefined, { check: true, stopAfter: onePass ? bodies.length : undefined });
+  const r = parseWrk(
+    await (onePass ? runWrkPass(url, script, COLD_PASS_LIMIT_SECONDS) : runWrk(url, script, seconds, 1, true)),
+  );
+  if (r.bad > 0) throw new Error(`${r.bad} of ${r.requests} point lookups failed (${bodies[0]}, …)`);
+  if (onePass && r.requests < bodies.length) throw new Error(`a cold pass ended after ${r.requests} lookups`);
+  return { p50: r.p50Ms, p99: r.p99Ms, p999: r.p999Ms };
+}
+
+/**
+ * The point lookups as the load benchmarks measure: the server (all its threads) pinned to SERVER_CPU and wrk, one
+ * connection, on GENERATOR_CPU, so no client shares the server's core or adds pauses of its own to the tail. Each
+ * kind's samples once (cold: each call's first) and then for WARM_SECONDS; then the controls.
+ */
+async function measureLookups(
+  url: string,
+  pid: number,
+  samples: { txs: string[]; slots: string[] },
+  txAnswerBytes: number,
+): Promise<Record<LookupName, Latency>> {
+  pin(pid, SERVER_CPU);
+  const chainId = [JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_chainId' })];
+  await lookupLoad(url, chainId, false, PINNED_WARMUP_SECONDS);
+  const txCold = await lookupLoad(url, samples.txs, true);
+  const txWarm = await lookupLoad(url, samples.txs, false);
+  const storageCold = await lookupLoad(url, samples.slots, true);
+  const storageWarm = await lookupLoad(url, samples.slots, false);
+  const chainIdWarm = await lookupLoad(url, chainId, false);
+  const bare = await startChild(['dist/native-free-bench/bareServer.js', String(txAnswerBytes)], SERVER_CPU);
+  try {
+    const bareWarm = await lookupLoad(`http://127.0.0.1:${bare.port}/`, samples.txs, false);
+    return { txCold, txWarm, storageCold, storageWarm, chainIdWarm, bareWarm };
+  } finally {
+    await bare.stop();
+  }
+}
+
 /** Serves the store in `dir` and times the long-range queries, then reads the server's memory. */
-async function measureServe(
-  dir: string,
-  head: number,
-  density: number,
-  reps: number,
-): Promise<Pick<SizeResult, 'serveRssMiB' | 'serveAnonMiB' | 'query' | 'lookups'>> {
+async function measureServe(dir: string, head: number, density: number, reps: number): Promise<Served> {
   const store = openStore(dir);
   const key = createApiKey(store, 'bench-scale');
   const reader = new StoreReader(store);
@@ -332,19 +389,18 @@ async function measureServe(
       }
       query[name] = { p50: percentile(times, 50), p99: percentile(times, 99), logs };
     }
-    for (const call of [...warmup.txs, ...warmup.slots]) await timedCall(url, call);
-    const lookups = {} as NonNullable<SizeResult['lookups']>;
-    for (const [kind, calls] of [
-      ['tx', samples.txs],
-      ['storage', samples.slots],
-    ] as const) {
-      for (const warmth of ['Cold', 'Warm'] as const) {
-        const times: number[] = [];
-        for (const call of calls) times.push((await timedCall(url, call)).ms);
-        lookups[`${kind}${warmth}`] = { p50: percentile(times, 50), p99: percentile(times, 99) };
-      }
-    }
-    return { serveRssMiB: rssMiB(server.pid, 'VmRSS'), serveAnonMiB: rssMiB(server.pid, 'RssAnon'), query, lookups };
+    let txBytes = 0;
+    for (const call of warmup.txs) txBytes += await answerBytes(url, call);
+    for (const call of warmup.slots) await answerBytes(url, call);
+    const txAnswerBytes = Math.round(txBytes / warmup.txs.length);
+    const lookups = await measureLookups(url, server.pid, samples, txAnswerBytes);
+    return {
+      serveRssMiB: rssMiB(server.pid, 'VmRSS'),
+      serveAnonMiB: rssMiB(server.pid, 'RssAnon'),
+      query,
+      lookups,
+      txAnswerBytes,
+    };
   } finally {
     await server.stop();
   }
@@ -423,20 +479,33 @@ function rowsOf(r: SizeResult): Row[] {
       unit: 'logs/s',
     });
   }
+  const { query, lookups, serveAnonMiB, serveRssMiB, txAnswerBytes } = r;
+  if (!query || !lookups || serveAnonMiB === undefined || serveRssMiB === undefined || txAnswerBytes === undefined)
+    return growth;
+  return [...growth, ...servedRows(r.blocks, { query, lookups, serveAnonMiB, serveRssMiB, txAnswerBytes })];
+}
+
+/** The figures measured against `serve` at one size. */
+type Served = Required<Pick<SizeResult, 'serveRssMiB' | 'serveAnonMiB' | 'query' | 'lookups' | 'txAnswerBytes'>>;
+
+/** The table rows of what was measured against `serve` on a store of `blocks` blocks. */
+function servedRows(blocks: number, r: Served): Row[] {
+  const at = `${blocks} blocks`;
   const q = r.query;
   const l = r.lookups;
-  if (!q || !l || r.serveAnonMiB === undefined || r.serveRssMiB === undefined) return growth;
-  const lookup = (name: string, x: { p50: number; p99: number }): Row => ({
-    figure: `${at}: ${name}, p50 (p99 ${x.p99.toFixed(2)} ms)`,
+  const lookup = (name: string, x: Latency): Row => ({
+    figure: `${at}: ${name}, p50 (p99 ${x.p99.toFixed(2)} ms, p99.9 ${x.p999.toFixed(2)} ms)`,
     ours: x.p50,
     unit: 'ms',
   });
+  const warm = `for ${WARM_SECONDS} s, warm`;
   return [
-    ...growth,
-    lookup(`eth_getTransactionByHash, ${POINT_LOOKUPS} random hashes, cold`, l.txCold),
-    lookup('eth_getTransactionByHash, the same hashes again, warm', l.txWarm),
-    lookup(`eth_getStorageAt, ${POINT_LOOKUPS} random slots at random blocks, cold`, l.storageCold),
-    lookup('eth_getStorageAt, the same again, warm', l.storageWarm),
+    lookup(`eth_getTransactionByHash, ${POINT_LOOKUPS} random hashes once, cold`, l.txCold),
+    lookup(`eth_getTransactionByHash, the same hashes ${warm}`, l.txWarm),
+    lookup(`eth_getStorageAt, ${POINT_LOOKUPS} random slots at random blocks once, cold`, l.storageCold),
+    lookup(`eth_getStorageAt, the same ${warm}`, l.storageWarm),
+    lookup(`control: eth_chainId on the same server ${warm}`, l.chainIdWarm),
+    lookup(`control: a bare uWebSockets.js server answering ${r.txAnswerBytes} B ${warm}`, l.bareWarm),
     {
       figure:
         `${at}: serve's resident memory after the queries (its own, RssAnon: ` +
@@ -462,7 +531,7 @@ function rowsOf(r: SizeResult): Row[] {
       figure:
         `${at}: eth_getLogs, an absent address over the whole chain (p50 ` +
         `${q.sparse.p50.toFixed(1)} ms, p99 ${q.sparse.p99.toFixed(1)} ms)`,
-      ours: r.blocks / (q.sparse.p50 / 1000),
+      ours: blocks / (q.sparse.p50 / 1000),
       unit: 'blocks/s',
       target: { kind: 'min', value: 20_000_000, text: '≥ 20M blocks/s at 1M blocks' },
     },
@@ -517,6 +586,32 @@ function panelsOf(results: SizeResult[]): Panel[] {
   ].filter((panel) => panel.points.length > 0);
 }
 
+/** The results directory of the benchmarks. */
+const RESULTS = 'native-free-bench/results';
+
+/**
+ * --serve-only: measures what `serve` answers on the store in `dir` as it is (generated by an earlier run at `density`;
+ * neither extended nor deleted), into results/scale-serve.*.
+ */
+async function serveOnly(dir: string, density: number, reps: number): Promise<void> {
+  if (!existsSync(join(dir, STORE_DATA_FILE))) throw new Error(`--serve-only: no store in ${dir}`);
+  const store = openStore(dir);
+  const head = new StoreReader(store).meta()?.head;
+  await closeStore(store);
+  if (head === undefined) throw new Error(`--serve-only: the store in ${dir} holds no blocks`);
+  const served = await measureServe(dir, head, density, reps);
+  const md = `Machine: ${machine()}\n\nDensity ${density}, seed "${SEED}", the store in ${dir} as it was\n\n${table(
+    servedRows(head + 1, served),
+  )}\n`;
+  mkdirSync(RESULTS, { recursive: true });
+  writeFileSync(
+    join(RESULTS, 'scale-serve.json'),
+    `${JSON.stringify({ date: new Date().toISOString(), machine: machine(), density, seed: SEED, blocks: head + 1, served }, null, 2)}\n`,
+  );
+  writeFileSync(join(RESULTS, 'scale-serve.md'), md);
+  console.log(`${md}\nresults in ${RESULTS}/scale-serve.{json,md}`);
+}
+
 async function main(): Promise<void> {
   const { values } = parseArgs({
     options: {
@@ -527,8 +622,10 @@ async function main(): Promise<void> {
       reps: { type: 'string' },
       'measure-all': { type: 'boolean' },
       'no-verify': { type: 'boolean' },
+      'serve-only': { type: 'boolean' },
     },
   });
+  if (!hasWrk()) throw new Error('the point lookups need wrk (apt-get install wrk): one connection on its own core');
   const last = Number(values.blocks ?? DEFAULT_BLOCKS);
   if (!Number.isSafeInteger(last) || last < STEPS)
     throw new Error(`--blocks: a block count of at least ${STEPS}, not ${values.blocks}`);
@@ -544,6 +641,7 @@ async function main(): Promise<void> {
   sizes.sort((a, b) => a - b);
   const dir = values.dir ?? 'data/scale';
   const reps = Number(values.reps ?? DEFAULT_REPS);
+  if (values['serve-only'] === true) return serveOnly(dir, Number(values.density ?? MAX_DENSITY), reps);
   // Mainnet density unless given; the disk it needs is printed beside what is free.
   const largest = sizes[sizes.length - 1]!;
   const fitting = fittingDensity(dir, largest);
@@ -576,7 +674,7 @@ async function main(): Promise<void> {
   }
   const rows = results.flatMap(rowsOf);
   const md = `Machine: ${machine()}\n\nDensity ${density}, seed "${SEED}"\n\n${table(rows)}\n`;
-  const out = 'native-free-bench/results';
+  const out = RESULTS;
   mkdirSync(out, { recursive: true });
   writeFileSync(
     join(out, 'scale.json'),
