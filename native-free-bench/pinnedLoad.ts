@@ -55,6 +55,14 @@ export function pin(pid: number, cpus: string): void {
   execFileSync('taskset', ['-a', '-cp', cpus, String(pid)], { stdio: 'ignore' });
 }
 
+/** The CPUs process `pid` may run on, as a taskset list (to pin it back after pinning it elsewhere). */
+export function affinity(pid: number): string {
+  const out = execFileSync('taskset', ['-pc', String(pid)]).toString();
+  const list = /affinity list:\s*(\S+)/.exec(out)?.[1];
+  if (list === undefined) throw new Error(`taskset -pc ${pid}: ${out}`);
+  return list;
+}
+
 /** CPU seconds (user + system, all threads) process `pid` has used. */
 export function cpuSeconds(pid: number): number {
   const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
