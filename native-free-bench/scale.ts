@@ -395,8 +395,8 @@ async function measureServe(dir: string, head: number, density: number, reps: nu
   ]);
   try {
     const url = `http://127.0.0.1:${server.port}/v3/${key}`;
-    // The point lookups first: the long-range queries' answers (1.3 MB each for the rare address) leave the heap a major
-    // collection that runs through the next seconds, and a lookup's warm p99 in them is 1.0 ms against 0.6 after.
+    // The point lookups first: the long-range queries' answers (1.3 MB each for the rare address) leave the heap
+    // a major collection that runs through the next seconds, and a lookup's warm p99 in them is 1.0 ms against 0.6.
     let txBytes = 0;
     for (const call of warmup.txs) txBytes += await answerBytes(url, call);
     for (const call of warmup.slots) await answerBytes(url, call);
@@ -642,7 +642,11 @@ async function serveOnly(dir: string, density: number, reps: number): Promise<vo
   mkdirSync(RESULTS, { recursive: true });
   writeFileSync(
     join(RESULTS, 'scale-serve.json'),
-    `${JSON.stringify({ date: new Date().toISOString(), machine: machine(), density, seed: SEED, blocks: head + 1, served }, null, 2)}\n`,
+    `${JSON.stringify(
+      { date: new Date().toISOString(), machine: machine(), density, seed: SEED, blocks: head + 1, served },
+      null,
+      2,
+    )}\n`,
   );
   writeFileSync(join(RESULTS, 'scale-serve.md'), md);
   console.log(`${md}\nresults in ${RESULTS}/scale-serve.{json,md}`);
