@@ -63,11 +63,21 @@ export function affinity(pid: number): string {
   return list;
 }
 
+/** The fields of /proc/PID/stat after "pid (comm) " (the command may hold spaces), from the state on. */
+function statFields(pid: number): string[] {
+  return readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+}
+
 /** CPU seconds (user + system, all threads) process `pid` has used. */
 export function cpuSeconds(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  const fields = statFields(pid);
   // After "pid (comm) ", utime and stime are the 12th and 13th fields.
   return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS;
+}
+
+/** The major page faults (pages read from disk) process `pid` has taken, every thread: the 10th field. */
+export function majorFaults(pid: number): number {
+  return Number(statFields(pid)[9]);
 }
 
 /**
@@ -196,6 +206,18 @@ end
   return path;
 }
 
+/** The command and arguments of wrk -t1 against `url` for `seconds` (on GENERATOR_CPU when `pinned`) with `script`. */
+function wrkCommand(
+  url: string,
+  script: string,
+  seconds: number,
+  connections: number,
+  pinned: boolean,
+): [string, string[]] {
+  const args = ['-t1', `-c${connections}`, `-d${seconds}s`, '--latency', '-s', script, url];
+  return pinned ? ['taskset', ['-c', GENERATOR_CPU, 'wrk', ...args]] : ['wrk', args];
+}
+
 /** Runs wrk against `url` for `seconds` (on GENERATOR_CPU when `pinned`) with `script`; resolves to its report. */
 export async function runWrk(
   url: string,
@@ -204,8 +226,7 @@ export async function runWrk(
   connections: number,
   pinned: boolean,
 ): Promise<string> {
-  const args = ['-t1', `-c${connections}`, `-d${seconds}s`, '--latency', '-s', script, url];
-  const [command, argv] = pinned ? ['taskset', ['-c', GENERATOR_CPU, 'wrk', ...args]] : ['wrk', args];
+  const [command, argv] = wrkCommand(url, script, seconds, connections, pinned);
   try {
     return (await execFileAsync(command, argv)).stdout;
   } catch (error) {
@@ -218,9 +239,9 @@ export async function runWrk(
  * its last answer (at most `limitSeconds`); resolves to wrk's report.
  */
 export function runWrkPass(url: string, script: string, limitSeconds: number): Promise<string> {
-  const args = ['-c', GENERATOR_CPU, 'wrk', '-t1', '-c1', `-d${limitSeconds}s`, '--latency', '-s', script, url];
+  const [command, argv] = wrkCommand(url, script, limitSeconds, 1, true);
   return new Promise((resolve, reject) => {
-    const child = spawn('taskset', args, { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(command, argv, { stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
     let err = '';
     child.stdout.on('data', (chunk: Buffer) => {

@@ -40,6 +40,7 @@ import {
   affinity,
   GENERATOR_CPU,
   hasWrk,
+  majorFaults,
   parseWrk,
   pin,
   runWrk,
@@ -297,11 +298,6 @@ function generateWithIo(args: string[]): Promise<{ stdout: string; writeBytes: n
   });
 }
 
-/** The major page faults process `pid` has taken (every thread; the 10th field after the command). */
-function majorFaults(pid: number): number {
-  return Number(readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ')[9]);
-}
-
 /** A resident-memory field of process `pid` (VmRSS, RssAnon), in MiB (Linux /proc). */
 function rssMiB(pid: number, field: 'VmRSS' | 'RssAnon'): number {
   const kib = new RegExp(`${field}:\\s+(\\d+) kB`).exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1];
@@ -362,7 +358,7 @@ async function measureLookups(
   }
 }
 
-/** Serves the store in `dir` and times the long-range queries, then reads the server's memory. */
+/** Serves the store in `dir`, times the point lookups, then the long-range queries, and reads the memory it holds. */
 async function measureServe(dir: string, head: number, density: number, reps: number): Promise<Served> {
   const store = openStore(dir);
   const key = createApiKey(store, 'bench-scale');
