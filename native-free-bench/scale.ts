@@ -168,8 +168,11 @@ function cli(args: string[]): string {
   return r.stdout;
 }
 
-/** Milliseconds from sending `body` until the answer's last byte, and the answer's log count. */
-function timedQuery(url: string, body: string): Promise<{ ms: number; logs: number }> {
+/**
+ * One JSON-RPC call over HTTP (uncompressed): milliseconds from sending `body` until the answer's last byte, the
+ * answer's size and its result; throws on an error answer or a null result.
+ */
+function call(url: string, body: string): Promise<{ ms: number; bytes: number; result: unknown }> {
   return new Promise((resolve, reject) => {
     const started = performance.now();
     const req = request(
@@ -180,12 +183,11 @@ function timedQuery(url: string, body: string): Promise<{ ms: number; logs: numb
         res.on('data', (c: Buffer) => chunks.push(c));
         res.on('end', () => {
           const ms = performance.now() - started;
-          const answer = JSON.parse(Buffer.concat(chunks).toString()) as {
-            result?: unknown[];
-            error?: { message: string };
-          };
-          if (!answer.result) reject(new Error(`eth_getLogs failed: ${answer.error?.message}`));
-          else resolve({ ms, logs: answer.result.length });
+          const text = Buffer.concat(chunks);
+          const answer = JSON.parse(text.toString()) as { result?: unknown; error?: { message: string } };
+          if (answer.result === undefined || answer.result === null)
+            reject(new Error(`${body} answered ${JSON.stringify(answer)}`));
+          else resolve({ ms, bytes: text.length, result: answer.result });
         });
         res.on('error', reject);
       },
@@ -195,24 +197,10 @@ function timedQuery(url: string, body: string): Promise<{ ms: number; logs: numb
   });
 }
 
-/** The size of one JSON-RPC call's answer, in bytes; throws on an error answer. */
-function answerBytes(url: string, body: string): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const req = request(url, { method: 'POST', headers: { 'content-type': 'application/json' } }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => {
-        const text = Buffer.concat(chunks);
-        const answer = JSON.parse(text.toString()) as { result?: unknown; error?: { message: string } };
-        if (answer.result === undefined || answer.result === null)
-          reject(new Error(`${body} answered ${JSON.stringify(answer)}`));
-        else resolve(text.length);
-      });
-      res.on('error', reject);
-    });
-    req.on('error', reject);
-    req.end(body);
-  });
+/** Milliseconds of one eth_getLogs call, and its answer's log count. */
+async function timedQuery(url: string, body: string): Promise<{ ms: number; logs: number }> {
+  const { ms, result } = await call(url, body);
+  return { ms, logs: (result as unknown[]).length };
 }
 
 /**
@@ -394,8 +382,8 @@ async function measureServe(dir: string, head: number, density: number, reps: nu
     // The point lookups first: the long-range queries' answers (1.3 MB each for the rare address) leave the heap
     // a major collection that runs through the next seconds, and a lookup's warm p99 in them is 1.0 ms against 0.6.
     let txBytes = 0;
-    for (const call of warmup.txs) txBytes += await answerBytes(url, call);
-    for (const call of warmup.slots) await answerBytes(url, call);
+    for (const body of warmup.txs) txBytes += (await call(url, body)).bytes;
+    for (const body of warmup.slots) await call(url, body);
     const txAnswerBytes = Math.round(txBytes / warmup.txs.length);
     const lookups = await measureLookups(url, server.pid, samples, txAnswerBytes);
     const rare = bytesToHex(rareAddress(SEED));
