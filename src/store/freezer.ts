@@ -2,30 +2,32 @@
  * Freezes blocks into sorted runs and merges the runs (runs.ts), within the writer's transaction:
  * once a unit of FREEZE_BLOCKS blocks lies FREEZE_LAG blocks behind the head, its transaction
  * hashes and storage writes leave the random-key B-trees (or never enter them, when they come in
- * the same batch) and become one level-0 run, written in key order; whenever a level holds
- * MERGE_FAN_IN runs they are merged into one run of the next level, the merged run written and its
- * inputs removed in the same transaction. A lookup so reads O(levels · fan-in) runs at most, most
- * of them ruled out by their filters, and every entry is written once per level (about log8 of the
- * chain's units) instead of costing a random B-tree insert.
+ * the same batch) and become one level-0 run, written in key order. Whenever a level holds
+ * MERGE_FAN_IN runs not being merged, a merge of them into one run of the next level starts, and
+ * it goes on in steps, one with each unit frozen after (runMerge.ts): its inputs serve lookups
+ * until the step that finishes it swaps them for the merged run. A merge so costs each unit about
+ * the same, instead of one unit the whole of it (eight 16,384-block runs, 10M entries, at once).
+ * A lookup reads O(levels · fan-in) runs at most, most of them ruled out by their filters, and
+ * every entry is written once per level (about log8 of the chain's units) instead of costing a
+ * random B-tree insert.
  */
 
 import { keyOrder, packedKeyOrder } from './keyOrder.js';
 import { encodeBlockKey, STORAGE_PREFIX_BYTES, storageKeySuffix } from './keys.js';
 import {
-  CHUNK_BYTES,
-  encodeRunChunkKey,
   encodeRunFilterKey,
   RunKind,
   runStartKey,
   STORAGE_KEY_BYTES,
-  StorageChunkWriter,
+  StorageChunkReader,
   TX_ENTRY_BYTES,
-  TX_PREFIX_BYTES,
   txEntryNumber,
   writeTxEntry,
 } from './runChunks.js';
-import { filterAdd, filterAddTxEntry, filterBytes, storageKeyHash } from './runFilter.js';
+import { filterAdd, filterAddTxEntry, storageKeyHash } from './runFilter.js';
+import { mergeStorageStep, mergeTxStep } from './runMerge.js';
 import {
+  type MergeProgress,
   type RunInfo,
   type RunManifest,
   readManifest,
@@ -34,6 +36,7 @@ import {
   TxRunCursor,
   writeManifest,
 } from './runs.js';
+import { emptyRunFilters, type RunFilters, RunWriter } from './runWriter.js';
 import type { Store } from './schema.js';
 
 /**
@@ -59,8 +62,15 @@ export const FREEZE_LAG = 128;
  */
 export const MERGE_FAN_IN = 8;
 
-/** Transaction-run entries a chunk holds (16 bytes each, within one page). */
-const TX_CHUNK_ENTRIES = Math.floor(CHUNK_BYTES / TX_ENTRY_BYTES);
+/**
+ * Units a merge into `level` is spread over: half of those before that level's next merge is due
+ * (MERGE_FAN_IN^level units later), so each merge is whole before the next starts and a level holds
+ * at most 1.5 · MERGE_FAN_IN runs meanwhile. A merge into level 1 takes 4 units, into level 2 32,
+ * into level 3 (eight 16,384-block runs, 84M entries at mainnet density) 256.
+ */
+export function mergeUnits(level: number): number {
+  return MERGE_FAN_IN ** level / 2;
+}
 
 /**
  * Transaction-run entries side by side in one growing buffer (entry i at i · TX_ENTRY_BYTES): a unit holds about
@@ -137,107 +147,20 @@ export function freezesWholeUnits(head: number, finalized = -1): boolean {
   return freezeTarget(head, finalized) === freezePoint(head, finalized);
 }
 
-/** Writes one run's chunks (in key order, appended) and its filter. */
-class RunWriter {
-  /** The open transaction chunk's entries (grown past TX_CHUNK_ENTRIES only for entries sharing one prefix). */
-  private txChunk = Buffer.allocUnsafe(TX_CHUNK_ENTRIES * TX_ENTRY_BYTES);
-  private txInChunk = 0;
-  private readonly storageChunk = new StorageChunkWriter();
-  private readonly txFilter: Uint8Array;
-  private readonly storageFilter: Uint8Array;
-  txs = 0;
-  storage = 0;
-
-  constructor(
-    private readonly store: Store,
-    readonly id: number,
-    txKeys: number,
-    storageKeys: number,
-  ) {
-    this.txFilter = new Uint8Array(filterBytes(txKeys));
-    this.storageFilter = new Uint8Array(filterBytes(storageKeys));
-  }
-
-  /**
-   * Adds the transaction-hash entry at `bytes[offset]` (ascending). Entries of one prefix stay in one chunk, so the
-   * chunk a seek finds holds them all.
-   */
-  addTx(bytes: Uint8Array, offset: number): void {
-    if (
-      this.txInChunk >= TX_CHUNK_ENTRIES &&
-      !samePrefix(this.txChunk, (this.txInChunk - 1) * TX_ENTRY_BYTES, bytes, offset)
-    )
-      this.flushTx();
-    let chunk = this.txChunk;
-    const at = this.txInChunk * TX_ENTRY_BYTES;
-    if (at + TX_ENTRY_BYTES > chunk.length) {
-      const grown = Buffer.allocUnsafe(chunk.length * 2);
-      chunk.copy(grown, 0, 0, at);
-      this.txChunk = chunk = grown;
-    }
-    for (let i = 0; i < TX_ENTRY_BYTES; i++) chunk[at + i] = bytes[offset + i]!;
-    this.txInChunk++;
-    filterAddTxEntry(this.txFilter, bytes, offset);
-    this.txs++;
-  }
-
-  private flushTx(): void {
-    if (this.txInChunk === 0) return;
-    const end = this.txInChunk * TX_ENTRY_BYTES;
-    const last = this.txChunk.subarray(end - TX_ENTRY_BYTES, end - TX_ENTRY_BYTES + TX_PREFIX_BYTES);
-    append(this.store.txRuns, encodeRunChunkKey(this.id, last), Buffer.from(this.txChunk.subarray(0, end)));
-    this.txInChunk = 0;
-  }
-
-  /** Adds a storage entry (ascending keys). */
-  addStorage(key: Uint8Array, value: Uint8Array): void {
-    this.addStorageParts(key, value, 0, value.length);
-  }
-
-  /** addStorage with the value as `length` bytes of `source` from `start`. */
-  addStorageParts(key: Uint8Array, source: Uint8Array, start: number, length: number): void {
-    if (!this.storageChunk.addParts(key, source, start, length)) {
-      this.flushStorage();
-      this.storageChunk.addParts(key, source, start, length);
-    }
-    filterAdd(this.storageFilter, storageKeyHash(key));
-    this.storage++;
-  }
-
-  private flushStorage(): void {
-    const chunk = this.storageChunk.take();
-    if (chunk) append(this.store.storageRuns, encodeRunChunkKey(this.id, chunk.last), chunk.value);
-  }
-
-  /** Writes what is left and the filters. */
-  finish(): void {
-    this.flushTx();
-    this.flushStorage();
-    if (this.txs > 0) this.store.runFilters.put(encodeRunFilterKey(RunKind.Tx, this.id), Buffer.from(this.txFilter));
-    if (this.storage > 0)
-      this.store.runFilters.put(encodeRunFilterKey(RunKind.Storage, this.id), Buffer.from(this.storageFilter));
-  }
-}
-
-/** Whether the transaction-run entries at `a[aAt]` and `b[bAt]` share their hash prefix. */
-function samePrefix(a: Uint8Array, aAt: number, b: Uint8Array, bAt: number): boolean {
-  for (let i = 0; i < TX_PREFIX_BYTES; i++) if (a[aAt + i] !== b[bAt + i]) return false;
-  return true;
-}
-
-/** Puts an entry after the database's last (MDB_APPEND), or where it belongs should a larger key exist. */
-function append(db: Store['txRuns'], key: Buffer, value: Buffer): void {
-  const appended = db.putSync(key, value, { append: true }) as unknown as boolean;
-  if (!appended) db.put(key, value);
-}
-
 /** Freezes, cuts and merges runs of one store; every method runs within the writer's write transaction. */
 export class Freezer {
+  /**
+   * The filters of the merges in progress, by merged run id, held between their steps (written once a run is whole);
+   * rebuilt from the chunks written when they are not here or do not match the manifest's counts (another process,
+   * or a transaction that failed after a step).
+   */
+  private readonly pending = new Map<number, RunFilters>();
+
   constructor(private readonly store: Store) {}
 
   /** The manifest, or a fresh one whose freeze point is just before `earliest`. */
   private manifest(earliest: number): RunManifest {
-    return readManifest(this.store) ?? { frozenTo: earliest - 1, nextId: 0, runs: [] };
+    return readManifest(this.store) ?? { frozenTo: earliest - 1, nextId: 0, runs: [], merges: [] };
   }
 
   /** The last frozen block (−1 while nothing is frozen). */
@@ -247,8 +170,8 @@ export class Freezer {
 
   /**
    * Freezes every unit of blocks up to `target` not frozen yet: the entries of blocks before
-   * `batchStart` are taken out of the recent B-trees, those of the batch's come from `batch`. Then
-   * merges full levels.
+   * `batchStart` are taken out of the recent B-trees, those of the batch's come from `batch`. With
+   * each unit, merges start where a level is full, and every merge in progress takes a step.
    */
   freeze(earliest: number, target: number, batchStart: number, batch: FrozenBatch): void {
     const manifest = this.manifest(earliest);
@@ -273,7 +196,9 @@ export class Freezer {
       }
       this.writeLevel0(manifest, from, to, tx, keys, values);
       manifest.frozenTo = to;
-      this.mergeFullLevels(manifest);
+      this.startMerges(manifest);
+      for (const merge of [...manifest.merges])
+        this.step(manifest, merge, Math.ceil(mergeEntries(manifest, merge) / mergeUnits(merge.level)));
     }
     writeManifest(this.store, manifest);
   }
@@ -318,7 +243,7 @@ export class Freezer {
   ): void {
     const txOrder = packedKeyOrder(tx.bytes, TX_ENTRY_BYTES, tx.count);
     const keyOrdering = keyOrder(keys);
-    const writer = new RunWriter(this.store, manifest.nextId, tx.count, keys.length);
+    const writer = new RunWriter(this.store, manifest.nextId, emptyRunFilters(tx.count, keys.length));
     for (let i = 0; i < txOrder.length; i++) writer.addTx(tx.bytes, txOrder[i]! * TX_ENTRY_BYTES);
     for (let i = 0; i < keyOrdering.length; i++) {
       const at = keyOrdering[i]!;
@@ -330,38 +255,108 @@ export class Freezer {
     manifest.runs.push({ id: manifest.nextId++, level: 0, from, to, txs: writer.txs, storage: writer.storage });
   }
 
-  /** Merges the runs of every level that holds MERGE_FAN_IN of them into one run of the next level. */
-  private mergeFullLevels(manifest: RunManifest): void {
+  /**
+   * Starts a merge of every level holding MERGE_FAN_IN runs not being merged (its oldest ones), into one run of the
+   * next level; a merge into that level still in progress is finished first (pacing leaves none: mergeUnits).
+   */
+  private startMerges(manifest: RunManifest): void {
+    const merging = new Set(manifest.merges.flatMap((m) => m.inputs));
     for (let level = 0; manifest.runs.some((r) => r.level >= level); level++) {
-      const inputs = manifest.runs.filter((r) => r.level === level);
-      if (inputs.length >= MERGE_FAN_IN) this.merge(manifest, inputs, level + 1);
+      const inputs = manifest.runs.filter((r) => r.level === level && !merging.has(r.id)).slice(0, MERGE_FAN_IN);
+      if (inputs.length < MERGE_FAN_IN) continue;
+      const earlier = manifest.merges.find((m) => m.level === level + 1);
+      if (earlier) this.step(manifest, earlier, Infinity);
+      manifest.merges.push({
+        id: manifest.nextId++,
+        level: level + 1,
+        inputs: inputs.map((r) => r.id),
+        part: 'tx',
+        after: '',
+        txs: 0,
+        storage: 0,
+      });
+      for (const run of inputs) merging.add(run.id);
     }
   }
 
-  /** Merges `inputs` (contiguous, oldest first) into one run of `level`, written in key order, and removes them. */
-  private merge(manifest: RunManifest, inputs: RunInfo[], level: number): void {
+  /**
+   * Writes about `budget` more entries of a merge (up to where the next chunk starts); the step that writes its last
+   * entry writes its filters, removes its inputs and puts the merged run in their place.
+   */
+  private step(manifest: RunManifest, merge: MergeProgress, budget: number): void {
     const s = this.store;
-    const writer = new RunWriter(s, manifest.nextId, sum(inputs, 'txs'), sum(inputs, 'storage'));
-    mergeTxRuns(
-      inputs.map((run) => new TxRunCursor(s, run)),
+    const inputs = merge.inputs.map((id) => manifest.runs.find((r) => r.id === id)!);
+    const writer = new RunWriter(s, merge.id, this.filtersOf(merge, inputs));
+    let left = budget;
+    if (merge.part === 'tx') {
+      const after = merge.after === '' ? undefined : Buffer.from(merge.after, 'hex');
+      const result = mergeTxStep(
+        inputs.map((run) => new TxRunCursor(s, run, after)),
+        writer,
+        left,
+      );
+      merge.txs = writer.txs;
+      if (!result.done) {
+        merge.after = writer.lastTx!.toString('hex');
+        return;
+      }
+      left = Math.max(0, left - result.written);
+      merge.part = 'storage';
+      merge.after = '';
+    }
+    const after = merge.after === '' ? undefined : Buffer.from(merge.after, 'hex');
+    const result = mergeStorageStep(
+      inputs.map((run) => new StorageRunCursor(s, run, after)),
       writer,
+      left,
     );
-    mergeStorageRuns(
-      inputs.map((run) => new StorageRunCursor(s, run)),
-      writer,
-    );
+    merge.storage = writer.storage;
+    if (!result.done) {
+      merge.after = writer.lastStorage!.toString('hex');
+      return;
+    }
     writer.finish();
+    this.pending.delete(merge.id);
     for (const run of inputs) this.removeRun(run.id);
+    manifest.merges.splice(manifest.merges.indexOf(merge), 1);
     const merged: RunInfo = {
-      id: manifest.nextId++,
-      level,
+      id: merge.id,
+      level: merge.level,
       from: inputs[0]!.from,
       to: inputs.at(-1)!.to,
       txs: writer.txs,
       storage: writer.storage,
     };
-    const first = manifest.runs.indexOf(inputs[0]!);
-    manifest.runs.splice(first, inputs.length, merged);
+    manifest.runs.splice(manifest.runs.indexOf(inputs[0]!), inputs.length, merged);
+  }
+
+  /** The filters of a merge in progress: those held, or rebuilt from the chunks its steps wrote. */
+  private filtersOf(merge: MergeProgress, inputs: RunInfo[]): RunFilters {
+    const held = this.pending.get(merge.id);
+    if (held && held.txs === merge.txs && held.storage === merge.storage) return held;
+    const s = this.store;
+    const filters = emptyRunFilters(sum(inputs, 'txs'), sum(inputs, 'storage'));
+    const range = { start: runStartKey(merge.id), end: runStartKey(merge.id + 1) };
+    for (const { value } of s.txRuns.getRange(range)) {
+      for (let at = 0; at + TX_ENTRY_BYTES <= value.length; at += TX_ENTRY_BYTES) {
+        filterAddTxEntry(filters.txBits, value, at);
+        filters.txs++;
+      }
+    }
+    for (const { value } of s.storageRuns.getRange(range)) {
+      const reader = new StorageChunkReader(value);
+      while (reader.next()) {
+        filterAdd(filters.storageBits, storageKeyHash(reader.key));
+        filters.storage++;
+      }
+    }
+    if (filters.txs !== merge.txs || filters.storage !== merge.storage)
+      throw new Error(
+        `merge into run ${merge.id}: its chunks hold ${filters.txs} + ${filters.storage} entries, ` +
+          `the manifest says ${merge.txs} + ${merge.storage}`,
+      );
+    this.pending.set(merge.id, filters);
+    return filters;
   }
 
   /** Deletes a run's chunks and filters. */
@@ -375,19 +370,36 @@ export class Freezer {
   }
 
   /**
-   * A rollback to block `to` below the freeze point: runs starting after it are removed, the one
-   * holding it cut short (its entries past `to` ignored until a merge drops them), and the freeze
-   * point moved back to `to`.
+   * A rollback to block `to` below the freeze point: merges of runs it reaches are given up (their
+   * chunks deleted; the inputs stay), runs starting after it are removed, the one holding it cut
+   * short (its entries past `to` ignored until a merge drops them), and the freeze point moved back
+   * to `to`.
    */
   cut(to: number): void {
     const manifest = readManifest(this.store);
     if (!manifest || manifest.frozenTo <= to) return;
+    for (const merge of [...manifest.merges]) {
+      if (!merge.inputs.some((id) => manifest.runs.find((r) => r.id === id)!.to > to)) continue;
+      this.removeRun(merge.id);
+      this.pending.delete(merge.id);
+      manifest.merges.splice(manifest.merges.indexOf(merge), 1);
+    }
     while (manifest.runs.length > 0 && manifest.runs.at(-1)!.from > to) this.removeRun(manifest.runs.pop()!.id);
     const last = manifest.runs.at(-1);
     if (last && last.to > to) last.to = to;
     manifest.frozenTo = to;
     writeManifest(this.store, manifest);
   }
+}
+
+/** Entries a merge writes in all: its inputs'. */
+function mergeEntries(manifest: RunManifest, merge: MergeProgress): number {
+  let entries = 0;
+  for (const id of merge.inputs) {
+    const run = manifest.runs.find((r) => r.id === id)!;
+    entries += run.txs + run.storage;
+  }
+  return entries;
 }
 
 /** The total of one count over runs. */
@@ -399,65 +411,4 @@ function sum(runs: RunInfo[], field: 'txs' | 'storage'): number {
 function storageKeysEqual(a: Uint8Array, b: Uint8Array): boolean {
   for (let i = STORAGE_KEY_BYTES - 1; i >= 0; i--) if (a[i] !== b[i]) return false;
   return true;
-}
-
-/** Whether cursor a's entry orders before b's. */
-function txBefore(a: TxRunCursor, b: TxRunCursor): boolean {
-  if (a.k0 !== b.k0) return a.k0 < b.k0;
-  if (a.k1 !== b.k1) return a.k1 < b.k1;
-  if (a.k2 !== b.k2) return a.k2 < b.k2;
-  return a.k3 < b.k3;
-}
-
-/**
- * Merges runs' transaction entries into `writer` in key order: the least head among the cursors (at most
- * MERGE_FAN_IN, so a linear pick) goes next.
- */
-function mergeTxRuns(cursors: TxRunCursor[], writer: RunWriter): void {
-  const live = cursors.filter((c) => !c.done);
-  while (live.length > 0) {
-    let best = 0;
-    for (let i = 1; i < live.length; i++) if (txBefore(live[i]!, live[best]!)) best = i;
-    const cursor = live[best]!;
-    writer.addTx(cursor.bytes, cursor.at);
-    cursor.next();
-    if (cursor.done) live.splice(best, 1);
-  }
-}
-
-/** Whether cursor a's key orders before b's (keys of different runs differ: their blocks do). */
-function storageBefore(a: StorageRunCursor, b: StorageRunCursor): boolean {
-  if (a.k0 !== b.k0) return a.k0 < b.k0;
-  const x = a.reader!.key;
-  const y = b.reader!.key;
-  for (let i = 4; i < STORAGE_KEY_BYTES; i++) if (x[i] !== y[i]) return x[i]! < y[i]!;
-  return false;
-}
-
-/**
- * Merges runs' storage entries into `writer` in key order. The cursors stay sorted by their heads: the first goes
- * next, then moves to its place among the rest by binary search (three comparisons of 60-byte keys for eight runs,
- * where a linear pick would make seven, and keys of one contract share their first 20 bytes or more).
- */
-function mergeStorageRuns(cursors: StorageRunCursor[], writer: RunWriter): void {
-  const live = cursors.filter((c) => !c.done).sort((a, b) => (storageBefore(a, b) ? -1 : 1));
-  while (live.length > 0) {
-    const cursor = live[0]!;
-    const reader = cursor.reader!;
-    writer.addStorageParts(reader.key, reader.chunk, reader.valueStart, reader.valueEnd - reader.valueStart);
-    cursor.next();
-    if (cursor.done) {
-      live.shift();
-      continue;
-    }
-    let low = 1;
-    let high = live.length;
-    while (low < high) {
-      const middle = (low + high) >>> 1;
-      if (storageBefore(live[middle]!, cursor)) low = middle + 1;
-      else high = middle;
-    }
-    for (let i = 0; i < low - 1; i++) live[i] = live[i + 1]!;
-    live[low - 1] = cursor;
-  }
 }

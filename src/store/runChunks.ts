@@ -131,6 +131,12 @@ export class StorageChunkWriter {
     return this.addParts(key, value, 0, value.length);
   }
 
+  /** Whether an entry of `key` and a `length`-byte value fits the chunk (as add would find). */
+  fits(key: Uint8Array, length: number): boolean {
+    const shared = this.count > 0 ? sharedPrefix(this.previous, key) : 0;
+    return this.length + 3 + STORAGE_KEY_BYTES - shared + length <= CHUNK_BYTES;
+  }
+
   /**
    * add with the value given as `length` bytes of `source` from `start` (a merge copies it out of the chunk it reads,
    * with no view per entry).

@@ -10,6 +10,7 @@
  */
 import { STORAGE_PREFIX_BYTES } from './keys.js';
 import {
+  encodeRunChunkKey,
   encodeRunFilterKey,
   RunKind,
   runStartKey,
@@ -50,21 +51,44 @@ export interface RunInfo {
 }
 
 /**
+ * A merge in progress (freezer.ts): the merged run's id and level, its inputs (runs of the level
+ * below, contiguous, oldest first, serving lookups until the merge is whole), the part being written
+ * (transaction entries, then storage entries), the last key written of it (hex; empty before the
+ * part's first chunk), and the entries written so far. Its chunks lie under its id; its filters are
+ * written with its last step.
+ */
+export interface MergeProgress {
+  id: number;
+  level: number;
+  inputs: number[];
+  part: 'tx' | 'storage';
+  after: string;
+  txs: number;
+  storage: number;
+}
+
+/**
  * The run manifest: the runs, oldest first (contiguous ranges ending at frozenTo), the last frozen block, the next run
- * id.
+ * id, and the merges in progress.
  */
 export interface RunManifest {
   frozenTo: number;
   nextId: number;
   runs: RunInfo[];
+  merges: MergeProgress[];
 }
 
 /** The manifest of `store`, or undefined while nothing is frozen. */
 export function readManifest(store: Store): RunManifest | undefined {
-  const raw = store.meta.get(RUNS_KEY) as RunManifest | undefined;
+  const raw = store.meta.get(RUNS_KEY) as (Omit<RunManifest, 'merges'> & { merges?: MergeProgress[] }) | undefined;
   return raw === undefined
     ? undefined
-    : { frozenTo: raw.frozenTo, nextId: raw.nextId, runs: raw.runs.map((r) => ({ ...r })) };
+    : {
+        frozenTo: raw.frozenTo,
+        nextId: raw.nextId,
+        runs: raw.runs.map((r) => ({ ...r })),
+        merges: (raw.merges ?? []).map((m) => ({ ...m, inputs: [...m.inputs] })),
+      };
 }
 
 /** Within a write transaction: stores the manifest and its mark. */
@@ -81,9 +105,10 @@ export function storageKeyNumber(key: Uint8Array): number {
   return high * 2 ** 32 + low;
 }
 
-/** The chunk values of run `id` of a runs database, in key order. */
-function chunkValues(db: Store['txRuns'], id: number): Iterator<{ value: Buffer }> {
-  return db.getRange({ start: runStartKey(id), end: runStartKey(id + 1) })[Symbol.iterator]();
+/** The chunk values of run `id` of a runs database in key order, from the chunk that can hold key `from` on. */
+function chunkValues(db: Store['txRuns'], id: number, from?: Uint8Array): Iterator<{ value: Buffer }> {
+  const start = from ? encodeRunChunkKey(id, from) : runStartKey(id);
+  return db.getRange({ start, end: runStartKey(id + 1) })[Symbol.iterator]();
 }
 
 /** The big-endian u32 at `bytes[at]`. */
@@ -92,24 +117,29 @@ function u32(bytes: Uint8Array, at: number): number {
 }
 
 /**
- * A run's transaction-hash entries in key order, those past run.to left out: the current one at `bytes[at]`, its 16
- * bytes also as four big-endian u32 words (k0…k3), so a merge orders heads with number comparisons.
+ * A run's transaction-hash entries in key order, those past run.to and those not above `after` left out: the current
+ * one at `bytes[at]`, its 16 bytes also as four big-endian u32 words (k0…k3), so a merge orders heads with number
+ * comparisons.
  */
 export class TxRunCursor {
   private readonly chunks: Iterator<{ value: Buffer }>;
   private readonly to: number;
+  /** The entry to resume after, as four words; skipping until an entry above it is found. */
+  private readonly after: number[] | undefined;
+  private skipping: boolean;
   bytes: Uint8Array = new Uint8Array(0);
-  at = 0;
+  at = -TX_ENTRY_BYTES;
   k0 = 0;
   k1 = 0;
   k2 = 0;
   k3 = 0;
   done = false;
 
-  constructor(store: Store, run: RunInfo) {
-    this.chunks = chunkValues(store.txRuns, run.id);
+  constructor(store: Store, run: RunInfo, after?: Uint8Array) {
+    this.chunks = chunkValues(store.txRuns, run.id, after?.subarray(0, TX_PREFIX_BYTES));
     this.to = run.to;
-    this.at = -TX_ENTRY_BYTES;
+    this.after = after ? [u32(after, 0), u32(after, 4), u32(after, 8), u32(after, 12)] : undefined;
+    this.skipping = after !== undefined;
     this.next();
   }
 
@@ -133,25 +163,39 @@ export class TxRunCursor {
       this.k1 = u32(bytes, at + 4);
       this.k2 = u32(bytes, at + 8);
       this.k3 = u32(bytes, at + 12);
+      if (this.skipping) {
+        if (!wordsAbove(this, this.after!)) continue;
+        this.skipping = false;
+      }
       return;
     }
   }
 }
 
+/** Whether cursor c's entry is above the entry given as four words. */
+function wordsAbove(c: TxRunCursor, w: number[]): boolean {
+  if (c.k0 !== w[0]) return c.k0 > w[0]!;
+  if (c.k1 !== w[1]) return c.k1 > w[1]!;
+  if (c.k2 !== w[2]) return c.k2 > w[2]!;
+  return c.k3 > w[3]!;
+}
+
 /**
- * A run's storage entries in key order, those past run.to left out: the current one in `reader` (key and value range),
- * its key's first four bytes also as a number (k0).
+ * A run's storage entries in key order, those past run.to and those not above `after` left out: the current one in
+ * `reader` (key and value range), its key's first four bytes also as a number (k0).
  */
 export class StorageRunCursor {
   private readonly chunks: Iterator<{ value: Buffer }>;
   private readonly to: number;
+  private readonly after: Uint8Array | undefined;
   reader: StorageChunkReader | undefined;
   k0 = 0;
   done = false;
 
-  constructor(store: Store, run: RunInfo) {
-    this.chunks = chunkValues(store.storageRuns, run.id);
+  constructor(store: Store, run: RunInfo, after?: Uint8Array) {
+    this.chunks = chunkValues(store.storageRuns, run.id, after);
     this.to = run.to;
+    this.after = after;
     this.next();
   }
 
@@ -167,11 +211,19 @@ export class StorageRunCursor {
         this.reader = new StorageChunkReader(chunk.value.value);
         continue;
       }
-      if (storageKeyNumber(this.reader.key) > this.to) continue;
-      this.k0 = u32(this.reader.key, 0);
+      const key = this.reader.key;
+      if (storageKeyNumber(key) > this.to) continue;
+      if (this.after !== undefined && compareKeys(key, this.after) <= 0) continue;
+      this.k0 = u32(key, 0);
       return;
     }
   }
+}
+
+/** The order of two storage keys (−1, 0, 1). */
+function compareKeys(x: Uint8Array, y: Uint8Array): number {
+  for (let i = 0; i < STORAGE_KEY_BYTES; i++) if (x[i] !== y[i]) return x[i]! < y[i]! ? -1 : 1;
+  return 0;
 }
 
 /**

@@ -50,10 +50,18 @@ export const CHAIN_DATABASES = [
  * blocks, transactions and receipts kept as their node gave them, 5 transaction inputs in the word
  * form and no storage-write list for a frozen block, 6 transaction records without their hash, which
  * the block's txHashes record holds once, 7 one transactions record a block, and no log-address
- * database beside the logs records' own tables); a store written by another version is refused,
- * but for MIGRATABLE_VERSIONS, which `ethlogd migrate` brings to this one.
+ * database beside the logs records' own tables, 8 merges of frozen runs in steps); a store written
+ * by another version is refused, but for READ_AS_CURRENT and MIGRATABLE_VERSIONS, which `ethlogd
+ * migrate` brings to this one.
  */
-export const SCHEMA_VERSION = 7;
+export const SCHEMA_VERSION = 8;
+
+/**
+ * Older layouts this build reads as they are: a layout-7 store is a layout-8 one with no merge of
+ * frozen runs in progress (8 merges in steps, recorded in the run manifest, which a layout-7 writer
+ * would not finish). A writable open marks the store as this version.
+ */
+export const READ_AS_CURRENT: readonly number[] = [7];
 
 /**
  * The older layouts `ethlogd migrate` converts in place (store/migrate.ts): their records read as this version's but
@@ -174,8 +182,10 @@ export function openStore(path: string, options: OpenStoreOptions = {}): Store {
     readOnly,
   };
   const version = store.meta.get('schemaVersion');
-  if (version === undefined && !readOnly) store.meta.putSync('schemaVersion', SCHEMA_VERSION);
+  const current = typeof version === 'number' && READ_AS_CURRENT.includes(version);
+  if ((version === undefined || current) && !readOnly) store.meta.putSync('schemaVersion', SCHEMA_VERSION);
   else if (
+    !current &&
     version !== undefined &&
     version !== SCHEMA_VERSION &&
     !(options.migrating === true && !readOnly && typeof version === 'number' && MIGRATABLE_VERSIONS.includes(version))

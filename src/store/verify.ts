@@ -127,9 +127,11 @@ class Verifier {
   /** Frozen transaction-hash entries per block, counted by one scan of the runs. */
   private readonly frozenTxs = new Map<number, number>();
   /** The run manifest (an empty one while nothing is frozen) and the lookups through it. */
-  private manifest: RunManifest = { frozenTo: -1, nextId: 0, runs: [] };
+  private manifest: RunManifest = { frozenTo: -1, nextId: 0, runs: [], merges: [] };
   private readonly runs: FrozenRuns;
 
+  /** The ids of the runs being merged into (merges in progress), whose chunks are not runs yet. */
+  private readonly partial = new Set<number>();
   /** The run ids an earlier check covered (empty for a full check). */
   private verifiedRuns = new Set<number>();
   /** The last block an earlier check covered (−1 for a full check). */
@@ -284,6 +286,7 @@ class Verifier {
     });
     if (next !== frozenTo + 1) this.report(`runs: the runs end at block ${next - 1}, the freeze point is ${frozenTo}`);
     const byId = new Map(runs.map((run) => [run.id, run]));
+    this.checkMerges(stored, byId);
     for (const key of s.runFilters.getKeys()) {
       const { kind, id } = decodeRunFilterKey(key);
       if (!byId.has(id) || (kind !== RunKind.Tx && kind !== RunKind.Storage))
@@ -292,6 +295,37 @@ class Verifier {
     const fresh = runs.filter((run) => !this.verifiedRuns.has(run.id)).map((run) => run.id);
     this.scanTxRuns(byId, this.verifiedRuns.size > 0 ? fresh : undefined);
     this.scanStorageRuns(byId, this.verifiedRuns.size > 0 ? fresh : undefined);
+  }
+
+  /**
+   * The merges in progress: each into a new id and one level up, of contiguous runs of one level, no run in two, no
+   * two into one level, its place a part and a key of that part (a full check also reads its chunks: in order, keyed
+   * by their last entries, neither counted nor filtered, since its inputs hold its entries until it is whole).
+   */
+  private checkMerges(stored: RunManifest, byId: Map<number, RunInfoView & { level: number }>): void {
+    const merging = new Set<number>();
+    const levels = new Set<number>();
+    for (const merge of stored.merges) {
+      const what = `runs: the merge into run ${merge.id}`;
+      if (merge.id >= stored.nextId || byId.has(merge.id) || this.partial.has(merge.id))
+        this.report(`${what} has an id in use or not below the next id ${stored.nextId}`);
+      this.partial.add(merge.id);
+      if (levels.has(merge.level)) this.report(`${what} is a second merge into level ${merge.level}`);
+      levels.add(merge.level);
+      const places = merge.inputs.map((id) => stored.runs.findIndex((run) => run.id === id));
+      if (
+        merge.inputs.length === 0 ||
+        places.some((place, i) => place < 0 || (i > 0 && place !== places[i - 1]! + 1)) ||
+        merge.inputs.some((id) => merging.has(id) || byId.get(id)?.level !== merge.level - 1)
+      )
+        this.report(
+          `${what} of level ${merge.level} has inputs ${merge.inputs.join(', ')}, not contiguous runs below it`,
+        );
+      for (const id of merge.inputs) merging.add(id);
+      const keyHex = merge.part === 'tx' ? 2 * TX_ENTRY_BYTES : 2 * (STORAGE_PREFIX_BYTES + BLOCK_KEY_BYTES);
+      if ((merge.part !== 'tx' && merge.part !== 'storage') || (merge.after !== '' && merge.after.length !== keyHex))
+        this.report(`${what} stands at part ${merge.part}, key '${merge.after}'`);
+    }
   }
 
   /** The chunks of the runs `ids` of `db`, or all of its chunks (undefined). */
@@ -311,7 +345,7 @@ class Verifier {
     for (const { key, value } of this.chunks(s.txRuns, ids)) {
       const { id, last } = decodeRunChunkKey(key);
       const run = byId.get(id);
-      if (!run || value.length === 0 || value.length % TX_ENTRY_BYTES !== 0) {
+      if ((!run && !this.partial.has(id)) || value.length === 0 || value.length % TX_ENTRY_BYTES !== 0) {
         this.report(`txRuns: a chunk ${hex(key)} of ${value.length} bytes, of ${run ? 'run ' + id : 'no run'}`);
         continue;
       }
@@ -323,6 +357,8 @@ class Verifier {
         if (previous && Buffer.compare(previous, entry) >= 0)
           this.report(`txRuns: run ${id}: entry ${hex(entry)} is not above ${hex(previous)}`);
         previous = entry;
+        // A merge in progress: its inputs hold and count these entries.
+        if (!run) continue;
         if (!filter || !filterMayHold(filter, txKeyHash(entry)))
           this.report(`txRuns: run ${id}: its filter rules out ${hex(entry)}`);
         const number = txEntryNumber(entry, 0);
@@ -352,7 +388,7 @@ class Verifier {
     for (const { key, value } of this.chunks(s.storageRuns, ids)) {
       const { id, last } = decodeRunChunkKey(key);
       const run = byId.get(id);
-      if (!run) {
+      if (!run && !this.partial.has(id)) {
         this.report(`storageRuns: a chunk ${hex(key)} of no run`);
         continue;
       }
@@ -371,6 +407,7 @@ class Verifier {
         if (previous && Buffer.compare(previous, entryKey) >= 0)
           this.report(`storageRuns: run ${id}: key ${hex(entryKey)} is not above ${hex(previous)}`);
         previous = entryKey;
+        if (!run) continue;
         if (!filter || !filterMayHold(filter, storageKeyHash(entryKey)))
           this.report(`storageRuns: run ${id}: its filter rules out ${hex(entryKey)}`);
         if (entry.value.length > HASH_BYTES || (entry.value.length > 0 && entry.value[0] === 0))

@@ -22,6 +22,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, type TestContext, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { readManifest } from '#src/store/runs.js';
 import { closeStore, openStore, type Store } from '#src/store/schema.js';
 import { SEGMENT_BLOCKS } from '#src/store/segments.js';
 import { verifyStore } from '#src/store/verify.js';
@@ -125,6 +126,8 @@ async function firstProgress(p: CliProcess): Promise<void> {
 
 /** Milliseconds spent in verifyStore after kills, for the report. */
 let verifyMs = 0;
+/** Kills that left a merge of frozen runs in progress (its steps done so far committed, the rest to come). */
+let killsMidMerge = 0;
 
 /** Checks the store after a kill: whole, and its head not behind `previous`; returns the head. */
 function checkAfterKill(store: Store, previous: number, what: string): number {
@@ -132,6 +135,7 @@ function checkAfterKill(store: Store, previous: number, what: string): number {
   const { problems } = verifyStore(store);
   verifyMs += performance.now() - started;
   assert.deepEqual(problems, [], `${what}: the store is consistent`);
+  if ((readManifest(store)?.merges.length ?? 0) > 0) killsMidMerge++;
   const head = storedHead(store);
   assert.ok(head >= previous, `${what}: the head (${head}) did not move back from ${previous}`);
   return head;
@@ -196,6 +200,7 @@ describe('generate killed at random moments', () => {
         heads.some((h) => h < SEGMENT_BLOCKS - 1) && heads.some((h) => h >= SEGMENT_BLOCKS - 1),
         `kills before and after the segment boundary: ${heads.join(', ')}`,
       );
+      assert.ok(killsMidMerge > 0, `a kill with a merge in progress: heads ${heads.join(', ')}`);
 
       const finished = await runCli(args(dir));
       assert.equal(finished.code, 0, finished.stderr);
@@ -212,7 +217,8 @@ describe('generate killed at random moments', () => {
       }
       t.diagnostic(
         `generate: ${GENERATE_KILLS} SIGKILLs (${modes.startup} while starting, ` +
-          `${modes.progress} mid-generation), each verified (${Math.round(verifyMs)} ` +
+          `${modes.progress} mid-generation; ${killsMidMerge} with a merge in progress), ` +
+          `each verified (${Math.round(verifyMs)} ` +
           `ms verifying); heads after the kills: ${heads.join(', ')}`,
       );
     } finally {

@@ -112,7 +112,7 @@ test('migrate converts a layout-3 store into the store this layout writes', asyn
     assert.match(
       refused.stderr,
       new RegExp(
-        'layout version 3, this build reads version 7 \\(it lacks the frozen runs and ' +
+        'layout version 3, this build reads version 8 \\(it lacks the frozen runs and ' +
           "other chains' transactions and fields \\(OP stack, Arbitrum\\), compact transaction inputs, " +
           'transaction records without their hash and one transactions record a block\\): ' +
           'convert it with `ethlogd migrate --data ',
@@ -121,7 +121,7 @@ test('migrate converts a layout-3 store into the store this layout writes', asyn
 
     const first = await runCli(['migrate', '--data', dirs[1]!]);
     assert.equal(first.code, 0, first.stderr);
-    assert.match(first.stdout, /layout version 3 → 7: frozen to block (\d+)/);
+    assert.match(first.stdout, new RegExp(`layout version 3 → ${SCHEMA_VERSION}: frozen to block (\\d+)`));
     assert.ok(
       first.stderr.split('\n').filter((line) => line.startsWith('frozen to block')).length > 1,
       'several transactions',

@@ -19,6 +19,7 @@ import {
   freezesWholeUnits,
   freezeTarget,
   MERGE_FAN_IN,
+  mergeUnits,
 } from '#src/store/freezer.js';
 import { decodeBlockKey, encodeBlockKey, encodeStorageKey } from '#src/store/keys.js';
 import { StoreReader } from '#src/store/reader.js';
@@ -33,6 +34,7 @@ import {
   encodeStorageChunk,
   encodeTxEntry,
   RunKind,
+  runStartKey,
 } from '#src/store/runChunks.js';
 import {
   filterAdd,
@@ -228,8 +230,8 @@ test('the freeze target trails the head by FREEZE_LAG or reaches the finalized b
   }
 });
 
-/** A chain long enough for one merge to level 1 and more level-0 runs after it. */
-const BLOCKS = (MERGE_FAN_IN + 2) * FREEZE_BLOCKS + FREEZE_LAG + 40;
+/** A chain long enough for one merge to level 1, whole (it takes mergeUnits(1) units), and level-0 runs after it. */
+const BLOCKS = (MERGE_FAN_IN + mergeUnits(1) + 2) * FREEZE_BLOCKS + FREEZE_LAG + 40;
 const DENSITY = 0.004;
 
 async function withStores(count: number, body: (stores: Store[]) => void | Promise<void>): Promise<void> {
@@ -438,5 +440,81 @@ test("entries sharing a hash prefix stay in one chunk, grown past a chunk's coun
       number: 252,
       index: 99,
     });
+  });
+});
+
+test('a merge goes on in steps, its inputs serving lookups; a new writer resumes it to the same store', async () => {
+  const blocks = [...generateChain({ blocks: BLOCKS, seed: 'steps', density: DENSITY })];
+  await withStores(2, async ([a, b]) => {
+    const expected = new Expected();
+    const writerA = new StoreWriter(a!);
+    let inProgress = 0;
+    for (let at = 0; at < BLOCKS; at += 100) {
+      const batch = blocks.slice(at, at + 100);
+      writerA.append({ blocks: batch, chainId: 1n });
+      // Store b: a writer a batch, as after a restart (the merge's filters are rebuilt from its chunks).
+      new StoreWriter(b!).append({ blocks: batch, chainId: 1n });
+      batch.forEach((block) => expected.add(block));
+      const merges = readManifest(b!)?.merges ?? [];
+      if (merges.length === 0) continue;
+      inProgress++;
+      assert.deepEqual(
+        merges.map((m) => m.level),
+        [1],
+      );
+      expected.check(new StoreReader(b!), at + batch.length - 1, `block ${at + batch.length - 1}, a merge in progress`);
+      assert.deepEqual(verifyStore(b!).problems, [], `block ${at + batch.length - 1}`);
+    }
+    // Four units of 256 blocks, about ten batches of 100.
+    assert.ok(inProgress >= 8, `a merge seen in progress after ${inProgress} batches`);
+    const manifest = readManifest(b!)!;
+    assert.deepEqual(manifest.merges, []);
+    assert.equal(manifest.runs.filter((r) => r.level === 1).length, 1);
+    assert.deepEqual(diffStores(a!, b!), []);
+  });
+});
+
+test('a rollback into the inputs of a merge in progress gives the merge up; it starts again', async () => {
+  const blocks = [...generateChain({ blocks: BLOCKS, seed: 'steps-cut', density: DENSITY })];
+  await withStores(1, async ([store]) => {
+    const writer = new StoreWriter(store!);
+    const expected = new Expected();
+    let at = 0;
+    while (readManifest(store!)?.merges.length !== 1 || readManifest(store!)!.merges[0]!.part !== 'storage') {
+      writer.append({ blocks: blocks.slice(at, at + 32), chainId: 1n });
+      blocks.slice(at, at + 32).forEach((block) => expected.add(block));
+      at += 32;
+      assert.ok(at < BLOCKS, 'a merge reaches its storage part');
+    }
+    const merge = readManifest(store!)!.merges[0]!;
+    const lastInput = readManifest(store!)!.runs.find((r) => r.id === merge.inputs.at(-1))!;
+    const to = lastInput.from + 10;
+    const branch = relink(
+      [...generateChain({ blocks: at + 64, seed: 'steps-cut-branch', density: DENSITY })].slice(to + 1),
+      blocks[to]!.header.hash,
+    );
+    writer.append({ rollbackTo: to, blocks: branch });
+    expected.rollback(to);
+    branch.forEach((block) => expected.add(block));
+    const after = readManifest(store!)!;
+    assert.ok(!after.merges.some((m) => m.id === merge.id));
+    const range = { start: runStartKey(merge.id), end: runStartKey(merge.id + 1) };
+    assert.equal(store!.txRuns.getKeysCount(range) + store!.storageRuns.getKeysCount(range), 0);
+    assert.deepEqual(verifyStore(store!).problems, []);
+    expected.check(new StoreReader(store!), branch.at(-1)!.header.number, 'after the rollback');
+    // The level fills again with the branch's units and a new merge takes the place of the one given up.
+    let head = branch.at(-1)!.header.number;
+    const more = relink(
+      [...generateChain({ blocks: head + 1 + 8 * FREEZE_BLOCKS, seed: 'steps-cut-more', density: DENSITY })].slice(
+        head + 1,
+      ),
+      branch.at(-1)!.header.hash,
+    );
+    writer.append({ blocks: more });
+    more.forEach((block) => expected.add(block));
+    head = more.at(-1)!.header.number;
+    assert.ok(readManifest(store!)!.runs.some((r) => r.level === 1));
+    assert.deepEqual(verifyStore(store!).problems, []);
+    expected.check(new StoreReader(store!), head, 'after the merge again');
   });
 });

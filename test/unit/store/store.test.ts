@@ -379,7 +379,7 @@ test('a store reopens with its data, read-only too; a foreign schema version is 
         version: 1,
         options: { readOnly: true },
         message:
-          'has layout version 1, this build reads version 7 \\(older stores lack the ' +
+          'has layout version 1, this build reads version 8 \\(older stores lack the ' +
           "receipts, each block's transaction hashes, the frozen runs and other chains' " +
           'transactions and fields \\(OP stack, Arbitrum\\), compact transaction ' +
           'inputs, transaction records without their hash and one transactions record a block\\): ' +
@@ -389,14 +389,14 @@ test('a store reopens with its data, read-only too; a foreign schema version is 
         version: 2,
         options: { readOnly: true },
         message:
-          'has layout version 2, this build reads version 7 \\(older stores lack ' +
+          'has layout version 2, this build reads version 8 \\(older stores lack ' +
           "each block's transaction hashes, the frozen runs and other chains'",
       },
       {
         version: 3,
         options: { readOnly: true },
         message:
-          'has layout version 3, this build reads version 7 \\(it lacks the frozen runs and ' +
+          'has layout version 3, this build reads version 8 \\(it lacks the frozen runs and ' +
           "other chains' transactions and fields \\(OP stack, Arbitrum\\), compact " +
           'transaction inputs, transaction records without their hash and one transactions record a block\\): ' +
           'convert it with ' +
@@ -408,21 +408,21 @@ test('a store reopens with its data, read-only too; a foreign schema version is 
         version: 4,
         options: { migrating: true },
         message:
-          'has layout version 4, this build reads version 7 \\(older stores lack compact transaction inputs, ' +
+          'has layout version 4, this build reads version 8 \\(older stores lack compact transaction inputs, ' +
           'transaction records without their hash and one transactions record a block\\): build it again',
       },
       {
         version: 5,
         options: { readOnly: true },
         message:
-          'has layout version 5, this build reads version 7 \\(it lacks transaction records ' +
+          'has layout version 5, this build reads version 8 \\(it lacks transaction records ' +
           'without their hash and one transactions record a block\\): convert it with `ethlogd migrate --data ',
       },
       {
         version: 6,
         options: { readOnly: true },
         message:
-          'has layout version 6, this build reads version 7 \\(it lacks one transactions record a block\\): ' +
+          'has layout version 6, this build reads version 8 \\(it lacks one transactions record a block\\): ' +
           'convert it with `ethlogd migrate --data ',
       },
     ];
@@ -431,6 +431,15 @@ test('a store reopens with its data, read-only too; a foreign schema version is 
       env.openDB({ name: 'meta' }).putSync('schemaVersion', version);
       await env.close();
       assert.throws(() => openStore(dir, options), new RegExp(message), `version ${version}`);
+    }
+    // Layout 7 is this one with no merge in progress: read as it is, marked as this version by a writable open.
+    const env = open({ path: dir, maxDbs: 16 });
+    env.openDB({ name: 'meta' }).putSync('schemaVersion', 7);
+    await env.close();
+    for (const readOnly of [true, false]) {
+      const opened = openStore(dir, { readOnly });
+      assert.equal(opened.meta.get('schemaVersion'), readOnly ? 7 : SCHEMA_VERSION);
+      await closeStore(opened);
     }
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });

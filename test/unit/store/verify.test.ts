@@ -23,6 +23,7 @@ import {
 import { decodeLogs, encodeLogs, logAddressTable } from '#src/store/logsRecord.js';
 import { StoreReader } from '#src/store/reader.js';
 import { runStartKey, TX_ENTRY_BYTES } from '#src/store/runChunks.js';
+import { readManifest, writeManifest } from '#src/store/runs.js';
 import { closeStore, openStore, type Store } from '#src/store/schema.js';
 import { SEGMENT_BLOCKS } from '#src/store/segments.js';
 import { type VerifyOptions, type VerifyResult, verifyStore } from '#src/store/verify.js';
@@ -308,6 +309,45 @@ describe('a store past a segment boundary', () => {
     );
     assert.equal(r.problems.length, 5, r.problems.join('\n'));
   });
+});
+
+test('a merge in progress: whole, its chunks not counted; a malformed manifest entry is named', async () => {
+  // The eighth unit is frozen at block 2,175: the merge of units 0-7 has taken its first step and has three to go.
+  const store = await makeStore({ blocks: 2_300, seed: 'verify-merge', density: 0.002 });
+  try {
+    const manifest = readManifest(store)!;
+    assert.equal(manifest.merges.length, 1);
+    assert.ok(store.txRuns.getKeysCount({ start: runStartKey(manifest.merges[0]!.id) }) > 0, 'the first step wrote');
+    assert.deepEqual(verifyStore(store).problems, []);
+    const damaged = (change: (m: (typeof manifest.merges)[number]) => void) => () => {
+      const m = readManifest(store)!;
+      change(m.merges[0]!);
+      writeManifest(store, m);
+    };
+    assertProblems(
+      verifyDamaged(
+        store,
+        damaged((m) => m.inputs.reverse()),
+      ),
+      /^runs: the merge into run \d+ of level 1 has inputs \d+(, \d+)*, not contiguous runs below it$/,
+    );
+    assertProblems(
+      verifyDamaged(
+        store,
+        damaged((m) => (m.after = 'ab')),
+      ),
+      /^runs: the merge into run \d+ stands at part (tx|storage), key 'ab'$/,
+    );
+    assertProblems(
+      verifyDamaged(
+        store,
+        damaged((m) => (m.id = m.inputs[0]!)),
+      ),
+      /^runs: the merge into run \d+ has an id in use/,
+    );
+  } finally {
+    await closeStore(store);
+  }
 });
 
 test('after a mark, only what was written since is checked, until the marked block is replaced', async () => {
