@@ -249,6 +249,7 @@ async function ingestInto(
   } catch (error) {
     if (!signal.aborted) throw error;
   }
+  ctx.writer.saveMergeFilters();
   return {
     ...ctx.counts,
     seconds: (performance.now() - started) / 1000,

@@ -316,7 +316,7 @@ export class Freezer {
       return;
     }
     writer.finish();
-    this.pending.delete(merge.id);
+    this.forget(merge.id);
     for (const run of inputs) this.removeRun(run.id);
     manifest.merges.splice(manifest.merges.indexOf(merge), 1);
     const merged: RunInfo = {
@@ -330,12 +330,48 @@ export class Freezer {
     manifest.runs.splice(manifest.runs.indexOf(inputs[0]!), inputs.length, merged);
   }
 
-  /** The filters of a merge in progress: those held, or rebuilt from the chunks its steps wrote. */
+  /**
+   * Within a write transaction: keeps the filters of the merges in progress in the store (RunKind.MergeTx and
+   * MergeStorage), so that the next writer goes on without rebuilding them; a writer calls it before it closes.
+   */
+  saveFilters(): void {
+    const manifest = readManifest(this.store);
+    for (const merge of manifest?.merges ?? []) {
+      const held = this.pending.get(merge.id);
+      if (!held || held.txs !== merge.txs || held.storage !== merge.storage) continue;
+      this.store.runFilters.put(encodeRunFilterKey(RunKind.MergeTx, merge.id), counted(held.txs, held.txBits));
+      this.store.runFilters.put(
+        encodeRunFilterKey(RunKind.MergeStorage, merge.id),
+        counted(held.storage, held.storageBits),
+      );
+    }
+  }
+
+  /**
+   * The filters of a merge in progress: those held, those a writer kept when it closed (if the merge has not moved
+   * since), or rebuilt from the chunks its steps wrote.
+   */
   private filtersOf(merge: MergeProgress, inputs: RunInfo[]): RunFilters {
     const held = this.pending.get(merge.id);
     if (held && held.txs === merge.txs && held.storage === merge.storage) return held;
     const s = this.store;
     const filters = emptyRunFilters(sum(inputs, 'txs'), sum(inputs, 'storage'));
+    const savedTx = s.runFilters.getBinary(encodeRunFilterKey(RunKind.MergeTx, merge.id));
+    const savedStorage = s.runFilters.getBinary(encodeRunFilterKey(RunKind.MergeStorage, merge.id));
+    if (
+      savedTx?.length === 4 + filters.txBits.length &&
+      savedStorage?.length === 4 + filters.storageBits.length &&
+      savedTx.readUInt32BE(0) === merge.txs &&
+      savedStorage.readUInt32BE(0) === merge.storage
+    ) {
+      filters.txBits.set(savedTx.subarray(4));
+      filters.storageBits.set(savedStorage.subarray(4));
+      filters.txs = merge.txs;
+      filters.storage = merge.storage;
+      this.pending.set(merge.id, filters);
+      return filters;
+    }
+    if (merge.txs + merge.storage > 0) filterRebuilds++;
     const range = { start: runStartKey(merge.id), end: runStartKey(merge.id + 1) };
     for (const { value } of s.txRuns.getRange(range)) {
       for (let at = 0; at + TX_ENTRY_BYTES <= value.length; at += TX_ENTRY_BYTES) {
@@ -357,6 +393,13 @@ export class Freezer {
       );
     this.pending.set(merge.id, filters);
     return filters;
+  }
+
+  /** Drops the filters of a merge that is whole or given up, held and kept. */
+  private forget(id: number): void {
+    this.pending.delete(id);
+    this.store.runFilters.remove(encodeRunFilterKey(RunKind.MergeTx, id));
+    this.store.runFilters.remove(encodeRunFilterKey(RunKind.MergeStorage, id));
   }
 
   /** Deletes a run's chunks and filters. */
@@ -381,7 +424,7 @@ export class Freezer {
     for (const merge of [...manifest.merges]) {
       if (!merge.inputs.some((id) => manifest.runs.find((r) => r.id === id)!.to > to)) continue;
       this.removeRun(merge.id);
-      this.pending.delete(merge.id);
+      this.forget(merge.id);
       manifest.merges.splice(manifest.merges.indexOf(merge), 1);
     }
     while (manifest.runs.length > 0 && manifest.runs.at(-1)!.from > to) this.removeRun(manifest.runs.pop()!.id);
@@ -390,6 +433,22 @@ export class Freezer {
     manifest.frozenTo = to;
     writeManifest(this.store, manifest);
   }
+}
+
+/** Times a writer rebuilt the filters of a merge in progress from its chunks, in this process (tests read it). */
+let filterRebuilds = 0;
+
+/** Times a writer rebuilt the filters of a merge in progress from its chunks, in this process. */
+export function mergeFilterRebuilds(): number {
+  return filterRebuilds;
+}
+
+/** A filter kept with the count of its entries: u32 count ‖ the filter. */
+function counted(entries: number, bits: Uint8Array): Buffer {
+  const out = Buffer.allocUnsafe(4 + bits.length);
+  out.writeUInt32BE(entries, 0);
+  out.set(bits, 4);
+  return out;
 }
 
 /** Entries a merge writes in all: its inputs'. */

@@ -48,6 +48,9 @@ export function runStartKey(id: number): Buffer {
 export const enum RunKind {
   Tx = 0,
   Storage = 1,
+  /** The filters of a merge in progress as a writer left them when it closed: u32 entries ‖ the filter. */
+  MergeTx = 2,
+  MergeStorage = 3,
 }
 
 /** Encodes a run filter's key: u8 kind ‖ u32 run id. */

@@ -289,8 +289,9 @@ class Verifier {
     this.checkMerges(stored, byId);
     for (const key of s.runFilters.getKeys()) {
       const { kind, id } = decodeRunFilterKey(key);
-      if (!byId.has(id) || (kind !== RunKind.Tx && kind !== RunKind.Storage))
-        this.report(`runFilters: a filter ${hex(key)} of no run`);
+      const ofRun = byId.has(id) && (kind === RunKind.Tx || kind === RunKind.Storage);
+      const ofMerge = this.partial.has(id) && (kind === RunKind.MergeTx || kind === RunKind.MergeStorage);
+      if (!ofRun && !ofMerge) this.report(`runFilters: a filter ${hex(key)} of no run`);
     }
     const fresh = runs.filter((run) => !this.verifiedRuns.has(run.id)).map((run) => run.id);
     this.scanTxRuns(byId, this.verifiedRuns.size > 0 ? fresh : undefined);

@@ -289,6 +289,7 @@ export async function generateStore(dir: string, opts: GenerateStoreOptions): Pr
         progress.update(counts);
       } while (full() || (finished && collected.blocks.length > 0));
     }
+    writer.saveMergeFilters();
     const seconds = progress.finish();
     return {
       ...counts,

@@ -19,6 +19,7 @@ import {
   freezesWholeUnits,
   freezeTarget,
   MERGE_FAN_IN,
+  mergeFilterRebuilds,
   mergeUnits,
 } from '#src/store/freezer.js';
 import { decodeBlockKey, encodeBlockKey, encodeStorageKey } from '#src/store/keys.js';
@@ -449,11 +450,20 @@ test('a merge goes on in steps, its inputs serving lookups; a new writer resumes
     const expected = new Expected();
     const writerA = new StoreWriter(a!);
     let inProgress = 0;
+    let previousKept = false;
     for (let at = 0; at < BLOCKS; at += 100) {
       const batch = blocks.slice(at, at + 100);
       writerA.append({ blocks: batch, chainId: 1n });
-      // Store b: a writer a batch, as after a restart (the merge's filters are rebuilt from its chunks).
-      new StoreWriter(b!).append({ blocks: batch, chainId: 1n });
+      // Store b: a writer a batch, as after a restart; every other one keeps the merge's filters when it is done, so
+      // that the next takes them up, the others leave them to be rebuilt from the merge's chunks.
+      const rebuilds = mergeFilterRebuilds();
+      const resumed = (readManifest(b!)?.merges ?? []).some((m) => m.txs + m.storage > 0);
+      const writerB = new StoreWriter(b!);
+      writerB.append({ blocks: batch, chainId: 1n });
+      const kept = (at / 100) % 2 === 0;
+      if (kept) writerB.saveMergeFilters();
+      if (resumed && previousKept) assert.equal(mergeFilterRebuilds(), rebuilds, `batch at ${at}: kept filters`);
+      previousKept = kept;
       batch.forEach((block) => expected.add(block));
       const merges = readManifest(b!)?.merges ?? [];
       if (merges.length === 0) continue;
@@ -465,8 +475,9 @@ test('a merge goes on in steps, its inputs serving lookups; a new writer resumes
       expected.check(new StoreReader(b!), at + batch.length - 1, `block ${at + batch.length - 1}, a merge in progress`);
       assert.deepEqual(verifyStore(b!).problems, [], `block ${at + batch.length - 1}`);
     }
-    // Four units of 256 blocks, about ten batches of 100.
+    // Four units of 256 blocks, about ten batches of 100; a writer that found no kept filter rebuilt them.
     assert.ok(inProgress >= 8, `a merge seen in progress after ${inProgress} batches`);
+    assert.ok(mergeFilterRebuilds() >= 1, `${mergeFilterRebuilds()} rebuilds`);
     const manifest = readManifest(b!)!;
     assert.deepEqual(manifest.merges, []);
     assert.equal(manifest.runs.filter((r) => r.level === 1).length, 1);
