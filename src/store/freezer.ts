@@ -4,9 +4,10 @@
  * hashes and storage writes leave the random-key B-trees (or never enter them, when they come in
  * the same batch) and become one level-0 run, written in key order. Whenever a level holds
  * MERGE_FAN_IN runs not being merged, a merge of them into one run of the next level starts, and
- * it goes on in steps, one with each unit frozen after (runMerge.ts): its inputs serve lookups
- * until the step that finishes it swaps them for the merged run. A merge so costs each unit about
- * the same, instead of one unit the whole of it (eight 16,384-block runs, 10M entries, at once).
+ * it goes on in steps, one with each unit frozen after (runMerge.ts): a step frees the inputs'
+ * chunks it has passed (lookups read those keys in the merged run), and the last step puts the
+ * merged run in the inputs' place. A merge so costs each unit about the same, instead of one unit
+ * the whole of it (at mainnet density, eight 16,384-block runs are 84M entries).
  * A lookup reads O(levels · fan-in) runs at most, most of them ruled out by their filters, and
  * every entry is written once per level (about log8 of the chain's units) instead of costing a
  * random B-tree insert.
@@ -15,12 +16,14 @@
 import { keyOrder, packedKeyOrder } from './keyOrder.js';
 import { encodeBlockKey, STORAGE_PREFIX_BYTES, storageKeySuffix } from './keys.js';
 import {
+  encodeRunChunkKey,
   encodeRunFilterKey,
   RunKind,
   runStartKey,
   STORAGE_KEY_BYTES,
   StorageChunkReader,
   TX_ENTRY_BYTES,
+  TX_PREFIX_BYTES,
   txEntryNumber,
   writeTxEntry,
 } from './runChunks.js';
@@ -63,13 +66,13 @@ export const FREEZE_LAG = 128;
 export const MERGE_FAN_IN = 8;
 
 /**
- * Units a merge into `level` is spread over: half of those before that level's next merge is due
- * (MERGE_FAN_IN^level units later), so each merge is whole before the next starts and a level holds
- * at most 1.5 · MERGE_FAN_IN runs meanwhile. A merge into level 1 takes 4 units, into level 2 32,
- * into level 3 (eight 16,384-block runs, 84M entries at mainnet density) 256.
+ * Units a merge into `level` is spread over: all those before that level's next merge is due
+ * (MERGE_FAN_IN^level units later), so every unit carries the same share of each level and a level
+ * holds at most 2 · MERGE_FAN_IN − 1 runs meanwhile. A merge into level 1 takes 8 units, into level
+ * 2 64, into level 3 (eight 16,384-block runs, 84M entries at mainnet density) 512.
  */
 export function mergeUnits(level: number): number {
-  return MERGE_FAN_IN ** level / 2;
+  return MERGE_FAN_IN ** level;
 }
 
 /**
@@ -298,8 +301,10 @@ export class Freezer {
       merge.txs = writer.txs;
       if (!result.done) {
         merge.after = writer.lastTx!.toString('hex');
+        for (const run of inputs) this.dropChunksBelow(s.txRuns, run.id, writer.lastTx!.subarray(0, TX_PREFIX_BYTES));
         return;
       }
+      for (const run of inputs) this.dropChunksBelow(s.txRuns, run.id);
       left = Math.max(0, left - result.written);
       merge.part = 'storage';
       merge.after = '';
@@ -313,6 +318,7 @@ export class Freezer {
     merge.storage = writer.storage;
     if (!result.done) {
       merge.after = writer.lastStorage!.toString('hex');
+      for (const run of inputs) this.dropChunksBelow(s.storageRuns, run.id, writer.lastStorage!);
       return;
     }
     writer.finish();
@@ -332,13 +338,17 @@ export class Freezer {
 
   /**
    * Within a write transaction: keeps the filters of the merges in progress in the store (RunKind.MergeTx and
-   * MergeStorage), so that the next writer goes on without rebuilding them; a writer calls it before it closes.
+   * MergeStorage), so that the next writer goes on without rebuilding them; a writer calls it before it closes. One
+   * that has not taken a step of a merge since a crash rebuilds its filters here, so a store's kept filters do not
+   * depend on where a writer was killed.
    */
   saveFilters(): void {
     const manifest = readManifest(this.store);
     for (const merge of manifest?.merges ?? []) {
-      const held = this.pending.get(merge.id);
-      if (!held || held.txs !== merge.txs || held.storage !== merge.storage) continue;
+      const held = this.filtersOf(
+        merge,
+        merge.inputs.map((id) => manifest!.runs.find((r) => r.id === id)!),
+      );
       this.store.runFilters.put(encodeRunFilterKey(RunKind.MergeTx, merge.id), counted(held.txs, held.txBits));
       this.store.runFilters.put(
         encodeRunFilterKey(RunKind.MergeStorage, merge.id),
@@ -395,7 +405,7 @@ export class Freezer {
     return filters;
   }
 
-  /** Drops the filters of a merge that is whole or given up, held and kept. */
+  /** Drops the filters of a merge that is whole, held and kept. */
   private forget(id: number): void {
     this.pending.delete(id);
     this.store.runFilters.remove(encodeRunFilterKey(RunKind.MergeTx, id));
@@ -405,27 +415,33 @@ export class Freezer {
   /** Deletes a run's chunks and filters. */
   private removeRun(id: number): void {
     const s = this.store;
-    const range = { start: runStartKey(id), end: runStartKey(id + 1) };
-    for (const key of Array.from(s.txRuns.getKeys(range), (k) => Buffer.from(k))) s.txRuns.remove(key);
-    for (const key of Array.from(s.storageRuns.getKeys(range), (k) => Buffer.from(k))) s.storageRuns.remove(key);
+    this.dropChunksBelow(s.txRuns, id);
+    this.dropChunksBelow(s.storageRuns, id);
     s.runFilters.remove(encodeRunFilterKey(RunKind.Tx, id));
     s.runFilters.remove(encodeRunFilterKey(RunKind.Storage, id));
   }
 
   /**
-   * A rollback to block `to` below the freeze point: merges of runs it reaches are given up (their
-   * chunks deleted; the inputs stay), runs starting after it are removed, the one holding it cut
-   * short (its entries past `to` ignored until a merge drops them), and the freeze point moved back
-   * to `to`.
+   * Deletes the chunks of run `id` in `db` whose last key is below `key`, or all of them: a merge's step frees the
+   * chunks of its inputs it has passed (the merged run holds their entries), so a merge in progress grows the store
+   * by a step's entries, not by its whole output.
+   */
+  private dropChunksBelow(db: Store['txRuns'], id: number, key?: Uint8Array): void {
+    const end = key ? encodeRunChunkKey(id, key) : runStartKey(id + 1);
+    for (const k of Array.from(db.getKeys({ start: runStartKey(id), end }), (k) => Buffer.from(k))) db.remove(k);
+  }
+
+  /**
+   * A rollback to block `to` below the freeze point: merges of runs it reaches are finished first (their steps have
+   * freed what they passed of their inputs), runs starting after it are removed, the one holding it cut short (its
+   * entries past `to` ignored until a merge drops them), and the freeze point moved back to `to`.
    */
   cut(to: number): void {
     const manifest = readManifest(this.store);
     if (!manifest || manifest.frozenTo <= to) return;
     for (const merge of [...manifest.merges]) {
-      if (!merge.inputs.some((id) => manifest.runs.find((r) => r.id === id)!.to > to)) continue;
-      this.removeRun(merge.id);
-      this.forget(merge.id);
-      manifest.merges.splice(manifest.merges.indexOf(merge), 1);
+      if (merge.inputs.some((id) => manifest.runs.find((r) => r.id === id)!.to > to))
+        this.step(manifest, merge, Infinity);
     }
     while (manifest.runs.length > 0 && manifest.runs.at(-1)!.from > to) this.removeRun(manifest.runs.pop()!.id);
     const last = manifest.runs.at(-1);

@@ -21,7 +21,7 @@ import {
   txEntryIndex,
   txEntryNumber,
 } from './runChunks.js';
-import { filterMayHold, storageKeyHash, txKeyHash } from './runFilter.js';
+import { filterMayHold, type KeyHash, storageKeyHash, txKeyHash } from './runFilter.js';
 import type { Store } from './schema.js';
 
 /** Meta key of the run manifest. */
@@ -226,6 +226,17 @@ function compareKeys(x: Uint8Array, y: Uint8Array): number {
   return 0;
 }
 
+/** A merge in progress as lookups see it: its inputs, the run it writes, and how far that run holds their entries. */
+interface MergeView {
+  inputs: number[];
+  /** The merged run (its range the inputs'; its counts unknown until it is whole). */
+  output: RunInfo;
+  /** The inputs' transaction entries the merged run holds: all (true), those up to this entry's prefix, or none. */
+  txMerged: true | Buffer | undefined;
+  /** The inputs' storage entries the merged run holds: those up to this key, or none. */
+  storageMerged: Buffer | undefined;
+}
+
 /**
  * A run's fence: the last key of each of its chunks, in order, read once from the chunk keys. The
  * chunk that can hold a key is the first whose last key is not below it, so a lookup finds it by
@@ -233,23 +244,35 @@ function compareKeys(x: Uint8Array, y: Uint8Array): number {
  */
 class Fence {
   /** The chunks' last keys, `width` bytes each, concatenated. */
-  private constructor(
-    private readonly lasts: Buffer,
-    private readonly width: number,
-    readonly count: number,
-  ) {}
+  private lasts = Buffer.alloc(0);
+  count = 0;
+
+  private constructor(private readonly width: number) {}
 
   /** The fence of run `id` in `db`, whose chunk keys are u32 id ‖ a `width`-byte last key. */
   static read(db: Store['txRuns'], id: number, width: number): Fence {
-    const parts: Buffer[] = [];
-    for (const key of db.getKeys({ start: runStartKey(id), end: runStartKey(id + 1) })) {
-      parts.push(Buffer.from((key as Buffer).subarray(RUN_KEY_ID_BYTES, RUN_KEY_ID_BYTES + width)));
+    const fence = new Fence(width);
+    fence.extend(db, id);
+    return fence;
+  }
+
+  /** Adds the chunks of run `id` after the last one read: a merge in progress only appends chunks to its run. */
+  extend(db: Store['txRuns'], id: number): void {
+    const w = this.width;
+    const parts: Buffer[] = [this.lasts];
+    const start =
+      this.count > 0 ? this.chunkKey(Buffer.allocUnsafe(RUN_KEY_ID_BYTES + w), id, this.count - 1) : undefined;
+    for (const key of db.getKeys({ start: start ?? runStartKey(id), end: runStartKey(id + 1) })) {
+      if (start !== undefined && (key as Buffer).equals(start)) continue;
+      parts.push(Buffer.from((key as Buffer).subarray(RUN_KEY_ID_BYTES, RUN_KEY_ID_BYTES + w)));
     }
-    return new Fence(Buffer.concat(parts), width, parts.length);
+    if (parts.length === 1) return;
+    this.count += parts.length - 1;
+    this.lasts = Buffer.concat(parts);
   }
 
   /** The index of the first chunk whose last key is not below `key`'s first `width` bytes, or −1 past the end. */
-  find(key: Buffer): number {
+  find(key: Uint8Array): number {
     const w = this.width;
     const lasts = this.lasts;
     let lo = 0;
@@ -291,6 +314,12 @@ export class FrozenRuns {
   private manifestValue: RunManifest | undefined;
   private readonly filters = new Map<string, Uint8Array>();
   private readonly fences = new Map<string, Fence>();
+  /** The merge in progress each run being merged is an input of, by the run's id (rebuilt with the manifest). */
+  private readonly merging = new Map<number, MergeView>();
+  /** The fences of the runs merges in progress are writing, by kind:id, extended as their steps append chunks. */
+  private readonly partialFences = new Map<string, Fence>();
+  /** The partial fences not extended since the manifest last moved. */
+  private readonly stale = new Set<string>();
   /** A storage seek key, reused. */
   private readonly seek = Buffer.allocUnsafe(STORAGE_KEY_BYTES);
   /** A chunk key, reused. */
@@ -315,8 +344,29 @@ export class FrozenRuns {
       const live = new Set(this.manifestValue?.runs.map((r) => r.id));
       for (const key of this.filters.keys()) if (!live.has(Number(key.slice(2)))) this.filters.delete(key);
       for (const key of this.fences.keys()) if (!live.has(Number(key.slice(2)))) this.fences.delete(key);
+      this.readMerges(this.manifestValue);
     }
     return this.manifestValue;
+  }
+
+  /** Rebuilds the map of the merges in progress from a new manifest; their partial fences go stale. */
+  private readMerges(manifest: RunManifest | undefined): void {
+    this.merging.clear();
+    const writing = new Set<number>();
+    for (const merge of manifest?.merges ?? []) {
+      const inputs = merge.inputs.map((id) => manifest!.runs.find((run) => run.id === id)!);
+      const view: MergeView = {
+        inputs: merge.inputs,
+        output: { id: merge.id, level: merge.level, from: inputs[0]!.from, to: inputs.at(-1)!.to, txs: 0, storage: 0 },
+        txMerged: merge.part === 'storage' ? true : merge.after === '' ? undefined : Buffer.from(merge.after, 'hex'),
+        storageMerged: merge.part === 'storage' && merge.after !== '' ? Buffer.from(merge.after, 'hex') : undefined,
+      };
+      for (const id of merge.inputs) this.merging.set(id, view);
+      writing.add(merge.id);
+    }
+    for (const key of this.partialFences.keys()) if (!writing.has(Number(key.slice(2)))) this.partialFences.delete(key);
+    this.stale.clear();
+    for (const key of this.partialFences.keys()) this.stale.add(key);
   }
 
   /** The last frozen block (−1 while nothing is frozen): the recent B-trees hold the blocks after it. */
@@ -351,6 +401,27 @@ export class FrozenRuns {
     return fence;
   }
 
+  /** The fence of the run a merge in progress is writing, with the chunks its steps have appended so far. */
+  private partialFence(kind: RunKind, id: number): Fence {
+    const name = `${kind}:${id}`;
+    const db = kind === RunKind.Tx ? this.store.txRuns : this.store.storageRuns;
+    let fence = this.partialFences.get(name);
+    if (fence === undefined) {
+      fence = Fence.read(db, id, kind === RunKind.Tx ? TX_PREFIX_BYTES : STORAGE_KEY_BYTES);
+      this.partialFences.set(name, fence);
+    } else if (this.stale.delete(name)) fence.extend(db, id);
+    return fence;
+  }
+
+  /** Whether any of the runs' filters of one kind may hold the key (a run without one may). */
+  private anyMayHold(kind: RunKind, ids: number[], keyHash: KeyHash): boolean {
+    for (const id of ids) {
+      const filter = this.filter(kind, id);
+      if (!filter || filterMayHold(filter, keyHash)) return true;
+    }
+    return false;
+  }
+
   /**
    * Where the transaction with this hash sits in the frozen blocks: the runs newest first, each
    * skipped when its filter rules the hash out, else its one chunk that can hold the hash's prefix
@@ -363,17 +434,32 @@ export class FrozenRuns {
     const keyHash = txKeyHash(prefix);
     for (let r = manifest.runs.length - 1; r >= 0; r--) {
       const run = manifest.runs[r]!;
+      const merge = this.merging.get(run.id);
+      const merged = merge?.txMerged;
+      if (merged === true || (merged !== undefined && compareBytes(prefix, 0, merged, 0, TX_PREFIX_BYTES) <= 0)) {
+        // The merged run holds every entry of this prefix its inputs held (their chunks are freed): read it once for
+        // them all, the newest input's place in this walk.
+        r -= merge!.inputs.length - 1;
+        if (!this.anyMayHold(RunKind.Tx, merge!.inputs, keyHash)) continue;
+        const found = this.txInRun(merge!.output, this.partialFence(RunKind.Tx, merge!.output.id), hash, prefix);
+        if (found) return found;
+        continue;
+      }
       const filter = this.filter(RunKind.Tx, run.id);
       if (filter && !filterMayHold(filter, keyHash)) continue;
-      const found = this.txInRun(run, hash, prefix);
+      const found = this.txInRun(run, this.fence(RunKind.Tx, run.id), hash, prefix);
       if (found) return found;
     }
     return undefined;
   }
 
-  /** The transaction with this hash in one run. */
-  private txInRun(run: RunInfo, hash: Uint8Array, prefix: Buffer): { number: number; index: number } | undefined {
-    const fence = this.fence(RunKind.Tx, run.id);
+  /** The transaction with this hash in one run, whose fence is `fence`. */
+  private txInRun(
+    run: RunInfo,
+    fence: Fence,
+    hash: Uint8Array,
+    prefix: Buffer,
+  ): { number: number; index: number } | undefined {
     const chunk = fence.find(prefix);
     if (chunk < 0) return undefined;
     const value = this.store.txRuns.getBinaryFast(fence.chunkKey(this.chunkKey, run.id, chunk));
@@ -422,24 +508,45 @@ export class FrozenRuns {
     const keyHash = storageKeyHash(key);
     const seek = this.seek;
     seek.set(key.subarray(0, STORAGE_PREFIX_BYTES), 0);
+    let read: MergeView | undefined;
     for (let r = manifest.runs.length - 1; r >= 0; r--) {
       const run = manifest.runs[r]!;
       if (run.from > number) continue;
+      writeInvertedNumber(seek, Math.min(number, run.to));
+      const merge = this.merging.get(run.id);
+      const merged = merge?.storageMerged;
+      if (merged !== undefined && read !== merge) {
+        // The merged run holds its inputs' entries up to `merged`, the newest write first: when the seek falls there,
+        // its first entry of this slot from the seek on is the newest of them all (the inputs' own, above `merged`,
+        // are older writes).
+        read = merge;
+        if (
+          compareBytes(seek, 0, merged, 0, STORAGE_KEY_BYTES) <= 0 &&
+          this.anyMayHold(RunKind.Storage, merge!.inputs, keyHash)
+        ) {
+          const id = merge!.output.id;
+          const found = this.storageInRun(id, this.partialFence(RunKind.Storage, id), seek, seek);
+          if (found) return found;
+        }
+      }
       const filter = this.filter(RunKind.Storage, run.id);
       if (filter && !filterMayHold(filter, keyHash)) continue;
-      writeInvertedNumber(seek, Math.min(number, run.to));
-      const found = this.storageInRun(run, seek);
+      // An input's chunks below `merged` are freed: its entries at or below it were read in the merged run.
+      const from = merged !== undefined && compareBytes(seek, 0, merged, 0, STORAGE_KEY_BYTES) < 0 ? merged : seek;
+      const found = this.storageInRun(run.id, this.fence(RunKind.Storage, run.id), seek, from);
       if (found) return found;
     }
     return undefined;
   }
 
-  /** The first entry of a run at or after `seek` when it has seek's address ‖ slot: its value (a copy). */
-  private storageInRun(run: RunInfo, seek: Buffer): Uint8Array | undefined {
-    const fence = this.fence(RunKind.Storage, run.id);
-    const chunk = fence.find(seek);
+  /**
+   * The first entry of run `id` (whose fence is `fence`) at or after `seek` when it has seek's address ‖ slot: its
+   * value (a copy), read from the chunk that can hold key `from` (seek, or a later key where earlier chunks are freed).
+   */
+  private storageInRun(id: number, fence: Fence, seek: Buffer, from: Uint8Array): Uint8Array | undefined {
+    const chunk = fence.find(from);
     if (chunk < 0) return undefined;
-    const value = this.store.storageRuns.getBinaryFast(fence.chunkKey(this.chunkKey, run.id, chunk));
+    const value = this.store.storageRuns.getBinaryFast(fence.chunkKey(this.chunkKey, id, chunk));
     if (value === undefined) return undefined;
     const reader = new StorageChunkReader(value.subarray(0, value.length));
     while (reader.next()) {

@@ -46,7 +46,7 @@ import {
   txEntryNumber,
 } from './runChunks.js';
 import { filterMayHold, storageKeyHash, txKeyHash } from './runFilter.js';
-import { FrozenRuns, RUNS_KEY, RUNS_MARK_KEY, type RunManifest, readManifest } from './runs.js';
+import { FrozenRuns, type MergeProgress, RUNS_KEY, RUNS_MARK_KEY, type RunManifest, readManifest } from './runs.js';
 import { ADDRESS_INDEX_FLAG, CHAIN_DATABASES, SCHEMA_VERSION, type Store } from './schema.js';
 import { BLOOM_BITS, buildSegmentRows, segmentOf, segmentStart } from './segments.js';
 
@@ -132,6 +132,10 @@ class Verifier {
 
   /** The ids of the runs being merged into (merges in progress), whose chunks are not runs yet. */
   private readonly partial = new Set<number>();
+  /** The runs merges in progress write, by id: their range is their inputs'; they count what they hold of them. */
+  private readonly outputs = new Map<number, RunInfoView>();
+  /** The merge in progress each run being merged is an input of, by the run's id. */
+  private readonly mergeOf = new Map<number, MergePlace>();
   /** The run ids an earlier check covered (empty for a full check). */
   private verifiedRuns = new Set<number>();
   /** The last block an earlier check covered (−1 for a full check). */
@@ -294,14 +298,17 @@ class Verifier {
       if (!ofRun && !ofMerge) this.report(`runFilters: a filter ${hex(key)} of no run`);
     }
     const fresh = runs.filter((run) => !this.verifiedRuns.has(run.id)).map((run) => run.id);
+    // A merge's steps move its inputs' entries into the run it writes: read it with any input not checked before.
+    for (const merge of stored.merges) if (merge.inputs.some((id) => fresh.includes(id))) fresh.push(merge.id);
     this.scanTxRuns(byId, this.verifiedRuns.size > 0 ? fresh : undefined);
     this.scanStorageRuns(byId, this.verifiedRuns.size > 0 ? fresh : undefined);
   }
 
   /**
    * The merges in progress: each into a new id and one level up, of contiguous runs of one level, no run in two, no
-   * two into one level, its place a part and a key of that part (a full check also reads its chunks: in order, keyed
-   * by their last entries, neither counted nor filtered, since its inputs hold its entries until it is whole).
+   * two into one level, its place a part and a key of that part. The scans read the run it writes (in order, keyed by
+   * their last entries) with its inputs: its entries are counted there, an input's only past that key (its steps free
+   * the chunks they pass), and none checked against a filter, which its last step writes.
    */
   private checkMerges(stored: RunManifest, byId: Map<number, RunInfoView & { level: number }>): void {
     const merging = new Set<number>();
@@ -323,6 +330,10 @@ class Verifier {
           `${what} of level ${merge.level} has inputs ${merge.inputs.join(', ')}, not contiguous runs below it`,
         );
       for (const id of merge.inputs) merging.add(id);
+      const inputs = merge.inputs.map((id) => byId.get(id)).filter((run) => run !== undefined);
+      if (inputs.length > 0) this.outputs.set(merge.id, { from: inputs[0]!.from, to: inputs.at(-1)!.to });
+      const place = { part: merge.part, after: merge.after === '' ? undefined : Buffer.from(merge.after, 'hex') };
+      for (const id of merge.inputs) this.mergeOf.set(id, place);
       const keyHex = merge.part === 'tx' ? 2 * TX_ENTRY_BYTES : 2 * (STORAGE_PREFIX_BYTES + BLOCK_KEY_BYTES);
       if ((merge.part !== 'tx' && merge.part !== 'storage') || (merge.after !== '' && merge.after.length !== keyHex))
         this.report(`${what} stands at part ${merge.part}, key '${merge.after}'`);
@@ -345,7 +356,9 @@ class Verifier {
     let previousId = -1;
     for (const { key, value } of this.chunks(s.txRuns, ids)) {
       const { id, last } = decodeRunChunkKey(key);
-      const run = byId.get(id);
+      const output = this.outputs.get(id);
+      const run = byId.get(id) ?? output;
+      const merge = this.mergeOf.get(id);
       if ((!run && !this.partial.has(id)) || value.length === 0 || value.length % TX_ENTRY_BYTES !== 0) {
         this.report(`txRuns: a chunk ${hex(key)} of ${value.length} bytes, of ${run ? 'run ' + id : 'no run'}`);
         continue;
@@ -358,9 +371,10 @@ class Verifier {
         if (previous && Buffer.compare(previous, entry) >= 0)
           this.report(`txRuns: run ${id}: entry ${hex(entry)} is not above ${hex(previous)}`);
         previous = entry;
-        // A merge in progress: its inputs hold and count these entries.
-        if (!run) continue;
-        if (!filter || !filterMayHold(filter, txKeyHash(entry)))
+        // An input's entry a merge in progress has written is counted in the run the merge writes.
+        if (!run || (merge && txMerged(merge, entry))) continue;
+        // That run's filter is written with its last step.
+        if (!output && (!filter || !filterMayHold(filter, txKeyHash(entry))))
           this.report(`txRuns: run ${id}: its filter rules out ${hex(entry)}`);
         const number = txEntryNumber(entry, 0);
         if (number > run.to) continue;
@@ -388,7 +402,9 @@ class Verifier {
     let previousId = -1;
     for (const { key, value } of this.chunks(s.storageRuns, ids)) {
       const { id, last } = decodeRunChunkKey(key);
-      const run = byId.get(id);
+      const output = this.outputs.get(id);
+      const run = byId.get(id) ?? output;
+      const merge = this.mergeOf.get(id);
       if (!run && !this.partial.has(id)) {
         this.report(`storageRuns: a chunk ${hex(key)} of no run`);
         continue;
@@ -408,8 +424,8 @@ class Verifier {
         if (previous && Buffer.compare(previous, entryKey) >= 0)
           this.report(`storageRuns: run ${id}: key ${hex(entryKey)} is not above ${hex(previous)}`);
         previous = entryKey;
-        if (!run) continue;
-        if (!filter || !filterMayHold(filter, storageKeyHash(entryKey)))
+        if (!run || (merge && storageMerged(merge, entryKey))) continue;
+        if (!output && (!filter || !filterMayHold(filter, storageKeyHash(entryKey))))
           this.report(`storageRuns: run ${id}: its filter rules out ${hex(entryKey)}`);
         if (entry.value.length > HASH_BYTES || (entry.value.length > 0 && entry.value[0] === 0))
           this.report(`storageRuns: value of ${hex(entryKey)} is not a minimal word`);
@@ -748,4 +764,20 @@ class Verifier {
  */
 export function verifyStore(store: Store, options: VerifyOptions = {}): VerifyResult {
   return new Verifier(store, options.onBlock).run(options.since);
+}
+
+/** Where a merge in progress stands: the part it writes, and the last key of that part written (none yet). */
+interface MergePlace {
+  part: MergeProgress['part'];
+  after: Buffer | undefined;
+}
+
+/** Whether a merge in progress has written an input's transaction entry into the run it writes. */
+function txMerged(merge: MergePlace, entry: Uint8Array): boolean {
+  return merge.part === 'storage' || (merge.after !== undefined && Buffer.compare(entry, merge.after) <= 0);
+}
+
+/** Whether a merge in progress has written an input's storage entry into the run it writes. */
+function storageMerged(merge: MergePlace, key: Uint8Array): boolean {
+  return merge.part === 'storage' && merge.after !== undefined && Buffer.compare(key, merge.after) <= 0;
 }

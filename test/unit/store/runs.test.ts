@@ -232,7 +232,8 @@ test('the freeze target trails the head by FREEZE_LAG or reaches the finalized b
 });
 
 /** A chain long enough for one merge to level 1, whole (it takes mergeUnits(1) units), and level-0 runs after it. */
-const BLOCKS = (MERGE_FAN_IN + mergeUnits(1) + 2) * FREEZE_BLOCKS + FREEZE_LAG + 40;
+// The units of one level-1 merge from its start to its last step (the next starts a unit later).
+const BLOCKS = (MERGE_FAN_IN + mergeUnits(1) - 1) * FREEZE_BLOCKS + FREEZE_LAG + 40;
 const DENSITY = 0.004;
 
 async function withStores(count: number, body: (stores: Store[]) => void | Promise<void>): Promise<void> {
@@ -451,16 +452,21 @@ test('a merge goes on in steps, its inputs serving lookups; a new writer resumes
     const writerA = new StoreWriter(a!);
     let inProgress = 0;
     let previousKept = false;
+    let inputChunks: number | undefined;
+    let freed = false;
     for (let at = 0; at < BLOCKS; at += 100) {
       const batch = blocks.slice(at, at + 100);
       writerA.append({ blocks: batch, chainId: 1n });
       // Store b: a writer a batch, as after a restart; every other one keeps the merge's filters when it is done, so
       // that the next takes them up, the others leave them to be rebuilt from the merge's chunks.
       const rebuilds = mergeFilterRebuilds();
-      const resumed = (readManifest(b!)?.merges ?? []).some((m) => m.txs + m.storage > 0);
+      const before = readManifest(b!)?.merges ?? [];
+      const resumed = before.some((m) => m.txs + m.storage > 0);
       const writerB = new StoreWriter(b!);
       writerB.append({ blocks: batch, chainId: 1n });
-      const kept = (at / 100) % 2 === 0;
+      // A writer holds a merge's filters (and keeps them) only once it has taken a step of it.
+      const stepped = JSON.stringify(readManifest(b!)?.merges ?? []) !== JSON.stringify(before);
+      const kept = (at / 100) % 2 === 0 && stepped;
       if (kept) writerB.saveMergeFilters();
       if (resumed && previousKept) assert.equal(mergeFilterRebuilds(), rebuilds, `batch at ${at}: kept filters`);
       previousKept = kept;
@@ -468,6 +474,10 @@ test('a merge goes on in steps, its inputs serving lookups; a new writer resumes
       const merges = readManifest(b!)?.merges ?? [];
       if (merges.length === 0) continue;
       inProgress++;
+      // The steps free the inputs' chunks they have passed.
+      const chunks = merges[0]!.inputs.reduce((total, id) => total + runChunkCount(b!, id), 0);
+      inputChunks ??= chunks;
+      if (chunks < inputChunks) freed = true;
       assert.deepEqual(
         merges.map((m) => m.level),
         [1],
@@ -475,9 +485,10 @@ test('a merge goes on in steps, its inputs serving lookups; a new writer resumes
       expected.check(new StoreReader(b!), at + batch.length - 1, `block ${at + batch.length - 1}, a merge in progress`);
       assert.deepEqual(verifyStore(b!).problems, [], `block ${at + batch.length - 1}`);
     }
-    // Four units of 256 blocks, about ten batches of 100; a writer that found no kept filter rebuilt them.
-    assert.ok(inProgress >= 8, `a merge seen in progress after ${inProgress} batches`);
+    // Eight units of 256 blocks, about twenty batches of 100; a writer that found no kept filter rebuilt them.
+    assert.ok(inProgress >= 16, `a merge seen in progress after ${inProgress} batches`);
     assert.ok(mergeFilterRebuilds() >= 1, `${mergeFilterRebuilds()} rebuilds`);
+    assert.ok(freed, `the inputs' ${inputChunks} chunks were not freed as the merge went on`);
     const manifest = readManifest(b!)!;
     assert.deepEqual(manifest.merges, []);
     assert.equal(manifest.runs.filter((r) => r.level === 1).length, 1);
@@ -485,7 +496,7 @@ test('a merge goes on in steps, its inputs serving lookups; a new writer resumes
   });
 });
 
-test('a rollback into the inputs of a merge in progress gives the merge up; it starts again', async () => {
+test('a rollback into the inputs of a merge in progress finishes the merge, then cuts the merged run', async () => {
   const blocks = [...generateChain({ blocks: BLOCKS, seed: 'steps-cut', density: DENSITY })];
   await withStores(1, async ([store]) => {
     const writer = new StoreWriter(store!);
@@ -508,12 +519,16 @@ test('a rollback into the inputs of a merge in progress gives the merge up; it s
     expected.rollback(to);
     branch.forEach((block) => expected.add(block));
     const after = readManifest(store!)!;
-    assert.ok(!after.merges.some((m) => m.id === merge.id));
-    const range = { start: runStartKey(merge.id), end: runStartKey(merge.id + 1) };
-    assert.equal(store!.txRuns.getKeysCount(range) + store!.storageRuns.getKeysCount(range), 0);
+    assert.deepEqual(after.merges, []);
+    const merged = after.runs.find((r) => r.id === merge.id);
+    assert.ok(merged && merged.level === 1 && merged.to === to, JSON.stringify(merged));
+    for (const id of merge.inputs) {
+      const range = { start: runStartKey(id), end: runStartKey(id + 1) };
+      assert.equal(store!.txRuns.getKeysCount(range) + store!.storageRuns.getKeysCount(range), 0, `input ${id}`);
+    }
     assert.deepEqual(verifyStore(store!).problems, []);
     expected.check(new StoreReader(store!), branch.at(-1)!.header.number, 'after the rollback');
-    // The level fills again with the branch's units and a new merge takes the place of the one given up.
+    // The level fills again with the branch's units, and their merge runs.
     let head = branch.at(-1)!.header.number;
     const more = relink(
       [...generateChain({ blocks: head + 1 + 8 * FREEZE_BLOCKS, seed: 'steps-cut-more', density: DENSITY })].slice(
@@ -524,8 +539,15 @@ test('a rollback into the inputs of a merge in progress gives the merge up; it s
     writer.append({ blocks: more });
     more.forEach((block) => expected.add(block));
     head = more.at(-1)!.header.number;
-    assert.ok(readManifest(store!)!.runs.some((r) => r.level === 1));
+    const last = readManifest(store!)!;
+    assert.ok(last.runs.filter((r) => r.level === 1).length + last.merges.length >= 2, JSON.stringify(last.merges));
     assert.deepEqual(verifyStore(store!).problems, []);
     expected.check(new StoreReader(store!), head, 'after the merge again');
   });
 });
+
+/** The chunks of run `id`, transaction and storage. */
+function runChunkCount(store: Store, id: number): number {
+  const range = { start: runStartKey(id), end: runStartKey(id + 1) };
+  return store.txRuns.getKeysCount(range) + store.storageRuns.getKeysCount(range);
+}
