@@ -126,6 +126,10 @@ export class StorageChunkWriter {
   private length = 0;
   /** The last key added (a copy: callers may reuse their key buffers). */
   private readonly previous = Buffer.alloc(STORAGE_KEY_BYTES);
+  /** The previous key's bytes as native-order u32 words, to find how much of it a key shares four bytes at a time. */
+  private readonly previousWords = new Uint32Array(this.previous.buffer, this.previous.byteOffset, KEY_WORDS);
+  /** Leading bytes the last entry added shared with the one before it in the chunk (0 for a chunk's first). */
+  lastShared = 0;
   /** Entries in the chunk. */
   count = 0;
 
@@ -144,11 +148,16 @@ export class StorageChunkWriter {
    * add with the value given as `length` bytes of `source` from `start` (a merge copies it out of the chunk it reads,
    * with no view per entry).
    */
-  addParts(key: Uint8Array, source: Uint8Array, start: number, length: number): boolean {
+  addParts(key: Uint8Array, source: Uint8Array, start: number, length: number, keyWords?: Uint32Array): boolean {
     if (key.length !== STORAGE_KEY_BYTES || length > 32)
       throw new RangeError(`a storage entry of a ${key.length}-byte key and a ${length}-byte value`);
     const previous = this.previous;
-    const shared = this.count > 0 ? sharedPrefix(previous, key) : 0;
+    const shared =
+      this.count === 0
+        ? 0
+        : keyWords
+          ? sharedKeyBytes(previous, this.previousWords, key, keyWords)
+          : sharedPrefix(previous, key);
     if (this.length + 3 + STORAGE_KEY_BYTES - shared + length > CHUNK_BYTES) return false;
     const out = this.bytes;
     let at = this.length;
@@ -164,6 +173,7 @@ export class StorageChunkWriter {
     for (let i = 0; i < length; i++) out[at++] = source[start + i]!;
     this.length = at;
     this.count++;
+    this.lastShared = shared;
     return true;
   }
 
@@ -184,6 +194,8 @@ export class StorageChunkWriter {
  */
 export class StorageChunkReader {
   readonly key = Buffer.alloc(STORAGE_KEY_BYTES);
+  /** The key's bytes as native-order u32 words (a merge compares keys four bytes at a time). */
+  readonly keyWords = new Uint32Array(this.key.buffer, this.key.byteOffset, KEY_WORDS);
   /** The chunk; the current entry's value is its bytes [valueStart, valueEnd). */
   readonly chunk: Buffer;
   private at = 0;
@@ -236,6 +248,19 @@ export function encodeStorageChunk(entries: readonly { key: Uint8Array; value: U
 }
 
 /** How many leading bytes `a` and `b` share (at most 255). */
+/** Whole u32 words in a storage key (a Buffer.alloc of its size has its own, aligned memory). */
+export const KEY_WORDS = STORAGE_KEY_BYTES / 4;
+
+/** How many leading bytes two storage keys share, given with their words: equal words skipped four bytes at a time. */
+export function sharedKeyBytes(a: Uint8Array, aWords: Uint32Array, b: Uint8Array, bWords: Uint32Array): number {
+  let w = 0;
+  while (w < KEY_WORDS && aWords[w] === bWords[w]) w++;
+  if (w === KEY_WORDS) return STORAGE_KEY_BYTES;
+  let i = w * 4;
+  while (a[i] === b[i]) i++;
+  return i;
+}
+
 function sharedPrefix(a: Uint8Array, b: Uint8Array): number {
   const n = Math.min(a.length, b.length, 255);
   let i = 0;

@@ -5,7 +5,7 @@
  * (each cursor seeks the chunk that can hold it) and stops, once it has written its budget, where
  * the chunk rule cuts anyway, so the merged run's chunks do not depend on how the steps fell.
  */
-import { STORAGE_KEY_BYTES } from './runChunks.js';
+import { STORAGE_KEY_BYTES, sharedKeyBytes } from './runChunks.js';
 import type { StorageRunCursor, TxRunCursor } from './runs.js';
 import type { RunWriter } from './runWriter.js';
 
@@ -51,10 +51,11 @@ export function mergeTxStep(cursors: TxRunCursor[], writer: RunWriter, budget: n
 /** Whether cursor a's key orders before b's (keys of different runs differ: their blocks do). */
 function storageBefore(a: StorageRunCursor, b: StorageRunCursor): boolean {
   if (a.k0 !== b.k0) return a.k0 < b.k0;
-  const x = a.reader!.key;
-  const y = b.reader!.key;
-  for (let i = 4; i < STORAGE_KEY_BYTES; i++) if (x[i] !== y[i]) return x[i]! < y[i]!;
-  return false;
+  const x = a.reader!;
+  const y = b.reader!;
+  // Keys of one contract share 20 bytes, of one slot 52: equal words are skipped four bytes at a time.
+  const shared = sharedKeyBytes(x.key, x.keyWords, y.key, y.keyWords);
+  return shared < STORAGE_KEY_BYTES && x.key[shared]! < y.key[shared]!;
 }
 
 /**
@@ -73,7 +74,7 @@ export function mergeStorageStep(cursors: StorageRunCursor[], writer: RunWriter,
       writer.flushStorage();
       return { written, done: false };
     }
-    writer.addStorageParts(reader.key, reader.chunk, reader.valueStart, length);
+    writer.addStorageParts(reader.key, reader.chunk, reader.valueStart, length, reader.keyWords);
     written++;
     cursor.next();
     if (cursor.done) {

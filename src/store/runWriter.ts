@@ -5,6 +5,8 @@
  * so the chunks do not depend on where the steps fell, and the filters, kept by the caller between
  * steps, are written once the run is whole.
  */
+
+import { STORAGE_PREFIX_BYTES } from './keys.js';
 import {
   CHUNK_BYTES,
   encodeRunChunkKey,
@@ -114,13 +116,15 @@ export class RunWriter {
     this.addStorageParts(key, value, 0, value.length);
   }
 
-  /** addStorage with the value as `length` bytes of `source` from `start`. */
-  addStorageParts(key: Uint8Array, source: Uint8Array, start: number, length: number): void {
-    if (!this.storageChunk.addParts(key, source, start, length)) {
+  /** addStorage with the value as `length` bytes of `source` from `start` (and the key's words, when at hand). */
+  addStorageParts(key: Uint8Array, source: Uint8Array, start: number, length: number, keyWords?: Uint32Array): void {
+    const chunk = this.storageChunk;
+    if (!chunk.addParts(key, source, start, length, keyWords)) {
       this.flushStorage();
-      this.storageChunk.addParts(key, source, start, length);
+      chunk.addParts(key, source, start, length, keyWords);
     }
-    filterAdd(this.filters.storageBits, storageKeyHash(key));
+    // A later write of the slot just added hashes the same (the filter keys address ‖ slot): its bits are set.
+    if (chunk.lastShared < STORAGE_PREFIX_BYTES) filterAdd(this.filters.storageBits, storageKeyHash(key));
     this.filters.storage++;
   }
 

@@ -188,6 +188,8 @@ export class StorageRunCursor {
   private readonly chunks: Iterator<{ value: Buffer }>;
   private readonly to: number;
   private readonly after: Uint8Array | undefined;
+  /** Whether entries are still skipped as not above `after` (the first above it ends that: keys ascend). */
+  private skipping: boolean;
   reader: StorageChunkReader | undefined;
   k0 = 0;
   done = false;
@@ -196,6 +198,7 @@ export class StorageRunCursor {
     this.chunks = chunkValues(store.storageRuns, run.id, after);
     this.to = run.to;
     this.after = after;
+    this.skipping = after !== undefined;
     this.next();
   }
 
@@ -213,7 +216,10 @@ export class StorageRunCursor {
       }
       const key = this.reader.key;
       if (storageKeyNumber(key) > this.to) continue;
-      if (this.after !== undefined && compareKeys(key, this.after) <= 0) continue;
+      if (this.skipping) {
+        if (compareKeys(key, this.after!) <= 0) continue;
+        this.skipping = false;
+      }
       this.k0 = u32(key, 0);
       return;
     }

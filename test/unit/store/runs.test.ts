@@ -34,8 +34,10 @@ import {
   encodeRunFilterKey,
   encodeStorageChunk,
   encodeTxEntry,
+  KEY_WORDS,
   RunKind,
   runStartKey,
+  sharedKeyBytes,
 } from '#src/store/runChunks.js';
 import {
   filterAdd,
@@ -109,6 +111,28 @@ test('a storage chunk round-trips sorted entries, sharing prefixes', () => {
         .filter((e) => !seen.has(Buffer.from(e.key).toString('hex')) && seen.add(Buffer.from(e.key).toString('hex')));
       assert.deepEqual(decodeStorageChunk(encodeStorageChunk(entries)), entries);
     }),
+  );
+});
+
+test('sharedKeyBytes counts the leading bytes two storage keys share, word by word as byte by byte', () => {
+  fc.assert(
+    fc.property(
+      fc.uint8Array({ minLength: 60, maxLength: 60 }),
+      fc.integer({ min: 0, max: 60 }),
+      fc.uint8Array({ minLength: 60, maxLength: 60 }),
+      (a, shared, tail) => {
+        const x = Buffer.alloc(60);
+        const y = Buffer.alloc(60);
+        x.set(a);
+        y.set(a.subarray(0, shared));
+        y.set(tail.subarray(shared), shared);
+        let want = 0;
+        while (want < 60 && x[want] === y[want]) want++;
+        const words = (key: Buffer) => new Uint32Array(key.buffer, key.byteOffset, KEY_WORDS);
+        assert.equal(sharedKeyBytes(x, words(x), y, words(y)), want);
+        assert.equal(sharedKeyBytes(y, words(y), x, words(x)), want);
+      },
+    ),
   );
 });
 
