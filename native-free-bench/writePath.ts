@@ -72,6 +72,8 @@ async function append(
       });
       ms += performance.now() - started;
     }
+    // As generate and ingest do when they close: the next process takes up the merges' filters, not rebuilds them.
+    writer.saveMergeFilters();
     return { logsPerSecond: logs / (ms / 1000), logs };
   } finally {
     await closeStore(store);
