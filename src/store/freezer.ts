@@ -31,6 +31,7 @@ import { filterAdd, filterAddTxEntry, storageKeyHash } from './runFilter.js';
 import { mergeStorageStep, mergeTxStep } from './runMerge.js';
 import {
   type MergeProgress,
+  mergeInputs,
   type RunInfo,
   type RunManifest,
   readManifest,
@@ -288,7 +289,7 @@ export class Freezer {
    */
   private step(manifest: RunManifest, merge: MergeProgress, budget: number): void {
     const s = this.store;
-    const inputs = merge.inputs.map((id) => manifest.runs.find((r) => r.id === id)!);
+    const inputs = mergeInputs(manifest, merge);
     const writer = new RunWriter(s, merge.id, this.filtersOf(merge, inputs));
     let left = budget;
     if (merge.part === 'tx') {
@@ -345,10 +346,7 @@ export class Freezer {
   saveFilters(): void {
     const manifest = readManifest(this.store);
     for (const merge of manifest?.merges ?? []) {
-      const held = this.filtersOf(
-        merge,
-        merge.inputs.map((id) => manifest!.runs.find((r) => r.id === id)!),
-      );
+      const held = this.filtersOf(merge, mergeInputs(manifest!, merge));
       this.store.runFilters.put(encodeRunFilterKey(RunKind.MergeTx, merge.id), counted(held.txs, held.txBits));
       this.store.runFilters.put(
         encodeRunFilterKey(RunKind.MergeStorage, merge.id),
@@ -440,8 +438,7 @@ export class Freezer {
     const manifest = readManifest(this.store);
     if (!manifest || manifest.frozenTo <= to) return;
     for (const merge of [...manifest.merges]) {
-      if (merge.inputs.some((id) => manifest.runs.find((r) => r.id === id)!.to > to))
-        this.step(manifest, merge, Infinity);
+      if (mergeInputs(manifest, merge).some((run) => run.to > to)) this.step(manifest, merge, Infinity);
     }
     while (manifest.runs.length > 0 && manifest.runs.at(-1)!.from > to) this.removeRun(manifest.runs.pop()!.id);
     const last = manifest.runs.at(-1);
@@ -469,12 +466,8 @@ function counted(entries: number, bits: Uint8Array): Buffer {
 
 /** Entries a merge writes in all: its inputs'. */
 function mergeEntries(manifest: RunManifest, merge: MergeProgress): number {
-  let entries = 0;
-  for (const id of merge.inputs) {
-    const run = manifest.runs.find((r) => r.id === id)!;
-    entries += run.txs + run.storage;
-  }
-  return entries;
+  const inputs = mergeInputs(manifest, merge);
+  return sum(inputs, 'txs') + sum(inputs, 'storage');
 }
 
 /** The total of one count over runs. */

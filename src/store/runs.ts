@@ -91,6 +91,11 @@ export function readManifest(store: Store): RunManifest | undefined {
       };
 }
 
+/** The runs a merge in progress reads, oldest first. */
+export function mergeInputs(manifest: RunManifest, merge: MergeProgress): RunInfo[] {
+  return merge.inputs.map((id) => manifest.runs.find((run) => run.id === id)!);
+}
+
 /** Within a write transaction: stores the manifest and its mark. */
 export function writeManifest(store: Store, manifest: RunManifest): void {
   store.meta.put(RUNS_KEY, manifest);
@@ -360,7 +365,7 @@ export class FrozenRuns {
     this.merging.clear();
     const writing = new Set<number>();
     for (const merge of manifest?.merges ?? []) {
-      const inputs = merge.inputs.map((id) => manifest!.runs.find((run) => run.id === id)!);
+      const inputs = mergeInputs(manifest!, merge);
       const view: MergeView = {
         inputs: merge.inputs,
         output: { id: merge.id, level: merge.level, from: inputs[0]!.from, to: inputs.at(-1)!.to, txs: 0, storage: 0 },
@@ -518,31 +523,35 @@ export class FrozenRuns {
     for (let r = manifest.runs.length - 1; r >= 0; r--) {
       const run = manifest.runs[r]!;
       if (run.from > number) continue;
-      writeInvertedNumber(seek, Math.min(number, run.to));
       const merge = this.merging.get(run.id);
       const merged = merge?.storageMerged;
       if (merged !== undefined && read !== merge) {
-        // The merged run holds its inputs' entries up to `merged`, the newest write first: when the seek falls there,
-        // its first entry of this slot from the seek on is the newest of them all (the inputs' own, above `merged`,
-        // are older writes).
         read = merge;
-        if (
-          compareBytes(seek, 0, merged, 0, STORAGE_KEY_BYTES) <= 0 &&
-          this.anyMayHold(RunKind.Storage, merge!.inputs, keyHash)
-        ) {
-          const id = merge!.output.id;
-          const found = this.storageInRun(id, this.partialFence(RunKind.Storage, id), seek, seek);
-          if (found) return found;
-        }
+        writeInvertedNumber(seek, Math.min(number, run.to));
+        const found = this.storageInMerged(merge!, merged, seek, keyHash);
+        if (found) return found;
       }
       const filter = this.filter(RunKind.Storage, run.id);
       if (filter && !filterMayHold(filter, keyHash)) continue;
+      writeInvertedNumber(seek, Math.min(number, run.to));
       // An input's chunks below `merged` are freed: its entries at or below it were read in the merged run.
       const from = merged !== undefined && compareBytes(seek, 0, merged, 0, STORAGE_KEY_BYTES) < 0 ? merged : seek;
       const found = this.storageInRun(run.id, this.fence(RunKind.Storage, run.id), seek, from);
       if (found) return found;
     }
     return undefined;
+  }
+
+  /**
+   * The answer a merge in progress's run holds for `seek` (from its newest input holding the block): it holds its
+   * inputs' entries up to `merged`, so when the seek falls there, its first entry of the slot from the seek on is the
+   * newest write of them all (the inputs' own, above `merged`, are older writes).
+   */
+  private storageInMerged(merge: MergeView, merged: Buffer, seek: Buffer, keyHash: KeyHash): Uint8Array | undefined {
+    if (compareBytes(seek, 0, merged, 0, STORAGE_KEY_BYTES) > 0) return undefined;
+    if (!this.anyMayHold(RunKind.Storage, merge.inputs, keyHash)) return undefined;
+    const id = merge.output.id;
+    return this.storageInRun(id, this.partialFence(RunKind.Storage, id), seek, seek);
   }
 
   /**
