@@ -49,7 +49,7 @@ export interface AppendBatch {
   chainKind?: ChainKind;
   safe?: number;
   finalized?: number;
-  /** A new pending block; `null` clears it; undefined leaves it as it is. */
+  /** A new pending block; `null` clears it; undefined leaves it as it is, or drops it when blocks move the head. */
   pending?: BlockBundle | null;
 }
 
@@ -59,7 +59,7 @@ export interface AppendBatch {
  */
 export interface RecordsBatch extends Omit<AppendBatch, 'blocks' | 'pending'> {
   blocks: BlockRecords[];
-  /** A new pending block, encoded by encodeBundle; `null` clears it; undefined leaves it as it is. */
+  /** A new pending block, encoded by encodeBundle; `null` clears it; undefined as AppendBatch's pending. */
   pending?: Buffer | null;
 }
 
@@ -140,7 +140,8 @@ export class StoreWriter {
       if (batch.safe !== undefined) s.meta.put('safe', batch.safe);
       if (batch.chainKind !== undefined) s.meta.put(CHAIN_KIND_KEY, batch.chainKind);
       if (batch.finalized !== undefined) s.meta.put('finalized', batch.finalized);
-      if (batch.pending === null) s.meta.remove('pending');
+      // A pending block is built on the head: blocks that move it drop the old one unless they bring the next.
+      if (batch.pending === null || (batch.pending === undefined && last)) s.meta.remove('pending');
       else if (batch.pending !== undefined) s.meta.put('pending', batch.pending);
     });
   }

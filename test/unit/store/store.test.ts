@@ -16,6 +16,7 @@ import {
 } from '#src/store/apiKeys.js';
 import { StoreReader } from '#src/store/reader.js';
 import { closeStore, type OpenStoreOptions, openStore, SCHEMA_VERSION, type Store } from '#src/store/schema.js';
+import { verifyStore } from '#src/store/verify.js';
 import { ChainContinuityError, StoreWriter } from '#src/store/writer.js';
 import { filled, makeBundle, Rng } from './fixtures.js';
 
@@ -277,6 +278,23 @@ test('pending block: set, kept when not mentioned, cleared with null', async () 
     assert.equal(reader.meta()!.head, 105);
     writer.append({ blocks: [], pending: null });
     assert.equal(reader.pending(), undefined);
+  });
+});
+
+test('a batch that moves the head without a pending block drops the one built on the old head', async () => {
+  await withStore((store) => {
+    const chain = buildChain();
+    const writer = new StoreWriter(store);
+    const reader = new StoreReader(store);
+    // generate extending a store, killed after its first batch: the old head's pending block must not outlive it.
+    writer.append({ blocks: chain.batch1, chainId: 1n, pending: chain.batch2[0]! });
+    writer.append({ blocks: chain.batch2.slice(0, 2) });
+    assert.equal(reader.pending(), undefined);
+    // (The fixture's blocks carry made-up blooms, which verify names too; the markers are what this test is about.)
+    assert.deepEqual(
+      verifyStore(store).problems.filter((problem) => problem.startsWith('meta:')),
+      [],
+    );
   });
 });
 
