@@ -222,19 +222,13 @@ export class StorageRunCursor {
       const key = this.reader.key;
       if (storageKeyNumber(key) > this.to) continue;
       if (this.skipping) {
-        if (compareKeys(key, this.after!) <= 0) continue;
+        if (compareBytes(key, 0, this.after!, 0, STORAGE_KEY_BYTES) <= 0) continue;
         this.skipping = false;
       }
       this.k0 = u32(key, 0);
       return;
     }
   }
-}
-
-/** The order of two storage keys (−1, 0, 1). */
-function compareKeys(x: Uint8Array, y: Uint8Array): number {
-  for (let i = 0; i < STORAGE_KEY_BYTES; i++) if (x[i] !== y[i]) return x[i]! < y[i]! ? -1 : 1;
-  return 0;
 }
 
 /** A merge in progress as lookups see it: its inputs, the run it writes, and how far that run holds their entries. */
