@@ -478,6 +478,7 @@ test('a merge goes on in steps, its inputs serving lookups; a new writer resumes
     let previousKept = false;
     let inputChunks: number | undefined;
     let freed = false;
+    const keptReader = new StoreReader(b!);
     for (let at = 0; at < BLOCKS; at += 100) {
       const batch = blocks.slice(at, at + 100);
       writerA.append({ blocks: batch, chainId: 1n });
@@ -507,6 +508,8 @@ test('a merge goes on in steps, its inputs serving lookups; a new writer resumes
         [1],
       );
       expected.check(new StoreReader(b!), at + batch.length - 1, `block ${at + batch.length - 1}, a merge in progress`);
+      // A reader kept across the steps (as serve's is) extends the merged run's fence as chunks are added.
+      expected.check(keptReader, at + batch.length - 1, `block ${at + batch.length - 1}, a reader kept across steps`);
       assert.deepEqual(verifyStore(b!).problems, [], `block ${at + batch.length - 1}`);
     }
     // Eight units of 256 blocks, about twenty batches of 100; a writer that found no kept filter rebuilt them.
