@@ -31,6 +31,7 @@ import { filterAdd, filterAddTxEntry, storageKeyHash } from './runFilter.js';
 import { mergeStorageStep, mergeTxStep } from './runMerge.js';
 import {
   type MergeProgress,
+  mergeAfter,
   mergeInputs,
   type RunInfo,
   type RunManifest,
@@ -159,6 +160,8 @@ export class Freezer {
    * or a transaction that failed after a step).
    */
   private readonly pending = new Map<number, RunFilters>();
+  /** The merges whose held filters are the ones kept in the store (loaded from there, or saved since the last step). */
+  private readonly kept = new Set<number>();
 
   constructor(private readonly store: Store) {}
 
@@ -291,9 +294,10 @@ export class Freezer {
     const s = this.store;
     const inputs = mergeInputs(manifest, merge);
     const writer = new RunWriter(s, merge.id, this.filtersOf(merge, inputs));
+    this.kept.delete(merge.id);
     let left = budget;
     if (merge.part === 'tx') {
-      const after = merge.after === '' ? undefined : Buffer.from(merge.after, 'hex');
+      const after = mergeAfter(merge);
       const result = mergeTxStep(
         inputs.map((run) => new TxRunCursor(s, run, after)),
         writer,
@@ -310,7 +314,7 @@ export class Freezer {
       merge.part = 'storage';
       merge.after = '';
     }
-    const after = merge.after === '' ? undefined : Buffer.from(merge.after, 'hex');
+    const after = mergeAfter(merge);
     const result = mergeStorageStep(
       inputs.map((run) => new StorageRunCursor(s, run, after)),
       writer,
@@ -347,11 +351,14 @@ export class Freezer {
     const manifest = readManifest(this.store);
     for (const merge of manifest?.merges ?? []) {
       const held = this.filtersOf(merge, mergeInputs(manifest!, merge));
+      // Unchanged since loaded or saved: a level-3 merge's filters are about 100 MB.
+      if (this.kept.has(merge.id)) continue;
       this.store.runFilters.put(encodeRunFilterKey(RunKind.MergeTx, merge.id), counted(held.txs, held.txBits));
       this.store.runFilters.put(
         encodeRunFilterKey(RunKind.MergeStorage, merge.id),
         counted(held.storage, held.storageBits),
       );
+      this.kept.add(merge.id);
     }
   }
 
@@ -377,6 +384,7 @@ export class Freezer {
       filters.txs = merge.txs;
       filters.storage = merge.storage;
       this.pending.set(merge.id, filters);
+      this.kept.add(merge.id);
       return filters;
     }
     if (merge.txs + merge.storage > 0) filterRebuilds++;
@@ -406,6 +414,7 @@ export class Freezer {
   /** Drops the filters of a merge that is whole, held and kept. */
   private forget(id: number): void {
     this.pending.delete(id);
+    this.kept.delete(id);
     this.store.runFilters.remove(encodeRunFilterKey(RunKind.MergeTx, id));
     this.store.runFilters.remove(encodeRunFilterKey(RunKind.MergeStorage, id));
   }

@@ -91,6 +91,11 @@ export function readManifest(store: Store): RunManifest | undefined {
       };
 }
 
+/** The last key a merge in progress has written of its part (MergeProgress.after, hex), or undefined before any. */
+export function mergeAfter(merge: MergeProgress): Buffer | undefined {
+  return merge.after === '' ? undefined : Buffer.from(merge.after, 'hex');
+}
+
 /** The runs a merge in progress reads, oldest first. */
 export function mergeInputs(manifest: RunManifest, merge: MergeProgress): RunInfo[] {
   return merge.inputs.map((id) => manifest.runs.find((run) => run.id === id)!);
@@ -363,8 +368,8 @@ export class FrozenRuns {
       const view: MergeView = {
         inputs: merge.inputs,
         output: { id: merge.id, level: merge.level, from: inputs[0]!.from, to: inputs.at(-1)!.to, txs: 0, storage: 0 },
-        txMerged: merge.part === 'storage' ? true : merge.after === '' ? undefined : Buffer.from(merge.after, 'hex'),
-        storageMerged: merge.part === 'storage' && merge.after !== '' ? Buffer.from(merge.after, 'hex') : undefined,
+        txMerged: merge.part === 'storage' ? true : mergeAfter(merge),
+        storageMerged: merge.part === 'storage' ? mergeAfter(merge) : undefined,
       };
       for (const id of merge.inputs) this.merging.set(id, view);
       writing.add(merge.id);

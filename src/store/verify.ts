@@ -46,7 +46,15 @@ import {
   txEntryNumber,
 } from './runChunks.js';
 import { filterMayHold, storageKeyHash, txKeyHash } from './runFilter.js';
-import { FrozenRuns, type MergeProgress, RUNS_KEY, RUNS_MARK_KEY, type RunManifest, readManifest } from './runs.js';
+import {
+  FrozenRuns,
+  type MergeProgress,
+  mergeAfter,
+  RUNS_KEY,
+  RUNS_MARK_KEY,
+  type RunManifest,
+  readManifest,
+} from './runs.js';
 import { ADDRESS_INDEX_FLAG, CHAIN_DATABASES, SCHEMA_VERSION, type Store } from './schema.js';
 import { BLOOM_BITS, buildSegmentRows, segmentOf, segmentStart } from './segments.js';
 
@@ -332,7 +340,7 @@ class Verifier {
       for (const id of merge.inputs) merging.add(id);
       const inputs = merge.inputs.map((id) => byId.get(id)).filter((run) => run !== undefined);
       if (inputs.length > 0) this.outputs.set(merge.id, { from: inputs[0]!.from, to: inputs.at(-1)!.to });
-      const place = { part: merge.part, after: merge.after === '' ? undefined : Buffer.from(merge.after, 'hex') };
+      const place = { part: merge.part, after: mergeAfter(merge) };
       for (const id of merge.inputs) this.mergeOf.set(id, place);
       const keyHex = merge.part === 'tx' ? 2 * TX_ENTRY_BYTES : 2 * (STORAGE_PREFIX_BYTES + BLOCK_KEY_BYTES);
       if ((merge.part !== 'tx' && merge.part !== 'storage') || (merge.after !== '' && merge.after.length !== keyHex))
