@@ -5,11 +5,11 @@
  * generating threads hand the writer) before its write transaction, and only the write
  * transactions timed; the same number of blocks into a fresh store is the baseline. The ratio
  * says how much the store's size slows its writes (issue goal: a large store's rate at least 80%
- * of a fresh one's). Merges of the frozen runs fall in some windows and not others (a level-1
- * merge every 2,048 blocks, a level-2 one every 16,384), and a fresh chain's first blocks have
- * none, so a short window's ratio says as much about the merges it holds as about the store's
- * size; a window of 21,000 blocks (a tenth of a 100M-log run) holds them as a tenth does. The
- * store in `--dir` keeps the blocks appended.
+ * of a fresh one's). A fresh chain's first 8,192 blocks merge nothing; after them a level-1 merge
+ * goes on in steps at all times (each over 8,192 blocks), and a level-2 one from 262,144 blocks on,
+ * so a window's ratio says as much about the merges it holds as about the store's size; a window
+ * of 21,000 blocks (a tenth of a 100M-log run) holds them as a tenth does. The store in `--dir`
+ * keeps the blocks appended.
  *
  * node dist/native-free-bench/writePath.js --dir data/scale [--blocks 2048]
  */

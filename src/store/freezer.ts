@@ -7,9 +7,9 @@
  * it goes on in steps, one with each unit frozen after (runMerge.ts): a step frees the inputs'
  * chunks it has passed (lookups read those keys in the merged run), and the last step puts the
  * merged run in the inputs' place. A merge so costs each unit about the same, instead of one unit
- * the whole of it (at mainnet density, eight 16,384-block runs are 84M entries).
+ * the whole of it (at mainnet density, thirty-two 8,192-block runs are 170M entries).
  * A lookup reads O(levels · fan-in) runs at most, most of them ruled out by their filters, and
- * every entry is written once per level (about log8 of the chain's units) instead of costing a
+ * every entry is written once per level (about log32 of the chain's units) instead of costing a
  * random B-tree insert.
  */
 
@@ -63,15 +63,17 @@ export const FREEZE_BLOCKS = 256;
 export const FREEZE_LAG = 128;
 
 /**
- * Runs of one level merged into one of the next: the levels (and runs a lookup may read) grow with log8 of the chain.
+ * Runs of one level merged into one of the next. Every level rewrites each entry once (about 1 µs a log at mainnet
+ * density), so the levels are few: one up to 1,024 units (262,144 blocks), three for mainnet's 25M blocks (a
+ * fan-in of 8 makes three and five). A lookup's filters rule out the extra runs (up to 2 · 32 − 1 a level) in memory.
  */
-export const MERGE_FAN_IN = 8;
+export const MERGE_FAN_IN = 32;
 
 /**
  * Units a merge into `level` is spread over: all those before that level's next merge is due
  * (MERGE_FAN_IN^level units later), so every unit carries the same share of each level and a level
- * holds at most 2 · MERGE_FAN_IN − 1 runs meanwhile. A merge into level 1 takes 8 units, into level
- * 2 64, into level 3 (eight 16,384-block runs, 84M entries at mainnet density) 512.
+ * holds at most 2 · MERGE_FAN_IN − 1 runs meanwhile. A merge into level 1 takes 32 units, into
+ * level 2 (thirty-two 8,192-block runs, 170M entries at mainnet density) 1,024.
  */
 export function mergeUnits(level: number): number {
   return MERGE_FAN_IN ** level;

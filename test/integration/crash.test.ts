@@ -22,6 +22,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, type TestContext, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { FREEZE_BLOCKS, FREEZE_LAG, MERGE_FAN_IN } from '#src/store/freezer.js';
 import { readManifest } from '#src/store/runs.js';
 import { closeStore, openStore, type Store } from '#src/store/schema.js';
 import { SEGMENT_BLOCKS } from '#src/store/segments.js';
@@ -45,8 +46,16 @@ function envInt(name: string, fallback: number): number {
 const GENERATE_KILLS = envInt('CRASH_KILLS', 12);
 /** Kills of ingest: each costs a restart against anvil, so a few in CI. */
 const INGEST_KILLS = envInt('CRASH_INGEST_KILLS', 3);
-/** Generated blocks: past one segment boundary with room after it. */
-const BLOCKS = envInt('CRASH_BLOCKS', SEGMENT_BLOCKS + 904);
+/**
+ * Blocks before the end no kill waits for: the kill lands before the final batch even when this process is slow to
+ * notice the head.
+ */
+const FINAL_MARGIN_BLOCKS = 512;
+/**
+ * Generated blocks: past one segment boundary, and far enough past the first merge's start (once MERGE_FAN_IN units
+ * are frozen, FREEZE_LAG blocks behind the head) that the last stretch's kill falls with a merge in progress.
+ */
+const BLOCKS = envInt('CRASH_BLOCKS', (MERGE_FAN_IN + 8) * FREEZE_BLOCKS + FREEZE_LAG + FINAL_MARGIN_BLOCKS);
 const SEED = process.env.CRASH_SEED ?? 'crash';
 /**
  * Blocks per write transaction of the killed generator: a quarter of generate's default, so that a run at this density
@@ -66,11 +75,6 @@ const STARTUP_KILL_SHARE = 0.25;
 const STARTUP_KILL_WINDOW_MS = 400;
 /** Blocks that must be left for a startup kill: more than an idle machine generates within the window. */
 const STARTUP_MARGIN_BLOCKS = 2048;
-/**
- * Blocks before the end no kill waits for: the kill lands before the final batch even when this process is slow to
- * notice the head.
- */
-const FINAL_MARGIN_BLOCKS = 512;
 /**
  * Interval of the stored-head poll that times a mid-generation kill, in ms (a batch of 64 blocks takes about 15 ms).
  */
@@ -173,9 +177,11 @@ describe('generate killed at random moments', () => {
     try {
       for (let k = 0; k < GENERATE_KILLS; k++) {
         const p = startCli(args(dir));
-        // The first run always commits before it is killed, so the store exists when this process opens it;
-        // a startup kill needs room left, as an idle machine starts in less than the window.
-        const startup = k > 0 && last - head > STARTUP_MARGIN_BLOCKS && rng.chance(STARTUP_KILL_SHARE);
+        // The first run always commits before it is killed, so the store exists when this process opens it, and the
+        // last waits for the last stretch, where a merge is in progress; a startup kill needs room left, as an idle
+        // machine starts in less than the window.
+        const startup =
+          k > 0 && k < GENERATE_KILLS - 1 && last - head > STARTUP_MARGIN_BLOCKS && rng.chance(STARTUP_KILL_SHARE);
         if (startup) {
           modes.startup++;
           await sleep(rng.int(STARTUP_KILL_WINDOW_MS));

@@ -259,6 +259,22 @@ test('the freeze target trails the head by FREEZE_LAG or reaches the finalized b
 // The units of one level-1 merge from its start to its last step (the next starts a unit later).
 const BLOCKS = (MERGE_FAN_IN + mergeUnits(1) - 1) * FREEZE_BLOCKS + FREEZE_LAG + 40;
 const DENSITY = 0.004;
+/** Blocks a batch in the steps test: a merge into level 1 then goes on over about twenty batches, each checked. */
+const STEP_BATCH = Math.ceil((mergeUnits(1) * FREEZE_BLOCKS) / 20);
+
+/**
+ * The blocks in batches of 1 to 64 (one a batch for the first two units), from a fixed sequence: commits that fall at
+ * every place of a unit, in far fewer than one a block.
+ */
+function unevenBatches(blocks: BlockBundle[]): BlockBundle[][] {
+  const out: BlockBundle[][] = [];
+  let size = 1;
+  for (let at = 0; at < blocks.length; at += size) {
+    size = at < 2 * FREEZE_BLOCKS ? 1 : ((at * 2654435761) >>> 26) + 1;
+    out.push(blocks.slice(at, at + size));
+  }
+  return out;
+}
 
 async function withStores(count: number, body: (stores: Store[]) => void | Promise<void>): Promise<void> {
   const dirs = Array.from({ length: count }, () => fs.mkdtempSync(path.join(os.tmpdir(), 'ethlogd-runs-test-')));
@@ -331,7 +347,8 @@ test('lookups through freezing, merges and deep rollbacks; the same runs whateve
     const writerA = new StoreWriter(a!);
     const writerB = new StoreWriter(b!);
     const reader = new StoreReader(a!);
-    // Store a in uneven batches, checked after several; store b in one block per batch (the follow mode's commits).
+    // Store a in uneven batches, checked after several; store b in batches of 1 to 64 blocks (one a batch for the
+    // first units, as the follow mode commits), so that its commits fall at every place of a unit.
     const cuts = [1, 200, 333, 700, 1500, 2200, BLOCKS];
     let at = 0;
     for (const cut of cuts) {
@@ -340,7 +357,7 @@ test('lookups through freezing, merges and deep rollbacks; the same runs whateve
       at = cut;
       expected.check(reader, cut - 1, `after block ${cut - 1}`);
     }
-    for (const block of blocks) writerB.append({ blocks: [block], chainId: 1n });
+    for (const batch of unevenBatches(blocks)) writerB.append({ blocks: batch, chainId: 1n });
     assert.deepEqual(diffStores(a!, b!), []);
     const manifest = readManifest(a!)!;
     assert.equal(manifest.frozenTo, freezeTarget(BLOCKS - 1));
@@ -385,7 +402,7 @@ test('lookups through freezing, merges and deep rollbacks; the same runs whateve
   });
 });
 
-test('finalized blocks freeze in the batch that brings them; the same store as one block a batch', async () => {
+test('finalized blocks freeze in the batch that brings them; the same store in uneven batches', async () => {
   const blocks = [...generateChain({ blocks: BLOCKS, seed: 'runs-final', density: DENSITY })];
   /** The transactions of blocks after `n` up to `head`. */
   const txsAfter = (n: number, head: number) =>
@@ -408,11 +425,11 @@ test('finalized blocks freeze in the batch that brings them; the same store as o
       assert.equal(a!.txByHash.getKeysCount(), txsAfter(frozenTo, head), `recent transactions after block ${head}`);
       expected.check(reader, head, `after block ${head}`);
     }
-    // Store b: one block a batch with the same markers; store c without markers, then a batch that only marks.
+    // Store b: uneven batches with the same markers; store c without markers, then a batch that only marks.
     const writerB = new StoreWriter(b!);
-    for (const block of blocks) {
-      const n = block.header.number;
-      writerB.append({ blocks: [block], chainId: 1n, safe: Math.max(0, n - 32), finalized: Math.max(0, n - 64) });
+    for (const batch of unevenBatches(blocks)) {
+      const n = batch.at(-1)!.header.number;
+      writerB.append({ blocks: batch, chainId: 1n, safe: Math.max(0, n - 32), finalized: Math.max(0, n - 64) });
     }
     assert.deepEqual(diffStores(a!, b!), []);
     const writerC = new StoreWriter(c!);
@@ -479,8 +496,8 @@ test('a merge goes on in steps, its inputs serving lookups; a new writer resumes
     let inputChunks: number | undefined;
     let freed = false;
     const keptReader = new StoreReader(b!);
-    for (let at = 0; at < BLOCKS; at += 100) {
-      const batch = blocks.slice(at, at + 100);
+    for (let at = 0; at < BLOCKS; at += STEP_BATCH) {
+      const batch = blocks.slice(at, at + STEP_BATCH);
       writerA.append({ blocks: batch, chainId: 1n });
       // Store b: a writer a batch, as after a restart; every other one keeps the merge's filters when it is done, so
       // that the next takes them up, the others leave them to be rebuilt from the merge's chunks.
@@ -491,7 +508,7 @@ test('a merge goes on in steps, its inputs serving lookups; a new writer resumes
       writerB.append({ blocks: batch, chainId: 1n });
       // A writer holds a merge's filters (and keeps them) only once it has taken a step of it.
       const stepped = JSON.stringify(readManifest(b!)?.merges ?? []) !== JSON.stringify(before);
-      const kept = (at / 100) % 2 === 0 && stepped;
+      const kept = (at / STEP_BATCH) % 2 === 0 && stepped;
       if (kept) writerB.saveMergeFilters();
       if (resumed && previousKept) assert.equal(mergeFilterRebuilds(), rebuilds, `batch at ${at}: kept filters`);
       previousKept = kept;
@@ -512,7 +529,7 @@ test('a merge goes on in steps, its inputs serving lookups; a new writer resumes
       expected.check(keptReader, at + batch.length - 1, `block ${at + batch.length - 1}, a reader kept across steps`);
       assert.deepEqual(verifyStore(b!).problems, [], `block ${at + batch.length - 1}`);
     }
-    // Eight units of 256 blocks, about twenty batches of 100; a writer that found no kept filter rebuilt them.
+    // A merge's units make about twenty batches; a writer that found no kept filter rebuilt them.
     assert.ok(inProgress >= 16, `a merge seen in progress after ${inProgress} batches`);
     assert.ok(mergeFilterRebuilds() >= 1, `${mergeFilterRebuilds()} rebuilds`);
     assert.ok(freed, `the inputs' ${inputChunks} chunks were not freed as the merge went on`);
@@ -558,9 +575,13 @@ test('a rollback into the inputs of a merge in progress finishes the merge, then
     // The level fills again with the branch's units, and their merge runs.
     let head = branch.at(-1)!.header.number;
     const more = relink(
-      [...generateChain({ blocks: head + 1 + 8 * FREEZE_BLOCKS, seed: 'steps-cut-more', density: DENSITY })].slice(
-        head + 1,
-      ),
+      [
+        ...generateChain({
+          blocks: head + 1 + MERGE_FAN_IN * FREEZE_BLOCKS,
+          seed: 'steps-cut-more',
+          density: DENSITY,
+        }),
+      ].slice(head + 1),
       branch.at(-1)!.header.hash,
     );
     writer.append({ blocks: more });

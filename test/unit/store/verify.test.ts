@@ -312,8 +312,8 @@ describe('a store past a segment boundary', () => {
 });
 
 test('a merge in progress: whole, its chunks not counted; a malformed manifest entry is named', async () => {
-  // The eighth unit is frozen at block 2,175: the merge of units 0-7 has taken its first step and has three to go.
-  const store = await makeStore({ blocks: 2_300, seed: 'verify-merge', density: 0.002 });
+  // The 32nd unit is frozen at block 8,319: the merge of units 0-31 has taken its first step of 32.
+  const store = await makeStore({ blocks: 8_450, seed: 'verify-merge', density: 0.002 });
   try {
     const manifest = readManifest(store)!;
     assert.equal(manifest.merges.length, 1);
