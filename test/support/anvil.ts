@@ -7,7 +7,7 @@
 
 import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createServer as createNetServer, type Socket } from 'node:net';
 import { until } from './poll.js';
 
@@ -65,18 +65,23 @@ const POST_TIMEOUT_MS = 60_000;
  */
 export async function postJson(url: string, body: unknown): Promise<unknown> {
   try {
-    const res = await fetch(url, {
-      method: 'POST',
-      headers: { 'Content-Type': 'application/json' },
-      body: JSON.stringify(body),
-      signal: AbortSignal.timeout(POST_TIMEOUT_MS),
-    });
+    const res = await post(url, JSON.stringify(body));
     return JSON.parse(await res.text()) as unknown;
   } catch (error) {
     if (!(error instanceof DOMException && error.name === 'TimeoutError')) throw error;
     const methods = [body].flat().map((c) => (c as { method?: unknown }).method);
     throw new Error(`no answer from ${url} in ${POST_TIMEOUT_MS} ms to ${[...new Set(methods)].join(', ')}`);
   }
+}
+
+/** Posts JSON text (or its bytes) to `url`, given up after POST_TIMEOUT_MS. */
+function post(url: string, body: string | Uint8Array): Promise<Response> {
+  return fetch(url, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json' },
+    body,
+    signal: AbortSignal.timeout(POST_TIMEOUT_MS),
+  });
 }
 
 /** Sends `calls` as batches of at most `size` to `url`; the replies come in call order. */
@@ -182,7 +187,7 @@ export class Anvil {
   }
 }
 
-/** A running gate. */
+/** A local HTTP server running (a gate, a proxy's server). */
 interface Gate {
   url: string;
   close(): Promise<void>;
@@ -193,21 +198,15 @@ interface Gate {
  * (1.7.1) once stopped answering evm_mine for good while three followers polled and traced it every
  * 20 ms (the cluster test, in CI): a mined block never overlaps another call behind the gate.
  */
-async function startGate(target: string): Promise<Gate> {
+function startGate(target: string): Promise<Gate> {
   let queue = Promise.resolve();
-  const sockets = new Set<Socket>();
   const server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
       queue = queue.then(async () => {
         try {
-          const answer = await fetch(target, {
-            method: 'POST',
-            headers: { 'Content-Type': 'application/json' },
-            body: Buffer.concat(chunks),
-            signal: AbortSignal.timeout(POST_TIMEOUT_MS),
-          });
+          const answer = await post(target, Buffer.concat(chunks));
           res.writeHead(answer.status, { 'Content-Type': 'application/json' }).end(await answer.text());
         } catch (error) {
           res.writeHead(502, { 'Content-Type': 'text/plain' }).end(`the gate to ${target}: ${String(error)}`);
@@ -215,6 +214,12 @@ async function startGate(target: string): Promise<Gate> {
       });
     });
   });
+  return listenLocal(server);
+}
+
+/** Starts `server` on a free loopback port; its close ends the connections still open. */
+async function listenLocal(server: Server): Promise<Gate> {
+  const sockets = new Set<Socket>();
   server.on('connection', (s) => {
     sockets.add(s);
     s.once('close', () => sockets.delete(s));
@@ -254,7 +259,6 @@ export interface NodeProxy {
 /** Starts an HTTP JSON-RPC proxy to `target` with `behavior`. */
 export async function startProxy(target: string, behavior: ProxyBehavior): Promise<NodeProxy> {
   const stats = { requests: 0, faults: 0, unsupported: 0 };
-  const sockets = new Set<Socket>();
   const unsupported = new Set(behavior.unsupported ?? []);
   const handle = async (req: IncomingMessage, res: ServerResponse) => {
     const chunks: Buffer[] = [];
@@ -290,21 +294,7 @@ export async function startProxy(target: string, behavior: ProxyBehavior): Promi
   const server = createServer((req, res) => {
     handle(req, res).catch((error: Error) => res.writeHead(502).end(error.message));
   });
-  server.on('connection', (s) => {
-    sockets.add(s);
-    s.once('close', () => sockets.delete(s));
-  });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  const { port } = server.address() as { port: number };
-  return {
-    url: `http://127.0.0.1:${port}`,
-    stats,
-    close: () =>
-      new Promise<void>((resolve) => {
-        for (const s of sockets) s.destroy();
-        server.close(() => resolve());
-      }),
-  };
+  return { ...(await listenLocal(server)), stats };
 }
 
 /** The result of one call to the JSON-RPC `endpoint`; a JSON-RPC error is thrown, naming the method. */
