@@ -64,8 +64,8 @@ export const FREEZE_LAG = 128;
 
 /**
  * Runs of one level merged into one of the next. Every level rewrites each entry once (about 1 µs a log at mainnet
- * density), so the levels are few: one up to 1,024 units (262,144 blocks), three for mainnet's 25M blocks (a
- * fan-in of 8 makes three and five). A lookup's filters rule out the extra runs (up to 2 · 32 − 1 a level) in memory.
+ * density), so the levels are few: one up to 1,024 units (262,144 blocks) and three for mainnet's 25M blocks, where
+ * a fan-in of 8 makes three and five. A lookup's filters rule out the extra runs (up to 2 · 32 − 1 a level) in memory.
  */
 export const MERGE_FAN_IN = 32;
 
