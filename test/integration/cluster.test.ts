@@ -6,10 +6,9 @@
  * mines; a replica that serves keys is SIGKILLed, later restarted on its store; anvil reorganises once.
  * No request fails; for every key X-Ethlogd-Head never decreases; the restarted replica catches up
  * and is ready again; all three stores end identical. A WebSocket subscribed to newHeads through the
- * balancer (reconnecting and subscribing again whenever its replica goes away) hears the final head. anvil answers
- * one request at a time (Anvil.start's `serial`), as it once hung on evm_mine among the replicas' traces. Skipped,
- * saying so by name, when haproxy or anvil is missing (CLUSTER_REQUIRED=1, as make test-cluster sets, makes a missing
- * haproxy a failure).
+ * balancer (reconnecting and subscribing again whenever its replica goes away) hears the final head. Skipped, saying
+ * so by name, when haproxy or anvil is missing (CLUSTER_REQUIRED=1, as make test-cluster sets, makes a missing haproxy
+ * a failure).
  */
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -217,7 +216,7 @@ class HeadsSubscriber {
 before(async () => {
   if (SKIP) return;
   root = mkdtempSync(join(tmpdir(), 'ethlogd-cluster-'));
-  anvil = await Anvil.start(['--hardfork', 'prague', '--no-mining'], { serial: true });
+  anvil = await Anvil.start(['--hardfork', 'prague', '--no-mining']);
   workload = await Workload.deploy(anvil, 11);
   await workload.mine(10, { special: false });
   const seed = join(root, 'seed');
