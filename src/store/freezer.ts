@@ -353,7 +353,7 @@ export class Freezer {
     const manifest = readManifest(this.store);
     for (const merge of manifest?.merges ?? []) {
       const held = this.filtersOf(merge, mergeInputs(manifest!, merge));
-      // Unchanged since loaded or saved: a level-3 merge's filters are about 100 MB.
+      // Unchanged since loaded or saved: a level-2 merge's filters are about 170 MB at mainnet density.
       if (this.kept.has(merge.id)) continue;
       this.store.runFilters.put(encodeRunFilterKey(RunKind.MergeTx, merge.id), counted(held.txs, held.txBits));
       this.store.runFilters.put(

@@ -247,7 +247,6 @@ export function encodeStorageChunk(entries: readonly { key: Uint8Array; value: U
   return writer.take()?.value ?? Buffer.alloc(0);
 }
 
-/** How many leading bytes `a` and `b` share (at most 255). */
 /** Whole u32 words in a storage key (a Buffer.alloc of its size has its own, aligned memory). */
 export const KEY_WORDS = STORAGE_KEY_BYTES / 4;
 
@@ -261,6 +260,7 @@ export function sharedKeyBytes(a: Uint8Array, aWords: Uint32Array, b: Uint8Array
   return i;
 }
 
+/** How many leading bytes `a` and `b` share (at most 255). */
 function sharedPrefix(a: Uint8Array, b: Uint8Array): number {
   const n = Math.min(a.length, b.length, 255);
   let i = 0;
